@@ -1,0 +1,206 @@
+//! The command line (clap derive). These types go no further than
+//! [`crate::app`], which turns them into a load request and a command.
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+use clap_complete::Shell;
+
+use crate::config::schema::LogLevel;
+use crate::config::show::Format;
+
+const AFTER_HELP: &str = "\
+Launch forms:
+  quire                          start the default mode (built-in default: tui)
+  quire --mode NAME              start a mode by name (see `quire modes list`)
+  quire --headless               HTTP API, SSE events and MCP at /mcp
+  quire --tui-mcp                TUI shared live with an MCP client
+  quire attach URL               TUI on a running headless server
+  quire mcp stdio                MCP server over stdin/stdout
+
+Configuration layers, lowest first: config/default.toml (built in),
+/etc/quire/config.toml, the user's config.toml, --config files, the mode's
+overlay, QUIRE_* variables (QUIRE_SERVER__PORT=5000 sets server.port), flags.
+`quire config show --origin` shows which layer set every value.";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "quire",
+    version,
+    about = "Local-first workbench for page-based text projects",
+    long_about = "quire: a local-first workbench for page-based text projects (comics, slides, \
+                  screenshots, subtitles, documents) whose text is reviewed, translated, checked \
+                  and exported. One binary runs a terminal UI, a headless HTTP/MCP server, or an \
+                  MCP stdio server, all over one core.",
+    after_help = AFTER_HELP,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    /// Shorthand for `--mode headless`
+    #[arg(long, conflicts_with = "mode")]
+    pub headless: bool,
+
+    /// Share this TUI live with an external MCP client (Linux and macOS only;
+    /// only for modes with the `tui` frontend)
+    #[arg(long)]
+    pub tui_mcp: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// One more config file, layered above the user's (repeatable)
+    #[arg(long = "config", value_name = "FILE", global = true, action = ArgAction::Append)]
+    pub config_files: Vec<PathBuf>,
+
+    /// The mode to start [default: config `default_mode`, built in: tui]
+    #[arg(long, value_name = "NAME", global = true)]
+    pub mode: Option<String>,
+
+    /// HTTP bind host for modes that serve HTTP [default: config `server.host`, built in: 127.0.0.1]
+    #[arg(long, value_name = "HOST", global = true)]
+    pub host: Option<String>,
+
+    /// HTTP port; 0 picks a free port [default: config `server.port`, built in: 4096]
+    #[arg(long, value_name = "PORT", global = true)]
+    pub port: Option<u16>,
+
+    /// Data directory holding projects/ and logs/ [default: config `paths.data_dir`, else the
+    /// platform data dir]
+    #[arg(long, value_name = "DIR", global = true)]
+    pub data_dir: Option<PathBuf>,
+
+    /// Log level on stderr; also RUST_LOG [default: config `log.level`, built in: info]
+    #[arg(long, value_name = "LEVEL", value_enum, global = true)]
+    pub log_level: Option<LogLevel>,
+
+    /// Open this project directory at start
+    #[arg(long, value_name = "PATH", global = true)]
+    pub project: Option<PathBuf>,
+
+    /// Less on stderr (errors only)
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// More on stderr (-v debug, -vv trace; error detail)
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the TUI against a running headless server, e.g. http://localhost:4096
+    Attach(AttachArgs),
+    /// MCP servers over stdin/stdout
+    #[command(subcommand)]
+    Mcp(McpCommand),
+    /// Show and check the configuration
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// List and show modes
+    #[command(subcommand)]
+    Modes(ModesCommand),
+    /// Managed projects in the data directory
+    #[command(subcommand)]
+    Projects(ProjectsCommand),
+    /// Pipeline engines
+    #[command(subcommand)]
+    Engines(EnginesCommand),
+    /// Print a shell completion script
+    Completions {
+        /// bash, zsh, fish, elvish or powershell
+        #[arg(value_enum)]
+        shell: Shell,
+    },
+    /// Print the man page, or write every page to a directory
+    Man {
+        /// Write quire.1 and one page per subcommand into DIR
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// Base URL of the headless server
+    pub url: String,
+    /// Bearer token for the server [default: config `attach.token`; prefer QUIRE_ATTACH__TOKEN,
+    /// since arguments are visible to other local users]
+    #[arg(long, value_name = "T")]
+    pub token: Option<String>,
+    /// Share this TUI live with an external MCP client (Linux and macOS only)
+    #[arg(long)]
+    pub tui_mcp: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    /// Serve the workspace MCP tools over stdin/stdout (what MCP clients spawn)
+    Stdio,
+    /// Bridge a stdio MCP client to one running TUI started with --tui-mcp
+    Tui {
+        /// The endpoint.json the TUI shows in its sharing bar
+        #[arg(long, value_name = "PATH")]
+        endpoint: PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the effective config (secrets redacted)
+    Show {
+        /// Name the layer that set every value
+        #[arg(long)]
+        origin: bool,
+        /// Output format
+        #[arg(long, value_enum, default_value_t = Format::Toml)]
+        format: Format,
+    },
+    /// Validate the config and every mode file; with FILE, validate that file too
+    Check {
+        /// A config file to validate on its own
+        file: Option<PathBuf>,
+    },
+    /// Every file and directory quire reads or writes, and whether it exists
+    Paths,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModesCommand {
+    /// Built-in, system and user modes with their source file and description
+    List,
+    /// One mode's file, frontends and config overlay
+    Show {
+        /// Mode name
+        name: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProjectsCommand {
+    /// Managed projects in the projects directory
+    List,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EnginesCommand {
+    /// Registered pipeline engines (built-in and configured)
+    List,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,85 @@
+//! `quire config show | check | paths`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::write_failed;
+use crate::config::show::{Format, render};
+use crate::config::{LoadRequest, Loaded, ModeSelect, check_file, load_with};
+use crate::error::Failure;
+
+pub fn show(
+    loaded: &Loaded,
+    format: Format,
+    origin: bool,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    out.write_all(render(loaded, format, origin).as_bytes())
+        .map_err(write_failed)
+}
+
+/// Validates every layer under every mode (so each mode's overlay is checked
+/// against the schema too), and `file` on its own when given.
+pub fn check(
+    loaded: &Loaded,
+    request: &LoadRequest,
+    file: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    if let Some(file) = file {
+        check_file(file)?;
+    }
+    let modes = loaded.modes.load_all()?;
+    for mode in &modes {
+        let per_mode = LoadRequest {
+            mode: ModeSelect::Named(mode.name.clone()),
+            ..request.clone()
+        };
+        load_with(&per_mode, loaded.dirs.clone())?;
+    }
+    let mut checked: Vec<String> = loaded
+        .files
+        .iter()
+        .filter(|f| f.path.exists())
+        .map(|f| f.path.display().to_string())
+        .collect();
+    if let Some(file) = file {
+        checked.push(file.display().to_string());
+    }
+    let w = write_failed;
+    writeln!(out, "ok: configuration is valid").map_err(w)?;
+    for path in checked {
+        writeln!(out, "  file {path}").map_err(w)?;
+    }
+    for mode in &modes {
+        writeln!(
+            out,
+            "  mode {} ({})",
+            mode.name,
+            mode.origin.file(&mode.name)
+        )
+        .map_err(w)?;
+    }
+    Ok(())
+}
+
+pub fn paths(loaded: &Loaded, out: &mut dyn Write) -> Result<(), Failure> {
+    let mut rows: Vec<(String, PathBuf)> = Vec::new();
+    for file in &loaded.files {
+        rows.push((file.role.to_owned(), file.path.clone()));
+    }
+    rows.push(("system modes".to_owned(), loaded.dirs.system_modes_dir()));
+    if let Some(dir) = loaded.dirs.user_modes_dir() {
+        rows.push(("user modes".to_owned(), dir));
+    }
+    let data = loaded.data_paths()?;
+    rows.push(("data dir".to_owned(), data.data_dir));
+    rows.push(("projects dir".to_owned(), data.projects_dir));
+    rows.push(("logs dir".to_owned(), data.logs_dir));
+    let width = rows.iter().map(|(r, _)| r.len()).max().unwrap_or(0);
+    for (role, path) in rows {
+        let state = if path.exists() { "exists" } else { "missing" };
+        writeln!(out, "{role:<width$}  {state:<7}  {}", path.display()).map_err(write_failed)?;
+    }
+    Ok(())
+}

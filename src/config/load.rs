@@ -1,0 +1,533 @@
+//! Layering: builds the effective [`Config`] from every source with figment,
+//! lowest to highest:
+//!
+//! 1. `config/default.toml`, embedded
+//! 2. `/etc/quire/config.toml`
+//! 3. the user's `config.toml`
+//! 4. each `--config FILE`, in order
+//! 5. the selected mode's `[config]` overlay
+//! 6. `QUIRE_` environment variables (`__` separates nesting)
+//! 7. command-line flags
+//!
+//! Each source becomes its own figment provider with a label (`env
+//! QUIRE_SERVER__PORT`, `flag --port`, a file path), so that the figment's
+//! metadata names the layer that set every value and errors can point at
+//! the exact line, variable or flag.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use figment::error::Kind;
+use figment::value::{Dict, Map, Value};
+use figment::{Figment, Metadata, Profile, Provider};
+
+use super::dirs::{DataPaths, Dirs};
+use super::error::{ConfigError, suggest};
+use super::schema::{Config, ENGINES_FLAGS, is_valid_id};
+use super::secret;
+use super::source::TomlSource;
+use crate::modes::{Mode, ModeRegistry};
+
+const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
+const DEFAULT_LABEL: &str = "default config/default.toml";
+const ENV_PREFIX: &str = "QUIRE_";
+
+/// Which mode's overlay to apply.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ModeSelect {
+    /// `default_mode` from the config.
+    #[default]
+    Default,
+    /// A mode named on the command line (or implied by a subcommand).
+    Named(String),
+    /// No mode at all (e.g. `quire mcp tui`, which runs no core).
+    None,
+}
+
+/// Values given as command-line flags (layer 7).
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    pub data_dir: Option<PathBuf>,
+    pub log_level: Option<String>,
+    pub attach_token: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LoadRequest {
+    pub config_files: Vec<PathBuf>,
+    pub mode: ModeSelect,
+    pub overrides: Overrides,
+}
+
+/// One config source, as a figment provider.
+#[derive(Debug, Clone)]
+struct Layer {
+    label: String,
+    /// The TOML document the values came from, to locate keys in errors.
+    source: Option<Arc<TomlSource>>,
+    /// Where the layer's keys sit inside `source` (`config` for a mode file).
+    prefix: Vec<String>,
+    dict: Dict,
+}
+
+impl Provider for Layer {
+    fn metadata(&self) -> Metadata {
+        Metadata::named(self.label.clone())
+    }
+
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        Ok(Map::from([(Profile::Default, self.dict.clone())]))
+    }
+}
+
+impl Layer {
+    fn from_toml(label: String, source: TomlSource, prefix: &[&str]) -> Result<Self, ConfigError> {
+        let empty = toml::Table::new();
+        let mut table = &source.table;
+        for key in prefix {
+            table = match table.get(*key) {
+                Some(toml::Value::Table(t)) => t,
+                _ => &empty,
+            };
+        }
+        let dict = to_dict(table).map_err(|e| ConfigError::new(e).at(source.display.clone()))?;
+        Ok(Layer {
+            label,
+            prefix: prefix.iter().map(|s| (*s).to_owned()).collect(),
+            source: Some(Arc::new(source)),
+            dict,
+        })
+    }
+
+    fn single(label: String, key: &str, value: Value) -> Self {
+        let dict = match figment::util::nest(key, value) {
+            Value::Dict(_, dict) => dict,
+            _ => Dict::new(),
+        };
+        Layer {
+            label,
+            source: None,
+            prefix: Vec::new(),
+            dict,
+        }
+    }
+
+    /// Where `key` was written in this layer: `file:line:col`, or the label.
+    fn locate(&self, key: &[String], value: bool) -> String {
+        match &self.source {
+            Some(source) => {
+                let mut full = self.prefix.clone();
+                full.extend(key.iter().cloned());
+                source.locate(&full, value)
+            }
+            None => self.label.clone(),
+        }
+    }
+}
+
+fn to_dict(table: &toml::Table) -> Result<Dict, String> {
+    match Value::serialize(table) {
+        Ok(Value::Dict(_, dict)) => Ok(dict),
+        Ok(_) => Ok(Dict::new()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// A config file quire reads, for `config paths`.
+#[derive(Debug, Clone)]
+pub struct FileRole {
+    pub role: &'static str,
+    pub path: PathBuf,
+}
+
+/// The result of loading: the typed config plus what is needed to explain it.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub config: Config,
+    pub mode: Option<Mode>,
+    pub dirs: Dirs,
+    pub modes: ModeRegistry,
+    /// Every config file considered (present or not), lowest layer first.
+    pub files: Vec<FileRole>,
+    figment: Figment,
+}
+
+impl Loaded {
+    /// The label of the layer that set `key` (dotted), e.g. `env QUIRE_SERVER__PORT`.
+    pub fn origin_of(&self, key: &str) -> String {
+        self.figment
+            .find_metadata(key)
+            .map(|m| m.name.to_string())
+            .unwrap_or_else(|| "built-in default".to_owned())
+    }
+
+    /// The data directory and projects directory this config points at.
+    pub fn data_paths(&self) -> Result<DataPaths, ConfigError> {
+        DataPaths::resolve(&self.config, &self.dirs).ok_or_else(|| {
+            ConfigError::invalid(
+                "paths.data_dir",
+                "no home directory to derive a data directory from; set paths.data_dir or --data-dir",
+            )
+        })
+    }
+}
+
+/// Loads the effective configuration for `request`.
+pub fn load(request: &LoadRequest) -> Result<Loaded, ConfigError> {
+    let dirs = Dirs::detect();
+    load_with(request, dirs)
+}
+
+pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigError> {
+    let mut files = Vec::new();
+    let mut lower = Vec::new();
+
+    let default_source = TomlSource::parse("config/default.toml", DEFAULT_TOML.to_owned())?;
+    lower.push(Layer::from_toml(
+        DEFAULT_LABEL.to_owned(),
+        default_source,
+        &[],
+    )?);
+
+    let system = dirs.system_config_file();
+    if let Some(source) = TomlSource::read_optional(&system)? {
+        lower.push(Layer::from_toml(
+            format!("system {}", system.display()),
+            source,
+            &[],
+        )?);
+    }
+    files.push(FileRole {
+        role: "system config",
+        path: system,
+    });
+    if let Some(user) = dirs.user_config_file() {
+        if let Some(source) = TomlSource::read_optional(&user)? {
+            lower.push(Layer::from_toml(
+                format!("user {}", user.display()),
+                source,
+                &[],
+            )?);
+        }
+        files.push(FileRole {
+            role: "user config",
+            path: user,
+        });
+    }
+    for path in &request.config_files {
+        let source = TomlSource::read(path)?;
+        lower.push(Layer::from_toml(
+            format!("--config {}", path.display()),
+            source,
+            &[],
+        )?);
+        files.push(FileRole {
+            role: "--config",
+            path: path.clone(),
+        });
+    }
+
+    let mut upper = env_layers()?;
+    upper.extend(flag_layers(&request.overrides));
+
+    let modes = ModeRegistry::discover(&dirs)?;
+    let mode = match request.mode.clone() {
+        ModeSelect::None => None,
+        ModeSelect::Named(name) => Some(modes.get(&name)?),
+        ModeSelect::Default => {
+            let without_mode = figment_of(lower.iter().chain(upper.iter()));
+            let name: String = without_mode.extract_inner("default_mode").map_err(|e| {
+                let layers: Vec<Layer> = lower.iter().chain(upper.iter()).cloned().collect();
+                explain(e, &without_mode, &layers)
+            })?;
+            let mode = modes.get(&name).map_err(|e| {
+                let origin = without_mode
+                    .find_metadata("default_mode")
+                    .map(|m| m.name.to_string());
+                let e = ConfigError::invalid("default_mode", e.message);
+                match origin {
+                    Some(o) => e.at(o),
+                    None => e,
+                }
+            })?;
+            Some(mode)
+        }
+    };
+
+    let mut layers = lower;
+    if let Some(mode) = &mode {
+        let label = format!("mode {} ({})", mode.name, mode.origin.file(&mode.name));
+        layers.push(Layer::from_toml(label, mode.source.clone(), &["config"])?);
+    }
+    layers.extend(upper);
+
+    let figment = figment_of(layers.iter());
+    let config: Config = figment
+        .extract()
+        .map_err(|e| explain(e, &figment, &layers))?;
+    let config = finish(config, &figment, &layers)?;
+
+    Ok(Loaded {
+        config,
+        mode,
+        dirs,
+        modes,
+        files,
+        figment,
+    })
+}
+
+/// Validates and loads one file as if it were given with `--config`.
+pub fn check_file(path: &Path) -> Result<(), ConfigError> {
+    let request = LoadRequest {
+        config_files: vec![path.to_path_buf()],
+        mode: ModeSelect::None,
+        ..LoadRequest::default()
+    };
+    // Only this file over the defaults: the user's own files are checked by
+    // `config check` without an argument.
+    let dirs = Dirs {
+        system: PathBuf::from("/nonexistent/quire-check"),
+        user_config: None,
+        user_data: None,
+    };
+    load_with(&request, dirs).map(|_| ())
+}
+
+fn figment_of<'a>(layers: impl Iterator<Item = &'a Layer>) -> Figment {
+    layers.fold(Figment::new(), |f, layer| f.merge(layer.clone()))
+}
+
+/// `QUIRE_` variables. A variable whose name contains `__` is always a
+/// config key and is checked strictly (so a typo is an error). One without
+/// `__` is a key only when it names a top-level value (`QUIRE_DEFAULT_MODE`);
+/// any other is left alone, because people name their own variables
+/// `QUIRE_…` for `*_env` secrets.
+fn env_layers() -> Result<Vec<Layer>, ConfigError> {
+    let mut vars: Vec<(String, String)> = std::env::vars()
+        .filter(|(k, _)| k.starts_with(ENV_PREFIX))
+        .collect();
+    vars.sort();
+    let mut layers = Vec::new();
+    for (name, raw) in vars {
+        let rest = &name[ENV_PREFIX.len()..];
+        let key = if rest.contains("__") {
+            let parts: Vec<String> = rest.split("__").map(str::to_ascii_lowercase).collect();
+            if parts.iter().any(String::is_empty) {
+                return Err(
+                    ConfigError::new("empty key segment; use `__` only between key names")
+                        .at(format!("env {name}")),
+                );
+            }
+            parts.join(".")
+        } else if rest.eq_ignore_ascii_case("default_mode") {
+            "default_mode".to_owned()
+        } else {
+            continue;
+        };
+        let value: Value = raw.parse().unwrap_or_else(|_| Value::from(raw.clone()));
+        layers.push(Layer::single(format!("env {name}"), &key, value));
+    }
+    Ok(layers)
+}
+
+fn flag_layers(o: &Overrides) -> Vec<Layer> {
+    let mut layers = Vec::new();
+    let mut push = |flag: &str, key: &str, value: Value| {
+        layers.push(Layer::single(format!("flag {flag}"), key, value));
+    };
+    if let Some(host) = &o.host {
+        push("--host", "server.host", Value::from(host.clone()));
+    }
+    if let Some(port) = o.port {
+        push("--port", "server.port", Value::from(port));
+    }
+    if let Some(dir) = &o.data_dir {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        push(
+            "--data-dir",
+            "paths.data_dir",
+            Value::from(dir.display().to_string()),
+        );
+    }
+    if let Some(level) = &o.log_level {
+        push("--log-level", "log.level", Value::from(level.clone()));
+    }
+    if let Some(token) = &o.attach_token {
+        push("--token", "attach.token", Value::from(token.clone()));
+    }
+    layers
+}
+
+/// Turns a figment extraction error into one precise line.
+fn explain(err: figment::Error, figment: &Figment, layers: &[Layer]) -> ConfigError {
+    let layer_named = |name: &str| layers.iter().find(|l| l.label == name);
+    let (key, message, is_value) = match &err.kind {
+        Kind::UnknownField(field, expected) => {
+            let mut key = err.path.clone();
+            if key.last() != Some(field) {
+                key.push(field.clone());
+            }
+            let parent = key[..key.len() - 1].join(".");
+            let mut message = format!("unknown key `{}`", key.join("."));
+            let candidates = expected.iter().copied().chain(
+                if parent == "engines" {
+                    ENGINES_FLAGS
+                } else {
+                    &[]
+                }
+                .iter()
+                .copied(),
+            );
+            if let Some(near) = suggest(field, candidates) {
+                let near = if parent.is_empty() {
+                    near.to_owned()
+                } else {
+                    format!("{parent}.{near}")
+                };
+                message.push_str(&format!(" (did you mean `{near}`?)"));
+            }
+            if ["share", "sharing", "tui_mcp", "tui-mcp"]
+                .iter()
+                .any(|s| field.to_ascii_lowercase().contains(s))
+            {
+                message.push_str("; sharing a TUI is turned on only by the --tui-mcp flag");
+            }
+            (key, message, false)
+        }
+        Kind::MissingField(field) => {
+            let key = err.path.clone();
+            (key, format!("missing key `{field}`"), false)
+        }
+        Kind::UnknownVariant(found, expected) => {
+            let mut message = format!(
+                "unknown value `{found}`, expected one of: {}",
+                expected.join(", ")
+            );
+            if let Some(near) = suggest(found, expected.iter().copied()) {
+                message.push_str(&format!(" (did you mean `{near}`?)"));
+            }
+            (err.path.clone(), message, true)
+        }
+        kind => (err.path.clone(), kind.to_string(), true),
+    };
+    let dotted = key.join(".");
+    let layer = figment
+        .find_metadata(&dotted)
+        .and_then(|m| layer_named(&m.name))
+        .or_else(|| err.metadata.as_ref().and_then(|m| layer_named(&m.name)));
+    let origin = layer.map(|l| l.locate(&key, is_value));
+    let error = match (&err.kind, key.is_empty()) {
+        (Kind::UnknownField(..), _) | (_, true) => ConfigError::new(message),
+        _ => ConfigError::invalid(&dotted, message),
+    };
+    match origin {
+        Some(origin) => error.at(origin),
+        None => error,
+    }
+}
+
+/// Checks that figment cannot express (ranges, non-empty lists) and resolves
+/// secrets.
+fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Config, ConfigError> {
+    let at = |key: &str, message: String| {
+        let parts: Vec<String> = key.split('.').map(str::to_owned).collect();
+        let origin = figment
+            .find_metadata(key)
+            .and_then(|m| layers.iter().find(|l| l.label == m.name))
+            .map(|l| l.locate(&parts, true));
+        let error = ConfigError::invalid(key, message);
+        match origin {
+            Some(o) => error.at(o),
+            None => error,
+        }
+    };
+    if config.server.host.trim().is_empty() {
+        return Err(at("server.host", "must not be empty".into()));
+    }
+    if config.server.max_body_bytes == 0 {
+        return Err(at("server.max_body_bytes", "must be at least 1".into()));
+    }
+    if config.storage.snapshot_every_ops == 0 {
+        return Err(at(
+            "storage.snapshot_every_ops",
+            "must be at least 1".into(),
+        ));
+    }
+    if config.history.undo_limit == 0 {
+        return Err(at("history.undo_limit", "must be at least 1".into()));
+    }
+    for (id, engine) in &config.engines.commands {
+        let key = format!("engines.{id}.command");
+        match engine.command.first() {
+            None => return Err(at(&key, "must name a program".into())),
+            Some(program) if program.trim().is_empty() => {
+                return Err(at(&key, "must name a program".into()));
+            }
+            Some(_) => {}
+        }
+        if engine.timeout_secs == 0 {
+            return Err(at(
+                &format!("engines.{id}.timeout_secs"),
+                "must be at least 1".into(),
+            ));
+        }
+    }
+    for (id, provider) in &config.providers {
+        if !is_valid_id(id) {
+            return Err(at(
+                &format!("providers.{id}"),
+                "invalid provider id (use letters, digits, `-` and `_`)".into(),
+            ));
+        }
+        if !(provider.base_url.starts_with("http://") || provider.base_url.starts_with("https://"))
+        {
+            return Err(at(
+                &format!("providers.{id}.base_url"),
+                "must be an http:// or https:// URL".into(),
+            ));
+        }
+    }
+
+    let secret_at = |key: &str, e: ConfigError| {
+        let origin_key = e.key.clone().unwrap_or_else(|| key.to_owned());
+        let parts: Vec<String> = origin_key.split('.').map(str::to_owned).collect();
+        let origin = figment
+            .find_metadata(&origin_key)
+            .and_then(|m| layers.iter().find(|l| l.label == m.name))
+            .map(|l| l.locate(&parts, true));
+        match origin {
+            Some(o) => e.at(o),
+            None => e,
+        }
+    };
+    let server = &mut config.server;
+    server.token = secret::resolve(
+        "server.token",
+        &server.token,
+        server.token_env.as_deref(),
+        server.token_file.as_deref(),
+    )
+    .map_err(|e| secret_at("server.token", e))?;
+    let attach = &mut config.attach;
+    attach.token = secret::resolve(
+        "attach.token",
+        &attach.token,
+        attach.token_env.as_deref(),
+        attach.token_file.as_deref(),
+    )
+    .map_err(|e| secret_at("attach.token", e))?;
+    for (id, provider) in config.providers.iter_mut() {
+        let key = format!("providers.{id}.api_key");
+        provider.api_key = secret::resolve(
+            &key,
+            &provider.api_key,
+            provider.api_key_env.as_deref(),
+            provider.api_key_file.as_deref(),
+        )
+        .map_err(|e| secret_at(&key, e))?;
+    }
+    Ok(config)
+}

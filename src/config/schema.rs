@@ -1,0 +1,263 @@
+//! The typed configuration: every key quire understands.
+//!
+//! Each struct denies unknown fields, so a misspelt key anywhere (a file, a
+//! mode overlay, a `QUIRE_` variable) is an error rather than silently
+//! ignored. Defaults live in `config/default.toml`, not here, so that
+//! `config show --origin` can name them; only the open-ended tables
+//! (`engines.<id>`, `providers.<id>`) carry serde defaults for their optional
+//! fields.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::secret::Secret;
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Mode started by a bare `quire`.
+    pub default_mode: String,
+    pub paths: PathsConfig,
+    pub log: LogConfig,
+    pub server: ServerConfig,
+    pub storage: StorageConfig,
+    pub history: HistoryConfig,
+    pub tui: TuiConfig,
+    pub mcp: McpConfig,
+    pub attach: AttachConfig,
+    pub engines: EnginesConfig,
+    pub providers: BTreeMap<String, ProviderConfig>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathsConfig {
+    /// Empty means the platform data directory.
+    pub data_dir: PathBuf,
+    /// Empty means `<data_dir>/projects`.
+    pub projects_dir: PathBuf,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogConfig {
+    pub level: LogLevel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LogLevel::Error => "error",
+            LogLevel::Warn => "warn",
+            LogLevel::Info => "info",
+            LogLevel::Debug => "debug",
+            LogLevel::Trace => "trace",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerConfig {
+    pub host: String,
+    pub port: u16,
+    pub token: Secret,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    pub max_body_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageConfig {
+    pub durability: Durability,
+    pub snapshot_every_ops: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Durability {
+    /// Every acknowledged op has been fsynced on its own.
+    Fsync,
+    /// Concurrent writers share one fsync (group commit).
+    Batch,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HistoryConfig {
+    pub undo_limit: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TuiConfig {
+    pub theme: Theme,
+    pub mouse: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Theme {
+    Auto,
+    Dark,
+    Light,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    pub allow_any_path: bool,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AttachConfig {
+    pub token: Secret,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
+}
+
+/// `[engines]`: one flag plus any number of `[engines.<id>]` command engines.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct EnginesConfig {
+    pub allow_unattended: bool,
+    #[serde(flatten)]
+    pub commands: BTreeMap<String, CommandEngineConfig>,
+}
+
+/// A command engine: an external program run once per page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommandEngineConfig {
+    #[serde(default = "default_stage")]
+    pub stage: String,
+    #[serde(default)]
+    pub description: String,
+    /// Program and arguments; `{image}`, `{page_json}` and
+    /// `{target_language}` are replaced per page. Never run through a shell.
+    pub command: Vec<String>,
+    pub input: EngineInput,
+    pub output: EngineOutput,
+    #[serde(default = "default_engine_timeout")]
+    pub timeout_secs: u64,
+    #[serde(default = "default_true")]
+    pub requires_approval: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineInput {
+    PageImage,
+    PageJson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EngineOutput {
+    Ops,
+    TesseractTsv,
+}
+
+/// An OpenAI-compatible chat-completions endpoint.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    pub base_url: String,
+    pub model: String,
+    #[serde(default)]
+    pub api_key: Secret,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_file: Option<PathBuf>,
+    #[serde(default = "default_provider_timeout")]
+    pub timeout_secs: u64,
+    #[serde(default = "default_max_retries")]
+    pub max_retries: u32,
+}
+
+fn default_stage() -> String {
+    "custom".to_owned()
+}
+
+fn default_engine_timeout() -> u64 {
+    120
+}
+
+fn default_provider_timeout() -> u64 {
+    60
+}
+
+fn default_max_retries() -> u32 {
+    3
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Keys of `[engines]` that are not engine ids.
+pub(crate) const ENGINES_FLAGS: &[&str] = &["allow_unattended"];
+
+impl<'de> Deserialize<'de> for EnginesConfig {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EnginesVisitor;
+
+        impl<'de> Visitor<'de> for EnginesVisitor {
+            type Value = EnginesConfig;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("`allow_unattended` and [engines.<id>] tables")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<EnginesConfig, A::Error> {
+                let mut out = EnginesConfig::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "allow_unattended" {
+                        out.allow_unattended = map.next_value()?;
+                    } else if is_valid_id(&key) {
+                        let engine = map.next_value::<CommandEngineConfig>()?;
+                        out.commands.insert(key, engine);
+                    } else {
+                        return Err(de::Error::custom(format!(
+                            "invalid engine id `{key}` (use letters, digits, `-` and `_`)"
+                        )));
+                    }
+                }
+                Ok(out)
+            }
+        }
+
+        deserializer.deserialize_map(EnginesVisitor)
+    }
+}
+
+/// Ids of engines, providers and modes: short, shell- and URL-safe names.
+pub fn is_valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 64
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}

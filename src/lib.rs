@@ -1,0 +1,27 @@
+//! quire: a local-first workbench for page-based text projects.
+//!
+//! Code map (see ARCHITECTURE.md for the invariants):
+//!
+//! - [`app`] turns arguments into a config and a command, prints errors once
+//!   and picks the exit code; [`cli`] is the clap definition it reads.
+//! - [`config`] layers the configuration (figment) and knows every key;
+//!   [`modes`] loads the mode files that say which frontends to start.
+//! - [`launch`] starts a mode: one [`core`] and the mode's frontends.
+//! - [`core`] owns all state: sessions, scenes, history, storage, events.
+//! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`],
+//!   and [`share`] (a live TUI shared with an MCP client).
+//! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
+
+pub mod app;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod core;
+pub mod error;
+pub mod http;
+pub mod launch;
+pub mod logging;
+pub mod mcp;
+pub mod modes;
+pub mod share;
+pub mod tui;

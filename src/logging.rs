@@ -1,0 +1,57 @@
+//! Logging with `tracing`, always to stderr: stdout belongs to command output
+//! and, in `mcp stdio` / `mcp tui`, to protocol frames only.
+
+use std::io::IsTerminal;
+
+use tracing_subscriber::EnvFilter;
+
+use crate::config::schema::LogLevel;
+
+/// How the level was asked for, highest precedence first: `--log-level`,
+/// `-q` / `-v`, `RUST_LOG`, then the config's `log.level`.
+#[derive(Debug, Clone, Copy)]
+pub struct LogRequest {
+    pub flag: Option<LogLevel>,
+    pub quiet: bool,
+    pub verbose: u8,
+    pub config: LogLevel,
+}
+
+/// Installs the global subscriber. Calling it twice is harmless (the second
+/// call does nothing), which keeps tests that run commands in-process simple.
+pub fn init(request: LogRequest) {
+    let filter = match (request.flag, request.quiet, request.verbose) {
+        (Some(level), _, _) => directive(level),
+        (None, true, _) => directive(LogLevel::Error),
+        (None, false, 1) => directive(LogLevel::Debug),
+        (None, false, v) if v >= 2 => directive(LogLevel::Trace),
+        _ => match std::env::var("RUST_LOG") {
+            Ok(spec) if !spec.trim().is_empty() => {
+                EnvFilter::try_new(spec).unwrap_or_else(|_| directive(request.config))
+            }
+            _ => directive(request.config),
+        },
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(color_on_stderr())
+        .with_target(false)
+        .try_init();
+}
+
+/// quire's own events at `level`; other crates at most at `warn`, so that a
+/// dependency's chatter does not drown ours (RUST_LOG gives full control).
+fn directive(level: LogLevel) -> EnvFilter {
+    let others = match level {
+        LogLevel::Error => "error",
+        _ => "warn",
+    };
+    EnvFilter::new(format!("{others},quire={}", level.as_str()))
+}
+
+/// Colour only for a terminal, and never when `NO_COLOR` is set.
+pub fn color_on_stderr() -> bool {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
+}

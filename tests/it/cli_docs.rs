@@ -1,0 +1,67 @@
+//! Completions and man pages, generated from the clap definition.
+
+use crate::harness::Sandbox;
+
+#[test]
+fn completions_for_every_shell() {
+    let s = Sandbox::new();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let out = s
+            .quire()
+            .args(["completions", shell])
+            .run()
+            .success()
+            .stdout();
+        assert!(out.contains("quire"), "{shell}");
+        assert!(
+            out.contains("config"),
+            "{shell} completion lacks subcommands"
+        );
+    }
+    s.quire()
+        .args(["completions", "tcsh"])
+        .run()
+        .fails(2, &["tcsh"]);
+}
+
+#[test]
+fn man_page_names_every_subcommand() {
+    let s = Sandbox::new();
+    let page = s.quire().args(["man"]).run().success().stdout();
+    assert!(
+        page.starts_with(".ie") || page.contains(".TH quire"),
+        "not roff:\n{page}"
+    );
+    for sub in [
+        "attach",
+        "mcp",
+        "config",
+        "modes",
+        "projects",
+        "engines",
+        "completions",
+        "man",
+    ] {
+        assert!(page.contains(sub), "man page lacks {sub}");
+    }
+}
+
+#[test]
+fn man_out_writes_one_page_per_subcommand() {
+    let s = Sandbox::new();
+    let dir = s.path("man");
+    let listed = s
+        .quire()
+        .args(["man", "--out", dir.to_str().unwrap()])
+        .run()
+        .success()
+        .stdout();
+    for page in [
+        "quire.1",
+        "quire-config.1",
+        "quire-config-show.1",
+        "quire-mcp-stdio.1",
+    ] {
+        assert!(dir.join(page).exists(), "{page} missing; listed:\n{listed}");
+    }
+}

@@ -1,0 +1,190 @@
+//! A sandbox per test (its own config, data and system directories) and a
+//! small fluent builder over the real binary.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use tempfile::TempDir;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_quire");
+
+/// An isolated home: nothing from the machine's own config leaks in.
+pub struct Sandbox {
+    dir: TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("quire-it-")
+            .tempdir()
+            .unwrap();
+        for sub in ["home", "config/quire", "data", "etc"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        Sandbox { dir }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn user_config_dir(&self) -> PathBuf {
+        self.path("config/quire")
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.path("data/quire")
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    pub fn user_config(&self, text: &str) -> PathBuf {
+        self.write("config/quire/config.toml", text)
+    }
+
+    pub fn system_config(&self, text: &str) -> PathBuf {
+        self.write("etc/config.toml", text)
+    }
+
+    pub fn user_mode(&self, name: &str, text: &str) -> PathBuf {
+        self.write(&format!("config/quire/modes/{name}.toml"), text)
+    }
+
+    /// Every file under the sandbox with its bytes: compare before and
+    /// after a failing command to prove it wrote nothing.
+    pub fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    out.insert(path.clone(), Vec::new());
+                    walk(&path, out);
+                } else {
+                    out.insert(path.clone(), std::fs::read(&path).unwrap());
+                }
+            }
+        }
+        let mut out = BTreeMap::new();
+        walk(self.root(), &mut out);
+        out
+    }
+
+    pub fn quire(&self) -> Run {
+        let mut cmd = Command::new(BIN);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env("XDG_DATA_HOME", self.path("data"))
+            .env("QUIRE_SYSTEM_CONFIG_DIR", self.path("etc"))
+            .env("NO_COLOR", "1")
+            .current_dir(self.root());
+        Run { cmd }
+    }
+}
+
+pub struct Run {
+    cmd: Command,
+}
+
+impl Run {
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    pub fn run(mut self) -> Done {
+        let output = self.cmd.output().expect("run quire");
+        Done { output }
+    }
+}
+
+pub struct Done {
+    pub output: Output,
+}
+
+impl Done {
+    pub fn code(&self) -> i32 {
+        self.output.status.code().unwrap_or(-1)
+    }
+
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    #[track_caller]
+    pub fn success(self) -> Self {
+        assert_eq!(
+            self.code(),
+            0,
+            "expected success\nstdout:\n{}\nstderr:\n{}",
+            self.stdout(),
+            self.stderr()
+        );
+        self
+    }
+
+    /// Exit code `code`, and stderr whose first line is `quire: error: …`
+    /// containing every one of `parts`.
+    #[track_caller]
+    pub fn fails(self, code: i32, parts: &[&str]) -> Self {
+        let stderr = self.stderr();
+        assert_eq!(self.code(), code, "exit code; stderr:\n{stderr}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(first.starts_with("quire: error: "), "first line: {first:?}");
+        for part in parts {
+            assert!(first.contains(part), "missing {part:?} in {first:?}");
+        }
+        assert!(self.output.stdout.is_empty(), "stdout: {}", self.stdout());
+        self
+    }
+
+    #[track_caller]
+    pub fn stdout_has(self, part: &str) -> Self {
+        let out = self.stdout();
+        assert!(out.contains(part), "missing {part:?} in stdout:\n{out}");
+        self
+    }
+}
+
+/// The `# origin` comment of `key` in `config show --origin` output.
+pub fn origin_of(show: &str, key: &str) -> String {
+    let prefix = format!("{key} = ");
+    let line = show
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no {key} in:\n{show}"));
+    line.rsplit_once(" # ").unwrap().1.trim().to_owned()
+}
+
+/// The value of `key` in `config show --origin` output, as written.
+pub fn value_of(show: &str, key: &str) -> String {
+    let prefix = format!("{key} = ");
+    let line = show.lines().find(|l| l.starts_with(&prefix)).unwrap();
+    let rest = &line[prefix.len()..];
+    rest.rsplit_once(" # ").unwrap().0.trim().to_owned()
+}

@@ -1,0 +1,8 @@
+//! Integration tests: the real `quire` binary, one test binary for speed.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod harness;
+
+mod cli_config;
+mod cli_docs;
+mod cli_modes;
