@@ -241,7 +241,9 @@ fn helper(
         Command::Config(ConfigCommand::Paths) => commands::config::paths(loaded, out),
         Command::Modes(ModesCommand::List) => commands::modes::list(loaded, out),
         Command::Modes(ModesCommand::Show { name }) => commands::modes::show(loaded, &name, out),
-        Command::Projects(ProjectsCommand::List) => Err(launch::not_built("core (projects list)")),
+        Command::Projects(ProjectsCommand::List { json }) => {
+            commands::projects::list(loaded, json, out)
+        }
         Command::Engines(EnginesCommand::List) => Err(launch::not_built("engines")),
         Command::Attach(_)
         | Command::Mcp(_)

@@ -185,7 +185,11 @@ pub enum ModesCommand {
 #[derive(Debug, Subcommand)]
 pub enum ProjectsCommand {
     /// Managed projects in the projects directory
-    List,
+    List {
+        /// One JSON array instead of a table
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod docs;
 pub mod modes;
+pub mod projects;
 
 use crate::error::Failure;
 

@@ -6,3 +6,5 @@ mod harness;
 mod cli_config;
 mod cli_docs;
 mod cli_modes;
+mod core_ops;
+mod core_support;

@@ -1,0 +1,88 @@
+//! `quire projects list`: the managed projects in the projects directory,
+//! and which are open in a running quire.
+
+use std::io::Write;
+
+use serde::Serialize;
+
+use super::write_failed;
+use crate::config::Loaded;
+use crate::core::list_projects_in;
+use crate::core::storage::lock::{Holder, ProjectLock};
+use crate::error::Failure;
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Row {
+    #[serde(flatten)]
+    project: crate::core::ProjectEntry,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    open_in: Option<Holder>,
+}
+
+pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    let paths = loaded.data_paths()?;
+    let projects = list_projects_in(&paths.projects_dir, &[])
+        .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
+    let rows: Vec<Row> = projects
+        .into_iter()
+        .map(|project| Row {
+            open_in: ProjectLock::probe(&project.path),
+            project,
+        })
+        .collect();
+    if json {
+        let text = serde_json::to_string_pretty(&rows)
+            .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
+        return writeln!(out, "{text}").map_err(write_failed);
+    }
+    if rows.is_empty() {
+        return writeln!(
+            out,
+            "no projects in {}\ncreate one in the TUI (`quire`, then /new NAME) or with \
+             POST /api/v1/projects on a headless server",
+            paths.projects_dir.display()
+        )
+        .map_err(write_failed);
+    }
+    let cells: Vec<[String; 4]> = rows
+        .iter()
+        .map(|r| {
+            let updated = humantime::format_rfc3339_seconds(
+                std::time::UNIX_EPOCH + std::time::Duration::from_millis(r.project.updated_at_ms),
+            );
+            let state = match &r.open_in {
+                Some(h) => format!("open (pid {}, {})", h.pid, h.mode),
+                None => "closed".to_owned(),
+            };
+            [
+                r.project.name.clone(),
+                updated.to_string(),
+                state,
+                r.project.path.display().to_string(),
+            ]
+        })
+        .collect();
+    let header = ["NAME", "UPDATED", "STATE", "PATH"].map(str::to_owned);
+    let mut widths = [0usize; 3];
+    for row in std::iter::once(&header).chain(&cells) {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    for row in std::iter::once(&header).chain(&cells) {
+        writeln!(
+            out,
+            "{:<a$}  {:<b$}  {:<c$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            a = widths[0],
+            b = widths[1],
+            c = widths[2]
+        )
+        .map_err(write_failed)?;
+    }
+    Ok(())
+}

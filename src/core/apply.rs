@@ -1,0 +1,590 @@
+//! Applying ops to a scene, with the inverse computed by the core.
+//!
+//! Pure: no I/O, no clock. [`apply`] checks an op completely before it
+//! changes anything, so a failing op leaves the scene untouched; a `Batch`
+//! rolls back the members it already applied. The returned [`Applied`]
+//! holds the op *resolved* (ids and positions filled in, so replaying it
+//! gives the same scene) and its inverse (what undo applies).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use uuid::Uuid;
+
+use super::blobs::BlobHash;
+use super::error::CoreError;
+use super::ids::{NodeId, PageId};
+use super::op::{
+    KindPatch, NewNode, NewPage, NodePatch, Op, PagePatch, StylePatch, TransformPatch,
+};
+use super::scene::{Node, NodeKind, Page, Scene, Style, Transform};
+
+/// The result of applying one op.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// The op as applied, every id and position explicit.
+    pub op: Op,
+    /// The op that undoes it.
+    pub inverse: Op,
+    /// Ids of the pages and nodes the op added, in op order.
+    pub created: Vec<Uuid>,
+}
+
+/// Whether a blob exists in the project's store.
+pub type BlobCheck<'a> = &'a dyn Fn(&BlobHash) -> bool;
+
+/// Applies `op` to `scene`, or changes nothing and says precisely why not.
+pub fn apply(scene: &mut Scene, op: Op, blobs: BlobCheck<'_>) -> Result<Applied, CoreError> {
+    apply_at(scene, op, blobs, "").map_err(CoreError::InvalidOp)
+}
+
+fn apply_at(
+    scene: &mut Scene,
+    op: Op,
+    blobs: BlobCheck<'_>,
+    path: &str,
+) -> Result<Applied, String> {
+    let name = op.type_name();
+    let fail = |msg: String| format!("{path}{name}: {msg}");
+    match op {
+        Op::Batch { ops, label } => apply_batch(scene, ops, label, blobs, path),
+        Op::AddPage { page, at } => {
+            let at = at.unwrap_or(scene.pages.len());
+            if at > scene.pages.len() {
+                return Err(fail(out_of_range(at, scene.pages.len())));
+            }
+            let page = build_page(page, blobs).map_err(fail)?;
+            if scene.page_index(page.id).is_some() {
+                return Err(fail(format!("a page with id {} already exists", page.id)));
+            }
+            let mut created = vec![page.id.0];
+            created.extend(page.nodes.iter().map(|n| n.id.0));
+            let id = page.id;
+            let resolved = Op::AddPage {
+                page: page_to_new(&page),
+                at: Some(at),
+            };
+            scene.pages.insert(at, Arc::new(page));
+            Ok(Applied {
+                op: resolved,
+                inverse: Op::RemovePage { id },
+                created,
+            })
+        }
+        Op::RemovePage { id } => {
+            let index = find_page(scene, id).map_err(fail)?;
+            let page = scene.pages.remove(index);
+            Ok(Applied {
+                op: Op::RemovePage { id },
+                inverse: Op::AddPage {
+                    page: page_to_new(&page),
+                    at: Some(index),
+                },
+                created: Vec::new(),
+            })
+        }
+        Op::UpdatePage { id, patch } => {
+            let index = find_page(scene, id).map_err(fail)?;
+            if patch == PagePatch::default() {
+                return Err(fail("the patch changes nothing".into()));
+            }
+            for size in [patch.width, patch.height].into_iter().flatten().flatten() {
+                if size == 0 {
+                    return Err(fail("width and height must be at least 1".into()));
+                }
+            }
+            let page = Arc::make_mut(&mut scene.pages[index]);
+            let mut old = PagePatch::default();
+            if let Some(name) = &patch.name {
+                old.name = Some(std::mem::replace(&mut page.name, name.clone()));
+            }
+            if let Some(width) = patch.width {
+                old.width = Some(std::mem::replace(&mut page.width, width));
+            }
+            if let Some(height) = patch.height {
+                old.height = Some(std::mem::replace(&mut page.height, height));
+            }
+            Ok(Applied {
+                op: Op::UpdatePage { id, patch },
+                inverse: Op::UpdatePage { id, patch: old },
+                created: Vec::new(),
+            })
+        }
+        Op::ReorderPages { order } => {
+            let current: Vec<PageId> = scene.pages.iter().map(|p| p.id).collect();
+            check_permutation(&current, &order, "page").map_err(fail)?;
+            let mut pages = std::mem::take(&mut scene.pages);
+            scene.pages = order
+                .iter()
+                .filter_map(|id| {
+                    let i = pages.iter().position(|p| p.id == *id)?;
+                    Some(pages.swap_remove(i))
+                })
+                .collect();
+            Ok(Applied {
+                op: Op::ReorderPages { order },
+                inverse: Op::ReorderPages { order: current },
+                created: Vec::new(),
+            })
+        }
+        Op::AddNode { page, node, at } => {
+            let index = find_page(scene, page).map_err(fail)?;
+            let len = scene.pages[index].nodes.len();
+            let at = at.unwrap_or(len);
+            if at > len {
+                return Err(fail(out_of_range(at, len)));
+            }
+            let node = build_node(node, blobs).map_err(fail)?;
+            if scene.pages[index].node_index(node.id).is_some() {
+                return Err(fail(format!(
+                    "page {page} already has a node with id {}",
+                    node.id
+                )));
+            }
+            let id = node.id;
+            let resolved = Op::AddNode {
+                page,
+                node: node_to_new(&node),
+                at: Some(at),
+            };
+            Arc::make_mut(&mut scene.pages[index])
+                .nodes
+                .insert(at, node);
+            Ok(Applied {
+                op: resolved,
+                inverse: Op::RemoveNode { page, id },
+                created: vec![id.0],
+            })
+        }
+        Op::RemoveNode { page, id } => {
+            let index = find_page(scene, page).map_err(fail)?;
+            let at = find_node(&scene.pages[index], id).map_err(fail)?;
+            let node = Arc::make_mut(&mut scene.pages[index]).nodes.remove(at);
+            Ok(Applied {
+                op: Op::RemoveNode { page, id },
+                inverse: Op::AddNode {
+                    page,
+                    node: node_to_new(&node),
+                    at: Some(at),
+                },
+                created: Vec::new(),
+            })
+        }
+        Op::UpdateNode { page, id, patch } => {
+            let index = find_page(scene, page).map_err(fail)?;
+            let at = find_node(&scene.pages[index], id).map_err(fail)?;
+            check_node_patch(&scene.pages[index].nodes[at], &patch, blobs).map_err(fail)?;
+            let node = &mut Arc::make_mut(&mut scene.pages[index]).nodes[at];
+            let old = patch_node(node, &patch);
+            Ok(Applied {
+                op: Op::UpdateNode { page, id, patch },
+                inverse: Op::UpdateNode {
+                    page,
+                    id,
+                    patch: old,
+                },
+                created: Vec::new(),
+            })
+        }
+        Op::ReorderNodes { page, order } => {
+            let index = find_page(scene, page).map_err(fail)?;
+            let current: Vec<NodeId> = scene.pages[index].nodes.iter().map(|n| n.id).collect();
+            check_permutation(&current, &order, "node").map_err(fail)?;
+            let target = Arc::make_mut(&mut scene.pages[index]);
+            let mut nodes = std::mem::take(&mut target.nodes);
+            target.nodes = order
+                .iter()
+                .filter_map(|id| {
+                    let i = nodes.iter().position(|n| n.id == *id)?;
+                    Some(nodes.swap_remove(i))
+                })
+                .collect();
+            Ok(Applied {
+                op: Op::ReorderNodes { page, order },
+                inverse: Op::ReorderNodes {
+                    page,
+                    order: current,
+                },
+                created: Vec::new(),
+            })
+        }
+        Op::UpdateProject { patch } => {
+            let Some(name) = &patch.name else {
+                return Err(fail("the patch changes nothing".into()));
+            };
+            if name.trim().is_empty() {
+                return Err(fail("the project name must not be empty".into()));
+            }
+            let old = std::mem::replace(&mut scene.project.name, name.clone());
+            Ok(Applied {
+                op: Op::UpdateProject { patch },
+                inverse: Op::UpdateProject {
+                    patch: super::op::ProjectPatch { name: Some(old) },
+                },
+                created: Vec::new(),
+            })
+        }
+    }
+}
+
+fn apply_batch(
+    scene: &mut Scene,
+    ops: Vec<Op>,
+    label: Option<String>,
+    blobs: BlobCheck<'_>,
+    path: &str,
+) -> Result<Applied, String> {
+    if ops.is_empty() {
+        return Err(format!("{path}Batch: has no ops"));
+    }
+    let mut done: Vec<Applied> = Vec::with_capacity(ops.len());
+    for (i, op) in ops.into_iter().enumerate() {
+        let member = format!("{path}ops[{i}] ");
+        match apply_at(scene, op, blobs, &member) {
+            Ok(applied) => done.push(applied),
+            Err(e) => {
+                rollback(scene, done, blobs);
+                return Err(e);
+            }
+        }
+    }
+    let created = done
+        .iter()
+        .flat_map(|a| a.created.iter().copied())
+        .collect();
+    let mut forward = Vec::with_capacity(done.len());
+    let mut inverse = Vec::with_capacity(done.len());
+    for applied in done {
+        forward.push(applied.op);
+        inverse.push(applied.inverse);
+    }
+    inverse.reverse();
+    Ok(Applied {
+        op: Op::Batch {
+            ops: forward,
+            label: label.clone(),
+        },
+        inverse: Op::Batch {
+            ops: inverse,
+            label,
+        },
+        created,
+    })
+}
+
+/// Undoes already-applied members of a failed batch, last first. Inverses
+/// of applied ops always apply (they restore what was just there).
+fn rollback(scene: &mut Scene, done: Vec<Applied>, blobs: BlobCheck<'_>) {
+    for applied in done.into_iter().rev() {
+        let result = apply_at(scene, applied.inverse, blobs, "");
+        debug_assert!(result.is_ok(), "rollback failed: {result:?}");
+    }
+}
+
+fn out_of_range(at: usize, len: usize) -> String {
+    format!("index `at` {at} is out of range (0..={len})")
+}
+
+fn find_page(scene: &Scene, id: PageId) -> Result<usize, String> {
+    scene
+        .page_index(id)
+        .ok_or_else(|| format!("unknown page id {id}"))
+}
+
+fn find_node(page: &Page, id: NodeId) -> Result<usize, String> {
+    page.node_index(id)
+        .ok_or_else(|| format!("page {} has no node with id {id}", page.id))
+}
+
+fn check_permutation<T: Copy + Eq + std::hash::Hash + std::fmt::Display>(
+    current: &[T],
+    order: &[T],
+    what: &str,
+) -> Result<(), String> {
+    let known: HashSet<T> = current.iter().copied().collect();
+    let mut seen = HashSet::with_capacity(order.len());
+    for id in order {
+        if !known.contains(id) {
+            return Err(format!("order names unknown {what} id {id}"));
+        }
+        if !seen.insert(*id) {
+            return Err(format!("order names {what} {id} twice"));
+        }
+    }
+    if order.len() != current.len() {
+        let missing = current.iter().find(|id| !seen.contains(*id));
+        return Err(match missing {
+            Some(id) => format!(
+                "order is not a permutation of the {} {what}s: {what} {id} is missing",
+                current.len()
+            ),
+            None => format!(
+                "order is not a permutation of the {} {what}s",
+                current.len()
+            ),
+        });
+    }
+    Ok(())
+}
+
+fn build_page(new: NewPage, blobs: BlobCheck<'_>) -> Result<Page, String> {
+    for size in [new.width, new.height].into_iter().flatten() {
+        if size == 0 {
+            return Err("page width and height must be at least 1".into());
+        }
+    }
+    let mut nodes = Vec::new();
+    let mut ids = HashSet::new();
+    for (i, node) in new.nodes.unwrap_or_default().into_iter().enumerate() {
+        let node = build_node(node, blobs).map_err(|e| format!("nodes[{i}]: {e}"))?;
+        if !ids.insert(node.id) {
+            return Err(format!("nodes[{i}]: node id {} appears twice", node.id));
+        }
+        nodes.push(node);
+    }
+    Ok(Page {
+        id: new.id.unwrap_or_default(),
+        name: new.name,
+        width: new.width,
+        height: new.height,
+        nodes,
+    })
+}
+
+fn build_node(new: NewNode, blobs: BlobCheck<'_>) -> Result<Node, String> {
+    check_transform(&new.transform)?;
+    check_kind(&new.kind, blobs)?;
+    let mut kind = new.kind;
+    if let NodeKind::Text { style, .. } = &mut kind
+        && style.as_ref() == Some(&Style::default())
+    {
+        *style = None;
+    }
+    Ok(Node {
+        id: new.id.unwrap_or_default(),
+        transform: new.transform,
+        visible: new.visible,
+        kind,
+    })
+}
+
+fn page_to_new(page: &Page) -> NewPage {
+    NewPage {
+        id: Some(page.id),
+        name: page.name.clone(),
+        width: page.width,
+        height: page.height,
+        nodes: Some(page.nodes.iter().map(node_to_new).collect()),
+    }
+}
+
+fn node_to_new(node: &Node) -> NewNode {
+    NewNode {
+        id: Some(node.id),
+        transform: node.transform,
+        visible: node.visible,
+        kind: node.kind.clone(),
+    }
+}
+
+fn check_transform(t: &Transform) -> Result<(), String> {
+    let values = [
+        Some(t.x),
+        Some(t.y),
+        Some(t.width),
+        Some(t.height),
+        t.rotation,
+    ];
+    if values.iter().flatten().any(|v| !v.is_finite()) {
+        return Err("transform values must be finite numbers".into());
+    }
+    if t.width < 0.0 || t.height < 0.0 {
+        return Err("transform width and height must not be negative".into());
+    }
+    Ok(())
+}
+
+fn check_opacity(opacity: f64) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&opacity) {
+        return Err(format!("opacity {opacity} is outside 0..=1"));
+    }
+    Ok(())
+}
+
+fn check_blob(hash: &BlobHash, blobs: BlobCheck<'_>) -> Result<(), String> {
+    if !blobs(hash) {
+        return Err(format!("blob {hash} is not in the project's blob store"));
+    }
+    Ok(())
+}
+
+fn check_kind(kind: &NodeKind, blobs: BlobCheck<'_>) -> Result<(), String> {
+    match kind {
+        NodeKind::Text { style, .. } => {
+            if let Some(size) = style.as_ref().and_then(|s| s.font_size) {
+                check_font_size(size)?;
+            }
+            Ok(())
+        }
+        NodeKind::Image { blob, opacity, .. } => {
+            check_opacity(*opacity)?;
+            check_blob(blob, blobs)
+        }
+        NodeKind::Mask { blob, .. } => check_blob(blob, blobs),
+    }
+}
+
+fn check_font_size(size: f64) -> Result<(), String> {
+    if !size.is_finite() || size <= 0.0 {
+        return Err(format!("font size {size} must be a positive number"));
+    }
+    Ok(())
+}
+
+fn check_node_patch(node: &Node, patch: &NodePatch, blobs: BlobCheck<'_>) -> Result<(), String> {
+    if *patch == NodePatch::default() {
+        return Err("the patch changes nothing".into());
+    }
+    if let Some(t) = &patch.transform {
+        let mut next = node.transform;
+        apply_transform_patch(&mut next, t);
+        check_transform(&next)?;
+    }
+    let Some(kind) = &patch.kind else {
+        return Ok(());
+    };
+    if kind.type_name() != node.kind.type_name() {
+        return Err(format!(
+            "the patch is for a {} node but node {} is a {} node",
+            kind.type_name(),
+            node.id,
+            node.kind.type_name()
+        ));
+    }
+    match kind {
+        KindPatch::Text { style, .. } => {
+            if let Some(Some(size)) = style.as_ref().and_then(|s| s.font_size) {
+                check_font_size(size)?;
+            }
+        }
+        KindPatch::Image { blob, opacity, .. } => {
+            if let Some(o) = opacity {
+                check_opacity(*o)?;
+            }
+            if let Some(b) = blob {
+                check_blob(b, blobs)?;
+            }
+        }
+        KindPatch::Mask { blob, .. } => {
+            if let Some(b) = blob {
+                check_blob(b, blobs)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn apply_transform_patch(t: &mut Transform, p: &TransformPatch) -> TransformPatch {
+    let mut old = TransformPatch::default();
+    if let Some(x) = p.x {
+        old.x = Some(std::mem::replace(&mut t.x, x));
+    }
+    if let Some(y) = p.y {
+        old.y = Some(std::mem::replace(&mut t.y, y));
+    }
+    if let Some(w) = p.width {
+        old.width = Some(std::mem::replace(&mut t.width, w));
+    }
+    if let Some(h) = p.height {
+        old.height = Some(std::mem::replace(&mut t.height, h));
+    }
+    if let Some(r) = p.rotation {
+        old.rotation = Some(std::mem::replace(&mut t.rotation, r));
+    }
+    old
+}
+
+/// Replaces `*slot` with `new` when the patch sets it; returns the old value
+/// in patch form.
+fn swap<T: Clone>(slot: &mut T, new: &Option<T>) -> Option<T> {
+    new.as_ref().map(|v| std::mem::replace(slot, v.clone()))
+}
+
+/// Applies a checked patch and returns the patch that restores the node.
+fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
+    let mut old = NodePatch {
+        transform: patch
+            .transform
+            .as_ref()
+            .map(|t| apply_transform_patch(&mut node.transform, t)),
+        visible: swap(&mut node.visible, &patch.visible),
+        kind: None,
+    };
+    old.kind = match (&mut node.kind, &patch.kind) {
+        (
+            NodeKind::Text {
+                text,
+                translation,
+                source_lang,
+                style,
+            },
+            Some(KindPatch::Text {
+                text: p_text,
+                translation: p_translation,
+                source_lang: p_lang,
+                style: p_style,
+            }),
+        ) => Some(KindPatch::Text {
+            text: swap(text, p_text),
+            translation: swap(translation, p_translation),
+            source_lang: swap(source_lang, p_lang),
+            style: p_style.as_ref().map(|p| patch_style(style, p)),
+        }),
+        (
+            NodeKind::Image {
+                blob,
+                role,
+                opacity,
+                name,
+            },
+            Some(KindPatch::Image {
+                blob: p_blob,
+                role: p_role,
+                opacity: p_opacity,
+                name: p_name,
+            }),
+        ) => Some(KindPatch::Image {
+            blob: swap(blob, p_blob),
+            role: swap(role, p_role),
+            opacity: swap(opacity, p_opacity),
+            name: swap(name, p_name),
+        }),
+        (
+            NodeKind::Mask { blob, role },
+            Some(KindPatch::Mask {
+                blob: p_blob,
+                role: p_role,
+            }),
+        ) => Some(KindPatch::Mask {
+            blob: swap(blob, p_blob),
+            role: swap(role, p_role),
+        }),
+        _ => None,
+    };
+    old
+}
+
+/// Style is patched field by field. A style with no field set is stored as
+/// no style at all, so that undo restores exactly the same scene.
+fn patch_style(style: &mut Option<Style>, p: &StylePatch) -> StylePatch {
+    let s = style.get_or_insert_with(Style::default);
+    let old = StylePatch {
+        font_family: swap(&mut s.font_family, &p.font_family),
+        font_size: swap(&mut s.font_size, &p.font_size),
+        color: swap(&mut s.color, &p.color),
+    };
+    if *s == Style::default() {
+        *style = None;
+    }
+    old
+}

@@ -1,0 +1,160 @@
+//! Content-addressed blobs (page images, masks): `blobs/ab/cdef…`, named by
+//! the BLAKE3 hash of their bytes, written once (temp file, fsync, rename)
+//! and verified on every read.
+
+use std::fmt;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::error::{CoreError, CoreResult};
+use super::storage::fsync_dir;
+
+/// A BLAKE3 hash, shown as 64 lowercase hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BlobHash([u8; 32]);
+
+impl BlobHash {
+    pub fn of(bytes: &[u8]) -> Self {
+        BlobHash(*blake3::hash(bytes).as_bytes())
+    }
+
+    pub fn to_hex(&self) -> String {
+        blake3::Hash::from_bytes(self.0).to_hex().to_string()
+    }
+}
+
+impl fmt::Display for BlobHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_hex())
+    }
+}
+
+impl fmt::Debug for BlobHash {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "BlobHash({})", self.to_hex())
+    }
+}
+
+impl FromStr for BlobHash {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
+            return Err(format!(
+                "`{s}` is not a blob hash (64 lowercase hex digits)"
+            ));
+        }
+        blake3::Hash::from_hex(s)
+            .map(|h| BlobHash(*h.as_bytes()))
+            .map_err(|e| e.to_string())
+    }
+}
+
+impl Serialize for BlobHash {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for BlobHash {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// The blob directory of one project.
+#[derive(Debug, Clone)]
+pub struct BlobStore {
+    dir: PathBuf,
+}
+
+impl BlobStore {
+    pub fn new(project_dir: &Path) -> Self {
+        BlobStore {
+            dir: project_dir.join("blobs"),
+        }
+    }
+
+    fn path_of(&self, hash: &BlobHash) -> PathBuf {
+        let hex = hash.to_hex();
+        self.dir.join(&hex[..2]).join(&hex[2..])
+    }
+
+    pub fn contains(&self, hash: &BlobHash) -> bool {
+        self.path_of(hash).is_file()
+    }
+
+    /// Stores `bytes` durably and returns their hash. Storing the same bytes
+    /// again is a no-op.
+    pub fn put(&self, bytes: &[u8]) -> CoreResult<BlobHash> {
+        let hash = BlobHash::of(bytes);
+        let path = self.path_of(&hash);
+        if path.is_file() {
+            return Ok(hash);
+        }
+        let Some(shard) = path.parent() else {
+            return Err(CoreError::Io("blob path has no parent".into()));
+        };
+        std::fs::create_dir_all(shard).map_err(|e| CoreError::io(shard.display(), e))?;
+        let mut tmp = tempfile::NamedTempFile::new_in(shard)
+            .map_err(|e| CoreError::io(shard.display(), e))?;
+        tmp.write_all(bytes)
+            .and_then(|_| tmp.as_file().sync_all())
+            .map_err(|e| CoreError::io("writing a blob", e))?;
+        tmp.persist(&path)
+            .map_err(|e| CoreError::io(path.display(), e.error))?;
+        fsync_dir(shard)?;
+        fsync_dir(&self.dir)?;
+        Ok(hash)
+    }
+
+    /// The bytes of `hash`, verified; an unknown hash is `NotFound` and
+    /// damaged bytes are `Corrupt`.
+    pub fn get(&self, hash: &BlobHash) -> CoreResult<Vec<u8>> {
+        let path = self.path_of(hash);
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(CoreError::not_found("blob", hash));
+            }
+            Err(e) => return Err(CoreError::io(path.display(), e)),
+        };
+        if BlobHash::of(&bytes) != *hash {
+            return Err(CoreError::Corrupt {
+                file: path,
+                line: None,
+                message: "blob content does not match its hash".into(),
+            });
+        }
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_get_verify() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = BlobStore::new(dir.path());
+        let hash = store.put(b"hello").unwrap();
+        assert_eq!(store.put(b"hello").unwrap(), hash);
+        assert_eq!(store.get(&hash).unwrap(), b"hello");
+        let other = BlobHash::of(b"nope");
+        assert_eq!(store.get(&other).unwrap_err().code(), "not_found");
+        std::fs::write(store.path_of(&hash), b"tampered").unwrap();
+        assert_eq!(store.get(&hash).unwrap_err().code(), "corrupt");
+    }
+
+    #[test]
+    fn hash_parsing_is_strict() {
+        let h = BlobHash::of(b"x");
+        assert_eq!(h.to_hex().parse::<BlobHash>().unwrap(), h);
+        assert!("abc".parse::<BlobHash>().is_err());
+        assert!(h.to_hex().to_uppercase().parse::<BlobHash>().is_err());
+    }
+}

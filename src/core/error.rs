@@ -1,0 +1,65 @@
+//! Errors of the core. Each variant has a stable `code` that frontends map,
+//! in one place each, to an HTTP status, an MCP error or an exit code.
+
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CoreError {
+    /// No session is open (or current) to act on.
+    #[error("no project is open")]
+    NoSession,
+    /// An id or name that does not exist: `what` is e.g. "session", "page".
+    #[error("unknown {what} {id}")]
+    NotFound { what: &'static str, id: String },
+    /// An op that does not apply to the scene; nothing was changed.
+    #[error("{0}")]
+    InvalidOp(String),
+    /// A request that is well formed but not acceptable (bad name, bad path).
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The state does not allow it (e.g. a project directory that exists).
+    #[error("{0}")]
+    Conflict(String),
+    /// Another process holds the project's lock.
+    #[error("{0}")]
+    Locked(String),
+    /// A project file on disk is damaged; nothing was changed.
+    #[error("{}{}: {message}", file.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Corrupt {
+        file: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+    /// The operating system refused: disk full, permissions, fsync failure.
+    #[error("{0}")]
+    Io(String),
+}
+
+impl CoreError {
+    /// A stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            CoreError::NoSession => "no_session",
+            CoreError::NotFound { .. } => "not_found",
+            CoreError::InvalidOp(_) => "invalid_op",
+            CoreError::InvalidInput(_) => "invalid_input",
+            CoreError::Conflict(_) => "conflict",
+            CoreError::Locked(_) => "locked",
+            CoreError::Corrupt { .. } => "corrupt",
+            CoreError::Io(_) => "io",
+        }
+    }
+
+    pub fn not_found(what: &'static str, id: impl ToString) -> Self {
+        CoreError::NotFound {
+            what,
+            id: id.to_string(),
+        }
+    }
+
+    pub fn io(context: impl std::fmt::Display, e: std::io::Error) -> Self {
+        CoreError::Io(format!("{context}: {e}"))
+    }
+}
+
+pub type CoreResult<T> = Result<T, CoreError>;

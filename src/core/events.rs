@@ -1,0 +1,374 @@
+//! The event bus: one per process.
+//!
+//! Every event gets the next `seq`. The bus keeps the last 1,024 events in a
+//! ring, sends each to subscribers over a tokio broadcast channel, and keeps
+//! a small model of what the events say (open sessions, their epochs, the
+//! current session), updated under the same lock as `seq`. A `Snapshot`
+//! built from that model is therefore exactly the state after event `seq`:
+//! a subscriber that starts from it and then reads events `> seq` misses
+//! nothing and sees nothing twice. New subscribers, and subscribers that
+//! fall behind the ring or the channel, get such a `Snapshot` instead of a
+//! silent gap.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use super::ids::{ProjectId, SessionId};
+
+/// How many past events a reconnecting client can resume from.
+pub const RING_CAPACITY: usize = 1024;
+
+/// One open session as events describe it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub id: SessionId,
+    pub project_id: ProjectId,
+    pub name: String,
+    pub path: PathBuf,
+    pub epoch: u64,
+    pub busy: bool,
+    pub current: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "event", rename_all_fields = "camelCase")]
+pub enum Event {
+    /// The whole picture: seed for a new or lagging subscriber.
+    Snapshot {
+        sessions: Vec<SessionSummary>,
+    },
+    SessionOpened {
+        session_id: SessionId,
+        project_id: ProjectId,
+        name: String,
+        path: PathBuf,
+        epoch: u64,
+    },
+    SessionClosed {
+        session_id: SessionId,
+    },
+    /// `sessionId` is null when no session is left open.
+    CurrentSessionChanged {
+        session_id: Option<SessionId>,
+    },
+    /// After every durable op, undo or redo. `name` is the project's name
+    /// after the change.
+    SceneAdvanced {
+        session_id: SessionId,
+        epoch: u64,
+        name: String,
+    },
+    ConfigChanged {},
+}
+
+impl Event {
+    /// The variant name (the SSE `event:` field).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Snapshot { .. } => "Snapshot",
+            Event::SessionOpened { .. } => "SessionOpened",
+            Event::SessionClosed { .. } => "SessionClosed",
+            Event::CurrentSessionChanged { .. } => "CurrentSessionChanged",
+            Event::SceneAdvanced { .. } => "SceneAdvanced",
+            Event::ConfigChanged { .. } => "ConfigChanged",
+        }
+    }
+}
+
+/// An event with its sequence number.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Envelope {
+    pub seq: u64,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+#[derive(Debug, Default)]
+struct Model {
+    sessions: Vec<SessionSummary>,
+}
+
+impl Model {
+    fn apply(&mut self, event: &Event) {
+        match event {
+            Event::SessionOpened {
+                session_id,
+                project_id,
+                name,
+                path,
+                epoch,
+            } => self.sessions.push(SessionSummary {
+                id: *session_id,
+                project_id: *project_id,
+                name: name.clone(),
+                path: path.clone(),
+                epoch: *epoch,
+                busy: false,
+                current: false,
+            }),
+            Event::SessionClosed { session_id } => self.sessions.retain(|s| s.id != *session_id),
+            Event::CurrentSessionChanged { session_id } => {
+                for s in &mut self.sessions {
+                    s.current = Some(s.id) == *session_id;
+                }
+            }
+            Event::SceneAdvanced {
+                session_id,
+                epoch,
+                name,
+            } => {
+                if let Some(s) = self.sessions.iter_mut().find(|s| s.id == *session_id) {
+                    s.epoch = *epoch;
+                    s.name.clone_from(name);
+                }
+            }
+            Event::Snapshot { .. } | Event::ConfigChanged { .. } => {}
+        }
+    }
+}
+
+struct BusState {
+    seq: u64,
+    ring: VecDeque<Arc<Envelope>>,
+    model: Model,
+}
+
+pub struct EventBus {
+    // Held only to number, record and send one event, or to subscribe;
+    // never across an await.
+    state: Mutex<BusState>,
+    tx: broadcast::Sender<Arc<Envelope>>,
+}
+
+impl Default for EventBus {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl EventBus {
+    pub fn new() -> Self {
+        let (tx, _) = broadcast::channel(RING_CAPACITY);
+        EventBus {
+            state: Mutex::new(BusState {
+                seq: 0,
+                ring: VecDeque::with_capacity(RING_CAPACITY),
+                model: Model::default(),
+            }),
+            tx,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BusState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Numbers, records and sends `event`; returns its `seq`.
+    pub fn publish(&self, event: Event) -> u64 {
+        let mut state = self.lock();
+        state.seq += 1;
+        state.model.apply(&event);
+        let envelope = Arc::new(Envelope {
+            seq: state.seq,
+            event,
+        });
+        if state.ring.len() == RING_CAPACITY {
+            state.ring.pop_front();
+        }
+        state.ring.push_back(envelope.clone());
+        // No receivers is fine: nobody is listening yet.
+        let _ = self.tx.send(envelope);
+        state.seq
+    }
+
+    /// The last `seq` handed out.
+    pub fn seq(&self) -> u64 {
+        self.lock().seq
+    }
+
+    /// Open sessions as the published events describe them.
+    pub fn sessions(&self) -> Vec<SessionSummary> {
+        self.lock().model.sessions.clone()
+    }
+
+    fn snapshot_locked(state: &BusState) -> Arc<Envelope> {
+        Arc::new(Envelope {
+            seq: state.seq,
+            event: Event::Snapshot {
+                sessions: state.model.sessions.clone(),
+            },
+        })
+    }
+
+    /// A subscription that starts after event `after` when it is still in
+    /// the ring, and with a `Snapshot` otherwise (or when `after` is None).
+    pub fn subscribe(self: &Arc<Self>, after: Option<u64>) -> Subscription {
+        let state = self.lock();
+        let rx = self.tx.subscribe();
+        let mut backlog = VecDeque::new();
+        let oldest = state.ring.front().map_or(state.seq + 1, |e| e.seq);
+        match after {
+            Some(n) if n == state.seq => {}
+            Some(n) if n < state.seq && n + 1 >= oldest => {
+                backlog.extend(state.ring.iter().filter(|e| e.seq > n).cloned());
+            }
+            _ => backlog.push_back(Self::snapshot_locked(&state)),
+        }
+        Subscription {
+            bus: self.clone(),
+            rx,
+            backlog,
+            floor: state.seq,
+        }
+    }
+}
+
+/// A stream of events for one subscriber.
+pub struct Subscription {
+    bus: Arc<EventBus>,
+    rx: broadcast::Receiver<Arc<Envelope>>,
+    backlog: VecDeque<Arc<Envelope>>,
+    /// Events at or below this were covered by the backlog or a snapshot.
+    floor: u64,
+}
+
+impl Subscription {
+    /// The next event; `None` once the bus is gone.
+    pub async fn next(&mut self) -> Option<Arc<Envelope>> {
+        loop {
+            if let Some(e) = self.backlog.pop_front() {
+                return Some(e);
+            }
+            match self.rx.recv().await {
+                Ok(e) if e.seq <= self.floor => continue,
+                Ok(e) => return Some(e),
+                Err(broadcast::error::RecvError::Lagged(_)) => self.resync(),
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// The next event if one is ready, without waiting.
+    pub fn try_next(&mut self) -> Option<Arc<Envelope>> {
+        loop {
+            if let Some(e) = self.backlog.pop_front() {
+                return Some(e);
+            }
+            match self.rx.try_recv() {
+                Ok(e) if e.seq <= self.floor => continue,
+                Ok(e) => return Some(e),
+                Err(broadcast::error::TryRecvError::Lagged(_)) => self.resync(),
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// Fell behind the channel: start again from a snapshot.
+    fn resync(&mut self) {
+        let state = self.bus.lock();
+        let snapshot = EventBus::snapshot_locked(&state);
+        self.floor = state.seq;
+        self.backlog.clear();
+        self.backlog.push_back(snapshot);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opened(bus: &EventBus) -> SessionId {
+        let id = SessionId::new();
+        bus.publish(Event::SessionOpened {
+            session_id: id,
+            project_id: ProjectId::new(),
+            name: "p".into(),
+            path: "/p".into(),
+            epoch: 0,
+        });
+        id
+    }
+
+    #[tokio::test]
+    async fn new_subscriber_starts_with_a_snapshot_then_live_events() {
+        let bus = Arc::new(EventBus::new());
+        let id = opened(&bus);
+        let mut sub = bus.subscribe(None);
+        let first = sub.next().await.unwrap();
+        assert_eq!(first.seq, 1);
+        let Event::Snapshot { sessions } = &first.event else {
+            panic!("{first:?}")
+        };
+        assert_eq!(sessions[0].id, id);
+        bus.publish(Event::SceneAdvanced {
+            session_id: id,
+            epoch: 1,
+            name: "p".into(),
+        });
+        let next = sub.next().await.unwrap();
+        assert_eq!(next.seq, 2);
+        assert_eq!(next.event.name(), "SceneAdvanced");
+    }
+
+    #[tokio::test]
+    async fn resume_replays_the_ring_or_falls_back_to_a_snapshot() {
+        let bus = Arc::new(EventBus::new());
+        let id = opened(&bus);
+        for epoch in 1..=5 {
+            bus.publish(Event::SceneAdvanced {
+                session_id: id,
+                epoch,
+                name: "p".into(),
+            });
+        }
+        let mut sub = bus.subscribe(Some(3));
+        let seqs: Vec<u64> = [sub.try_next(), sub.try_next(), sub.try_next()]
+            .into_iter()
+            .map(|e| e.map_or(0, |e| e.seq))
+            .collect();
+        assert_eq!(seqs, vec![4, 5, 6]);
+        assert!(sub.try_next().is_none());
+
+        for epoch in 6..=(RING_CAPACITY as u64 + 10) {
+            bus.publish(Event::SceneAdvanced {
+                session_id: id,
+                epoch,
+                name: "p".into(),
+            });
+        }
+        let mut old = bus.subscribe(Some(2));
+        let first = old.try_next().unwrap();
+        assert_eq!(first.event.name(), "Snapshot");
+        assert_eq!(first.seq, bus.seq());
+        // A seq from a previous run of the server (ahead of ours) also
+        // restarts from a snapshot.
+        let mut future = bus.subscribe(Some(bus.seq() + 100));
+        assert_eq!(future.try_next().unwrap().event.name(), "Snapshot");
+    }
+
+    #[tokio::test]
+    async fn a_lagging_subscriber_gets_a_snapshot_not_a_gap() {
+        let bus = Arc::new(EventBus::new());
+        let id = opened(&bus);
+        let mut sub = bus.subscribe(Some(bus.seq()));
+        for epoch in 1..=(RING_CAPACITY as u64 * 2) {
+            bus.publish(Event::SceneAdvanced {
+                session_id: id,
+                epoch,
+                name: "p".into(),
+            });
+        }
+        let e = sub.next().await.unwrap();
+        let Event::Snapshot { sessions } = &e.event else {
+            panic!("{e:?}")
+        };
+        assert_eq!(sessions[0].epoch, RING_CAPACITY as u64 * 2);
+        assert_eq!(e.seq, bus.seq());
+        assert!(sub.try_next().is_none());
+    }
+}

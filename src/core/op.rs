@@ -1,0 +1,318 @@
+//! Ops: every change to a scene, as clients send them (JSON, tagged by
+//! `type`, camelCase).
+//!
+//! Clients never send previous values; [`super::apply`] records what undo
+//! needs. The same `Op` type also holds a *resolved* op (every id filled in,
+//! every position explicit), which is what the log stores and what undo and
+//! redo replay.
+
+use serde::{Deserialize, Deserializer, Serialize};
+
+use super::blobs::BlobHash;
+use super::ids::{NodeId, PageId};
+use super::scene::{ImageRole, MaskRole, NodeKind, Transform};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum Op {
+    #[serde(rename_all = "camelCase")]
+    AddPage {
+        page: NewPage,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<usize>,
+    },
+    #[serde(rename_all = "camelCase")]
+    RemovePage { id: PageId },
+    #[serde(rename_all = "camelCase")]
+    UpdatePage { id: PageId, patch: PagePatch },
+    #[serde(rename_all = "camelCase")]
+    ReorderPages { order: Vec<PageId> },
+    #[serde(rename_all = "camelCase")]
+    AddNode {
+        page: PageId,
+        node: NewNode,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<usize>,
+    },
+    #[serde(rename_all = "camelCase")]
+    RemoveNode { page: PageId, id: NodeId },
+    #[serde(rename_all = "camelCase")]
+    UpdateNode {
+        page: PageId,
+        id: NodeId,
+        patch: NodePatch,
+    },
+    #[serde(rename_all = "camelCase")]
+    ReorderNodes { page: PageId, order: Vec<NodeId> },
+    #[serde(rename_all = "camelCase")]
+    UpdateProject { patch: ProjectPatch },
+    #[serde(rename_all = "camelCase")]
+    Batch {
+        ops: Vec<Op>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        label: Option<String>,
+    },
+}
+
+impl Op {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Op::AddPage { .. } => "AddPage",
+            Op::RemovePage { .. } => "RemovePage",
+            Op::UpdatePage { .. } => "UpdatePage",
+            Op::ReorderPages { .. } => "ReorderPages",
+            Op::AddNode { .. } => "AddNode",
+            Op::RemoveNode { .. } => "RemoveNode",
+            Op::UpdateNode { .. } => "UpdateNode",
+            Op::ReorderNodes { .. } => "ReorderNodes",
+            Op::UpdateProject { .. } => "UpdateProject",
+            Op::Batch { .. } => "Batch",
+        }
+    }
+
+    /// A short description for history lists.
+    pub fn label(&self) -> String {
+        match self {
+            Op::Batch {
+                label: Some(label), ..
+            } => label.clone(),
+            Op::Batch { ops, .. } => format!("Batch of {}", ops.len()),
+            other => other.type_name().to_owned(),
+        }
+    }
+}
+
+/// A page as a client adds it: the id and nodes are optional.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewPage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<PageId>,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<NewNode>>,
+}
+
+/// A node as a client adds it: the id is optional, `transform` defaults to
+/// an unplaced zero box and `visible` to true.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NewNode {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<NodeId>,
+    #[serde(default)]
+    pub transform: Transform,
+    #[serde(default = "yes")]
+    pub visible: bool,
+    pub kind: NodeKind,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `Some(None)` clears a field (JSON `null`); `None` (absent) leaves it.
+pub type Clearable<T> = Option<Option<T>>;
+
+/// Deserializes a field so that `null` becomes `Some(None)`, not `None`.
+fn clearable<'de, D, T>(d: D) -> Result<Clearable<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PagePatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub width: Clearable<u32>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub height: Clearable<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NodePatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transform: Option<TransformPatch>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub visible: Option<bool>,
+    /// Fields of the node's kind; its `type` must match the node's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<KindPatch>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TransformPatch {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub y: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<f64>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub rotation: Clearable<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum KindPatch {
+    #[serde(rename_all = "camelCase")]
+    Text {
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        text: Clearable<String>,
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        translation: Clearable<String>,
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        source_lang: Clearable<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        style: Option<StylePatch>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Image {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blob: Option<BlobHash>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<ImageRole>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        opacity: Option<f64>,
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        name: Clearable<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Mask {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blob: Option<BlobHash>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        role: Option<MaskRole>,
+    },
+}
+
+impl KindPatch {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            KindPatch::Text { .. } => "text",
+            KindPatch::Image { .. } => "image",
+            KindPatch::Mask { .. } => "mask",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StylePatch {
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub font_family: Clearable<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub font_size: Clearable<f64>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub color: Clearable<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn null_clears_and_absent_leaves() {
+        let p: PagePatch = serde_json::from_str(r#"{"width": null}"#).unwrap();
+        assert_eq!(p.width, Some(None));
+        assert_eq!(p.height, None);
+        // A cleared field survives a round trip through the log.
+        let back: PagePatch = serde_json::from_str(&serde_json::to_string(&p).unwrap()).unwrap();
+        assert_eq!(back, p);
+    }
+
+    #[test]
+    fn ops_are_tagged_by_type_in_camel_case() {
+        let op: Op = serde_json::from_str(
+            r#"{"type":"UpdateNode","page":"0190d2a0-0000-7000-8000-000000000001",
+                "id":"0190d2a0-0000-7000-8000-000000000002",
+                "patch":{"kind":{"type":"text","translation":null,"sourceLang":"ja"}}}"#,
+        )
+        .unwrap();
+        let Op::UpdateNode { patch, .. } = &op else {
+            panic!("{op:?}")
+        };
+        assert_eq!(
+            patch.kind,
+            Some(KindPatch::Text {
+                text: None,
+                translation: Some(None),
+                source_lang: Some(Some("ja".into())),
+                style: None
+            })
+        );
+        let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();
+        assert_eq!(again, op);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected() {
+        let err = serde_json::from_str::<Op>(r#"{"type":"RemovePage","id":"x","force":true}"#)
+            .unwrap_err();
+        assert!(err.to_string().contains("unknown field") || err.to_string().contains("UUID"));
+        let err = serde_json::from_str::<Op>(r#"{"type":"Explode"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant `Explode`"), "{err}");
+    }
+}

@@ -1,0 +1,174 @@
+//! The scene model: a project's pages and their layered nodes.
+//!
+//! Pages are behind `Arc` so that a snapshot of the scene (for a reader, or
+//! for writing `scene.json`) is a cheap clone; an op copies only the page it
+//! changes (`Arc::make_mut`).
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::blobs::BlobHash;
+use super::ids::{NodeId, PageId};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scene {
+    pub project: ProjectMeta,
+    pub pages: Vec<Arc<Page>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ProjectMeta {
+    pub name: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339; the time of the last change to the scene.
+    pub updated_at: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Page {
+    pub id: PageId,
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Bottom to top.
+    #[serde(default)]
+    pub nodes: Vec<Node>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Node {
+    pub id: NodeId,
+    pub transform: Transform,
+    pub visible: bool,
+    pub kind: NodeKind,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Transform {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
+pub enum NodeKind {
+    #[serde(rename_all = "camelCase")]
+    Text {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        translation: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        source_lang: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        style: Option<Style>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Image {
+        blob: BlobHash,
+        role: ImageRole,
+        #[serde(default = "full_opacity")]
+        opacity: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Mask { blob: BlobHash, role: MaskRole },
+}
+
+fn full_opacity() -> f64 {
+    1.0
+}
+
+impl NodeKind {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            NodeKind::Text { .. } => "text",
+            NodeKind::Image { .. } => "image",
+            NodeKind::Mask { .. } => "mask",
+        }
+    }
+
+    /// The blob this node shows, if any.
+    pub fn blob(&self) -> Option<&BlobHash> {
+        match self {
+            NodeKind::Text { .. } => None,
+            NodeKind::Image { blob, .. } | NodeKind::Mask { blob, .. } => Some(blob),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Style {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font_family: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font_size: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum ImageRole {
+    Source,
+    Rendered,
+    Custom,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum MaskRole {
+    Segment,
+    Inpaint,
+}
+
+impl Scene {
+    pub fn new(name: &str, now: &str) -> Self {
+        Scene {
+            project: ProjectMeta {
+                name: name.to_owned(),
+                created_at: now.to_owned(),
+                updated_at: now.to_owned(),
+            },
+            pages: Vec::new(),
+        }
+    }
+
+    pub fn page_index(&self, id: PageId) -> Option<usize> {
+        self.pages.iter().position(|p| p.id == id)
+    }
+
+    pub fn page(&self, id: PageId) -> Option<&Page> {
+        self.pages.iter().find(|p| p.id == id).map(|p| &**p)
+    }
+
+    /// Equal in everything a person edits: the project name and every page.
+    /// `updatedAt` is the time of the last change and so differs between
+    /// two replays of the same ops at different moments.
+    pub fn same_content(&self, other: &Scene) -> bool {
+        self.project.name == other.project.name
+            && self.project.created_at == other.project.created_at
+            && self.pages == other.pages
+    }
+}
+
+impl Page {
+    pub fn node_index(&self, id: NodeId) -> Option<usize> {
+        self.nodes.iter().position(|n| n.id == id)
+    }
+}

@@ -1,0 +1,409 @@
+//! One open project: its scene, history and storage.
+//!
+//! Every change goes through [`Session::submit`] (or undo/redo) under the
+//! state lock: the op is checked and applied in memory, its frame is
+//! encoded and queued for the log writer in epoch order, and the caller gets
+//! a [`Pending`] that resolves once the frame is fsynced. Nothing is
+//! acknowledged, published or returned to a reader before that: readers
+//! ([`Session::scene`]) also wait until what they read is durable.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use super::apply::{Applied, apply};
+use super::blobs::BlobStore;
+use super::error::{CoreError, CoreResult};
+use super::events::{Event, EventBus};
+use super::history::{Entry, History};
+use super::ids::{ProjectId, SessionId};
+use super::op::Op;
+use super::scene::Scene;
+use super::storage::lock::{Holder, ProjectLock};
+use super::storage::log::{self, FrameKind};
+use super::storage::writer::{Durable, Item, LogWriter, SnapshotJob};
+use super::storage::{ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339};
+use crate::config::schema::Durability;
+
+/// Storage and history settings of a session.
+#[derive(Debug, Clone)]
+pub struct SessionSettings {
+    pub durability: Durability,
+    pub snapshot_every_ops: u64,
+    pub undo_limit: usize,
+}
+
+struct State {
+    scene: Scene,
+    epoch: u64,
+    history: History,
+    /// Frames in `ops.log` not yet covered by a snapshot.
+    since_snapshot: u64,
+    /// The name `project.toml` holds.
+    toml_name: String,
+    closed: bool,
+}
+
+pub struct Session {
+    pub id: SessionId,
+    pub project_id: ProjectId,
+    pub path: PathBuf,
+    pub opened_at: String,
+    created_at: String,
+    format_version: u32,
+    // Never held across an await: taken to apply one op or clone the scene.
+    state: Mutex<State>,
+    writer: LogWriter,
+    blobs: BlobStore,
+    settings: SessionSettings,
+    /// The project name the writer reports in `SceneAdvanced`.
+    live_name: Arc<Mutex<String>>,
+    _lock: ProjectLock,
+}
+
+/// An applied change waiting to be durable.
+#[must_use = "a change is acknowledged only once durable"]
+pub struct Pending {
+    pub epoch: u64,
+    pub created: Vec<Uuid>,
+    durable: watch::Receiver<Durable>,
+}
+
+impl Pending {
+    /// Resolves once the change is fsynced; an error if the log failed.
+    pub async fn durable(mut self) -> CoreResult<(u64, Vec<Uuid>)> {
+        wait_durable(&mut self.durable, self.epoch).await?;
+        Ok((self.epoch, self.created))
+    }
+}
+
+async fn wait_durable(rx: &mut watch::Receiver<Durable>, epoch: u64) -> CoreResult<()> {
+    let state = rx
+        .wait_for(|d| d.epoch >= epoch || d.error.is_some())
+        .await
+        .map_err(|_| CoreError::Io("the project was closed before the change was saved".into()))?;
+    match &state.error {
+        Some(e) if state.epoch < epoch => Err(CoreError::Io(format!("change not saved: {e}"))),
+        _ => Ok(()),
+    }
+}
+
+/// The scene at an epoch.
+#[derive(Debug, Clone)]
+pub struct SceneSnapshot {
+    pub epoch: u64,
+    pub scene: Scene,
+}
+
+impl Session {
+    /// Opens the project in `dir` (already canonical): takes the lock,
+    /// loads the snapshot, replays the log. On any error nothing on disk
+    /// has changed (but for the lock file's holder record).
+    pub fn open(
+        dir: &Path,
+        settings: SessionSettings,
+        holder: &Holder,
+        bus: Arc<EventBus>,
+    ) -> CoreResult<Session> {
+        let files = ProjectFiles::new(dir.to_path_buf());
+        let lock = ProjectLock::acquire(dir, holder)?;
+        let project = ProjectToml::read(&files.project_toml())?;
+        let snapshot = SnapshotFile::read(&files.scene_json())?;
+        let (mut scene, snapshot_epoch) = match snapshot {
+            Some(s) => (s.scene, s.epoch),
+            None => (Scene::new(&project.name, &project.created_at), 0),
+        };
+        let recovered = log::read(&files.ops_log(), snapshot_epoch).map_err(|e| {
+            if snapshot_epoch == 0 && !files.scene_json().exists() {
+                missing_snapshot(&files, &e.to_string())
+            } else {
+                e
+            }
+        })?;
+        if !files.scene_json().exists() {
+            match recovered.frames.first() {
+                Some((_, 1, _)) => tracing::warn!(
+                    "{} is missing; rebuilt the scene from ops.log",
+                    files.scene_json().display()
+                ),
+                _ => {
+                    return Err(missing_snapshot(
+                        &files,
+                        "ops.log does not hold the project's history from the start",
+                    ));
+                }
+            }
+        }
+
+        let blobs = BlobStore::new(dir);
+        let mut history = History::new(settings.undo_limit);
+        let mut epoch = snapshot_epoch;
+        for (line, frame_epoch, frame) in &recovered.frames {
+            let applied =
+                apply(&mut scene, frame.op.clone(), &|h| blobs.contains(h)).map_err(|e| {
+                    CoreError::Corrupt {
+                        file: files.ops_log(),
+                        line: Some(*line),
+                        message: format!("frame does not apply: {e}"),
+                    }
+                })?;
+            scene.project.updated_at.clone_from(&frame.at);
+            epoch = *frame_epoch;
+            let entry = Entry {
+                forward: applied.op,
+                inverse: applied.inverse,
+            };
+            match frame.kind {
+                FrameKind::Apply => history.push(entry),
+                FrameKind::Undo if history.next_undo().is_some() => history.undone(),
+                // The undone entry predates the log: what undoes this undo
+                // is its inverse.
+                FrameKind::Undo => history.undone_unknown(Entry {
+                    forward: entry.inverse,
+                    inverse: entry.forward,
+                }),
+                FrameKind::Redo if history.next_redo().is_some() => history.redone(),
+                FrameKind::Redo => history.redone_unknown(entry),
+            }
+        }
+        if let Some(warning) = &recovered.dropped {
+            tracing::warn!("{warning}");
+            truncate(&files.ops_log(), recovered.intact_len)?;
+        }
+
+        let id = SessionId::new();
+        let name = scene.project.name.clone();
+        let bus_for_writer = bus.clone();
+        let live_name = Arc::new(Mutex::new(name.clone()));
+        let writer_name = live_name.clone();
+        let writer = LogWriter::start(
+            files.clone(),
+            epoch,
+            settings.durability,
+            Box::new(move |epoch| {
+                let name = writer_name
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone();
+                bus_for_writer.publish(Event::SceneAdvanced {
+                    session_id: id,
+                    epoch,
+                    name,
+                });
+            }),
+        )?;
+        Ok(Session {
+            id,
+            project_id: project.id,
+            path: dir.to_path_buf(),
+            opened_at: now_rfc3339(),
+            created_at: project.created_at,
+            format_version: project.format_version,
+            state: Mutex::new(State {
+                scene,
+                epoch,
+                history,
+                since_snapshot: recovered.frames.len() as u64,
+                toml_name: project.name,
+                closed: false,
+            }),
+            writer,
+            blobs,
+            settings,
+            live_name,
+            _lock: lock,
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    pub fn blobs(&self) -> &BlobStore {
+        &self.blobs
+    }
+
+    pub fn name(&self) -> String {
+        self.lock().scene.project.name.clone()
+    }
+
+    /// The epoch including changes not yet durable.
+    pub fn epoch(&self) -> u64 {
+        self.lock().epoch
+    }
+
+    fn check_open(&self, state: &State) -> CoreResult<()> {
+        if state.closed {
+            return Err(CoreError::not_found("session", self.id));
+        }
+        if let Some(e) = self.writer.failed() {
+            return Err(CoreError::Io(format!(
+                "project {} cannot be saved ({e}); close it and check the disk",
+                self.path.display()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Applies `op` in memory and queues it for the log.
+    pub fn submit(&self, op: Op) -> CoreResult<Pending> {
+        let mut state = self.lock();
+        self.check_open(&state)?;
+        let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
+        let created = applied.created.clone();
+        self.commit(&mut state, FrameKind::Apply, applied, created)
+    }
+
+    /// Undoes the latest change; `None` when there is nothing to undo.
+    pub fn undo(&self) -> CoreResult<Option<Pending>> {
+        self.step(FrameKind::Undo)
+    }
+
+    /// Redoes the latest undone change; `None` when there is nothing to redo.
+    pub fn redo(&self) -> CoreResult<Option<Pending>> {
+        self.step(FrameKind::Redo)
+    }
+
+    fn step(&self, kind: FrameKind) -> CoreResult<Option<Pending>> {
+        let mut state = self.lock();
+        self.check_open(&state)?;
+        let entry = match kind {
+            FrameKind::Undo => state.history.next_undo(),
+            _ => state.history.next_redo(),
+        };
+        let Some(entry) = entry else {
+            return Ok(None);
+        };
+        let op = match kind {
+            FrameKind::Undo => entry.inverse.clone(),
+            _ => entry.forward.clone(),
+        };
+        let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
+        self.commit(&mut state, kind, applied, Vec::new()).map(Some)
+    }
+
+    /// Logs an op already applied to `state.scene`. If it cannot be encoded
+    /// the op is rolled back and nothing happened.
+    fn commit(
+        &self,
+        state: &mut State,
+        kind: FrameKind,
+        applied: Applied,
+        created: Vec<Uuid>,
+    ) -> CoreResult<Pending> {
+        let at = now_rfc3339();
+        let epoch = state.epoch + 1;
+        let bytes = match log::encode_parts(epoch, kind, &at, &applied.op, &applied.inverse) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                let undo = apply(&mut state.scene, applied.inverse, &|h| {
+                    self.blobs.contains(h)
+                });
+                debug_assert!(undo.is_ok());
+                return Err(e);
+            }
+        };
+        state.scene.project.updated_at = at;
+        state.epoch = epoch;
+        {
+            let mut name = self
+                .live_name
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if *name != state.scene.project.name {
+                name.clone_from(&state.scene.project.name);
+            }
+        }
+        match kind {
+            FrameKind::Apply => state.history.push(Entry {
+                forward: applied.op,
+                inverse: applied.inverse,
+            }),
+            FrameKind::Undo => state.history.undone(),
+            FrameKind::Redo => state.history.redone(),
+        }
+        self.writer.push(Item::Frame { epoch, bytes });
+        state.since_snapshot += 1;
+        if state.since_snapshot >= self.settings.snapshot_every_ops {
+            self.queue_snapshot(state);
+        }
+        Ok(Pending {
+            epoch,
+            created,
+            durable: self.writer.waiter(),
+        })
+    }
+
+    fn queue_snapshot(&self, state: &mut State) {
+        let project_toml = (state.scene.project.name != state.toml_name).then(|| ProjectToml {
+            id: self.project_id,
+            name: state.scene.project.name.clone(),
+            created_at: self.created_at.clone(),
+            format_version: self.format_version,
+        });
+        if let Some(toml) = &project_toml {
+            state.toml_name.clone_from(&toml.name);
+        }
+        self.writer.push(Item::Snapshot(Box::new(SnapshotJob {
+            snapshot: SnapshotFile {
+                epoch: state.epoch,
+                scene: state.scene.clone(),
+            },
+            project_toml,
+        })));
+        state.since_snapshot = 0;
+    }
+
+    /// The scene once everything it contains is durable.
+    pub async fn scene(&self) -> CoreResult<SceneSnapshot> {
+        let (snapshot, mut rx) = {
+            let state = self.lock();
+            self.check_open(&state)?;
+            (
+                SceneSnapshot {
+                    epoch: state.epoch,
+                    scene: state.scene.clone(),
+                },
+                self.writer.waiter(),
+            )
+        };
+        wait_durable(&mut rx, snapshot.epoch).await?;
+        Ok(snapshot)
+    }
+
+    /// Writes a final snapshot when the log holds anything, stops the
+    /// writer. The lock is released when the session is dropped.
+    pub fn close(&self) -> CoreResult<()> {
+        {
+            let mut state = self.lock();
+            if state.closed {
+                return Ok(());
+            }
+            state.closed = true;
+            if state.since_snapshot > 0 || state.scene.project.name != state.toml_name {
+                self.queue_snapshot(&mut state);
+            }
+        }
+        self.writer.close()
+    }
+}
+
+fn missing_snapshot(files: &ProjectFiles, why: &str) -> CoreError {
+    CoreError::Corrupt {
+        file: files.scene_json(),
+        line: None,
+        message: format!("missing, and the scene cannot be rebuilt: {why}"),
+    }
+}
+
+fn truncate(path: &Path, len: u64) -> CoreResult<()> {
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)
+        .map_err(|e| CoreError::io(path.display(), e))?;
+    file.set_len(len)
+        .and_then(|_| file.sync_all())
+        .map_err(|e| CoreError::io(path.display(), e))
+}

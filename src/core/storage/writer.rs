@@ -1,0 +1,268 @@
+//! The log writer: one thread per open project that makes frames durable.
+//!
+//! Writers (under the session's state lock, so in epoch order) push encoded
+//! frames onto a queue. This thread takes everything queued, appends it to
+//! `ops.log` with one `write`, fsyncs once, and only then reports the new
+//! durable epoch: it publishes `SceneAdvanced` for each epoch and wakes the
+//! callers waiting to acknowledge. Several writers arriving during one fsync
+//! share the next one (group commit). With `durability = "batch"` the thread
+//! also waits until 5 ms have passed since the previous fsync began, so
+//! that bursts share fewer fsyncs.
+//!
+//! A snapshot is queued like a frame, so it lands exactly between the frames
+//! before and after it: pending frames are synced, `scene.json` is replaced
+//! atomically, then `ops.log` is truncated.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use super::{ProjectFiles, ProjectToml, SnapshotFile, write_atomic};
+use crate::config::schema::Durability;
+use crate::core::error::{CoreError, CoreResult};
+
+/// Group-commit window for `durability = "batch"`.
+const BATCH_WINDOW: Duration = Duration::from_millis(5);
+
+pub enum Item {
+    Frame { epoch: u64, bytes: Vec<u8> },
+    Snapshot(Box<SnapshotJob>),
+}
+
+pub struct SnapshotJob {
+    pub snapshot: SnapshotFile,
+    /// Rewritten alongside when the project's name changed.
+    pub project_toml: Option<ProjectToml>,
+}
+
+/// The durable state as seen by waiters.
+#[derive(Debug, Clone)]
+pub struct Durable {
+    pub epoch: u64,
+    /// Set once a write or fsync failed; nothing after it is acknowledged.
+    pub error: Option<Arc<str>>,
+}
+
+/// Called for each newly durable epoch, in order, before waiters wake.
+pub type OnDurable = Box<dyn Fn(u64) + Send>;
+
+struct Queue {
+    items: Vec<Item>,
+    closing: bool,
+}
+
+struct Shared {
+    // Held only to push or take items; never across I/O.
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+pub struct LogWriter {
+    shared: Arc<Shared>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    durable: watch::Receiver<Durable>,
+}
+
+impl LogWriter {
+    pub fn start(
+        files: ProjectFiles,
+        epoch: u64,
+        durability: Durability,
+        on_durable: OnDurable,
+    ) -> CoreResult<Self> {
+        let path = files.ops_log();
+        let log = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| CoreError::io(path.display(), e))?;
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue {
+                items: Vec::new(),
+                closing: false,
+            }),
+            ready: Condvar::new(),
+        });
+        let (tx, rx) = watch::channel(Durable { epoch, error: None });
+        let flusher = Flusher {
+            shared: shared.clone(),
+            log,
+            files,
+            durability,
+            durable: tx,
+            on_durable,
+            epoch,
+        };
+        let thread = std::thread::Builder::new()
+            .name("quire-log".into())
+            .spawn(move || flusher.run())
+            .map_err(|e| CoreError::io("starting the log writer", e))?;
+        Ok(LogWriter {
+            shared,
+            thread: Mutex::new(Some(thread)),
+            durable: rx,
+        })
+    }
+
+    /// Queues an item. Call in epoch order (under the session's lock).
+    pub fn push(&self, item: Item) {
+        let mut queue = self
+            .shared
+            .queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        queue.items.push(item);
+        drop(queue);
+        self.shared.ready.notify_one();
+    }
+
+    /// The write or fsync error that stopped this writer, if any.
+    pub fn failed(&self) -> Option<Arc<str>> {
+        self.durable.borrow().error.clone()
+    }
+
+    pub fn waiter(&self) -> watch::Receiver<Durable> {
+        self.durable.clone()
+    }
+
+    /// Writes everything queued, then stops the thread.
+    pub fn close(&self) -> CoreResult<()> {
+        {
+            let mut queue = self
+                .shared
+                .queue
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            queue.closing = true;
+        }
+        self.shared.ready.notify_one();
+        let handle = self
+            .thread
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(handle) = handle
+            && handle.join().is_err()
+        {
+            return Err(CoreError::Io("the log writer thread panicked".into()));
+        }
+        match self.failed() {
+            Some(e) => Err(CoreError::Io(e.to_string())),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for LogWriter {
+    fn drop(&mut self) {
+        let _ = self.close();
+    }
+}
+
+struct Flusher {
+    shared: Arc<Shared>,
+    log: File,
+    files: ProjectFiles,
+    durability: Durability,
+    durable: watch::Sender<Durable>,
+    on_durable: OnDurable,
+    /// The last epoch reported durable.
+    epoch: u64,
+}
+
+impl Flusher {
+    fn run(mut self) {
+        let mut last_sync: Option<Instant> = None;
+        loop {
+            let Some(items) = self.take(last_sync) else {
+                return;
+            };
+            last_sync = Some(Instant::now());
+            match self.write(items) {
+                Ok(Some(epoch)) => {
+                    for e in self.epoch + 1..=epoch {
+                        (self.on_durable)(e);
+                    }
+                    self.epoch = epoch;
+                    self.durable.send_modify(|d| d.epoch = epoch);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!("ops.log of {} failed: {e}", self.files.dir.display());
+                    let message: Arc<str> = Arc::from(e.to_string());
+                    self.durable.send_modify(|d| d.error = Some(message));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Waits for work; `None` once closing with nothing left.
+    fn take(&self, last_sync: Option<Instant>) -> Option<Vec<Item>> {
+        fn lock(s: &Shared) -> std::sync::MutexGuard<'_, Queue> {
+            s.queue.lock().unwrap_or_else(PoisonError::into_inner)
+        }
+        let mut queue = lock(&self.shared);
+        while queue.items.is_empty() && !queue.closing {
+            queue = self
+                .shared
+                .ready
+                .wait(queue)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        if queue.items.is_empty() {
+            return None;
+        }
+        if self.durability == Durability::Batch
+            && !queue.closing
+            && let Some(last) = last_sync
+        {
+            let since = last.elapsed();
+            if since < BATCH_WINDOW {
+                drop(queue);
+                // Let more writers join this fsync.
+                std::thread::sleep(BATCH_WINDOW - since);
+                queue = lock(&self.shared);
+            }
+        }
+        Some(std::mem::take(&mut queue.items))
+    }
+
+    /// Writes and syncs `items`; returns the highest epoch now durable.
+    fn write(&mut self, items: Vec<Item>) -> CoreResult<Option<u64>> {
+        let path = self.files.ops_log();
+        let io = |e| CoreError::io(path.display(), e);
+        let mut buf = Vec::new();
+        let mut top = None;
+        for item in items {
+            match item {
+                Item::Frame { epoch, bytes } => {
+                    buf.extend_from_slice(&bytes);
+                    top = Some(epoch);
+                }
+                Item::Snapshot(job) => {
+                    if !buf.is_empty() {
+                        self.log.write_all(&buf).map_err(io)?;
+                        self.log.sync_data().map_err(io)?;
+                        buf.clear();
+                    }
+                    write_atomic(&self.files.scene_json(), &job.snapshot.encode()?)?;
+                    if let Some(toml) = &job.project_toml {
+                        toml.write(&self.files.project_toml())?;
+                    }
+                    self.log.set_len(0).map_err(io)?;
+                    self.log.sync_all().map_err(io)?;
+                }
+            }
+        }
+        if !buf.is_empty() {
+            self.log.write_all(&buf).map_err(io)?;
+            self.log.sync_data().map_err(io)?;
+        }
+        Ok(top)
+    }
+}

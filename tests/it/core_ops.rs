@@ -1,0 +1,666 @@
+//! Ops through the core: effects, inverses, history, and every bad input
+//! with its precise error and proof that nothing changed.
+
+use quire::core::blobs::BlobHash;
+use quire::core::ids::{NodeId, PageId, SessionId};
+use quire::core::op::{KindPatch, NewNode, NodePatch, Op, PagePatch, ProjectPatch, TransformPatch};
+use quire::core::scene::{ImageRole, NodeKind, Scene};
+use quire::core::{Core, CoreError};
+
+use crate::core_support::{TestCore, add_page, text_node, translate};
+
+async fn scene(core: &Core, id: SessionId) -> (u64, Scene) {
+    let s = core.scene(id).await.unwrap();
+    (s.epoch, s.scene)
+}
+
+/// A session with two pages; the first has two text nodes.
+async fn fixture(t: &TestCore) -> (SessionId, PageId, PageId, NodeId, NodeId) {
+    let id = t.session("Fixture");
+    let core = &t.core;
+    let p1 = core.apply(id, add_page("one")).await.unwrap().created[0];
+    let p2 = core.apply(id, add_page("two")).await.unwrap().created[0];
+    let (p1, p2) = (PageId(p1), PageId(p2));
+    let n1 = core
+        .apply(
+            id,
+            Op::AddNode {
+                page: p1,
+                node: text_node("hello"),
+                at: None,
+            },
+        )
+        .await
+        .unwrap()
+        .created[0];
+    let n2 = core
+        .apply(
+            id,
+            Op::AddNode {
+                page: p1,
+                node: text_node("world"),
+                at: None,
+            },
+        )
+        .await
+        .unwrap()
+        .created[0];
+    (id, p1, p2, NodeId(n1), NodeId(n2))
+}
+
+/// Applies `op`, expects `invalid_op` with every part in the message, and
+/// checks that the scene and epoch did not move.
+async fn rejects(core: &Core, id: SessionId, op: Op, parts: &[&str]) {
+    let before = scene(core, id).await;
+    let err = core.apply(id, op).await.unwrap_err();
+    assert_eq!(err.code(), "invalid_op", "{err}");
+    let text = err.to_string();
+    for part in parts {
+        assert!(text.contains(part), "missing {part:?} in {text:?}");
+    }
+    let after = scene(core, id).await;
+    assert_eq!(before.0, after.0, "epoch moved");
+    assert_eq!(before.1, after.1, "scene changed");
+}
+
+#[tokio::test]
+async fn apply_returns_epoch_and_created_ids_in_op_order() {
+    let t = TestCore::new();
+    let id = t.session("Created");
+    let given = PageId::new();
+    let r = t
+        .core
+        .apply(
+            id,
+            Op::Batch {
+                ops: vec![
+                    add_page("a"),
+                    Op::AddPage {
+                        page: quire::core::op::NewPage {
+                            id: Some(given),
+                            name: "b".into(),
+                            width: None,
+                            height: None,
+                            nodes: Some(vec![text_node("x")]),
+                        },
+                        at: Some(0),
+                    },
+                ],
+                label: Some("two pages".into()),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.epoch, 1);
+    assert_eq!(r.created.len(), 3);
+    assert_eq!(r.created[1], given.0);
+    let (_, s) = scene(&t.core, id).await;
+    assert_eq!(s.pages[0].id, given);
+    assert_eq!(s.pages[0].nodes[0].id.0, r.created[2]);
+    assert_eq!(s.pages[1].id.0, r.created[0]);
+    // Core-assigned ids are v7.
+    assert_eq!(r.created[0].get_version_num(), 7);
+}
+
+#[tokio::test]
+async fn every_op_changes_what_it_says() {
+    let t = TestCore::new();
+    let (id, p1, p2, n1, n2) = fixture(&t).await;
+    let core = &t.core;
+    core.apply(id, translate(p1, n1, "bonjour")).await.unwrap();
+    core.apply(
+        id,
+        Op::UpdateNode {
+            page: p1,
+            id: n2,
+            patch: NodePatch {
+                transform: Some(TransformPatch {
+                    x: Some(5.0),
+                    ..Default::default()
+                }),
+                visible: Some(false),
+                kind: None,
+            },
+        },
+    )
+    .await
+    .unwrap();
+    core.apply(
+        id,
+        Op::ReorderNodes {
+            page: p1,
+            order: vec![n2, n1],
+        },
+    )
+    .await
+    .unwrap();
+    core.apply(
+        id,
+        Op::ReorderPages {
+            order: vec![p2, p1],
+        },
+    )
+    .await
+    .unwrap();
+    core.apply(
+        id,
+        Op::UpdatePage {
+            id: p2,
+            patch: PagePatch {
+                name: Some("deux".into()),
+                width: Some(None),
+                height: None,
+            },
+        },
+    )
+    .await
+    .unwrap();
+    core.apply(
+        id,
+        Op::UpdateProject {
+            patch: ProjectPatch {
+                name: Some("Renamed".into()),
+            },
+        },
+    )
+    .await
+    .unwrap();
+    let (epoch, s) = scene(core, id).await;
+    assert_eq!(epoch, 10);
+    assert_eq!(s.project.name, "Renamed");
+    assert_eq!(s.pages[0].name, "deux");
+    assert_eq!(s.pages[0].width, None);
+    let page = &s.pages[1];
+    assert_eq!(page.nodes[0].id, n2);
+    assert!(!page.nodes[0].visible);
+    assert_eq!(page.nodes[0].transform.x, 5.0);
+    let NodeKind::Text { translation, .. } = &page.nodes[1].kind else {
+        panic!()
+    };
+    assert_eq!(translation.as_deref(), Some("bonjour"));
+    assert_eq!(core.session(id).unwrap().name, "Renamed");
+
+    // `null` clears a clearable field.
+    let clear = Op::UpdateNode {
+        page: p1,
+        id: n1,
+        patch: NodePatch {
+            kind: Some(KindPatch::Text {
+                text: None,
+                translation: Some(None),
+                source_lang: None,
+                style: None,
+            }),
+            ..Default::default()
+        },
+    };
+    core.apply(id, clear).await.unwrap();
+    let (_, s) = scene(core, id).await;
+    let NodeKind::Text { translation, .. } = &s.pages[1].nodes[1].kind else {
+        panic!()
+    };
+    assert_eq!(*translation, None);
+
+    core.apply(id, Op::RemoveNode { page: p1, id: n1 })
+        .await
+        .unwrap();
+    core.apply(id, Op::RemovePage { id: p2 }).await.unwrap();
+    let (_, s) = scene(core, id).await;
+    assert_eq!(s.pages.len(), 1);
+    assert_eq!(s.pages[0].nodes.len(), 1);
+}
+
+#[tokio::test]
+async fn undo_redo_boundaries_and_epochs() {
+    let t = TestCore::new();
+    let id = t.session("History");
+    let core = &t.core;
+    assert_eq!(core.undo(id).await.unwrap(), None);
+    assert_eq!(core.redo(id).await.unwrap(), None);
+    let empty = scene(core, id).await.1;
+    core.apply(id, add_page("a")).await.unwrap();
+    core.apply(id, add_page("b")).await.unwrap();
+    let two = scene(core, id).await.1;
+    assert_eq!(core.undo(id).await.unwrap(), Some(3));
+    assert_eq!(core.undo(id).await.unwrap(), Some(4));
+    assert_eq!(core.undo(id).await.unwrap(), None);
+    assert!(scene(core, id).await.1.same_content(&empty));
+    assert_eq!(core.redo(id).await.unwrap(), Some(5));
+    assert_eq!(core.redo(id).await.unwrap(), Some(6));
+    assert_eq!(core.redo(id).await.unwrap(), None);
+    assert!(scene(core, id).await.1.same_content(&two));
+    // A new op after an undo clears redo.
+    core.undo(id).await.unwrap();
+    core.apply(id, add_page("c")).await.unwrap();
+    assert_eq!(core.redo(id).await.unwrap(), None);
+    let names: Vec<String> = scene(core, id)
+        .await
+        .1
+        .pages
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    assert_eq!(names, vec!["a", "c"]);
+}
+
+#[tokio::test]
+async fn a_batch_is_one_history_entry() {
+    let t = TestCore::new();
+    let id = t.session("Batch");
+    let core = &t.core;
+    core.apply(
+        id,
+        Op::Batch {
+            ops: vec![add_page("a"), add_page("b"), add_page("c")],
+            label: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(scene(core, id).await.1.pages.len(), 3);
+    core.undo(id).await.unwrap();
+    assert_eq!(scene(core, id).await.1.pages.len(), 0);
+    assert_eq!(core.undo(id).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn undo_limit_bounds_history() {
+    let t = TestCore::with(crate::core_support::settings(
+        quire::config::schema::Durability::Fsync,
+        1000,
+        3,
+    ));
+    let id = t.session("Limited");
+    for i in 0..5 {
+        t.core.apply(id, add_page(&format!("p{i}"))).await.unwrap();
+    }
+    let mut undone = 0;
+    while t.core.undo(id).await.unwrap().is_some() {
+        undone += 1;
+    }
+    assert_eq!(undone, 3);
+    assert_eq!(scene(&t.core, id).await.1.pages.len(), 2);
+}
+
+#[tokio::test]
+async fn unknown_ids_are_rejected_precisely() {
+    let t = TestCore::new();
+    let (id, p1, _p2, n1, _) = fixture(&t).await;
+    let core = &t.core;
+    let ghost_page = PageId::new();
+    let ghost_node = NodeId::new();
+    let page_msg = format!("unknown page id {ghost_page}");
+    rejects(
+        core,
+        id,
+        Op::RemovePage { id: ghost_page },
+        &["RemovePage", &page_msg],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::UpdatePage {
+            id: ghost_page,
+            patch: PagePatch {
+                name: Some("x".into()),
+                ..Default::default()
+            },
+        },
+        &["UpdatePage", &page_msg],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::AddNode {
+            page: ghost_page,
+            node: text_node("x"),
+            at: None,
+        },
+        &[&page_msg],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::RemoveNode {
+            page: ghost_page,
+            id: n1,
+        },
+        &[&page_msg],
+    )
+    .await;
+    rejects(core, id, translate(ghost_page, n1, "x"), &[&page_msg]).await;
+    rejects(
+        core,
+        id,
+        Op::ReorderNodes {
+            page: ghost_page,
+            order: vec![],
+        },
+        &[&page_msg],
+    )
+    .await;
+    let node_msg = format!("page {p1} has no node with id {ghost_node}");
+    rejects(
+        core,
+        id,
+        Op::RemoveNode {
+            page: p1,
+            id: ghost_node,
+        },
+        &["RemoveNode", &node_msg],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        translate(p1, ghost_node, "x"),
+        &["UpdateNode", &node_msg],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn indexes_out_of_range_are_rejected() {
+    let t = TestCore::new();
+    let (id, p1, _, _, _) = fixture(&t).await;
+    let core = &t.core;
+    let mut op = add_page("far");
+    if let Op::AddPage { at, .. } = &mut op {
+        *at = Some(3);
+    }
+    rejects(
+        core,
+        id,
+        op,
+        &["AddPage", "index `at` 3 is out of range (0..=2)"],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::AddNode {
+            page: p1,
+            node: text_node("x"),
+            at: Some(9),
+        },
+        &["AddNode", "index `at` 9 is out of range (0..=2)"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn orders_that_are_not_permutations_are_rejected() {
+    let t = TestCore::new();
+    let (id, p1, p2, n1, n2) = fixture(&t).await;
+    let core = &t.core;
+    rejects(
+        core,
+        id,
+        Op::ReorderPages { order: vec![p1] },
+        &[
+            "ReorderPages",
+            "not a permutation of the 2 pages",
+            "is missing",
+        ],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::ReorderPages {
+            order: vec![p1, p1],
+        },
+        &["names page", "twice"],
+    )
+    .await;
+    let ghost = PageId::new();
+    rejects(
+        core,
+        id,
+        Op::ReorderPages {
+            order: vec![p1, p2, ghost],
+        },
+        &[&format!("unknown page id {ghost}")],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::ReorderNodes {
+            page: p1,
+            order: vec![n2],
+        },
+        &["ReorderNodes", "not a permutation of the 2 nodes"],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::ReorderNodes {
+            page: p1,
+            order: vec![n1, n2, n2],
+        },
+        &["names node", "twice"],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_patch_for_another_kind_is_rejected() {
+    let t = TestCore::new();
+    let (id, p1, _, n1, _) = fixture(&t).await;
+    let op = Op::UpdateNode {
+        page: p1,
+        id: n1,
+        patch: NodePatch {
+            kind: Some(KindPatch::Image {
+                blob: None,
+                role: Some(ImageRole::Rendered),
+                opacity: None,
+                name: None,
+            }),
+            ..Default::default()
+        },
+    };
+    rejects(
+        &t.core,
+        id,
+        op,
+        &[
+            "UpdateNode",
+            "the patch is for a image node",
+            "is a text node",
+        ],
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn bad_values_are_rejected() {
+    let t = TestCore::new();
+    let (id, p1, _, n1, _) = fixture(&t).await;
+    let core = &t.core;
+    let dup = core.scene(id).await.unwrap().scene.pages[0].id;
+    let mut op = add_page("dup");
+    if let Op::AddPage { page, .. } = &mut op {
+        page.id = Some(dup);
+    }
+    rejects(core, id, op, &["already exists"]).await;
+    let missing = BlobHash::of(b"never stored");
+    let image = NewNode {
+        id: None,
+        transform: Default::default(),
+        visible: true,
+        kind: NodeKind::Image {
+            blob: missing,
+            role: ImageRole::Source,
+            opacity: 1.0,
+            name: None,
+        },
+    };
+    rejects(
+        core,
+        id,
+        Op::AddNode {
+            page: p1,
+            node: image.clone(),
+            at: None,
+        },
+        &["is not in the project's blob store"],
+    )
+    .await;
+    let stored = core.put_blob(id, b"png bytes").unwrap();
+    let mut bad_opacity = image.clone();
+    bad_opacity.kind = NodeKind::Image {
+        blob: stored,
+        role: ImageRole::Source,
+        opacity: 1.5,
+        name: None,
+    };
+    rejects(
+        core,
+        id,
+        Op::AddNode {
+            page: p1,
+            node: bad_opacity,
+            at: None,
+        },
+        &["opacity 1.5 is outside 0..=1"],
+    )
+    .await;
+    let negative = Op::UpdateNode {
+        page: p1,
+        id: n1,
+        patch: NodePatch {
+            transform: Some(TransformPatch {
+                width: Some(-1.0),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    };
+    rejects(core, id, negative, &["must not be negative"]).await;
+    rejects(
+        core,
+        id,
+        Op::UpdateNode {
+            page: p1,
+            id: n1,
+            patch: NodePatch::default(),
+        },
+        &["the patch changes nothing"],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::UpdateProject {
+            patch: ProjectPatch {
+                name: Some("  ".into()),
+            },
+        },
+        &["must not be empty"],
+    )
+    .await;
+    rejects(
+        core,
+        id,
+        Op::Batch {
+            ops: vec![],
+            label: None,
+        },
+        &["Batch: has no ops"],
+    )
+    .await;
+    // A stored blob is accepted.
+    let mut good = image;
+    good.kind = NodeKind::Image {
+        blob: stored,
+        role: ImageRole::Source,
+        opacity: 0.5,
+        name: None,
+    };
+    core.apply(
+        id,
+        Op::AddNode {
+            page: p1,
+            node: good,
+            at: None,
+        },
+    )
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_batch_whose_third_op_fails_changes_nothing() {
+    let t = TestCore::new();
+    let (id, p1, _, n1, _) = fixture(&t).await;
+    let ghost = NodeId::new();
+    let op = Op::Batch {
+        ops: vec![
+            add_page("new"),
+            translate(p1, n1, "changed"),
+            Op::RemoveNode {
+                page: p1,
+                id: ghost,
+            },
+            add_page("never"),
+        ],
+        label: Some("doomed".into()),
+    };
+    rejects(
+        &t.core,
+        id,
+        op,
+        &["ops[2] RemoveNode", &format!("no node with id {ghost}")],
+    )
+    .await;
+    // Nested batches name the path to the failing member.
+    let nested = Op::Batch {
+        ops: vec![
+            add_page("x"),
+            Op::Batch {
+                ops: vec![Op::RemovePage { id: PageId::new() }],
+                label: None,
+            },
+        ],
+        label: None,
+    };
+    rejects(&t.core, id, nested, &["ops[1] ops[0] RemovePage"]).await;
+}
+
+#[test]
+fn malformed_ops_fail_to_parse_with_a_reason() {
+    let cases = [
+        (r#"{"type":"AddPage"}"#, "missing field `page`"),
+        (r#"{"type":"Teleport"}"#, "unknown variant `Teleport`"),
+        (r#"{"type":"RemovePage","id":"not-a-uuid"}"#, "UUID"),
+        (
+            r#"{"type":"RemovePage","id":"0190d2a0-0000-7000-8000-000000000001","extra":1}"#,
+            "unknown field `extra`",
+        ),
+        (r#"{"type":"ReorderPages","order":"abc"}"#, "invalid type"),
+        (
+            r#"{"type":"AddPage","page":{"name":"x"},"at":-1}"#,
+            "invalid value",
+        ),
+        (r#"{"type":"UpdateNode"#, "EOF"),
+    ];
+    for (json, expected) in cases {
+        let err = serde_json::from_str::<Op>(json).unwrap_err().to_string();
+        assert!(err.contains(expected), "{json}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn unknown_session_is_not_found() {
+    let t = TestCore::new();
+    let ghost = SessionId::new();
+    let err = t.core.apply(ghost, add_page("x")).await.unwrap_err();
+    assert_eq!(err, CoreError::not_found("session", ghost));
+    assert_eq!(t.core.resolve(None).unwrap_err(), CoreError::NoSession);
+}

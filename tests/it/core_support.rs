@@ -1,0 +1,299 @@
+//! Helpers for tests of the core: a core over a temporary projects
+//! directory, op builders, and a deterministic op generator shared by the
+//! crash test's child and parent.
+
+use std::path::{Path, PathBuf};
+
+use quire::config::schema::Durability;
+use quire::core::apply::apply;
+use quire::core::blobs::BlobHash;
+use quire::core::history::{Entry, History};
+use quire::core::ids::{NodeId, PageId, SessionId};
+use quire::core::op::{KindPatch, NewNode, NewPage, NodePatch, Op};
+use quire::core::scene::{NodeKind, Scene, Transform};
+use quire::core::session::SessionSettings;
+use quire::core::{Core, CoreConfig};
+use tempfile::TempDir;
+
+pub struct TestCore {
+    pub dir: TempDir,
+    pub core: Core,
+}
+
+pub fn settings(
+    durability: Durability,
+    snapshot_every_ops: u64,
+    undo_limit: usize,
+) -> SessionSettings {
+    SessionSettings {
+        durability,
+        snapshot_every_ops,
+        undo_limit,
+    }
+}
+
+pub fn core_at(projects_dir: &Path, session: SessionSettings) -> Core {
+    Core::new(CoreConfig {
+        projects_dir: projects_dir.to_path_buf(),
+        session,
+        mode: "test".into(),
+    })
+}
+
+impl TestCore {
+    pub fn new() -> Self {
+        Self::with(settings(Durability::Fsync, 1000, 500))
+    }
+
+    pub fn with(session: SessionSettings) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("quire-core-")
+            .tempdir()
+            .unwrap();
+        let core = core_at(&dir.path().join("projects"), session);
+        TestCore { dir, core }
+    }
+
+    /// A new managed project, open and current.
+    pub fn session(&self, name: &str) -> SessionId {
+        self.core.create_managed_project(name).unwrap().id
+    }
+
+    pub fn project_path(&self, id: SessionId) -> PathBuf {
+        self.core.session(id).unwrap().path
+    }
+}
+
+pub fn text_node(text: &str) -> NewNode {
+    NewNode {
+        id: None,
+        transform: Transform {
+            x: 10.0,
+            y: 20.0,
+            width: 100.0,
+            height: 40.0,
+            rotation: None,
+        },
+        visible: true,
+        kind: NodeKind::Text {
+            text: Some(text.into()),
+            translation: None,
+            source_lang: None,
+            style: None,
+        },
+    }
+}
+
+pub fn add_page(name: &str) -> Op {
+    Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: name.into(),
+            width: Some(800),
+            height: Some(1200),
+            nodes: None,
+        },
+        at: None,
+    }
+}
+
+pub fn translate(page: PageId, node: NodeId, text: &str) -> Op {
+    Op::UpdateNode {
+        page,
+        id: node,
+        patch: NodePatch {
+            kind: Some(KindPatch::Text {
+                text: None,
+                translation: Some(Some(text.into())),
+                source_lang: None,
+                style: None,
+            }),
+            ..NodePatch::default()
+        },
+    }
+}
+
+/// A deterministic source of changes: the same seed gives the same actions
+/// against the same scene, so a test can replay what a child process did.
+pub struct Gen {
+    state: u64,
+}
+
+/// One step of a generated run; each one advances the epoch by exactly one.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Op(Op),
+    Undo,
+    Redo,
+}
+
+impl Gen {
+    pub fn new(seed: u64) -> Self {
+        Gen {
+            state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        // xorshift64*
+        let mut x = self.state;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.state = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    fn id128(&mut self) -> u128 {
+        ((self.next_u64() as u128) << 64) | self.next_u64() as u128
+    }
+
+    fn page_id(&mut self) -> PageId {
+        PageId(uuid::Uuid::from_u128(self.id128()))
+    }
+
+    fn node_id(&mut self) -> NodeId {
+        NodeId(uuid::Uuid::from_u128(self.id128()))
+    }
+
+    /// The next action that applies to `scene` with `history`.
+    pub fn action(&mut self, scene: &Scene, history: &History) -> Action {
+        loop {
+            let roll = self.below(100);
+            if roll < 8 && history.undo_len() > 0 {
+                return Action::Undo;
+            }
+            if roll < 12 && history.redo_len() > 0 {
+                return Action::Redo;
+            }
+            let pages = &scene.pages;
+            if pages.is_empty() || roll < 25 {
+                let id = self.page_id();
+                let nodes = (0..self.below(3))
+                    .map(|i| NewNode {
+                        id: Some(self.node_id()),
+                        ..text_node(&format!("line {i}"))
+                    })
+                    .collect();
+                return Action::Op(Op::AddPage {
+                    page: NewPage {
+                        id: Some(id),
+                        name: format!("page {}", self.below(1000)),
+                        width: Some(600),
+                        height: Some(900),
+                        nodes: Some(nodes),
+                    },
+                    at: Some(self.below(pages.len() + 1)),
+                });
+            }
+            let page = &pages[self.below(pages.len())];
+            match roll {
+                25..=44 => {
+                    return Action::Op(Op::AddNode {
+                        page: page.id,
+                        node: NewNode {
+                            id: Some(self.node_id()),
+                            ..text_node(&format!("text {}", self.below(1000)))
+                        },
+                        at: Some(self.below(page.nodes.len() + 1)),
+                    });
+                }
+                45..=74 if !page.nodes.is_empty() => {
+                    let node = &page.nodes[self.below(page.nodes.len())];
+                    let text = format!("translation {}", self.below(1000));
+                    return Action::Op(translate(page.id, node.id, &text));
+                }
+                75..=84 if !page.nodes.is_empty() => {
+                    let node = &page.nodes[self.below(page.nodes.len())];
+                    return Action::Op(Op::RemoveNode {
+                        page: page.id,
+                        id: node.id,
+                    });
+                }
+                85..=89 if pages.len() > 1 => {
+                    let mut order: Vec<PageId> = pages.iter().map(|p| p.id).collect();
+                    order.rotate_left(1);
+                    return Action::Op(Op::ReorderPages { order });
+                }
+                90..=94 => {
+                    return Action::Op(Op::RemovePage { id: page.id });
+                }
+                95..=99 => {
+                    let id = self.page_id();
+                    return Action::Op(Op::Batch {
+                        ops: vec![
+                            add_page_with(id, "batched"),
+                            Op::UpdatePage {
+                                id,
+                                patch: quire::core::op::PagePatch {
+                                    name: Some("batched and renamed".into()),
+                                    ..Default::default()
+                                },
+                            },
+                        ],
+                        label: Some("generated batch".into()),
+                    });
+                }
+                _ => continue,
+            }
+        }
+    }
+}
+
+fn add_page_with(id: PageId, name: &str) -> Op {
+    Op::AddPage {
+        page: NewPage {
+            id: Some(id),
+            name: name.into(),
+            width: None,
+            height: None,
+            nodes: None,
+        },
+        at: None,
+    }
+}
+
+/// An in-memory replica: applies actions exactly as a session does.
+pub struct Replica {
+    pub scene: Scene,
+    pub history: History,
+    pub epoch: u64,
+}
+
+impl Replica {
+    pub fn new(scene: Scene, undo_limit: usize) -> Self {
+        Replica {
+            scene,
+            history: History::new(undo_limit),
+            epoch: 0,
+        }
+    }
+
+    pub fn perform(&mut self, action: &Action) {
+        let no_blobs = |_: &BlobHash| false;
+        match action {
+            Action::Op(op) => {
+                let applied = apply(&mut self.scene, op.clone(), &no_blobs).unwrap();
+                self.history.push(Entry {
+                    forward: applied.op,
+                    inverse: applied.inverse,
+                });
+            }
+            Action::Undo => {
+                let op = self.history.next_undo().unwrap().inverse.clone();
+                apply(&mut self.scene, op, &no_blobs).unwrap();
+                self.history.undone();
+            }
+            Action::Redo => {
+                let op = self.history.next_redo().unwrap().forward.clone();
+                apply(&mut self.scene, op, &no_blobs).unwrap();
+                self.history.redone();
+            }
+        }
+        self.epoch += 1;
+    }
+}
