@@ -268,10 +268,12 @@ impl Subscription {
         }
     }
 
-    /// Fell behind the channel: start again from a snapshot.
+    /// Fell behind the channel: start again from a snapshot, with a fresh
+    /// receiver so that no stale event (or second lag) follows it.
     fn resync(&mut self) {
         let state = self.bus.lock();
         let snapshot = EventBus::snapshot_locked(&state);
+        self.rx = self.bus.tx.subscribe();
         self.floor = state.seq;
         self.backlog.clear();
         self.backlog.push_back(snapshot);

@@ -121,6 +121,7 @@ pub struct Gen {
 
 /// One step of a generated run; each one advances the epoch by exactly one.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // short-lived test values
 pub enum Action {
     Op(Op),
     Undo,

@@ -1,0 +1,243 @@
+//! Crash safety with real processes: a child applies ops and prints each
+//! acknowledged epoch; the parent kills it with SIGKILL at random moments
+//! and checks that every acknowledged op survived and that the recovered
+//! scene equals an in-memory replay of the same ops. Also: the project lock
+//! between two processes.
+//!
+//! The child is this same test binary, re-run on the ignored test
+//! `core_crash::child` with its task in an environment variable.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use quire::config::schema::Durability;
+use quire::core::scene::Scene;
+
+use crate::core_support::{Action, Gen, Replica, core_at, settings};
+
+const TASK_ENV: &str = "QUIRE_TEST_CHILD_TASK";
+const UNDO_LIMIT: usize = 50;
+
+/// Runs in the child process only (see the module docs).
+#[test]
+#[ignore = "run by other tests as a child process"]
+fn child() {
+    let Ok(task) = std::env::var(TASK_ENV) else {
+        return;
+    };
+    let parts: Vec<&str> = task.split('|').collect();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        match parts[0] {
+            "crash" => crash_child(&parts[1..]).await,
+            "hold" => hold_child(Path::new(parts[1])).await,
+            other => panic!("unknown task {other}"),
+        }
+    });
+}
+
+fn say(line: &str) {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").unwrap();
+    out.flush().unwrap();
+}
+
+async fn crash_child(args: &[&str]) {
+    let path = PathBuf::from(args[0]);
+    let seed: u64 = args[1].parse().unwrap();
+    let durability = if args[2] == "batch" {
+        Durability::Batch
+    } else {
+        Durability::Fsync
+    };
+    let every: u64 = args[3].parse().unwrap();
+    let core = core_at(&path.join(".."), settings(durability, every, UNDO_LIMIT));
+    let id = core.open_project(&path).unwrap().id;
+    let initial = core.scene(id).await.unwrap().scene;
+    let mut replica = Replica::new(initial, UNDO_LIMIT);
+    let mut generator = Gen::new(seed);
+    for _ in 0..100_000 {
+        let action = generator.action(&replica.scene, &replica.history);
+        let epoch = match &action {
+            Action::Op(op) => core.apply(id, op.clone()).await.unwrap().epoch,
+            Action::Undo => core.undo(id).await.unwrap().unwrap(),
+            Action::Redo => core.redo(id).await.unwrap().unwrap(),
+        };
+        replica.perform(&action);
+        assert_eq!(epoch, replica.epoch);
+        say(&format!("ACK {epoch}"));
+    }
+}
+
+async fn hold_child(path: &Path) {
+    let core = core_at(&path.join(".."), settings(Durability::Fsync, 1000, 10));
+    let id = core.open_project(path).unwrap().id;
+    say("OPEN");
+    let mut line = String::new();
+    while std::io::stdin().read_line(&mut line).unwrap() > 0 {
+        if line.trim() == "close" {
+            core.close_session(id).unwrap();
+            say("CLOSED");
+        }
+        line.clear();
+    }
+}
+
+/// A child with its stdout read on a thread, so the parent can wait for a
+/// line with a deadline.
+struct ChildProc {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl ChildProc {
+    fn spawn(task: &str) -> Self {
+        let mut child = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--ignored",
+                "--exact",
+                "core_crash::child",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(TASK_ENV, task)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        ChildProc { child, lines }
+    }
+
+    /// The next line the child itself wrote, from `prefix` on (the test
+    /// harness's own output is skipped, and may share the first line),
+    /// waiting at most `deadline`.
+    fn expect(&self, prefix: &str, deadline: Duration) -> String {
+        let end = Instant::now() + deadline;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => match line.find(prefix) {
+                    Some(i) => return line[i..].to_owned(),
+                    None => continue,
+                },
+                Err(e) => panic!("no {prefix:?} line from the child: {e}"),
+            }
+        }
+    }
+
+    /// Kills the child with SIGKILL; returns the lines it wrote that were
+    /// not read yet.
+    fn kill(mut self) -> Vec<String> {
+        self.child.kill().unwrap();
+        self.child.wait().unwrap();
+        // The reader thread ends at EOF, which closes the channel.
+        self.lines.iter().collect()
+    }
+}
+
+fn new_project(root: &Path, name: &str) -> (PathBuf, Scene) {
+    let core = core_at(root, settings(Durability::Fsync, 1000, 10));
+    let s = core.create_managed_project(name).unwrap();
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let scene = runtime.block_on(core.scene(s.id)).unwrap().scene;
+    core.close_session(s.id).unwrap();
+    (s.path, scene)
+}
+
+#[test]
+fn every_acknowledged_op_survives_sigkill() {
+    const KILLS: u64 = 60;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects");
+    let mut picker = Gen::new(0xC0FFEE);
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    for round in 0..KILLS {
+        let (path, initial) = new_project(&root, &format!("crash {round}"));
+        let durability = if round % 2 == 0 { "fsync" } else { "batch" };
+        let every = 3 + round % 7;
+        let task = format!("crash|{}|{round}|{durability}|{every}", path.display());
+        let child = ChildProc::spawn(&task);
+        // Kill after a random number of acknowledgements: sometimes at
+        // once, sometimes deep into snapshots and truncations.
+        let wait_for = 1 + picker.next_u64() % 80;
+        let mut last_ack = 0u64;
+        for _ in 0..wait_for {
+            let line = child.expect("ACK ", Duration::from_secs(30));
+            last_ack = line[4..].parse().unwrap();
+        }
+        // Every acknowledgement the child printed before it died counts.
+        for line in child.kill() {
+            if let Some(i) = line.find("ACK ") {
+                last_ack = line[i + 4..].parse().unwrap();
+            }
+        }
+        let core = core_at(&root, settings(Durability::Fsync, 1000, UNDO_LIMIT));
+        let session = core.open_project(&path).unwrap();
+        let recovered = runtime.block_on(core.scene(session.id)).unwrap();
+        assert!(
+            recovered.epoch >= last_ack,
+            "round {round}: acknowledged epoch {last_ack} lost (recovered {})",
+            recovered.epoch
+        );
+        let mut replica = Replica::new(initial, UNDO_LIMIT);
+        let mut generator = Gen::new(round);
+        while replica.epoch < recovered.epoch {
+            let action = generator.action(&replica.scene, &replica.history);
+            replica.perform(&action);
+        }
+        assert!(
+            replica.scene.same_content(&recovered.scene),
+            "round {round} ({durability}, snapshot every {every}): recovered scene at epoch {} differs from the replay",
+            recovered.epoch
+        );
+        core.close_session(session.id).unwrap();
+    }
+}
+
+#[test]
+fn the_lock_names_the_other_process_and_is_released_on_close_and_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects");
+    let (path, _) = new_project(&root, "shared");
+    let core = core_at(&root, settings(Durability::Fsync, 1000, 10));
+
+    let mut holder = ChildProc::spawn(&format!("hold|{}", path.display()));
+    holder.expect("OPEN", Duration::from_secs(30));
+    let err = core.open_project(&path).unwrap_err();
+    assert_eq!(err.code(), "locked");
+    let message = err.to_string();
+    assert!(
+        message.contains(&format!("pid {}", holder.child.id())),
+        "{message}"
+    );
+    assert!(message.contains("mode test"), "{message}");
+    // Released on close while the holder keeps running.
+    let stdin = holder.child.stdin.as_mut().unwrap();
+    writeln!(stdin, "close").unwrap();
+    stdin.flush().unwrap();
+    holder.expect("CLOSED", Duration::from_secs(30));
+    let s = core.open_project(&path).unwrap();
+    core.close_session(s.id).unwrap();
+    let _ = holder.kill();
+
+    // Released when the holder dies without closing.
+    let holder = ChildProc::spawn(&format!("hold|{}", path.display()));
+    holder.expect("OPEN", Duration::from_secs(30));
+    assert_eq!(core.open_project(&path).unwrap_err().code(), "locked");
+    let _ = holder.kill();
+    core.open_project(&path).unwrap();
+}
