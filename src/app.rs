@@ -170,6 +170,11 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         verbose: cli.global.verbose,
         config: loaded.config.log.level,
     });
+    tracing::debug!(
+        mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str()),
+        files = loaded.files.iter().filter(|f| f.path.exists()).count(),
+        "configuration loaded"
+    );
 
     match plan {
         Plan::Launch(launch) => {

@@ -371,6 +371,17 @@ impl Core {
         self.open_session(id)?.submit(op)
     }
 
+    /// Undoes in memory and queues it (see [`Core::submit`]); `None` at the
+    /// boundary.
+    pub fn submit_undo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
+        self.open_session(id)?.undo()
+    }
+
+    /// Redoes in memory and queues it (see [`Core::submit`]).
+    pub fn submit_redo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
+        self.open_session(id)?.redo()
+    }
+
     /// Applies `op`; returns once it is durable.
     pub async fn apply(&self, id: SessionId, op: Op) -> CoreResult<ApplyResult> {
         let (epoch, created) = self.submit(id, op)?.durable().await?;
@@ -379,7 +390,7 @@ impl Core {
 
     /// Undoes the latest change: its new epoch, or `None` at the boundary.
     pub async fn undo(&self, id: SessionId) -> CoreResult<Option<u64>> {
-        let pending = self.open_session(id)?.undo()?;
+        let pending = self.submit_undo(id)?;
         match pending {
             Some(p) => Ok(Some(p.durable().await?.0)),
             None => Ok(None),
@@ -388,7 +399,7 @@ impl Core {
 
     /// Redoes the latest undone change: its new epoch, or `None`.
     pub async fn redo(&self, id: SessionId) -> CoreResult<Option<u64>> {
-        let pending = self.open_session(id)?.redo()?;
+        let pending = self.submit_redo(id)?;
         match pending {
             Some(p) => Ok(Some(p.durable().await?.0)),
             None => Ok(None),

@@ -420,3 +420,81 @@ fn usage_errors_exit_2_with_our_prefix() {
         .success()
         .stdout_has("config show --origin");
 }
+
+#[test]
+fn logs_go_to_stderr_at_the_requested_level() {
+    let s = Sandbox::new();
+    let quiet = s
+        .quire()
+        .args(["config", "show", "--format", "json"])
+        .run()
+        .success();
+    assert!(
+        !quiet.stderr().contains("configuration loaded"),
+        "{}",
+        quiet.stderr()
+    );
+    for (flag, env) in [
+        (Some("-v"), None),
+        (Some("--log-level=debug"), None),
+        (None, Some(("RUST_LOG", "quire=debug"))),
+        (None, Some(("QUIRE_LOG__LEVEL", "debug"))),
+    ] {
+        let mut run = s.quire();
+        if let Some((k, v)) = env {
+            run = run.env(k, v);
+        }
+        let out = run
+            .args(flag)
+            .args(["config", "show", "--format", "json"])
+            .run()
+            .success();
+        // stdout stays pure JSON; the log line is on stderr.
+        serde_json::from_str::<serde_json::Value>(&out.stdout()).unwrap();
+        assert!(
+            out.stderr().contains("configuration loaded"),
+            "{flag:?} {env:?}"
+        );
+    }
+    // The flag beats RUST_LOG.
+    let out = s
+        .quire()
+        .env("RUST_LOG", "debug")
+        .args(["--log-level", "error", "config", "show"])
+        .run()
+        .success();
+    assert!(!out.stderr().contains("configuration loaded"));
+}
+
+#[test]
+fn projects_list_reads_the_data_directory() {
+    let s = Sandbox::new();
+    s.quire()
+        .args(["projects", "list"])
+        .run()
+        .success()
+        .stdout_has("no projects in")
+        .stdout_has(&s.data_dir().join("projects").display().to_string());
+    let project = s.data_dir().join("projects/demo");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(
+        project.join("project.toml"),
+        "id = \"0190d2a0-0000-7000-8000-000000000001\"\nname = \"Demo\"\ncreatedAt = \"2026-01-01T00:00:00Z\"\nformatVersion = 1\n",
+    )
+    .unwrap();
+    s.quire()
+        .args(["projects", "list"])
+        .run()
+        .success()
+        .stdout_has("Demo")
+        .stdout_has("closed");
+    let json = s
+        .quire()
+        .args(["projects", "list", "--json"])
+        .run()
+        .success()
+        .stdout();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["name"], "Demo");
+    assert_eq!(v[0]["id"], "0190d2a0-0000-7000-8000-000000000001");
+}

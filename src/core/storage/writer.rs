@@ -28,6 +28,11 @@ use crate::core::error::{CoreError, CoreResult};
 /// Group-commit window for `durability = "batch"`.
 const BATCH_WINDOW: Duration = Duration::from_millis(5);
 
+/// With `durability = "fsync"`, how long to wait for more writers once the
+/// previous fsync showed that several write at once. A lone writer never
+/// waits: its batches have one frame.
+const JOIN_WINDOW: Duration = Duration::from_micros(100);
+
 pub enum Item {
     Frame { epoch: u64, bytes: Vec<u8> },
     Snapshot(Box<SnapshotJob>),
@@ -177,11 +182,13 @@ struct Flusher {
 impl Flusher {
     fn run(mut self) {
         let mut last_sync: Option<Instant> = None;
+        let mut last_batch = 0usize;
         loop {
-            let Some(items) = self.take(last_sync) else {
+            let Some(items) = self.take(last_sync, last_batch) else {
                 return;
             };
             last_sync = Some(Instant::now());
+            last_batch = items.len();
             match self.write(items) {
                 Ok(Some(epoch)) => {
                     for e in self.epoch + 1..=epoch {
@@ -202,7 +209,7 @@ impl Flusher {
     }
 
     /// Waits for work; `None` once closing with nothing left.
-    fn take(&self, last_sync: Option<Instant>) -> Option<Vec<Item>> {
+    fn take(&self, last_sync: Option<Instant>, last_batch: usize) -> Option<Vec<Item>> {
         fn lock(s: &Shared) -> std::sync::MutexGuard<'_, Queue> {
             s.queue.lock().unwrap_or_else(PoisonError::into_inner)
         }
@@ -227,6 +234,23 @@ impl Flusher {
                 // Let more writers join this fsync.
                 std::thread::sleep(BATCH_WINDOW - since);
                 queue = lock(&self.shared);
+            }
+        }
+        if self.durability == Durability::Fsync && last_batch > 1 {
+            // Concurrent writers: the ones woken by the last fsync are about
+            // to queue their next frames; let them join this fsync.
+            let deadline = Instant::now() + JOIN_WINDOW;
+            while queue.items.len() < last_batch && !queue.closing {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                queue = self
+                    .shared
+                    .ready
+                    .wait_timeout(queue, left)
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .0;
             }
         }
         Some(std::mem::take(&mut queue.items))
