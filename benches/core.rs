@@ -32,6 +32,8 @@ fn core(root: &Path, durability: Durability, snapshot_every_ops: u64, undo_limit
             undo_limit,
         },
         mode: "bench".into(),
+        engines: Default::default(),
+        providers: Default::default(),
     })
 }
 

@@ -249,7 +249,9 @@ fn helper(
         Command::Projects(ProjectsCommand::List { json }) => {
             commands::projects::list(loaded, json, out)
         }
-        Command::Engines(EnginesCommand::List) => Err(launch::not_built("engines")),
+        Command::Engines(EnginesCommand::List { json }) => {
+            commands::engines::list(loaded, json, out)
+        }
         Command::Attach(_)
         | Command::Mcp(_)
         | Command::Completions { .. }

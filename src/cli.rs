@@ -195,7 +195,11 @@ pub enum ProjectsCommand {
 #[derive(Debug, Subcommand)]
 pub enum EnginesCommand {
     /// Registered pipeline engines (built-in and configured)
-    List,
+    List {
+        /// One JSON array instead of a table
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[cfg(test)]

@@ -23,33 +23,7 @@ pub fn list(loaded: &Loaded, out: &mut dyn Write) -> Result<(), Failure> {
             ]
         })
         .collect();
-    let header = [
-        "NAME".to_owned(),
-        "FRONTENDS".to_owned(),
-        "SOURCE".to_owned(),
-        "DESCRIPTION".to_owned(),
-    ];
-    let mut widths = [0usize; 3];
-    for row in std::iter::once(&header).chain(rows.iter()) {
-        for (w, cell) in widths.iter_mut().zip(row.iter()) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&header).chain(rows.iter()) {
-        writeln!(
-            out,
-            "{:<w0$}  {:<w1$}  {:<w2$}  {}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2]
-        )
-        .map_err(write_failed)?;
-    }
-    Ok(())
+    super::table(out, ["NAME", "FRONTENDS", "SOURCE", "DESCRIPTION"], &rows)
 }
 
 pub fn show(loaded: &Loaded, name: &str, out: &mut dyn Write) -> Result<(), Failure> {

@@ -63,26 +63,5 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
             ]
         })
         .collect();
-    let header = ["NAME", "UPDATED", "STATE", "PATH"].map(str::to_owned);
-    let mut widths = [0usize; 3];
-    for row in std::iter::once(&header).chain(&cells) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&header).chain(&cells) {
-        writeln!(
-            out,
-            "{:<a$}  {:<b$}  {:<c$}  {}",
-            row[0],
-            row[1],
-            row[2],
-            row[3],
-            a = widths[0],
-            b = widths[1],
-            c = widths[2]
-        )
-        .map_err(write_failed)?;
-    }
-    Ok(())
+    super::table(out, ["NAME", "UPDATED", "STATE", "PATH"], &cells)
 }

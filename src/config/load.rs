@@ -460,6 +460,12 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
         return Err(at("history.undo_limit", "must be at least 1".into()));
     }
     for (id, engine) in &config.engines.commands {
+        if crate::core::engines::BUILT_IN.contains(&id.as_str()) {
+            return Err(at(
+                &format!("engines.{id}"),
+                format!("`{id}` is a built-in engine; give the command engine another id"),
+            ));
+        }
         let key = format!("engines.{id}.command");
         match engine.command.first() {
             None => return Err(at(&key, "must name a program".into())),

@@ -20,6 +20,9 @@ pub enum CoreError {
     /// The state does not allow it (e.g. a project directory that exists).
     #[error("{0}")]
     Conflict(String),
+    /// An engine that needs a person's approval was started without it.
+    #[error("{0}")]
+    ApprovalRequired(String),
     /// Another process holds the project's lock.
     #[error("{0}")]
     Locked(String),
@@ -44,6 +47,7 @@ impl CoreError {
             CoreError::InvalidOp(_) => "invalid_op",
             CoreError::InvalidInput(_) => "invalid_input",
             CoreError::Conflict(_) => "conflict",
+            CoreError::ApprovalRequired(_) => "approval_required",
             CoreError::Locked(_) => "locked",
             CoreError::Corrupt { .. } => "corrupt",
             CoreError::Io(_) => "io",

@@ -17,10 +17,69 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use super::ids::{ProjectId, SessionId};
+use super::ids::{JobId, ProjectId, SessionId};
 
 /// How many past events a reconnecting client can resume from.
 pub const RING_CAPACITY: usize = 1024;
+
+/// How many finished jobs are remembered (with their warnings).
+pub const RECENT_JOBS: usize = 100;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum JobStatus {
+    Queued,
+    Running,
+    Completed,
+    CompletedWithErrors,
+    Cancelled,
+    Failed,
+}
+
+impl JobStatus {
+    pub fn is_finished(self) -> bool {
+        !matches!(self, JobStatus::Queued | JobStatus::Running)
+    }
+}
+
+/// Where a running job is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobProgress {
+    pub step: String,
+    pub step_index: usize,
+    pub total_steps: usize,
+    /// Pages done in this step.
+    pub page: usize,
+    pub total_pages: usize,
+    pub overall_percent: f64,
+}
+
+/// One step that failed (or found a problem) on one page.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobWarningInfo {
+    pub page_index: usize,
+    pub total_pages: usize,
+    pub step_id: String,
+    pub message: String,
+}
+
+/// A job as events describe it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JobSummary {
+    pub id: JobId,
+    pub session_id: SessionId,
+    pub steps: Vec<String>,
+    pub total_pages: usize,
+    pub status: JobStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub progress: Option<JobProgress>,
+    pub warnings: Vec<JobWarningInfo>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
 
 /// One open session as events describe it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -40,6 +99,7 @@ pub struct SessionSummary {
 pub enum Event {
     /// The whole picture: seed for a new or lagging subscriber.
     Snapshot {
+        jobs: Vec<JobSummary>,
         sessions: Vec<SessionSummary>,
     },
     SessionOpened {
@@ -63,6 +123,37 @@ pub enum Event {
         epoch: u64,
         name: String,
     },
+    /// A pipeline was accepted (queued); its session is busy until
+    /// `JobFinished`.
+    JobStarted {
+        id: JobId,
+        session_id: SessionId,
+        steps: Vec<String>,
+        total_pages: usize,
+    },
+    JobProgress {
+        job_id: JobId,
+        step: String,
+        step_index: usize,
+        total_steps: usize,
+        page: usize,
+        total_pages: usize,
+        overall_percent: f64,
+    },
+    /// One step failed, or found a problem, on one page; the job goes on.
+    JobWarning {
+        job_id: JobId,
+        page_index: usize,
+        total_pages: usize,
+        step_id: String,
+        message: String,
+    },
+    JobFinished {
+        id: JobId,
+        status: JobStatus,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     ConfigChanged {},
 }
 
@@ -75,6 +166,10 @@ impl Event {
             Event::SessionClosed { .. } => "SessionClosed",
             Event::CurrentSessionChanged { .. } => "CurrentSessionChanged",
             Event::SceneAdvanced { .. } => "SceneAdvanced",
+            Event::JobStarted { .. } => "JobStarted",
+            Event::JobProgress { .. } => "JobProgress",
+            Event::JobWarning { .. } => "JobWarning",
+            Event::JobFinished { .. } => "JobFinished",
             Event::ConfigChanged { .. } => "ConfigChanged",
         }
     }
@@ -91,26 +186,112 @@ pub struct Envelope {
 #[derive(Debug, Default)]
 struct Model {
     sessions: Vec<SessionSummary>,
+    /// Jobs in flight and the last `RECENT_JOBS` finished, oldest first.
+    jobs: VecDeque<JobSummary>,
 }
 
 impl Model {
+    fn job(&mut self, id: JobId) -> Option<&mut JobSummary> {
+        self.jobs.iter_mut().find(|j| j.id == id)
+    }
+
+    fn refresh_busy(&mut self) {
+        for s in &mut self.sessions {
+            s.busy = self
+                .jobs
+                .iter()
+                .any(|j| j.session_id == s.id && !j.status.is_finished());
+        }
+    }
+
     fn apply(&mut self, event: &Event) {
         match event {
+            Event::JobStarted {
+                id,
+                session_id,
+                steps,
+                total_pages,
+            } => {
+                self.jobs.push_back(JobSummary {
+                    id: *id,
+                    session_id: *session_id,
+                    steps: steps.clone(),
+                    total_pages: *total_pages,
+                    status: JobStatus::Queued,
+                    progress: None,
+                    warnings: Vec::new(),
+                    error: None,
+                });
+                self.refresh_busy();
+            }
+            Event::JobProgress {
+                job_id,
+                step,
+                step_index,
+                total_steps,
+                page,
+                total_pages,
+                overall_percent,
+            } => {
+                if let Some(job) = self.job(*job_id) {
+                    job.status = JobStatus::Running;
+                    job.progress = Some(JobProgress {
+                        step: step.clone(),
+                        step_index: *step_index,
+                        total_steps: *total_steps,
+                        page: *page,
+                        total_pages: *total_pages,
+                        overall_percent: *overall_percent,
+                    });
+                }
+            }
+            Event::JobWarning {
+                job_id,
+                page_index,
+                total_pages,
+                step_id,
+                message,
+            } => {
+                if let Some(job) = self.job(*job_id) {
+                    job.warnings.push(JobWarningInfo {
+                        page_index: *page_index,
+                        total_pages: *total_pages,
+                        step_id: step_id.clone(),
+                        message: message.clone(),
+                    });
+                }
+            }
+            Event::JobFinished { id, status, error } => {
+                if let Some(job) = self.job(*id) {
+                    job.status = *status;
+                    job.error.clone_from(error);
+                }
+                let finished = self.jobs.iter().filter(|j| j.status.is_finished()).count();
+                if finished > RECENT_JOBS
+                    && let Some(oldest) = self.jobs.iter().position(|j| j.status.is_finished())
+                {
+                    self.jobs.remove(oldest);
+                }
+                self.refresh_busy();
+            }
             Event::SessionOpened {
                 session_id,
                 project_id,
                 name,
                 path,
                 epoch,
-            } => self.sessions.push(SessionSummary {
-                id: *session_id,
-                project_id: *project_id,
-                name: name.clone(),
-                path: path.clone(),
-                epoch: *epoch,
-                busy: false,
-                current: false,
-            }),
+            } => {
+                self.sessions.push(SessionSummary {
+                    id: *session_id,
+                    project_id: *project_id,
+                    name: name.clone(),
+                    path: path.clone(),
+                    epoch: *epoch,
+                    busy: false,
+                    current: false,
+                });
+                self.refresh_busy();
+            }
             Event::SessionClosed { session_id } => self.sessions.retain(|s| s.id != *session_id),
             Event::CurrentSessionChanged { session_id } => {
                 for s in &mut self.sessions {
@@ -196,10 +377,20 @@ impl EventBus {
         self.lock().model.sessions.clone()
     }
 
+    /// Jobs in flight and the last 100 finished, oldest first.
+    pub fn jobs(&self) -> Vec<JobSummary> {
+        self.lock().model.jobs.iter().cloned().collect()
+    }
+
+    pub fn job(&self, id: JobId) -> Option<JobSummary> {
+        self.lock().model.jobs.iter().find(|j| j.id == id).cloned()
+    }
+
     fn snapshot_locked(state: &BusState) -> Arc<Envelope> {
         Arc::new(Envelope {
             seq: state.seq,
             event: Event::Snapshot {
+                jobs: state.model.jobs.iter().cloned().collect(),
                 sessions: state.model.sessions.clone(),
             },
         })
@@ -303,7 +494,7 @@ mod tests {
         let mut sub = bus.subscribe(None);
         let first = sub.next().await.unwrap();
         assert_eq!(first.seq, 1);
-        let Event::Snapshot { sessions } = &first.event else {
+        let Event::Snapshot { sessions, .. } = &first.event else {
             panic!("{first:?}")
         };
         assert_eq!(sessions[0].id, id);
@@ -366,7 +557,7 @@ mod tests {
             });
         }
         let e = sub.next().await.unwrap();
-        let Event::Snapshot { sessions } = &e.event else {
+        let Event::Snapshot { sessions, .. } = &e.event else {
             panic!("{e:?}")
         };
         assert_eq!(sessions[0].epoch, RING_CAPACITY as u64 * 2);

@@ -14,15 +14,20 @@
 
 pub mod apply;
 pub mod blobs;
+pub mod engines;
 pub mod error;
 pub mod events;
+pub mod export;
 pub mod history;
 pub mod ids;
+pub mod import;
+pub mod jobs;
 pub mod op;
 pub mod scene;
 pub mod session;
 pub mod storage;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::UNIX_EPOCH;
@@ -31,6 +36,7 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use self::blobs::BlobHash;
+use self::engines::{EngineInfo, Registry};
 pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
 use self::ids::{ProjectId, SessionId};
@@ -41,6 +47,7 @@ use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use crate::config::Config;
 use crate::config::dirs::DataPaths;
+use crate::config::schema::{EnginesConfig, ProviderConfig};
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -49,6 +56,10 @@ pub struct CoreConfig {
     pub session: SessionSettings,
     /// The mode this process runs, recorded in project locks.
     pub mode: String,
+    /// Command engines and whether unattended clients may run them.
+    pub engines: EnginesConfig,
+    /// Translation providers for `llm-translate`.
+    pub providers: BTreeMap<String, ProviderConfig>,
 }
 
 impl CoreConfig {
@@ -61,6 +72,8 @@ impl CoreConfig {
                 undo_limit: config.history.undo_limit,
             },
             mode: mode.to_owned(),
+            engines: config.engines.clone(),
+            providers: config.providers.clone(),
         }
     }
 }
@@ -94,6 +107,10 @@ pub struct Core {
 struct Inner {
     config: CoreConfig,
     bus: Arc<EventBus>,
+    registry: Registry,
+    jobs: jobs::Jobs,
+    /// Shared by engines that call HTTP services (connection reuse).
+    http: reqwest::Client,
     // Quick lookups only; never held across I/O or an await.
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
@@ -130,8 +147,11 @@ impl Core {
     pub fn new(config: CoreConfig) -> Core {
         Core {
             inner: Arc::new(Inner {
+                registry: Registry::new(&config.engines.commands),
                 config,
                 bus: Arc::new(EventBus::new()),
+                jobs: jobs::Jobs::default(),
+                http: reqwest::Client::new(),
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
             }),
@@ -158,6 +178,15 @@ impl Core {
 
     pub fn projects_dir(&self) -> &Path {
         &self.inner.config.projects_dir
+    }
+
+    pub(crate) fn registry(&self) -> &Registry {
+        &self.inner.registry
+    }
+
+    /// The pipeline engines: built-in and configured.
+    pub fn engines(&self) -> Vec<EngineInfo> {
+        self.inner.registry.list()
     }
 
     pub fn events(&self) -> &Arc<EventBus> {
@@ -323,6 +352,7 @@ impl Core {
     /// Saves and closes a session (blocking): a final snapshot, then the
     /// lock is released.
     pub fn close_session(&self, id: SessionId) -> CoreResult<()> {
+        self.cancel_session_jobs(id);
         let _guard = self.lifecycle();
         let session = self
             .workspace()
@@ -423,6 +453,19 @@ impl Core {
     pub fn get_blob(&self, id: SessionId, hash: &BlobHash) -> CoreResult<Vec<u8>> {
         self.open_session(id)?.blobs().get(hash)
     }
+
+    /// The blob store of a session's project.
+    pub fn blob_store(&self, id: SessionId) -> CoreResult<blobs::BlobStore> {
+        Ok(self.open_session(id)?.blobs().clone())
+    }
+
+    /// Reads and verifies a blob on a blocking thread.
+    pub async fn read_blob(&self, id: SessionId, hash: BlobHash) -> CoreResult<Vec<u8>> {
+        let store = self.blob_store(id)?;
+        tokio::task::spawn_blocking(move || store.get(&hash))
+            .await
+            .map_err(|e| CoreError::Io(format!("blob reader failed: {e}")))?
+    }
 }
 
 /// A name people will see: not empty, one line, not absurdly long.
@@ -447,7 +490,7 @@ fn check_project_name(name: &str) -> CoreResult<String> {
 }
 
 /// A directory name for a project name: lowercase letters, digits and `-`.
-fn slug(name: &str) -> String {
+pub(crate) fn slug(name: &str) -> String {
     let mut out = String::new();
     for c in name.chars() {
         if c.is_alphanumeric() {

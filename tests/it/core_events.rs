@@ -20,7 +20,7 @@ fn check_epochs(events: &[Event], id: SessionId, start: u64) -> u64 {
                 assert_eq!(*epoch, known + 1, "gap or reorder after epoch {known}");
                 known = *epoch;
             }
-            Event::Snapshot { sessions } => {
+            Event::Snapshot { sessions, .. } => {
                 if let Some(s) = sessions.iter().find(|s| s.id == id) {
                     assert!(s.epoch >= known, "snapshot went back in time");
                     known = s.epoch;
@@ -86,7 +86,7 @@ async fn a_lagging_subscriber_gets_a_snapshot_then_continues() {
     }
     last.unwrap().durable().await.unwrap();
     let first = sub.next().await.unwrap();
-    let Event::Snapshot { sessions } = &first.event else {
+    let Event::Snapshot { sessions, .. } = &first.event else {
         panic!("expected a snapshot, got {first:?}")
     };
     assert_eq!(sessions[0].epoch, 1100);

@@ -2,9 +2,12 @@
 //! directory, op builders, and a deterministic op generator shared by the
 //! crash test's child and parent.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use quire::config::schema::Durability;
+use quire::config::schema::{
+    CommandEngineConfig, Durability, EngineInput, EngineOutput, EnginesConfig, ProviderConfig,
+};
 use quire::core::apply::apply;
 use quire::core::blobs::BlobHash;
 use quire::core::history::{Entry, History};
@@ -37,7 +40,27 @@ pub fn core_at(projects_dir: &Path, session: SessionSettings) -> Core {
         projects_dir: projects_dir.to_path_buf(),
         session,
         mode: "test".into(),
+        engines: Default::default(),
+        providers: Default::default(),
     })
+}
+
+/// A command engine that runs `argv` (no approval needed unless asked).
+pub fn command_engine(
+    argv: &[&str],
+    input: EngineInput,
+    output: EngineOutput,
+    timeout_secs: u64,
+) -> CommandEngineConfig {
+    CommandEngineConfig {
+        stage: "test".into(),
+        description: String::new(),
+        command: argv.iter().map(|s| (*s).to_owned()).collect(),
+        input,
+        output,
+        timeout_secs,
+        requires_approval: false,
+    }
 }
 
 impl TestCore {
@@ -51,6 +74,25 @@ impl TestCore {
             .tempdir()
             .unwrap();
         let core = core_at(&dir.path().join("projects"), session);
+        TestCore { dir, core }
+    }
+
+    /// A core with these command engines and translation providers.
+    pub fn with_engines(
+        engines: EnginesConfig,
+        providers: BTreeMap<String, ProviderConfig>,
+    ) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("quire-core-")
+            .tempdir()
+            .unwrap();
+        let core = Core::new(CoreConfig {
+            projects_dir: dir.path().join("projects"),
+            session: settings(Durability::Fsync, 1000, 500),
+            mode: "test".into(),
+            engines,
+            providers,
+        });
         TestCore { dir, core }
     }
 

@@ -8,6 +8,7 @@ mod cli_docs;
 mod cli_modes;
 mod core_crash;
 mod core_events;
+mod core_jobs;
 mod core_ops;
 mod core_props;
 mod core_storage;

@@ -1,0 +1,270 @@
+//! `llm-translate`: one chat-completions request per page, carrying all its
+//! text nodes, to an OpenAI-compatible endpoint (`[providers.<id>]`).
+//!
+//! The model is asked for a JSON object `{"translations": [{"id", "translation"}]}`
+//! with exactly one entry per segment; the answer is validated before
+//! anything is written. 429 and 5xx answers, timeouts and connection
+//! errors are retried with exponential backoff (honouring `Retry-After`).
+//! The API key is sent in the `Authorization` header and nowhere else: it
+//! is never logged and never part of an error message.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::config::schema::ProviderConfig;
+use crate::core::scene::{NodeKind, Page};
+
+/// The rules every request carries, after the caller's own system prompt.
+const FORMAT_RULES: &str = "You translate the text segments of one page. \
+Answer with a JSON object {\"translations\": [{\"id\": \"<segment id>\", \"translation\": \"<text>\"}]} \
+holding exactly one entry for every segment, with the same ids. Keep placeholders such as {0}, \
+{{name}}, %s, %1$s, <b>, </b> and \\n exactly as they are. Do not add notes.";
+
+const BACKOFF_START: Duration = Duration::from_millis(250);
+const BACKOFF_MAX: Duration = Duration::from_secs(8);
+const RETRY_AFTER_MAX: Duration = Duration::from_secs(30);
+
+/// One text node to translate.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Segment {
+    pub id: String,
+    pub text: String,
+}
+
+/// The text nodes of `page` that have source text.
+pub fn segments(page: &Page) -> Vec<Segment> {
+    page.nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text {
+                text: Some(text), ..
+            } if !text.trim().is_empty() => Some(Segment {
+                id: n.id.to_string(),
+                text: text.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    choices: Vec<Choice>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: Message,
+}
+
+#[derive(Deserialize)]
+struct Message {
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    translations: Vec<Translated>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Translated {
+    id: String,
+    translation: String,
+}
+
+/// Checks the model's answer against the segments sent; returns the
+/// translation of each segment id.
+pub fn parse_answer(content: &str, sent: &[Segment]) -> Result<HashMap<String, String>, String> {
+    let answer: Answer = serde_json::from_str(content.trim())
+        .map_err(|e| format!("the model's answer is not the expected JSON: {e}"))?;
+    if answer.translations.len() != sent.len() {
+        return Err(format!(
+            "the model answered {} translations for {} segments",
+            answer.translations.len(),
+            sent.len()
+        ));
+    }
+    let mut out = HashMap::with_capacity(sent.len());
+    for t in answer.translations {
+        if !sent.iter().any(|s| s.id == t.id) {
+            return Err(format!(
+                "the model answered an unknown segment id `{}`",
+                t.id
+            ));
+        }
+        if out.insert(t.id.clone(), t.translation).is_some() {
+            return Err(format!("the model answered segment `{}` twice", t.id));
+        }
+    }
+    Ok(out)
+}
+
+/// What to ask for.
+pub struct Request<'a> {
+    pub provider_id: &'a str,
+    pub provider: &'a ProviderConfig,
+    pub target_language: &'a str,
+    pub system_prompt: Option<&'a str>,
+    pub segments: &'a [Segment],
+}
+
+/// Sends one page's segments; returns their translations by segment id.
+pub async fn translate(
+    http: &reqwest::Client,
+    req: &Request<'_>,
+) -> Result<HashMap<String, String>, String> {
+    let url = format!(
+        "{}/chat/completions",
+        req.provider.base_url.trim_end_matches('/')
+    );
+    let system = match req.system_prompt {
+        Some(prompt) if !prompt.trim().is_empty() => format!("{prompt}\n\n{FORMAT_RULES}"),
+        _ => FORMAT_RULES.to_owned(),
+    };
+    let user = json!({
+        "targetLanguage": req.target_language,
+        "segments": req.segments,
+    });
+    let body = json!({
+        "model": req.provider.model,
+        "messages": [
+            { "role": "system", "content": system },
+            { "role": "user", "content": user.to_string() },
+        ],
+        "response_format": { "type": "json_object" },
+        "temperature": 0,
+    });
+    let who = format!("provider `{}`", req.provider_id);
+    let timeout = Duration::from_secs(req.provider.timeout_secs.max(1));
+    let mut attempt = 0u32;
+    loop {
+        let mut call = http.post(&url).timeout(timeout).json(&body);
+        if req.provider.api_key.is_set() {
+            call = call.bearer_auth(req.provider.api_key.expose());
+        }
+        let retry_in = match call.send().await {
+            Ok(response) => {
+                let status = response.status();
+                if status.is_success() {
+                    let completion: Completion = response
+                        .json()
+                        .await
+                        .map_err(|e| format!("{who} answered malformed JSON: {}", describe(e)))?;
+                    let content = completion
+                        .choices
+                        .into_iter()
+                        .next()
+                        .and_then(|c| c.message.content)
+                        .ok_or_else(|| format!("{who} answered no message"))?;
+                    return parse_answer(&content, req.segments).map_err(|e| format!("{who}: {e}"));
+                }
+                if status.as_u16() != 429 && !status.is_server_error() {
+                    let text = response.text().await.unwrap_or_default();
+                    return Err(format!(
+                        "{who} refused the request: HTTP {status}: {}",
+                        clip(&text)
+                    ));
+                }
+                let after = response
+                    .headers()
+                    .get(reqwest::header::RETRY_AFTER)
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .map(|s| Duration::from_secs(s).min(RETRY_AFTER_MAX));
+                (format!("HTTP {status}"), after)
+            }
+            Err(e) if e.is_timeout() => (format!("no answer within {}s", timeout.as_secs()), None),
+            Err(e) => (format!("cannot reach it: {}", describe(e)), None),
+        };
+        let (why, after) = retry_in;
+        if attempt >= req.provider.max_retries {
+            let tries = attempt + 1;
+            return Err(format!(
+                "{who} failed after {tries} attempt{}: {why}",
+                if tries == 1 { "" } else { "s" }
+            ));
+        }
+        let backoff = (BACKOFF_START * 2u32.saturating_pow(attempt)).min(BACKOFF_MAX);
+        tracing::debug!("{who}: {why}; retrying");
+        tokio::time::sleep(after.unwrap_or(backoff)).await;
+        attempt += 1;
+    }
+}
+
+/// reqwest errors print the URL; keep messages short and free of queries.
+fn describe(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        text.push_str(&format!(": {s}"));
+        source = s.source();
+    }
+    text
+}
+
+fn clip(text: &str) -> String {
+    let mut s: String = text.chars().take(300).collect();
+    if text.chars().count() > 300 {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent() -> Vec<Segment> {
+        vec![
+            Segment {
+                id: "a".into(),
+                text: "Hello".into(),
+            },
+            Segment {
+                id: "b".into(),
+                text: "World".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn a_complete_answer_is_accepted() {
+        let got = parse_answer(
+            r#"{"translations":[{"id":"b","translation":"Monde"},{"id":"a","translation":"Bonjour"}]}"#,
+            &sent(),
+        )
+        .unwrap();
+        assert_eq!(got["a"], "Bonjour");
+        assert_eq!(got["b"], "Monde");
+    }
+
+    #[test]
+    fn wrong_answers_are_refused_precisely() {
+        let cases = [
+            ("not json", "not the expected JSON"),
+            (
+                r#"{"translations":[{"id":"a","translation":"x"}]}"#,
+                "1 translations for 2 segments",
+            ),
+            (
+                r#"{"translations":[{"id":"a","translation":"x"},{"id":"z","translation":"y"}]}"#,
+                "unknown segment id `z`",
+            ),
+            (
+                r#"{"translations":[{"id":"a","translation":"x"},{"id":"a","translation":"y"}]}"#,
+                "segment `a` twice",
+            ),
+        ];
+        for (content, expected) in cases {
+            let err = parse_answer(content, &sent()).unwrap_err();
+            assert!(err.contains(expected), "{content}: {err}");
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Pipeline engines: the registry and what each engine does to one page.
+//!
+//! An engine turns one page into ops (applied by the job as one labelled
+//! `Batch`) and/or warnings. It never applies anything itself, so every
+//! engine edit goes through the same history as a person's.
+
+pub mod command;
+pub mod llm;
+pub mod pseudo;
+pub mod qa;
+pub mod tesseract;
+pub mod text;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::config::schema::{CommandEngineConfig, ProviderConfig};
+use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
+use crate::core::scene::{ImageRole, NodeKind, Page};
+
+/// Ids of the engines every quire has.
+pub const BUILT_IN: [&str; 3] = ["pseudo-translate", "qa", "llm-translate"];
+
+/// What the registry says about an engine.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EngineInfo {
+    pub id: String,
+    pub stage: String,
+    pub description: String,
+    pub requires_approval: bool,
+    pub built_in: bool,
+    /// The exact command line of a command engine.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum EngineKind {
+    PseudoTranslate,
+    Qa,
+    LlmTranslate,
+    Command(CommandEngineConfig),
+}
+
+#[derive(Debug, Clone)]
+pub struct Engine {
+    pub info: EngineInfo,
+    pub kind: EngineKind,
+}
+
+/// The engines of this process: the built-ins plus `[engines.<id>]`.
+#[derive(Debug, Clone)]
+pub struct Registry {
+    engines: Vec<Arc<Engine>>,
+}
+
+fn built_in(id: &str, stage: &str, description: &str, kind: EngineKind) -> Arc<Engine> {
+    Arc::new(Engine {
+        info: EngineInfo {
+            id: id.to_owned(),
+            stage: stage.to_owned(),
+            description: description.to_owned(),
+            requires_approval: false,
+            built_in: true,
+            command: None,
+        },
+        kind,
+    })
+}
+
+impl Registry {
+    pub fn new(commands: &BTreeMap<String, CommandEngineConfig>) -> Self {
+        let mut engines = vec![
+            built_in(
+                "pseudo-translate",
+                "translate",
+                "Fills each text node's translation with an accented, ~30% longer form of its text, placeholders kept",
+                EngineKind::PseudoTranslate,
+            ),
+            built_in(
+                "qa",
+                "check",
+                "Warns about missing translations, changed placeholders, text too long for its box, whitespace that differs",
+                EngineKind::Qa,
+            ),
+            built_in(
+                "llm-translate",
+                "translate",
+                "Translates each page's text nodes with an OpenAI-compatible chat-completions provider",
+                EngineKind::LlmTranslate,
+            ),
+        ];
+        for (id, config) in commands {
+            engines.push(Arc::new(Engine {
+                info: EngineInfo {
+                    id: id.clone(),
+                    stage: config.stage.clone(),
+                    description: config.description.clone(),
+                    requires_approval: config.requires_approval,
+                    built_in: false,
+                    command: Some(command::command_line(config)),
+                },
+                kind: EngineKind::Command(config.clone()),
+            }));
+        }
+        Registry { engines }
+    }
+
+    pub fn list(&self) -> Vec<EngineInfo> {
+        self.engines.iter().map(|e| e.info.clone()).collect()
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<Engine>> {
+        self.engines.iter().find(|e| e.info.id == id).cloned()
+    }
+
+    pub fn ids(&self) -> Vec<&str> {
+        self.engines.iter().map(|e| e.info.id.as_str()).collect()
+    }
+}
+
+/// Everything an engine may use for one page.
+pub struct PageInput<'a> {
+    pub page: &'a Page,
+    /// The page's source image bytes, read when the engine needs them.
+    pub image: Option<&'a [u8]>,
+    pub target_language: Option<&'a str>,
+    pub system_prompt: Option<&'a str>,
+    pub default_font: Option<&'a str>,
+    pub http: &'a reqwest::Client,
+    /// For `llm-translate`: the provider's id and settings.
+    pub provider: Option<(&'a str, &'a ProviderConfig)>,
+}
+
+/// What an engine made of one page.
+#[derive(Debug, Default)]
+pub struct PageOutcome {
+    pub ops: Vec<Op>,
+    /// Problems found (each becomes one `JobWarning`); the step did not fail.
+    pub warnings: Vec<String>,
+}
+
+impl Engine {
+    /// Whether the job must read the page's image for this engine.
+    pub fn needs_image(&self) -> bool {
+        matches!(&self.kind, EngineKind::Command(c) if command::needs_image(c))
+    }
+
+    /// Runs on one page. `Err` is the step failing on this page.
+    pub async fn run(&self, input: &PageInput<'_>) -> Result<PageOutcome, String> {
+        match &self.kind {
+            EngineKind::PseudoTranslate => Ok(PageOutcome {
+                ops: translations(input.page, input.default_font, |text| {
+                    Some(pseudo::pseudo_translate(text))
+                }),
+                warnings: Vec::new(),
+            }),
+            EngineKind::Qa => Ok(PageOutcome {
+                ops: Vec::new(),
+                warnings: qa::check_page(input.page),
+            }),
+            EngineKind::LlmTranslate => {
+                let segments = llm::segments(input.page);
+                if segments.is_empty() {
+                    return Ok(PageOutcome::default());
+                }
+                let (provider_id, provider) = input
+                    .provider
+                    .ok_or("no translation provider is configured")?;
+                let target_language = input
+                    .target_language
+                    .ok_or("llm-translate needs targetLanguage")?;
+                let request = llm::Request {
+                    provider_id,
+                    provider,
+                    target_language,
+                    system_prompt: input.system_prompt,
+                    segments: &segments,
+                };
+                let mut translated = llm::translate(input.http, &request).await?;
+                let ops = input
+                    .page
+                    .nodes
+                    .iter()
+                    .filter_map(|n| {
+                        let text = translated.remove(&n.id.to_string())?;
+                        Some(translation_op(input.page, n, text, input.default_font))
+                    })
+                    .collect();
+                Ok(PageOutcome {
+                    ops,
+                    warnings: Vec::new(),
+                })
+            }
+            EngineKind::Command(config) => Ok(PageOutcome {
+                ops: command::run(config, input.page, input.image, input.target_language).await?,
+                warnings: Vec::new(),
+            }),
+        }
+    }
+}
+
+/// The source image of a page: its first `source` image node, else its
+/// first image node.
+pub fn page_image(page: &Page) -> Option<&crate::core::blobs::BlobHash> {
+    let images = page.nodes.iter().filter_map(|n| match &n.kind {
+        NodeKind::Image { blob, role, .. } => Some((blob, *role)),
+        _ => None,
+    });
+    let mut first = None;
+    for (blob, role) in images {
+        if role == ImageRole::Source {
+            return Some(blob);
+        }
+        first.get_or_insert(blob);
+    }
+    first
+}
+
+/// One `UpdateNode` per text node with text, setting the translation that
+/// `translate` returns.
+fn translations(
+    page: &Page,
+    default_font: Option<&str>,
+    translate: impl Fn(&str) -> Option<String>,
+) -> Vec<Op> {
+    page.nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text {
+                text: Some(text), ..
+            } if !text.trim().is_empty() => {
+                translate(text).map(|t| translation_op(page, n, t, default_font))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Sets a node's translation; with `default_font`, also its font family
+/// when it has none, so translated text has a face to be set in.
+fn translation_op(
+    page: &Page,
+    node: &crate::core::scene::Node,
+    translation: String,
+    default_font: Option<&str>,
+) -> Op {
+    let has_font =
+        matches!(&node.kind, NodeKind::Text { style: Some(s), .. } if s.font_family.is_some());
+    let style = match default_font {
+        Some(font) if !has_font => Some(StylePatch {
+            font_family: Some(Some(font.to_owned())),
+            ..StylePatch::default()
+        }),
+        _ => None,
+    };
+    Op::UpdateNode {
+        page: page.id,
+        id: node.id,
+        patch: NodePatch {
+            kind: Some(KindPatch::Text {
+                text: None,
+                translation: Some(Some(translation)),
+                source_lang: None,
+                style,
+            }),
+            ..NodePatch::default()
+        },
+    }
+}

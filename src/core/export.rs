@@ -1,0 +1,432 @@
+//! Export a session (optionally some pages): `archive` (a zip of the
+//! project, importable again), `json` (the scene snapshot), `markdown`
+//! (each text block's source and translation) and `xliff` (XLIFF 2.0, one
+//! unit per text node). Also the archive's way back in.
+
+use std::collections::HashSet;
+use std::io::{Cursor, Read, Write};
+use std::path::Path;
+
+use quick_xml::Writer;
+use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
+use serde::Deserialize;
+
+use super::blobs::{BlobHash, BlobStore};
+use super::error::{CoreError, CoreResult};
+use super::events::SessionSummary;
+use super::ids::{PageId, ProjectId, SessionId};
+use super::scene::{NodeKind, Scene};
+use super::storage::{FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile};
+use super::{Core, slug};
+
+/// Largest archive content quire unpacks (guards against zip bombs).
+const MAX_ARCHIVE_BYTES: u64 = 8 << 30;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    Archive,
+    Json,
+    Markdown,
+    Xliff,
+}
+
+impl ExportFormat {
+    pub fn media_type(self) -> &'static str {
+        match self {
+            ExportFormat::Archive => "application/zip",
+            ExportFormat::Json => "application/json",
+            ExportFormat::Markdown => "text/markdown; charset=utf-8",
+            ExportFormat::Xliff => "application/xliff+xml",
+        }
+    }
+
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::Archive => "quire.zip",
+            ExportFormat::Json => "json",
+            ExportFormat::Markdown => "md",
+            ExportFormat::Xliff => "xlf",
+        }
+    }
+
+    /// Text formats can be shown inline; the archive is binary.
+    pub fn is_text(self) -> bool {
+        self != ExportFormat::Archive
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportSpec {
+    pub format: ExportFormat,
+    /// Only these pages (in scene order); all when absent.
+    #[serde(default)]
+    pub pages: Option<Vec<PageId>>,
+    /// XLIFF `trgLang`; defaults to `und` when targets exist.
+    #[serde(default)]
+    pub target_language: Option<String>,
+}
+
+/// Exported bytes with what to call them.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub bytes: Vec<u8>,
+    pub media_type: &'static str,
+    pub file_name: String,
+}
+
+impl Core {
+    pub async fn export(&self, session: SessionId, spec: ExportSpec) -> CoreResult<Export> {
+        let snapshot = self.scene(session).await?;
+        let mut scene = snapshot.scene;
+        if let Some(pages) = &spec.pages {
+            if let Some(missing) = pages.iter().find(|p| scene.page(**p).is_none()) {
+                return Err(CoreError::InvalidInput(format!(
+                    "unknown page id {missing} (not in the scene)"
+                )));
+            }
+            let keep: HashSet<PageId> = pages.iter().copied().collect();
+            scene.pages.retain(|p| keep.contains(&p.id));
+        }
+        let bytes = match spec.format {
+            ExportFormat::Json => serde_json::to_vec_pretty(&SnapshotFile {
+                epoch: snapshot.epoch,
+                scene,
+            })
+            .map_err(|e| CoreError::Io(format!("cannot encode the scene: {e}")))?,
+            ExportFormat::Markdown => markdown(&scene).into_bytes(),
+            ExportFormat::Xliff => xliff(&scene, spec.target_language.as_deref())?,
+            ExportFormat::Archive => {
+                let project_id = self.session(session)?.project_id;
+                let store = self.blob_store(session)?;
+                let epoch = snapshot.epoch;
+                tokio::task::spawn_blocking(move || archive(project_id, epoch, scene, &store))
+                    .await
+                    .map_err(|e| CoreError::Io(format!("archive writer failed: {e}")))??
+            }
+        };
+        let name = slug(&self.session(session)?.name);
+        Ok(Export {
+            bytes,
+            media_type: spec.format.media_type(),
+            file_name: format!("{name}.{}", spec.format.extension()),
+        })
+    }
+
+    /// Unpacks an archive made by `export` into `dest` (which must not exist
+    /// or be empty) as a new project, and opens it (blocking). Nothing is
+    /// left behind when the archive is refused.
+    pub fn import_archive(&self, bytes: &[u8], dest: &Path) -> CoreResult<SessionSummary> {
+        unpack(bytes, dest)?;
+        self.open_project(dest)
+    }
+}
+
+fn markdown(scene: &Scene) -> String {
+    let mut out = format!("# {}\n", scene.project.name);
+    for (i, page) in scene.pages.iter().enumerate() {
+        out.push_str(&format!("\n## {}. {}\n", i + 1, page.name));
+        let mut any = false;
+        for node in &page.nodes {
+            let NodeKind::Text {
+                text, translation, ..
+            } = &node.kind
+            else {
+                continue;
+            };
+            any = true;
+            let one_line = |s: &str| s.trim().replace('\n', "<br>");
+            out.push_str(&format!(
+                "\n- **Source:** {}\n  **Translation:** {}\n",
+                text.as_deref().map_or_else(|| "—".to_owned(), one_line),
+                translation
+                    .as_deref()
+                    .map_or_else(|| "_(not translated)_".to_owned(), one_line)
+            ));
+        }
+        if !any {
+            out.push_str("\n_(no text)_\n");
+        }
+    }
+    out
+}
+
+fn xml_err(e: impl std::fmt::Display) -> CoreError {
+    CoreError::Io(format!("cannot write XLIFF: {e}"))
+}
+
+fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
+    let texts = || {
+        scene.pages.iter().flat_map(|p| {
+            p.nodes.iter().filter_map(move |n| match &n.kind {
+                NodeKind::Text {
+                    text,
+                    translation,
+                    source_lang,
+                    ..
+                } => Some((p, n, text, translation, source_lang)),
+                _ => None,
+            })
+        })
+    };
+    let src_lang = texts()
+        .find_map(|(.., lang)| lang.clone())
+        .unwrap_or_else(|| "und".to_owned());
+    let has_targets = texts().any(|(_, _, _, t, _)| t.is_some());
+    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
+    w.write_event(Xml::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
+        .map_err(xml_err)?;
+    let mut root = BytesStart::new("xliff");
+    root.push_attribute(("xmlns", "urn:oasis:names:tc:xliff:document:2.0"));
+    root.push_attribute(("version", "2.0"));
+    root.push_attribute(("srcLang", src_lang.as_str()));
+    let trg = target_language.unwrap_or("und");
+    if has_targets || target_language.is_some() {
+        root.push_attribute(("trgLang", trg));
+    }
+    w.write_event(Xml::Start(root)).map_err(xml_err)?;
+    let mut file = BytesStart::new("file");
+    file.push_attribute(("id", "f1"));
+    file.push_attribute(("original", scene.project.name.as_str()));
+    w.write_event(Xml::Start(file)).map_err(xml_err)?;
+    for page in &scene.pages {
+        let mut group = BytesStart::new("group");
+        group.push_attribute(("id", format!("p{}", page.id).as_str()));
+        group.push_attribute(("name", page.name.as_str()));
+        w.write_event(Xml::Start(group)).map_err(xml_err)?;
+        for node in &page.nodes {
+            let NodeKind::Text {
+                text, translation, ..
+            } = &node.kind
+            else {
+                continue;
+            };
+            let mut unit = BytesStart::new("unit");
+            unit.push_attribute(("id", format!("n{}", node.id).as_str()));
+            w.write_event(Xml::Start(unit)).map_err(xml_err)?;
+            w.write_event(Xml::Start(BytesStart::new("notes")))
+                .map_err(xml_err)?;
+            for (category, value) in [("page", page.id.to_string()), ("node", node.id.to_string())]
+            {
+                let mut note = BytesStart::new("note");
+                note.push_attribute(("category", category));
+                w.write_event(Xml::Start(note)).map_err(xml_err)?;
+                w.write_event(Xml::Text(BytesText::new(&value)))
+                    .map_err(xml_err)?;
+                w.write_event(Xml::End(BytesEnd::new("note")))
+                    .map_err(xml_err)?;
+            }
+            w.write_event(Xml::End(BytesEnd::new("notes")))
+                .map_err(xml_err)?;
+            w.write_event(Xml::Start(BytesStart::new("segment")))
+                .map_err(xml_err)?;
+            let parts = [
+                ("source", Some(text.as_deref().unwrap_or(""))),
+                ("target", translation.as_deref()),
+            ];
+            for (tag, value) in parts {
+                let Some(value) = value else { continue };
+                let mut el = BytesStart::new(tag);
+                el.push_attribute(("xml:space", "preserve"));
+                w.write_event(Xml::Start(el)).map_err(xml_err)?;
+                w.write_event(Xml::Text(BytesText::new(value)))
+                    .map_err(xml_err)?;
+                w.write_event(Xml::End(BytesEnd::new(tag)))
+                    .map_err(xml_err)?;
+            }
+            w.write_event(Xml::End(BytesEnd::new("segment")))
+                .map_err(xml_err)?;
+            w.write_event(Xml::End(BytesEnd::new("unit")))
+                .map_err(xml_err)?;
+        }
+        w.write_event(Xml::End(BytesEnd::new("group")))
+            .map_err(xml_err)?;
+    }
+    w.write_event(Xml::End(BytesEnd::new("file")))
+        .map_err(xml_err)?;
+    w.write_event(Xml::End(BytesEnd::new("xliff")))
+        .map_err(xml_err)?;
+    let mut bytes = w.into_inner();
+    bytes.push(b'\n');
+    Ok(bytes)
+}
+
+fn zip_err(e: impl std::fmt::Display) -> CoreError {
+    CoreError::Io(format!("cannot write the archive: {e}"))
+}
+
+/// The project as a zip: `project.toml`, `scene.json` (a snapshot at
+/// `epoch`), an empty `ops.log`, and every blob the scene uses.
+fn archive(project: ProjectId, epoch: u64, scene: Scene, store: &BlobStore) -> CoreResult<Vec<u8>> {
+    use zip::write::SimpleFileOptions;
+    let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    let stored = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored);
+    let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    let toml = ProjectToml {
+        id: project,
+        name: scene.project.name.clone(),
+        created_at: scene.project.created_at.clone(),
+        format_version: FORMAT_VERSION,
+    };
+    let toml = toml::to_string(&toml).map_err(zip_err)?;
+    zip.start_file("project.toml", options).map_err(zip_err)?;
+    zip.write_all(toml.as_bytes()).map_err(zip_err)?;
+    let mut blobs: Vec<BlobHash> = scene
+        .pages
+        .iter()
+        .flat_map(|p| p.nodes.iter().filter_map(|n| n.kind.blob().copied()))
+        .collect();
+    blobs.sort();
+    blobs.dedup();
+    let snapshot = SnapshotFile { epoch, scene }.encode()?;
+    zip.start_file("scene.json", options).map_err(zip_err)?;
+    zip.write_all(&snapshot).map_err(zip_err)?;
+    zip.start_file("ops.log", options).map_err(zip_err)?;
+    for hash in blobs {
+        let bytes = store.get(&hash)?;
+        let hex = hash.to_hex();
+        // Images are already compressed.
+        zip.start_file(format!("blobs/{}/{}", &hex[..2], &hex[2..]), stored)
+            .map_err(zip_err)?;
+        zip.write_all(&bytes).map_err(zip_err)?;
+    }
+    Ok(zip.finish().map_err(zip_err)?.into_inner())
+}
+
+fn bad_archive(message: impl Into<String>) -> CoreError {
+    CoreError::InvalidInput(format!("not a quire archive: {}", message.into()))
+}
+
+/// Where an archive entry may go: only the files of a project directory.
+fn entry_path(name: &str) -> Option<String> {
+    match name {
+        "project.toml" | "scene.json" | "ops.log" => Some(name.to_owned()),
+        _ => {
+            let rest = name.strip_prefix("blobs/")?;
+            let (shard, tail) = rest.split_once('/')?;
+            let hex = format!("{shard}{tail}");
+            (shard.len() == 2 && hex.parse::<BlobHash>().is_ok()).then(|| name.to_owned())
+        }
+    }
+}
+
+fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
+    if dest.exists()
+        && std::fs::read_dir(dest)
+            .map_err(|e| CoreError::io(dest.display(), e))?
+            .next()
+            .is_some()
+    {
+        return Err(CoreError::Conflict(format!(
+            "{} already exists and is not empty",
+            dest.display()
+        )));
+    }
+    let parent = dest
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent.display(), e))?;
+    // Unpack beside the destination, check everything, then rename: a
+    // refused archive leaves nothing behind.
+    let work = tempfile::Builder::new()
+        .prefix(".quire-import-")
+        .tempdir_in(parent)
+        .map_err(|e| CoreError::io(parent.display(), e))?;
+    let mut zip =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| bad_archive(e.to_string()))?;
+    let mut total = 0u64;
+    for i in 0..zip.len() {
+        let mut entry = zip.by_index(i).map_err(|e| bad_archive(e.to_string()))?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry
+            .name()
+            .map_err(|e| bad_archive(e.to_string()))?
+            .into_owned();
+        let rel =
+            entry_path(&name).ok_or_else(|| bad_archive(format!("unexpected entry `{name}`")))?;
+        total = total.saturating_add(entry.size());
+        if total > MAX_ARCHIVE_BYTES {
+            return Err(bad_archive("content larger than 8 GiB"));
+        }
+        let mut content = Vec::with_capacity(entry.size().min(1 << 26) as usize);
+        entry
+            .by_ref()
+            .take(MAX_ARCHIVE_BYTES)
+            .read_to_end(&mut content)
+            .map_err(|e| bad_archive(format!("`{name}`: {e}")))?;
+        if let Some(hex) = rel.strip_prefix("blobs/") {
+            let hash: BlobHash = hex.replace('/', "").parse().map_err(bad_archive)?;
+            if BlobHash::of(&content) != hash {
+                return Err(bad_archive(format!(
+                    "blob `{name}` does not match its hash"
+                )));
+            }
+        }
+        let path = work.path().join(&rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir.display(), e))?;
+        }
+        std::fs::write(&path, &content).map_err(|e| CoreError::io(path.display(), e))?;
+    }
+    let files = ProjectFiles::new(work.path().to_path_buf());
+    let mut project =
+        ProjectToml::read(&files.project_toml()).map_err(|e| bad_archive(e.to_string()))?;
+    let snapshot = SnapshotFile::read(&files.scene_json())
+        .map_err(|e| bad_archive(e.to_string()))?
+        .ok_or_else(|| bad_archive("no scene.json"))?;
+    let store = BlobStore::new(work.path());
+    for page in &snapshot.scene.pages {
+        for node in &page.nodes {
+            if let Some(hash) = node.kind.blob()
+                && !store.contains(hash)
+            {
+                return Err(bad_archive(format!(
+                    "blob {hash} used by page `{}` is missing",
+                    page.name
+                )));
+            }
+        }
+    }
+    // A copy is a new project: it must not share the original's id.
+    project.id = ProjectId::new();
+    project.write(&files.project_toml())?;
+    if !files.ops_log().exists() {
+        std::fs::write(files.ops_log(), b"")
+            .map_err(|e| CoreError::io(files.ops_log().display(), e))?;
+    }
+    std::fs::create_dir_all(work.path().join("blobs"))
+        .map_err(|e| CoreError::io(work.path().display(), e))?;
+    if dest.exists() {
+        std::fs::remove_dir(dest).map_err(|e| CoreError::io(dest.display(), e))?;
+    }
+    let kept = work.keep();
+    std::fs::rename(&kept, dest).map_err(|e| CoreError::io(dest.display(), e))?;
+    super::storage::fsync_dir(parent)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_project_files_may_be_unpacked() {
+        assert!(entry_path("project.toml").is_some());
+        let hex = BlobHash::of(b"x").to_hex();
+        assert!(entry_path(&format!("blobs/{}/{}", &hex[..2], &hex[2..])).is_some());
+        for bad in [
+            "../evil",
+            "/etc/passwd",
+            "blobs/../../x",
+            ".lock",
+            "blobs/ab/cd",
+            "scene.json/x",
+        ] {
+            assert!(entry_path(bad).is_none(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,398 @@
+//! Pipeline jobs: validated at start, queued per session (FIFO), run in the
+//! background one page at a time, reported through events.
+//!
+//! Steps run in order over all the job's pages (every page through step 1,
+//! then step 2, …). A step failing on a page is a `JobWarning` and the job
+//! goes on; cancellation is checked between pages. Each step's edits to a
+//! page are one labelled `Batch` in the session's history.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde::Deserialize;
+
+use super::Core;
+use super::engines::{Engine, PageInput, page_image};
+use super::error::{CoreError, CoreResult};
+use super::events::{Event, JobStatus};
+use super::ids::{JobId, PageId, SessionId};
+use super::op::Op;
+use crate::config::schema::ProviderConfig;
+
+/// What `start_pipeline` is asked to run.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PipelineSpec {
+    /// Engine ids, run in order.
+    pub steps: Vec<String>,
+    /// Pages to process, in this order; all pages when absent.
+    #[serde(default)]
+    pub pages: Option<Vec<PageId>>,
+    #[serde(default)]
+    pub target_language: Option<String>,
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// Font family given to translated nodes that have none.
+    #[serde(default)]
+    pub default_font: Option<String>,
+    /// The `[providers.<id>]` for `llm-translate` when several are set.
+    #[serde(default)]
+    pub provider: Option<String>,
+}
+
+/// Who is starting a pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    /// A person approved it in the TUI (after seeing each engine's command).
+    Person,
+    /// An HTTP or MCP client: engines that require approval are refused
+    /// unless `engines.allow_unattended` is set.
+    Unattended,
+}
+
+pub(crate) struct Job {
+    pub id: JobId,
+    pub session: SessionId,
+    steps: Vec<Arc<Engine>>,
+    pages: Vec<PageId>,
+    spec: PipelineSpec,
+    provider: Option<(String, ProviderConfig)>,
+    cancelled: AtomicBool,
+    running: AtomicBool,
+}
+
+#[derive(Default)]
+struct Queue {
+    pending: VecDeque<Arc<Job>>,
+    /// A worker task is draining this queue.
+    worker: bool,
+}
+
+#[derive(Default)]
+struct State {
+    queues: HashMap<SessionId, Queue>,
+    /// Jobs queued or running.
+    live: HashMap<JobId, Arc<Job>>,
+}
+
+/// The job queues of a core.
+#[derive(Default)]
+pub(crate) struct Jobs {
+    // Held to queue, dequeue or cancel; never across an await.
+    state: Mutex<State>,
+}
+
+impl Jobs {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Core {
+    /// Checks `spec` completely, queues the job and returns its id at once;
+    /// the job runs in the background (on the current tokio runtime).
+    pub async fn start_pipeline(
+        &self,
+        session: SessionId,
+        spec: PipelineSpec,
+        approval: Approval,
+    ) -> CoreResult<JobId> {
+        let snapshot = self.scene(session).await?;
+        if spec.steps.is_empty() {
+            return Err(CoreError::InvalidInput(
+                "a pipeline needs at least one step".into(),
+            ));
+        }
+        let registry = self.registry();
+        let mut steps = Vec::with_capacity(spec.steps.len());
+        for id in &spec.steps {
+            let engine = registry.get(id).ok_or_else(|| {
+                CoreError::InvalidInput(format!(
+                    "unknown step `{id}` (engines: {})",
+                    registry.ids().join(", ")
+                ))
+            })?;
+            steps.push(engine);
+        }
+        let pages = match &spec.pages {
+            Some(pages) => {
+                if let Some(missing) = pages.iter().find(|p| snapshot.scene.page(**p).is_none()) {
+                    return Err(CoreError::InvalidInput(format!(
+                        "unknown page id {missing} (not in the scene)"
+                    )));
+                }
+                pages.clone()
+            }
+            None => snapshot.scene.pages.iter().map(|p| p.id).collect(),
+        };
+        let allow_unattended = self.config().engines.allow_unattended;
+        if approval == Approval::Unattended && !allow_unattended {
+            if let Some(engine) = steps.iter().find(|e| e.info.requires_approval) {
+                return Err(CoreError::ApprovalRequired(format!(
+                    "engine `{}` runs `{}` and needs a person's approval in the TUI; \
+                     set engines.allow_unattended = true to allow it from HTTP or MCP",
+                    engine.info.id,
+                    engine.info.command.as_deref().unwrap_or("a program")
+                )));
+            }
+        }
+        let needs_llm = spec.steps.iter().any(|s| s == "llm-translate");
+        let provider = if needs_llm {
+            if spec
+                .target_language
+                .as_deref()
+                .is_none_or(|t| t.trim().is_empty())
+            {
+                return Err(CoreError::InvalidInput(
+                    "llm-translate needs targetLanguage".into(),
+                ));
+            }
+            Some(self.provider(spec.provider.as_deref())?)
+        } else {
+            None
+        };
+        let job = Arc::new(Job {
+            id: JobId::new(),
+            session,
+            steps,
+            pages,
+            spec,
+            provider,
+            cancelled: AtomicBool::new(false),
+            running: AtomicBool::new(false),
+        });
+        let spawn_worker = {
+            let mut state = self.inner.jobs.lock();
+            self.inner.bus.publish(Event::JobStarted {
+                id: job.id,
+                session_id: session,
+                steps: job.spec.steps.clone(),
+                total_pages: job.pages.len(),
+            });
+            state.live.insert(job.id, job.clone());
+            let queue = state.queues.entry(session).or_default();
+            queue.pending.push_back(job.clone());
+            !std::mem::replace(&mut queue.worker, true)
+        };
+        if spawn_worker {
+            let core = self.clone();
+            tokio::spawn(async move { core.drain_queue(session).await });
+        }
+        Ok(job.id)
+    }
+
+    /// The provider for `llm-translate`: the one named, else the only one,
+    /// else the one called `default`.
+    fn provider(&self, name: Option<&str>) -> CoreResult<(String, ProviderConfig)> {
+        let providers = &self.config().providers;
+        let pick = match name {
+            Some(name) => providers.get_key_value(name),
+            None if providers.len() == 1 => providers.iter().next(),
+            None => providers.get_key_value("default"),
+        };
+        pick.map(|(k, v)| (k.clone(), v.clone())).ok_or_else(|| {
+            CoreError::InvalidInput(match (name, providers.len()) {
+                (Some(name), _) => format!("unknown provider `{name}`"),
+                (None, 0) => "llm-translate needs a provider: configure [providers.<id>] with base_url and model".into(),
+                (None, _) => "several providers are configured: name one with `provider`, or call one `default`".into(),
+            })
+        })
+    }
+
+    /// Cancels a queued or running job. `Ok(false)` when it had already
+    /// finished. A queued job ends at once; a running one after its
+    /// current page.
+    pub fn cancel_job(&self, id: JobId) -> CoreResult<bool> {
+        let mut state = self.inner.jobs.lock();
+        let Some(job) = state.live.get(&id).cloned() else {
+            return match self.inner.bus.job(id) {
+                Some(_) => Ok(false),
+                None => Err(CoreError::not_found("job", id)),
+            };
+        };
+        job.cancelled.store(true, Ordering::SeqCst);
+        if !job.running.load(Ordering::SeqCst) {
+            if let Some(queue) = state.queues.get_mut(&job.session) {
+                queue.pending.retain(|j| j.id != id);
+            }
+            state.live.remove(&id);
+            self.inner.bus.publish(Event::JobFinished {
+                id,
+                status: JobStatus::Cancelled,
+                error: None,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Cancels every job of a session (when it closes).
+    pub(crate) fn cancel_session_jobs(&self, session: SessionId) {
+        let ids: Vec<JobId> = {
+            let state = self.inner.jobs.lock();
+            state
+                .live
+                .values()
+                .filter(|j| j.session == session)
+                .map(|j| j.id)
+                .collect()
+        };
+        for id in ids {
+            let _ = self.cancel_job(id);
+        }
+    }
+
+    /// Jobs in flight and the last 100 finished, with their warnings.
+    pub fn jobs(&self) -> Vec<super::events::JobSummary> {
+        self.inner.bus.jobs()
+    }
+
+    pub fn job(&self, id: JobId) -> CoreResult<super::events::JobSummary> {
+        self.inner
+            .bus
+            .job(id)
+            .ok_or_else(|| CoreError::not_found("job", id))
+    }
+
+    async fn drain_queue(&self, session: SessionId) {
+        loop {
+            let job = {
+                let mut state = self.inner.jobs.lock();
+                let Some(queue) = state.queues.get_mut(&session) else {
+                    return;
+                };
+                match queue.pending.pop_front() {
+                    Some(job) => {
+                        job.running.store(true, Ordering::SeqCst);
+                        job
+                    }
+                    None => {
+                        state.queues.remove(&session);
+                        return;
+                    }
+                }
+            };
+            let (status, error) = self.run_job(&job).await;
+            let mut state = self.inner.jobs.lock();
+            state.live.remove(&job.id);
+            self.inner.bus.publish(Event::JobFinished {
+                id: job.id,
+                status,
+                error,
+            });
+        }
+    }
+
+    async fn run_job(&self, job: &Job) -> (JobStatus, Option<String>) {
+        let total_steps = job.steps.len();
+        let total_pages = job.pages.len();
+        let mut warned = false;
+        let progress = |step_index: usize, engine: &Engine, page: usize| {
+            let done = step_index * total_pages + page;
+            let all = total_steps * total_pages;
+            let overall_percent = if all == 0 {
+                100.0
+            } else {
+                (done as f64 * 1000.0 / all as f64).round() / 10.0
+            };
+            self.inner.bus.publish(Event::JobProgress {
+                job_id: job.id,
+                step: engine.info.id.clone(),
+                step_index,
+                total_steps,
+                page,
+                total_pages,
+                overall_percent,
+            });
+        };
+        let warn = |page_index: usize, engine: &Engine, message: String| {
+            self.inner.bus.publish(Event::JobWarning {
+                job_id: job.id,
+                page_index,
+                total_pages,
+                step_id: engine.info.id.clone(),
+                message,
+            });
+        };
+        let provider = job.provider.as_ref().map(|(id, p)| (id.as_str(), p));
+        for (step_index, engine) in job.steps.iter().enumerate() {
+            progress(step_index, engine, 0);
+            for (page_index, page_id) in job.pages.iter().enumerate() {
+                if job.cancelled.load(Ordering::SeqCst) {
+                    return (JobStatus::Cancelled, None);
+                }
+                let snapshot = match self.scene(job.session).await {
+                    Ok(s) => s,
+                    Err(e) => return (JobStatus::Failed, Some(e.to_string())),
+                };
+                let Some(page) = snapshot.scene.page(*page_id) else {
+                    warned = true;
+                    warn(page_index, engine, format!("page {page_id} was removed"));
+                    progress(step_index, engine, page_index + 1);
+                    continue;
+                };
+                let image = match engine.needs_image().then(|| page_image(page)).flatten() {
+                    Some(hash) => match self.read_blob(job.session, *hash).await {
+                        Ok(bytes) => Some(bytes),
+                        Err(e) => {
+                            warned = true;
+                            warn(
+                                page_index,
+                                engine,
+                                format!("cannot read the page image: {e}"),
+                            );
+                            progress(step_index, engine, page_index + 1);
+                            continue;
+                        }
+                    },
+                    None => None,
+                };
+                let input = PageInput {
+                    page,
+                    image: image.as_deref(),
+                    target_language: job.spec.target_language.as_deref(),
+                    system_prompt: job.spec.system_prompt.as_deref(),
+                    default_font: job.spec.default_font.as_deref(),
+                    http: &self.inner.http,
+                    provider,
+                };
+                match engine.run(&input).await {
+                    Ok(outcome) => {
+                        for message in outcome.warnings {
+                            warned = true;
+                            warn(page_index, engine, message);
+                        }
+                        if !outcome.ops.is_empty() {
+                            let batch = Op::Batch {
+                                ops: outcome.ops,
+                                label: Some(format!(
+                                    "{} · page {}",
+                                    engine.info.id,
+                                    page_index + 1
+                                )),
+                            };
+                            if let Err(e) = self.apply(job.session, batch).await {
+                                warned = true;
+                                warn(
+                                    page_index,
+                                    engine,
+                                    format!("the engine's edits do not apply: {e}"),
+                                );
+                            }
+                        }
+                    }
+                    Err(message) => {
+                        warned = true;
+                        warn(page_index, engine, message);
+                    }
+                }
+                progress(step_index, engine, page_index + 1);
+            }
+        }
+        if warned {
+            (JobStatus::CompletedWithErrors, None)
+        } else {
+            (JobStatus::Completed, None)
+        }
+    }
+}

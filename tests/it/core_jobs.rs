@@ -1,0 +1,664 @@
+//! Pipelines: validation before a job exists, the job lifecycle and its
+//! events, cancellation, ordering, warnings, approval, engine edits in
+//! history, command engines that fail in every way.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use quire::config::schema::{CommandEngineConfig, EngineInput, EngineOutput, EnginesConfig};
+use quire::core::events::{Event, JobStatus, Subscription};
+use quire::core::export::{ExportFormat, ExportSpec};
+use quire::core::ids::{JobId, PageId, SessionId};
+use quire::core::jobs::{Approval, PipelineSpec};
+use quire::core::scene::NodeKind;
+
+use crate::core_support::{TestCore, command_engine};
+
+fn spec(steps: &[&str]) -> PipelineSpec {
+    PipelineSpec {
+        steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+        ..PipelineSpec::default()
+    }
+}
+
+/// Events of job `id` until its JobFinished (with a deadline).
+async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut out = Vec::new();
+    loop {
+        let envelope = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .expect("job did not finish in time")
+            .unwrap();
+        let event = envelope.event.clone();
+        let mine = match &event {
+            Event::JobStarted { id: j, .. } | Event::JobFinished { id: j, .. } => *j == id,
+            Event::JobProgress { job_id, .. } | Event::JobWarning { job_id, .. } => *job_id == id,
+            _ => false,
+        };
+        if mine {
+            let done = matches!(event, Event::JobFinished { .. });
+            out.push(event);
+            if done {
+                return out;
+            }
+        }
+    }
+}
+
+fn finished(events: &[Event]) -> (JobStatus, Option<String>) {
+    match events.last() {
+        Some(Event::JobFinished { status, error, .. }) => (*status, error.clone()),
+        other => panic!("no JobFinished: {other:?}"),
+    }
+}
+
+fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::JobWarning {
+                page_index,
+                step_id,
+                message,
+                ..
+            } => Some((*page_index, step_id.clone(), message.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn text_pages(t: &TestCore, id: SessionId, n: usize) -> Vec<PageId> {
+    let mut pages = Vec::new();
+    for i in 0..n {
+        let r = t
+            .core
+            .import_text(
+                id,
+                &format!("page {i}"),
+                &format!("Hello {{0}} number {i}\n\nSecond %s"),
+                Some("en"),
+            )
+            .await
+            .unwrap();
+        pages.push(PageId(r.created[0]));
+    }
+    pages
+}
+
+fn engines(list: &[(&str, CommandEngineConfig)]) -> EnginesConfig {
+    EnginesConfig {
+        allow_unattended: false,
+        commands: list
+            .iter()
+            .map(|(id, c)| ((*id).to_owned(), c.clone()))
+            .collect(),
+    }
+}
+
+#[tokio::test]
+async fn text_import_pseudo_translate_qa_events_and_xliff() {
+    let t = TestCore::new();
+    let id = t.session("Flow");
+    let pages = text_pages(&t, id, 3).await;
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["pseudo-translate", "qa"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    assert!(
+        matches!(&events[0], Event::JobStarted { id: j, total_pages: 3, steps, .. } if *j == job && steps.len() == 2)
+    );
+    assert_eq!(finished(&events), (JobStatus::Completed, None));
+    let last_progress = events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::JobProgress {
+                overall_percent,
+                step_index,
+                page,
+                ..
+            } => Some((*overall_percent, *step_index, *page)),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(last_progress, (100.0, 1, 3));
+    // Translations are placeholder-safe pseudo-translations; qa is happy.
+    let scene = t.core.scene(id).await.unwrap().scene;
+    for page in &scene.pages {
+        for node in &page.nodes {
+            let NodeKind::Text {
+                text, translation, ..
+            } = &node.kind
+            else {
+                panic!()
+            };
+            let translation = translation.as_deref().unwrap();
+            assert!(translation.starts_with('['), "{translation}");
+            if text.as_deref().unwrap().contains("{0}") {
+                assert!(translation.contains("{0}"));
+            }
+        }
+    }
+    let summary = t.core.job(job).unwrap();
+    assert_eq!(summary.status, JobStatus::Completed);
+    assert!(!t.core.session(id).unwrap().busy);
+    // Each step's edits to a page are one labelled, undoable batch.
+    t.core.undo(id).await.unwrap();
+    let after_undo = t.core.scene(id).await.unwrap().scene;
+    let untranslated = |pid: PageId| {
+        after_undo.page(pid).unwrap().nodes.iter().all(|n| {
+            matches!(
+                &n.kind,
+                NodeKind::Text {
+                    translation: None,
+                    ..
+                }
+            )
+        })
+    };
+    assert!(untranslated(pages[2]));
+    assert!(!untranslated(pages[1]));
+
+    let export = t
+        .core
+        .export(
+            id,
+            ExportSpec {
+                format: ExportFormat::Xliff,
+                pages: None,
+                target_language: Some("fr".into()),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(export.media_type, "application/xliff+xml");
+    let xml = String::from_utf8(export.bytes).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap();
+    assert_eq!(
+        doc.descendants().filter(|n| n.has_tag_name("unit")).count(),
+        6
+    );
+}
+
+#[tokio::test]
+async fn unknown_steps_and_pages_are_refused_before_any_job_exists() {
+    let t = TestCore::new();
+    let id = t.session("Refuse");
+    text_pages(&t, id, 1).await;
+    let seq = t.core.events().seq();
+    let err = t
+        .core
+        .start_pipeline(
+            id,
+            spec(&["pseudo-translate", "nope"]),
+            Approval::Unattended,
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    assert!(err.to_string().contains("unknown step `nope`"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("pseudo-translate, qa, llm-translate"),
+        "{err}"
+    );
+    let ghost = PageId::new();
+    let mut bad_page = spec(&["qa"]);
+    bad_page.pages = Some(vec![ghost]);
+    let err = t
+        .core
+        .start_pipeline(id, bad_page, Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(&format!("unknown page id {ghost}")),
+        "{err}"
+    );
+    let err = t
+        .core
+        .start_pipeline(id, spec(&[]), Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("at least one step"), "{err}");
+    let err = t
+        .core
+        .start_pipeline(id, spec(&["llm-translate"]), Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("needs targetLanguage"), "{err}");
+    let mut llm = spec(&["llm-translate"]);
+    llm.target_language = Some("fr".into());
+    let err = t
+        .core
+        .start_pipeline(id, llm, Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("needs a provider"), "{err}");
+    assert!(t.core.jobs().is_empty());
+    assert_eq!(t.core.events().seq(), seq, "no event was published");
+}
+
+fn sleeper(secs: &str) -> CommandEngineConfig {
+    command_engine(
+        &["sleep", secs],
+        EngineInput::PageJson,
+        EngineOutput::Ops,
+        30,
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_takes_effect_between_pages() {
+    let t = TestCore::with_engines(engines(&[("slow", sleeper("0.2"))]), BTreeMap::new());
+    let id = t.session("Cancel");
+    text_pages(&t, id, 5).await;
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["slow"]), Approval::Unattended)
+        .await
+        .unwrap();
+    // Cancel once the first page is done.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let e = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .unwrap()
+            .unwrap();
+        if matches!(&e.event, Event::JobProgress { job_id, page: 1, .. } if job_id == &job) {
+            break;
+        }
+    }
+    assert!(t.core.session(id).unwrap().busy);
+    assert!(t.core.cancel_job(job).unwrap());
+    let events = follow(&mut sub, job).await;
+    assert_eq!(finished(&events).0, JobStatus::Cancelled);
+    let done = t.core.job(job).unwrap().progress.unwrap().page;
+    assert!(done < 5, "cancel did not stop the job ({done} pages done)");
+    assert!(
+        !t.core.cancel_job(job).unwrap(),
+        "a finished job cannot be cancelled"
+    );
+    assert_eq!(
+        t.core.cancel_job(JobId::new()).unwrap_err().code(),
+        "not_found"
+    );
+    assert!(!t.core.session(id).unwrap().busy);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_job_can_be_cancelled_before_it_runs() {
+    let t = TestCore::with_engines(engines(&[("slow", sleeper("0.3"))]), BTreeMap::new());
+    let id = t.session("Queue");
+    text_pages(&t, id, 2).await;
+    let mut sub = t.core.subscribe(None);
+    let first = t
+        .core
+        .start_pipeline(id, spec(&["slow"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let second = t
+        .core
+        .start_pipeline(id, spec(&["pseudo-translate"]), Approval::Unattended)
+        .await
+        .unwrap();
+    assert_eq!(t.core.job(second).unwrap().status, JobStatus::Queued);
+    assert!(t.core.cancel_job(second).unwrap());
+    assert_eq!(t.core.job(second).unwrap().status, JobStatus::Cancelled);
+    let events = follow(&mut sub, first).await;
+    assert_eq!(finished(&events).0, JobStatus::Completed);
+    let scene = t.core.scene(id).await.unwrap().scene;
+    assert!(scene.pages[0].nodes.iter().all(|n| matches!(
+        &n.kind,
+        NodeKind::Text {
+            translation: None,
+            ..
+        }
+    )));
+}
+
+/// A page-json engine that fails on pages named FAIL and renames the others.
+fn renamer() -> CommandEngineConfig {
+    let script = r#"json=$(cat); case "$json" in *FAIL*) echo "cannot process this page" >&2; exit 3;; esac; printf '%s' "$json" | sed -n 's/^{"id":"\([^"]*\)".*/{"type":"UpdatePage","id":"\1","patch":{"name":"done"}}/p'"#;
+    command_engine(
+        &["sh", "-c", script],
+        EngineInput::PageJson,
+        EngineOutput::Ops,
+        30,
+    )
+}
+
+#[tokio::test]
+async fn a_failing_page_is_a_warning_and_the_others_are_processed() {
+    let t = TestCore::with_engines(engines(&[("rename", renamer())]), BTreeMap::new());
+    let id = t.session("Warn");
+    t.core.import_text(id, "first", "a", None).await.unwrap();
+    t.core
+        .import_text(id, "FAIL here", "b", None)
+        .await
+        .unwrap();
+    t.core.import_text(id, "third", "c", None).await.unwrap();
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["rename"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    assert_eq!(finished(&events).0, JobStatus::CompletedWithErrors);
+    let w = warnings(&events);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].0, 1);
+    assert_eq!(w[0].1, "rename");
+    assert!(
+        w[0].2
+            .contains("exited with status 3: cannot process this page"),
+        "{}",
+        w[0].2
+    );
+    let names: Vec<String> = t
+        .core
+        .scene(id)
+        .await
+        .unwrap()
+        .scene
+        .pages
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    assert_eq!(names, vec!["done", "FAIL here", "done"]);
+    // Recent jobs keep their warnings.
+    let summary = t.core.job(job).unwrap();
+    assert_eq!(summary.warnings.len(), 1);
+    assert_eq!(summary.warnings[0].page_index, 1);
+}
+
+#[tokio::test]
+async fn command_engines_that_misbehave_become_warnings() {
+    let cases: Vec<(&str, CommandEngineConfig, &str)> = vec![
+        (
+            "garbage",
+            command_engine(
+                &["echo", "this is not an op"],
+                EngineInput::PageJson,
+                EngineOutput::Ops,
+                30,
+            ),
+            "output line 1 is not an op",
+        ),
+        (
+            "timeout",
+            command_engine(
+                &["sleep", "10"],
+                EngineInput::PageJson,
+                EngineOutput::Ops,
+                1,
+            ),
+            "did not finish within 1s and was killed",
+        ),
+        (
+            "missing",
+            command_engine(
+                &["/nonexistent/quire-engine"],
+                EngineInput::PageJson,
+                EngineOutput::Ops,
+                30,
+            ),
+            "cannot start `/nonexistent/quire-engine`",
+        ),
+        (
+            "elsewhere",
+            command_engine(
+                &[
+                    "echo",
+                    r#"{"type":"RemovePage","id":"0190d2a0-0000-7000-8000-000000000001"}"#,
+                ],
+                EngineInput::PageJson,
+                EngineOutput::Ops,
+                30,
+            ),
+            "may only change its own page",
+        ),
+        (
+            "noimage",
+            command_engine(
+                &["cat", "{image}"],
+                EngineInput::PageImage,
+                EngineOutput::TesseractTsv,
+                30,
+            ),
+            "the page has no image",
+        ),
+        (
+            "tsv",
+            command_engine(
+                &["echo", "hello"],
+                EngineInput::PageJson,
+                EngineOutput::TesseractTsv,
+                30,
+            ),
+            "not a Tesseract TSV header",
+        ),
+    ];
+    let list: Vec<(&str, CommandEngineConfig)> =
+        cases.iter().map(|(id, c, _)| (*id, c.clone())).collect();
+    let t = TestCore::with_engines(engines(&list), BTreeMap::new());
+    let id = t.session("Misbehave");
+    text_pages(&t, id, 1).await;
+    let before = t.core.scene(id).await.unwrap();
+    for (engine, _, expected) in &cases {
+        let mut sub = t.core.subscribe(None);
+        let job = t
+            .core
+            .start_pipeline(id, spec(&[engine]), Approval::Unattended)
+            .await
+            .unwrap();
+        let events = follow(&mut sub, job).await;
+        assert_eq!(
+            finished(&events).0,
+            JobStatus::CompletedWithErrors,
+            "{engine}"
+        );
+        let w = warnings(&events);
+        assert_eq!(w.len(), 1, "{engine}: {w:?}");
+        assert!(w[0].2.contains(expected), "{engine}: {}", w[0].2);
+    }
+    let after = t.core.scene(id).await.unwrap();
+    assert_eq!(after.epoch, before.epoch, "nothing was applied");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
+    let t = TestCore::with_engines(engines(&[("slow", sleeper("0.3"))]), BTreeMap::new());
+    let a = t.session("A");
+    text_pages(&t, a, 2).await;
+    let b = t.session("B");
+    text_pages(&t, b, 2).await;
+    let mut sub = t.core.subscribe(None);
+    let a1 = t
+        .core
+        .start_pipeline(a, spec(&["slow"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let a2 = t
+        .core
+        .start_pipeline(a, spec(&["pseudo-translate"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let b1 = t
+        .core
+        .start_pipeline(b, spec(&["slow"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let mut order = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    while order.iter().filter(|(_, what)| *what == "finished").count() < 3 {
+        let e = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .unwrap()
+            .unwrap();
+        match &e.event {
+            Event::JobProgress { job_id, .. } => order.push((job_id.to_owned(), "progress")),
+            Event::JobFinished { id, .. } => order.push((id.to_owned(), "finished")),
+            _ => {}
+        }
+    }
+    let first = |job: JobId, what: &str| {
+        order
+            .iter()
+            .position(|(j, w)| *j == job && *w == what)
+            .unwrap()
+    };
+    assert!(
+        first(a1, "finished") < first(a2, "progress"),
+        "a2 ran before a1 ended: {order:?}"
+    );
+    assert!(
+        first(b1, "progress") < first(a1, "finished"),
+        "b1 waited for a1: {order:?}"
+    );
+}
+
+#[tokio::test]
+async fn engines_needing_approval_are_refused_unattended() {
+    let mut ocr = command_engine(&["true"], EngineInput::PageJson, EngineOutput::Ops, 30);
+    ocr.requires_approval = true;
+    let t = TestCore::with_engines(engines(&[("needs-ok", ocr.clone())]), BTreeMap::new());
+    let id = t.session("Approval");
+    text_pages(&t, id, 1).await;
+    let err = t
+        .core
+        .start_pipeline(id, spec(&["needs-ok"]), Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "approval_required");
+    assert!(
+        err.to_string().contains("engine `needs-ok` runs `true`"),
+        "{err}"
+    );
+    assert!(t.core.jobs().is_empty());
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["needs-ok"]), Approval::Person)
+        .await
+        .unwrap();
+    assert_eq!(
+        finished(&follow(&mut sub, job).await).0,
+        JobStatus::Completed
+    );
+
+    let mut allow = engines(&[("needs-ok", ocr)]);
+    allow.allow_unattended = true;
+    let t = TestCore::with_engines(allow, BTreeMap::new());
+    let id = t.session("Allowed");
+    t.core
+        .start_pipeline(id, spec(&["needs-ok"]), Approval::Unattended)
+        .await
+        .unwrap();
+}
+
+#[tokio::test]
+async fn qa_reports_each_problem_as_a_warning() {
+    let t = TestCore::new();
+    let id = t.session("QA");
+    text_pages(&t, id, 2).await;
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["qa"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    let w = warnings(&events);
+    assert_eq!(w.len(), 4, "two untranslated nodes per page: {w:?}");
+    assert!(
+        w.iter()
+            .all(|(_, step, m)| step == "qa" && m.starts_with("missing translation"))
+    );
+    assert_eq!(finished(&events).0, JobStatus::CompletedWithErrors);
+}
+
+#[test]
+fn tesseract_tsv_fixture_parses_into_paragraph_nodes() {
+    let tsv = include_str!("../fixtures/tesseract.tsv");
+    let nodes = quire::core::engines::tesseract::parse(tsv).unwrap();
+    assert_eq!(nodes.len(), 2);
+    let NodeKind::Text { text, .. } = &nodes[0].kind else {
+        panic!()
+    };
+    assert_eq!(text.as_deref(), Some("Hello there, traveller!"));
+    assert_eq!((nodes[0].transform.x, nodes[0].transform.y), (44.0, 49.0));
+    assert_eq!(
+        (nodes[0].transform.width, nodes[0].transform.height),
+        (421.0, 36.0)
+    );
+    let NodeKind::Text { text, .. } = &nodes[1].kind else {
+        panic!()
+    };
+    assert_eq!(text.as_deref(), Some("Where are you going?"));
+    let err = quire::core::engines::tesseract::parse("level\tx\n").unwrap_err();
+    assert!(err.contains("line 1"), "{err}");
+}
+
+#[tokio::test]
+async fn tesseract_end_to_end_when_installed() {
+    if std::process::Command::new("tesseract")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED tesseract_end_to_end_when_installed: `tesseract` is not installed");
+        return;
+    }
+    let ocr = command_engine(
+        &["tesseract", "{image}", "-", "tsv"],
+        EngineInput::PageImage,
+        EngineOutput::TesseractTsv,
+        120,
+    );
+    let t = TestCore::with_engines(engines(&[("ocr-tesseract", ocr)]), BTreeMap::new());
+    let id = t.session("OCR");
+    let png = include_bytes!("../fixtures/ocr.png").to_vec();
+    t.core
+        .import_images(
+            id,
+            vec![quire::core::import::ImageFile {
+                name: "ocr.png".into(),
+                bytes: png,
+            }],
+        )
+        .await
+        .unwrap();
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["ocr-tesseract"]), Approval::Person)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    assert_eq!(
+        finished(&events),
+        (JobStatus::Completed, None),
+        "{:?}",
+        warnings(&events)
+    );
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let texts: Vec<String> = scene.pages[0]
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text { text, .. } => text.clone(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        vec!["Hello there, traveller!", "Where are you going?"]
+    );
+}
