@@ -127,15 +127,16 @@ impl Core {
             None => snapshot.scene.pages.iter().map(|p| p.id).collect(),
         };
         let allow_unattended = self.config().engines.allow_unattended;
-        if approval == Approval::Unattended && !allow_unattended {
-            if let Some(engine) = steps.iter().find(|e| e.info.requires_approval) {
-                return Err(CoreError::ApprovalRequired(format!(
-                    "engine `{}` runs `{}` and needs a person's approval in the TUI; \
-                     set engines.allow_unattended = true to allow it from HTTP or MCP",
-                    engine.info.id,
-                    engine.info.command.as_deref().unwrap_or("a program")
-                )));
-            }
+        if approval == Approval::Unattended
+            && !allow_unattended
+            && let Some(engine) = steps.iter().find(|e| e.info.requires_approval)
+        {
+            return Err(CoreError::ApprovalRequired(format!(
+                "engine `{}` runs `{}` and needs a person's approval in the TUI; \
+                 set engines.allow_unattended = true to allow it from HTTP or MCP",
+                engine.info.id,
+                engine.info.command.as_deref().unwrap_or("a program")
+            )));
         }
         let needs_llm = spec.steps.iter().any(|s| s == "llm-translate");
         let provider = if needs_llm {

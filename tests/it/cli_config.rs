@@ -498,3 +498,62 @@ fn projects_list_reads_the_data_directory() {
     assert_eq!(v[0]["name"], "Demo");
     assert_eq!(v[0]["id"], "0190d2a0-0000-7000-8000-000000000001");
 }
+
+#[test]
+fn engines_list_shows_built_in_and_configured_engines() {
+    let s = Sandbox::new();
+    let example = format!(
+        "{}/config/examples/ocr-tesseract.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    s.quire()
+        .args(["config", "check", &example])
+        .run()
+        .success();
+    let out = s
+        .quire()
+        .args(["--config", &example, "engines", "list"])
+        .run()
+        .success()
+        .stdout();
+    for id in ["pseudo-translate", "qa", "llm-translate", "ocr-tesseract"] {
+        assert!(out.contains(id), "{id} missing:\n{out}");
+    }
+    assert!(out.contains("command, needs approval"), "{out}");
+    let json = s
+        .quire()
+        .args(["--config", &example, "engines", "list", "--json"])
+        .run()
+        .success()
+        .stdout();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let ocr = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "ocr-tesseract")
+        .unwrap();
+    assert_eq!(ocr["requiresApproval"], true);
+    assert_eq!(ocr["builtIn"], false);
+    assert_eq!(ocr["stage"], "ocr");
+}
+
+#[test]
+fn a_command_engine_may_not_take_a_built_in_id_or_run_nothing() {
+    let s = Sandbox::new();
+    s.user_config("[engines.qa]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n");
+    s.quire()
+        .args(["engines", "list"])
+        .run()
+        .fails(2, &["engines.qa", "is a built-in engine"]);
+    s.user_config("[engines.x]\ncommand = []\ninput = \"page-json\"\noutput = \"ops\"\n");
+    s.quire()
+        .args(["engines", "list"])
+        .run()
+        .fails(2, &["engines.x.command", "must name a program"]);
+    s.user_config("[engines.x]\ncommand = [\"a\"]\ninput = \"page-json\"\noutput = \"html\"\n");
+    s.quire().args(["engines", "list"]).run().fails(
+        2,
+        &["engines.x.output", "expected one of: ops, tesseract-tsv"],
+    );
+}

@@ -7,10 +7,11 @@ use regex::Regex;
 
 static PLACEHOLDER: LazyLock<Regex> = LazyLock::new(|| {
     // Order matters: `{{name}}` before `{0}`; `%%` is an escaped percent.
+    // printf's space flag is left out: "100% sure" is prose, not `% s`.
     Regex::new(concat!(
         r"\{\{[^{}]*\}\}",
         r"|\{[^{}\s]*\}",
-        r"|%(?:\d+\$)?[-+ 0#]*(?:\d+|\*)?(?:\.\d+)?(?:hh|h|ll|l|L|z|j|t)?[sdifuxXoeEgGcp@%]",
+        r"|%(?:\d+\$)?[-+0#]*(?:\d+|\*)?(?:\.\d+)?(?:hh|h|ll|l|L|z|j|t)?[sdifuxXoeEgGcp@%]",
         r"|</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]*)?/?>",
         r"|\\n",
     ))

@@ -1,0 +1,313 @@
+//! `llm-translate` against a local fake OpenAI-compatible provider (axum on
+//! 127.0.0.1:0): a good answer, malformed JSON, the wrong number of
+//! translations, 429 then success, persistent 500s, and a hang past the
+//! timeout. Also: the API key is sent as a bearer token and appears in no
+//! warning.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use quire::config::schema::{EnginesConfig, ProviderConfig};
+use quire::config::secret::Secret;
+use quire::core::events::{Event, JobStatus};
+use quire::core::jobs::{Approval, PipelineSpec};
+use quire::core::scene::NodeKind;
+use serde_json::{Value, json};
+
+use crate::core_support::TestCore;
+
+const KEY: &str = "sk-test-do-not-leak";
+
+#[derive(Default)]
+struct Fake {
+    calls: AtomicUsize,
+    /// Authorization headers seen.
+    auth: std::sync::Mutex<Vec<String>>,
+}
+
+/// The segments the request carried.
+fn segments(body: &Value) -> Vec<(String, String)> {
+    let user: Value =
+        serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+    user["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["id"].as_str().unwrap().to_owned(),
+                s["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn completion(content: String) -> Response {
+    Json(json!({ "choices": [{ "message": { "role": "assistant", "content": content } }] }))
+        .into_response()
+}
+
+fn good(body: &Value) -> Response {
+    let translations: Vec<Value> = segments(body)
+        .into_iter()
+        .map(|(id, text)| json!({ "id": id, "translation": format!("FR {text}") }))
+        .collect();
+    completion(json!({ "translations": translations }).to_string())
+}
+
+async fn chat(
+    State(fake): State<Arc<Fake>>,
+    Path(behaviour): Path<String>,
+    headers: HeaderMap,
+    Json(body): Json<Value>,
+) -> Response {
+    let call = fake.calls.fetch_add(1, Ordering::SeqCst);
+    if let Some(auth) = headers.get("authorization") {
+        fake.auth
+            .lock()
+            .unwrap()
+            .push(auth.to_str().unwrap().to_owned());
+    }
+    match behaviour.as_str() {
+        "good" => good(&body),
+        "malformed" => (StatusCode::OK, "{ this is not json").into_response(),
+        "short" => {
+            let first = &segments(&body)[0];
+            completion(
+                json!({ "translations": [{ "id": first.0, "translation": "seul" }] }).to_string(),
+            )
+        }
+        "busy-once" if call == 0 => (
+            StatusCode::TOO_MANY_REQUESTS,
+            [("retry-after", "0")],
+            "slow down",
+        )
+            .into_response(),
+        "busy-once" => good(&body),
+        "broken" => (StatusCode::INTERNAL_SERVER_ERROR, "oops").into_response(),
+        "hang" => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            good(&body)
+        }
+        "refuse" => (StatusCode::UNAUTHORIZED, "bad key").into_response(),
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// Starts the fake; returns its base address and state.
+async fn fake_provider() -> (String, Arc<Fake>) {
+    let fake = Arc::new(Fake::default());
+    let app = Router::new()
+        .route("/{behaviour}/v1/chat/completions", post(chat))
+        .with_state(fake.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), fake)
+}
+
+fn provider(base: &str, behaviour: &str, timeout_secs: u64, max_retries: u32) -> ProviderConfig {
+    ProviderConfig {
+        base_url: format!("{base}/{behaviour}/v1"),
+        model: "fake-model".into(),
+        api_key: Secret::new(KEY),
+        api_key_env: None,
+        api_key_file: None,
+        timeout_secs,
+        max_retries,
+    }
+}
+
+/// Runs llm-translate over two text pages with `provider`; returns the
+/// final status, the warnings and the core.
+async fn run(
+    provider: ProviderConfig,
+) -> (
+    JobStatus,
+    Vec<String>,
+    TestCore,
+    quire::core::ids::SessionId,
+) {
+    let providers = BTreeMap::from([("fake".to_owned(), provider)]);
+    let t = TestCore::with_engines(EnginesConfig::default(), providers);
+    let id = t.session("LLM");
+    t.core
+        .import_text(id, "one", "Hello {0}\n\nGood night", Some("en"))
+        .await
+        .unwrap();
+    t.core
+        .import_text(id, "two", "See you", Some("en"))
+        .await
+        .unwrap();
+    let mut sub = t.core.subscribe(None);
+    let spec = PipelineSpec {
+        steps: vec!["llm-translate".into()],
+        target_language: Some("fr".into()),
+        system_prompt: Some("You translate manga dialogue.".into()),
+        ..PipelineSpec::default()
+    };
+    let job = t
+        .core
+        .start_pipeline(id, spec, Approval::Unattended)
+        .await
+        .unwrap();
+    let mut warnings = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let e = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .unwrap()
+            .unwrap();
+        match &e.event {
+            Event::JobWarning {
+                job_id, message, ..
+            } if *job_id == job => warnings.push(message.clone()),
+            Event::JobFinished { id: j, status, .. } if *j == job => {
+                return (*status, warnings, t, id);
+            }
+            _ => {}
+        }
+    }
+}
+
+async fn translations(t: &TestCore, id: quire::core::ids::SessionId) -> Vec<Option<String>> {
+    t.core
+        .scene(id)
+        .await
+        .unwrap()
+        .scene
+        .pages
+        .iter()
+        .flat_map(|p| p.nodes.iter())
+        .map(|n| match &n.kind {
+            NodeKind::Text { translation, .. } => translation.clone(),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_good_provider_translates_every_page_and_gets_the_key() {
+    let (base, fake) = fake_provider().await;
+    let (status, warnings, t, id) = run(provider(&base, "good", 5, 0)).await;
+    assert_eq!(status, JobStatus::Completed, "{warnings:?}");
+    assert_eq!(
+        translations(&t, id).await,
+        vec![
+            Some("FR Hello {0}".into()),
+            Some("FR Good night".into()),
+            Some("FR See you".into())
+        ]
+    );
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 2, "one request per page");
+    assert!(
+        fake.auth
+            .lock()
+            .unwrap()
+            .iter()
+            .all(|a| a == &format!("Bearer {KEY}"))
+    );
+}
+
+#[tokio::test]
+async fn malformed_json_is_a_warning_per_page() {
+    let (base, _) = fake_provider().await;
+    let (status, warnings, t, id) = run(provider(&base, "malformed", 5, 0)).await;
+    assert_eq!(status, JobStatus::CompletedWithErrors);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(
+        warnings[0].contains("provider `fake` answered malformed JSON"),
+        "{}",
+        warnings[0]
+    );
+    assert!(
+        translations(&t, id).await.iter().all(Option::is_none),
+        "nothing written"
+    );
+}
+
+#[tokio::test]
+async fn the_wrong_number_of_translations_is_refused() {
+    let (base, _) = fake_provider().await;
+    let (status, warnings, t, id) = run(provider(&base, "short", 5, 0)).await;
+    assert_eq!(status, JobStatus::CompletedWithErrors);
+    // Page one has two segments and gets one answer; page two is fine.
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("1 translations for 2 segments"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(
+        translations(&t, id).await,
+        vec![None, None, Some("seul".into())]
+    );
+}
+
+#[tokio::test]
+async fn a_429_is_retried_and_then_succeeds() {
+    let (base, fake) = fake_provider().await;
+    let (status, warnings, _, _) = run(provider(&base, "busy-once", 5, 2)).await;
+    assert_eq!(status, JobStatus::Completed, "{warnings:?}");
+    assert_eq!(
+        fake.calls.load(Ordering::SeqCst),
+        3,
+        "one retry, then one request for page two"
+    );
+}
+
+#[tokio::test]
+async fn persistent_5xx_gives_up_after_max_retries() {
+    let (base, fake) = fake_provider().await;
+    let (status, warnings, _, _) = run(provider(&base, "broken", 5, 1)).await;
+    assert_eq!(status, JobStatus::CompletedWithErrors);
+    assert_eq!(warnings.len(), 2);
+    assert!(
+        warnings[0].contains("failed after 2 attempts: HTTP 500"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(fake.calls.load(Ordering::SeqCst), 4);
+}
+
+#[tokio::test]
+async fn a_hang_past_the_timeout_is_a_warning() {
+    let (base, _) = fake_provider().await;
+    let (status, warnings, _, _) = run(provider(&base, "hang", 1, 0)).await;
+    assert_eq!(status, JobStatus::CompletedWithErrors);
+    assert_eq!(warnings.len(), 2);
+    assert!(
+        warnings[0].contains("no answer within 1s"),
+        "{}",
+        warnings[0]
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_is_not_retried_and_the_key_never_appears() {
+    let (base, fake) = fake_provider().await;
+    let (status, warnings, t, _) = run(provider(&base, "refuse", 5, 3)).await;
+    assert_eq!(status, JobStatus::CompletedWithErrors);
+    assert!(
+        warnings[0].contains("refused the request: HTTP 401"),
+        "{}",
+        warnings[0]
+    );
+    assert_eq!(
+        fake.calls.load(Ordering::SeqCst),
+        2,
+        "4xx other than 429 is not retried"
+    );
+    for w in &warnings {
+        assert!(!w.contains(KEY), "{w}");
+    }
+    let jobs = serde_json::to_string(&t.core.jobs()).unwrap();
+    assert!(!jobs.contains(KEY));
+}
