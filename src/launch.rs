@@ -1,10 +1,21 @@
 //! Starting a mode: build the one core, start the mode's frontends over it,
-//! wait for them to end.
+//! wait for them to end, then flush and close every project.
 
+use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::config::Loaded;
+use anyhow::Context;
+
+use crate::config::{ConfigError, Loaded};
+use crate::core::{Core, CoreConfig};
 use crate::error::Failure;
+use crate::http::{self, BindError};
+use crate::modes::Frontend;
+
+/// How long requests in flight may run after SIGINT/SIGTERM.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
 /// A launch form of the command line.
 #[derive(Debug, Clone)]
@@ -23,17 +34,23 @@ pub enum Launch {
 }
 
 pub fn start(loaded: Loaded, launch: Launch) -> Result<(), Failure> {
-    let frontend = match &launch {
-        Launch::Mode { .. } => loaded
-            .mode
-            .as_ref()
-            .and_then(|m| m.frontends.first())
-            .map_or("tui", |f| f.name()),
-        Launch::Attach { .. } => "tui",
-        Launch::McpStdio { .. } => "mcp-stdio",
-        Launch::McpTui { .. } => "tui-share adapter",
-    };
-    Err(not_built(frontend))
+    match launch {
+        Launch::Mode { project, .. } => {
+            let Some(mode) = loaded.mode.clone() else {
+                return Err(Failure::usage("no mode selected"));
+            };
+            if mode.has(Frontend::Tui) {
+                return Err(not_built("tui"));
+            }
+            if mode.has(Frontend::McpStdio) {
+                return Err(not_built("mcp-stdio"));
+            }
+            run_server(loaded, project)
+        }
+        Launch::Attach { .. } => Err(not_built("tui")),
+        Launch::McpStdio { .. } => Err(not_built("mcp-stdio")),
+        Launch::McpTui { .. } => Err(not_built("tui-share adapter")),
+    }
 }
 
 /// The one placeholder allowed while frontends are being built.
@@ -41,4 +58,111 @@ pub fn not_built(frontend: &str) -> Failure {
     Failure::Runtime(anyhow::anyhow!(
         "frontend {frontend} is not available in this build yet"
     ))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("quire")
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(Failure::from)
+}
+
+fn core_for(loaded: &Loaded) -> Result<Core, Failure> {
+    let paths = loaded.data_paths()?;
+    let mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str());
+    Ok(Core::new(CoreConfig::new(&loaded.config, &paths, mode)))
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {}
+        _ = term => {}
+    }
+    tracing::info!("shutting down");
+}
+
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
+/// Modes with the `http` frontend: serve until a signal, then close.
+fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let core = core_for(&loaded)?;
+        let mode = loaded.mode.clone();
+        let mode_name = mode.as_ref().map_or("none", |m| m.name.as_str()).to_owned();
+        let with_mcp = mode.as_ref().is_some_and(|m| m.has(Frontend::McpHttp));
+        let config = Arc::new(loaded.config.clone());
+        let listener = http::bind(&config).await.map_err(|e| match e {
+            BindError::NeedsToken(_) => {
+                Failure::Config(ConfigError::invalid("server.host", e.to_string()))
+            }
+            BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
+        })?;
+        let addr = listener.local_addr().context("no local address")?;
+        let url = format!("http://{addr}");
+        core.set_advertised_url(&url);
+        let app = http::app(core.clone(), config, &mode_name, None);
+        let what = if with_mcp {
+            "API /api/v1, MCP /mcp"
+        } else {
+            "API /api/v1"
+        };
+        let state = app.state.clone();
+        let server = tokio::spawn(http::serve(
+            listener,
+            app.router,
+            app.shutdown,
+            shutdown_signal(),
+            SHUTDOWN_GRACE,
+        ));
+        if let Some(path) = project {
+            let opener = core.clone();
+            let opened = tokio::task::spawn_blocking(move || opener.open_project(&path))
+                .await
+                .context("project opener failed")?;
+            if let Err(e) = opened {
+                server.abort();
+                return Err(Failure::Runtime(
+                    anyhow::Error::new(e).context("cannot open --project"),
+                ));
+            }
+        }
+        // Until here routes answered 503; the serving line means ready.
+        state.set_ready();
+        say(&format!("quire: serving {url} ({what})"));
+        if let Err(e) = sd_notify::notify(&[sd_notify::NotifyState::Ready]) {
+            tracing::warn!("cannot notify systemd: {e}");
+        }
+        let served = server.await.context("server task failed")?;
+        let closer = core.clone();
+        let failures = tokio::task::spawn_blocking(move || closer.close_all())
+            .await
+            .context("closing projects failed")?;
+        served.context("server failed")?;
+        if let Some((id, e)) = failures.into_iter().next() {
+            return Err(Failure::Runtime(anyhow::anyhow!(
+                "session {id} was not saved: {e}"
+            )));
+        }
+        Ok(())
+    })
 }

@@ -65,6 +65,20 @@ impl<'de> Deserialize<'de> for BlobHash {
     }
 }
 
+impl schemars::JsonSchema for BlobHash {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "BlobHash".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "description": "BLAKE3 hash of the blob's bytes, 64 lowercase hex digits",
+            "pattern": "^[0-9a-f]{64}$"
+        })
+    }
+}
+
 /// The blob directory of one project.
 #[derive(Debug, Clone)]
 pub struct BlobStore {

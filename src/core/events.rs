@@ -25,7 +25,9 @@ pub const RING_CAPACITY: usize = 1024;
 /// How many finished jobs are remembered (with their warnings).
 pub const RECENT_JOBS: usize = 100;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "camelCase")]
 pub enum JobStatus {
     Queued,
@@ -43,7 +45,7 @@ impl JobStatus {
 }
 
 /// Where a running job is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobProgress {
     pub step: String,
@@ -56,7 +58,7 @@ pub struct JobProgress {
 }
 
 /// One step that failed (or found a problem) on one page.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobWarningInfo {
     pub page_index: usize,
@@ -66,7 +68,7 @@ pub struct JobWarningInfo {
 }
 
 /// A job as events describe it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct JobSummary {
     pub id: JobId,
@@ -82,7 +84,7 @@ pub struct JobSummary {
 }
 
 /// One open session as events describe it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub id: SessionId,
@@ -94,7 +96,7 @@ pub struct SessionSummary {
     pub current: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "event", rename_all_fields = "camelCase")]
 pub enum Event {
     /// The whole picture: seed for a new or lagging subscriber.
@@ -176,7 +178,7 @@ impl Event {
 }
 
 /// An event with its sequence number.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Envelope {
     pub seq: u64,
     #[serde(flatten)]

@@ -22,7 +22,9 @@ use super::{Core, slug};
 /// Largest archive content quire unpacks (guards against zip bombs).
 const MAX_ARCHIVE_BYTES: u64 = 8 << 30;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     Archive,
@@ -56,7 +58,7 @@ impl ExportFormat {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
     pub format: ExportFormat,

@@ -21,7 +21,7 @@ use super::op::Op;
 use crate::config::schema::ProviderConfig;
 
 /// What `start_pipeline` is asked to run.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PipelineSpec {
     /// Engine ids, run in order.

@@ -79,7 +79,7 @@ impl CoreConfig {
 }
 
 /// The result of an applied op.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct ApplyResult {
     pub epoch: u64,
     /// Ids of the pages and nodes the op added, in op order.
@@ -87,7 +87,7 @@ pub struct ApplyResult {
 }
 
 /// A managed project in the projects directory.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectEntry {
     pub id: ProjectId,
@@ -115,6 +115,9 @@ struct Inner {
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
     lifecycle: Mutex<()>,
+    /// The HTTP URL this process serves, recorded in project locks so a
+    /// second process can suggest `quire attach URL`.
+    advertised_url: Mutex<Option<String>>,
 }
 
 #[derive(Default)]
@@ -154,6 +157,7 @@ impl Core {
                 http: reqwest::Client::new(),
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
+                advertised_url: Mutex::new(None),
             }),
         }
     }
@@ -202,8 +206,23 @@ impl Core {
         Holder {
             pid: std::process::id(),
             mode: self.inner.config.mode.clone(),
-            url: None,
+            url: self
+                .inner
+                .advertised_url
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone(),
         }
+    }
+
+    /// Records the URL this process serves; projects opened from now on
+    /// name it in their lock file. Call before opening projects.
+    pub fn set_advertised_url(&self, url: &str) {
+        *self
+            .inner
+            .advertised_url
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(url.to_owned());
     }
 
     // ---- workspace -------------------------------------------------------

@@ -12,7 +12,7 @@ use super::blobs::BlobHash;
 use super::ids::{NodeId, PageId};
 use super::scene::{ImageRole, MaskRole, NodeKind, Transform};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
 pub enum Op {
     #[serde(rename_all = "camelCase")]
@@ -83,7 +83,7 @@ impl Op {
 }
 
 /// A page as a client adds it: the id and nodes are optional.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -99,7 +99,7 @@ pub struct NewPage {
 
 /// A node as a client adds it: the id is optional, `transform` defaults to
 /// an unplaced zero box and `visible` to true.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -127,7 +127,7 @@ where
     Option::<T>::deserialize(d).map(Some)
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PagePatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,14 +146,14 @@ pub struct PagePatch {
     pub height: Clearable<u32>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProjectPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodePatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,7 +165,7 @@ pub struct NodePatch {
     pub kind: Option<KindPatch>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransformPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -184,7 +184,7 @@ pub struct TransformPatch {
     pub rotation: Clearable<f64>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 pub enum KindPatch {
     #[serde(rename_all = "camelCase")]
@@ -244,7 +244,7 @@ impl KindPatch {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StylePatch {
     #[serde(

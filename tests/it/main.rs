@@ -15,3 +15,6 @@ mod core_ops;
 mod core_props;
 mod core_storage;
 mod core_support;
+mod http_api;
+mod http_binary;
+mod http_support;

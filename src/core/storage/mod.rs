@@ -102,7 +102,7 @@ impl ProjectToml {
 }
 
 /// `scene.json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SnapshotFile {
     pub epoch: u64,

@@ -1,0 +1,49 @@
+//! `GET /api/v1/events`: the event bus as server-sent events.
+//!
+//! Each SSE event carries `id: <seq>`, `event: <variant>` and the event as
+//! JSON. A fresh connection starts with a `Snapshot`; `Last-Event-ID: N`
+//! resumes after event N while it is still in the ring, else starts with a
+//! `Snapshot`. A client that stops reading falls behind on its own and is
+//! resynchronised with a `Snapshot` when it reads again; nobody else waits
+//! for it. Streams end when the server shuts down.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use futures_util::Stream;
+
+use super::AppState;
+
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+pub async fn events(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    let last = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    let subscription = state.core.subscribe(last);
+    let shutdown = state.shutdown.clone();
+    let stream = futures_util::stream::unfold(
+        (subscription, shutdown),
+        |(mut sub, mut shutdown)| async move {
+            let next = tokio::select! {
+                next = sub.next() => next,
+                _ = shutdown.wait_for(|stop| *stop) => None,
+            };
+            let envelope = next?;
+            let data = serde_json::to_string(&*envelope).unwrap_or_else(|_| "{}".to_owned());
+            let event = SseEvent::default()
+                .id(envelope.seq.to_string())
+                .event(envelope.event.name())
+                .data(data);
+            Some((Ok(event), (sub, shutdown)))
+        },
+    );
+    Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+}

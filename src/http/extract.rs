@@ -1,0 +1,77 @@
+//! Extractors with the API's error contract: a JSON body (400 with the
+//! parser's reason, 413 past the limit) and the session a route acts on
+//! (the `{sessionId}` in the path, else the current session).
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::AppState;
+use super::error::ApiError;
+use super::guard::too_large;
+use crate::core::CoreError;
+use crate::core::ids::SessionId;
+
+/// A JSON request body. Any content type is accepted, so `curl -d` works.
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for JsonBody<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self, ApiError> {
+        let bytes = Bytes::from_request(req, state)
+            .await
+            .map_err(|e| body_error(e, state))?;
+        parse_json(&bytes).map(JsonBody)
+    }
+}
+
+pub fn body_error(e: BytesRejection, state: &AppState) -> ApiError {
+    let text = e.body_text();
+    if e.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE || text.contains("length limit") {
+        too_large(state.guard.max_body_bytes)
+    } else {
+        ApiError::bad_request("bad_body", text)
+    }
+}
+
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        use serde_json::error::Category;
+        match e.classify() {
+            Category::Syntax | Category::Eof | Category::Io => {
+                ApiError::bad_request("malformed_json", format!("malformed JSON: {e}"))
+            }
+            Category::Data => {
+                ApiError::bad_request("invalid_request", format!("invalid request: {e}"))
+            }
+        }
+    })
+}
+
+/// The session a route acts on.
+pub struct Target(pub SessionId);
+
+impl FromRequestParts<AppState> for Target {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let params = RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::bad_request("bad_path", e.body_text()))?;
+        let given = params
+            .iter()
+            .find(|(k, _)| *k == "sessionId")
+            .map(|(_, v)| v.to_owned());
+        let id = match given {
+            Some(text) => Some(
+                text.parse::<SessionId>()
+                    .map_err(|_| ApiError::from(CoreError::not_found("session", &text)))?,
+            ),
+            None => None,
+        };
+        state.core.resolve(id).map(Target).map_err(ApiError::from)
+    }
+}

@@ -1,0 +1,211 @@
+//! Checks every request passes before it reaches a route (`/mcp`
+//! included): the `Host` header names this server (DNS-rebinding
+//! protection), an `Origin` header is an allowed browser origin, the bearer
+//! token matches (compared in constant time), the body is not too large,
+//! and the core has finished starting.
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use super::AppState;
+use super::error::ApiError;
+
+/// Host names always accepted (with any port).
+const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
+
+/// What the guard enforces.
+#[derive(Debug, Clone)]
+pub struct GuardConfig {
+    /// Lowercase host names (no port).
+    pub allowed_hosts: Vec<String>,
+    pub allowed_origins: Vec<String>,
+    /// Empty when no token is set.
+    pub token: String,
+    pub max_body_bytes: u64,
+}
+
+impl GuardConfig {
+    pub fn new(
+        bound_host: &str,
+        extra_hosts: &[String],
+        origins: &[String],
+        token: &str,
+        max_body_bytes: u64,
+    ) -> Self {
+        let mut allowed_hosts: Vec<String> = LOCAL_HOSTS.iter().map(|h| (*h).to_owned()).collect();
+        allowed_hosts.push(bracket_ipv6(bound_host));
+        allowed_hosts.extend(extra_hosts.iter().map(|h| host_name(h)));
+        allowed_hosts.sort();
+        allowed_hosts.dedup();
+        GuardConfig {
+            allowed_hosts,
+            allowed_origins: origins
+                .iter()
+                .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+                .collect(),
+            token: token.to_owned(),
+            max_body_bytes,
+        }
+    }
+
+    pub fn host_allowed(&self, host: &str) -> bool {
+        let name = host_name(host);
+        self.allowed_hosts.iter().any(|h| *h == name)
+    }
+
+    pub fn origin_allowed(&self, origin: &str) -> bool {
+        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+        self.allowed_origins.iter().any(|o| *o == origin)
+    }
+
+    pub fn token_ok(&self, headers: &HeaderMap) -> bool {
+        if self.token.is_empty() {
+            return true;
+        }
+        let Some(given) = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+        else {
+            return false;
+        };
+        constant_time_eq::constant_time_eq(given.trim().as_bytes(), self.token.as_bytes())
+    }
+}
+
+/// An IPv6 literal as it appears in a Host header.
+fn bracket_ipv6(host: &str) -> String {
+    let host = host.to_ascii_lowercase();
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host
+    }
+}
+
+/// `name:port` → `name`, `[::1]:80` → `[::1]`, lowercased.
+pub fn host_name(host: &str) -> String {
+    let host = host.trim().to_ascii_lowercase();
+    if host.starts_with('[') {
+        return match host.find(']') {
+            Some(end) => host[..=end].to_owned(),
+            None => host,
+        };
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) => name.to_owned(),
+        _ => host,
+    }
+}
+
+/// Routes that answer while the core is still starting.
+fn open_while_starting(path: &str) -> bool {
+    matches!(path, "/healthz" | "/api/v1/meta" | "/api/v1/events")
+}
+
+pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let guard = &state.guard;
+    let headers = request.headers();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+        .or_else(|| request.uri().authority().map(|a| a.to_string()));
+    match host {
+        Some(h) if guard.host_allowed(&h) => {}
+        Some(h) => {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden_host",
+                format!("Host `{h}` is not allowed (add it to server.allowed_hosts)"),
+            )
+            .into_response();
+        }
+        None => {
+            return ApiError::new(StatusCode::FORBIDDEN, "forbidden_host", "no Host header")
+                .into_response();
+        }
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or_default();
+        if !guard.origin_allowed(origin) {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "forbidden_origin",
+                format!("Origin `{origin}` is not allowed (add it to server.allowed_origins)"),
+            )
+            .into_response();
+        }
+    }
+    let path = request.uri().path();
+    let health = path == "/healthz" && request.method() == Method::GET;
+    if !health && !guard.token_ok(headers) {
+        let mut response = ApiError::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthorized",
+            "missing or wrong bearer token",
+        )
+        .into_response();
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
+        return response;
+    }
+    let too_long = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok())
+        .is_some_and(|len| len > guard.max_body_bytes);
+    if too_long {
+        return too_large(guard.max_body_bytes).into_response();
+    }
+    if !state.is_ready() && !open_while_starting(path) {
+        return ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "starting",
+            "quire is still starting; retry in a moment",
+        )
+        .into_response();
+    }
+    next.run(request).await
+}
+
+pub fn too_large(limit: u64) -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "too_large",
+        format!("the request body is larger than server.max_body_bytes ({limit} bytes)"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_lose_their_port() {
+        assert_eq!(host_name("LocalHost:4096"), "localhost");
+        assert_eq!(host_name("[::1]:80"), "[::1]");
+        assert_eq!(host_name("example.org"), "example.org");
+    }
+
+    #[test]
+    fn allowed_hosts_and_origins() {
+        let g = GuardConfig::new(
+            "::1",
+            &["quire.lan".into()],
+            &["https://app.example".into()],
+            "",
+            10,
+        );
+        for ok in ["localhost:1", "127.0.0.1", "[::1]:4096", "QUIRE.LAN:80"] {
+            assert!(g.host_allowed(ok), "{ok}");
+        }
+        assert!(!g.host_allowed("evil.example:4096"));
+        assert!(g.origin_allowed("https://app.example/"));
+        assert!(!g.origin_allowed("https://evil.example"));
+    }
+}

@@ -1,0 +1,210 @@
+//! The headless HTTP frontend (axum): the `/api/v1` routes, the SSE event
+//! stream, and the listener that `/mcp` shares.
+//!
+//! - `api.rs` registers routes and writes the OpenAPI document as it goes;
+//!   `routes.rs` holds the handlers, `events.rs` the SSE stream.
+//! - `guard.rs` is the one middleware every request passes (Host, Origin,
+//!   bearer token, body size, readiness); `extract.rs` and `error.rs` keep
+//!   the error contract.
+
+pub mod api;
+pub mod error;
+pub mod events;
+pub mod extract;
+pub mod guard;
+pub mod routes;
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::response::IntoResponse;
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use self::error::ApiError;
+use self::guard::GuardConfig;
+use crate::config::Config;
+use crate::core::Core;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub core: Core,
+    pub config: Arc<Config>,
+    pub mode: String,
+    pub guard: Arc<GuardConfig>,
+    pub openapi: Arc<Value>,
+    ready: Arc<AtomicBool>,
+    /// Turns true when the server is shutting down; ends event streams.
+    pub shutdown: watch::Receiver<bool>,
+}
+
+impl AppState {
+    pub fn is_ready(&self) -> bool {
+        self.ready.load(Ordering::SeqCst)
+    }
+
+    pub fn set_ready(&self) {
+        self.ready.store(true, Ordering::SeqCst);
+    }
+}
+
+/// A built application: the router plus handles to drive it.
+pub struct App {
+    pub router: Router,
+    pub state: AppState,
+    /// Send `true` to end event streams (graceful shutdown).
+    pub shutdown: watch::Sender<bool>,
+}
+
+/// Builds the application over `core`. `extra` (e.g. `/mcp`) is merged in
+/// and passes the same guard.
+pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -> App {
+    let server = &config.server;
+    let guard = GuardConfig::new(
+        &server.host,
+        &server.allowed_hosts,
+        &server.allowed_origins,
+        server.token.expose(),
+        server.max_body_bytes,
+    );
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"));
+    let state = AppState {
+        core,
+        mode: mode.to_owned(),
+        guard: Arc::new(guard),
+        openapi: Arc::new(openapi),
+        ready: Arc::new(AtomicBool::new(false)),
+        shutdown: shutdown_rx,
+        config,
+    };
+    let limit = usize::try_from(state.guard.max_body_bytes).unwrap_or(usize::MAX);
+    let mut router = router.fallback(not_found).with_state(state.clone());
+    if let Some(extra) = extra {
+        router = router.merge(extra);
+    }
+    let router = router
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::guard,
+        ))
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked));
+    App {
+        router,
+        state,
+        shutdown: shutdown_tx,
+    }
+}
+
+async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no route {}", uri.path()),
+    )
+}
+
+/// A handler that panicked: log it, answer 500 with the usual body.
+fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    let detail = panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+        .unwrap_or_else(|| "unknown panic".to_owned());
+    tracing::error!("request handler panicked: {detail}");
+    ApiError::new(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        "internal",
+        "internal error (the server logged the details)",
+    )
+    .into_response()
+}
+
+/// Whether `host` names only this machine.
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h.eq_ignore_ascii_case("localhost") || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Binds `server.host:server.port`; refuses a non-loopback host without a
+/// token (the caller reports that as a configuration error).
+pub async fn bind(config: &Config) -> Result<TcpListener, BindError> {
+    let server = &config.server;
+    if !is_loopback(&server.host) && !server.token.is_set() {
+        return Err(BindError::NeedsToken(server.host.clone()));
+    }
+    let host = server.host.trim_start_matches('[').trim_end_matches(']');
+    let addr = match host.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, server.port)],
+        Err(_) => tokio::net::lookup_host((host, server.port))
+            .await
+            .map_err(|e| BindError::Io(format!("cannot resolve {host}: {e}")))?
+            .collect(),
+    };
+    TcpListener::bind(&addr[..]).await.map_err(|e| {
+        BindError::Io(format!(
+            "cannot listen on {}:{}: {e}",
+            server.host, server.port
+        ))
+    })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    #[error(
+        "refusing to serve on {0} without a token: set server.token (or server.token_env / server.token_file), or bind 127.0.0.1"
+    )]
+    NeedsToken(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Serves `router` on `listener` until `stop` resolves; then stops
+/// accepting and lets requests in flight finish for up to `grace`.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    shutdown: watch::Sender<bool>,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+    grace: std::time::Duration,
+) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    let listener = listener.tap_io(|tcp| {
+        // Small MCP/API replies must not wait for delayed ACKs.
+        let _ = tcp.set_nodelay(true);
+    });
+    let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
+    let signal = async move {
+        stop.await;
+        let _ = shutdown.send(true);
+        let _ = stopped_tx.send(());
+    };
+    let server = tokio::spawn(async move {
+        axum::serve(listener, router.into_make_service())
+            .with_graceful_shutdown(signal)
+            .await
+    });
+    let abort = server.abort_handle();
+    tokio::pin!(server);
+    tokio::select! {
+        result = &mut server => return result.map_err(std::io::Error::other)?,
+        _ = stopped_rx => {}
+    }
+    match tokio::time::timeout(grace, &mut server).await {
+        Ok(result) => result.map_err(std::io::Error::other)?,
+        Err(_) => {
+            tracing::warn!(
+                "requests still running after {}s; closing them",
+                grace.as_secs()
+            );
+            abort.abort();
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,682 @@
+//! The `/api/v1` routes: thin handlers that call the core and shape its
+//! answers. Blocking core calls (open, create, close, blobs) run on the
+//! blocking pool.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Multipart, Path, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::AppState;
+use super::api::{Api, Body, Doc};
+use super::error::{ApiError, ApiResult};
+use super::extract::{JsonBody, Target, body_error, parse_json};
+use crate::core::blobs::BlobHash;
+use crate::core::engines::EngineInfo;
+use crate::core::events::{JobSummary, SessionSummary};
+use crate::core::export::ExportSpec;
+use crate::core::ids::{JobId, ProjectId, SessionId};
+use crate::core::import::ImageFile;
+use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::op::Op;
+use crate::core::storage::SnapshotFile;
+use crate::core::{ApplyResult, CoreError, ProjectEntry};
+
+/// Runs blocking core work off the async workers.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
+) -> ApiResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+        .map_err(ApiError::from)
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    name: &'static str,
+    version: &'static str,
+    mode: String,
+    platform: String,
+    sharing_supported: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateProject {
+    name: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OpenProject {
+    id: ProjectId,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectSession {
+    id: SessionId,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct Closed {
+    closed: SessionId,
+}
+
+/// JSON page import.
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TextPage {
+    /// The page's name.
+    name: String,
+    /// Paragraphs separated by blank lines; one text node each.
+    text: String,
+    #[serde(default)]
+    source_lang: Option<String>,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct Epoch {
+    /// The new epoch, or null when there was nothing to undo or redo.
+    epoch: Option<u64>,
+}
+
+#[derive(Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Started {
+    job_id: JobId,
+}
+
+#[derive(Serialize, JsonSchema)]
+pub struct Cancelled {
+    cancelled: bool,
+}
+
+pub fn platform() -> String {
+    format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
+}
+
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+async fn meta(State(state): State<AppState>) -> Json<Meta> {
+    Json(Meta {
+        name: "quire",
+        version: env!("CARGO_PKG_VERSION"),
+        mode: state.mode.clone(),
+        platform: platform(),
+        sharing_supported: cfg!(any(target_os = "linux", target_os = "macos")),
+    })
+}
+
+async fn engines(State(state): State<AppState>) -> Json<Vec<EngineInfo>> {
+    Json(state.core.engines())
+}
+
+async fn list_projects(State(state): State<AppState>) -> ApiResult<Json<Vec<ProjectEntry>>> {
+    let core = state.core.clone();
+    blocking(move || core.list_projects()).await.map(Json)
+}
+
+async fn create_project(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<CreateProject>,
+) -> ApiResult<Json<SessionSummary>> {
+    let core = state.core.clone();
+    blocking(move || core.create_managed_project(&body.name))
+        .await
+        .map(Json)
+}
+
+async fn open_project(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<OpenProject>,
+) -> ApiResult<Json<SessionSummary>> {
+    let core = state.core.clone();
+    blocking(move || core.open_managed_project(body.id))
+        .await
+        .map(Json)
+}
+
+async fn close_current(
+    State(state): State<AppState>,
+    Target(id): Target,
+) -> ApiResult<Json<Closed>> {
+    close(state, id).await
+}
+
+async fn close_session(
+    State(state): State<AppState>,
+    Target(id): Target,
+) -> ApiResult<Json<Closed>> {
+    close(state, id).await
+}
+
+async fn close(state: AppState, id: SessionId) -> ApiResult<Json<Closed>> {
+    let core = state.core.clone();
+    blocking(move || core.close_session(id)).await?;
+    Ok(Json(Closed { closed: id }))
+}
+
+async fn sessions(State(state): State<AppState>) -> Json<Vec<SessionSummary>> {
+    Json(state.core.sessions())
+}
+
+async fn session(
+    State(state): State<AppState>,
+    Target(id): Target,
+) -> ApiResult<Json<SessionSummary>> {
+    state.core.session(id).map(Json).map_err(ApiError::from)
+}
+
+async fn select_session(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<SelectSession>,
+) -> ApiResult<Json<SessionSummary>> {
+    state.core.make_current(body.id)?;
+    state
+        .core
+        .session(body.id)
+        .map(Json)
+        .map_err(ApiError::from)
+}
+
+async fn export(
+    State(state): State<AppState>,
+    Target(id): Target,
+    JsonBody(spec): JsonBody<ExportSpec>,
+) -> ApiResult<Response> {
+    let export = state.core.export(id, spec).await?;
+    let disposition = format!("attachment; filename=\"{}\"", export.file_name);
+    let mut response = export.bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(export.media_type),
+    );
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+/// Multipart image files, or JSON `{ name, text }`.
+async fn import_pages(
+    State(state): State<AppState>,
+    Target(id): Target,
+    request: Request,
+) -> ApiResult<Json<ApplyResult>> {
+    let multipart = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"));
+    if multipart {
+        let mut form = Multipart::from_request(request, &state)
+            .await
+            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
+        let mut files = Vec::new();
+        while let Some(field) = form
+            .next_field()
+            .await
+            .map_err(|e| multipart_error(e, &state))?
+        {
+            let Some(name) = field.file_name().map(str::to_owned) else {
+                continue;
+            };
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| multipart_error(e, &state))?;
+            files.push(ImageFile {
+                name,
+                bytes: bytes.to_vec(),
+            });
+        }
+        if files.is_empty() {
+            return Err(ApiError::bad_request(
+                "no_files",
+                "the multipart body has no file fields",
+            ));
+        }
+        return state
+            .core
+            .import_images(id, files)
+            .await
+            .map(Json)
+            .map_err(ApiError::from);
+    }
+    let bytes = Bytes::from_request(request, &state)
+        .await
+        .map_err(|e| body_error(e, &state))?;
+    let page: TextPage = parse_json(&bytes)?;
+    state
+        .core
+        .import_text(id, &page.name, &page.text, page.source_lang.as_deref())
+        .await
+        .map(Json)
+        .map_err(ApiError::from)
+}
+
+fn multipart_error(e: axum::extract::multipart::MultipartError, state: &AppState) -> ApiError {
+    if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        super::guard::too_large(state.guard.max_body_bytes)
+    } else {
+        ApiError::bad_request("bad_multipart", e.body_text())
+    }
+}
+
+async fn scene(State(state): State<AppState>, Target(id): Target) -> ApiResult<Json<SnapshotFile>> {
+    let s = state.core.scene(id).await?;
+    Ok(Json(SnapshotFile {
+        epoch: s.epoch,
+        scene: s.scene,
+    }))
+}
+
+async fn blob(
+    State(state): State<AppState>,
+    Target(id): Target,
+    Path(params): Path<std::collections::HashMap<String, String>>,
+) -> ApiResult<Response> {
+    let text = params.get("hash").cloned().unwrap_or_default();
+    let hash: BlobHash = text
+        .parse()
+        .map_err(|_| ApiError::from(CoreError::not_found("blob", &text)))?;
+    let bytes = state.core.read_blob(id, hash).await?;
+    let media = match imagesize::image_type(&bytes) {
+        Ok(imagesize::ImageType::Png) => "image/png",
+        Ok(imagesize::ImageType::Jpeg) => "image/jpeg",
+        Ok(imagesize::ImageType::Webp) => "image/webp",
+        _ => "application/octet-stream",
+    };
+    let mut response = bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    if let Ok(etag) = HeaderValue::from_str(&format!("\"{hash}\"")) {
+        headers.insert(header::ETAG, etag);
+    }
+    Ok(response)
+}
+
+async fn apply(
+    State(state): State<AppState>,
+    Target(id): Target,
+    JsonBody(op): JsonBody<Op>,
+) -> ApiResult<Json<ApplyResult>> {
+    state
+        .core
+        .apply(id, op)
+        .await
+        .map(Json)
+        .map_err(ApiError::from)
+}
+
+async fn undo(State(state): State<AppState>, Target(id): Target) -> ApiResult<Json<Epoch>> {
+    let epoch = state.core.undo(id).await?;
+    Ok(Json(Epoch { epoch }))
+}
+
+async fn redo(State(state): State<AppState>, Target(id): Target) -> ApiResult<Json<Epoch>> {
+    let epoch = state.core.redo(id).await?;
+    Ok(Json(Epoch { epoch }))
+}
+
+async fn start_pipeline(
+    State(state): State<AppState>,
+    Target(id): Target,
+    JsonBody(spec): JsonBody<PipelineSpec>,
+) -> ApiResult<Json<Started>> {
+    let job_id = state
+        .core
+        .start_pipeline(id, spec, Approval::Unattended)
+        .await?;
+    Ok(Json(Started { job_id }))
+}
+
+async fn operations(State(state): State<AppState>) -> Json<Vec<JobSummary>> {
+    Json(state.core.jobs())
+}
+
+async fn cancel_operation(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Cancelled>> {
+    let job: JobId = id
+        .parse()
+        .map_err(|_| ApiError::from(CoreError::not_found("job", &id)))?;
+    let cancelled = state.core.cancel_job(job)?;
+    Ok(Json(Cancelled { cancelled }))
+}
+
+async fn config(State(state): State<AppState>) -> Json<Value> {
+    // `Secret` serializes as "[redacted]".
+    Json(serde_json::to_value(&*state.config).unwrap_or_else(|e| json!({ "error": e.to_string() })))
+}
+
+async fn openapi(State(state): State<AppState>) -> Json<Value> {
+    Json((*state.openapi).clone())
+}
+
+/// Routes that act on a session, registered twice: under `/api/v1` (the
+/// current session) and under `/api/v1/sessions/{sessionId}`.
+fn session_routes(api: &mut Api<AppState>, prefix: &str) {
+    let op = api.schema::<Op>();
+    let applied = api.schema::<ApplyResult>();
+    let text_page = api.schema::<TextPage>();
+    let snapshot = api.schema::<SnapshotFile>();
+    let epoch = api.schema::<Epoch>();
+    let pipeline = api.schema::<PipelineSpec>();
+    let started = api.schema::<Started>();
+    let export_spec = api.schema::<ExportSpec>();
+    let p = |path: &str| format!("{prefix}{path}");
+    api.route(
+        "POST",
+        &p("/pages"),
+        Doc {
+            summary: "Import pages: multipart image files (one page each, natural file name order) or JSON { name, text } (one text node per paragraph)",
+            request: Body::MultipartOr(text_page),
+            response: Body::Json(applied.clone()),
+            errors: &[400, 404, 409, 413, 422],
+        },
+        import_pages,
+    );
+    api.route(
+        "GET",
+        &p("/scene.json"),
+        Doc {
+            summary: "The scene and its epoch",
+            request: Body::None,
+            response: Body::Json(snapshot),
+            errors: &[404, 409],
+        },
+        scene,
+    );
+    api.route(
+        "GET",
+        &p("/blobs/{hash}"),
+        Doc {
+            summary: "A blob's bytes (immutable, cacheable)",
+            request: Body::None,
+            response: Body::Bytes(&[
+                "image/png",
+                "image/jpeg",
+                "image/webp",
+                "application/octet-stream",
+            ]),
+            errors: &[404, 409],
+        },
+        blob,
+    );
+    api.route(
+        "POST",
+        &p("/history/apply"),
+        Doc {
+            summary: "Apply an op; returns the new epoch and the ids it created",
+            request: Body::Json(op),
+            response: Body::Json(applied),
+            errors: &[400, 404, 409, 413, 422],
+        },
+        apply,
+    );
+    api.route(
+        "POST",
+        &p("/history/undo"),
+        Doc {
+            summary: "Undo the latest change; epoch null when there is nothing to undo",
+            request: Body::None,
+            response: Body::Json(epoch.clone()),
+            errors: &[404, 409],
+        },
+        undo,
+    );
+    api.route(
+        "POST",
+        &p("/history/redo"),
+        Doc {
+            summary: "Redo the latest undone change; epoch null when there is nothing to redo",
+            request: Body::None,
+            response: Body::Json(epoch),
+            errors: &[404, 409],
+        },
+        redo,
+    );
+    api.route(
+        "POST",
+        &p("/pipelines"),
+        Doc {
+            summary: "Start a pipeline; every step and page is checked first; returns the job id its events carry",
+            request: Body::Json(pipeline),
+            response: Body::Json(started),
+            errors: &[400, 403, 404, 409, 422],
+        },
+        start_pipeline,
+    );
+    let export_path = if prefix == "/api/v1" {
+        "/api/v1/projects/current/export".to_owned()
+    } else {
+        p("/export")
+    };
+    api.route(
+        "POST",
+        &export_path,
+        Doc {
+            summary: "Export as archive (zip), json, markdown or xliff, optionally some pages",
+            request: Body::Json(export_spec),
+            response: Body::Bytes(&[
+                "application/zip",
+                "application/json",
+                "text/markdown",
+                "application/xliff+xml",
+            ]),
+            errors: &[400, 404, 409, 422],
+        },
+        export,
+    );
+}
+
+/// Every route of the API, documented.
+pub fn api() -> Api<AppState> {
+    let mut api = Api::new();
+    let meta_schema = api.schema::<Meta>();
+    let engines_schema = api.schema::<Vec<EngineInfo>>();
+    let projects_schema = api.schema::<Vec<ProjectEntry>>();
+    let session_schema = api.schema::<SessionSummary>();
+    let sessions_schema = api.schema::<Vec<SessionSummary>>();
+    let create_schema = api.schema::<CreateProject>();
+    let open_schema = api.schema::<OpenProject>();
+    let select_schema = api.schema::<SelectSession>();
+    let closed_schema = api.schema::<Closed>();
+    let jobs_schema = api.schema::<Vec<JobSummary>>();
+    let cancelled_schema = api.schema::<Cancelled>();
+    api.route(
+        "GET",
+        "/healthz",
+        Doc {
+            summary: "Liveness: `ok` (no token needed)",
+            request: Body::None,
+            response: Body::Text,
+            errors: &[],
+        },
+        healthz,
+    );
+    api.route(
+        "GET",
+        "/api/v1/meta",
+        Doc {
+            summary: "Name, version, mode, platform and whether TUI sharing is supported",
+            request: Body::None,
+            response: Body::Json(meta_schema),
+            errors: &[],
+        },
+        meta,
+    );
+    api.route(
+        "GET",
+        "/api/v1/engines",
+        Doc {
+            summary: "The engine registry",
+            request: Body::None,
+            response: Body::Json(engines_schema),
+            errors: &[],
+        },
+        engines,
+    );
+    api.route(
+        "GET",
+        "/api/v1/projects",
+        Doc {
+            summary: "Managed projects in the projects directory",
+            request: Body::None,
+            response: Body::Json(projects_schema),
+            errors: &[],
+        },
+        list_projects,
+    );
+    api.route(
+        "POST",
+        "/api/v1/projects",
+        Doc {
+            summary: "Create a managed project and open it; returns its session",
+            request: Body::Json(create_schema),
+            response: Body::Json(session_schema.clone()),
+            errors: &[400, 409, 422],
+        },
+        create_project,
+    );
+    api.route(
+        "PUT",
+        "/api/v1/projects/current",
+        Doc {
+            summary: "Open a managed project by id and make it current",
+            request: Body::Json(open_schema),
+            response: Body::Json(session_schema.clone()),
+            errors: &[400, 404, 409],
+        },
+        open_project,
+    );
+    api.route(
+        "DELETE",
+        "/api/v1/projects/current",
+        Doc {
+            summary: "Save and close the current session",
+            request: Body::None,
+            response: Body::Json(closed_schema.clone()),
+            errors: &[409],
+        },
+        close_current,
+    );
+    api.route(
+        "GET",
+        "/api/v1/sessions",
+        Doc {
+            summary: "Open sessions",
+            request: Body::None,
+            response: Body::Json(sessions_schema),
+            errors: &[],
+        },
+        sessions,
+    );
+    api.route(
+        "PUT",
+        "/api/v1/sessions/current",
+        Doc {
+            summary: "Make a session current",
+            request: Body::Json(select_schema),
+            response: Body::Json(session_schema.clone()),
+            errors: &[400, 404],
+        },
+        select_session,
+    );
+    api.route(
+        "GET",
+        "/api/v1/sessions/{sessionId}",
+        Doc {
+            summary: "One open session",
+            request: Body::None,
+            response: Body::Json(session_schema),
+            errors: &[404],
+        },
+        session,
+    );
+    api.route(
+        "DELETE",
+        "/api/v1/sessions/{sessionId}",
+        Doc {
+            summary: "Save and close a session",
+            request: Body::None,
+            response: Body::Json(closed_schema),
+            errors: &[404],
+        },
+        close_session,
+    );
+    session_routes(&mut api, "/api/v1");
+    session_routes(&mut api, "/api/v1/sessions/{sessionId}");
+    api.route(
+        "GET",
+        "/api/v1/operations",
+        Doc {
+            summary: "Jobs in flight and the last 100 finished, with their warnings",
+            request: Body::None,
+            response: Body::Json(jobs_schema),
+            errors: &[],
+        },
+        operations,
+    );
+    api.route(
+        "DELETE",
+        "/api/v1/operations/{jobId}",
+        Doc {
+            summary: "Cancel a job (between pages); cancelled is false when it had already finished",
+            request: Body::None,
+            response: Body::Json(cancelled_schema),
+            errors: &[404],
+        },
+        cancel_operation,
+    );
+    api.route(
+        "GET",
+        "/api/v1/config",
+        Doc {
+            summary: "The effective configuration, secrets redacted",
+            request: Body::None,
+            response: Body::Json(schemars::json_schema!({ "type": "object" })),
+            errors: &[],
+        },
+        config,
+    );
+    api.route(
+        "GET",
+        "/api/v1/events",
+        Doc {
+            summary: "Server-sent events: id = seq; a Snapshot first, or the events after Last-Event-ID when still buffered",
+            request: Body::None,
+            response: Body::Events,
+            errors: &[],
+        },
+        super::events::events,
+    );
+    api.route(
+        "GET",
+        "/api/v1/openapi.json",
+        Doc {
+            summary: "This document",
+            request: Body::None,
+            response: Body::Json(schemars::json_schema!({ "type": "object" })),
+            errors: &[],
+        },
+        openapi,
+    );
+    api
+}

@@ -1,0 +1,193 @@
+//! `quire --headless` as a real process: start-up, refusal to bind a
+//! public address without a token, systemd readiness, the project lock's
+//! attach hint, and SIGTERM under load with every acknowledged op on disk.
+
+use std::os::unix::net::UnixDatagram;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::harness::Sandbox;
+use crate::http_support::Binary;
+
+#[test]
+fn a_public_bind_without_a_token_is_refused() {
+    let s = Sandbox::new();
+    let before = s.snapshot();
+    s.quire()
+        .args(["--headless", "--host", "0.0.0.0", "--port", "0"])
+        .run()
+        .fails(
+            2,
+            &[
+                "refusing to serve on 0.0.0.0 without a token",
+                "server.token",
+            ],
+        );
+    assert_eq!(before, s.snapshot());
+}
+
+#[test]
+fn readiness_is_notified_to_systemd() {
+    let s = Sandbox::new();
+    let socket_path = s.path("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    let server = Binary::start(
+        &s,
+        &["--headless", "--port", "0"],
+        &[("NOTIFY_SOCKET", socket_path.to_str().unwrap())],
+    );
+    let mut buf = [0u8; 256];
+    let n = socket.recv(&mut buf).expect("no readiness notification");
+    assert!(String::from_utf8_lossy(&buf[..n]).contains("READY=1"));
+    assert!(server.terminate().success());
+}
+
+async fn json_post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
+    let r = client.post(url).json(&body).send().await.unwrap();
+    crate::http_support::decode(r).await
+}
+
+#[test]
+fn a_second_process_is_told_whom_to_attach_to() {
+    let s = Sandbox::new();
+    let first = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let client = reqwest::Client::new();
+    let (status, session) = rt.block_on(json_post(
+        &client,
+        format!("{}/api/v1/projects", first.url),
+        json!({ "name": "Shared" }),
+    ));
+    assert_eq!(status, 200, "{session}");
+    let path = session["path"].as_str().unwrap().to_owned();
+    let second = s
+        .quire()
+        .args(["--headless", "--port", "0", "--project", &path])
+        .run();
+    assert_eq!(second.code(), 1, "{}", second.stderr());
+    let first_line = second
+        .stderr()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        first_line.starts_with("quire: error: cannot open --project"),
+        "{first_line}"
+    );
+    assert!(first_line.contains("mode headless"), "{first_line}");
+    assert!(
+        first_line.contains(&format!("quire attach {}", first.url)),
+        "{first_line}"
+    );
+    assert!(first.terminate().success());
+    // Released at exit: now it opens.
+    let again = Binary::start(&s, &["--headless", "--port", "0", "--project", &path], &[]);
+    let (status, sessions) = rt.block_on(async {
+        let r = client
+            .get(format!("{}/api/v1/sessions", again.url))
+            .send()
+            .await
+            .unwrap();
+        crate::http_support::decode(r).await
+    });
+    assert_eq!(status, 200);
+    assert_eq!(sessions[0]["name"], "Shared");
+    assert!(again.terminate().success());
+}
+
+#[test]
+fn sigterm_under_load_exits_0_and_keeps_every_acknowledged_op() {
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let client = reqwest::Client::new();
+    let url = server.url.clone();
+    let (status, session) = rt.block_on(json_post(
+        &client,
+        format!("{url}/api/v1/projects"),
+        json!({ "name": "Load" }),
+    ));
+    assert_eq!(status, 200);
+    let path = session["path"].as_str().unwrap().to_owned();
+    // Writers record every page whose creation was acknowledged.
+    let acked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let count = Arc::new(AtomicU64::new(0));
+    let mut writers = Vec::new();
+    for w in 0..4 {
+        let client = client.clone();
+        let url = format!("{url}/api/v1/history/apply");
+        let acked = acked.clone();
+        let count = count.clone();
+        writers.push(rt.spawn(async move {
+            for i in 0..100_000 {
+                let op = json!({ "type": "AddPage", "page": { "name": format!("w{w}-{i}") } });
+                let Ok(r) = client.post(&url).json(&op).send().await else {
+                    break;
+                };
+                if r.status() != 200 {
+                    break;
+                }
+                let Ok(body) = r.json::<Value>().await else {
+                    break;
+                };
+                acked
+                    .lock()
+                    .unwrap()
+                    .push(body["created"][0].as_str().unwrap().to_owned());
+                count.fetch_add(1, Ordering::SeqCst);
+            }
+        }));
+    }
+    // Terminate once a good number of ops went through.
+    rt.block_on(async {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while count.load(Ordering::SeqCst) < 200 {
+            assert!(tokio::time::Instant::now() < deadline, "load did not start");
+            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    });
+    let status = server.terminate();
+    assert!(status.success(), "exit status {status:?}");
+    for w in writers {
+        rt.block_on(w).unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= 200);
+    // Restart on the same data and check every acknowledged page is there.
+    let again = Binary::start(&s, &["--headless", "--port", "0", "--project", &path], &[]);
+    let scene = rt.block_on(async {
+        let r = client
+            .get(format!("{}/api/v1/scene.json", again.url))
+            .send()
+            .await
+            .unwrap();
+        r.json::<Value>().await.unwrap()
+    });
+    let ids: std::collections::HashSet<&str> = scene["scene"]["pages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    let lost: Vec<&String> = acked
+        .iter()
+        .filter(|id| !ids.contains(id.as_str()))
+        .collect();
+    assert!(lost.is_empty(), "{} acknowledged pages lost", lost.len());
+    assert!(again.terminate().success());
+    // A clean shutdown snapshotted: the log is empty.
+    let log = std::fs::read(std::path::Path::new(&path).join("ops.log")).unwrap();
+    assert!(log.is_empty());
+}

@@ -1,0 +1,325 @@
+//! Helpers for HTTP tests: the app served in process on 127.0.0.1:0, the
+//! real binary started with `--port 0`, and a small SSE reader.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, mpsc};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use quire::config::dirs::{DataPaths, Dirs};
+use quire::config::{Config, LoadRequest, load_with};
+use quire::core::{Core, CoreConfig};
+use quire::http;
+use serde_json::Value;
+use tempfile::TempDir;
+
+use crate::harness::{BIN, Sandbox};
+
+/// The default configuration, with data under `dir`.
+pub fn config(dir: &std::path::Path) -> Config {
+    let dirs = Dirs {
+        system: dir.join("no-system"),
+        user_config: None,
+        user_data: Some(dir.join("data")),
+    };
+    load_with(&LoadRequest::default(), dirs).unwrap().config
+}
+
+/// The HTTP app served in this process.
+pub struct TestServer {
+    pub dir: TempDir,
+    pub core: Core,
+    pub url: String,
+    pub client: reqwest::Client,
+    pub state: http::AppState,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl TestServer {
+    pub async fn start() -> Self {
+        Self::with(|_| {}, None).await
+    }
+
+    /// Serves with `adjust` applied to the config and `extra` routes merged.
+    pub async fn with(adjust: impl FnOnce(&mut Config), extra: Option<axum::Router>) -> Self {
+        Self::build(adjust, extra, true).await
+    }
+
+    pub async fn build(
+        adjust: impl FnOnce(&mut Config),
+        extra: Option<axum::Router>,
+        ready: bool,
+    ) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("quire-http-")
+            .tempdir()
+            .unwrap();
+        let mut cfg = config(dir.path());
+        cfg.storage.durability = quire::config::schema::Durability::Fsync;
+        adjust(&mut cfg);
+        let paths = DataPaths {
+            data_dir: dir.path().join("data"),
+            projects_dir: dir.path().join("data/projects"),
+            logs_dir: dir.path().join("data/logs"),
+        };
+        let core = Core::new(CoreConfig::new(&cfg, &paths, "headless"));
+        let app = http::app(core.clone(), Arc::new(cfg), "headless", extra);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        if ready {
+            app.state.set_ready();
+        }
+        let state = app.state.clone();
+        tokio::spawn(http::serve(
+            listener,
+            app.router,
+            app.shutdown,
+            async move {
+                let _ = stop_rx.await;
+            },
+            Duration::from_secs(5),
+        ));
+        TestServer {
+            dir,
+            core,
+            url,
+            client: reqwest::Client::new(),
+            state,
+            stop: Some(stop_tx),
+        }
+    }
+
+    pub fn at(&self, path: &str) -> String {
+        format!("{}{}", self.url, path)
+    }
+
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.client.get(self.at(path)).send().await.unwrap();
+        decode(r).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self
+            .client
+            .post(self.at(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        decode(r).await
+    }
+
+    pub async fn post_raw(&self, path: &str, body: &'static str) -> (u16, Value) {
+        let r = self
+            .client
+            .post(self.at(path))
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        decode(r).await
+    }
+
+    pub async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut r = self.client.request(method, self.at(path));
+        if let Some(body) = body {
+            r = r.json(&body);
+        }
+        decode(r.send().await.unwrap()).await
+    }
+
+    /// The current session's epoch and scene, read through the API.
+    pub async fn scene(&self) -> Value {
+        let (status, scene) = self.get("/api/v1/scene.json").await;
+        assert_eq!(status, 200, "{scene}");
+        scene
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Status and JSON body (or the text as a JSON string when not JSON).
+pub async fn decode(r: reqwest::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let text = r.text().await.unwrap();
+    let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, value)
+}
+
+/// Asserts an error status and code.
+#[track_caller]
+pub fn assert_error(got: &(u16, Value), status: u16, code: &str) {
+    assert_eq!(got.0, status, "{}", got.1);
+    assert_eq!(got.1["error"]["code"], code, "{}", got.1);
+    assert!(
+        got.1["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
+}
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub struct Sse {
+    pub id: Option<u64>,
+    pub event: String,
+    pub data: Value,
+}
+
+/// Reads SSE events from a streaming response.
+pub struct SseReader {
+    stream: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
+    buf: String,
+}
+
+impl SseReader {
+    pub async fn connect(client: &reqwest::Client, url: &str, last_event_id: Option<u64>) -> Self {
+        let mut req = client.get(url);
+        if let Some(id) = last_event_id {
+            req = req.header("Last-Event-ID", id.to_string());
+        }
+        let r = req.send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.headers()["content-type"], "text/event-stream");
+        SseReader {
+            stream: r.bytes_stream().boxed(),
+            buf: String::new(),
+        }
+    }
+
+    /// The next event (comments and keep-alives skipped), within 30 s.
+    pub async fn next(&mut self) -> Sse {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(end) = self.buf.find("\n\n") {
+                let block: String = self.buf.drain(..end + 2).collect();
+                let mut sse = Sse {
+                    id: None,
+                    event: "message".into(),
+                    data: Value::Null,
+                };
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        sse.id = v.trim().parse().ok();
+                    } else if let Some(v) = line.strip_prefix("event:") {
+                        sse.event = v.trim().to_owned();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue;
+                }
+                sse.data = serde_json::from_str(&data).unwrap();
+                return sse;
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.stream.next())
+                .await
+                .expect("no event in time")
+                .expect("stream ended")
+                .unwrap();
+            self.buf.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Events until one matches `done`, which is included.
+    pub async fn until(&mut self, mut done: impl FnMut(&Sse) -> bool) -> Vec<Sse> {
+        let mut out = Vec::new();
+        loop {
+            let e = self.next().await;
+            let stop = done(&e);
+            out.push(e);
+            if stop {
+                return out;
+            }
+        }
+    }
+}
+
+/// The real binary serving HTTP in a sandbox.
+pub struct Binary {
+    pub child: Child,
+    pub url: String,
+    pub stderr: mpsc::Receiver<String>,
+}
+
+impl Binary {
+    /// Starts `quire ARGS` and waits for its `quire: serving` line.
+    pub fn start(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Binary {
+        let mut cmd = Command::new(BIN);
+        cmd.env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", sandbox.path("home"))
+            .env("XDG_CONFIG_HOME", sandbox.path("config"))
+            .env("XDG_DATA_HOME", sandbox.path("data"))
+            .env("QUIRE_SYSTEM_CONFIG_DIR", sandbox.path("etc"))
+            .env("NO_COLOR", "1");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let line = rx.recv_timeout(left).expect("no `quire: serving` line");
+            if let Some(rest) = line.strip_prefix("quire: serving ") {
+                let url = rest.split_whitespace().next().unwrap().to_owned();
+                return Binary {
+                    child,
+                    url,
+                    stderr: rx,
+                };
+            }
+        }
+    }
+
+    /// SIGTERM, then the exit status (within 30 s).
+    pub fn terminate(mut self) -> ExitStatus {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < end, "quire did not exit after SIGTERM");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// Where a sandboxed binary keeps its projects.
+pub fn projects_dir(sandbox: &Sandbox) -> PathBuf {
+    sandbox.data_dir().join("projects")
+}
