@@ -52,12 +52,12 @@ impl GuardConfig {
 
     pub fn host_allowed(&self, host: &str) -> bool {
         let name = host_name(host);
-        self.allowed_hosts.iter().any(|h| *h == name)
+        self.allowed_hosts.contains(&name)
     }
 
     pub fn origin_allowed(&self, origin: &str) -> bool {
         let origin = origin.trim_end_matches('/').to_ascii_lowercase();
-        self.allowed_origins.iter().any(|o| *o == origin)
+        self.allowed_origins.contains(&origin)
     }
 
     pub fn token_ok(&self, headers: &HeaderMap) -> bool {

@@ -2,7 +2,6 @@
 //! real binary started with `--port 0`, and a small SSE reader.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -29,7 +28,7 @@ pub fn config(dir: &std::path::Path) -> Config {
 
 /// The HTTP app served in this process.
 pub struct TestServer {
-    pub dir: TempDir,
+    _dir: TempDir,
     pub core: Core,
     pub url: String,
     pub client: reqwest::Client,
@@ -83,7 +82,7 @@ impl TestServer {
             Duration::from_secs(5),
         ));
         TestServer {
-            dir,
+            _dir: dir,
             core,
             url,
             client: reqwest::Client::new(),
@@ -255,7 +254,16 @@ impl SseReader {
 pub struct Binary {
     pub child: Child,
     pub url: String,
-    pub stderr: mpsc::Receiver<String>,
+    /// The rest of its stderr, kept so its reader thread keeps draining it.
+    _stderr: mpsc::Receiver<String>,
+}
+
+impl Drop for Binary {
+    /// A failing test must not leave a server behind.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 impl Binary {
@@ -272,6 +280,8 @@ impl Binary {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        // Waited for by `terminate` or, if the test fails first, by `Drop`.
+        #[allow(clippy::zombie_processes)]
         let mut child = cmd
             .args(args)
             .stdin(Stdio::null())
@@ -298,7 +308,7 @@ impl Binary {
                 return Binary {
                     child,
                     url,
-                    stderr: rx,
+                    _stderr: rx,
                 };
             }
         }
@@ -317,9 +327,4 @@ impl Binary {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-}
-
-/// Where a sandboxed binary keeps its projects.
-pub fn projects_dir(sandbox: &Sandbox) -> PathBuf {
-    sandbox.data_dir().join("projects")
 }

@@ -5,9 +5,13 @@
 //! `ops.log` with one `write`, fsyncs once, and only then reports the new
 //! durable epoch: it publishes `SceneAdvanced` for each epoch and wakes the
 //! callers waiting to acknowledge. Several writers arriving during one fsync
-//! share the next one (group commit). With `durability = "batch"` the thread
-//! also waits until 5 ms have passed since the previous fsync began, so
-//! that bursts share fewer fsyncs.
+//! share the next one (group commit).
+//!
+//! When the previous fsync carried several frames (several writers are
+//! active), the thread waits a little for as many frames before the next
+//! fsync, so the writers it just woke can join: at most 100 µs with
+//! `durability = "fsync"`, at most 5 ms with `"batch"`. A lone writer never
+//! waits.
 //!
 //! A snapshot is queued like a frame, so it lands exactly between the frames
 //! before and after it: pending frames are synced, `scene.json` is replaced
@@ -25,13 +29,10 @@ use super::{ProjectFiles, ProjectToml, SnapshotFile, write_atomic};
 use crate::config::schema::Durability;
 use crate::core::error::{CoreError, CoreResult};
 
-/// Group-commit window for `durability = "batch"`.
-const BATCH_WINDOW: Duration = Duration::from_millis(5);
-
-/// With `durability = "fsync"`, how long to wait for more writers once the
-/// previous fsync showed that several write at once. A lone writer never
-/// waits: its batches have one frame.
-const JOIN_WINDOW: Duration = Duration::from_micros(100);
+/// How long a frame may wait for other writers' frames to share its fsync,
+/// by durability setting.
+const JOIN_WINDOW_FSYNC: Duration = Duration::from_micros(100);
+const JOIN_WINDOW_BATCH: Duration = Duration::from_millis(5);
 
 pub enum Item {
     Frame { epoch: u64, bytes: Vec<u8> },
@@ -181,13 +182,11 @@ struct Flusher {
 
 impl Flusher {
     fn run(mut self) {
-        let mut last_sync: Option<Instant> = None;
         let mut last_batch = 0usize;
         loop {
-            let Some(items) = self.take(last_sync, last_batch) else {
+            let Some(items) = self.take(last_batch) else {
                 return;
             };
-            last_sync = Some(Instant::now());
             last_batch = items.len();
             match self.write(items) {
                 Ok(Some(epoch)) => {
@@ -209,7 +208,7 @@ impl Flusher {
     }
 
     /// Waits for work; `None` once closing with nothing left.
-    fn take(&self, last_sync: Option<Instant>, last_batch: usize) -> Option<Vec<Item>> {
+    fn take(&self, last_batch: usize) -> Option<Vec<Item>> {
         fn lock(s: &Shared) -> std::sync::MutexGuard<'_, Queue> {
             s.queue.lock().unwrap_or_else(PoisonError::into_inner)
         }
@@ -224,22 +223,14 @@ impl Flusher {
         if queue.items.is_empty() {
             return None;
         }
-        if self.durability == Durability::Batch
-            && !queue.closing
-            && let Some(last) = last_sync
-        {
-            let since = last.elapsed();
-            if since < BATCH_WINDOW {
-                drop(queue);
-                // Let more writers join this fsync.
-                std::thread::sleep(BATCH_WINDOW - since);
-                queue = lock(&self.shared);
-            }
-        }
-        if self.durability == Durability::Fsync && last_batch > 1 {
+        if last_batch > 1 {
             // Concurrent writers: the ones woken by the last fsync are about
             // to queue their next frames; let them join this fsync.
-            let deadline = Instant::now() + JOIN_WINDOW;
+            let window = match self.durability {
+                Durability::Fsync => JOIN_WINDOW_FSYNC,
+                Durability::Batch => JOIN_WINDOW_BATCH,
+            };
+            let deadline = Instant::now() + window;
             while queue.items.len() < last_batch && !queue.closing {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
