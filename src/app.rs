@@ -76,18 +76,20 @@ enum Plan {
 }
 
 fn execute(cli: Cli) -> Result<(), Failure> {
-    let mut out = std::io::stdout().lock();
+    // Locked only by one-shot commands: a server (e.g. MCP over stdio)
+    // writes stdout from other threads.
+    let stdout = std::io::stdout();
 
     // Generated from the clap definition alone: they work even when the
     // configuration is broken.
     match &cli.command {
         Some(Command::Completions { shell }) => {
             reject_tui_mcp(cli.tui_mcp, "completions")?;
-            return commands::docs::completions(*shell, &mut out).map_err(Failure::from);
+            return commands::docs::completions(*shell, &mut stdout.lock()).map_err(Failure::from);
         }
         Some(Command::Man { out: dir }) => {
             reject_tui_mcp(cli.tui_mcp, "man")?;
-            return commands::docs::man(dir.as_deref(), &mut out).map_err(Failure::from);
+            return commands::docs::man(dir.as_deref(), &mut stdout.lock()).map_err(Failure::from);
         }
         _ => {}
     }
@@ -181,7 +183,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             check_launch(&loaded, &launch)?;
             launch::start(loaded, launch)
         }
-        Plan::Helper(command) => helper(&loaded, &request, command, &mut out),
+        Plan::Helper(command) => helper(&loaded, &request, command, &mut stdout.lock()),
     }
 }
 

@@ -43,12 +43,12 @@ pub fn start(loaded: Loaded, launch: Launch) -> Result<(), Failure> {
                 return Err(not_built("tui"));
             }
             if mode.has(Frontend::McpStdio) {
-                return Err(not_built("mcp-stdio"));
+                return run_stdio(loaded, project);
             }
             run_server(loaded, project)
         }
         Launch::Attach { .. } => Err(not_built("tui")),
-        Launch::McpStdio { .. } => Err(not_built("mcp-stdio")),
+        Launch::McpStdio { project } => run_stdio(loaded, project),
         Launch::McpTui { .. } => Err(not_built("tui-share adapter")),
     }
 }
@@ -120,7 +120,15 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         let addr = listener.local_addr().context("no local address")?;
         let url = format!("http://{addr}");
         core.set_advertised_url(&url);
-        let app = http::app(core.clone(), config, &mode_name, None);
+        let mcp_stop = tokio_util::sync::CancellationToken::new();
+        let mcp =
+            with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
+        let app = http::app(core.clone(), config, &mode_name, mcp);
+        let mut stopping = app.state.shutdown.clone();
+        tokio::spawn(async move {
+            let _ = stopping.wait_for(|stop| *stop).await;
+            mcp_stop.cancel();
+        });
         let what = if with_mcp {
             "API /api/v1, MCP /mcp"
         } else {
@@ -158,6 +166,52 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
             .await
             .context("closing projects failed")?;
         served.context("server failed")?;
+        if let Some((id, e)) = failures.into_iter().next() {
+            return Err(Failure::Runtime(anyhow::anyhow!(
+                "session {id} was not saved: {e}"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// Opens `--project`, if any, on a blocking thread.
+async fn open_at_start(
+    core: &Core,
+    project: Option<PathBuf>,
+) -> Result<Option<crate::core::ids::SessionId>, Failure> {
+    let Some(path) = project else {
+        return Ok(None);
+    };
+    let opener = core.clone();
+    let opened = tokio::task::spawn_blocking(move || opener.open_project(&path))
+        .await
+        .context("project opener failed")?;
+    match opened {
+        Ok(session) => Ok(Some(session.id)),
+        Err(e) => Err(Failure::Runtime(
+            anyhow::Error::new(e).context("cannot open --project"),
+        )),
+    }
+}
+
+/// `quire mcp stdio`: MCP on stdin/stdout until stdin closes (or a signal),
+/// then every project is saved and closed. Nothing but protocol frames is
+/// written to stdout.
+fn run_stdio(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let core = core_for(&loaded)?;
+        let active = open_at_start(&core, project).await?;
+        let served = tokio::select! {
+            served = crate::mcp::serve_stdio(core.clone(), active) => served,
+            _ = shutdown_signal() => Ok(()),
+        };
+        let closer = core.clone();
+        let failures = tokio::task::spawn_blocking(move || closer.close_all())
+            .await
+            .context("closing projects failed")?;
+        served.context("MCP stdio server failed")?;
         if let Some((id, e)) = failures.into_iter().next() {
             return Err(Failure::Runtime(anyhow::anyhow!(
                 "session {id} was not saved: {e}"

@@ -47,7 +47,9 @@ fn directive(level: LogLevel) -> EnvFilter {
         LogLevel::Error => "error",
         _ => "warn",
     };
-    EnvFilter::new(format!("{others},quire={}", level.as_str()))
+    // rmcp logs every error response it sends at warn; those are answers
+    // to clients, not problems of this process.
+    EnvFilter::new(format!("{others},rmcp=error,quire={}", level.as_str()))
 }
 
 /// Colour only for a terminal, and never when `NO_COLOR` is set.

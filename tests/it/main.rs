@@ -18,3 +18,4 @@ mod core_support;
 mod http_api;
 mod http_binary;
 mod http_support;
+mod mcp;

@@ -1,0 +1,544 @@
+//! The MCP frontend (rmcp): the workspace tools, served over streamable
+//! HTTP at `/mcp` (on the HTTP listener, behind its guard) and over stdio
+//! (`quire mcp stdio`).
+//!
+//! Errors follow one rule: arguments that do not fit a tool's schema are
+//! JSON-RPC `-32602`; no session to act on is `-32600` (`no project is
+//! open`); anything the core rejects is a tool result with `isError: true`
+//! and `{ error: { code, message } }`, and nothing was changed.
+
+pub mod paths;
+pub mod tools;
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use self::tools::*;
+use crate::core::events::Event;
+use crate::core::export::ExportSpec;
+use crate::core::ids::SessionId;
+use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::storage::SnapshotFile;
+use crate::core::{Core, CoreError};
+
+/// Largest export returned inline (base64 in an embedded resource).
+pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
+/// How long `wait: true` waits by default before answering `running`.
+const DEFAULT_WAIT: Duration = Duration::from_secs(600);
+
+/// Which transport a connection came in on; it decides the path rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// `quire mcp stdio`: spawned by the local user's own client.
+    Stdio,
+    /// `/mcp` on the HTTP listener.
+    Http,
+}
+
+/// One MCP connection's handler. rmcp makes one per connection (one for
+/// stdio, one per streamable-HTTP session), so `active` is per connection.
+#[derive(Clone)]
+pub struct QuireMcp {
+    core: Core,
+    transport: Transport,
+    allow_any_path: bool,
+    /// The session this connection last opened.
+    active: Arc<Mutex<Option<SessionId>>>,
+    tools: Arc<Vec<Tool>>,
+}
+
+type Reply = Result<CallToolResult, ErrorData>;
+
+impl QuireMcp {
+    pub fn new(core: Core, transport: Transport, allow_any_path: bool) -> Self {
+        QuireMcp {
+            core,
+            transport,
+            allow_any_path,
+            active: Arc::new(Mutex::new(None)),
+            tools: Arc::new(tools::all()),
+        }
+    }
+
+    /// Makes `id` this connection's active session (e.g. `--project`).
+    pub fn set_active(&self, id: SessionId) {
+        *self.active.lock().unwrap_or_else(PoisonError::into_inner) = Some(id);
+    }
+
+    fn active(&self) -> Option<SessionId> {
+        *self.active.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// `sessionId`, else the connection's active session, else the current
+    /// one, else JSON-RPC -32600.
+    fn session(&self, given: Option<SessionId>) -> Result<SessionId, ErrorData> {
+        if let Some(id) = given {
+            return self.core.resolve(Some(id)).map_err(|_| {
+                ErrorData::invalid_request(format!("session {id} is not open"), None)
+            });
+        }
+        if let Some(id) = self
+            .active()
+            .filter(|id| self.core.resolve(Some(*id)).is_ok())
+        {
+            return Ok(id);
+        }
+        self.core
+            .resolve(None)
+            .map_err(|_| ErrorData::invalid_request("no project is open", None))
+    }
+
+    async fn call(&self, name: &str, args: Value, ctx: RequestContext<RoleServer>) -> Reply {
+        match name {
+            "quire_open_project" => self.open_project(parse(args)?).await,
+            "quire_close_project" => {
+                let a: SessionArgs = parse(args)?;
+                let id = self.session(a.session_id)?;
+                let core = self.core.clone();
+                match blocking(move || core.close_session(id)).await {
+                    Ok(()) => ok(&Closed { closed: id }),
+                    Err(e) => rejected(e),
+                }
+            }
+            "quire_apply" => {
+                let a: ApplyArgs = parse(args)?;
+                let id = self.session(a.session_id)?;
+                reply(self.core.apply(id, a.op).await)
+            }
+            "quire_undo" | "quire_redo" => {
+                let a: SessionArgs = parse(args)?;
+                let id = self.session(a.session_id)?;
+                let result = if name == "quire_undo" {
+                    self.core.undo(id).await
+                } else {
+                    self.core.redo(id).await
+                };
+                reply(result.map(|epoch| EpochResult { epoch }))
+            }
+            "quire_start_pipeline" => self.start_pipeline(parse(args)?, ctx).await,
+            "quire_list_sessions" => {
+                let _: NoArgs = parse(args)?;
+                ok(&Sessions {
+                    sessions: self.core.sessions(),
+                })
+            }
+            "quire_get_scene" => {
+                let a: GetSceneArgs = parse(args)?;
+                let id = self.session(a.session_id)?;
+                let mut snapshot = match self.core.scene(id).await {
+                    Ok(s) => s,
+                    Err(e) => return rejected(e),
+                };
+                if let Some(pages) = a.pages {
+                    if let Some(missing) = pages.iter().find(|p| snapshot.scene.page(**p).is_none())
+                    {
+                        return rejected(CoreError::InvalidInput(format!(
+                            "unknown page id {missing} (not in the scene)"
+                        )));
+                    }
+                    snapshot.scene.pages.retain(|p| pages.contains(&p.id));
+                }
+                ok(&SnapshotFile {
+                    epoch: snapshot.epoch,
+                    scene: snapshot.scene,
+                })
+            }
+            "quire_list_engines" => {
+                let _: NoArgs = parse(args)?;
+                ok(&Engines {
+                    engines: self.core.engines(),
+                })
+            }
+            "quire_get_job" => {
+                let a: JobArgs = parse(args)?;
+                reply(self.core.job(a.job_id))
+            }
+            "quire_cancel_job" => {
+                let a: JobArgs = parse(args)?;
+                reply(
+                    self.core
+                        .cancel_job(a.job_id)
+                        .map(|cancelled| Cancelled { cancelled }),
+                )
+            }
+            "quire_export" => self.export(parse(args)?).await,
+            other => Err(ErrorData::invalid_params(
+                format!("unknown tool `{other}`"),
+                None,
+            )),
+        }
+    }
+
+    async fn open_project(&self, a: OpenProjectArgs) -> Reply {
+        let any = self.transport == Transport::Stdio || self.allow_any_path;
+        let path = match paths::resolve(&a.path, self.core.projects_dir(), any) {
+            Ok(p) => p,
+            Err(e) => return rejected(e),
+        };
+        let core = self.core.clone();
+        let opened = blocking(move || match a.create_name {
+            Some(name) => core.create_project(&path, &name),
+            None => core.open_project(&path),
+        })
+        .await;
+        match opened {
+            Ok(s) => {
+                self.set_active(s.id);
+                ok(&Opened {
+                    session_id: s.id,
+                    name: s.name,
+                    path: s.path.display().to_string(),
+                })
+            }
+            Err(e) => rejected(e),
+        }
+    }
+
+    async fn start_pipeline(&self, a: StartPipelineArgs, ctx: RequestContext<RoleServer>) -> Reply {
+        let id = self.session(a.session_id)?;
+        let spec = PipelineSpec {
+            steps: a.steps,
+            pages: a.pages,
+            target_language: a.target_language,
+            system_prompt: a.system_prompt,
+            default_font: a.default_font,
+            provider: a.provider,
+        };
+        // Subscribe first so no event of the job can be missed.
+        let mut events = self.core.subscribe(Some(self.core.events().seq()));
+        let job = match self
+            .core
+            .start_pipeline(id, spec, Approval::Unattended)
+            .await
+        {
+            Ok(job) => job,
+            Err(e) => return rejected(e),
+        };
+        if !a.wait {
+            return ok(&Started {
+                job_id: job,
+                status: None,
+                warnings: None,
+                error: None,
+            });
+        }
+        let token = ctx.meta.get_progress_token();
+        let limit = a
+            .wait_timeout_secs
+            .map_or(DEFAULT_WAIT, Duration::from_secs);
+        let deadline = tokio::time::Instant::now() + limit;
+        loop {
+            let next = tokio::select! {
+                next = events.next() => next,
+                _ = tokio::time::sleep_until(deadline) => None,
+                _ = ctx.ct.cancelled() => None,
+            };
+            let Some(envelope) = next else { break };
+            match &envelope.event {
+                Event::JobProgress {
+                    job_id,
+                    step,
+                    step_index,
+                    total_steps,
+                    page,
+                    total_pages,
+                    overall_percent,
+                } if *job_id == job => {
+                    if let Some(token) = &token {
+                        let message = format!(
+                            "{step} ({}/{total_steps}): page {page} of {total_pages}",
+                            step_index + 1
+                        );
+                        let _ = ctx
+                            .peer
+                            .notify_progress(
+                                ProgressNotificationParam::new(token.clone(), *overall_percent)
+                                    .with_total(100.0)
+                                    .with_message(message),
+                            )
+                            .await;
+                    }
+                }
+                Event::JobFinished { id, .. } if *id == job => break,
+                // Resynchronised after falling behind: the summary decides.
+                Event::Snapshot { .. }
+                    if self.core.job(job).is_ok_and(|j| j.status.is_finished()) =>
+                {
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let summary = match self.core.job(job) {
+            Ok(summary) => summary,
+            Err(e) => return rejected(e),
+        };
+        ok(&Started {
+            job_id: job,
+            status: Some(summary.status),
+            warnings: Some(summary.warnings),
+            error: summary.error,
+        })
+    }
+
+    async fn export(&self, a: ExportArgs) -> Reply {
+        let id = self.session(a.session_id)?;
+        if a.out_path.is_some() && self.transport != Transport::Stdio {
+            return rejected(CoreError::InvalidInput(
+                "outPath is only available over stdio; over /mcp the export is returned inline"
+                    .into(),
+            ));
+        }
+        let format = a.format;
+        let spec = ExportSpec {
+            format,
+            pages: a.pages,
+            target_language: a.target_language,
+        };
+        let export = match self.core.export(id, spec).await {
+            Ok(e) => e,
+            Err(e) => return rejected(e),
+        };
+        let size = export.bytes.len() as u64;
+        let too_big = export.bytes.len() > INLINE_EXPORT_LIMIT;
+        let target = match (&a.out_path, too_big) {
+            (Some(path), _) => Some(match paths::resolve(path, self.core.projects_dir(), true) {
+                Ok(p) => p,
+                Err(e) => return rejected(e),
+            }),
+            (None, true) if self.transport == Transport::Stdio => Some(
+                self.core
+                    .projects_dir()
+                    .join("exports")
+                    .join(&export.file_name),
+            ),
+            (None, true) => {
+                return rejected(CoreError::InvalidInput(format!(
+                    "the export is {} MiB, over the 16 MiB MCP limit; use the HTTP route POST /api/v1/projects/current/export",
+                    size >> 20
+                )));
+            }
+            (None, false) => None,
+        };
+        let mut result = Exported {
+            format,
+            media_type: export.media_type.to_owned(),
+            file_name: export.file_name.clone(),
+            size,
+            text: None,
+            path: None,
+        };
+        if let Some(path) = target {
+            let bytes = export.bytes;
+            let dest = path.clone();
+            let written = blocking(move || {
+                if let Some(dir) = dest.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir.display(), e))?;
+                }
+                std::fs::write(&dest, &bytes).map_err(|e| CoreError::io(dest.display(), e))
+            })
+            .await;
+            if let Err(e) = written {
+                return rejected(e);
+            }
+            result.path = Some(path.display().to_string());
+            return ok(&result);
+        }
+        if format.is_text() {
+            result.text = Some(String::from_utf8_lossy(&export.bytes).into_owned());
+            return ok(&result);
+        }
+        let mut reply = ok(&result)?;
+        let blob = base64::engine::general_purpose::STANDARD.encode(&export.bytes);
+        reply.content.push(ContentBlock::resource(
+            ResourceContents::BlobResourceContents {
+                uri: format!("quire://export/{}", export.file_name),
+                mime_type: Some(export.media_type.to_owned()),
+                blob,
+                meta: None,
+            },
+        ));
+        Ok(reply)
+    }
+}
+
+fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ErrorData> {
+    serde_json::from_value(args)
+        .map_err(|e| ErrorData::invalid_params(format!("invalid arguments: {e}"), None))
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
+) -> Result<T, CoreError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| CoreError::Io(format!("worker failed: {e}")))?
+}
+
+/// A successful result: the value as structured content and as JSON text.
+fn ok<T: Serialize>(value: &T) -> Reply {
+    let json = serde_json::to_value(value)
+        .map_err(|e| ErrorData::internal_error(format!("cannot encode the result: {e}"), None))?;
+    let mut result = CallToolResult::success(vec![ContentBlock::text(json.to_string())]);
+    result.structured_content = Some(json);
+    Ok(result)
+}
+
+/// A core rejection: `isError` with `{ error: { code, message } }`. Having
+/// no session to act on is a protocol error instead (-32600).
+fn rejected(error: CoreError) -> Reply {
+    if error == CoreError::NoSession {
+        return Err(ErrorData::invalid_request("no project is open", None));
+    }
+    let body = ToolError {
+        error: ErrorBody {
+            code: error.code().to_owned(),
+            message: error.to_string(),
+        },
+    };
+    let json = serde_json::to_value(&body).unwrap_or_default();
+    let mut result = CallToolResult::error(vec![ContentBlock::text(json.to_string())]);
+    result.structured_content = Some(json);
+    Ok(result)
+}
+
+fn reply<T: Serialize>(result: Result<T, CoreError>) -> Reply {
+    match result {
+        Ok(value) => ok(&value),
+        Err(e) => rejected(e),
+    }
+}
+
+impl ServerHandler for QuireMcp {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(
+                Implementation::new("quire", env!("CARGO_PKG_VERSION"))
+                    .with_title("quire workbench")
+                    .with_description("Page-based text projects: review, translate, check, export"),
+            )
+            .with_instructions(
+                "quire holds projects of pages with text nodes (source text and translation). \
+                 Open or create a project with quire_open_project, read it with quire_get_scene, \
+                 change it with quire_apply (undo with quire_undo), run engines such as \
+                 pseudo-translate, llm-translate and qa with quire_start_pipeline, and export \
+                 with quire_export. Calls without sessionId act on the project you opened last.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        self.call(&request.name, args, context)
+            .await
+            .map(Into::into)
+    }
+}
+
+/// The `/mcp` route (streamable HTTP). Cancelling `stop` ends its
+/// sessions' streams, for a quick graceful shutdown.
+pub fn http_router(
+    core: Core,
+    config: &crate::config::Config,
+    stop: tokio_util::sync::CancellationToken,
+) -> axum::Router {
+    axum::Router::new()
+        .nest_service("/mcp", http_service(core, config, stop))
+        .layer(axum::middleware::from_fn(session_ended))
+}
+
+/// rmcp answers a session's DELETE with 202; the Python SDK (and the HTTP
+/// meaning of "done, nothing to send") expect 204, and warn otherwise.
+/// Only DELETE: a POSTed notification must stay 202, as the spec says.
+async fn session_ended(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if !delete || response.status() != axum::http::StatusCode::ACCEPTED {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    parts.status = axum::http::StatusCode::NO_CONTENT;
+    axum::response::Response::from_parts(parts, axum::body::Body::empty())
+}
+
+fn http_service(
+    core: Core,
+    config: &crate::config::Config,
+    stop: tokio_util::sync::CancellationToken,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    QuireMcp,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let server = &config.server;
+    // The HTTP guard has already checked Host and Origin; rmcp checks them
+    // again with the same lists.
+    let mut hosts: Vec<String> = vec![
+        "localhost".into(),
+        "127.0.0.1".into(),
+        "::1".into(),
+        "[::1]".into(),
+    ];
+    hosts.push(
+        server
+            .host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned(),
+    );
+    hosts.extend(server.allowed_hosts.iter().cloned());
+    let mut mcp_config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
+    if !server.allowed_origins.is_empty() {
+        mcp_config = mcp_config.with_allowed_origins(server.allowed_origins.clone());
+    }
+    mcp_config.max_request_body_bytes =
+        usize::try_from(server.max_body_bytes).unwrap_or(usize::MAX);
+    mcp_config.cancellation_token = stop;
+    let allow_any = config.mcp.allow_any_path;
+    StreamableHttpService::new(
+        move || Ok(QuireMcp::new(core.clone(), Transport::Http, allow_any)),
+        Default::default(),
+        mcp_config,
+    )
+}
+
+/// `quire mcp stdio`: serves one connection on stdin/stdout until stdin
+/// closes. `active` becomes the connection's active session.
+pub async fn serve_stdio(core: Core, active: Option<SessionId>) -> anyhow::Result<()> {
+    use rmcp::ServiceExt;
+    let handler = QuireMcp::new(core, Transport::Stdio, true);
+    if let Some(id) = active {
+        handler.set_active(id);
+    }
+    let running = handler.serve(rmcp::transport::stdio()).await?;
+    running.waiting().await?;
+    Ok(())
+}

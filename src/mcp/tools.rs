@@ -1,0 +1,317 @@
+//! The workspace tools: names, descriptions, and the argument and result
+//! types whose JSON Schemas are the tools' input and output schemas.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool};
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde::{Deserialize, Serialize};
+
+use crate::core::ApplyResult;
+use crate::core::engines::EngineInfo;
+use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
+use crate::core::export::ExportFormat;
+use crate::core::ids::{JobId, PageId, SessionId};
+use crate::core::op::Op;
+use crate::core::storage::SnapshotFile;
+
+/// Tool names clients accept: `^[a-zA-Z0-9_-]{1,64}$` (see 00-overview.md).
+pub fn valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OpenProjectArgs {
+    /// A project directory. Relative paths are inside the projects
+    /// directory; `..` may not climb out of it.
+    pub path: String,
+    /// Create a new project at `path` (which must not exist or be empty)
+    /// with this name, instead of opening one.
+    #[serde(default)]
+    pub create_name: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SessionArgs {
+    /// The session to act on; default: this connection's active session,
+    /// else the current session.
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ApplyArgs {
+    /// The change to make. Never include previous values: the server
+    /// computes what undo needs. Use `Batch` for several changes as one
+    /// undoable step.
+    pub op: Op,
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StartPipelineArgs {
+    /// Engine ids, run in order (see quire_list_engines).
+    pub steps: Vec<String>,
+    /// Pages to process, in order; default all.
+    #[serde(default)]
+    pub pages: Option<Vec<PageId>>,
+    /// Target language (BCP 47), needed by translation engines such as llm-translate.
+    #[serde(default)]
+    pub target_language: Option<String>,
+    #[serde(default)]
+    pub system_prompt: Option<String>,
+    /// Font family given to translated text nodes that have none.
+    #[serde(default)]
+    pub default_font: Option<String>,
+    /// Which configured translation provider llm-translate uses.
+    #[serde(default)]
+    pub provider: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+    /// Return only when the job has ended (with progress notifications when
+    /// the request carries a progress token).
+    #[serde(default)]
+    pub wait: bool,
+    /// With `wait`: stop waiting after this many seconds (default 600); the
+    /// job keeps running and the result says `running`.
+    #[serde(default)]
+    pub wait_timeout_secs: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct GetSceneArgs {
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+    /// Only these pages (in scene order); default all.
+    #[serde(default)]
+    pub pages: Option<Vec<PageId>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct JobArgs {
+    pub job_id: JobId,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportArgs {
+    /// archive (zip of the project), json, markdown or xliff (XLIFF 2.0).
+    pub format: ExportFormat,
+    #[serde(default)]
+    pub pages: Option<Vec<PageId>>,
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+    /// Write the export to this file instead of returning it (stdio only).
+    #[serde(default)]
+    pub out_path: Option<String>,
+    /// XLIFF target language.
+    #[serde(default)]
+    pub target_language: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Opened {
+    pub session_id: SessionId,
+    pub name: String,
+    pub path: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Closed {
+    pub closed: SessionId,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct EpochResult {
+    /// The new epoch; null when there was nothing to undo or redo.
+    pub epoch: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Started {
+    pub job_id: JobId,
+    /// With `wait`: the job's final status (or `running` if the wait timed out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<JobStatus>,
+    /// With `wait`: one entry per step that failed or found a problem on a page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warnings: Option<Vec<JobWarningInfo>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Sessions {
+    pub sessions: Vec<SessionSummary>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Engines {
+    pub engines: Vec<EngineInfo>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Cancelled {
+    /// False when the job had already finished.
+    pub cancelled: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Exported {
+    pub format: ExportFormat,
+    pub media_type: String,
+    pub file_name: String,
+    pub size: u64,
+    /// The export itself, for text formats returned inline.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Where the export was written, when written to a file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+}
+
+/// The result of a tool a core rejected.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ToolError {
+    pub error: ErrorBody,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+}
+
+/// A standalone JSON Schema (draft 2020-12, definitions inline) for `T`.
+pub fn schema<T: JsonSchema>() -> Arc<JsonObject> {
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    let value = serde_json::to_value(schema).unwrap_or_default();
+    Arc::new(value.as_object().cloned().unwrap_or_default())
+}
+
+fn tool<I: JsonSchema, O: JsonSchema>(
+    name: &'static str,
+    title: &str,
+    description: &'static str,
+) -> Tool {
+    Tool::new(name, description, schema::<I>())
+        .with_title(title)
+        .with_raw_output_schema(schema::<O>())
+}
+
+/// Every workspace tool.
+pub fn all() -> Vec<Tool> {
+    vec![
+        tool::<OpenProjectArgs, Opened>(
+            "quire_open_project",
+            "Open or create a project",
+            "Open a project directory (relative paths are inside the projects directory), or with createName create a new project there. The project becomes this connection's active session and the workspace's current session; later calls without sessionId act on it.",
+        ),
+        tool::<SessionArgs, Closed>(
+            "quire_close_project",
+            "Close a project",
+            "Save and close a session (default: the active one). Its running jobs are cancelled.",
+        ),
+        tool::<ApplyArgs, ApplyResult>(
+            "quire_apply",
+            "Apply an op",
+            "Apply one change to the scene: AddPage, RemovePage, UpdatePage, ReorderPages, AddNode, RemoveNode, UpdateNode, ReorderNodes, UpdateProject, or a Batch of them (all or nothing, one undo step). Send only new values; null clears a clearable field. Returns the new epoch and the ids of everything the op added, in order. An op that does not apply changes nothing and returns isError with the reason.",
+        ),
+        tool::<SessionArgs, EpochResult>(
+            "quire_undo",
+            "Undo",
+            "Undo the latest change of the session. Returns the new epoch, or epoch null when there is nothing to undo.",
+        ),
+        tool::<SessionArgs, EpochResult>(
+            "quire_redo",
+            "Redo",
+            "Redo the latest undone change. Returns the new epoch, or epoch null when there is nothing to redo.",
+        ),
+        tool::<StartPipelineArgs, Started>(
+            "quire_start_pipeline",
+            "Start a pipeline",
+            "Run engines (steps, in order) over the session's pages in the background. Every step and page is checked first. Returns the jobId at once; with wait=true returns when the job ends, with its status and warnings, sending progress notifications if the request has a progress token.",
+        ),
+        tool::<NoArgs, Sessions>(
+            "quire_list_sessions",
+            "List open sessions",
+            "The open sessions (one per open project) with their epoch, whether a job keeps them busy, and which is current.",
+        ),
+        tool::<GetSceneArgs, SnapshotFile>(
+            "quire_get_scene",
+            "Get the scene",
+            "The session's scene (pages and their nodes: text with source and translation, images, masks) and its epoch, optionally only some pages.",
+        ),
+        tool::<NoArgs, Engines>(
+            "quire_list_engines",
+            "List engines",
+            "The pipeline engines: id, stage, description, whether they need a person's approval, whether built in.",
+        ),
+        tool::<JobArgs, JobSummary>(
+            "quire_get_job",
+            "Get a job",
+            "A job's status, progress and warnings so far (jobs in flight and the last 100 finished).",
+        ),
+        tool::<JobArgs, Cancelled>(
+            "quire_cancel_job",
+            "Cancel a job",
+            "Cancel a queued or running job; it stops before its next page. cancelled is false when it had already finished.",
+        ),
+        tool::<ExportArgs, Exported>(
+            "quire_export",
+            "Export",
+            "Export the session as markdown, xliff or json (returned inline as text) or archive (a zip, returned as an embedded base64 resource up to 16 MiB). Over stdio, outPath writes the export to that file instead.",
+        ),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_name_is_accepted_by_common_clients() {
+        let tools = all();
+        assert_eq!(tools.len(), 12);
+        for tool in &tools {
+            assert!(valid_tool_name(&tool.name), "{}", tool.name);
+            assert!(tool.name.starts_with("quire_"), "{}", tool.name);
+            assert_eq!(
+                tool.input_schema.get("type"),
+                Some(&serde_json::json!("object")),
+                "{}",
+                tool.name
+            );
+            let output = tool.output_schema.as_ref().expect("output schema");
+            assert_eq!(
+                output.get("type"),
+                Some(&serde_json::json!("object")),
+                "{}",
+                tool.name
+            );
+        }
+        assert!(!valid_tool_name("quire.apply"));
+        assert!(!valid_tool_name(&"x".repeat(65)));
+    }
+}

@@ -1,0 +1,193 @@
+"""Interop test of quire's MCP server with the official MCP Python SDK.
+
+Usage:
+  python interop.py stdio QUIRE_BINARY   # spawns `quire mcp stdio` (env passed through)
+  python interop.py http URL             # connects to URL (…/mcp)
+
+Exits 0 when every check passed; otherwise prints the failed check and
+exits 1. Run by tests/it/mcp_interop.rs, which prepares a sandbox.
+"""
+
+import json
+import os
+import re
+import sys
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+EXPECTED_TOOLS = {
+    "quire_open_project", "quire_close_project", "quire_apply", "quire_undo",
+    "quire_redo", "quire_start_pipeline", "quire_list_sessions", "quire_get_scene",
+    "quire_list_engines", "quire_get_job", "quire_cancel_job", "quire_export",
+}
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+
+
+async def protocol_error(session, tool, args, code, message_part):
+    try:
+        result = await session.call_tool(tool, args)
+    except MCPError as e:
+        check(e.error.code == code, f"{tool}: code {e.error.code} != {code} ({e.error.message})")
+        check(message_part in e.error.message, f"{tool}: {e.error.message!r} lacks {message_part!r}")
+        return
+    raise AssertionError(f"{tool}: expected JSON-RPC {code}, got {result}")
+
+
+def tool_error(result, code, what):
+    check(result.is_error, f"{what}: not isError: {result}")
+    err = result.structured_content["error"]
+    check(err["code"] == code, f"{what}: code {err['code']} != {code}")
+    check(err["message"], f"{what}: empty message")
+    check(json.loads(result.content[0].text) == result.structured_content, f"{what}: text differs")
+
+
+def structured(result, what):
+    check(not result.is_error, f"{what}: isError {result}")
+    check(result.structured_content is not None, f"{what}: no structuredContent")
+    text = json.loads(result.content[0].text)
+    check(text == result.structured_content, f"{what}: text block differs from structuredContent")
+    return result.structured_content
+
+
+async def run(session, transport):
+    await session.initialize()
+    tools = (await session.list_tools()).tools
+    names = {t.name for t in tools}
+    check(names == EXPECTED_TOOLS, f"tools: {sorted(names)}")
+    for t in tools:
+        check(NAME.match(t.name), f"tool name {t.name!r} breaks ^[a-zA-Z0-9_-]{{1,64}}$")
+        check(t.input_schema.get("type") == "object", f"{t.name}: input schema is not an object")
+        check(t.output_schema and t.output_schema.get("type") == "object", f"{t.name}: no object output schema")
+        check(t.description, f"{t.name}: no description")
+    apply_schema = next(t for t in tools if t.name == "quire_apply").input_schema
+    check("op" in apply_schema["properties"] and "op" in apply_schema.get("required", []), "quire_apply: op is required")
+
+    # Nothing open yet.
+    await protocol_error(session, "quire_get_scene", {}, -32600, "no project is open")
+    await protocol_error(session, "quire_undo", {}, -32600, "no project is open")
+    await protocol_error(session, "quire_get_scene", {"sessionId": "0190d2a0-0000-7000-8000-000000000001"}, -32600, "is not open")
+
+    # Schema misfits are -32602.
+    await protocol_error(session, "quire_apply", {"op": {"type": "Teleport"}}, -32602, "Teleport")
+    await protocol_error(session, "quire_open_project", {"nope": 1}, -32602, "")
+
+    # Paths: `..` never climbs out.
+    refused = await session.call_tool("quire_open_project", {"path": "../outside", "createName": "X"})
+    tool_error(refused, "invalid_input", "open ../outside")
+
+    opened = structured(await session.call_tool("quire_open_project", {"path": f"interop-{transport}", "createName": "Interop"}), "create")
+    session_id = opened["sessionId"]
+    check(opened["name"] == "Interop", f"opened: {opened}")
+
+    sessions = structured(await session.call_tool("quire_list_sessions", {}), "list sessions")
+    check(any(s["id"] == session_id for s in sessions["sessions"]), "session listed")
+
+    # Apply a page with text, then a Batch.
+    page = {"type": "AddPage", "page": {"name": "p1", "nodes": [
+        {"kind": {"type": "text", "text": "Hello {0}", "sourceLang": "en"}},
+        {"kind": {"type": "text", "text": "Good night"}},
+    ]}}
+    applied = structured(await session.call_tool("quire_apply", {"op": page}), "apply AddPage")
+    check(applied["epoch"] == 1 and len(applied["created"]) == 3, f"apply: {applied}")
+    page_id = applied["created"][0]
+    batch = {"type": "Batch", "label": "two more", "ops": [
+        {"type": "AddPage", "page": {"name": "p2"}},
+        {"type": "UpdatePage", "id": page_id, "patch": {"name": "first"}},
+    ]}
+    applied = structured(await session.call_tool("quire_apply", {"op": batch}), "apply Batch")
+    check(applied["epoch"] == 2 and len(applied["created"]) == 1, f"batch: {applied}")
+
+    # A bad op is a tool error and changes nothing.
+    bad = await session.call_tool("quire_apply", {"op": {"type": "RemovePage", "id": "0190d2a0-0000-7000-8000-000000000009"}})
+    tool_error(bad, "invalid_op", "bad op")
+    scene = structured(await session.call_tool("quire_get_scene", {}), "get scene")
+    check(scene["epoch"] == 2, f"epoch after bad op: {scene['epoch']}")
+
+    # Undo / redo, including the null boundary.
+    check(structured(await session.call_tool("quire_undo", {}), "undo")["epoch"] == 3, "undo 1")
+    check(structured(await session.call_tool("quire_undo", {}), "undo")["epoch"] == 4, "undo 2")
+    check(structured(await session.call_tool("quire_undo", {}), "undo")["epoch"] is None, "undo at boundary")
+    check(structured(await session.call_tool("quire_redo", {}), "redo")["epoch"] == 5, "redo 1")
+    check(structured(await session.call_tool("quire_redo", {"sessionId": session_id}), "redo")["epoch"] == 6, "redo 2")
+    check(structured(await session.call_tool("quire_redo", {}), "redo")["epoch"] is None, "redo at boundary")
+
+    engines = structured(await session.call_tool("quire_list_engines", {}), "engines")["engines"]
+    check({"pseudo-translate", "qa", "llm-translate"} <= {e["id"] for e in engines}, f"engines: {engines}")
+
+    # Unknown step: a tool error, no job.
+    unknown = await session.call_tool("quire_start_pipeline", {"steps": ["nope"]})
+    tool_error(unknown, "invalid_input", "unknown step")
+
+    # A pipeline with wait and progress.
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append((value, total, message))
+
+    done = await session.call_tool(
+        "quire_start_pipeline", {"steps": ["pseudo-translate", "qa"], "wait": True}, progress_callback=on_progress
+    )
+    done = structured(done, "pipeline")
+    check(done["status"] == "completed", f"pipeline: {done}")
+    check(done["warnings"] == [], f"warnings: {done['warnings']}")
+    check(progress, "no progress notifications")
+    check(progress[-1][0] == 100.0 and progress[-1][1] == 100.0, f"progress: {progress}")
+    job = structured(await session.call_tool("quire_get_job", {"jobId": done["jobId"]}), "get job")
+    check(job["status"] == "completed", f"job: {job}")
+    cancelled = structured(await session.call_tool("quire_cancel_job", {"jobId": done["jobId"]}), "cancel")
+    check(cancelled["cancelled"] is False, "a finished job is not cancelled")
+
+    scene = structured(await session.call_tool("quire_get_scene", {"pages": [page_id]}), "scene")
+    check(len(scene["scene"]["pages"]) == 1, "filtered pages")
+    texts = [n["kind"] for n in scene["scene"]["pages"][0]["nodes"]]
+    check(all(k["translation"].startswith("[") for k in texts), f"translations: {texts}")
+    check("{0}" in texts[0]["translation"], "placeholder kept")
+
+    md = structured(await session.call_tool("quire_export", {"format": "markdown"}), "export markdown")
+    check(md["mediaType"].startswith("text/markdown") and "# Interop" in md["text"], f"markdown: {md}")
+    archive = await session.call_tool("quire_export", {"format": "archive"})
+    meta = structured(archive, "export archive")
+    check(meta["mediaType"] == "application/zip", f"archive: {meta}")
+    blobs = [c for c in archive.content if c.type == "resource"]
+    check(blobs and blobs[0].resource.mime_type == "application/zip", "archive is an embedded resource")
+    if transport == "http":
+        refused = await session.call_tool("quire_export", {"format": "json", "outPath": "/tmp/x.json"})
+        tool_error(refused, "invalid_input", "outPath over http")
+        outside = await session.call_tool("quire_open_project", {"path": "/tmp"})
+        tool_error(outside, "invalid_input", "absolute path outside projects over http")
+
+    closed = structured(await session.call_tool("quire_close_project", {}), "close")
+    check(closed["closed"] == session_id, "closed")
+    await protocol_error(session, "quire_get_scene", {}, -32600, "no project is open")
+
+
+async def main():
+    transport = sys.argv[1]
+    if transport == "stdio":
+        params = StdioServerParameters(command=sys.argv[2], args=["mcp", "stdio"], env=dict(os.environ))
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await run(session, transport)
+    else:
+        async with streamable_http_client(sys.argv[2]) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await run(session, transport)
+    print(f"interop {transport}: ok")
+
+
+if __name__ == "__main__":
+    try:
+        anyio.run(main)
+    except AssertionError as e:
+        print(f"interop check failed: {e}", file=sys.stderr)
+        sys.exit(1)
