@@ -354,7 +354,7 @@ impl Core {
                     target_language: job.spec.target_language.as_deref(),
                     system_prompt: job.spec.system_prompt.as_deref(),
                     default_font: job.spec.default_font.as_deref(),
-                    http: &self.inner.http,
+                    http: self.http(),
                     provider,
                 };
                 match engine.run(&input).await {

@@ -109,8 +109,10 @@ struct Inner {
     bus: Arc<EventBus>,
     registry: Registry,
     jobs: jobs::Jobs,
-    /// Shared by engines that call HTTP services (connection reuse).
-    http: reqwest::Client,
+    /// Shared by engines that call HTTP services (connection reuse). Built
+    /// on first use: loading TLS roots costs milliseconds that a process
+    /// which never calls a provider (e.g. a short `mcp stdio`) should not pay.
+    http: std::sync::OnceLock<reqwest::Client>,
     // Quick lookups only; never held across I/O or an await.
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
@@ -154,7 +156,7 @@ impl Core {
                 config,
                 bus: Arc::new(EventBus::new()),
                 jobs: jobs::Jobs::default(),
-                http: reqwest::Client::new(),
+                http: std::sync::OnceLock::new(),
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
                 advertised_url: Mutex::new(None),
@@ -182,6 +184,10 @@ impl Core {
 
     pub fn projects_dir(&self) -> &Path {
         &self.inner.config.projects_dir
+    }
+
+    pub(crate) fn http(&self) -> &reqwest::Client {
+        self.inner.http.get_or_init(reqwest::Client::new)
     }
 
     pub(crate) fn registry(&self) -> &Registry {

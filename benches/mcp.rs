@@ -1,0 +1,179 @@
+//! MCP benchmarks (targets in spec/09-quality.md), medians:
+//!
+//! - `quire mcp stdio`: spawn → initialize → tools/list answered;
+//! - a warm `tools/call` round trip over stdio (a cheap tool);
+//! - a warm `tools/call` round trip over `/mcp` (streamable HTTP).
+//!
+//! Run pinned to one CPU, as the specification asks for latency figures:
+//! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it).
+
+#![allow(clippy::unwrap_used, clippy::print_stdout)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_quire");
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn show(name: &str, samples: Vec<Duration>) {
+    let n = samples.len();
+    let mut sorted = samples.clone();
+    sorted.sort();
+    let p90 = sorted[n * 9 / 10];
+    println!("{name:<48} median {:>10.1?}   p90 {:>10.1?}   (n = {n})", median(samples), p90);
+}
+
+struct Stdio_ {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+fn spawn(data: &std::path::Path) -> Stdio_ {
+    let mut child = Command::new(BIN)
+        .args(["mcp", "stdio", "-q"])
+        .env("XDG_CONFIG_HOME", data.join("config"))
+        .env("XDG_DATA_HOME", data.join("data"))
+        .env("QUIRE_SYSTEM_CONFIG_DIR", data.join("etc"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    Stdio_ { child, stdin, stdout }
+}
+
+impl Stdio_ {
+    fn send(&mut self, line: &str) {
+        self.stdin.write_all(line.as_bytes()).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn answer(&mut self, id: u64) -> Value {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            self.stdout.read_line(&mut line).unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["id"] == id {
+                return v;
+            }
+        }
+    }
+}
+
+fn call(id: u64) -> String {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": "quire_list_sessions", "arguments": {} } })
+    .to_string()
+}
+
+fn stdio_benches(data: &std::path::Path) {
+    let mut spawns = Vec::new();
+    for _ in 0..40 {
+        let start = Instant::now();
+        let mut p = spawn(data);
+        p.send(INIT);
+        p.answer(1);
+        p.send(INITIALIZED);
+        p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#);
+        p.answer(2);
+        spawns.push(start.elapsed());
+        drop(p.stdin);
+        p.child.wait().unwrap();
+    }
+    show("stdio: spawn -> initialize -> tools/list", spawns);
+
+    let mut p = spawn(data);
+    p.send(INIT);
+    p.answer(1);
+    p.send(INITIALIZED);
+    let mut calls = Vec::new();
+    for i in 0..3000u64 {
+        let msg = call(10 + i);
+        let start = Instant::now();
+        p.send(&msg);
+        p.answer(10 + i);
+        if i >= 200 {
+            calls.push(start.elapsed());
+        }
+    }
+    show("stdio: warm tools/call round trip", calls);
+    drop(p.stdin);
+    p.child.wait().unwrap();
+}
+
+fn http_bench(data: &std::path::Path) {
+    let mut child = Command::new(BIN)
+        .args(["--headless", "--port", "0"])
+        .env("XDG_CONFIG_HOME", data.join("config"))
+        .env("XDG_DATA_HOME", data.join("data-http"))
+        .env("QUIRE_SYSTEM_CONFIG_DIR", data.join("etc"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        err.read_line(&mut line).unwrap();
+        if let Some(rest) = line.strip_prefix("quire: serving ") {
+            break format!("{}/mcp", rest.split_whitespace().next().unwrap());
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let post = |session: Option<String>, body: String| {
+            let mut r = client
+                .post(&url)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .header("MCP-Protocol-Version", "2025-06-18");
+            if let Some(s) = session {
+                r = r.header("Mcp-Session-Id", s);
+            }
+            r.body(body).send()
+        };
+        let r = post(None, INIT.to_owned()).await.unwrap();
+        let session = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+        r.bytes().await.unwrap();
+        post(Some(session.clone()), INITIALIZED.to_owned()).await.unwrap().bytes().await.unwrap();
+        let mut calls = Vec::new();
+        for i in 0..3000u64 {
+            let start = Instant::now();
+            let body = post(Some(session.clone()), call(10 + i)).await.unwrap().bytes().await.unwrap();
+            assert!(!body.is_empty());
+            if i >= 200 {
+                calls.push(start.elapsed());
+            }
+        }
+        show("/mcp: warm tools/call round trip", calls);
+    });
+    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    child.wait().unwrap();
+}
+
+fn main() {
+    // `cargo test --all-targets` runs benches once with --bench absent;
+    // only measure when run as a benchmark.
+    if !std::env::args().any(|a| a == "--bench") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    stdio_benches(dir.path());
+    http_bench(dir.path());
+}
