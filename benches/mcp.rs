@@ -29,7 +29,11 @@ fn show(name: &str, samples: Vec<Duration>) {
     let mut sorted = samples.clone();
     sorted.sort();
     let p90 = sorted[n * 9 / 10];
-    println!("{name:<48} median {:>10.1?}   p90 {:>10.1?}   (n = {n})", median(samples), p90);
+    println!(
+        "{name:<48} median {:>10.1?}   p90 {:>10.1?}   (n = {n})",
+        median(samples),
+        p90
+    );
 }
 
 struct Stdio_ {
@@ -51,7 +55,11 @@ fn spawn(data: &std::path::Path) -> Stdio_ {
         .unwrap();
     let stdin = child.stdin.take().unwrap();
     let stdout = BufReader::new(child.stdout.take().unwrap());
-    Stdio_ { child, stdin, stdout }
+    Stdio_ {
+        child,
+        stdin,
+        stdout,
+    }
 }
 
 impl Stdio_ {
@@ -134,7 +142,10 @@ fn http_bench(data: &std::path::Path) {
             break format!("{}/mcp", rest.split_whitespace().next().unwrap());
         }
     };
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let client = reqwest::Client::new();
         let post = |session: Option<String>, body: String| {
@@ -151,11 +162,21 @@ fn http_bench(data: &std::path::Path) {
         let r = post(None, INIT.to_owned()).await.unwrap();
         let session = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
         r.bytes().await.unwrap();
-        post(Some(session.clone()), INITIALIZED.to_owned()).await.unwrap().bytes().await.unwrap();
+        post(Some(session.clone()), INITIALIZED.to_owned())
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
         let mut calls = Vec::new();
         for i in 0..3000u64 {
             let start = Instant::now();
-            let body = post(Some(session.clone()), call(10 + i)).await.unwrap().bytes().await.unwrap();
+            let body = post(Some(session.clone()), call(10 + i))
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
             assert!(!body.is_empty());
             if i >= 200 {
                 calls.push(start.elapsed());
@@ -163,7 +184,9 @@ fn http_bench(data: &std::path::Path) {
         }
         show("/mcp: warm tools/call round trip", calls);
     });
-    let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
     child.wait().unwrap();
 }
 

@@ -166,11 +166,28 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         },
     };
     let loaded = config::load(&request)?;
+    // While the TUI owns the terminal, logs go to <data dir>/logs/quire.log.
+    let tui = match &plan {
+        Plan::Launch(Launch::Attach { .. }) => true,
+        Plan::Launch(Launch::Mode { .. }) => {
+            loaded.mode.as_ref().is_some_and(|m| m.has(Frontend::Tui))
+        }
+        _ => false,
+    };
+    let log_file = if tui {
+        loaded
+            .data_paths()
+            .ok()
+            .map(|p| p.logs_dir.join("quire.log"))
+    } else {
+        None
+    };
     logging::init(LogRequest {
         flag: cli.global.log_level,
         quiet: cli.global.quiet,
         verbose: cli.global.verbose,
         config: loaded.config.log.level,
+        file: log_file,
     });
     tracing::debug!(
         mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str()),

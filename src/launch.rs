@@ -35,19 +35,19 @@ pub enum Launch {
 
 pub fn start(loaded: Loaded, launch: Launch) -> Result<(), Failure> {
     match launch {
-        Launch::Mode { project, .. } => {
+        Launch::Mode { project, share } => {
             let Some(mode) = loaded.mode.clone() else {
                 return Err(Failure::usage("no mode selected"));
             };
             if mode.has(Frontend::Tui) {
-                return Err(not_built("tui"));
+                return run_tui(loaded, project, share);
             }
             if mode.has(Frontend::McpStdio) {
                 return run_stdio(loaded, project);
             }
             run_server(loaded, project)
         }
-        Launch::Attach { .. } => Err(not_built("tui")),
+        Launch::Attach { url, share } => run_attach(loaded, &url, share),
         Launch::McpStdio { project } => run_stdio(loaded, project),
         Launch::McpTui { .. } => Err(not_built("tui-share adapter")),
     }
@@ -223,6 +223,115 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
                 "session {id} was not saved: {e}"
             )));
         }
+        Ok(())
+    })
+}
+
+/// Modes with the `tui` frontend: the TUI on the in-process core, plus the
+/// HTTP API and `/mcp` when the mode has them (a person and an agent on one
+/// workspace).
+fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), Failure> {
+    if share {
+        return Err(not_built("tui-share"));
+    }
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let core = core_for(&loaded)?;
+        let mode = loaded.mode.clone();
+        let serve_http = mode.as_ref().is_some_and(|m| m.has(Frontend::Http));
+        let with_mcp = mode.as_ref().is_some_and(|m| m.has(Frontend::McpHttp));
+        let mode_name = mode.as_ref().map_or("tui", |m| m.name.as_str()).to_owned();
+        let mut status = None;
+        let mut server = None;
+        if serve_http {
+            let config = Arc::new(loaded.config.clone());
+            let listener = http::bind(&config).await.map_err(|e| match e {
+                BindError::NeedsToken(_) => {
+                    Failure::Config(ConfigError::invalid("server.host", e.to_string()))
+                }
+                BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
+            })?;
+            let addr = listener.local_addr().context("no local address")?;
+            let url = format!("http://{addr}");
+            core.set_advertised_url(&url);
+            let mcp_stop = tokio_util::sync::CancellationToken::new();
+            let mcp =
+                with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
+            let app = http::app(core.clone(), config, &mode_name, mcp);
+            app.state.set_ready();
+            let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+            let mut stopping = app.state.shutdown.clone();
+            tokio::spawn(async move {
+                let _ = stopping.wait_for(|stop| *stop).await;
+                mcp_stop.cancel();
+            });
+            server = Some((
+                tokio::spawn(http::serve(
+                    listener,
+                    app.router,
+                    app.shutdown,
+                    async move {
+                        let _ = stop_rx.await;
+                    },
+                    SHUTDOWN_GRACE,
+                )),
+                stop_tx,
+            ));
+            status = Some(format!(
+                "serving {url} ({})",
+                if with_mcp {
+                    "API /api/v1, MCP /mcp"
+                } else {
+                    "API /api/v1"
+                }
+            ));
+        }
+        let show = open_at_start(&core, project).await?;
+        let backend: Arc<dyn crate::tui::backend::Backend> =
+            Arc::new(crate::tui::backend::Local::new(core.clone()));
+        let options = crate::tui::Options {
+            mouse: loaded.config.tui.mouse,
+            attached: false,
+            show,
+            status,
+        };
+        let ran = crate::tui::run(backend, options, None).await;
+        if let Some((task, stop)) = server {
+            let _ = stop.send(());
+            let _ = task.await;
+        }
+        let closer = core.clone();
+        let failures = tokio::task::spawn_blocking(move || closer.close_all())
+            .await
+            .context("closing projects failed")?;
+        ran.context("the terminal failed")?;
+        if let Some((id, e)) = failures.into_iter().next() {
+            return Err(Failure::Runtime(anyhow::anyhow!(
+                "session {id} was not saved: {e}"
+            )));
+        }
+        Ok(())
+    })
+}
+
+/// `quire attach URL`: the TUI on a running headless server.
+fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
+    if share {
+        return Err(not_built("tui-share"));
+    }
+    let remote = crate::tui::remote::Remote::new(url, loaded.config.attach.token.clone())
+        .map_err(|e| Failure::usage(e.message))?;
+    let runtime = runtime()?;
+    runtime.block_on(async move {
+        let options = crate::tui::Options {
+            mouse: loaded.config.tui.mouse,
+            attached: true,
+            show: None,
+            status: None,
+        };
+        crate::tui::run(Arc::new(remote), options, None)
+            .await
+            .context("the terminal failed")?;
         Ok(())
     })
 }

@@ -9,12 +9,14 @@ use crate::config::schema::LogLevel;
 
 /// How the level was asked for, highest precedence first: `--log-level`,
 /// `-q` / `-v`, `RUST_LOG`, then the config's `log.level`.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct LogRequest {
     pub flag: Option<LogLevel>,
     pub quiet: bool,
     pub verbose: u8,
     pub config: LogLevel,
+    /// Log to this file instead of stderr (while the TUI owns the terminal).
+    pub file: Option<std::path::PathBuf>,
 }
 
 /// Installs the global subscriber. Calling it twice is harmless (the second
@@ -32,12 +34,29 @@ pub fn init(request: LogRequest) {
             _ => directive(request.config),
         },
     };
-    let _ = tracing_subscriber::fmt()
+    let file = request.file.as_ref().and_then(|path| {
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok()
+    });
+    let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(color_on_stderr())
-        .with_target(false)
-        .try_init();
+        .with_target(false);
+    let _ = match file {
+        Some(file) => builder
+            .with_writer(std::sync::Mutex::new(file))
+            .with_ansi(false)
+            .try_init(),
+        None => builder
+            .with_writer(std::io::stderr)
+            .with_ansi(color_on_stderr())
+            .try_init(),
+    };
 }
 
 /// quire's own events at `level`; other crates at most at `warn`, so that a

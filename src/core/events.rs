@@ -45,7 +45,7 @@ impl JobStatus {
 }
 
 /// Where a running job is.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobProgress {
     pub step: String,
@@ -58,7 +58,7 @@ pub struct JobProgress {
 }
 
 /// One step that failed (or found a problem) on one page.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobWarningInfo {
     pub page_index: usize,
@@ -68,7 +68,7 @@ pub struct JobWarningInfo {
 }
 
 /// A job as events describe it.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobSummary {
     pub id: JobId,
@@ -84,7 +84,7 @@ pub struct JobSummary {
 }
 
 /// One open session as events describe it.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionSummary {
     pub id: SessionId,
@@ -96,7 +96,7 @@ pub struct SessionSummary {
     pub current: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(tag = "event", rename_all_fields = "camelCase")]
 pub enum Event {
     /// The whole picture: seed for a new or lagging subscriber.
@@ -178,7 +178,7 @@ impl Event {
 }
 
 /// An event with its sequence number.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 pub struct Envelope {
     pub seq: u64,
     #[serde(flatten)]

@@ -79,7 +79,7 @@ impl CoreConfig {
 }
 
 /// The result of an applied op.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 pub struct ApplyResult {
     pub epoch: u64,
     /// Ids of the pages and nodes the op added, in op order.
@@ -87,7 +87,7 @@ pub struct ApplyResult {
 }
 
 /// A managed project in the projects directory.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ProjectEntry {
     pub id: ProjectId,

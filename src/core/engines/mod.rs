@@ -24,7 +24,7 @@ use crate::core::scene::{ImageRole, NodeKind, Page};
 pub const BUILT_IN: [&str; 3] = ["pseudo-translate", "qa", "llm-translate"];
 
 /// What the registry says about an engine.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EngineInfo {
     pub id: String,

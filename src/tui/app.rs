@@ -1,0 +1,340 @@
+//! The TUI's state, messages and effects. `update` (in `update.rs`)
+//! changes the state and returns effects; `view` only draws it.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use super::backend::{BackendError, BackendEvent};
+use crate::core::ProjectEntry;
+use crate::core::engines::EngineInfo;
+use crate::core::events::{JobStatus, JobSummary, SessionSummary};
+use crate::core::export::ExportFormat;
+use crate::core::ids::{JobId, NodeId, PageId, SessionId};
+use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::op::Op;
+use crate::core::storage::SnapshotFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    Home,
+    Session(SessionId),
+}
+
+/// The focused list of the session route.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    Pages,
+    Nodes,
+}
+
+/// Editing a text node's translation: a draft until saved or dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditBox {
+    pub session: SessionId,
+    pub page: PageId,
+    pub node: NodeId,
+    pub text: String,
+    /// Cursor position in characters.
+    pub cursor: usize,
+}
+
+/// The `:` / `/` command line: a draft until run or dropped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InputLine {
+    pub text: String,
+    pub cursor: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttachmentKind {
+    Image,
+    Text,
+}
+
+/// A file staged by `/attach`, imported as pages by `/import`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    pub path: PathBuf,
+    pub name: String,
+    pub kind: AttachmentKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConfirmAction {
+    CloseSession(SessionId),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Modal {
+    Help,
+    Confirm {
+        message: String,
+        action: ConfirmAction,
+    },
+    /// Engines that run programs: the person sees each engine and its exact
+    /// command line, and only the person can answer.
+    Approval {
+        session: SessionId,
+        spec: PipelineSpec,
+        engines: Vec<(String, String)>,
+    },
+}
+
+impl Modal {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Modal::Help => "help",
+            Modal::Confirm { .. } => "confirm",
+            Modal::Approval { .. } => "approval",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub text: String,
+    pub error: bool,
+}
+
+/// The sharing bar (set while a TUI is shared with an MCP client).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareBar {
+    pub endpoint: String,
+    pub used: usize,
+    pub limit: usize,
+}
+
+/// Everything the TUI shows.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub route: Route,
+    pub backend_name: String,
+    pub attached: bool,
+    pub sessions: Vec<SessionSummary>,
+    pub projects: Vec<ProjectEntry>,
+    pub engines: Vec<EngineInfo>,
+    pub jobs: Vec<JobSummary>,
+    /// The shown session's scene, once loaded.
+    pub scene: Option<(SessionId, SnapshotFile)>,
+    pub scene_loading: bool,
+    /// A newer scene exists than the one being loaded.
+    pub scene_stale: bool,
+    pub home_selected: usize,
+    pub focus: Pane,
+    pub page_selected: usize,
+    pub node_selected: usize,
+    pub input: Option<InputLine>,
+    pub edit: Option<EditBox>,
+    pub attachments: Vec<Attachment>,
+    pub modal: Option<Modal>,
+    /// Shown while the workspace loads or the first connection is made.
+    pub start_overlay: Option<String>,
+    /// Asks to confirm quitting while a job runs.
+    pub exit_overlay: bool,
+    pub connected: bool,
+    /// The first full load after (re)connecting is done.
+    pub loaded: bool,
+    pub status: Option<Status>,
+    pub last_input: Option<Instant>,
+    /// Advances on every change of UI or workspace state.
+    pub revision: u64,
+    /// Advances whenever the backend's connection is replaced.
+    pub generation: u64,
+    pub share: Option<ShareBar>,
+    /// A session to show once the first load is done (`--project`).
+    pub pending_show: Option<SessionId>,
+    pub quit: bool,
+    /// Terminal size, for layout and mouse hit-testing.
+    pub width: u16,
+    pub height: u16,
+}
+
+impl App {
+    pub fn new(backend_name: String, attached: bool) -> Self {
+        let connecting = if attached {
+            format!("Connecting to {backend_name}…")
+        } else {
+            "Loading the workspace…".to_owned()
+        };
+        App {
+            route: Route::Home,
+            backend_name,
+            attached,
+            sessions: Vec::new(),
+            projects: Vec::new(),
+            engines: Vec::new(),
+            jobs: Vec::new(),
+            scene: None,
+            scene_loading: false,
+            scene_stale: false,
+            home_selected: 0,
+            focus: Pane::Pages,
+            page_selected: 0,
+            node_selected: 0,
+            input: None,
+            edit: None,
+            attachments: Vec::new(),
+            modal: None,
+            start_overlay: Some(connecting),
+            exit_overlay: false,
+            connected: false,
+            loaded: false,
+            status: None,
+            last_input: None,
+            revision: 0,
+            generation: 0,
+            share: None,
+            pending_show: None,
+            quit: false,
+            width: 80,
+            height: 24,
+        }
+    }
+
+    pub fn shown_session(&self) -> Option<SessionId> {
+        match self.route {
+            Route::Session(id) => Some(id),
+            Route::Home => None,
+        }
+    }
+
+    pub fn session(&self, id: SessionId) -> Option<&SessionSummary> {
+        self.sessions.iter().find(|s| s.id == id)
+    }
+
+    /// Whether a job of `id` is queued or running.
+    pub fn is_busy(&self, id: SessionId) -> bool {
+        self.jobs
+            .iter()
+            .any(|j| j.session_id == id && !j.status.is_finished())
+            || self.session(id).is_some_and(|s| s.busy)
+    }
+
+    pub fn any_busy(&self) -> bool {
+        self.jobs.iter().any(|j| !j.status.is_finished())
+    }
+
+    /// The jobs of a session, newest last.
+    pub fn jobs_of(&self, id: SessionId) -> impl Iterator<Item = &JobSummary> {
+        self.jobs.iter().filter(move |j| j.session_id == id)
+    }
+
+    /// The latest queued or running job of a session.
+    pub fn live_job(&self, id: SessionId) -> Option<&JobSummary> {
+        self.jobs_of(id)
+            .filter(|j| matches!(j.status, JobStatus::Queued | JobStatus::Running))
+            .last()
+    }
+
+    /// Home rows: open sessions, then managed projects not open.
+    pub fn home_rows(&self) -> Vec<HomeRow> {
+        let mut rows: Vec<HomeRow> = self
+            .sessions
+            .iter()
+            .map(|s| HomeRow::Session(s.id))
+            .collect();
+        rows.extend(
+            self.projects
+                .iter()
+                .filter(|p| {
+                    p.session_id.is_none() && !self.sessions.iter().any(|s| s.project_id == p.id)
+                })
+                .map(|p| HomeRow::Project(p.id.to_string())),
+        );
+        rows
+    }
+
+    /// Whether a draft (command line or edit box) holds text.
+    pub fn has_draft(&self) -> bool {
+        self.input.as_ref().is_some_and(|i| !i.text.is_empty()) || self.edit.is_some()
+    }
+
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            error: false,
+        });
+    }
+
+    pub fn fail(&mut self, text: impl Into<String>) {
+        self.status = Some(Status {
+            text: text.into(),
+            error: true,
+        });
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HomeRow {
+    Session(SessionId),
+    /// A managed project that is not open, by id.
+    Project(String),
+}
+
+/// Everything that can happen to the TUI.
+#[derive(Debug)]
+pub enum Msg {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Paste(String),
+    Resize(u16, u16),
+    Backend(BackendEvent),
+    Loaded(Loaded),
+    /// The redraw/recent-input clock.
+    Tick,
+}
+
+/// Results of effects.
+#[derive(Debug)]
+pub enum Loaded {
+    Sessions(Result<Vec<SessionSummary>, BackendError>),
+    Projects(Result<Vec<ProjectEntry>, BackendError>),
+    Engines(Result<Vec<EngineInfo>, BackendError>),
+    Jobs(Result<Vec<JobSummary>, BackendError>),
+    Scene(SessionId, Result<SnapshotFile, BackendError>),
+    /// A project was created or opened: show it.
+    Opened(Result<SessionSummary, BackendError>),
+    /// Something finished: what to tell the person.
+    Done(Result<String, BackendError>),
+    /// An import succeeded: clear the staged files.
+    Imported(Result<usize, BackendError>),
+}
+
+/// What `update` asks the runtime to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    LoadSessions,
+    LoadProjects,
+    LoadEngines,
+    LoadJobs,
+    LoadScene(SessionId),
+    Apply {
+        session: SessionId,
+        op: Op,
+        what: String,
+    },
+    Undo(SessionId),
+    Redo(SessionId),
+    Create(String),
+    Open(String),
+    Close(SessionId),
+    Run {
+        session: SessionId,
+        spec: PipelineSpec,
+        approval: Approval,
+    },
+    Cancel(JobId),
+    Import {
+        session: SessionId,
+        files: Vec<Attachment>,
+    },
+    Export {
+        session: SessionId,
+        format: ExportFormat,
+        path: PathBuf,
+    },
+    /// Stop sharing the TUI (the share module acts on it).
+    Revoke,
+}

@@ -1,0 +1,239 @@
+//! The one interface the TUI uses for everything it reads or changes: the
+//! in-process core ([`Local`]) or a headless server over HTTP and SSE
+//! ([`super::remote::Remote`]). The TUI never touches the core otherwise.
+
+use futures_util::future::BoxFuture;
+use tokio::sync::mpsc;
+
+use crate::core::engines::EngineInfo;
+use crate::core::events::{Event, JobSummary, SessionSummary};
+use crate::core::export::ExportSpec;
+use crate::core::ids::{JobId, ProjectId, SessionId};
+use crate::core::import::ImageFile;
+use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::op::Op;
+use crate::core::storage::SnapshotFile;
+use crate::core::{ApplyResult, Core, CoreError, ProjectEntry};
+
+/// Why a backend call failed, as the person will read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendError {
+    pub code: String,
+    pub message: String,
+}
+
+impl BackendError {
+    pub fn new(code: &str, message: impl Into<String>) -> Self {
+        BackendError {
+            code: code.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    pub fn disconnected(message: impl Into<String>) -> Self {
+        Self::new("disconnected", message)
+    }
+}
+
+impl From<CoreError> for BackendError {
+    fn from(e: CoreError) -> Self {
+        BackendError {
+            code: e.code().to_owned(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for BackendError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+pub type Reply<'a, T> = BoxFuture<'a, Result<T, BackendError>>;
+
+/// What the backend tells the TUI without being asked.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BackendEvent {
+    /// An event of the workspace's event bus.
+    Event(Event),
+    /// The event stream is (again) up: reload everything.
+    Connected,
+    /// The connection is down; the backend keeps retrying.
+    Disconnected(String),
+}
+
+pub trait Backend: Send + Sync {
+    /// "this workspace" or the server's URL (never its token).
+    fn describe(&self) -> String;
+    fn sessions(&self) -> Reply<'_, Vec<SessionSummary>>;
+    fn projects(&self) -> Reply<'_, Vec<ProjectEntry>>;
+    fn engines(&self) -> Reply<'_, Vec<EngineInfo>>;
+    fn jobs(&self) -> Reply<'_, Vec<JobSummary>>;
+    fn create_project(&self, name: String) -> Reply<'_, SessionSummary>;
+    /// Opens a project: a path (in-process only), or a managed project by
+    /// name or id.
+    fn open_project(&self, target: String) -> Reply<'_, SessionSummary>;
+    fn close_session(&self, id: SessionId) -> Reply<'_, ()>;
+    fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile>;
+    fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult>;
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>>;
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>>;
+    fn start_pipeline(
+        &self,
+        id: SessionId,
+        spec: PipelineSpec,
+        approval: Approval,
+    ) -> Reply<'_, JobId>;
+    fn cancel_job(&self, id: JobId) -> Reply<'_, bool>;
+    fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult>;
+    fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult>;
+    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>>;
+    /// Starts delivering events; the receiver gets `Connected` first.
+    fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
+}
+
+/// The in-process core.
+pub struct Local {
+    core: Core,
+}
+
+impl Local {
+    pub fn new(core: Core) -> Self {
+        Local { core }
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
+) -> Result<T, BackendError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| BackendError::new("internal", e.to_string()))?
+        .map_err(BackendError::from)
+}
+
+/// Finds a managed project by id or by name (case-insensitive).
+pub fn find_project(projects: &[ProjectEntry], target: &str) -> Option<ProjectId> {
+    if let Ok(id) = target.parse::<ProjectId>()
+        && projects.iter().any(|p| p.id == id)
+    {
+        return Some(id);
+    }
+    projects
+        .iter()
+        .find(|p| p.name.eq_ignore_ascii_case(target))
+        .map(|p| p.id)
+}
+
+impl Backend for Local {
+    fn describe(&self) -> String {
+        "this workspace".into()
+    }
+
+    fn sessions(&self) -> Reply<'_, Vec<SessionSummary>> {
+        Box::pin(async move { Ok(self.core.sessions()) })
+    }
+
+    fn projects(&self) -> Reply<'_, Vec<ProjectEntry>> {
+        let core = self.core.clone();
+        Box::pin(blocking(move || core.list_projects()))
+    }
+
+    fn engines(&self) -> Reply<'_, Vec<EngineInfo>> {
+        Box::pin(async move { Ok(self.core.engines()) })
+    }
+
+    fn jobs(&self) -> Reply<'_, Vec<JobSummary>> {
+        Box::pin(async move { Ok(self.core.jobs()) })
+    }
+
+    fn create_project(&self, name: String) -> Reply<'_, SessionSummary> {
+        let core = self.core.clone();
+        Box::pin(blocking(move || core.create_managed_project(&name)))
+    }
+
+    fn open_project(&self, target: String) -> Reply<'_, SessionSummary> {
+        let core = self.core.clone();
+        Box::pin(blocking(move || {
+            let path = std::path::Path::new(&target);
+            if path.is_dir() {
+                return core.open_project(path);
+            }
+            let projects = core.list_projects()?;
+            match find_project(&projects, &target) {
+                Some(id) => core.open_managed_project(id),
+                None => Err(CoreError::not_found("project", &target)),
+            }
+        }))
+    }
+
+    fn close_session(&self, id: SessionId) -> Reply<'_, ()> {
+        let core = self.core.clone();
+        Box::pin(blocking(move || core.close_session(id)))
+    }
+
+    fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile> {
+        Box::pin(async move {
+            let s = self.core.scene(id).await?;
+            Ok(SnapshotFile {
+                epoch: s.epoch,
+                scene: s.scene,
+            })
+        })
+    }
+
+    fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {
+        Box::pin(async move { Ok(self.core.apply(id, op).await?) })
+    }
+
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+        Box::pin(async move { Ok(self.core.undo(id).await?) })
+    }
+
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+        Box::pin(async move { Ok(self.core.redo(id).await?) })
+    }
+
+    fn start_pipeline(
+        &self,
+        id: SessionId,
+        spec: PipelineSpec,
+        approval: Approval,
+    ) -> Reply<'_, JobId> {
+        Box::pin(async move { Ok(self.core.start_pipeline(id, spec, approval).await?) })
+    }
+
+    fn cancel_job(&self, id: JobId) -> Reply<'_, bool> {
+        Box::pin(async move { Ok(self.core.cancel_job(id)?) })
+    }
+
+    fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult> {
+        Box::pin(async move { Ok(self.core.import_text(id, &name, &text, None).await?) })
+    }
+
+    fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
+        Box::pin(async move { Ok(self.core.import_images(id, files).await?) })
+    }
+
+    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {
+        Box::pin(async move { Ok(self.core.export(id, spec).await?.bytes) })
+    }
+
+    fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let mut sub = self.core.subscribe(None);
+        let _ = tx.send(BackendEvent::Connected);
+        tokio::spawn(async move {
+            while let Some(envelope) = sub.next().await {
+                if tx
+                    .send(BackendEvent::Event(envelope.event.clone()))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        rx
+    }
+}

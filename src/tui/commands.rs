@@ -1,0 +1,243 @@
+//! The command line (`:` or `/`): `/open PATH`, `/new NAME`, `/close`,
+//! `/run STEP… [lang=L] [font=F] [provider=P]`, `/cancel`, `/undo`,
+//! `/redo`, `/attach PATH`, `/import`, `/export FORMAT PATH`,
+//! `/tui-mcp-revoke`, `/help`, `/quit`.
+
+use std::path::PathBuf;
+
+use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
+use super::update::{confirm_close, request_quit};
+use crate::core::export::ExportFormat;
+use crate::core::jobs::{Approval, PipelineSpec};
+
+/// Command names and their one-line help, for `?` and completion hints.
+pub const COMMANDS: &[(&str, &str)] = &[
+    ("/new NAME", "create a project and open it"),
+    (
+        "/open PATH",
+        "open a project directory (or a managed project by name)",
+    ),
+    ("/close", "save and close the shown session"),
+    (
+        "/attach PATH",
+        "stage an image (png, jpg, webp) or text file (txt, md)",
+    ),
+    ("/import", "import the staged files as pages"),
+    (
+        "/run STEP…",
+        "run engines: /run pseudo-translate qa [lang=fr]",
+    ),
+    ("/cancel", "cancel the shown session's running job"),
+    (
+        "/undo, /redo",
+        "undo or redo the last change (also u, Ctrl-r)",
+    ),
+    (
+        "/export FORMAT PATH",
+        "write markdown, xliff, json or archive to PATH",
+    ),
+    ("/tui-mcp-revoke", "stop sharing this TUI"),
+    ("/quit", "quit (also q, Ctrl-c)"),
+];
+
+/// Runs one command line (with or without its leading `/`).
+pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
+    let line = line.trim();
+    let line = line.strip_prefix('/').unwrap_or(line);
+    if line.is_empty() {
+        return;
+    }
+    let (name, rest) = match line.split_once(char::is_whitespace) {
+        Some((n, r)) => (n, r.trim()),
+        None => (line, ""),
+    };
+    match name {
+        "new" => {
+            if rest.is_empty() {
+                return app.fail("usage: /new NAME");
+            }
+            app.say(format!("creating {rest}…"));
+            fx.push(Effect::Create(rest.to_owned()));
+        }
+        "open" => {
+            if rest.is_empty() {
+                return app.fail("usage: /open PATH");
+            }
+            app.say(format!("opening {rest}…"));
+            fx.push(Effect::Open(expand(rest)));
+        }
+        "close" => match app.shown_session() {
+            Some(id) => confirm_close(app, id),
+            None => app.fail("no session is shown; open one first"),
+        },
+        "undo" | "redo" => match app.shown_session() {
+            Some(id) if name == "undo" => fx.push(Effect::Undo(id)),
+            Some(id) => fx.push(Effect::Redo(id)),
+            None => app.fail("no session is shown"),
+        },
+        "attach" => attach(app, rest),
+        "import" => {
+            let Some(id) = app.shown_session() else {
+                return app.fail("open a session to import into");
+            };
+            if app.attachments.is_empty() {
+                return app.fail("nothing staged: /attach PATH first");
+            }
+            app.say("importing…");
+            fx.push(Effect::Import {
+                session: id,
+                files: app.attachments.clone(),
+            });
+        }
+        "run" => run_steps(app, rest, fx),
+        "cancel" => {
+            let Some(id) = app.shown_session() else {
+                return app.fail("no session is shown");
+            };
+            match app.live_job(id) {
+                Some(job) => {
+                    let job = job.id;
+                    app.say("cancelling…");
+                    fx.push(Effect::Cancel(job));
+                }
+                None => app.fail("no job is running in this session"),
+            }
+        }
+        "export" => export(app, rest, fx),
+        "tui-mcp-revoke" => {
+            if app.share.is_some() {
+                fx.push(Effect::Revoke);
+            } else {
+                app.fail("this TUI is not shared");
+            }
+        }
+        "help" => app.modal = Some(Modal::Help),
+        "quit" | "q" => request_quit(app),
+        other => app.fail(format!("unknown command `/{other}` (press ? for help)")),
+    }
+}
+
+/// `~/x` → `$HOME/x`.
+fn expand(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest).display().to_string(),
+        _ => path.to_owned(),
+    }
+}
+
+fn attach(app: &mut App, rest: &str) {
+    if rest.is_empty() {
+        return app.fail("usage: /attach PATH");
+    }
+    let path = PathBuf::from(expand(rest));
+    let path = std::path::absolute(&path).unwrap_or(path);
+    if !path.is_file() {
+        return app.fail(format!("{}: no such file", path.display()));
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    let kind = match ext.as_str() {
+        "png" | "jpg" | "jpeg" | "webp" => AttachmentKind::Image,
+        "txt" | "md" | "text" => AttachmentKind::Text,
+        _ => {
+            return app.fail(format!(
+                "{}: attach png, jpg, webp (image pages) or txt, md (text pages)",
+                path.display()
+            ));
+        }
+    };
+    if app.attachments.iter().any(|a| a.path == path) {
+        return app.fail(format!("{} is already staged", path.display()));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    app.say(format!("staged {name}; /import to add it"));
+    app.attachments.push(Attachment { path, name, kind });
+}
+
+fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    let Some(session) = app.shown_session() else {
+        return app.fail("open a session to run engines on");
+    };
+    let mut spec = PipelineSpec::default();
+    for word in rest.split_whitespace() {
+        match word.split_once('=') {
+            Some(("lang" | "to" | "language", v)) => spec.target_language = Some(v.to_owned()),
+            Some(("font", v)) => spec.default_font = Some(v.to_owned()),
+            Some(("provider", v)) => spec.provider = Some(v.to_owned()),
+            Some((k, _)) => {
+                return app.fail(format!("unknown option `{k}` (lang=, font=, provider=)"));
+            }
+            None => spec.steps.push(word.to_owned()),
+        }
+    }
+    if spec.steps.is_empty() {
+        return app.fail("usage: /run STEP… (see the engines in ?)");
+    }
+    if !app.engines.is_empty()
+        && let Some(unknown) = spec
+            .steps
+            .iter()
+            .find(|s| !app.engines.iter().any(|e| &e.id == *s))
+    {
+        let known: Vec<&str> = app.engines.iter().map(|e| e.id.as_str()).collect();
+        return app.fail(format!(
+            "unknown step `{unknown}` (engines: {})",
+            known.join(", ")
+        ));
+    }
+    let needs_approval: Vec<(String, String)> = spec
+        .steps
+        .iter()
+        .filter_map(|s| app.engines.iter().find(|e| &e.id == s))
+        .filter(|e| e.requires_approval)
+        .map(|e| (e.id.clone(), e.command.clone().unwrap_or_default()))
+        .collect();
+    if !needs_approval.is_empty() {
+        app.modal = Some(Modal::Approval {
+            session,
+            spec,
+            engines: needs_approval,
+        });
+        return;
+    }
+    app.say(format!("starting {}", spec.steps.join(" → ")));
+    fx.push(Effect::Run {
+        session,
+        spec,
+        approval: Approval::Person,
+    });
+}
+
+fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let mut words = rest.splitn(2, char::is_whitespace);
+    let (Some(format), Some(path)) = (words.next(), words.next()) else {
+        return app.fail("usage: /export markdown|xliff|json|archive PATH");
+    };
+    let format = match format {
+        "markdown" | "md" => ExportFormat::Markdown,
+        "xliff" | "xlf" => ExportFormat::Xliff,
+        "json" => ExportFormat::Json,
+        "archive" | "zip" => ExportFormat::Archive,
+        other => {
+            return app.fail(format!(
+                "unknown format `{other}` (markdown, xliff, json, archive)"
+            ));
+        }
+    };
+    let path = PathBuf::from(expand(path.trim()));
+    app.say("exporting…");
+    fx.push(Effect::Export {
+        session,
+        format,
+        path,
+    });
+}

@@ -1,0 +1,83 @@
+//! The terminal UI (ratatui + crossterm), written as state + `Msg` +
+//! `update` + `view`:
+//!
+//! - `app.rs` — the state, the messages, the effects;
+//! - `update.rs` — the only code that changes the state (no I/O);
+//!   `commands.rs` — the command line;
+//! - `view.rs` — draws the state (reads only); `layout.rs` — where things
+//!   are, shared by drawing and mouse hit-testing;
+//! - `context.rs` — what the view shows, as facts (for TUI sharing);
+//! - `backend.rs` — the `Backend` interface and its in-process
+//!   implementation; `remote.rs` — the HTTP + SSE one (`quire attach`);
+//! - `run.rs` — the loop that carries effects out and redraws at most
+//!   ~60 times a second; `terminal.rs` — raw mode and its restoration.
+
+pub mod app;
+pub mod backend;
+pub mod commands;
+pub mod context;
+pub mod layout;
+pub mod remote;
+pub mod run;
+pub mod terminal;
+pub mod update;
+pub mod view;
+
+use std::sync::Arc;
+
+use futures_util::StreamExt;
+
+use self::app::{App, Msg};
+use self::backend::Backend;
+use self::run::{Extension, Runner};
+use crate::core::ids::SessionId;
+
+/// How the TUI starts.
+pub struct Options {
+    /// Capture the mouse (config `tui.mouse`).
+    pub mouse: bool,
+    /// Attached to a remote server (shows the connection state).
+    pub attached: bool,
+    /// Show this session once loaded (`--project`).
+    pub show: Option<SessionId>,
+    /// A first line for the status bar (e.g. where the API is served).
+    pub status: Option<String>,
+}
+
+/// Runs the TUI on the real terminal until the person quits.
+pub async fn run(
+    backend: Arc<dyn Backend>,
+    options: Options,
+    extension: Option<Box<dyn Extension>>,
+) -> std::io::Result<()> {
+    let (terminal, _guard) = terminal::enter(options.mouse)?;
+    let mut app = App::new(backend.describe(), options.attached);
+    app.pending_show = options.show;
+    if let Some(status) = options.status {
+        app.say(status);
+    }
+    let mut runner = Runner::new(terminal, backend, app);
+    if let Some(ext) = extension {
+        runner = runner.with_extension(ext);
+    }
+    let tx = runner.sender();
+    let input = tokio::spawn(async move {
+        let mut events = crossterm::event::EventStream::new();
+        while let Some(Ok(event)) = events.next().await {
+            use crossterm::event::Event as E;
+            let msg = match event {
+                E::Key(k) => Msg::Key(k),
+                E::Mouse(m) => Msg::Mouse(m),
+                E::Paste(s) => Msg::Paste(s),
+                E::Resize(w, h) => Msg::Resize(w, h),
+                _ => continue,
+            };
+            if tx.send(msg).is_err() {
+                break;
+            }
+        }
+    });
+    runner.run().await;
+    input.abort();
+    Ok(())
+}

@@ -1,0 +1,413 @@
+//! The remote backend of `quire attach URL`: the headless server's HTTP API
+//! for calls and its SSE stream for events.
+//!
+//! The bearer token lives in this struct only; it is sent in the
+//! `Authorization` header and never shown, logged or handed to anything
+//! else. When the stream drops the backend reports `Disconnected`, retries
+//! with backoff, resumes with `Last-Event-ID` and reports `Connected`
+//! again, so the TUI reloads its view.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use super::backend::{Backend, BackendError, BackendEvent, Reply, find_project};
+use crate::config::secret::Secret;
+use crate::core::engines::EngineInfo;
+use crate::core::events::{Event, JobSummary, SessionSummary};
+use crate::core::export::ExportSpec;
+use crate::core::ids::{JobId, SessionId};
+use crate::core::import::ImageFile;
+use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::op::Op;
+use crate::core::storage::SnapshotFile;
+use crate::core::{ApplyResult, ProjectEntry};
+
+const BACKOFF_START: Duration = Duration::from_millis(200);
+const BACKOFF_MAX: Duration = Duration::from_secs(5);
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub struct Remote {
+    base: String,
+    token: Secret,
+    http: reqwest::Client,
+}
+
+impl Remote {
+    /// `url` is the server's base, e.g. `http://localhost:4096`.
+    pub fn new(url: &str, token: Secret) -> Result<Self, BackendError> {
+        let base = url.trim_end_matches('/').to_owned();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(BackendError::new(
+                "invalid_input",
+                format!("`{url}` is not an http:// or https:// URL"),
+            ));
+        }
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(5))
+            .build()
+            .map_err(|e| BackendError::new("internal", e.to_string()))?;
+        Ok(Remote { base, token, http })
+    }
+
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let r = self
+            .http
+            .request(method, format!("{}{path}", self.base))
+            .timeout(REQUEST_TIMEOUT);
+        if self.token.is_set() {
+            r.bearer_auth(self.token.expose())
+        } else {
+            r
+        }
+    }
+
+    async fn send(&self, r: reqwest::RequestBuilder) -> Result<reqwest::Response, BackendError> {
+        let response = r.send().await.map_err(|e| {
+            BackendError::disconnected(format!("cannot reach {}: {}", self.base, short(&e)))
+        })?;
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        let status = response.status();
+        let body: Value = response.json().await.unwrap_or(Value::Null);
+        let code = body["error"]["code"].as_str().unwrap_or("http_error");
+        let message = body["error"]["message"]
+            .as_str()
+            .map_or_else(|| format!("HTTP {status}"), str::to_owned);
+        Err(BackendError::new(code, message))
+    }
+
+    async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, BackendError> {
+        let r = self.send(self.request(reqwest::Method::GET, path)).await?;
+        decode(r).await
+    }
+
+    async fn post<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+    ) -> Result<T, BackendError> {
+        let r = self
+            .send(self.request(reqwest::Method::POST, path).json(body))
+            .await?;
+        decode(r).await
+    }
+
+    fn session_path(id: SessionId, rest: &str) -> String {
+        format!("/api/v1/sessions/{id}{rest}")
+    }
+}
+
+fn short(e: &reqwest::Error) -> String {
+    if e.is_connect() {
+        "connection refused".into()
+    } else if e.is_timeout() {
+        "timed out".into()
+    } else {
+        "connection failed".into()
+    }
+}
+
+async fn decode<T: DeserializeOwned>(r: reqwest::Response) -> Result<T, BackendError> {
+    r.json().await.map_err(|e| {
+        BackendError::new(
+            "bad_response",
+            format!("unexpected answer from the server: {e}"),
+        )
+    })
+}
+
+#[derive(serde::Deserialize)]
+struct Epoch {
+    epoch: Option<u64>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Started {
+    job_id: JobId,
+}
+
+#[derive(serde::Deserialize)]
+struct Cancelled {
+    cancelled: bool,
+}
+
+impl Backend for Remote {
+    fn describe(&self) -> String {
+        self.base.clone()
+    }
+
+    fn sessions(&self) -> Reply<'_, Vec<SessionSummary>> {
+        Box::pin(self.get("/api/v1/sessions"))
+    }
+
+    fn projects(&self) -> Reply<'_, Vec<ProjectEntry>> {
+        Box::pin(self.get("/api/v1/projects"))
+    }
+
+    fn engines(&self) -> Reply<'_, Vec<EngineInfo>> {
+        Box::pin(self.get("/api/v1/engines"))
+    }
+
+    fn jobs(&self) -> Reply<'_, Vec<JobSummary>> {
+        Box::pin(self.get("/api/v1/operations"))
+    }
+
+    fn create_project(&self, name: String) -> Reply<'_, SessionSummary> {
+        Box::pin(async move {
+            self.post("/api/v1/projects", &json!({ "name": name }))
+                .await
+        })
+    }
+
+    fn open_project(&self, target: String) -> Reply<'_, SessionSummary> {
+        Box::pin(async move {
+            let projects: Vec<ProjectEntry> = self.get("/api/v1/projects").await?;
+            let id = find_project(&projects, &target).ok_or_else(|| {
+                BackendError::new(
+                    "not_found",
+                    format!("the server has no project `{target}` (attached TUIs open projects by name or id)"),
+                )
+            })?;
+            let r = self
+                .send(
+                    self.request(reqwest::Method::PUT, "/api/v1/projects/current")
+                        .json(&json!({ "id": id })),
+                )
+                .await?;
+            decode(r).await
+        })
+    }
+
+    fn close_session(&self, id: SessionId) -> Reply<'_, ()> {
+        Box::pin(async move {
+            self.send(self.request(reqwest::Method::DELETE, &Self::session_path(id, "")))
+                .await
+                .map(|_| ())
+        })
+    }
+
+    fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile> {
+        Box::pin(async move { self.get(&Self::session_path(id, "/scene.json")).await })
+    }
+
+    fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {
+        Box::pin(async move {
+            self.post(&Self::session_path(id, "/history/apply"), &op)
+                .await
+        })
+    }
+
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+        Box::pin(async move {
+            let e: Epoch = self
+                .post(&Self::session_path(id, "/history/undo"), &json!({}))
+                .await?;
+            Ok(e.epoch)
+        })
+    }
+
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+        Box::pin(async move {
+            let e: Epoch = self
+                .post(&Self::session_path(id, "/history/redo"), &json!({}))
+                .await?;
+            Ok(e.epoch)
+        })
+    }
+
+    fn start_pipeline(
+        &self,
+        id: SessionId,
+        spec: PipelineSpec,
+        _approval: Approval,
+    ) -> Reply<'_, JobId> {
+        // The server decides about engines needing approval (its
+        // engines.allow_unattended): an HTTP client cannot vouch for a person.
+        Box::pin(async move {
+            let body = json!({
+                "steps": spec.steps,
+                "pages": spec.pages,
+                "targetLanguage": spec.target_language,
+                "systemPrompt": spec.system_prompt,
+                "defaultFont": spec.default_font,
+                "provider": spec.provider,
+            });
+            let body: serde_json::Map<String, Value> = body
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .filter(|(_, v)| !v.is_null())
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let started: Started = self
+                .post(&Self::session_path(id, "/pipelines"), &body)
+                .await?;
+            Ok(started.job_id)
+        })
+    }
+
+    fn cancel_job(&self, id: JobId) -> Reply<'_, bool> {
+        Box::pin(async move {
+            let r = self
+                .send(self.request(reqwest::Method::DELETE, &format!("/api/v1/operations/{id}")))
+                .await?;
+            let c: Cancelled = decode(r).await?;
+            Ok(c.cancelled)
+        })
+    }
+
+    fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult> {
+        Box::pin(async move {
+            self.post(
+                &Self::session_path(id, "/pages"),
+                &json!({ "name": name, "text": text }),
+            )
+            .await
+        })
+    }
+
+    fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
+        Box::pin(async move {
+            let mut form = reqwest::multipart::Form::new();
+            for file in files {
+                form = form.part(
+                    "file",
+                    reqwest::multipart::Part::bytes(file.bytes).file_name(file.name),
+                );
+            }
+            let r = self
+                .send(
+                    self.request(reqwest::Method::POST, &Self::session_path(id, "/pages"))
+                        .multipart(form),
+                )
+                .await?;
+            decode(r).await
+        })
+    }
+
+    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {
+        Box::pin(async move {
+            let body = json!({ "format": spec.format, "pages": spec.pages, "targetLanguage": spec.target_language });
+            let mut body = body.as_object().cloned().unwrap_or_default();
+            body.retain(|_, v| !v.is_null());
+            let r = self
+                .send(
+                    self.request(reqwest::Method::POST, &Self::session_path(id, "/export"))
+                        .json(&body),
+                )
+                .await?;
+            r.bytes()
+                .await
+                .map(|b| b.to_vec())
+                .map_err(|e| BackendError::disconnected(e.to_string()))
+        })
+    }
+
+    fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let url = format!("{}/api/v1/events", self.base);
+        let http = self.http.clone();
+        let token = self.token.clone();
+        tokio::spawn(async move {
+            let mut last: Option<u64> = None;
+            let mut backoff = BACKOFF_START;
+            let mut reported_down = false;
+            loop {
+                let mut request = http.get(&url);
+                if token.is_set() {
+                    request = request.bearer_auth(token.expose());
+                }
+                if let Some(id) = last {
+                    request = request.header("Last-Event-ID", id.to_string());
+                }
+                let why = match request.send().await {
+                    Ok(r) if r.status().is_success() => {
+                        backoff = BACKOFF_START;
+                        reported_down = false;
+                        if tx.send(BackendEvent::Connected).is_err() {
+                            return;
+                        }
+                        match pump(r, &tx, &mut last).await {
+                            Pump::Closed => return,
+                            Pump::Ended(why) => why,
+                        }
+                    }
+                    Ok(r) => format!("the server answered HTTP {}", r.status()),
+                    Err(e) => short(&e),
+                };
+                if !reported_down {
+                    reported_down = true;
+                    if tx.send(BackendEvent::Disconnected(why)).is_err() {
+                        return;
+                    }
+                }
+                if tx.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(backoff).await;
+                backoff = (backoff * 2).min(BACKOFF_MAX);
+            }
+        });
+        rx
+    }
+}
+
+enum Pump {
+    /// The TUI is gone.
+    Closed,
+    /// The stream ended; why.
+    Ended(String),
+}
+
+/// Reads one SSE response until it ends, forwarding events.
+async fn pump(
+    response: reqwest::Response,
+    tx: &mpsc::UnboundedSender<BackendEvent>,
+    last: &mut Option<u64>,
+) -> Pump {
+    let mut stream = response.bytes_stream();
+    let mut buf = String::new();
+    loop {
+        let chunk = match stream.next().await {
+            Some(Ok(chunk)) => chunk,
+            Some(Err(e)) => return Pump::Ended(short(&e)),
+            None => return Pump::Ended("the server closed the event stream".into()),
+        };
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buf.find("\n\n") {
+            let block: String = buf.drain(..end + 2).collect();
+            let mut id = None;
+            let mut data = String::new();
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("id:") {
+                    id = v.trim().parse::<u64>().ok();
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data.push_str(v.trim_start());
+                }
+            }
+            if data.is_empty() {
+                continue;
+            }
+            if let Some(id) = id {
+                *last = Some(id);
+            }
+            match serde_json::from_str::<Event>(&data) {
+                Ok(event) => {
+                    if tx.send(BackendEvent::Event(event)).is_err() {
+                        return Pump::Closed;
+                    }
+                }
+                Err(e) => tracing::debug!("ignoring an event this TUI does not know: {e}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,333 @@
+//! The TUI's loop: take one message (terminal input, backend event, effect
+//! result, share request), `update`, carry out the effects on the backend
+//! in the background, and redraw at most ~60 times a second.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use tokio::sync::mpsc;
+
+use super::app::{App, AttachmentKind, Effect, Loaded, Msg};
+use super::backend::{Backend, BackendError, BackendEvent};
+use super::update::update;
+use super::view::view;
+use crate::core::import::ImageFile;
+
+/// One frame per 16 ms at most.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// A request an extension queued for the loop; only it knows the type.
+pub type ExtRequest = Box<dyn std::any::Any + Send>;
+
+/// Something that takes part in the loop (TUI sharing): its requests are
+/// handled between messages, on the same state the person sees; it sees
+/// every state after `update` and handles `Revoke`.
+pub trait Extension: Send {
+    /// Called after each message or request was applied.
+    fn after_update(&mut self, app: &mut App);
+    /// Handles an effect the TUI does not carry out itself; true if handled.
+    fn effect(&mut self, app: &mut App, effect: &Effect) -> bool;
+    /// The extension's queue of requests.
+    fn requests(&mut self) -> &mut mpsc::UnboundedReceiver<ExtRequest>;
+    /// Answers one request against the current state.
+    fn handle(&mut self, app: &mut App, request: ExtRequest, now: Instant) -> Vec<Effect>;
+}
+
+pub struct Runner<B: ratatui::backend::Backend> {
+    pub app: App,
+    pub terminal: Terminal<B>,
+    backend: Arc<dyn Backend>,
+    tx: mpsc::UnboundedSender<Msg>,
+    rx: mpsc::UnboundedReceiver<Msg>,
+    events: mpsc::UnboundedReceiver<BackendEvent>,
+    extension: Option<Box<dyn Extension>>,
+    /// Keeps a replaced event channel open (so it is never ready).
+    _events_keepalive: Option<mpsc::UnboundedSender<BackendEvent>>,
+    last_draw: Option<Instant>,
+    dirty: bool,
+}
+
+impl<B: ratatui::backend::Backend> Runner<B> {
+    pub fn new(terminal: Terminal<B>, backend: Arc<dyn Backend>, mut app: App) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        let events = backend.events();
+        if let Ok(size) = terminal.size() {
+            app.width = size.width;
+            app.height = size.height;
+        }
+        Runner {
+            app,
+            terminal,
+            backend,
+            tx,
+            rx,
+            events,
+            extension: None,
+            _events_keepalive: None,
+            last_draw: None,
+            dirty: true,
+        }
+    }
+
+    pub fn with_extension(mut self, extension: Box<dyn Extension>) -> Self {
+        self.extension = Some(extension);
+        self
+    }
+
+    /// Where terminal input (or a test) sends messages.
+    pub fn sender(&self) -> mpsc::UnboundedSender<Msg> {
+        self.tx.clone()
+    }
+
+    /// Applies one message now (tests drive the TUI this way).
+    pub fn apply(&mut self, msg: Msg) {
+        let fx = update(&mut self.app, msg, Instant::now());
+        self.after(fx);
+    }
+
+    fn after(&mut self, fx: Vec<Effect>) {
+        for effect in fx {
+            self.execute(effect);
+        }
+        if let Some(ext) = self.extension.as_mut() {
+            ext.after_update(&mut self.app);
+        }
+        self.dirty = true;
+    }
+
+    /// Waits for the next message and applies it; false once quitting.
+    pub async fn step(&mut self) -> bool {
+        if self.app.quit {
+            return false;
+        }
+        enum Next {
+            Msg(Msg),
+            Request(ExtRequest),
+            Redraw,
+            Idle,
+            EventsClosed,
+        }
+        let frame_due = self
+            .last_draw
+            .map_or(Duration::ZERO, |t| FRAME.saturating_sub(t.elapsed()));
+        let dirty = self.dirty;
+        let next = {
+            let rx = &mut self.rx;
+            let events = &mut self.events;
+            let extension = self.extension.as_mut();
+            let request = async move {
+                match extension {
+                    Some(ext) => ext.requests().recv().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let redraw = async move {
+                if dirty {
+                    tokio::time::sleep(frame_due).await;
+                } else {
+                    std::future::pending::<()>().await;
+                }
+            };
+            tokio::select! {
+                biased;
+                msg = rx.recv() => msg.map_or(Next::Idle, Next::Msg),
+                event = events.recv() => match event {
+                    Some(e) => Next::Msg(Msg::Backend(e)),
+                    None => Next::EventsClosed,
+                },
+                Some(req) = request => Next::Request(req),
+                () = redraw => Next::Redraw,
+            }
+        };
+        match next {
+            Next::Msg(msg) => {
+                let fx = update(&mut self.app, msg, Instant::now());
+                self.after(fx);
+            }
+            Next::Request(req) => {
+                let fx = match self.extension.as_mut() {
+                    Some(ext) => ext.handle(&mut self.app, req, Instant::now()),
+                    None => Vec::new(),
+                };
+                self.after(fx);
+            }
+            Next::Redraw => self.draw(),
+            Next::Idle => {}
+            Next::EventsClosed => {
+                // The backend's event task ended: stop polling it.
+                let (keep, rx) = mpsc::unbounded_channel();
+                self.events = rx;
+                self._events_keepalive = Some(keep);
+            }
+        }
+        !self.app.quit
+    }
+
+    /// Draws now if anything changed.
+    pub fn draw(&mut self) {
+        if !self.dirty {
+            return;
+        }
+        let app = &self.app;
+        if let Err(e) = self.terminal.draw(|frame| view(app, frame)) {
+            tracing::warn!("cannot draw: {e:?}");
+        }
+        self.dirty = false;
+        self.last_draw = Some(Instant::now());
+    }
+
+    /// Runs until the person quits.
+    pub async fn run(&mut self) {
+        while self.step().await {}
+        self.draw();
+    }
+
+    /// Steps until `done(app)` holds or `deadline` passes; true if it held.
+    pub async fn run_until(
+        &mut self,
+        deadline: Duration,
+        mut done: impl FnMut(&App) -> bool,
+    ) -> bool {
+        let end = tokio::time::Instant::now() + deadline;
+        while !done(&self.app) {
+            match tokio::time::timeout_at(end, self.step()).await {
+                Ok(true) => {}
+                Ok(false) | Err(_) => return done(&self.app),
+            }
+        }
+        self.draw();
+        true
+    }
+
+    fn execute(&mut self, effect: Effect) {
+        if let Some(ext) = self.extension.as_mut()
+            && ext.effect(&mut self.app, &effect)
+        {
+            return;
+        }
+        let backend = self.backend.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let loaded = carry_out(backend.as_ref(), effect).await;
+            if let Some(loaded) = loaded {
+                let _ = tx.send(Msg::Loaded(loaded));
+            }
+        });
+    }
+}
+
+async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
+    Some(match effect {
+        Effect::LoadSessions => Loaded::Sessions(backend.sessions().await),
+        Effect::LoadProjects => Loaded::Projects(backend.projects().await),
+        Effect::LoadEngines => Loaded::Engines(backend.engines().await),
+        Effect::LoadJobs => Loaded::Jobs(backend.jobs().await),
+        Effect::LoadScene(id) => Loaded::Scene(id, backend.scene(id).await),
+        Effect::Apply { session, op, what } => {
+            Loaded::Done(backend.apply(session, op).await.map(|_| what))
+        }
+        Effect::Undo(id) => Loaded::Done(backend.undo(id).await.map(|e| match e {
+            Some(_) => "undone".to_owned(),
+            None => "nothing to undo".to_owned(),
+        })),
+        Effect::Redo(id) => Loaded::Done(backend.redo(id).await.map(|e| match e {
+            Some(_) => "redone".to_owned(),
+            None => "nothing to redo".to_owned(),
+        })),
+        Effect::Create(name) => Loaded::Opened(backend.create_project(name).await),
+        Effect::Open(target) => Loaded::Opened(backend.open_project(target).await),
+        Effect::Close(id) => Loaded::Done(
+            backend
+                .close_session(id)
+                .await
+                .map(|()| "session saved and closed".to_owned()),
+        ),
+        Effect::Run {
+            session,
+            spec,
+            approval,
+        } => {
+            let steps = spec.steps.join(" → ");
+            Loaded::Done(
+                backend
+                    .start_pipeline(session, spec, approval)
+                    .await
+                    .map(|_| format!("{steps}: started")),
+            )
+        }
+        Effect::Cancel(job) => Loaded::Done(backend.cancel_job(job).await.map(|c| {
+            if c {
+                "cancelling after the current page"
+            } else {
+                "the job had already finished"
+            }
+            .to_owned()
+        })),
+        Effect::Import { session, files } => {
+            Loaded::Imported(import(backend, session, files).await)
+        }
+        Effect::Export {
+            session,
+            format,
+            path,
+        } => {
+            let spec = crate::core::export::ExportSpec {
+                format,
+                pages: None,
+                target_language: None,
+            };
+            Loaded::Done(match backend.export(session, spec).await {
+                Ok(bytes) => write_file(&path, &bytes)
+                    .await
+                    .map(|()| format!("wrote {} ({} bytes)", path.display(), bytes.len())),
+                Err(e) => Err(e),
+            })
+        }
+        Effect::Revoke => return None,
+    })
+}
+
+async fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BackendError> {
+    tokio::fs::write(path, bytes)
+        .await
+        .map_err(|e| BackendError::new("io", format!("cannot write {}: {e}", path.display())))
+}
+
+/// Text files become one text page each; images are imported together.
+async fn import(
+    backend: &dyn Backend,
+    session: crate::core::ids::SessionId,
+    files: Vec<super::app::Attachment>,
+) -> Result<usize, BackendError> {
+    let mut images = Vec::new();
+    let mut pages = 0;
+    for file in &files {
+        let bytes = tokio::fs::read(&file.path).await.map_err(|e| {
+            BackendError::new("io", format!("cannot read {}: {e}", file.path.display()))
+        })?;
+        match file.kind {
+            AttachmentKind::Image => images.push(ImageFile {
+                name: file.name.clone(),
+                bytes,
+            }),
+            AttachmentKind::Text => {
+                let text = String::from_utf8(bytes).map_err(|_| {
+                    BackendError::new("invalid_input", format!("{} is not UTF-8 text", file.name))
+                })?;
+                let name = file
+                    .path
+                    .file_stem()
+                    .map_or_else(|| file.name.clone(), |s| s.to_string_lossy().into_owned());
+                backend.import_text(session, name, text).await?;
+                pages += 1;
+            }
+        }
+    }
+    if !images.is_empty() {
+        pages += images.len();
+        backend.import_images(session, images).await?;
+    }
+    Ok(pages)
+}

@@ -1,0 +1,709 @@
+//! `update`: the only place the TUI's state changes. It never does I/O; it
+//! returns effects for the runtime to carry out.
+
+use std::time::Instant;
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::app::{
+    App, ConfirmAction, EditBox, Effect, HomeRow, InputLine, Loaded, Modal, Msg, Pane, Route,
+};
+use super::backend::BackendEvent;
+use super::commands;
+use super::layout::{Hit, hit_test};
+use crate::core::events::{Event, JobProgress, JobStatus, JobSummary, JobWarningInfo};
+use crate::core::jobs::Approval;
+use crate::core::op::{KindPatch, NodePatch, Op};
+use crate::core::scene::NodeKind;
+
+/// Applies `msg` at time `now`; returns what the runtime must do.
+pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    let changes = !matches!(msg, Msg::Tick);
+    match msg {
+        Msg::Key(key) => {
+            if key.kind != KeyEventKind::Release {
+                app.last_input = Some(now);
+                key_event(app, key, &mut fx);
+            }
+        }
+        Msg::Mouse(mouse) => {
+            if matches!(
+                mouse.kind,
+                MouseEventKind::Down(_) | MouseEventKind::ScrollUp | MouseEventKind::ScrollDown
+            ) {
+                app.last_input = Some(now);
+                mouse_event(app, mouse, &mut fx);
+            }
+        }
+        Msg::Paste(text) => {
+            app.last_input = Some(now);
+            paste(app, &text);
+        }
+        Msg::Resize(w, h) => {
+            app.width = w;
+            app.height = h;
+        }
+        Msg::Backend(event) => backend_event(app, event, &mut fx),
+        Msg::Loaded(loaded) => on_loaded(app, loaded, &mut fx),
+        Msg::Tick => {}
+    }
+    if changes {
+        app.revision += 1;
+    }
+    fx
+}
+
+fn key_event(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if app.exit_overlay {
+        match key.code {
+            KeyCode::Char('y') | KeyCode::Enter => app.quit = true,
+            KeyCode::Char('n') | KeyCode::Esc => app.exit_overlay = false,
+            _ => {}
+        }
+        return;
+    }
+    if let Some(modal) = app.modal.clone() {
+        modal_key(app, modal, key, fx);
+        return;
+    }
+    if app.edit.is_some() {
+        edit_key(app, key, fx);
+        return;
+    }
+    if app.input.is_some() {
+        input_key(app, key, fx);
+        return;
+    }
+    if ctrl && key.code == KeyCode::Char('c') {
+        request_quit(app);
+        return;
+    }
+    if ctrl && key.code == KeyCode::Char('r') {
+        if let Some(id) = app.shown_session() {
+            fx.push(Effect::Redo(id));
+        }
+        return;
+    }
+    match key.code {
+        KeyCode::Char('q') => request_quit(app),
+        KeyCode::Char('?') => app.modal = Some(Modal::Help),
+        KeyCode::Char(':') | KeyCode::Char('/') => {
+            app.input = Some(InputLine {
+                text: String::new(),
+                cursor: 0,
+            })
+        }
+        _ => match app.route {
+            Route::Home => home_key(app, key, fx),
+            Route::Session(id) => session_key(app, id, key, fx),
+        },
+    }
+}
+
+/// `q` / Ctrl-c: asks first while a job runs.
+pub fn request_quit(app: &mut App) {
+    if app.any_busy() {
+        app.exit_overlay = true;
+    } else {
+        app.quit = true;
+    }
+}
+
+fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);
+    let no = matches!(key.code, KeyCode::Char('n') | KeyCode::Esc);
+    match modal {
+        Modal::Help => {
+            if matches!(
+                key.code,
+                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter
+            ) {
+                app.modal = None;
+            }
+        }
+        Modal::Confirm { action, .. } => {
+            if yes {
+                app.modal = None;
+                match action {
+                    ConfirmAction::CloseSession(id) => fx.push(Effect::Close(id)),
+                }
+            } else if no {
+                app.modal = None;
+            }
+        }
+        Modal::Approval { session, spec, .. } => {
+            if yes {
+                app.modal = None;
+                app.say(format!("starting {}", spec.steps.join(" → ")));
+                fx.push(Effect::Run {
+                    session,
+                    spec,
+                    approval: Approval::Person,
+                });
+            } else if no {
+                app.modal = None;
+                app.say("not run");
+            }
+        }
+    }
+}
+
+/// Char-index editing shared by the edit box and the command line.
+fn edit_text(text: &mut String, cursor: &mut usize, key: KeyEvent) -> bool {
+    let len = text.chars().count();
+    let at = |s: &String, i: usize| s.char_indices().nth(i).map_or(s.len(), |(b, _)| b);
+    match key.code {
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            let b = at(text, *cursor);
+            text.insert(b, c);
+            *cursor += 1;
+        }
+        KeyCode::Char('u') => {
+            text.clear();
+            *cursor = 0;
+        }
+        KeyCode::Backspace if *cursor > 0 => {
+            let b = at(text, *cursor - 1);
+            text.remove(b);
+            *cursor -= 1;
+        }
+        KeyCode::Delete if *cursor < len => {
+            let b = at(text, *cursor);
+            text.remove(b);
+        }
+        KeyCode::Left => *cursor = cursor.saturating_sub(1),
+        KeyCode::Right => *cursor = (*cursor + 1).min(len),
+        KeyCode::Home => *cursor = 0,
+        KeyCode::End => *cursor = len,
+        _ => return false,
+    }
+    true
+}
+
+fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let Some(edit) = app.edit.as_mut() else {
+        return;
+    };
+    match key.code {
+        KeyCode::Esc => {
+            app.edit = None;
+            app.say("edit dropped");
+        }
+        KeyCode::Enter => {
+            let Some(edit) = app.edit.take() else { return };
+            let translation = if edit.text.is_empty() {
+                None
+            } else {
+                Some(edit.text)
+            };
+            fx.push(Effect::Apply {
+                session: edit.session,
+                op: Op::UpdateNode {
+                    page: edit.page,
+                    id: edit.node,
+                    patch: NodePatch {
+                        kind: Some(KindPatch::Text {
+                            text: None,
+                            translation: Some(translation),
+                            source_lang: None,
+                            style: None,
+                        }),
+                        ..NodePatch::default()
+                    },
+                },
+                what: "translation saved".into(),
+            });
+        }
+        _ => {
+            edit_text(&mut edit.text, &mut edit.cursor, key);
+        }
+    }
+}
+
+fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let Some(input) = app.input.as_mut() else {
+        return;
+    };
+    match key.code {
+        KeyCode::Esc => app.input = None,
+        KeyCode::Enter => {
+            let text = app.input.take().map(|i| i.text).unwrap_or_default();
+            commands::run(app, &text, fx);
+        }
+        KeyCode::Backspace if input.text.is_empty() => app.input = None,
+        _ => {
+            edit_text(&mut input.text, &mut input.cursor, key);
+        }
+    }
+}
+
+fn paste(app: &mut App, text: &str) {
+    let line = text.replace(['\r', '\n'], " ");
+    if let Some(edit) = app.edit.as_mut() {
+        for c in text.chars().filter(|c| *c != '\r') {
+            let b = edit
+                .text
+                .char_indices()
+                .nth(edit.cursor)
+                .map_or(edit.text.len(), |(b, _)| b);
+            edit.text.insert(b, c);
+            edit.cursor += 1;
+        }
+    } else if let Some(input) = app.input.as_mut() {
+        for c in line.chars() {
+            let b = input
+                .text
+                .char_indices()
+                .nth(input.cursor)
+                .map_or(input.text.len(), |(b, _)| b);
+            input.text.insert(b, c);
+            input.cursor += 1;
+        }
+    }
+}
+
+fn move_sel(sel: &mut usize, len: usize, delta: isize) {
+    if len == 0 {
+        *sel = 0;
+        return;
+    }
+    let next = (*sel as isize + delta).clamp(0, len as isize - 1);
+    *sel = next as usize;
+}
+
+fn home_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let rows = app.home_rows();
+    match key.code {
+        KeyCode::Up | KeyCode::Char('k') => move_sel(&mut app.home_selected, rows.len(), -1),
+        KeyCode::Down | KeyCode::Char('j') => move_sel(&mut app.home_selected, rows.len(), 1),
+        KeyCode::PageUp => move_sel(&mut app.home_selected, rows.len(), -10),
+        KeyCode::PageDown => move_sel(&mut app.home_selected, rows.len(), 10),
+        KeyCode::Enter => open_home_row(app, rows.get(app.home_selected).cloned(), fx),
+        KeyCode::Char('n') => {
+            app.input = Some(InputLine {
+                text: "new ".into(),
+                cursor: 4,
+            })
+        }
+        KeyCode::Char('x') | KeyCode::Char('d') => {
+            if let Some(HomeRow::Session(id)) = rows.get(app.home_selected) {
+                confirm_close(app, *id);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub fn confirm_close(app: &mut App, id: crate::core::ids::SessionId) {
+    let name = app
+        .session(id)
+        .map_or_else(|| id.to_string(), |s| s.name.clone());
+    app.modal = Some(Modal::Confirm {
+        message: format!("Save and close `{name}`?"),
+        action: ConfirmAction::CloseSession(id),
+    });
+}
+
+fn open_home_row(app: &mut App, row: Option<HomeRow>, fx: &mut Vec<Effect>) {
+    match row {
+        Some(HomeRow::Session(id)) => show_session(app, id, fx),
+        Some(HomeRow::Project(id)) => {
+            app.say("opening…");
+            fx.push(Effect::Open(id));
+        }
+        None => {}
+    }
+}
+
+/// Shows a session (its scene loads in the background).
+pub fn show_session(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
+    if app.route != Route::Session(id) {
+        app.route = Route::Session(id);
+        app.focus = Pane::Pages;
+        app.page_selected = 0;
+        app.node_selected = 0;
+        if app.scene.as_ref().is_some_and(|(s, _)| *s != id) {
+            app.scene = None;
+        }
+    }
+    request_scene(app, id, fx);
+}
+
+fn request_scene(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
+    if app.scene_loading {
+        app.scene_stale = true;
+    } else {
+        app.scene_loading = true;
+        fx.push(Effect::LoadScene(id));
+    }
+}
+
+fn page_count(app: &App) -> usize {
+    app.scene.as_ref().map_or(0, |(_, s)| s.scene.pages.len())
+}
+
+fn node_count(app: &App) -> usize {
+    app.scene
+        .as_ref()
+        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .map_or(0, |p| p.nodes.len())
+}
+
+fn session_key(
+    app: &mut App,
+    id: crate::core::ids::SessionId,
+    key: KeyEvent,
+    fx: &mut Vec<Effect>,
+) {
+    let delta = match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Some(-1),
+        KeyCode::Down | KeyCode::Char('j') => Some(1),
+        KeyCode::PageUp => Some(-10),
+        KeyCode::PageDown => Some(10),
+        _ => None,
+    };
+    if let Some(delta) = delta {
+        move_in_focus(app, delta);
+        return;
+    }
+    match key.code {
+        KeyCode::Tab | KeyCode::BackTab => {
+            app.focus = match app.focus {
+                Pane::Pages => Pane::Nodes,
+                Pane::Nodes => Pane::Pages,
+            }
+        }
+        KeyCode::Right | KeyCode::Char('l') | KeyCode::Enter if app.focus == Pane::Pages => {
+            app.focus = Pane::Nodes;
+        }
+        KeyCode::Left | KeyCode::Char('h') if app.focus == Pane::Nodes => app.focus = Pane::Pages,
+        KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => app.route = Route::Home,
+        KeyCode::Char('e') | KeyCode::Enter => start_edit(app, id),
+        KeyCode::Char('u') => fx.push(Effect::Undo(id)),
+        _ => {}
+    }
+}
+
+fn move_in_focus(app: &mut App, delta: isize) {
+    match app.focus {
+        Pane::Pages => {
+            let before = app.page_selected;
+            let pages = page_count(app);
+            move_sel(&mut app.page_selected, pages, delta);
+            if before != app.page_selected {
+                app.node_selected = 0;
+            }
+        }
+        Pane::Nodes => {
+            let n = node_count(app);
+            move_sel(&mut app.node_selected, n, delta);
+        }
+    }
+}
+
+/// `e` on a text node: an edit box with its current translation.
+fn start_edit(app: &mut App, session: crate::core::ids::SessionId) {
+    let Some((_, snapshot)) = &app.scene else {
+        app.fail("the session is still loading");
+        return;
+    };
+    let Some(page) = snapshot.scene.pages.get(app.page_selected) else {
+        app.fail("no page selected");
+        return;
+    };
+    let Some(node) = page.nodes.get(app.node_selected) else {
+        app.fail("no node selected");
+        return;
+    };
+    let NodeKind::Text { translation, .. } = &node.kind else {
+        app.fail("only text nodes have a translation to edit");
+        return;
+    };
+    let text = translation.clone().unwrap_or_default();
+    app.edit = Some(EditBox {
+        session,
+        page: page.id,
+        node: node.id,
+        cursor: text.chars().count(),
+        text,
+    });
+}
+
+fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>) {
+    let hit = hit_test(app, mouse.column, mouse.row);
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) => match hit {
+            Some(Hit::Revoke) => fx.push(Effect::Revoke),
+            Some(Hit::HomeRow(i))
+                if app.modal.is_none() && app.input.is_none() && app.edit.is_none() =>
+            {
+                if app.home_selected == i {
+                    let rows = app.home_rows();
+                    open_home_row(app, rows.get(i).cloned(), fx);
+                } else {
+                    app.home_selected = i;
+                }
+            }
+            Some(Hit::Page(i)) if app.modal.is_none() => {
+                app.focus = Pane::Pages;
+                if i < page_count(app) && i != app.page_selected {
+                    app.page_selected = i;
+                    app.node_selected = 0;
+                }
+            }
+            Some(Hit::Node(i)) if app.modal.is_none() => {
+                app.focus = Pane::Nodes;
+                if i < node_count(app) {
+                    app.node_selected = i;
+                }
+            }
+            _ => {}
+        },
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            let delta = if mouse.kind == MouseEventKind::ScrollUp {
+                -3
+            } else {
+                3
+            };
+            match hit {
+                Some(Hit::HomeRow(_)) => {
+                    let len = app.home_rows().len();
+                    move_sel(&mut app.home_selected, len, delta);
+                }
+                Some(Hit::Page(_)) => {
+                    app.focus = Pane::Pages;
+                    move_in_focus(app, delta);
+                }
+                Some(Hit::Node(_)) => {
+                    app.focus = Pane::Nodes;
+                    move_in_focus(app, delta);
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Reloads what the person sees.
+fn reload(app: &mut App, fx: &mut Vec<Effect>) {
+    fx.extend([
+        Effect::LoadSessions,
+        Effect::LoadProjects,
+        Effect::LoadEngines,
+        Effect::LoadJobs,
+    ]);
+    if let Some(id) = app.shown_session() {
+        request_scene(app, id, fx);
+    }
+}
+
+fn backend_event(app: &mut App, event: BackendEvent, fx: &mut Vec<Effect>) {
+    match event {
+        BackendEvent::Connected => {
+            if !app.connected && app.loaded {
+                app.say(format!("reconnected to {}", app.backend_name));
+            }
+            app.connected = true;
+            app.generation += 1;
+            reload(app, fx);
+        }
+        BackendEvent::Disconnected(why) => {
+            app.connected = false;
+            app.fail(format!("disconnected: {why}; retrying"));
+        }
+        BackendEvent::Event(event) => workspace_event(app, event, fx),
+    }
+}
+
+fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
+    match event {
+        Event::Snapshot { jobs, sessions } => {
+            app.jobs = jobs;
+            app.sessions = sessions;
+            fx.push(Effect::LoadProjects);
+            leave_closed_session(app);
+            if let Some(id) = app.shown_session() {
+                request_scene(app, id, fx);
+            }
+        }
+        Event::SessionOpened { .. }
+        | Event::SessionClosed { .. }
+        | Event::CurrentSessionChanged { .. } => {
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+        }
+        Event::SceneAdvanced {
+            session_id,
+            epoch,
+            name,
+        } => {
+            if let Some(s) = app.sessions.iter_mut().find(|s| s.id == session_id) {
+                s.epoch = epoch;
+                s.name = name;
+            }
+            let behind = app
+                .scene
+                .as_ref()
+                .is_none_or(|(id, snap)| *id != session_id || snap.epoch < epoch);
+            if app.shown_session() == Some(session_id) && behind {
+                request_scene(app, session_id, fx);
+            }
+        }
+        Event::JobStarted {
+            id,
+            session_id,
+            steps,
+            total_pages,
+        } => {
+            if !app.jobs.iter().any(|j| j.id == id) {
+                app.jobs.push(JobSummary {
+                    id,
+                    session_id,
+                    steps,
+                    total_pages,
+                    status: JobStatus::Queued,
+                    progress: None,
+                    warnings: Vec::new(),
+                    error: None,
+                });
+            }
+        }
+        Event::JobProgress {
+            job_id,
+            step,
+            step_index,
+            total_steps,
+            page,
+            total_pages,
+            overall_percent,
+        } => {
+            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == job_id) {
+                j.status = JobStatus::Running;
+                j.progress = Some(JobProgress {
+                    step,
+                    step_index,
+                    total_steps,
+                    page,
+                    total_pages,
+                    overall_percent,
+                });
+            }
+        }
+        Event::JobWarning {
+            job_id,
+            page_index,
+            total_pages,
+            step_id,
+            message,
+        } => {
+            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == job_id) {
+                j.warnings.push(JobWarningInfo {
+                    page_index,
+                    total_pages,
+                    step_id,
+                    message,
+                });
+            }
+        }
+        Event::JobFinished { id, status, error } => {
+            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
+                j.status = status;
+                j.error = error.clone();
+                let steps = j.steps.join(" → ");
+                let warnings = j.warnings.len();
+                match status {
+                    JobStatus::Completed => app.say(format!("{steps}: done")),
+                    JobStatus::CompletedWithErrors => {
+                        app.fail(format!("{steps}: done with {warnings} warning(s)"))
+                    }
+                    JobStatus::Cancelled => app.say(format!("{steps}: cancelled")),
+                    JobStatus::Failed => {
+                        app.fail(format!("{steps}: failed: {}", error.unwrap_or_default()))
+                    }
+                    JobStatus::Queued | JobStatus::Running => {}
+                }
+            }
+        }
+        Event::ConfigChanged {} => fx.push(Effect::LoadEngines),
+    }
+}
+
+/// The shown session was closed elsewhere: go home and say so.
+fn leave_closed_session(app: &mut App) {
+    if let Some(id) = app.shown_session()
+        && app.loaded
+        && !app.sessions.iter().any(|s| s.id == id)
+    {
+        app.route = Route::Home;
+        app.scene = None;
+        app.say("the session was closed");
+    }
+}
+
+fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
+    match loaded {
+        Loaded::Sessions(Ok(sessions)) => {
+            app.sessions = sessions;
+            if !app.loaded {
+                app.loaded = true;
+                app.start_overlay = None;
+                if let Some(id) = app.pending_show.take() {
+                    show_session(app, id, fx);
+                }
+            }
+            leave_closed_session(app);
+            let rows = app.home_rows().len();
+            app.home_selected = app.home_selected.min(rows.saturating_sub(1));
+        }
+        Loaded::Projects(Ok(projects)) => {
+            app.projects = projects;
+            let rows = app.home_rows().len();
+            app.home_selected = app.home_selected.min(rows.saturating_sub(1));
+        }
+        Loaded::Engines(Ok(engines)) => app.engines = engines,
+        Loaded::Jobs(Ok(jobs)) => app.jobs = jobs,
+        Loaded::Scene(id, result) => {
+            app.scene_loading = false;
+            match result {
+                Ok(snapshot) if app.shown_session() == Some(id) => {
+                    app.scene = Some((id, snapshot));
+                    let pages = page_count(app);
+                    app.page_selected = app.page_selected.min(pages.saturating_sub(1));
+                    let nodes = node_count(app);
+                    app.node_selected = app.node_selected.min(nodes.saturating_sub(1));
+                }
+                Ok(_) => {}
+                Err(e) => app.fail(format!("cannot load the session: {e}")),
+            }
+            if std::mem::take(&mut app.scene_stale)
+                && let Some(shown) = app.shown_session()
+            {
+                request_scene(app, shown, fx);
+            }
+        }
+        Loaded::Opened(Ok(session)) => {
+            app.say(format!("opened {}", session.name));
+            if !app.sessions.iter().any(|s| s.id == session.id) {
+                app.sessions.push(session.clone());
+            }
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+            show_session(app, session.id, fx);
+        }
+        Loaded::Done(Ok(message)) => app.say(message),
+        Loaded::Imported(Ok(pages)) => {
+            app.attachments.clear();
+            app.say(format!("imported {pages} page(s)"));
+        }
+        Loaded::Sessions(Err(e))
+        | Loaded::Projects(Err(e))
+        | Loaded::Engines(Err(e))
+        | Loaded::Jobs(Err(e))
+        | Loaded::Opened(Err(e))
+        | Loaded::Done(Err(e))
+        | Loaded::Imported(Err(e)) => app.fail(e.message),
+    }
+}

@@ -1,0 +1,653 @@
+//! `view`: draws the state. Reads only; no I/O, no state changes. Lists
+//! build only their visible rows, so a 1,000-page session draws as fast as
+//! a small one.
+
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
+
+use super::app::{App, HomeRow, Modal, Pane, Route};
+use super::commands::COMMANDS;
+use super::layout::{REVOKE, areas, centered, home_list, inner, scroll_offset, session_areas};
+use crate::core::events::JobStatus;
+use crate::core::scene::{Node, NodeKind};
+
+const ACCENT: Color = Color::Cyan;
+
+fn selected() -> Style {
+    Style::default().add_modifier(Modifier::REVERSED)
+}
+
+fn dim() -> Style {
+    Style::default().add_modifier(Modifier::DIM)
+}
+
+fn bold() -> Style {
+    Style::default().add_modifier(Modifier::BOLD)
+}
+
+/// One line of at most `width` characters, with an ellipsis when cut.
+fn clip(text: &str, width: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' { '⏎' } else { c })
+        .collect();
+    if flat.chars().count() <= width {
+        return flat;
+    }
+    let mut s: String = flat.chars().take(width.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
+pub fn view(app: &App, frame: &mut Frame) {
+    let area = frame.area();
+    let a = areas(app, area);
+    title(app, frame, a.title);
+    if let Some(bar) = a.share {
+        share_bar(app, frame, bar);
+    }
+    if let Some(text) = &app.start_overlay {
+        start_overlay(frame, a.body, text);
+    } else {
+        match app.route {
+            Route::Home => home(app, frame, a.body),
+            Route::Session(_) => session(app, frame, a.body),
+        }
+    }
+    if let Some(chips) = a.chips {
+        attachments(app, frame, chips);
+    }
+    bottom_line(app, frame, a.line);
+    hints(app, frame, a.hints);
+    if app.edit.is_some() {
+        edit_box(app, frame, area);
+    }
+    match &app.modal {
+        Some(Modal::Help) => help(app, frame, area),
+        Some(Modal::Confirm { message, .. }) => confirm(frame, area, message),
+        Some(Modal::Approval { engines, .. }) => approval(frame, area, engines),
+        None => {}
+    }
+    if app.exit_overlay {
+        exit_overlay(frame, area);
+    }
+}
+
+fn title(app: &App, frame: &mut Frame, area: Rect) {
+    let place = match app.route {
+        Route::Home => "Home".to_owned(),
+        Route::Session(id) => match app.session(id) {
+            Some(s) => format!("{} · epoch {}", s.name, s.epoch),
+            None => "session".to_owned(),
+        },
+    };
+    let connection = if !app.attached {
+        Span::styled("local", dim())
+    } else if app.connected {
+        Span::styled("● connected", Style::default().fg(Color::Green))
+    } else {
+        Span::styled(
+            "○ disconnected",
+            Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+        )
+    };
+    let left = Line::from(vec![
+        Span::styled(
+            " quire ",
+            Style::default()
+                .fg(Color::Black)
+                .bg(ACCENT)
+                .add_modifier(Modifier::BOLD),
+        ),
+        Span::raw(format!(" {} · ", app.backend_name)),
+        Span::styled(place, bold()),
+    ]);
+    frame.render_widget(Paragraph::new(left), area);
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![connection, Span::raw(" ")])).alignment(Alignment::Right),
+        area,
+    );
+}
+
+fn share_bar(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(share) = &app.share else { return };
+    let text = format!(
+        " shared with an MCP client · {} · {}/{} navigations ",
+        share.endpoint, share.used, share.limit
+    );
+    let style = Style::default().fg(Color::Black).bg(Color::Yellow);
+    frame.render_widget(
+        Paragraph::new(clip(&text, area.width as usize)).style(style),
+        area,
+    );
+    frame.render_widget(
+        Paragraph::new(Span::styled(REVOKE, style.add_modifier(Modifier::BOLD)))
+            .alignment(Alignment::Right),
+        Rect {
+            width: area.width.saturating_sub(1),
+            ..area
+        },
+    );
+}
+
+fn start_overlay(frame: &mut Frame, area: Rect, text: &str) {
+    let lines = vec![
+        Line::raw(""),
+        Line::styled(text.to_owned(), bold()),
+        Line::raw(""),
+        Line::styled("q quits", dim()),
+    ];
+    let box_area = centered(area, 50, 6);
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .alignment(Alignment::Center)
+            .block(Block::default().borders(Borders::ALL).title(" quire ")),
+        box_area,
+    );
+}
+
+fn home(app: &App, frame: &mut Frame, area: Rect) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Span::styled(" Workspace ", bold()));
+    frame.render_widget(block, area);
+    let list = home_list(area);
+    let rows = app.home_rows();
+    if rows.is_empty() {
+        welcome(frame, list);
+        return;
+    }
+    let height = list.height as usize;
+    let offset = scroll_offset(app.home_selected, rows.len(), height);
+    let width = list.width as usize;
+    let lines: Vec<Line> = rows
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(i, row)| {
+            let text = match row {
+                HomeRow::Session(id) => match app.session(*id) {
+                    Some(s) => {
+                        let mut tags = Vec::new();
+                        if s.current {
+                            tags.push("current");
+                        }
+                        if app.is_busy(s.id) {
+                            tags.push("busy");
+                        }
+                        format!(
+                            "● {}  · open · epoch {} {}",
+                            s.name,
+                            s.epoch,
+                            if tags.is_empty() {
+                                String::new()
+                            } else {
+                                format!("· {}", tags.join(" · "))
+                            }
+                        )
+                    }
+                    None => "●".to_owned(),
+                },
+                HomeRow::Project(id) => match app.projects.iter().find(|p| p.id.to_string() == *id)
+                {
+                    Some(p) => format!("○ {}  · {}", p.name, p.path.display()),
+                    None => "○".to_owned(),
+                },
+            };
+            let style = if i == app.home_selected {
+                selected()
+            } else {
+                Style::default()
+            };
+            Line::styled(format!("{:<width$}", clip(&text, width)), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), list);
+}
+
+fn welcome(frame: &mut Frame, area: Rect) {
+    let lines = vec![
+        Line::styled("Welcome to quire.", bold()),
+        Line::raw(""),
+        Line::raw("There are no projects yet."),
+        Line::raw(""),
+        Line::raw("  Create one:   type  /new My comic  and press Enter"),
+        Line::raw("  Open one:     type  /open /path/to/project  and press Enter"),
+        Line::raw(""),
+        Line::raw("Then stage pages with  /attach page1.png  (or a .txt file) and  /import  them,"),
+        Line::raw("and run engines with  /run pseudo-translate qa."),
+        Line::raw(""),
+        Line::styled("Press ? for every key and command, q to quit.", dim()),
+    ];
+    let h = lines.len() as u16;
+    let box_area = Rect {
+        y: area.y + area.height.saturating_sub(h) / 2,
+        height: h.min(area.height),
+        ..area
+    };
+    frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center), box_area);
+}
+
+fn node_summary(node: &Node, width: usize) -> (String, Style) {
+    let hidden = if node.visible { "" } else { " (hidden)" };
+    let text = match &node.kind {
+        NodeKind::Text {
+            text, translation, ..
+        } => {
+            let source = text.as_deref().unwrap_or("");
+            match translation {
+                Some(t) => format!("T  {source}  →  {t}"),
+                None => format!("T  {source}  →  ·"),
+            }
+        }
+        NodeKind::Image { name, role, .. } => {
+            format!("I  {} ({role:?})", name.as_deref().unwrap_or("image")).to_lowercase()
+        }
+        NodeKind::Mask { role, .. } => format!("M  mask ({role:?})").to_lowercase(),
+    };
+    let style = if node.visible {
+        Style::default()
+    } else {
+        dim()
+    };
+    (clip(&format!("{text}{hidden}"), width), style)
+}
+
+fn session(app: &App, frame: &mut Frame, area: Rect) {
+    let s = session_areas(app, area);
+    let focused = |pane: Pane| {
+        if app.focus == pane {
+            Style::default().fg(ACCENT)
+        } else {
+            Style::default()
+        }
+    };
+    let Some((_, snapshot)) = &app.scene else {
+        frame.render_widget(
+            Paragraph::new("loading…").block(Block::default().borders(Borders::ALL)),
+            area,
+        );
+        return;
+    };
+    let pages = &snapshot.scene.pages;
+    // Pages.
+    let inner_pages = inner(s.pages);
+    let height = inner_pages.height as usize;
+    let offset = scroll_offset(app.page_selected, pages.len(), height);
+    let width = inner_pages.width as usize;
+    let page_lines: Vec<Line> = pages
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(i, p)| {
+            let text = clip(
+                &format!("{:>3} {} ({})", i + 1, p.name, p.nodes.len()),
+                width,
+            );
+            let style = if i == app.page_selected {
+                selected()
+            } else {
+                Style::default()
+            };
+            Line::styled(format!("{text:<width$}"), style)
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(page_lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(focused(Pane::Pages))
+                .title(format!(" Pages ({}) ", pages.len())),
+        ),
+        s.pages,
+    );
+    // Nodes of the selected page.
+    let page = pages.get(app.page_selected);
+    let inner_nodes = inner(s.nodes);
+    let nodes: &[Node] = page.map_or(&[], |p| &p.nodes);
+    let height = inner_nodes.height as usize;
+    let offset = scroll_offset(app.node_selected, nodes.len(), height);
+    let width = inner_nodes.width as usize;
+    let node_lines: Vec<Line> = if nodes.is_empty() {
+        vec![Line::styled("no nodes on this page", dim())]
+    } else {
+        nodes
+            .iter()
+            .enumerate()
+            .skip(offset)
+            .take(height)
+            .map(|(i, n)| {
+                let (text, style) = node_summary(n, width);
+                let style = if i == app.node_selected && app.focus == Pane::Nodes {
+                    selected()
+                } else if i == app.node_selected {
+                    style.add_modifier(Modifier::UNDERLINED)
+                } else {
+                    style
+                };
+                Line::styled(format!("{text:<width$}"), style)
+            })
+            .collect()
+    };
+    let title = match page {
+        Some(p) => format!(" {} · {} nodes ", p.name, p.nodes.len()),
+        None if pages.is_empty() => " no pages yet: /attach a file, then /import ".to_owned(),
+        None => " Nodes ".to_owned(),
+    };
+    frame.render_widget(
+        Paragraph::new(node_lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(focused(Pane::Nodes))
+                .title(title),
+        ),
+        s.nodes,
+    );
+    // Detail of the selected node.
+    let detail: Vec<Line> = match nodes.get(app.node_selected) {
+        Some(node) => match &node.kind {
+            NodeKind::Text {
+                text,
+                translation,
+                source_lang,
+                ..
+            } => vec![
+                Line::styled(
+                    format!(
+                        "Source{}",
+                        source_lang
+                            .as_deref()
+                            .map(|l| format!(" ({l})"))
+                            .unwrap_or_default()
+                    ),
+                    bold(),
+                ),
+                Line::raw(text.clone().unwrap_or_default()),
+                Line::styled("Translation", bold()),
+                match translation {
+                    Some(t) => Line::raw(t.clone()),
+                    None => Line::styled("not translated · e to edit", dim()),
+                },
+            ],
+            NodeKind::Image {
+                blob,
+                role,
+                opacity,
+                name,
+            } => vec![
+                Line::styled(format!("Image ({role:?})"), bold()),
+                Line::raw(format!(
+                    "{} · opacity {opacity}",
+                    name.as_deref().unwrap_or("unnamed")
+                )),
+                Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
+            ],
+            NodeKind::Mask { blob, role } => vec![
+                Line::styled(format!("Mask ({role:?})"), bold()),
+                Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
+            ],
+        },
+        None => vec![Line::styled("select a node", dim())],
+    };
+    frame.render_widget(
+        Paragraph::new(detail)
+            .wrap(Wrap { trim: false })
+            .block(Block::default().borders(Borders::ALL).title(" Node ")),
+        s.detail,
+    );
+    if let Some(jobs_area) = s.jobs {
+        jobs(app, frame, jobs_area);
+    }
+}
+
+fn jobs(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(id) = app.shown_session() else {
+        return;
+    };
+    let block = Block::default().borders(Borders::ALL).title(" Jobs ");
+    let inside = inner(area);
+    frame.render_widget(block, area);
+    let jobs: Vec<_> = app.jobs_of(id).collect();
+    let mut y = inside.y;
+    let bottom = inside.y + inside.height;
+    for job in jobs.iter().rev().take(2) {
+        if y >= bottom {
+            break;
+        }
+        let percent = job.progress.as_ref().map_or(0.0, |p| p.overall_percent);
+        let status = match job.status {
+            JobStatus::Queued => "queued",
+            JobStatus::Running => "running",
+            JobStatus::Completed => "done",
+            JobStatus::CompletedWithErrors => "done with warnings",
+            JobStatus::Cancelled => "cancelled",
+            JobStatus::Failed => "failed",
+        };
+        let label = format!("{} · {status} · {percent:.0}%", job.steps.join(" → "));
+        let ratio = (percent / 100.0).clamp(0.0, 1.0);
+        let color = if matches!(
+            job.status,
+            JobStatus::Failed | JobStatus::CompletedWithErrors
+        ) {
+            Color::Yellow
+        } else {
+            Color::Green
+        };
+        frame.render_widget(
+            Gauge::default()
+                .gauge_style(Style::default().fg(color))
+                .ratio(ratio)
+                .label(clip(&label, inside.width as usize)),
+            Rect {
+                y,
+                height: 1,
+                ..inside
+            },
+        );
+        y += 1;
+    }
+    let warnings: Vec<String> = jobs
+        .iter()
+        .rev()
+        .flat_map(|j| {
+            j.warnings
+                .iter()
+                .rev()
+                .map(|w| format!("⚠ page {} · {}: {}", w.page_index + 1, w.step_id, w.message))
+        })
+        .take(bottom.saturating_sub(y) as usize)
+        .collect();
+    for w in warnings {
+        frame.render_widget(
+            Paragraph::new(Span::styled(
+                clip(&w, inside.width as usize),
+                Style::default().fg(Color::Yellow),
+            )),
+            Rect {
+                y,
+                height: 1,
+                ..inside
+            },
+        );
+        y += 1;
+    }
+}
+
+fn attachments(app: &App, frame: &mut Frame, area: Rect) {
+    let mut spans = vec![Span::styled(" staged: ", dim())];
+    for a in &app.attachments {
+        spans.push(Span::styled(
+            format!(" {} ", a.name),
+            Style::default().bg(Color::Blue).fg(Color::White),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled("· /import adds them as pages", dim()));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn bottom_line(app: &App, frame: &mut Frame, area: Rect) {
+    if let Some(input) = &app.input {
+        let line = Line::from(vec![
+            Span::styled(":", Style::default().fg(ACCENT)),
+            Span::raw(input.text.clone()),
+        ]);
+        frame.render_widget(Paragraph::new(line), area);
+        let x = area.x + 1 + input.cursor.min(area.width as usize) as u16;
+        frame.set_cursor_position((x.min(area.x + area.width.saturating_sub(1)), area.y));
+        return;
+    }
+    if let Some(status) = &app.status {
+        let style = if status.error {
+            Style::default().fg(Color::Red)
+        } else {
+            Style::default()
+        };
+        frame.render_widget(
+            Paragraph::new(Span::styled(clip(&status.text, area.width as usize), style)),
+            area,
+        );
+    }
+}
+
+fn hints(app: &App, frame: &mut Frame, area: Rect) {
+    let text = if app.exit_overlay {
+        "y quit · n stay"
+    } else if app.modal.is_some() {
+        "y/Enter confirm · n/Esc cancel · ? closes help"
+    } else if app.edit.is_some() {
+        "Enter save · Esc drop · ←/→ move · Ctrl-u clear"
+    } else if app.input.is_some() {
+        "Enter run · Esc drop · ? for commands"
+    } else {
+        match app.route {
+            Route::Home => {
+                "↑↓ select · Enter open · /new NAME · /open PATH · x close · ? help · q quit"
+            }
+            Route::Session(_) => {
+                "↑↓ move · Tab pane · e edit · u undo · Ctrl-r redo · : command · Esc home · ? help · q quit"
+            }
+        }
+    };
+    frame.render_widget(
+        Paragraph::new(Span::styled(clip(text, area.width as usize), dim())),
+        area,
+    );
+}
+
+fn edit_box(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(edit) = &app.edit else { return };
+    let w = area.width.saturating_sub(4).min(100);
+    let box_area = Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + area.height.saturating_sub(7),
+        width: w,
+        height: 4.min(area.height),
+    };
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(
+        Paragraph::new(edit.text.clone())
+            .wrap(Wrap { trim: false })
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_style(Style::default().fg(ACCENT))
+                    .title(" Translation (draft) "),
+            ),
+        box_area,
+    );
+    let inner_w = box_area.width.saturating_sub(2).max(1) as usize;
+    let (row, col) = (edit.cursor / inner_w, edit.cursor % inner_w);
+    frame.set_cursor_position((
+        box_area.x + 1 + col as u16,
+        (box_area.y + 1 + row as u16).min(box_area.y + box_area.height.saturating_sub(2)),
+    ));
+}
+
+fn modal_box(frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u16) {
+    let h = lines.len() as u16 + 2;
+    let box_area = centered(area, w, h);
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(
+        Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(Style::default().fg(ACCENT))
+                .title(format!(" {title} ")),
+        ),
+        box_area,
+    );
+}
+
+fn help(app: &App, frame: &mut Frame, area: Rect) {
+    let mut lines = vec![
+        Line::styled("Keys", bold()),
+        Line::raw("  ↑↓ j k     move            Enter     open / select"),
+        Line::raw("  Tab        switch pane     mouse     click, wheel"),
+        Line::raw("  e          edit a translation (Enter saves, Esc drops)"),
+        Line::raw("  u / Ctrl-r undo / redo     Esc       back home"),
+        Line::raw("  : or /     command line    q Ctrl-c  quit"),
+        Line::raw(""),
+        Line::styled("Commands", bold()),
+    ];
+    for (cmd, what) in COMMANDS {
+        lines.push(Line::raw(format!("  {cmd:<22} {what}")));
+    }
+    if !app.engines.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Engines", bold()));
+        for e in &app.engines {
+            let approval = if e.requires_approval {
+                " (asks first)"
+            } else {
+                ""
+            };
+            lines.push(Line::raw(clip(
+                &format!("  {:<18} {}{approval}", e.id, e.description),
+                84,
+            )));
+        }
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Esc closes this help", dim()));
+    modal_box(frame, area, "Help", lines, 88);
+}
+
+fn confirm(frame: &mut Frame, area: Rect, message: &str) {
+    let lines = vec![
+        Line::raw(message.to_owned()),
+        Line::raw(""),
+        Line::styled("y yes · n no", dim()),
+    ];
+    modal_box(frame, area, "Confirm", lines, 60);
+}
+
+fn approval(frame: &mut Frame, area: Rect, engines: &[(String, String)]) {
+    let mut lines = vec![
+        Line::raw("These engines run programs on this machine:"),
+        Line::raw(""),
+    ];
+    for (id, command) in engines {
+        lines.push(Line::styled(format!("  {id}"), bold()));
+        lines.push(Line::raw(format!("    {command}")));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("y run them · n do not", bold()));
+    modal_box(frame, area, "Approve engines", lines, 76);
+}
+
+fn exit_overlay(frame: &mut Frame, area: Rect) {
+    let lines = vec![
+        Line::styled("A job is still running.", bold()),
+        Line::raw("Quitting cancels nothing on a server, but a local job stops."),
+        Line::raw(""),
+        Line::styled("y quit anyway · n stay", dim()),
+    ];
+    modal_box(frame, area, "Quit?", lines, 64);
+}
