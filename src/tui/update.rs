@@ -647,7 +647,25 @@ fn leave_closed_session(app: &mut App) {
 fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
         Loaded::Sessions(Ok(sessions)) => {
+            // A server that restarted gives the same project a new session:
+            // keep showing the project.
+            let shown_project = app
+                .shown_session()
+                .and_then(|id| app.session(id))
+                .map(|s| s.project_id);
             app.sessions = sessions;
+            if let (Some(old), Some(project)) = (app.shown_session(), shown_project)
+                && app.session(old).is_none()
+                && let Some(new) = app
+                    .sessions
+                    .iter()
+                    .find(|s| s.project_id == project)
+                    .map(|s| s.id)
+            {
+                app.route = Route::Session(new);
+                app.scene = None;
+                request_scene(app, new, fx);
+            }
             if !app.loaded {
                 app.loaded = true;
                 app.start_overlay = None;

@@ -19,3 +19,6 @@ mod http_api;
 mod http_binary;
 mod http_support;
 mod mcp;
+mod tui;
+mod tui_live;
+mod tui_support;

@@ -1,0 +1,564 @@
+//! The TUI without a terminal: screens of every route, modal and overlay
+//! (insta snapshots of TestBackend), `update` for every action, and the
+//! view context agreeing with what the screen shows.
+
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use quire::core::events::{Event, JobStatus};
+use quire::core::jobs::{Approval, PipelineSpec};
+use quire::core::op::{KindPatch, Op};
+use quire::tui::app::{
+    App, Attachment, AttachmentKind, Effect, Loaded, Modal, Msg, Pane, Route, ShareBar,
+};
+use quire::tui::backend::BackendEvent;
+use quire::tui::context::{RECENT_INPUT, recent_input_left, view_state};
+use quire::tui::update::update;
+
+use crate::tui_support::*;
+
+fn key(code: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(code, KeyModifiers::NONE))
+}
+
+fn ctrl(c: char) -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn typed(app: &mut App, text: &str) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    for c in text.chars() {
+        fx.extend(update(app, key(KeyCode::Char(c)), Instant::now()));
+    }
+    fx
+}
+
+fn command(app: &mut App, line: &str) -> Vec<Effect> {
+    update(app, key(KeyCode::Char(':')), Instant::now());
+    typed(app, line);
+    update(app, key(KeyCode::Enter), Instant::now())
+}
+
+// ---- screens --------------------------------------------------------------
+
+#[test]
+fn screen_start_overlay() {
+    let app = App::new("http://127.0.0.1:4096".into(), true);
+    insta::assert_snapshot!(draw(&App {
+        width: 80,
+        height: 16,
+        ..app
+    }));
+}
+
+#[test]
+fn screen_home_welcome_for_a_newcomer() {
+    let app = home_app();
+    let screen = draw(&app);
+    assert!(screen.contains("There are no projects yet."));
+    assert!(screen.contains("/new My comic"));
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn screen_home_with_sessions_and_projects() {
+    let mut app = home_app();
+    app.sessions = vec![
+        session(1, "Comic", 12, true),
+        session(2, "Slides", 3, false),
+    ];
+    app.projects = vec![project(1, "Archive")];
+    app.home_selected = 1;
+    insta::assert_snapshot!(draw(&app));
+}
+
+#[test]
+fn screen_session_with_pages_nodes_and_detail() {
+    let mut app = session_app();
+    app.focus = Pane::Nodes;
+    app.node_selected = 1;
+    insta::assert_snapshot!(draw(&app));
+}
+
+#[test]
+fn screen_session_with_jobs_and_warnings() {
+    let mut app = session_app();
+    app.jobs = vec![job(sid(1), JobStatus::Running, 42.0, 2)];
+    insta::assert_snapshot!(draw(&app));
+}
+
+#[test]
+fn screen_help_modal() {
+    let mut app = session_app();
+    app.height = 40;
+    app.modal = Some(Modal::Help);
+    insta::assert_snapshot!(draw(&app));
+}
+
+#[test]
+fn screen_confirm_modal() {
+    let mut app = session_app();
+    quire::tui::update::confirm_close(&mut app, sid(1));
+    insta::assert_snapshot!(draw(&app));
+}
+
+#[test]
+fn screen_approval_modal_names_engine_and_command() {
+    let mut app = session_app();
+    command(&mut app, "run ocr");
+    let screen = draw(&app);
+    assert!(screen.contains("ocr"));
+    assert!(screen.contains("tesseract {image} - tsv"));
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn screen_exit_overlay() {
+    let mut app = session_app();
+    app.jobs = vec![job(sid(1), JobStatus::Running, 10.0, 0)];
+    update(&mut app, key(KeyCode::Char('q')), Instant::now());
+    insta::assert_snapshot!(draw(&app));
+}
+
+#[test]
+fn screen_edit_box_input_line_chips_and_sharing_bar() {
+    let mut app = session_app();
+    app.attachments = vec![Attachment {
+        path: "/tmp/p2.png".into(),
+        name: "p2.png".into(),
+        kind: AttachmentKind::Image,
+    }];
+    app.share = Some(ShareBar {
+        endpoint: "/tmp/quire-x/endpoint.json".into(),
+        used: 3,
+        limit: 128,
+    });
+    app.focus = Pane::Nodes;
+    app.node_selected = 1;
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    typed(&mut app, "!");
+    insta::assert_snapshot!("edit_box", draw(&app));
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    update(&mut app, key(KeyCode::Char(':')), Instant::now());
+    typed(&mut app, "run pseudo");
+    insta::assert_snapshot!("input_line", draw(&app));
+}
+
+#[test]
+fn screen_disconnected_in_attach_mode() {
+    let mut app = session_app();
+    app.attached = true;
+    app.backend_name = "http://127.0.0.1:4096".into();
+    update(
+        &mut app,
+        Msg::Backend(BackendEvent::Disconnected("connection refused".into())),
+        Instant::now(),
+    );
+    let screen = draw(&app);
+    assert!(screen.contains("disconnected"));
+    insta::assert_snapshot!(screen);
+}
+
+// ---- update ---------------------------------------------------------------
+
+#[test]
+fn navigation_on_home_opens_sessions_and_projects() {
+    let mut app = home_app();
+    app.sessions = vec![session(1, "Comic", 12, true)];
+    app.projects = vec![project(1, "Archive")];
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(app.home_selected, 1);
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(app.home_selected, 1, "stays on the last row");
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert_eq!(fx, vec![Effect::Open(project(1, "Archive").id.to_string())]);
+    update(&mut app, key(KeyCode::Char('k')), Instant::now());
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert_eq!(app.route, Route::Session(sid(1)));
+    assert_eq!(fx, vec![Effect::LoadScene(sid(1))]);
+    // Esc goes home.
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    assert_eq!(app.route, Route::Home);
+}
+
+#[test]
+fn session_keys_move_switch_panes_undo_and_redo() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Char('j')), Instant::now());
+    assert_eq!(app.page_selected, 1);
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.focus, Pane::Nodes);
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(app.node_selected, 2);
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Up), Instant::now());
+    assert_eq!(
+        (app.page_selected, app.node_selected),
+        (0, 0),
+        "changing page resets the node"
+    );
+    assert_eq!(
+        update(&mut app, key(KeyCode::Char('u')), Instant::now()),
+        vec![Effect::Undo(sid(1))]
+    );
+    assert_eq!(
+        update(&mut app, ctrl('r'), Instant::now()),
+        vec![Effect::Redo(sid(1))]
+    );
+}
+
+#[test]
+fn mouse_clicks_select_and_the_wheel_scrolls() {
+    let mut app = session_app();
+    // The nodes list starts right of the pages pane, below the title.
+    let click = |col, row| {
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    update(&mut app, click(3, 3), Instant::now());
+    assert_eq!((app.focus, app.page_selected), (Pane::Pages, 1));
+    update(&mut app, click(40, 4), Instant::now());
+    assert_eq!((app.focus, app.node_selected), (Pane::Nodes, 2));
+    let wheel = Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollUp,
+        column: 40,
+        row: 4,
+        modifiers: KeyModifiers::NONE,
+    });
+    update(&mut app, wheel, Instant::now());
+    assert_eq!(app.node_selected, 0);
+}
+
+#[test]
+fn editing_a_translation_is_a_draft_until_saved() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert!(!view_state(&app).draft);
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    assert!(app.edit.is_some());
+    assert!(view_state(&app).draft);
+    assert!(draw(&app).contains("Translation (draft)"));
+    update(&mut app, ctrl('u'), Instant::now());
+    typed(&mut app, "Salut");
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert!(app.edit.is_none());
+    assert!(!view_state(&app).draft);
+    assert!(!draw(&app).contains("Translation (draft)"));
+    let [
+        Effect::Apply {
+            op: Op::UpdateNode { patch, .. },
+            ..
+        },
+    ] = fx.as_slice()
+    else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(
+        patch.kind,
+        Some(KindPatch::Text {
+            text: None,
+            translation: Some(Some("Salut".into())),
+            source_lang: None,
+            style: None
+        })
+    );
+    // Esc drops a draft without an effect.
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    typed(&mut app, "x");
+    assert!(update(&mut app, key(KeyCode::Esc), Instant::now()).is_empty());
+    assert!(app.edit.is_none());
+    // Only text nodes are editable.
+    update(&mut app, key(KeyCode::Up), Instant::now());
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    assert!(app.edit.is_none());
+    assert!(app.status.as_ref().unwrap().error);
+}
+
+#[test]
+fn the_command_line_is_a_draft_and_runs_every_command() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Char('/')), Instant::now());
+    assert!(!view_state(&app).draft, "an empty line is no draft");
+    typed(&mut app, "undo");
+    assert!(view_state(&app).draft);
+    assert!(draw(&app).contains(":undo"));
+    assert_eq!(
+        update(&mut app, key(KeyCode::Enter), Instant::now()),
+        vec![Effect::Undo(sid(1))]
+    );
+    assert!(!view_state(&app).draft);
+    assert_eq!(command(&mut app, "redo"), vec![Effect::Redo(sid(1))]);
+    assert_eq!(
+        command(&mut app, "new Fresh start"),
+        vec![Effect::Create("Fresh start".into())]
+    );
+    assert_eq!(
+        command(&mut app, "/open /tmp/p"),
+        vec![Effect::Open("/tmp/p".into())]
+    );
+    assert_eq!(
+        command(&mut app, "run pseudo-translate qa lang=fr"),
+        vec![Effect::Run {
+            session: sid(1),
+            spec: PipelineSpec {
+                steps: vec!["pseudo-translate".into(), "qa".into()],
+                target_language: Some("fr".into()),
+                ..PipelineSpec::default()
+            },
+            approval: Approval::Person,
+        }]
+    );
+    assert!(command(&mut app, "run nope").is_empty());
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("unknown step `nope`")
+    );
+    let fx = command(&mut app, "export markdown /tmp/out.md");
+    assert!(matches!(fx.as_slice(), [Effect::Export { .. }]));
+    assert!(command(&mut app, "cancel").is_empty(), "no job to cancel");
+    app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
+    assert!(matches!(
+        command(&mut app, "cancel").as_slice(),
+        [Effect::Cancel(_)]
+    ));
+    assert!(command(&mut app, "close").is_empty());
+    assert!(matches!(app.modal, Some(Modal::Confirm { .. })));
+    assert_eq!(
+        update(&mut app, key(KeyCode::Char('y')), Instant::now()),
+        vec![Effect::Close(sid(1))]
+    );
+    assert!(command(&mut app, "tui-mcp-revoke").is_empty(), "not shared");
+    app.share = Some(ShareBar {
+        endpoint: "x".into(),
+        used: 0,
+        limit: 128,
+    });
+    assert_eq!(command(&mut app, "tui-mcp-revoke"), vec![Effect::Revoke]);
+    assert!(command(&mut app, "frobnicate").is_empty());
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("unknown command")
+    );
+    command(&mut app, "help");
+    assert_eq!(app.modal, Some(Modal::Help));
+}
+
+#[test]
+fn attachments_are_staged_shown_and_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page1.txt");
+    std::fs::write(&page, "Hello").unwrap();
+    let odd = dir.path().join("notes.pdf");
+    std::fs::write(&odd, "%PDF").unwrap();
+    let mut app = session_app();
+    command(&mut app, &format!("attach {}", page.display()));
+    assert_eq!(app.attachments.len(), 1);
+    assert!(view_state(&app).attachments);
+    assert!(draw(&app).contains("page1.txt"));
+    command(&mut app, &format!("attach {}", odd.display()));
+    assert_eq!(app.attachments.len(), 1, "unsupported kinds are refused");
+    command(&mut app, "attach /nonexistent/file.png");
+    assert!(app.status.as_ref().unwrap().text.contains("no such file"));
+    let fx = command(&mut app, "import");
+    assert!(matches!(fx.as_slice(), [Effect::Import { files, .. }] if files.len() == 1));
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Imported(Ok(1))),
+        Instant::now(),
+    );
+    assert!(app.attachments.is_empty());
+    assert!(!view_state(&app).attachments);
+    assert!(!draw(&app).contains("staged:"));
+}
+
+#[test]
+fn modals_and_overlays_are_in_the_state_exactly_when_shown() {
+    let mut app = session_app();
+    let shown = |app: &App, marker: &str| draw(app).contains(marker);
+    assert!(view_state(&app).modal.is_none());
+    update(&mut app, key(KeyCode::Char('?')), Instant::now());
+    assert_eq!(view_state(&app).modal, Some("help"));
+    assert!(shown(&app, "Help"));
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    assert_eq!(view_state(&app).modal, None);
+    assert!(!shown(&app, "─ Help"));
+
+    command(&mut app, "run ocr");
+    let state = view_state(&app);
+    assert_eq!(state.modal, Some("approval"));
+    assert!(state.approval_pending);
+    assert!(shown(&app, "Approve engines"));
+    let fx = update(&mut app, key(KeyCode::Char('y')), Instant::now());
+    assert!(matches!(
+        fx.as_slice(),
+        [Effect::Run {
+            approval: Approval::Person,
+            ..
+        }]
+    ));
+    assert!(!view_state(&app).approval_pending);
+    assert!(!shown(&app, "Approve engines"));
+    command(&mut app, "run ocr");
+    assert!(
+        update(&mut app, key(KeyCode::Char('n')), Instant::now()).is_empty(),
+        "declined: nothing runs"
+    );
+
+    app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
+    update(&mut app, key(KeyCode::Char('q')), Instant::now());
+    assert!(view_state(&app).exit_overlay && !app.quit);
+    assert!(shown(&app, "Quit?"));
+    update(&mut app, key(KeyCode::Char('n')), Instant::now());
+    assert!(!view_state(&app).exit_overlay && !shown(&app, "Quit?"));
+    update(&mut app, ctrl('c'), Instant::now());
+    update(&mut app, key(KeyCode::Char('y')), Instant::now());
+    assert!(app.quit);
+
+    let mut fresh = App::new("this workspace".into(), false);
+    assert!(view_state(&fresh).start_overlay);
+    assert!(draw(&fresh).contains("Loading the workspace"));
+    update(
+        &mut fresh,
+        Msg::Backend(BackendEvent::Connected),
+        Instant::now(),
+    );
+    update(
+        &mut fresh,
+        Msg::Loaded(Loaded::Sessions(Ok(vec![]))),
+        Instant::now(),
+    );
+    assert!(!view_state(&fresh).start_overlay);
+    assert!(view_state(&fresh).ready);
+    assert!(!draw(&fresh).contains("Loading the workspace"));
+}
+
+#[test]
+fn q_quits_at_once_when_nothing_runs() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Char('q')), Instant::now());
+    assert!(app.quit && !app.exit_overlay);
+}
+
+#[test]
+fn workspace_events_update_the_view() {
+    let mut app = session_app();
+    let fx = update(
+        &mut app,
+        Msg::Backend(BackendEvent::Event(Event::SceneAdvanced {
+            session_id: sid(1),
+            epoch: 13,
+            name: "Comic".into(),
+        })),
+        Instant::now(),
+    );
+    assert_eq!(fx, vec![Effect::LoadScene(sid(1))]);
+    assert_eq!(app.session(sid(1)).unwrap().epoch, 13);
+    // A second change while loading is coalesced into one more load later.
+    let fx = update(
+        &mut app,
+        Msg::Backend(BackendEvent::Event(Event::SceneAdvanced {
+            session_id: sid(1),
+            epoch: 14,
+            name: "Comic".into(),
+        })),
+        Instant::now(),
+    );
+    assert!(fx.is_empty());
+    let fx = update(
+        &mut app,
+        Msg::Loaded(Loaded::Scene(sid(1), Ok(scene(3, 4)))),
+        Instant::now(),
+    );
+    assert_eq!(fx, vec![Effect::LoadScene(sid(1))]);
+    // Jobs follow their events.
+    let job_id = job(sid(1), JobStatus::Running, 0.0, 0).id;
+    update(
+        &mut app,
+        Msg::Backend(BackendEvent::Event(Event::JobStarted {
+            id: job_id,
+            session_id: sid(1),
+            steps: vec!["qa".into()],
+            total_pages: 3,
+        })),
+        Instant::now(),
+    );
+    assert!(app.is_busy(sid(1)) && view_state(&app).busy);
+    update(
+        &mut app,
+        Msg::Backend(BackendEvent::Event(Event::JobWarning {
+            job_id,
+            page_index: 0,
+            total_pages: 3,
+            step_id: "qa".into(),
+            message: "missing".into(),
+        })),
+        Instant::now(),
+    );
+    update(
+        &mut app,
+        Msg::Backend(BackendEvent::Event(Event::JobFinished {
+            id: job_id,
+            status: JobStatus::CompletedWithErrors,
+            error: None,
+        })),
+        Instant::now(),
+    );
+    assert!(!app.is_busy(sid(1)));
+    assert!(app.status.as_ref().unwrap().text.contains("1 warning"));
+    // The shown session closed elsewhere: back home.
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Sessions(Ok(vec![session(2, "Slides", 3, true)]))),
+        Instant::now(),
+    );
+    assert_eq!(app.route, Route::Home);
+}
+
+#[test]
+fn disconnect_and_reconnect_reload_the_view() {
+    let mut app = session_app();
+    app.attached = true;
+    update(
+        &mut app,
+        Msg::Backend(BackendEvent::Disconnected("refused".into())),
+        Instant::now(),
+    );
+    assert!(!app.connected && !view_state(&app).ready);
+    let generation = app.generation;
+    let fx = update(
+        &mut app,
+        Msg::Backend(BackendEvent::Connected),
+        Instant::now(),
+    );
+    assert!(app.connected);
+    assert_eq!(app.generation, generation + 1);
+    assert!(fx.contains(&Effect::LoadSessions) && fx.contains(&Effect::LoadScene(sid(1))));
+}
+
+#[test]
+fn input_time_and_revision_are_tracked() {
+    let mut app = session_app();
+    let t0 = Instant::now();
+    let r0 = app.revision;
+    update(&mut app, key(KeyCode::Down), t0);
+    assert_eq!(app.last_input, Some(t0));
+    assert!(app.revision > r0);
+    let state = view_state(&app);
+    assert!(recent_input_left(&state, t0 + Duration::from_millis(1499)).is_some());
+    assert_eq!(recent_input_left(&state, t0 + RECENT_INPUT), None);
+    let r1 = app.revision;
+    update(&mut app, Msg::Tick, t0);
+    assert_eq!(app.revision, r1, "ticks change nothing");
+}

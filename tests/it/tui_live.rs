@@ -1,0 +1,263 @@
+//! The TUI against live backends: attach mode through a real headless
+//! server that dies and comes back, and the real binary in a
+//! pseudo-terminal (tmux), driven by keys and read from the screen.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use quire::config::secret::Secret;
+use quire::tui::app::{App, Msg, Route};
+use quire::tui::remote::Remote;
+use quire::tui::run::Runner;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+use crate::harness::{BIN, Sandbox};
+use crate::http_support::Binary;
+
+fn screen(runner: &Runner<TestBackend>) -> String {
+    let buffer = runner.terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        for x in 0..buffer.area.width {
+            out.push_str(buffer[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_mode_survives_a_server_restart() {
+    let s = Sandbox::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let server = Binary::start(&s, &["--headless", "--port", &port], &[]);
+    let client = reqwest::Client::new();
+    let session: serde_json::Value = client
+        .post(format!("{}/api/v1/projects", server.url))
+        .json(&json!({ "name": "Remote comic" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let path = session["path"].as_str().unwrap().to_owned();
+    client
+        .post(format!("{}/api/v1/pages", server.url))
+        .json(&json!({ "name": "p1", "text": "Hello\n\nBye" }))
+        .send()
+        .await
+        .unwrap();
+
+    let remote = Remote::new(&server.url, Secret::default()).unwrap();
+    let app = App::new(server.url.clone(), true);
+    let mut runner = Runner::new(
+        Terminal::new(TestBackend::new(100, 30)).unwrap(),
+        Arc::new(remote),
+        app,
+    );
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.loaded
+                && a.connected
+                && !a.sessions.is_empty())
+            .await,
+        "never connected"
+    );
+    runner.apply(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.scene.is_some())
+            .await
+    );
+    runner.draw();
+    assert!(screen(&runner).contains("● connected"));
+    assert!(screen(&runner).contains("Hello"));
+
+    // The server dies.
+    let url = server.url.clone();
+    assert!(server.terminate().success());
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| !a.connected)
+            .await,
+        "no disconnect seen"
+    );
+    runner.draw();
+    assert!(
+        screen(&runner).contains("disconnected"),
+        "{}",
+        screen(&runner)
+    );
+
+    // It comes back on the same port with the same project.
+    let again = Binary::start(
+        &s,
+        &["--headless", "--port", &port, "--project", &path],
+        &[],
+    );
+    assert_eq!(again.url, url);
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.connected
+                && matches!(a.route, Route::Session(id) if a.scene.as_ref().is_some_and(|(s, _)| *s == id)))
+            .await,
+        "the view did not recover"
+    );
+    runner.draw();
+    let shown = screen(&runner);
+    assert!(
+        shown.contains("● connected") && shown.contains("Remote comic") && shown.contains("Hello"),
+        "{shown}"
+    );
+    // And it works: an undo goes through the new connection.
+    assert!(again.terminate().success());
+}
+
+/// A tmux session running quire, read by polling the screen with a deadline.
+struct Tmux {
+    name: String,
+}
+
+impl Tmux {
+    fn start(s: &Sandbox, name: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "SKIPPED: tmux is not installed (./scripts/test installs it)"
+            );
+            return None;
+        }
+        let env = format!(
+            "env -i PATH={} HOME={} XDG_CONFIG_HOME={} XDG_DATA_HOME={} QUIRE_SYSTEM_CONFIG_DIR={} TERM=xterm-256color {BIN}",
+            std::env::var("PATH").unwrap_or_default(),
+            s.path("home").display(),
+            s.path("config").display(),
+            s.path("data").display(),
+            s.path("etc").display(),
+        );
+        let ok = Command::new("tmux")
+            .args([
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                "120",
+                "-y",
+                "36",
+                &env,
+            ])
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "tmux did not start");
+        Some(Tmux {
+            name: name.to_owned(),
+        })
+    }
+
+    fn screen(&self) -> String {
+        let out = Command::new("tmux")
+            .args(["capture-pane", "-p", "-t", &self.name])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", &self.name];
+        args.extend_from_slice(keys);
+        assert!(Command::new("tmux").args(&args).status().unwrap().success());
+    }
+
+    fn type_line(&self, text: &str) {
+        self.keys(&["-l", text]);
+        self.keys(&["Enter"]);
+    }
+
+    /// Waits until the screen contains `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < end,
+                "never saw {text:?}; screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn alive(&self) -> bool {
+        Command::new("tmux")
+            .args(["has-session", "-t", &self.name])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.name])
+            .stderr(std::process::Stdio::null())
+            .status();
+    }
+}
+
+#[test]
+fn the_whole_flow_by_keyboard_in_a_real_terminal() {
+    let s = Sandbox::new();
+    let name = format!("quire-e2e-{}", std::process::id());
+    let Some(tmux) = Tmux::start(&s, &name) else {
+        return;
+    };
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line("/new Demo comic");
+    tmux.wait_for("Demo comic · epoch 0");
+    let page = s.write("page1.txt", "Hello {0}, welcome!\n\nSee you tomorrow.\n");
+    tmux.type_line(&format!("/attach {}", page.display()));
+    tmux.wait_for("staged:");
+    tmux.type_line("/import");
+    tmux.wait_for("page1 (2)");
+    tmux.keys(&["?"]);
+    tmux.wait_for("Commands");
+    tmux.keys(&["Escape"]);
+    tmux.type_line("/run pseudo-translate");
+    let screen = tmux.wait_for("[Ĥéļļö {0}, ŵéļçöɱé!");
+    assert!(
+        screen.contains("pseudo-translate: done") || screen.contains("done"),
+        "{screen}"
+    );
+    tmux.keys(&["q"]);
+    let end = Instant::now() + Duration::from_secs(30);
+    while tmux.alive() {
+        assert!(Instant::now() < end, "quire did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Quitting saved the project.
+    let scene: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(s.data_dir().join("projects/demo-comic/scene.json")).unwrap(),
+    )
+    .unwrap();
+    let node = &scene["scene"]["pages"][0]["nodes"][0]["kind"];
+    assert!(
+        node["translation"].as_str().unwrap().starts_with("[Ĥéļļö"),
+        "{node}"
+    );
+}
