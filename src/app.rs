@@ -140,9 +140,18 @@ fn execute(cli: Cli) -> Result<(), Failure> {
                 }),
             )
         }
-        Some(Command::Mcp(McpCommand::Tui { endpoint })) => {
+        Some(Command::Mcp(McpCommand::Tui {
+            endpoint,
+            deadline_ms,
+        })) => {
             reject_tui_mcp(tui_mcp, "mcp tui")?;
-            (ModeSelect::None, Plan::Launch(Launch::McpTui { endpoint }))
+            (
+                ModeSelect::None,
+                Plan::Launch(Launch::McpTui {
+                    endpoint,
+                    deadline_ms,
+                }),
+            )
         }
         Some(other) => {
             if tui_mcp {

@@ -148,6 +148,9 @@ pub enum McpCommand {
         /// The endpoint.json the TUI shows in its sharing bar
         #[arg(long, value_name = "PATH")]
         endpoint: PathBuf,
+        /// How long the TUI may take to decide a navigation
+        #[arg(long, value_name = "MS", default_value_t = 5000)]
+        deadline_ms: u64,
     },
 }
 

@@ -30,7 +30,7 @@ pub enum Launch {
     /// `quire mcp stdio`.
     McpStdio { project: Option<PathBuf> },
     /// `quire mcp tui --endpoint PATH`.
-    McpTui { endpoint: PathBuf },
+    McpTui { endpoint: PathBuf, deadline_ms: u64 },
 }
 
 pub fn start(loaded: Loaded, launch: Launch) -> Result<(), Failure> {
@@ -49,15 +49,11 @@ pub fn start(loaded: Loaded, launch: Launch) -> Result<(), Failure> {
         }
         Launch::Attach { url, share } => run_attach(loaded, &url, share),
         Launch::McpStdio { project } => run_stdio(loaded, project),
-        Launch::McpTui { .. } => Err(not_built("tui-share adapter")),
+        Launch::McpTui {
+            endpoint,
+            deadline_ms,
+        } => run_adapter(endpoint, deadline_ms),
     }
-}
-
-/// The one placeholder allowed while frontends are being built.
-pub fn not_built(frontend: &str) -> Failure {
-    Failure::Runtime(anyhow::anyhow!(
-        "frontend {frontend} is not available in this build yet"
-    ))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -231,9 +227,7 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
 /// HTTP API and `/mcp` when the mode has them (a person and an agent on one
 /// workspace).
 fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), Failure> {
-    if share {
-        return Err(not_built("tui-share"));
-    }
+    check_sharing(share)?;
     let runtime = runtime()?;
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
@@ -289,13 +283,14 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
         let show = open_at_start(&core, project).await?;
         let backend: Arc<dyn crate::tui::backend::Backend> =
             Arc::new(crate::tui::backend::Local::new(core.clone()));
+        let extension = start_sharing(share, &backend)?;
         let options = crate::tui::Options {
             mouse: loaded.config.tui.mouse,
             attached: false,
             show,
             status,
         };
-        let ran = crate::tui::run(backend, options, None).await;
+        let ran = crate::tui::run(backend, options, extension).await;
         if let Some((task, stop)) = server {
             let _ = stop.send(());
             let _ = task.await;
@@ -316,9 +311,7 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
 
 /// `quire attach URL`: the TUI on a running headless server.
 fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
-    if share {
-        return Err(not_built("tui-share"));
-    }
+    check_sharing(share)?;
     let remote = crate::tui::remote::Remote::new(url, loaded.config.attach.token.clone())
         .map_err(|e| Failure::usage(e.message))?;
     let runtime = runtime()?;
@@ -329,9 +322,49 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             show: None,
             status: None,
         };
-        crate::tui::run(Arc::new(remote), options, None)
+        let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);
+        let extension = start_sharing(share, &backend)?;
+        crate::tui::run(backend, options, extension)
             .await
             .context("the terminal failed")?;
         Ok(())
     })
+}
+
+/// `--tui-mcp` on a platform that cannot share fails before anything starts.
+fn check_sharing(share: bool) -> Result<(), Failure> {
+    if share && !crate::share::tui_side::supported() {
+        return Err(Failure::Runtime(anyhow::anyhow!(
+            "TUI sharing (--tui-mcp) is not supported on {}: only on Linux and macOS",
+            std::env::consts::OS
+        )));
+    }
+    Ok(())
+}
+
+/// Creates the sharing endpoint for `--tui-mcp`.
+fn start_sharing(
+    share: bool,
+    backend: &Arc<dyn crate::tui::backend::Backend>,
+) -> Result<Option<Box<dyn crate::tui::run::Extension>>, Failure> {
+    if !share {
+        return Ok(None);
+    }
+    let share = crate::share::tui_side::Share::start(backend.clone())
+        .map_err(|e| Failure::Runtime(anyhow::anyhow!(e)))?;
+    Ok(Some(Box::new(share)))
+}
+
+/// `quire mcp tui`: the stdio MCP adapter to one shared TUI.
+fn run_adapter(endpoint: PathBuf, deadline_ms: u64) -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime
+        .block_on(crate::share::adapter::run(
+            endpoint,
+            Duration::from_millis(deadline_ms.max(1)),
+        ))
+        .map_err(|e| Failure::Runtime(anyhow::anyhow!(e)))
 }

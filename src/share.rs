@@ -1,2 +1,0 @@
-//! TUI sharing: the private endpoint a `--tui-mcp` TUI serves and the
-//! `quire mcp tui` adapter. Built in the TUI-sharing issue.

@@ -1,0 +1,364 @@
+//! `quire mcp tui --endpoint PATH`: a stdio MCP server with exactly two
+//! tools, `get_view_context` and `select_session`, bridged to one shared
+//! TUI over its Unix socket.
+//!
+//! The adapter checks the endpoint file and directory before connecting,
+//! sends each navigation with a deadline, never retries on its own, and
+//! says plainly when an outcome is unknown (`timeout_unknown`,
+//! `outcome_unknown`) so the agent reconciles with `get_view_context`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{Mutex, oneshot};
+
+use super::endpoint::EndpointFile;
+use super::protocol::{Hello, Outcome, PROTOCOL, Reply, Request, SelectArgs};
+use crate::mcp::tools::schema;
+
+/// Extra time after the deadline before the adapter gives up waiting.
+const GRACE: Duration = Duration::from_secs(1);
+
+const CONTEXT_DESCRIPTION: &str = "Read the shared TUI's view state: which route it shows (home or a session), \
+whether navigation is blocked right now and why, and the instance/generation/revision to pass to \
+select_session. Never returns text, titles, paths or credentials.";
+
+const SELECT_DESCRIPTION: &str = "Move the person's TUI to another session. Pass instance, generation and revision from \
+a recent get_view_context, the target sessionId, and a new requestId (a UUID) for each attempt. \
+Rejections are definitive (the TUI did not move) and carry the current context: stale_revision or \
+stale_identity mean read the context again; navigation_blocked means the person is busy (wait for \
+retryAfterMs, or leave them alone). timeout_unknown and outcome_unknown mean the result did not \
+arrive: the navigation may or may not have happened, so call get_view_context to see, or repeat \
+the identical request (same requestId): the TUI answers a repeat with the original outcome. The \
+adapter never retries by itself.";
+
+/// The socket connection and the replies waiting on it.
+struct Conn {
+    write: tokio::net::unix::OwnedWriteHalf,
+    pending: Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Reply>>>>,
+    next_id: u64,
+}
+
+#[derive(Clone)]
+pub struct Adapter {
+    endpoint: Arc<EndpointFile>,
+    conn: Arc<Mutex<Option<Conn>>>,
+    deadline: Duration,
+    tools: Arc<Vec<Tool>>,
+}
+
+/// Why a call could not get an answer.
+enum Failure {
+    /// Nothing was sent: definitive, nothing happened.
+    NotSent(String),
+    /// Sent, but the connection failed before the reply.
+    Lost,
+    /// Sent, no reply by the deadline plus grace.
+    Timeout,
+    /// The TUI answered with a protocol error.
+    Protocol(String, String),
+}
+
+impl Adapter {
+    /// Checks the endpoint file, connects and says hello.
+    #[cfg(unix)]
+    pub async fn connect(path: &std::path::Path, deadline: Duration) -> Result<Adapter, String> {
+        let uid = rustix::process::getuid().as_raw();
+        let endpoint = super::endpoint::read_checked(path, uid)?;
+        let adapter = Adapter {
+            endpoint: Arc::new(endpoint),
+            conn: Arc::new(Mutex::new(None)),
+            deadline,
+            tools: Arc::new(tools()),
+        };
+        adapter.ensure_connected().await?;
+        Ok(adapter)
+    }
+
+    #[cfg(unix)]
+    async fn ensure_connected(&self) -> Result<(), String> {
+        let mut guard = self.conn.lock().await;
+        if guard.is_some() {
+            return Ok(());
+        }
+        let stream = tokio::net::UnixStream::connect(&self.endpoint.socket)
+            .await
+            .map_err(|e| {
+                format!(
+                    "cannot reach the shared TUI at {}: {e} (is it still running and shared?)",
+                    self.endpoint.socket.display()
+                )
+            })?;
+        let (read, mut write) = stream.into_split();
+        let hello = Request {
+            id: 0,
+            method: "hello".into(),
+            params: serde_json::to_value(Hello {
+                token: self.endpoint.token.clone(),
+                client: format!("quire mcp tui {}", env!("CARGO_PKG_VERSION")),
+                protocol: PROTOCOL,
+            })
+            .unwrap_or(Value::Null),
+        };
+        let mut line = serde_json::to_vec(&hello).map_err(|e| e.to_string())?;
+        line.push(b'\n');
+        write
+            .write_all(&line)
+            .await
+            .map_err(|e| format!("cannot greet the TUI: {e}"))?;
+        let mut reader = BufReader::new(read);
+        let mut first = String::new();
+        let n = tokio::time::timeout(Duration::from_secs(5), reader.read_line(&mut first))
+            .await
+            .map_err(|_| "the TUI did not answer the greeting".to_owned())?
+            .map_err(|e| format!("cannot read from the TUI: {e}"))?;
+        if n == 0 {
+            return Err("the TUI refused the connection (wrong token, or another user)".into());
+        }
+        let reply: Reply =
+            serde_json::from_str(&first).map_err(|e| format!("the TUI answered nonsense: {e}"))?;
+        if let Some(error) = reply.error {
+            return Err(format!("the TUI refused the greeting: {}", error.message));
+        }
+        let pending: Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Reply>>>> = Arc::default();
+        let readers = pending.clone();
+        let conn_slot = self.conn.clone();
+        tokio::spawn(async move {
+            let mut line = String::new();
+            loop {
+                line.clear();
+                match reader.read_line(&mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if let Ok(reply) = serde_json::from_str::<Reply>(&line) {
+                            let waiter = readers.lock().ok().and_then(|mut p| p.remove(&reply.id));
+                            if let Some(waiter) = waiter {
+                                let _ = waiter.send(reply);
+                            }
+                        }
+                    }
+                }
+            }
+            // Connection gone: every waiter learns it (its sender drops).
+            if let Ok(mut p) = readers.lock() {
+                p.clear();
+            }
+            *conn_slot.lock().await = None;
+        });
+        *guard = Some(Conn {
+            write,
+            pending,
+            next_id: 1,
+        });
+        Ok(())
+    }
+
+    #[cfg(not(unix))]
+    async fn ensure_connected(&self) -> Result<(), String> {
+        Err("TUI sharing needs Linux or macOS".into())
+    }
+
+    /// Sends one request and waits for its reply until `wait`.
+    async fn call(&self, method: &str, params: Value, wait: Duration) -> Result<Value, Failure> {
+        self.ensure_connected().await.map_err(Failure::NotSent)?;
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut guard = self.conn.lock().await;
+            let Some(conn) = guard.as_mut() else {
+                return Err(Failure::NotSent(
+                    "the connection to the TUI is closed".into(),
+                ));
+            };
+            let id = conn.next_id;
+            conn.next_id += 1;
+            if let Ok(mut p) = conn.pending.lock() {
+                p.insert(id, tx);
+            }
+            let frame = Request {
+                id,
+                method: method.to_owned(),
+                params,
+            };
+            let mut line =
+                serde_json::to_vec(&frame).map_err(|e| Failure::NotSent(e.to_string()))?;
+            line.push(b'\n');
+            if let Err(e) = conn.write.write_all(&line).await {
+                *guard = None;
+                return Err(Failure::NotSent(format!("cannot send to the TUI: {e}")));
+            }
+        }
+        match tokio::time::timeout(wait, rx).await {
+            Ok(Ok(reply)) => match (reply.result, reply.error) {
+                (Some(result), _) => Ok(result),
+                (None, Some(e)) => Err(Failure::Protocol(e.code, e.message)),
+                (None, None) => Err(Failure::Protocol("bad_reply".into(), "empty reply".into())),
+            },
+            Ok(Err(_)) => Err(Failure::Lost),
+            Err(_) => Err(Failure::Timeout),
+        }
+    }
+
+    async fn get_view_context(&self) -> Outcome {
+        match self
+            .call("get_view_context", json!({}), self.deadline + GRACE)
+            .await
+        {
+            Ok(value) => decode(value),
+            Err(f) => failure(f, false),
+        }
+    }
+
+    async fn select_session(&self, args: SelectArgs) -> Outcome {
+        let mut params = serde_json::to_value(&args).unwrap_or(Value::Null);
+        if let Some(obj) = params.as_object_mut() {
+            obj.insert("deadlineMs".into(), json!(self.deadline.as_millis() as u64));
+        }
+        match self
+            .call("select_session", params, self.deadline + GRACE)
+            .await
+        {
+            Ok(value) => decode(value),
+            Err(f) => failure(f, true),
+        }
+    }
+}
+
+fn decode(value: Value) -> Outcome {
+    serde_json::from_value(value).unwrap_or_else(|e| {
+        Outcome::rejected(
+            "bad_reply",
+            format!("the TUI answered something unexpected: {e}"),
+            None,
+        )
+    })
+}
+
+fn failure(f: Failure, navigation: bool) -> Outcome {
+    match f {
+        Failure::NotSent(why) => Outcome::rejected(
+            "not_connected",
+            format!("{why}; nothing was sent, nothing happened"),
+            None,
+        ),
+        Failure::Lost if navigation => Outcome::rejected(
+            "outcome_unknown",
+            "the connection to the TUI failed after the request was sent: the navigation may have happened; call get_view_context or repeat the identical request",
+            None,
+        ),
+        Failure::Timeout if navigation => Outcome::rejected(
+            "timeout_unknown",
+            "no answer by the deadline: the navigation may have happened; call get_view_context or repeat the identical request",
+            None,
+        ),
+        Failure::Lost => {
+            Outcome::rejected("connection_lost", "the connection to the TUI failed", None)
+        }
+        Failure::Timeout => Outcome::rejected("timeout", "the TUI did not answer in time", None),
+        Failure::Protocol(code, message) => Outcome::rejected(&code, message, None),
+    }
+}
+
+fn tools() -> Vec<Tool> {
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    struct NoArgs {}
+    vec![
+        Tool::new("get_view_context", CONTEXT_DESCRIPTION, schema::<NoArgs>())
+            .with_title("Read the shared TUI's view")
+            .with_raw_output_schema(schema::<Outcome>()),
+        Tool::new("select_session", SELECT_DESCRIPTION, schema::<SelectArgs>())
+            .with_title("Move the shared TUI to a session")
+            .with_raw_output_schema(schema::<Outcome>()),
+    ]
+}
+
+fn result(outcome: &Outcome) -> Result<CallToolResult, ErrorData> {
+    let json = serde_json::to_value(outcome)
+        .map_err(|e| ErrorData::internal_error(format!("cannot encode: {e}"), None))?;
+    let content = vec![ContentBlock::text(json.to_string())];
+    let mut r = if outcome.ok {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    };
+    r.structured_content = Some(json);
+    Ok(r)
+}
+
+impl ServerHandler for Adapter {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("quire-tui", env!("CARGO_PKG_VERSION")).with_title("a shared quire TUI"))
+            .with_instructions(
+                "These tools reach one person's live quire TUI, which they chose to share. You can read a \
+                 small view state and move the TUI to another session when the person is not using it; \
+                 nothing else. Read with get_view_context before every select_session.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = Value::Object(request.arguments.unwrap_or_default());
+        let outcome = match request.name.as_ref() {
+            "get_view_context" => {
+                if args.as_object().is_some_and(|o| !o.is_empty()) {
+                    return Err(ErrorData::invalid_params(
+                        "get_view_context takes no arguments",
+                        None,
+                    ));
+                }
+                self.get_view_context().await
+            }
+            "select_session" => {
+                let args: SelectArgs = serde_json::from_value(args).map_err(|e| {
+                    ErrorData::invalid_params(format!("invalid arguments: {e}"), None)
+                })?;
+                self.select_session(args).await
+            }
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool `{other}`"),
+                    None,
+                ));
+            }
+        };
+        result(&outcome).map(Into::into)
+    }
+}
+
+/// Runs the adapter on stdin/stdout until stdin closes.
+pub async fn run(endpoint: PathBuf, deadline: Duration) -> Result<(), String> {
+    use rmcp::ServiceExt;
+    let adapter = Adapter::connect(&endpoint, deadline).await?;
+    let running = adapter
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|e| format!("MCP stdio failed: {e}"))?;
+    running
+        .waiting()
+        .await
+        .map_err(|e| format!("MCP stdio failed: {e}"))?;
+    Ok(())
+}
