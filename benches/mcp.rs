@@ -2,7 +2,9 @@
 //!
 //! - `quire mcp stdio`: spawn → initialize → tools/list answered;
 //! - a warm `tools/call` round trip over stdio (a cheap tool);
-//! - a warm `tools/call` round trip over `/mcp` (streamable HTTP).
+//! - a warm `tools/call` round trip over `/mcp` (streamable HTTP);
+//! - TUI sharing: `get_view_context` through `quire mcp tui` to a shared TUI
+//!   (the TUI runs in this process on a TestBackend).
 //!
 //! Run pinned to one CPU, as the specification asks for latency figures:
 //! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it).
@@ -190,6 +192,81 @@ fn http_bench(data: &std::path::Path) {
     child.wait().unwrap();
 }
 
+fn share_bench(data: &std::path::Path) {
+    use std::sync::Arc;
+
+    use quire::core::{Core, CoreConfig};
+    use quire::tui::app::App;
+    use quire::tui::backend::{Backend, Local};
+    use quire::tui::run::Runner;
+
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let root = tempfile::Builder::new()
+        .prefix("qb")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let endpoint = rt.block_on(async {
+        let core = Core::new(CoreConfig {
+            projects_dir: data.join("share-projects"),
+            session: quire::core::session::SessionSettings {
+                durability: quire::config::schema::Durability::Fsync,
+                snapshot_every_ops: 1000,
+                undo_limit: 100,
+            },
+            mode: "bench".into(),
+            engines: Default::default(),
+            providers: Default::default(),
+        });
+        let backend: Arc<dyn Backend> = Arc::new(Local::new(core));
+        let share = quire::share::tui_side::Share::start_in(backend.clone(), root.path()).unwrap();
+        let endpoint = share.endpoint_file();
+        let terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+        let mut runner = Runner::new(terminal, backend, App::new("bench".into(), false))
+            .with_extension(Box::new(share));
+        tokio::spawn(async move { while runner.step().await {} });
+        endpoint
+    });
+    let mut child = Command::new(BIN)
+        .args(["mcp", "tui", "--endpoint", endpoint.to_str().unwrap()])
+        .env("XDG_CONFIG_HOME", data.join("config"))
+        .env("XDG_DATA_HOME", data.join("data"))
+        .env("QUIRE_SYSTEM_CONFIG_DIR", data.join("etc"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut p = Stdio_ {
+        stdin: child.stdin.take().unwrap(),
+        stdout: BufReader::new(child.stdout.take().unwrap()),
+        child,
+    };
+    p.send(INIT);
+    p.answer(1);
+    p.send(INITIALIZED);
+    let mut calls = Vec::new();
+    for i in 0..3000u64 {
+        let msg = json!({ "jsonrpc": "2.0", "id": 10 + i, "method": "tools/call",
+                          "params": { "name": "get_view_context", "arguments": {} } })
+        .to_string();
+        let start = Instant::now();
+        p.send(&msg);
+        let answer = p.answer(10 + i);
+        assert_eq!(answer["result"]["structuredContent"]["ok"], true);
+        if i >= 200 {
+            calls.push(start.elapsed());
+        }
+    }
+    show("share: get_view_context through the adapter", calls);
+    drop(p.stdin);
+    p.child.wait().unwrap();
+    drop(rt);
+}
+
 fn main() {
     // `cargo test --all-targets` runs benches once with --bench absent;
     // only measure when run as a benchmark.
@@ -199,4 +276,5 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     stdio_benches(dir.path());
     http_bench(dir.path());
+    share_bench(dir.path());
 }

@@ -72,7 +72,7 @@ pub fn context(view: &ViewState, instance: Uuid, used: usize, now: Instant) -> V
 pub enum Entry {
     /// Validation is in flight.
     Pending(SelectArgs),
-    Done(SelectArgs, Outcome),
+    Done(SelectArgs, Box<Outcome>),
 }
 
 /// Every navigation request of this process, never evicted (at most
@@ -86,7 +86,7 @@ pub struct Ledger {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Admission {
     /// A repeat of a finished request: its original outcome.
-    Repeat(Outcome),
+    Repeat(Box<Outcome>),
     /// A repeat of a request still being validated: wait for its outcome.
     Wait,
     /// Same id, other arguments.
@@ -122,13 +122,15 @@ impl Ledger {
 
     /// Records the outcome of a counted request.
     pub fn finish(&mut self, args: &SelectArgs, outcome: &Outcome) {
-        self.entries
-            .insert(args.request_id, Entry::Done(args.clone(), outcome.clone()));
+        self.entries.insert(
+            args.request_id,
+            Entry::Done(args.clone(), Box::new(outcome.clone())),
+        );
     }
 
     pub fn outcome(&self, request: Uuid) -> Option<&Outcome> {
         match self.entries.get(&request) {
-            Some(Entry::Done(_, o)) => Some(o),
+            Some(Entry::Done(_, o)) => Some(o.as_ref()),
             _ => None,
         }
     }
@@ -226,7 +228,8 @@ mod tests {
     #[test]
     fn each_blocked_reason_is_reported() {
         let now = Instant::now();
-        let cases: Vec<(Box<dyn Fn(&mut ViewState)>, BlockedReason)> = vec![
+        type Setter = Box<dyn Fn(&mut ViewState)>;
+        let cases: Vec<(Setter, BlockedReason)> = vec![
             (Box::new(|v| v.draft = true), BlockedReason::Draft),
             (
                 Box::new(|v| v.attachments = true),
@@ -313,7 +316,7 @@ mod tests {
         assert_eq!(ledger.admit(&args(1)), Admission::Wait);
         let outcome = Outcome::rejected("stale_revision", "x", None);
         ledger.finish(&args(1), &outcome);
-        assert_eq!(ledger.admit(&args(1)), Admission::Repeat(outcome));
+        assert_eq!(ledger.admit(&args(1)), Admission::Repeat(Box::new(outcome)));
         let mut changed = args(1);
         changed.revision = 8;
         assert_eq!(ledger.admit(&changed), Admission::Conflict);

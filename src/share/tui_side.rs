@@ -77,15 +77,21 @@ pub fn supported() -> bool {
 }
 
 impl Share {
-    /// Creates the endpoint and starts listening (call inside a runtime).
-    #[cfg(unix)]
+    /// Creates the endpoint under `$TMPDIR` (else `/tmp`) and starts
+    /// listening (call inside a runtime).
     pub fn start(backend: Arc<dyn Backend>) -> Result<Share, String> {
+        let root = temp_root();
+        remove_stale(&root);
+        Self::start_in(backend, &root)
+    }
+
+    /// Like [`Share::start`], with the temporary root given.
+    #[cfg(unix)]
+    pub fn start_in(backend: Arc<dyn Backend>, root: &std::path::Path) -> Result<Share, String> {
         if !supported() {
             return Err(unsupported());
         }
-        let root = temp_root();
-        remove_stale(&root);
-        let endpoint = Endpoint::create(&root)?;
+        let endpoint = Endpoint::create(root)?;
         let listener = tokio::net::UnixListener::bind(&endpoint.socket)
             .map_err(|e| format!("cannot listen on {}: {e}", endpoint.socket.display()))?;
         let uid = rustix::process::getuid().as_raw();
@@ -109,7 +115,7 @@ impl Share {
     }
 
     #[cfg(not(unix))]
-    pub fn start(_backend: Arc<dyn Backend>) -> Result<Share, String> {
+    pub fn start_in(_backend: Arc<dyn Backend>, _root: &std::path::Path) -> Result<Share, String> {
         Err(unsupported())
     }
 
@@ -156,7 +162,7 @@ impl Share {
     ) {
         match self.ledger.admit(&args) {
             Admission::Repeat(outcome) => {
-                let _ = reply.send(outcome);
+                let _ = reply.send(*outcome);
             }
             Admission::Wait => self.waiting.entry(args.request_id).or_default().push(reply),
             Admission::Conflict => {

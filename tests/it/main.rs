@@ -19,6 +19,7 @@ mod http_api;
 mod http_binary;
 mod http_support;
 mod mcp;
+mod share;
 mod tui;
 mod tui_live;
 mod tui_support;

@@ -32,7 +32,7 @@ fn python() -> Result<PathBuf, String> {
 }
 
 /// Skips with a printed reason unless scripts/test says the SDK must be there.
-fn python_or_skip(test: &str) -> Option<PathBuf> {
+pub fn python_or_skip(test: &str) -> Option<PathBuf> {
     match python() {
         Ok(p) => Some(p),
         Err(why) if std::env::var_os("QUIRE_REQUIRE_MCP_INTEROP").is_some() => {

@@ -130,6 +130,10 @@ struct Tmux {
 
 impl Tmux {
     fn start(s: &Sandbox, name: &str) -> Option<Tmux> {
+        Self::start_with(s, name, "")
+    }
+
+    fn start_with(s: &Sandbox, name: &str, args: &str) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             use std::io::Write;
             let _ = writeln!(
@@ -139,7 +143,7 @@ impl Tmux {
             return None;
         }
         let env = format!(
-            "env -i PATH={} HOME={} XDG_CONFIG_HOME={} XDG_DATA_HOME={} QUIRE_SYSTEM_CONFIG_DIR={} TERM=xterm-256color {BIN}",
+            "env -i PATH={} HOME={} XDG_CONFIG_HOME={} XDG_DATA_HOME={} QUIRE_SYSTEM_CONFIG_DIR={} TERM=xterm-256color {BIN} {args}",
             std::env::var("PATH").unwrap_or_default(),
             s.path("home").display(),
             s.path("config").display(),
@@ -260,4 +264,74 @@ fn the_whole_flow_by_keyboard_in_a_real_terminal() {
         node["translation"].as_str().unwrap().starts_with("[Ĥéļļö"),
         "{node}"
     );
+}
+
+#[test]
+fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
+    let python =
+        match crate::mcp::python_or_skip("an_agent_moves_a_shared_tui_through_the_python_sdk") {
+            Some(p) => p,
+            None => return,
+        };
+    let s = Sandbox::new();
+    // The TUI with the API beside it, so the test can create a session.
+    s.user_mode(
+        "desk",
+        "description = \"TUI and API\"\nfrontends = [\"tui\", \"http\", \"mcp-http\"]\n[config]\nserver.port = 0\n",
+    );
+    let name = format!("quire-share-{}", std::process::id());
+    let Some(tmux) = Tmux::start_with(&s, &name, "--mode desk --tui-mcp") else {
+        return;
+    };
+    let screen = tmux.wait_for("navigations");
+    let endpoint = screen
+        .split_whitespace()
+        .find(|w| w.ends_with("/endpoint.json"))
+        .expect("endpoint path on the sharing bar")
+        .to_owned();
+    let screen = tmux.wait_for("serving http://");
+    let url = screen
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap()
+        .to_owned();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let session: serde_json::Value = rt.block_on(async {
+        reqwest::Client::new()
+            .post(format!("{url}/api/v1/projects"))
+            .json(&json!({ "name": "Alpha" }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    });
+    let id = session["id"].as_str().unwrap().to_owned();
+    tmux.wait_for("● Alpha");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp_interop/tui_share.py"
+    );
+    let out = Command::new(&python)
+        .args([script, BIN, &endpoint, &id])
+        .env("XDG_CONFIG_HOME", s.path("config"))
+        .env("XDG_DATA_HOME", s.path("data"))
+        .env("QUIRE_SYSTEM_CONFIG_DIR", s.path("etc"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The person sees the session now, and the bar counts two navigations.
+    tmux.wait_for("Alpha · epoch 0");
+    tmux.wait_for("2/128 navigations");
+    // Revoking from the TUI removes the endpoint.
+    tmux.type_line("/tui-mcp-revoke");
+    tmux.wait_for("sharing revoked");
+    assert!(!std::path::Path::new(&endpoint).exists());
+    tmux.keys(&["q"]);
 }

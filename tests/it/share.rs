@@ -1,0 +1,519 @@
+//! TUI sharing end to end inside one process: a TUI loop (TestBackend) over
+//! the in-process core, shared on a real Unix socket, driven by a raw
+//! protocol client. Every rule of spec/07-tui-sharing.md that the unit
+//! tests do not already cover.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use quire::core::ids::SessionId;
+use quire::share::endpoint::EndpointFile;
+use quire::share::protocol::NAVIGATION_LIMIT;
+use quire::share::tui_side::Share;
+use quire::tui::app::{App, Msg, Route};
+use quire::tui::backend::{Backend, BackendEvent, Local, Reply};
+use quire::tui::run::Runner;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::UnixStream;
+use tokio::sync::{Notify, mpsc};
+use uuid::Uuid;
+
+use crate::core_support::TestCore;
+
+/// A backend whose `sessions()` waits until the test opens the gate, so a
+/// validation can be caught in flight.
+struct Gated {
+    inner: Local,
+    gate: Arc<Notify>,
+    gated: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Backend for Gated {
+    fn describe(&self) -> String {
+        self.inner.describe()
+    }
+    fn sessions(&self) -> Reply<'_, Vec<quire::core::events::SessionSummary>> {
+        Box::pin(async move {
+            if self.gated.load(std::sync::atomic::Ordering::SeqCst) {
+                self.gate.notified().await;
+            }
+            self.inner.sessions().await
+        })
+    }
+    fn projects(&self) -> Reply<'_, Vec<quire::core::ProjectEntry>> {
+        self.inner.projects()
+    }
+    fn engines(&self) -> Reply<'_, Vec<quire::core::engines::EngineInfo>> {
+        self.inner.engines()
+    }
+    fn jobs(&self) -> Reply<'_, Vec<quire::core::events::JobSummary>> {
+        self.inner.jobs()
+    }
+    fn create_project(&self, name: String) -> Reply<'_, quire::core::events::SessionSummary> {
+        self.inner.create_project(name)
+    }
+    fn open_project(&self, target: String) -> Reply<'_, quire::core::events::SessionSummary> {
+        self.inner.open_project(target)
+    }
+    fn close_session(&self, id: SessionId) -> Reply<'_, ()> {
+        self.inner.close_session(id)
+    }
+    fn scene(&self, id: SessionId) -> Reply<'_, quire::core::storage::SnapshotFile> {
+        self.inner.scene(id)
+    }
+    fn apply(&self, id: SessionId, op: quire::core::op::Op) -> Reply<'_, quire::core::ApplyResult> {
+        self.inner.apply(id, op)
+    }
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+        self.inner.undo(id)
+    }
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+        self.inner.redo(id)
+    }
+    fn start_pipeline(
+        &self,
+        id: SessionId,
+        spec: quire::core::jobs::PipelineSpec,
+        approval: quire::core::jobs::Approval,
+    ) -> Reply<'_, quire::core::ids::JobId> {
+        self.inner.start_pipeline(id, spec, approval)
+    }
+    fn cancel_job(&self, id: quire::core::ids::JobId) -> Reply<'_, bool> {
+        self.inner.cancel_job(id)
+    }
+    fn import_text(
+        &self,
+        id: SessionId,
+        name: String,
+        text: String,
+    ) -> Reply<'_, quire::core::ApplyResult> {
+        self.inner.import_text(id, name, text)
+    }
+    fn import_images(
+        &self,
+        id: SessionId,
+        files: Vec<quire::core::import::ImageFile>,
+    ) -> Reply<'_, quire::core::ApplyResult> {
+        self.inner.import_images(id, files)
+    }
+    fn export(&self, id: SessionId, spec: quire::core::export::ExportSpec) -> Reply<'_, Vec<u8>> {
+        self.inner.export(id, spec)
+    }
+    fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {
+        self.inner.events()
+    }
+}
+
+struct Harness {
+    _core: TestCore,
+    sessions: Vec<SessionId>,
+    endpoint: EndpointFile,
+    endpoint_path: std::path::PathBuf,
+    input: mpsc::UnboundedSender<Msg>,
+    gate: Arc<Notify>,
+    gated: Arc<std::sync::atomic::AtomicBool>,
+    state: Arc<std::sync::Mutex<App>>,
+    _tmp: tempfile::TempDir,
+}
+
+/// A shared TUI on a workspace with two open sessions, showing home.
+async fn shared_tui() -> Harness {
+    // A short root, so the socket path fits whatever TMPDIR says.
+    let tmp = tempfile::Builder::new()
+        .prefix("qs")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let core = TestCore::new();
+    let a = core.session("Alpha");
+    let b = core.session("Beta");
+    let gate = Arc::new(Notify::new());
+    let gated = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let backend: Arc<dyn Backend> = Arc::new(Gated {
+        inner: Local::new(core.core.clone()),
+        gate: gate.clone(),
+        gated: gated.clone(),
+    });
+    let share = Share::start_in(backend.clone(), tmp.path()).unwrap();
+    let endpoint_path = share.endpoint_file();
+    let endpoint: EndpointFile =
+        serde_json::from_slice(&std::fs::read(&endpoint_path).unwrap()).unwrap();
+    let mut runner = Runner::new(
+        Terminal::new(TestBackend::new(100, 30)).unwrap(),
+        backend,
+        App::new("this workspace".into(), false),
+    )
+    .with_extension(Box::new(share));
+    let input = runner.sender();
+    let state = Arc::new(std::sync::Mutex::new(runner.app.clone()));
+    let mirror = state.clone();
+    tokio::spawn(async move {
+        while runner.step().await {
+            *mirror.lock().unwrap() = runner.app.clone();
+        }
+        *mirror.lock().unwrap() = runner.app.clone();
+    });
+    let h = Harness {
+        _core: core,
+        sessions: vec![a, b],
+        endpoint,
+        endpoint_path,
+        input,
+        gate,
+        gated,
+        state,
+        _tmp: tmp,
+    };
+    h.wait(|app| app.loaded && app.sessions.len() == 2).await;
+    h
+}
+
+impl Harness {
+    async fn wait(&self, mut done: impl FnMut(&App) -> bool) {
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            if done(&self.state.lock().unwrap()) {
+                return;
+            }
+            assert!(Instant::now() < end, "condition never held");
+            tokio::task::yield_now().await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    fn key(&self, code: KeyCode) {
+        self.input
+            .send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
+            .unwrap();
+    }
+
+    async fn connect(&self) -> Client {
+        let mut c = Client::raw(&self.endpoint.socket).await;
+        let hello = c
+            .request(
+                "hello",
+                json!({ "token": self.endpoint.token, "client": "test", "protocol": 1 }),
+            )
+            .await
+            .expect("hello answered");
+        assert_eq!(
+            hello["result"]["instance"],
+            self.endpoint.instance.to_string()
+        );
+        c
+    }
+}
+
+struct Client {
+    reader: BufReader<tokio::net::unix::OwnedReadHalf>,
+    writer: tokio::net::unix::OwnedWriteHalf,
+    next: u64,
+}
+
+impl Client {
+    async fn raw(path: &std::path::Path) -> Client {
+        let stream = UnixStream::connect(path).await.unwrap();
+        let (r, w) = stream.into_split();
+        Client {
+            reader: BufReader::new(r),
+            writer: w,
+            next: 0,
+        }
+    }
+
+    async fn send_line(&mut self, line: &[u8]) {
+        self.writer.write_all(line).await.unwrap();
+        self.writer.write_all(b"\n").await.unwrap();
+    }
+
+    /// The next reply line, `None` when the TUI closed the connection.
+    async fn read(&mut self) -> Option<Value> {
+        let mut line = String::new();
+        let n = tokio::time::timeout(Duration::from_secs(30), self.reader.read_line(&mut line))
+            .await
+            .expect("no reply in time")
+            .ok()?;
+        (n > 0).then(|| serde_json::from_str(&line).unwrap())
+    }
+
+    async fn request(&mut self, method: &str, params: Value) -> Option<Value> {
+        let id = self.next;
+        self.next += 1;
+        let frame = json!({ "id": id, "method": method, "params": params });
+        self.send_line(frame.to_string().as_bytes()).await;
+        self.read().await
+    }
+
+    async fn context(&mut self) -> Value {
+        let r = self.request("get_view_context", json!({})).await.unwrap();
+        assert_eq!(r["result"]["ok"], true, "{r}");
+        r["result"]["context"].clone()
+    }
+
+    async fn select(&mut self, ctx: &Value, session: SessionId, request: Uuid) -> Value {
+        let params = json!({
+            "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"],
+            "sessionId": session, "requestId": request, "deadlineMs": 5000,
+        });
+        self.request("select_session", params).await.unwrap()["result"].clone()
+    }
+}
+
+/// A context once the recent-input window is over.
+async fn quiet_context(c: &mut Client) -> Value {
+    loop {
+        let ctx = c.context().await;
+        match ctx["retryAfterMs"].as_u64() {
+            Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+            None => return ctx,
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_context_is_bounded_and_a_navigation_commits() {
+    let h = shared_tui().await;
+    let mut c = h.connect().await;
+    let ctx = c.context().await;
+    assert_eq!(ctx["route"], "home");
+    assert_eq!(ctx["navigationBlocked"], false, "{ctx}");
+    assert_eq!(ctx["navigationsLimit"], NAVIGATION_LIMIT);
+    let text = ctx.to_string();
+    assert!(
+        !text.contains("Alpha") && !text.contains("/tmp") && !text.contains(&h.endpoint.token),
+        "{text}"
+    );
+    let request = Uuid::new_v4();
+    let r = c.select(&ctx, h.sessions[0], request).await;
+    assert_eq!(r["ok"], true, "{r}");
+    let receipt = &r["receipt"];
+    assert_eq!(receipt["requestId"], request.to_string());
+    assert_eq!(receipt["route"], "session");
+    assert!(receipt["revision"].as_u64().unwrap() > ctx["revision"].as_u64().unwrap());
+    assert_eq!(receipt["context"]["sessionId"], h.sessions[0].to_string());
+    h.wait(|app| app.route == Route::Session(h.sessions[0]))
+        .await;
+    // The identical repeat answers the original receipt, context included.
+    let again = c.select(&ctx, h.sessions[0], request).await;
+    assert_eq!(again, r);
+    // Same id, other arguments.
+    let conflict = c.select(&ctx, h.sessions[1], request).await;
+    assert_eq!(conflict["code"], "request_id_conflict");
+    assert_eq!(conflict["ok"], false);
+    // The revision moved with the navigation: the old one is stale.
+    let stale = c.select(&ctx, h.sessions[1], Uuid::new_v4()).await;
+    assert_eq!(stale["code"], "stale_revision", "{stale}");
+    assert!(stale["context"]["revision"].is_u64());
+    let mut wrong = ctx.clone();
+    wrong["instance"] = json!(Uuid::new_v4());
+    let stale = c.select(&wrong, h.sessions[1], Uuid::new_v4()).await;
+    assert_eq!(stale["code"], "stale_identity");
+    let fresh = quiet_context(&mut c).await;
+    let unknown = c.select(&fresh, SessionId::new(), Uuid::new_v4()).await;
+    assert_eq!(unknown["code"], "unknown_session", "{unknown}");
+    // The bar counts what reached the ledger.
+    h.wait(|app| app.share.as_ref().is_some_and(|s| s.used == 4))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_blocked_reason_refuses_navigation() {
+    let h = shared_tui().await;
+    let mut c = h.connect().await;
+    // recent_input: a key press blocks for 1.5 s, with retryAfterMs.
+    h.key(KeyCode::Down);
+    h.wait(|app| app.last_input.is_some()).await;
+    let ctx = c.context().await;
+    assert!(
+        ctx["blockedReasons"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("recent_input")),
+        "{ctx}"
+    );
+    let retry = ctx["retryAfterMs"].as_u64().unwrap();
+    assert!(retry > 0 && retry <= 1500);
+    let r = c.select(&ctx, h.sessions[0], Uuid::new_v4()).await;
+    assert_eq!(r["code"], "navigation_blocked");
+    // draft: the command line holds text.
+    h.key(KeyCode::Char(':'));
+    h.key(KeyCode::Char('x'));
+    h.wait(|app| app.input.as_ref().is_some_and(|i| i.text == "x"))
+        .await;
+    let ctx = quiet_context(&mut c).await;
+    assert_eq!(ctx["blockedReasons"], json!(["draft"]));
+    let r = c.select(&ctx, h.sessions[0], Uuid::new_v4()).await;
+    assert_eq!(r["code"], "navigation_blocked");
+    assert!(r["message"].as_str().unwrap().contains("draft"));
+    h.key(KeyCode::Esc);
+    // modal: help.
+    h.key(KeyCode::Char('?'));
+    h.wait(|app| app.modal.is_some()).await;
+    let ctx = quiet_context(&mut c).await;
+    assert_eq!(ctx["blockedReasons"], json!(["modal"]));
+    h.key(KeyCode::Esc);
+    h.wait(|app| app.modal.is_none()).await;
+    let ctx = quiet_context(&mut c).await;
+    assert_eq!(ctx["navigationBlocked"], false, "{ctx}");
+    // The others are covered on the pure decision function (decide.rs).
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revoke_during_validation_fences_the_navigation() {
+    let h = shared_tui().await;
+    let mut c = h.connect().await;
+    let ctx = c.context().await;
+    h.gated.store(true, std::sync::atomic::Ordering::SeqCst);
+    let frame = json!({ "id": 42, "method": "select_session", "params": {
+        "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"],
+        "sessionId": h.sessions[0], "requestId": Uuid::new_v4(), "deadlineMs": 10_000 } });
+    c.send_line(frame.to_string().as_bytes()).await;
+    // Revoke from the command line while the validation waits at the gate.
+    h.key(KeyCode::Char(':'));
+    for ch in "tui-mcp-revoke".chars() {
+        h.key(KeyCode::Char(ch));
+    }
+    h.key(KeyCode::Enter);
+    h.wait(|app| app.share.is_none()).await;
+    h.gate.notify_waiters();
+    h.gated.store(false, std::sync::atomic::Ordering::SeqCst);
+    // Either a `revoked` answer or a closed connection: both are final.
+    if let Some(reply) = c.read().await {
+        assert_eq!(reply["result"]["code"], "revoked", "{reply}");
+    }
+    assert!(c.read().await.is_none(), "the connection is closed");
+    assert_eq!(
+        h.state.lock().unwrap().route,
+        Route::Home,
+        "the navigation did not happen"
+    );
+    assert!(!h.endpoint_path.exists(), "endpoint.json is deleted");
+    assert!(!h.endpoint.socket.exists(), "the socket is deleted");
+    assert!(UnixStream::connect(&h.endpoint.socket).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_passing_during_validation_is_definitive() {
+    let h = shared_tui().await;
+    let mut c = h.connect().await;
+    let ctx = c.context().await;
+    h.gated.store(true, std::sync::atomic::Ordering::SeqCst);
+    let params = json!({
+        "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"],
+        "sessionId": h.sessions[0], "requestId": Uuid::new_v4(), "deadlineMs": 200 });
+    let r = c.request("select_session", params).await.unwrap();
+    assert_eq!(r["result"]["code"], "deadline_exceeded", "{r}");
+    h.gated.store(false, std::sync::atomic::Ordering::SeqCst);
+    h.gate.notify_waiters();
+    assert_eq!(h.state.lock().unwrap().route, Route::Home);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_129th_navigation_is_refused_while_reads_and_repeats_work() {
+    let h = shared_tui().await;
+    let mut c = h.connect().await;
+    let ctx = c.context().await;
+    let mut first = None;
+    for i in 0..NAVIGATION_LIMIT {
+        let mut stale = ctx.clone();
+        stale["revision"] = json!(0);
+        let id = Uuid::from_u128(i as u128 + 1);
+        let r = c.select(&stale, h.sessions[0], id).await;
+        assert_eq!(r["code"], "stale_revision");
+        first.get_or_insert((stale, id, r));
+    }
+    let fresh = c.context().await;
+    assert_eq!(fresh["navigationsUsed"], NAVIGATION_LIMIT);
+    let over = c.select(&fresh, h.sessions[0], Uuid::new_v4()).await;
+    assert_eq!(over["code"], "limit_reached", "{over}");
+    let (stale, id, original) = first.unwrap();
+    assert_eq!(
+        c.select(&stale, h.sessions[0], id).await,
+        original,
+        "repeats still answer"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_frames_get_errors_and_bad_hellos_get_nothing() {
+    let h = shared_tui().await;
+    // A wrong token: closed without a word.
+    let mut wrong = Client::raw(&h.endpoint.socket).await;
+    let r = wrong
+        .request(
+            "hello",
+            json!({ "token": "0".repeat(64), "client": "x", "protocol": 1 }),
+        )
+        .await;
+    assert!(r.is_none(), "a wrong token got an answer: {r:?}");
+    // Something other than hello first: closed.
+    let mut rude = Client::raw(&h.endpoint.socket).await;
+    assert!(rude.request("get_view_context", json!({})).await.is_none());
+    // Silence: closed after the hello window.
+    let mut silent = Client::raw(&h.endpoint.socket).await;
+    assert!(silent.read().await.is_none());
+    // After hello, bad frames are answered and the connection lives on.
+    let mut c = h.connect().await;
+    c.send_line(b"this is not json").await;
+    assert_eq!(c.read().await.unwrap()["error"]["code"], "bad_request");
+    c.send_line(&vec![b'x'; 70 * 1024]).await;
+    assert_eq!(c.read().await.unwrap()["error"]["code"], "frame_too_large");
+    let r = c.request("format_disk", json!({})).await.unwrap();
+    assert_eq!(r["error"]["code"], "unknown_method");
+    let r = c
+        .request("select_session", json!({ "sessionId": 5 }))
+        .await
+        .unwrap();
+    assert_eq!(r["error"]["code"], "bad_request");
+    assert_eq!(c.context().await["route"], "home");
+}
+
+#[test]
+fn a_too_long_tmpdir_fails_at_start_with_the_fix() {
+    let s = crate::harness::Sandbox::new();
+    let long = s.path(&"d".repeat(110));
+    std::fs::create_dir_all(&long).unwrap();
+    let before = std::fs::read_dir(&long).unwrap().count();
+    let out = s.quire().env("TMPDIR", &long).args(["--tui-mcp"]).run();
+    let err = out.stderr();
+    assert_eq!(out.code(), 1, "{err}");
+    let first = err.lines().next().unwrap();
+    assert!(first.starts_with("quire: error:"), "{first}");
+    assert!(
+        first.contains("limit of") && first.contains("TMPDIR"),
+        "{first}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&long).unwrap().count(),
+        before,
+        "nothing was created"
+    );
+}
+
+#[test]
+fn the_adapter_refuses_an_unsafe_endpoint_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let s = crate::harness::Sandbox::new();
+    s.quire()
+        .args(["mcp", "tui", "--endpoint", "/nonexistent/endpoint.json"])
+        .run()
+        .fails(1, &["cannot read the endpoint file"]);
+    let dir = s.path("ep");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let file = s.write("ep/endpoint.json", "{}");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    s.quire()
+        .args(["mcp", "tui", "--endpoint", file.to_str().unwrap()])
+        .run()
+        .fails(1, &["the endpoint file", "accessible to group or others"]);
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    s.quire()
+        .args(["mcp", "tui", "--endpoint", file.to_str().unwrap()])
+        .run()
+        .fails(1, &["the endpoint directory"]);
+}

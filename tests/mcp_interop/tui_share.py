@@ -1,0 +1,86 @@
+"""The official MCP Python SDK against `quire mcp tui --endpoint PATH`.
+
+Usage: python tui_share.py QUIRE_BINARY ENDPOINT_JSON SESSION_ID
+Moves the shared TUI to SESSION_ID and checks the tools' contract on the
+way. Exits 0 when every check passed.
+"""
+
+import json
+import os
+import sys
+import uuid
+
+import anyio
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def check(condition, what):
+    if not condition:
+        raise AssertionError(what)
+
+
+def outcome(result, what):
+    data = result.structured_content
+    check(data is not None, f"{what}: no structuredContent")
+    check(json.loads(result.content[0].text) == data, f"{what}: text differs")
+    check(result.is_error == (not data["ok"]), f"{what}: isError {result.is_error} vs ok {data['ok']}")
+    return data
+
+
+async def quiet_context(session):
+    while True:
+        data = outcome(await session.call_tool("get_view_context", {}), "get_view_context")
+        ctx = data["context"]
+        if "recent_input" in ctx["blockedReasons"]:
+            await anyio.sleep(ctx["retryAfterMs"] / 1000)
+            continue
+        return ctx
+
+
+async def run(session, target):
+    await session.initialize()
+    tools = (await session.list_tools()).tools
+    check({t.name for t in tools} == {"get_view_context", "select_session"}, f"tools: {[t.name for t in tools]}")
+    select = next(t for t in tools if t.name == "select_session")
+    required = set(select.input_schema.get("required", []))
+    check(required == {"instance", "generation", "revision", "sessionId", "requestId"}, f"required: {required}")
+    check("timeout_unknown" in select.description and "get_view_context" in select.description, "reconcile advice")
+
+    ctx = await quiet_context(session)
+    check(ctx["route"] == "home", f"route: {ctx}")
+    check(not ctx["navigationBlocked"], f"blocked: {ctx}")
+    args = {
+        "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"] - 1,
+        "sessionId": target, "requestId": str(uuid.uuid4()),
+    }
+    stale = outcome(await session.call_tool("select_session", args), "stale select")
+    check(stale["code"] == "stale_revision" and stale["context"]["revision"] == ctx["revision"], f"stale: {stale}")
+
+    args["revision"] = ctx["revision"]
+    args["requestId"] = str(uuid.uuid4())
+    done = outcome(await session.call_tool("select_session", args), "select")
+    check(done["ok"] and done["receipt"]["sessionId"] == target, f"select: {done}")
+    check(done["receipt"]["route"] == "session", f"receipt: {done}")
+    again = outcome(await session.call_tool("select_session", args), "repeat")
+    check(again == done, "an identical repeat answers the original receipt")
+    ctx = (outcome(await session.call_tool("get_view_context", {}), "context"))["context"]
+    check(ctx["route"] == "session" and ctx["sessionId"] == target, f"after: {ctx}")
+    check(ctx["navigationsUsed"] == 2, f"used: {ctx}")
+
+
+async def main():
+    binary, endpoint, target = sys.argv[1], sys.argv[2], sys.argv[3]
+    params = StdioServerParameters(command=binary, args=["mcp", "tui", "--endpoint", endpoint], env=dict(os.environ))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await run(session, target)
+    print("tui share: ok")
+
+
+if __name__ == "__main__":
+    try:
+        anyio.run(main)
+    except AssertionError as e:
+        print(f"tui share check failed: {e}", file=sys.stderr)
+        sys.exit(1)
