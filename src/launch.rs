@@ -289,6 +289,7 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
             attached: false,
             show,
             status,
+            theme: loaded.config.tui.theme,
         };
         let ran = crate::tui::run(backend, options, extension).await;
         if let Some((task, stop)) = server {
@@ -321,6 +322,7 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             attached: true,
             show: None,
             status: None,
+            theme: loaded.config.tui.theme,
         };
         let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);
         let extension = start_sharing(share, &backend)?;

@@ -146,6 +146,8 @@ pub struct App {
     /// A session to show once the first load is done (`--project`).
     pub pending_show: Option<SessionId>,
     pub quit: bool,
+    /// Colours (config `tui.theme`).
+    pub theme: crate::config::schema::Theme,
     /// Terminal size, for layout and mouse hit-testing.
     pub width: u16,
     pub height: u16,
@@ -188,6 +190,7 @@ impl App {
             share: None,
             pending_show: None,
             quit: false,
+            theme: crate::config::schema::Theme::Auto,
             width: 80,
             height: 24,
         }

@@ -42,6 +42,8 @@ pub struct Options {
     pub show: Option<SessionId>,
     /// A first line for the status bar (e.g. where the API is served).
     pub status: Option<String>,
+    /// Colours (config `tui.theme`).
+    pub theme: crate::config::schema::Theme,
 }
 
 /// Runs the TUI on the real terminal until the person quits.
@@ -53,6 +55,7 @@ pub async fn run(
     let (terminal, _guard) = terminal::enter(options.mouse)?;
     let mut app = App::new(backend.describe(), options.attached);
     app.pending_show = options.show;
+    app.theme = options.theme;
     if let Some(status) = options.status {
         app.say(status);
     }

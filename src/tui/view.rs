@@ -11,10 +11,19 @@ use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use super::app::{App, HomeRow, Modal, Pane, Route};
 use super::commands::COMMANDS;
 use super::layout::{REVOKE, areas, centered, home_list, inner, scroll_offset, session_areas};
+use crate::config::schema::Theme;
 use crate::core::events::JobStatus;
 use crate::core::scene::{Node, NodeKind};
 
-const ACCENT: Color = Color::Cyan;
+/// The accent colour of the config's `tui.theme`: cyan reads well on dark
+/// backgrounds, blue on light ones; `auto` keeps cyan, which most terminal
+/// palettes adapt.
+fn accent(app: &App) -> Color {
+    match app.theme {
+        Theme::Light => Color::Blue,
+        Theme::Dark | Theme::Auto => Color::Cyan,
+    }
+}
 
 fn selected() -> Style {
     Style::default().add_modifier(Modifier::REVERSED)
@@ -67,12 +76,12 @@ pub fn view(app: &App, frame: &mut Frame) {
     }
     match &app.modal {
         Some(Modal::Help) => help(app, frame, area),
-        Some(Modal::Confirm { message, .. }) => confirm(frame, area, message),
-        Some(Modal::Approval { engines, .. }) => approval(frame, area, engines),
+        Some(Modal::Confirm { message, .. }) => confirm(app, frame, area, message),
+        Some(Modal::Approval { engines, .. }) => approval(app, frame, area, engines),
         None => {}
     }
     if app.exit_overlay {
-        exit_overlay(frame, area);
+        exit_overlay(app, frame, area);
     }
 }
 
@@ -99,7 +108,7 @@ fn title(app: &App, frame: &mut Frame, area: Rect) {
             " quire ",
             Style::default()
                 .fg(Color::Black)
-                .bg(ACCENT)
+                .bg(accent(app))
                 .add_modifier(Modifier::BOLD),
         ),
         Span::raw(format!(" {} · ", app.backend_name)),
@@ -262,7 +271,7 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
     let s = session_areas(app, area);
     let focused = |pane: Pane| {
         if app.focus == pane {
-            Style::default().fg(ACCENT)
+            Style::default().fg(accent(app))
         } else {
             Style::default()
         }
@@ -495,7 +504,7 @@ fn attachments(app: &App, frame: &mut Frame, area: Rect) {
 fn bottom_line(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(input) = &app.input {
         let line = Line::from(vec![
-            Span::styled(":", Style::default().fg(ACCENT)),
+            Span::styled(":", Style::default().fg(accent(app))),
             Span::raw(input.text.clone()),
         ]);
         frame.render_widget(Paragraph::new(line), area);
@@ -557,7 +566,7 @@ fn edit_box(app: &App, frame: &mut Frame, area: Rect) {
             .block(
                 Block::default()
                     .borders(Borders::ALL)
-                    .border_style(Style::default().fg(ACCENT))
+                    .border_style(Style::default().fg(accent(app)))
                     .title(" Translation (draft) "),
             ),
         box_area,
@@ -570,7 +579,7 @@ fn edit_box(app: &App, frame: &mut Frame, area: Rect) {
     ));
 }
 
-fn modal_box(frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u16) {
+fn modal_box(app: &App, frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u16) {
     let h = lines.len() as u16 + 2;
     let box_area = centered(area, w, h);
     frame.render_widget(Clear, box_area);
@@ -578,7 +587,7 @@ fn modal_box(frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u1
         Paragraph::new(lines).wrap(Wrap { trim: false }).block(
             Block::default()
                 .borders(Borders::ALL)
-                .border_style(Style::default().fg(ACCENT))
+                .border_style(Style::default().fg(accent(app)))
                 .title(format!(" {title} ")),
         ),
         box_area,
@@ -616,19 +625,19 @@ fn help(app: &App, frame: &mut Frame, area: Rect) {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Esc closes this help", dim()));
-    modal_box(frame, area, "Help", lines, 88);
+    modal_box(app, frame, area, "Help", lines, 88);
 }
 
-fn confirm(frame: &mut Frame, area: Rect, message: &str) {
+fn confirm(app: &App, frame: &mut Frame, area: Rect, message: &str) {
     let lines = vec![
         Line::raw(message.to_owned()),
         Line::raw(""),
         Line::styled("y yes · n no", dim()),
     ];
-    modal_box(frame, area, "Confirm", lines, 60);
+    modal_box(app, frame, area, "Confirm", lines, 60);
 }
 
-fn approval(frame: &mut Frame, area: Rect, engines: &[(String, String)]) {
+fn approval(app: &App, frame: &mut Frame, area: Rect, engines: &[(String, String)]) {
     let mut lines = vec![
         Line::raw("These engines run programs on this machine:"),
         Line::raw(""),
@@ -639,15 +648,15 @@ fn approval(frame: &mut Frame, area: Rect, engines: &[(String, String)]) {
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("y run them · n do not", bold()));
-    modal_box(frame, area, "Approve engines", lines, 76);
+    modal_box(app, frame, area, "Approve engines", lines, 76);
 }
 
-fn exit_overlay(frame: &mut Frame, area: Rect) {
+fn exit_overlay(app: &App, frame: &mut Frame, area: Rect) {
     let lines = vec![
         Line::styled("A job is still running.", bold()),
         Line::raw("Quitting cancels nothing on a server, but a local job stops."),
         Line::raw(""),
         Line::styled("y quit anyway · n stay", dim()),
     ];
-    modal_box(frame, area, "Quit?", lines, 64);
+    modal_box(app, frame, area, "Quit?", lines, 64);
 }

@@ -517,3 +517,128 @@ fn the_adapter_refuses_an_unsafe_endpoint_file() {
         .run()
         .fails(1, &["the endpoint directory"]);
 }
+
+/// A fake TUI behind a real endpoint: it greets, reads one request, then
+/// either never answers or hangs up. Returns the endpoint and a counter of
+/// requests received after the greeting.
+async fn fake_tui(
+    hang_up: bool,
+) -> (
+    quire::share::endpoint::Endpoint,
+    tempfile::TempDir,
+    Arc<std::sync::atomic::AtomicUsize>,
+) {
+    let root = tempfile::Builder::new()
+        .prefix("qf")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let ep = quire::share::endpoint::Endpoint::create(root.path()).unwrap();
+    let listener = tokio::net::UnixListener::bind(&ep.socket).unwrap();
+    let seen = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = seen.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let (r, mut w) = stream.into_split();
+                let mut lines = BufReader::new(r).lines();
+                let Ok(Some(_hello)) = lines.next_line().await else {
+                    return;
+                };
+                w.write_all(b"{\"id\":0,\"result\":{\"protocol\":1}}\n")
+                    .await
+                    .unwrap();
+                let Ok(Some(_request)) = lines.next_line().await else {
+                    return;
+                };
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if hang_up {
+                    return;
+                }
+                // Never answer; keep the connection open.
+                while let Ok(Some(_)) = lines.next_line().await {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            });
+        }
+    });
+    (ep, root, seen)
+}
+
+/// Calls `select_session` through a real `quire mcp tui` adapter.
+async fn adapter_select(endpoint: &std::path::Path) -> Value {
+    use tokio::process::Command;
+    let mut child = Command::new(crate::harness::BIN)
+        .args([
+            "mcp",
+            "tui",
+            "--endpoint",
+            endpoint.to_str().unwrap(),
+            "--deadline-ms",
+            "300",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = async |v: Value| {
+        stdin.write_all(format!("{v}\n").as_bytes()).await.unwrap();
+    };
+    send(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } })).await;
+    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "select_session", "arguments": {
+        "instance": Uuid::new_v4(), "generation": 1, "revision": 1,
+        "sessionId": SessionId::new(), "requestId": Uuid::new_v4() } } })).await;
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), out.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["id"] == 2 {
+            return v["result"].clone();
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_reply_by_the_deadline_is_timeout_unknown_and_never_retried() {
+    let (ep, _root, seen) = fake_tui(false).await;
+    let r = adapter_select(&ep.file).await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(r["structuredContent"]["ok"], false);
+    assert_eq!(r["structuredContent"]["code"], "timeout_unknown", "{r}");
+    assert!(
+        r["structuredContent"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("get_view_context")
+    );
+    assert_eq!(
+        seen.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "sent once, no retry"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_lost_after_sending_is_outcome_unknown() {
+    let (ep, _root, seen) = fake_tui(true).await;
+    let r = adapter_select(&ep.file).await;
+    assert_eq!(r["isError"], true, "{r}");
+    assert_eq!(r["structuredContent"]["code"], "outcome_unknown", "{r}");
+    assert_eq!(
+        seen.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "sent once, no retry"
+    );
+}

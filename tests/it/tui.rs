@@ -562,3 +562,26 @@ fn input_time_and_revision_are_tracked() {
     update(&mut app, Msg::Tick, t0);
     assert_eq!(app.revision, r1, "ticks change nothing");
 }
+
+#[test]
+fn clicking_revoke_on_the_sharing_bar_revokes() {
+    let mut app = session_app();
+    app.share = Some(ShareBar {
+        endpoint: "/tmp/quire-x/endpoint.json".into(),
+        used: 0,
+        limit: 128,
+    });
+    // [Revoke] sits at the right end of the bar, on row 1.
+    let col = app.width - 5;
+    let fx = update(
+        &mut app,
+        Msg::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row: 1,
+            modifiers: KeyModifiers::NONE,
+        }),
+        Instant::now(),
+    );
+    assert_eq!(fx, vec![Effect::Revoke]);
+}
