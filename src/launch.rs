@@ -98,76 +98,96 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// The HTTP listener of a mode (with `/mcp` when the mode has `mcp-http`),
+/// serving in the background until `stop` resolves. Routes answer 503 until
+/// the caller marks the state ready.
+struct Served {
+    url: String,
+    what: &'static str,
+    state: http::AppState,
+    task: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+async fn serve_http(
+    core: &Core,
+    loaded: &Loaded,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<Served, Failure> {
+    let mode = loaded.mode.as_ref();
+    let mode_name = mode.map_or("none", |m| m.name.as_str());
+    let with_mcp = mode.is_some_and(|m| m.has(Frontend::McpHttp));
+    let config = Arc::new(loaded.config.clone());
+    let listener = http::bind(&config).await.map_err(|e| match e {
+        BindError::NeedsToken(_) => {
+            Failure::Config(ConfigError::invalid("server.host", e.to_string()))
+        }
+        BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
+    })?;
+    let addr = listener.local_addr().context("no local address")?;
+    let url = format!("http://{addr}");
+    core.set_advertised_url(&url);
+    let mcp_stop = tokio_util::sync::CancellationToken::new();
+    let mcp = with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
+    let app = http::app(core.clone(), config, mode_name, mcp);
+    let mut stopping = app.state.shutdown.clone();
+    tokio::spawn(async move {
+        let _ = stopping.wait_for(|stop| *stop).await;
+        mcp_stop.cancel();
+    });
+    let state = app.state.clone();
+    let task = tokio::spawn(http::serve(
+        listener,
+        app.router,
+        app.shutdown,
+        stop,
+        SHUTDOWN_GRACE,
+    ));
+    Ok(Served {
+        url,
+        what: if with_mcp {
+            "API /api/v1, MCP /mcp"
+        } else {
+            "API /api/v1"
+        },
+        state,
+        task,
+    })
+}
+
+/// Saves and closes every project; the first failure is the error.
+async fn close_all(core: &Core) -> Result<(), Failure> {
+    let closer = core.clone();
+    let failures = tokio::task::spawn_blocking(move || closer.close_all())
+        .await
+        .context("closing projects failed")?;
+    match failures.into_iter().next() {
+        Some((id, e)) => Err(Failure::Runtime(anyhow::anyhow!(
+            "session {id} was not saved: {e}"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Modes with the `http` frontend: serve until a signal, then close.
 fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
     let runtime = runtime()?;
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
-        let mode = loaded.mode.clone();
-        let mode_name = mode.as_ref().map_or("none", |m| m.name.as_str()).to_owned();
-        let with_mcp = mode.as_ref().is_some_and(|m| m.has(Frontend::McpHttp));
-        let config = Arc::new(loaded.config.clone());
-        let listener = http::bind(&config).await.map_err(|e| match e {
-            BindError::NeedsToken(_) => {
-                Failure::Config(ConfigError::invalid("server.host", e.to_string()))
-            }
-            BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
-        })?;
-        let addr = listener.local_addr().context("no local address")?;
-        let url = format!("http://{addr}");
-        core.set_advertised_url(&url);
-        let mcp_stop = tokio_util::sync::CancellationToken::new();
-        let mcp =
-            with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
-        let app = http::app(core.clone(), config, &mode_name, mcp);
-        let mut stopping = app.state.shutdown.clone();
-        tokio::spawn(async move {
-            let _ = stopping.wait_for(|stop| *stop).await;
-            mcp_stop.cancel();
-        });
-        let what = if with_mcp {
-            "API /api/v1, MCP /mcp"
-        } else {
-            "API /api/v1"
-        };
-        let state = app.state.clone();
-        let server = tokio::spawn(http::serve(
-            listener,
-            app.router,
-            app.shutdown,
-            shutdown_signal(),
-            SHUTDOWN_GRACE,
-        ));
-        if let Some(path) = project {
-            let opener = core.clone();
-            let opened = tokio::task::spawn_blocking(move || opener.open_project(&path))
-                .await
-                .context("project opener failed")?;
-            if let Err(e) = opened {
-                server.abort();
-                return Err(Failure::Runtime(
-                    anyhow::Error::new(e).context("cannot open --project"),
-                ));
-            }
+        let served = serve_http(&core, &loaded, shutdown_signal()).await?;
+        if let Err(e) = open_at_start(&core, project).await {
+            served.task.abort();
+            return Err(e);
         }
         // Until here routes answered 503; the serving line means ready.
-        state.set_ready();
-        say(&format!("quire: serving {url} ({what})"));
+        served.state.set_ready();
+        say(&format!("quire: serving {} ({})", served.url, served.what));
         if let Err(e) = sd_notify::notify(&[sd_notify::NotifyState::Ready]) {
             tracing::warn!("cannot notify systemd: {e}");
         }
-        let served = server.await.context("server task failed")?;
-        let closer = core.clone();
-        let failures = tokio::task::spawn_blocking(move || closer.close_all())
-            .await
-            .context("closing projects failed")?;
-        served.context("server failed")?;
-        if let Some((id, e)) = failures.into_iter().next() {
-            return Err(Failure::Runtime(anyhow::anyhow!(
-                "session {id} was not saved: {e}"
-            )));
-        }
-        Ok(())
+        let result = served.task.await.context("server task failed")?;
+        let closed = close_all(&core).await;
+        result.context("server failed")?;
+        closed
     })
 }
 
@@ -209,17 +229,9 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
             served = crate::mcp::serve_stdio(core.clone(), active) => served,
             _ = shutdown_signal() => Ok(()),
         };
-        let closer = core.clone();
-        let failures = tokio::task::spawn_blocking(move || closer.close_all())
-            .await
-            .context("closing projects failed")?;
+        let closed = close_all(&core).await;
         served.context("MCP stdio server failed")?;
-        if let Some((id, e)) = failures.into_iter().next() {
-            return Err(Failure::Runtime(anyhow::anyhow!(
-                "session {id} was not saved: {e}"
-            )));
-        }
-        Ok(())
+        closed
     })
 }
 
@@ -231,55 +243,21 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
     let runtime = runtime()?;
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
-        let mode = loaded.mode.clone();
-        let serve_http = mode.as_ref().is_some_and(|m| m.has(Frontend::Http));
-        let with_mcp = mode.as_ref().is_some_and(|m| m.has(Frontend::McpHttp));
-        let mode_name = mode.as_ref().map_or("tui", |m| m.name.as_str()).to_owned();
-        let mut status = None;
-        let mut server = None;
-        if serve_http {
-            let config = Arc::new(loaded.config.clone());
-            let listener = http::bind(&config).await.map_err(|e| match e {
-                BindError::NeedsToken(_) => {
-                    Failure::Config(ConfigError::invalid("server.host", e.to_string()))
-                }
-                BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
-            })?;
-            let addr = listener.local_addr().context("no local address")?;
-            let url = format!("http://{addr}");
-            core.set_advertised_url(&url);
-            let mcp_stop = tokio_util::sync::CancellationToken::new();
-            let mcp =
-                with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
-            let app = http::app(core.clone(), config, &mode_name, mcp);
-            app.state.set_ready();
-            let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
-            let mut stopping = app.state.shutdown.clone();
-            tokio::spawn(async move {
-                let _ = stopping.wait_for(|stop| *stop).await;
-                mcp_stop.cancel();
-            });
-            server = Some((
-                tokio::spawn(http::serve(
-                    listener,
-                    app.router,
-                    app.shutdown,
-                    async move {
-                        let _ = stop_rx.await;
-                    },
-                    SHUTDOWN_GRACE,
-                )),
-                stop_tx,
-            ));
-            status = Some(format!(
-                "serving {url} ({})",
-                if with_mcp {
-                    "API /api/v1, MCP /mcp"
-                } else {
-                    "API /api/v1"
-                }
-            ));
-        }
+        let serve = loaded.mode.as_ref().is_some_and(|m| m.has(Frontend::Http));
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let served = if serve {
+            let served = serve_http(&core, &loaded, async move {
+                let _ = stop_rx.await;
+            })
+            .await?;
+            served.state.set_ready();
+            Some(served)
+        } else {
+            None
+        };
+        let status = served
+            .as_ref()
+            .map(|s| format!("serving {} ({})", s.url, s.what));
         let show = open_at_start(&core, project).await?;
         let backend: Arc<dyn crate::tui::backend::Backend> =
             Arc::new(crate::tui::backend::Local::new(core.clone()));
@@ -292,21 +270,13 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
             theme: loaded.config.tui.theme,
         };
         let ran = crate::tui::run(backend, options, extension).await;
-        if let Some((task, stop)) = server {
-            let _ = stop.send(());
-            let _ = task.await;
+        let _ = stop_tx.send(());
+        if let Some(served) = served {
+            let _ = served.task.await;
         }
-        let closer = core.clone();
-        let failures = tokio::task::spawn_blocking(move || closer.close_all())
-            .await
-            .context("closing projects failed")?;
+        let closed = close_all(&core).await;
         ran.context("the terminal failed")?;
-        if let Some((id, e)) = failures.into_iter().next() {
-            return Err(Failure::Runtime(anyhow::anyhow!(
-                "session {id} was not saved: {e}"
-            )));
-        }
-        Ok(())
+        closed
     })
 }
 
