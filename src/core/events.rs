@@ -67,6 +67,73 @@ pub struct JobWarningInfo {
     pub message: String,
 }
 
+impl JobSummary {
+    /// The summary a `JobStarted` event begins (queued).
+    pub fn started(event: &Event) -> Option<JobSummary> {
+        match event {
+            Event::JobStarted {
+                id,
+                session_id,
+                steps,
+                total_pages,
+            } => Some(JobSummary {
+                id: *id,
+                session_id: *session_id,
+                steps: steps.clone(),
+                total_pages: *total_pages,
+                status: JobStatus::Queued,
+                progress: None,
+                warnings: Vec::new(),
+                error: None,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Updates the summary with a progress, warning or finish event of this
+    /// job (other events are ignored).
+    pub fn apply(&mut self, event: &Event) {
+        match event {
+            Event::JobProgress {
+                job_id,
+                step,
+                step_index,
+                total_steps,
+                page,
+                total_pages,
+                overall_percent,
+            } if *job_id == self.id => {
+                self.status = JobStatus::Running;
+                self.progress = Some(JobProgress {
+                    step: step.clone(),
+                    step_index: *step_index,
+                    total_steps: *total_steps,
+                    page: *page,
+                    total_pages: *total_pages,
+                    overall_percent: *overall_percent,
+                });
+            }
+            Event::JobWarning {
+                job_id,
+                page_index,
+                total_pages,
+                step_id,
+                message,
+            } if *job_id == self.id => self.warnings.push(JobWarningInfo {
+                page_index: *page_index,
+                total_pages: *total_pages,
+                step_id: step_id.clone(),
+                message: message.clone(),
+            }),
+            Event::JobFinished { id, status, error } if *id == self.id => {
+                self.status = *status;
+                self.error.clone_from(error);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// A job as events describe it.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -208,65 +275,20 @@ impl Model {
 
     fn apply(&mut self, event: &Event) {
         match event {
-            Event::JobStarted {
-                id,
-                session_id,
-                steps,
-                total_pages,
-            } => {
-                self.jobs.push_back(JobSummary {
-                    id: *id,
-                    session_id: *session_id,
-                    steps: steps.clone(),
-                    total_pages: *total_pages,
-                    status: JobStatus::Queued,
-                    progress: None,
-                    warnings: Vec::new(),
-                    error: None,
-                });
+            Event::JobStarted { .. } => {
+                if let Some(job) = JobSummary::started(event) {
+                    self.jobs.push_back(job);
+                }
                 self.refresh_busy();
             }
-            Event::JobProgress {
-                job_id,
-                step,
-                step_index,
-                total_steps,
-                page,
-                total_pages,
-                overall_percent,
-            } => {
-                if let Some(job) = self.job(*job_id) {
-                    job.status = JobStatus::Running;
-                    job.progress = Some(JobProgress {
-                        step: step.clone(),
-                        step_index: *step_index,
-                        total_steps: *total_steps,
-                        page: *page,
-                        total_pages: *total_pages,
-                        overall_percent: *overall_percent,
-                    });
-                }
-            }
-            Event::JobWarning {
-                job_id,
-                page_index,
-                total_pages,
-                step_id,
-                message,
-            } => {
-                if let Some(job) = self.job(*job_id) {
-                    job.warnings.push(JobWarningInfo {
-                        page_index: *page_index,
-                        total_pages: *total_pages,
-                        step_id: step_id.clone(),
-                        message: message.clone(),
-                    });
-                }
-            }
-            Event::JobFinished { id, status, error } => {
+            Event::JobProgress { job_id: id, .. } | Event::JobWarning { job_id: id, .. } => {
                 if let Some(job) = self.job(*id) {
-                    job.status = *status;
-                    job.error.clone_from(error);
+                    job.apply(event);
+                }
+            }
+            Event::JobFinished { id, .. } => {
+                if let Some(job) = self.job(*id) {
+                    job.apply(event);
                 }
                 let finished = self.jobs.iter().filter(|j| j.status.is_finished()).count();
                 if finished > RECENT_JOBS

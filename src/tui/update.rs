@@ -13,7 +13,7 @@ use super::app::{
 use super::backend::BackendEvent;
 use super::commands;
 use super::layout::{Hit, hit_test};
-use crate::core::events::{Event, JobProgress, JobStatus, JobSummary, JobWarningInfo};
+use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::jobs::Approval;
 use crate::core::op::{KindPatch, NodePatch, Op};
 use crate::core::scene::NodeKind;
@@ -553,66 +553,25 @@ fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
                 request_scene(app, session_id, fx);
             }
         }
-        Event::JobStarted {
-            id,
-            session_id,
-            steps,
-            total_pages,
-        } => {
-            if !app.jobs.iter().any(|j| j.id == id) {
-                app.jobs.push(JobSummary {
-                    id,
-                    session_id,
-                    steps,
-                    total_pages,
-                    status: JobStatus::Queued,
-                    progress: None,
-                    warnings: Vec::new(),
-                    error: None,
-                });
+        Event::JobStarted { id, .. } => {
+            if !app.jobs.iter().any(|j| j.id == id)
+                && let Some(job) = JobSummary::started(&event)
+            {
+                app.jobs.push(job);
             }
         }
-        Event::JobProgress {
-            job_id,
-            step,
-            step_index,
-            total_steps,
-            page,
-            total_pages,
-            overall_percent,
-        } => {
-            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == job_id) {
-                j.status = JobStatus::Running;
-                j.progress = Some(JobProgress {
-                    step,
-                    step_index,
-                    total_steps,
-                    page,
-                    total_pages,
-                    overall_percent,
-                });
-            }
-        }
-        Event::JobWarning {
-            job_id,
-            page_index,
-            total_pages,
-            step_id,
-            message,
-        } => {
-            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == job_id) {
-                j.warnings.push(JobWarningInfo {
-                    page_index,
-                    total_pages,
-                    step_id,
-                    message,
-                });
-            }
-        }
-        Event::JobFinished { id, status, error } => {
+        Event::JobProgress { job_id: id, .. } | Event::JobWarning { job_id: id, .. } => {
             if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
-                j.status = status;
-                j.error = error.clone();
+                j.apply(&event);
+            }
+        }
+        Event::JobFinished {
+            id,
+            status,
+            ref error,
+        } => {
+            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
+                j.apply(&event);
                 let steps = j.steps.join(" → ");
                 let warnings = j.warnings.len();
                 match status {
@@ -621,9 +580,10 @@ fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
                         app.fail(format!("{steps}: done with {warnings} warning(s)"))
                     }
                     JobStatus::Cancelled => app.say(format!("{steps}: cancelled")),
-                    JobStatus::Failed => {
-                        app.fail(format!("{steps}: failed: {}", error.unwrap_or_default()))
-                    }
+                    JobStatus::Failed => app.fail(format!(
+                        "{steps}: failed: {}",
+                        error.clone().unwrap_or_default()
+                    )),
                     JobStatus::Queued | JobStatus::Running => {}
                 }
             }
