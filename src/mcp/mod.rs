@@ -387,13 +387,24 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| CoreError::Io(format!("worker failed: {e}")))?
 }
 
-/// A successful result: the value as structured content and as JSON text.
+/// A tool result carrying `json` both as structured content and as a JSON
+/// text block (for clients that read only text).
+pub fn structured(json: Value, is_error: bool) -> CallToolResult {
+    let content = vec![ContentBlock::text(json.to_string())];
+    let mut result = if is_error {
+        CallToolResult::error(content)
+    } else {
+        CallToolResult::success(content)
+    };
+    result.structured_content = Some(json);
+    result
+}
+
+/// A successful result.
 fn ok<T: Serialize>(value: &T) -> Reply {
     let json = serde_json::to_value(value)
         .map_err(|e| ErrorData::internal_error(format!("cannot encode the result: {e}"), None))?;
-    let mut result = CallToolResult::success(vec![ContentBlock::text(json.to_string())]);
-    result.structured_content = Some(json);
-    Ok(result)
+    Ok(structured(json, false))
 }
 
 /// A core rejection: `isError` with `{ error: { code, message } }`. Having
@@ -408,10 +419,10 @@ fn rejected(error: CoreError) -> Reply {
             message: error.to_string(),
         },
     };
-    let json = serde_json::to_value(&body).unwrap_or_default();
-    let mut result = CallToolResult::error(vec![ContentBlock::text(json.to_string())]);
-    result.structured_content = Some(json);
-    Ok(result)
+    Ok(structured(
+        serde_json::to_value(&body).unwrap_or_default(),
+        true,
+    ))
 }
 
 fn reply<T: Serialize>(result: Result<T, CoreError>) -> Reply {

@@ -13,9 +13,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -283,17 +282,12 @@ fn tools() -> Vec<Tool> {
     ]
 }
 
+/// Every result says `isError` and carries the outcome; rejections and
+/// unknown outcomes are errors.
 fn result(outcome: &Outcome) -> Result<CallToolResult, ErrorData> {
     let json = serde_json::to_value(outcome)
         .map_err(|e| ErrorData::internal_error(format!("cannot encode: {e}"), None))?;
-    let content = vec![ContentBlock::text(json.to_string())];
-    let mut r = if outcome.ok {
-        CallToolResult::success(content)
-    } else {
-        CallToolResult::error(content)
-    };
-    r.structured_content = Some(json);
-    Ok(r)
+    Ok(crate::mcp::structured(json, !outcome.ok))
 }
 
 impl ServerHandler for Adapter {

@@ -47,6 +47,8 @@ pub struct Runner<B: ratatui::backend::Backend> {
     _events_keepalive: Option<mpsc::UnboundedSender<BackendEvent>>,
     last_draw: Option<Instant>,
     dirty: bool,
+    /// Effects carried out whose result has not been applied yet.
+    in_flight: usize,
 }
 
 impl<B: ratatui::backend::Backend> Runner<B> {
@@ -68,6 +70,7 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             _events_keepalive: None,
             last_draw: None,
             dirty: true,
+            in_flight: 0,
         }
     }
 
@@ -79,6 +82,12 @@ impl<B: ratatui::backend::Backend> Runner<B> {
     /// Where terminal input (or a test) sends messages.
     pub fn sender(&self) -> mpsc::UnboundedSender<Msg> {
         self.tx.clone()
+    }
+
+    /// No effect is running and no message waits: the state is settled
+    /// until something new happens (tests wait for this).
+    pub fn idle(&self) -> bool {
+        self.in_flight == 0 && self.rx.is_empty()
     }
 
     /// Applies one message now (tests drive the TUI this way).
@@ -143,6 +152,9 @@ impl<B: ratatui::backend::Backend> Runner<B> {
         };
         match next {
             Next::Msg(msg) => {
+                if matches!(msg, Msg::Loaded(_)) {
+                    self.in_flight = self.in_flight.saturating_sub(1);
+                }
                 let fx = update(&mut self.app, msg, Instant::now());
                 self.after(fx);
             }
@@ -206,6 +218,9 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             && ext.effect(&mut self.app, &effect)
         {
             return;
+        }
+        if effect != Effect::Revoke {
+            self.in_flight += 1;
         }
         let backend = self.backend.clone();
         let tx = self.tx.clone();

@@ -149,10 +149,13 @@ async fn shared_tui() -> Harness {
     .with_extension(Box::new(share));
     let input = runner.sender();
     let state = Arc::new(std::sync::Mutex::new(runner.app.clone()));
+    let idle = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mirror = state.clone();
+    let idle_mirror = idle.clone();
     tokio::spawn(async move {
         while runner.step().await {
             *mirror.lock().unwrap() = runner.app.clone();
+            idle_mirror.store(runner.idle(), std::sync::atomic::Ordering::SeqCst);
         }
         *mirror.lock().unwrap() = runner.app.clone();
     });
@@ -167,7 +170,11 @@ async fn shared_tui() -> Harness {
         state,
         _tmp: tmp,
     };
-    h.wait(|app| app.loaded && app.sessions.len() == 2).await;
+    // Settled: the first loads are applied, so the revision holds still.
+    h.wait(|app| {
+        app.loaded && app.sessions.len() == 2 && idle.load(std::sync::atomic::Ordering::SeqCst)
+    })
+    .await;
     h
 }
 
