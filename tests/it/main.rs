@@ -20,6 +20,7 @@ mod http_binary;
 mod http_support;
 mod mcp;
 mod share;
+mod tidy;
 mod tui;
 mod tui_live;
 mod tui_support;
