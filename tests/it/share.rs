@@ -30,6 +30,8 @@ struct Gated {
     inner: Local,
     gate: Arc<Notify>,
     gated: Arc<std::sync::atomic::AtomicBool>,
+    /// How many calls are waiting at the gate.
+    held: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Backend for Gated {
@@ -39,7 +41,11 @@ impl Backend for Gated {
     fn sessions(&self) -> Reply<'_, Vec<quire::core::events::SessionSummary>> {
         Box::pin(async move {
             if self.gated.load(std::sync::atomic::Ordering::SeqCst) {
-                self.gate.notified().await;
+                // Registered before it is counted, so a test that saw the
+                // count cannot open the gate too early.
+                let opened = self.gate.notified();
+                self.held.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                opened.await;
             }
             self.inner.sessions().await
         })
@@ -116,6 +122,7 @@ struct Harness {
     input: mpsc::UnboundedSender<Msg>,
     gate: Arc<Notify>,
     gated: Arc<std::sync::atomic::AtomicBool>,
+    held: Arc<std::sync::atomic::AtomicUsize>,
     state: Arc<std::sync::Mutex<App>>,
     _tmp: tempfile::TempDir,
 }
@@ -132,10 +139,12 @@ async fn shared_tui() -> Harness {
     let b = core.session("Beta");
     let gate = Arc::new(Notify::new());
     let gated = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let held = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let backend: Arc<dyn Backend> = Arc::new(Gated {
         inner: Local::new(core.core.clone()),
         gate: gate.clone(),
         gated: gated.clone(),
+        held: held.clone(),
     });
     let share = Share::start_in(backend.clone(), tmp.path()).unwrap();
     let endpoint_path = share.endpoint_file();
@@ -167,6 +176,7 @@ async fn shared_tui() -> Harness {
         input,
         gate,
         gated,
+        held,
         state,
         _tmp: tmp,
     };
@@ -378,6 +388,16 @@ async fn revoke_during_validation_fences_the_navigation() {
         "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"],
         "sessionId": h.sessions[0], "requestId": Uuid::new_v4(), "deadlineMs": 10_000 } });
     c.send_line(frame.to_string().as_bytes()).await;
+    // Typing bumps the revision, so wait until the request is past the
+    // revision check and held at the gate before touching the keyboard.
+    let end = Instant::now() + Duration::from_secs(30);
+    while h.held.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+        assert!(
+            Instant::now() < end,
+            "the validation never reached the gate"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
     // Revoke from the command line while the validation waits at the gate.
     h.key(KeyCode::Char(':'));
     for ch in "tui-mcp-revoke".chars() {
