@@ -225,8 +225,8 @@ fn welcome(frame: &mut Frame, area: Rect) {
         Line::raw(""),
         Line::raw("There are no projects yet."),
         Line::raw(""),
-        Line::raw("  Create one:   type  /new My comic  and press Enter"),
-        Line::raw("  Open one:     type  /open /path/to/project  and press Enter"),
+        Line::raw("Create one:  type  /new My comic            and press Enter"),
+        Line::raw("Open one:    type  /open /path/to/project   and press Enter"),
         Line::raw(""),
         Line::raw("Then stage pages with  /attach page1.png  (or a .txt file) and  /import  them,"),
         Line::raw("and run engines with  /run pseudo-translate qa."),
@@ -528,8 +528,12 @@ fn bottom_line(app: &App, frame: &mut Frame, area: Rect) {
 fn hints(app: &App, frame: &mut Frame, area: Rect) {
     let text = if app.exit_overlay {
         "y quit · n stay"
-    } else if app.modal.is_some() {
-        "y/Enter confirm · n/Esc cancel · ? closes help"
+    } else if let Some(modal) = &app.modal {
+        match modal {
+            Modal::Help => "Esc, ? or Enter closes help",
+            Modal::Confirm { .. } => "y/Enter confirm · n/Esc cancel",
+            Modal::Approval { .. } => "y/Enter run these commands · n/Esc do not run",
+        }
     } else if app.edit.is_some() {
         "Enter save · Esc drop · ←/→ move · Ctrl-u clear"
     } else if app.input.is_some() {
