@@ -149,11 +149,13 @@ impl Adapter {
                     }
                 }
             }
-            // Connection gone: every waiter learns it (its sender drops).
+            // Connection gone. The slot empties first, so a caller that
+            // learns of the loss (its sender drops) and calls again
+            // reconnects instead of writing into the dead connection.
+            *conn_slot.lock().await = None;
             if let Ok(mut p) = readers.lock() {
                 p.clear();
             }
-            *conn_slot.lock().await = None;
         });
         *guard = Some(Conn {
             write,

@@ -17,7 +17,7 @@ use quire::tui::run::Runner;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::sync::{Notify, mpsc};
 use uuid::Uuid;
@@ -205,6 +205,16 @@ impl Harness {
         self.input
             .send(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)))
             .unwrap();
+    }
+
+    /// Types `:tui-mcp-revoke` and waits until sharing has ended.
+    async fn revoke(&self) {
+        self.key(KeyCode::Char(':'));
+        for ch in "tui-mcp-revoke".chars() {
+            self.key(KeyCode::Char(ch));
+        }
+        self.key(KeyCode::Enter);
+        self.wait(|app| app.share.is_none()).await;
     }
 
     async fn connect(&self) -> Client {
@@ -399,12 +409,7 @@ async fn revoke_during_validation_fences_the_navigation() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     // Revoke from the command line while the validation waits at the gate.
-    h.key(KeyCode::Char(':'));
-    for ch in "tui-mcp-revoke".chars() {
-        h.key(KeyCode::Char(ch));
-    }
-    h.key(KeyCode::Enter);
-    h.wait(|app| app.share.is_none()).await;
+    h.revoke().await;
     h.gate.notify_waiters();
     h.gated.store(false, std::sync::atomic::Ordering::SeqCst);
     // Either a `revoked` answer or a closed connection: both are final.
@@ -595,46 +600,101 @@ async fn fake_tui(
     (ep, root, seen)
 }
 
-/// Calls `select_session` through a real `quire mcp tui` adapter.
-async fn adapter_select(endpoint: &std::path::Path) -> Value {
-    use tokio::process::Command;
-    let mut child = Command::new(crate::harness::BIN)
-        .args([
-            "mcp",
-            "tui",
-            "--endpoint",
-            endpoint.to_str().unwrap(),
-            "--deadline-ms",
-            "300",
-        ])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = async |v: Value| {
-        stdin.write_all(format!("{v}\n").as_bytes()).await.unwrap();
-    };
-    send(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } } })).await;
-    send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
-    send(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "select_session", "arguments": {
-        "instance": Uuid::new_v4(), "generation": 1, "revision": 1,
-        "sessionId": SessionId::new(), "requestId": Uuid::new_v4() } } })).await;
-    loop {
-        let line = tokio::time::timeout(Duration::from_secs(30), out.next_line())
-            .await
-            .unwrap()
-            .unwrap()
+/// A real `quire mcp tui` adapter process, spoken to as an MCP client.
+struct AdapterProc {
+    child: tokio::process::Child,
+    stdin: tokio::process::ChildStdin,
+    out: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+    next: u64,
+}
+
+impl AdapterProc {
+    async fn start(endpoint: &std::path::Path, deadline_ms: u64) -> AdapterProc {
+        let mut child = tokio::process::Command::new(crate::harness::BIN)
+            .args(["mcp", "tui", "--endpoint", endpoint.to_str().unwrap()])
+            .args(["--deadline-ms", &deadline_ms.to_string()])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
             .unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["id"] == 2 {
-            return v["result"].clone();
+        let stdin = child.stdin.take().unwrap();
+        let out = BufReader::new(child.stdout.take().unwrap()).lines();
+        let mut a = AdapterProc {
+            child,
+            stdin,
+            out,
+            next: 1,
+        };
+        let init = a
+            .rpc(
+                "initialize",
+                json!({ "protocolVersion": "2025-06-18", "capabilities": {},
+                        "clientInfo": { "name": "t", "version": "1" } }),
+            )
+            .await;
+        assert!(init["result"]["serverInfo"].is_object(), "{init}");
+        a.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+            .await;
+        a
+    }
+
+    async fn send(&mut self, v: Value) {
+        self.stdin
+            .write_all(format!("{v}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+
+    /// One JSON-RPC request; every line before its answer must be a
+    /// protocol frame too.
+    async fn rpc(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        self.send(json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }))
+            .await;
+        loop {
+            let line = tokio::time::timeout(Duration::from_secs(30), self.out.next_line())
+                .await
+                .expect("the adapter answers in time")
+                .unwrap()
+                .expect("the adapter is still running");
+            let v: Value = serde_json::from_str(&line).expect("stdout holds only JSON-RPC");
+            assert_eq!(v["jsonrpc"], "2.0", "{v}");
+            if v["id"] == id {
+                return v;
+            }
         }
     }
+
+    /// A tool call's result (`isError` plus `structuredContent`).
+    async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let r = self
+            .rpc(
+                "tools/call",
+                json!({ "name": tool, "arguments": arguments }),
+            )
+            .await;
+        r["result"].clone()
+    }
+
+    async fn select(&mut self, ctx: &Value, session: SessionId) -> Value {
+        self.call(
+            "select_session",
+            json!({
+                "instance": ctx["instance"], "generation": ctx["generation"],
+                "revision": ctx["revision"], "sessionId": session, "requestId": Uuid::new_v4() }),
+        )
+        .await
+    }
+}
+
+/// Calls `select_session` through a real adapter with a 300 ms deadline.
+async fn adapter_select(endpoint: &std::path::Path) -> Value {
+    let mut a = AdapterProc::start(endpoint, 300).await;
+    let ctx = json!({ "instance": Uuid::new_v4(), "generation": 1, "revision": 1 });
+    a.select(&ctx, SessionId::new()).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -668,4 +728,207 @@ async fn a_connection_lost_after_sending_is_outcome_unknown() {
         1,
         "sent once, no retry"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_adapters_share_one_endpoint() {
+    let h = shared_tui().await;
+    let (mut a, mut b) = tokio::join!(
+        AdapterProc::start(&h.endpoint_path, 5000),
+        AdapterProc::start(&h.endpoint_path, 5000)
+    );
+    // Both read at the same time and see the same view.
+    let (ra, rb) = tokio::join!(
+        a.call("get_view_context", json!({})),
+        b.call("get_view_context", json!({}))
+    );
+    assert_eq!(ra["isError"], false, "{ra}");
+    assert_eq!(
+        ra["structuredContent"]["context"], rb["structuredContent"]["context"],
+        "one TUI, one view"
+    );
+    // One navigates; the other sees it and navigates from there.
+    let ctx = ra["structuredContent"]["context"].clone();
+    let moved = a.select(&ctx, h.sessions[0]).await;
+    assert_eq!(moved["isError"], false, "{moved}");
+    let seen = b.call("get_view_context", json!({})).await;
+    let ctx = &seen["structuredContent"]["context"];
+    assert_eq!(ctx["sessionId"], h.sessions[0].to_string(), "{seen}");
+    assert_eq!(ctx["navigationsUsed"], 1);
+    let moved = b.select(ctx, h.sessions[1]).await;
+    assert_eq!(moved["isError"], false, "{moved}");
+    h.wait(|app| app.route == Route::Session(h.sessions[1]))
+        .await;
+    // A's view is stale now: refused, with the current context attached.
+    let stale = a.select(&ctx.clone(), h.sessions[0]).await;
+    assert_eq!(stale["isError"], true);
+    assert_eq!(
+        stale["structuredContent"]["code"], "stale_revision",
+        "{stale}"
+    );
+    assert_eq!(
+        stale["structuredContent"]["context"]["sessionId"],
+        h.sessions[1].to_string()
+    );
+}
+
+#[test]
+fn an_adapter_for_a_crashed_tui_fails_at_start() {
+    let s = crate::harness::Sandbox::new();
+    // What a crashed TUI leaves behind: its private directory, the
+    // endpoint file, and a socket file that no one listens on.
+    let root = tempfile::Builder::new()
+        .prefix("qc")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let ep = quire::share::endpoint::Endpoint::create(root.path()).unwrap();
+    drop(std::os::unix::net::UnixListener::bind(&ep.socket).unwrap());
+    assert!(ep.socket.exists());
+    let endpoint = ep.file.to_str().unwrap();
+    s.quire()
+        .args(["mcp", "tui", "--endpoint", endpoint])
+        .run()
+        .fails(1, &["cannot reach the shared TUI", "still running"]);
+    // The socket file gone as well.
+    std::fs::remove_file(&ep.socket).unwrap();
+    s.quire()
+        .args(["mcp", "tui", "--endpoint", endpoint])
+        .run()
+        .fails(1, &["cannot reach the shared TUI"]);
+    assert!(ep.file.exists(), "the adapter deletes nothing");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_adapter_outlives_its_tui_and_says_nothing_happened() {
+    let h = shared_tui().await;
+    let mut a = AdapterProc::start(&h.endpoint_path, 5000).await;
+    let r = a.call("get_view_context", json!({})).await;
+    assert_eq!(r["isError"], false, "{r}");
+    let ctx = r["structuredContent"]["context"].clone();
+    h.revoke().await;
+    assert!(!h.endpoint_path.exists());
+    // The read fails as a tool result, not a crash of the adapter.
+    let r = a.call("get_view_context", json!({})).await;
+    assert_eq!(r["isError"], true, "{r}");
+    let code = r["structuredContent"]["code"].as_str().unwrap();
+    assert!(code == "not_connected" || code == "connection_lost", "{r}");
+    // A navigation cannot be sent: definitive, nothing happened.
+    let r = a.select(&ctx, h.sessions[0]).await;
+    assert_eq!(r["structuredContent"]["code"], "not_connected", "{r}");
+    assert!(
+        r["structuredContent"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("nothing happened")
+    );
+    assert_eq!(h.state.lock().unwrap().route, Route::Home);
+    // Still a working MCP server.
+    let tools = a.rpc("tools/list", json!({})).await;
+    assert_eq!(tools["result"]["tools"].as_array().unwrap().len(), 2);
+    drop(a.stdin);
+    let status = tokio::time::timeout(Duration::from_secs(30), a.child.wait())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(status.success(), "closing stdin ends the adapter: {status}");
+}
+
+/// A small deterministic generator for the fuzz test (xorshift64*).
+struct Noise(u64);
+
+impl Noise {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// `len` random bytes with no newline in them.
+    fn bytes(&mut self, len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|_| match self.next() as u8 {
+                b'\n' => b'?',
+                b => b,
+            })
+            .collect()
+    }
+
+    fn below(&mut self, n: u64) -> usize {
+        (self.next() % n) as usize
+    }
+}
+
+/// Writes everything, ignoring a peer that already hung up.
+async fn spray(stream: &mut UnixStream, bytes: &[u8]) {
+    let _ = stream.write_all(bytes).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_bytes_and_huge_frames_never_hurt_the_tui() {
+    let h = shared_tui().await;
+    let mut good = h.connect().await;
+    let before = good.context().await;
+    let mut noise = Noise(0x9E37_79B9_7F4A_7C15);
+    // Before the greeting: garbage of every size, with and without a line
+    // end. The TUI closes each connection without a word.
+    let mut strangers = Vec::new();
+    for i in 0..24 {
+        let mut stream = UnixStream::connect(&h.endpoint.socket).await.unwrap();
+        let len = match i % 4 {
+            0 => noise.below(64),
+            1 => noise.below(4096),
+            2 => 64 * 1024 + noise.below(64 * 1024),
+            _ => 1 + noise.below(16),
+        };
+        let mut bytes = noise.bytes(len);
+        if i % 3 != 2 {
+            bytes.push(b'\n');
+        }
+        spray(&mut stream, &bytes).await;
+        strangers.push(stream);
+    }
+    // Meanwhile the good client keeps being answered.
+    assert_eq!(good.context().await["revision"], before["revision"]);
+    for mut stream in strangers {
+        let mut rest = Vec::new();
+        let read = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut rest))
+            .await
+            .expect("an unauthenticated connection is closed in time");
+        assert!(
+            read.is_err() || rest.is_empty(),
+            "an unauthenticated connection got {:?}",
+            String::from_utf8_lossy(&rest)
+        );
+    }
+    // After the greeting: every random line gets exactly one error reply
+    // and the connection lives on.
+    let mut greeted = h.connect().await;
+    for _ in 0..20 {
+        let lines = 1 + noise.below(5);
+        let mut bytes = Vec::new();
+        for _ in 0..lines {
+            let len = match noise.below(10) {
+                0 => 64 * 1024 + 1 + noise.below(256 * 1024),
+                _ => noise.below(2048),
+            };
+            bytes.extend(noise.bytes(len));
+            bytes.push(b'\n');
+        }
+        greeted.writer.write_all(&bytes).await.unwrap();
+        for _ in 0..lines {
+            let reply = greeted.read().await.expect("the connection stays open");
+            let code = reply["error"]["code"].as_str().unwrap_or_default();
+            assert!(
+                code == "bad_request" || code == "frame_too_large",
+                "{reply}"
+            );
+        }
+        assert_eq!(greeted.context().await["route"], "home");
+    }
+    // Nothing moved, and both clients (and a new one) are still served.
+    let after = good.context().await;
+    assert_eq!(after["revision"], before["revision"], "{after}");
+    assert_eq!(after["navigationsUsed"], 0);
+    assert_eq!(h.connect().await.context().await["route"], "home");
 }
