@@ -287,6 +287,9 @@ pub enum Msg {
     Loaded(Loaded),
     /// The redraw/recent-input clock.
     Tick,
+    /// The OS asked the process to stop (SIGTERM, SIGHUP, SIGINT): quit at
+    /// once, without asking, saving projects and restoring the terminal.
+    Terminate,
 }
 
 /// Results of effects.

@@ -63,6 +63,8 @@ pub async fn run(
     if let Some(ext) = extension {
         runner = runner.with_extension(ext);
     }
+    // From here on a signal quits through the loop like `q` does.
+    let signals = tokio::spawn(forward_signals(runner.sender()));
     let tx = runner.sender();
     let input = tokio::spawn(async move {
         let mut events = crossterm::event::EventStream::new();
@@ -82,5 +84,45 @@ pub async fn run(
     });
     runner.run().await;
     input.abort();
+    signals.abort();
     Ok(())
+}
+
+/// Turns SIGTERM, SIGHUP and SIGINT into `Msg::Terminate`, so `kill` or a
+/// closed terminal window still saves projects and restores the terminal.
+/// (Ctrl-C in raw mode is a key, not a signal.) The handlers are installed
+/// by the call, before the returned future first runs.
+fn forward_signals(
+    tx: tokio::sync::mpsc::UnboundedSender<Msg>,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    let signals = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        )
+    };
+    async move {
+        #[cfg(unix)]
+        {
+            let (Ok(mut term), Ok(mut hup), Ok(mut int)) = signals else {
+                tracing::warn!("cannot install signal handlers");
+                return;
+            };
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = hup.recv() => {}
+                _ = int.recv() => {}
+            }
+            tracing::info!("signal received: quitting");
+            let _ = tx.send(Msg::Terminate);
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tx;
+            std::future::pending::<()>().await;
+        }
+    }
 }

@@ -49,6 +49,10 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         Msg::Backend(event) => backend_event(app, event, &mut fx),
         Msg::Loaded(loaded) => on_loaded(app, loaded, &mut fx),
         Msg::Tick => {}
+        Msg::Terminate => {
+            app.exit_overlay = false;
+            app.quit = true;
+        }
     }
     if changes {
         app.revision += 1;

@@ -48,6 +48,18 @@ fn readiness_is_notified_to_systemd() {
     assert!(server.terminate().success());
 }
 
+#[test]
+fn a_sigterm_right_after_the_serving_line_is_graceful() {
+    // The signal handlers exist before the serving line is printed, so a
+    // service manager may stop quire the moment it is up.
+    let s = Sandbox::new();
+    for _ in 0..10 {
+        let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+        let status = server.terminate();
+        assert!(status.success(), "{status}");
+    }
+}
+
 async fn json_post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
     let r = client.post(url).json(&body).send().await.unwrap();
     crate::http_support::decode(r).await

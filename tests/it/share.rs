@@ -23,6 +23,9 @@ use tokio::sync::{Notify, mpsc};
 use uuid::Uuid;
 
 use crate::core_support::TestCore;
+use crate::http_support::Binary;
+use quire::config::secret::Secret;
+use quire::tui::remote::Remote;
 
 /// A backend whose `sessions()` waits until the test opens the gate, so a
 /// validation can be caught in flight.
@@ -146,14 +149,53 @@ async fn shared_tui() -> Harness {
         gated: gated.clone(),
         held: held.clone(),
     });
-    let share = Share::start_in(backend.clone(), tmp.path()).unwrap();
+    let live = share_live(
+        backend,
+        App::new("this workspace".into(), false),
+        tmp.path(),
+    );
+    let idle = live.idle.clone();
+    let h = Harness {
+        _core: core,
+        sessions: vec![a, b],
+        endpoint: live.endpoint,
+        endpoint_path: live.endpoint_path,
+        input: live.input,
+        gate,
+        gated,
+        held,
+        state: live.state,
+        _tmp: tmp,
+    };
+    // Settled: the first loads are applied, so the revision holds still.
+    h.wait(|app| {
+        app.loaded && app.sessions.len() == 2 && idle.load(std::sync::atomic::Ordering::SeqCst)
+    })
+    .await;
+    h
+}
+
+/// A running shared TUI loop: its endpoint, its input, and a mirror of its
+/// state after every step.
+struct Live {
+    endpoint: EndpointFile,
+    endpoint_path: std::path::PathBuf,
+    input: mpsc::UnboundedSender<Msg>,
+    state: Arc<std::sync::Mutex<App>>,
+    idle: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Runs `app` over `backend` in a `TestBackend` terminal, shared with an
+/// endpoint under `root`.
+fn share_live(backend: Arc<dyn Backend>, app: App, root: &std::path::Path) -> Live {
+    let share = Share::start_in(backend.clone(), root).unwrap();
     let endpoint_path = share.endpoint_file();
     let endpoint: EndpointFile =
         serde_json::from_slice(&std::fs::read(&endpoint_path).unwrap()).unwrap();
     let mut runner = Runner::new(
         Terminal::new(TestBackend::new(100, 30)).unwrap(),
         backend,
-        App::new("this workspace".into(), false),
+        app,
     )
     .with_extension(Box::new(share));
     let input = runner.sender();
@@ -168,37 +210,30 @@ async fn shared_tui() -> Harness {
         }
         *mirror.lock().unwrap() = runner.app.clone();
     });
-    let h = Harness {
-        _core: core,
-        sessions: vec![a, b],
+    Live {
         endpoint,
         endpoint_path,
         input,
-        gate,
-        gated,
-        held,
         state,
-        _tmp: tmp,
-    };
-    // Settled: the first loads are applied, so the revision holds still.
-    h.wait(|app| {
-        app.loaded && app.sessions.len() == 2 && idle.load(std::sync::atomic::Ordering::SeqCst)
-    })
-    .await;
-    h
+        idle,
+    }
+}
+
+/// Waits until the mirrored state satisfies `done` (deadline 30 s).
+async fn wait_state(state: &std::sync::Mutex<App>, mut done: impl FnMut(&App) -> bool) {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        if done(&state.lock().unwrap()) {
+            return;
+        }
+        assert!(Instant::now() < end, "condition never held");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 impl Harness {
-    async fn wait(&self, mut done: impl FnMut(&App) -> bool) {
-        let end = Instant::now() + Duration::from_secs(30);
-        loop {
-            if done(&self.state.lock().unwrap()) {
-                return;
-            }
-            assert!(Instant::now() < end, "condition never held");
-            tokio::task::yield_now().await;
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+    async fn wait(&self, done: impl FnMut(&App) -> bool) {
+        wait_state(&self.state, done).await;
     }
 
     fn key(&self, code: KeyCode) {
@@ -931,4 +966,102 @@ async fn random_bytes_and_huge_frames_never_hurt_the_tui() {
     assert_eq!(after["revision"], before["revision"], "{after}");
     assert_eq!(after["navigationsUsed"], 0);
     assert_eq!(h.connect().await.context().await["route"], "home");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() {
+    const TOKEN: &str = "attach-secret-5f1e0c9a";
+    let s = crate::harness::Sandbox::new();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let env = [("QUIRE_SERVER__TOKEN", TOKEN)];
+    let server = Binary::start(&s, &["--headless", "--port", &port], &env);
+    let http = reqwest::Client::new();
+    let mut paths = Vec::new();
+    for name in ["Alpha", "Beta"] {
+        let session: Value = http
+            .post(format!("{}/api/v1/projects", server.url))
+            .bearer_auth(TOKEN)
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        paths.push(session["path"].as_str().unwrap().to_owned());
+    }
+    let tmp = tempfile::Builder::new()
+        .prefix("qa")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let remote = Remote::new(&server.url, Secret::new(TOKEN)).unwrap();
+    let live = share_live(
+        Arc::new(remote),
+        App::new(server.url.clone(), true),
+        tmp.path(),
+    );
+    let idle = live.idle.clone();
+    wait_state(&live.state, |app| {
+        app.loaded
+            && app.connected
+            && app.sessions.len() == 2
+            && idle.load(std::sync::atomic::Ordering::SeqCst)
+    })
+    .await;
+    let file = std::fs::read_to_string(&live.endpoint_path).unwrap();
+    assert!(!file.contains(TOKEN), "the server token is not in {file}");
+
+    let mut c = Client::raw(&live.endpoint.socket).await;
+    let hello = json!({ "token": live.endpoint.token, "client": "test", "protocol": 1 });
+    c.request("hello", hello.clone()).await.expect("greeted");
+    let ctx = quiet_context(&mut c).await;
+    assert_eq!(ctx["ready"], true, "{ctx}");
+    // A session the server does not know is refused by the server.
+    let r = c.select(&ctx, SessionId::new(), Uuid::new_v4()).await;
+    assert_eq!(r["code"], "unknown_session", "{r}");
+    // That rejection moved the bar's count, and so the revision.
+    let ctx = quiet_context(&mut c).await;
+    let target: SessionId = live.state.lock().unwrap().sessions[1].id;
+    let r = c.select(&ctx, target, Uuid::new_v4()).await;
+    assert_eq!(r["ok"], true, "{r}");
+    assert!(!r.to_string().contains(TOKEN));
+    wait_state(&live.state, |app| app.route == Route::Session(target)).await;
+
+    // The server goes away: the view says so and navigation waits.
+    assert!(server.terminate().success());
+    wait_state(&live.state, |app| !app.connected).await;
+    let down = quiet_context(&mut c).await;
+    assert_eq!(down["ready"], false, "{down}");
+    assert!(
+        down["blockedReasons"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("backend_disconnected")),
+        "{down}"
+    );
+    let r = c.select(&down, target, Uuid::new_v4()).await;
+    assert_eq!(r["code"], "navigation_blocked", "{r}");
+
+    // It comes back: a new backend generation, so old contexts are stale.
+    let path = paths[0].clone();
+    let _again = Binary::start(
+        &s,
+        &["--headless", "--port", &port, "--project", &path],
+        &env,
+    );
+    wait_state(&live.state, |app| app.connected && app.loaded).await;
+    let up = quiet_context(&mut c).await;
+    assert_eq!(
+        up["generation"].as_u64().unwrap(),
+        down["generation"].as_u64().unwrap() + 1,
+        "{up}"
+    );
+    assert_eq!(up["instance"], ctx["instance"], "same endpoint");
+    let r = c.select(&down, target, Uuid::new_v4()).await;
+    assert_eq!(r["code"], "stale_identity", "{r}");
 }

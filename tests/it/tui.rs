@@ -452,6 +452,16 @@ fn q_quits_at_once_when_nothing_runs() {
 }
 
 #[test]
+fn a_signal_quits_without_asking_even_while_a_job_runs() {
+    let mut app = session_app();
+    app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
+    update(&mut app, key(KeyCode::Char('q')), Instant::now());
+    assert!(app.exit_overlay && !app.quit, "a person is asked");
+    update(&mut app, Msg::Terminate, Instant::now());
+    assert!(app.quit && !app.exit_overlay, "the OS is not");
+}
+
+#[test]
 fn workspace_events_update_the_view() {
     let mut app = session_app();
     let fx = update(

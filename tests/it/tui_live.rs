@@ -143,7 +143,7 @@ impl Tmux {
             return None;
         }
         let env = format!(
-            "env -i PATH={} HOME={} XDG_CONFIG_HOME={} XDG_DATA_HOME={} QUIRE_SYSTEM_CONFIG_DIR={} TERM=xterm-256color {BIN} {args}",
+            "exec env -i PATH={} HOME={} XDG_CONFIG_HOME={} XDG_DATA_HOME={} QUIRE_SYSTEM_CONFIG_DIR={} TERM=xterm-256color {BIN} {args}",
             std::env::var("PATH").unwrap_or_default(),
             s.path("home").display(),
             s.path("config").display(),
@@ -204,6 +204,15 @@ impl Tmux {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// A tmux format (`#{pane_pid}`, …) of the pane.
+    fn pane(&self, format: &str) -> String {
+        let out = Command::new("tmux")
+            .args(["display-message", "-p", "-t", &self.name, format])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
 
     fn alive(&self) -> bool {
@@ -334,4 +343,60 @@ fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
     tmux.wait_for("sharing revoked");
     assert!(!std::path::Path::new(&endpoint).exists());
     tmux.keys(&["q"]);
+}
+
+#[test]
+fn a_signal_quits_cleanly_saving_projects_and_the_terminal() {
+    let s = Sandbox::new();
+    let name = format!("quire-sig-{}", std::process::id());
+    let Some(tmux) = Tmux::start(&s, &name) else {
+        return;
+    };
+    // Keep the pane after quire exits, to read the terminal it left.
+    assert!(
+        Command::new("tmux")
+            .args(["set-option", "-t", &name, "remain-on-exit", "on"])
+            .status()
+            .unwrap()
+            .success()
+    );
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line("/new Signal comic");
+    tmux.wait_for("Signal comic · epoch 0");
+    let page = s.write("page1.txt", "One.\n\nTwo.\n");
+    tmux.type_line(&format!("/attach {}", page.display()));
+    tmux.wait_for("staged:");
+    tmux.type_line("/import");
+    tmux.wait_for("page1 (2)");
+    assert_eq!(
+        tmux.pane("#{alternate_on}"),
+        "1",
+        "the TUI uses the alternate screen"
+    );
+    let pid = tmux.pane("#{pane_pid}");
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let end = Instant::now() + Duration::from_secs(30);
+    while tmux.pane("#{pane_dead}") != "1" {
+        assert!(Instant::now() < end, "quire did not exit on SIGTERM");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(tmux.pane("#{pane_dead_status}"), "0", "a clean exit");
+    assert_eq!(
+        tmux.pane("#{alternate_on}"),
+        "0",
+        "the terminal left the alternate screen"
+    );
+    // The project was closed properly: its snapshot holds the page.
+    let scene: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(s.data_dir().join("projects/signal-comic/scene.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(scene["epoch"], 1, "{scene}");
+    assert_eq!(scene["scene"]["pages"].as_array().unwrap().len(), 1);
 }
