@@ -382,11 +382,21 @@ fn a_signal_quits_cleanly_saving_projects_and_the_terminal() {
             .success()
     );
     let end = Instant::now() + Duration::from_secs(30);
-    while tmux.pane("#{pane_dead}") != "1" {
+    // tmux may see the pty close before it has reaped the process: wait
+    // for the exit status (or the signal that killed it) to be known.
+    let ended = loop {
+        let ended = tmux.pane("#{pane_dead_status}#{pane_dead_signal}");
+        if !ended.is_empty() {
+            break ended;
+        }
         assert!(Instant::now() < end, "quire did not exit on SIGTERM");
         std::thread::sleep(Duration::from_millis(50));
-    }
-    assert_eq!(tmux.pane("#{pane_dead_status}"), "0", "a clean exit");
+    };
+    assert_eq!(
+        tmux.pane("#{pane_dead_status}"),
+        "0",
+        "a clean exit, not {ended}"
+    );
     assert_eq!(
         tmux.pane("#{alternate_on}"),
         "0",
