@@ -786,16 +786,26 @@ async fn two_adapters_share_one_endpoint() {
     let ctx = ra["structuredContent"]["context"].clone();
     let moved = a.select(&ctx, h.sessions[0]).await;
     assert_eq!(moved["isError"], false, "{moved}");
-    let seen = b.call("get_view_context", json!({})).await;
-    let ctx = &seen["structuredContent"]["context"];
-    assert_eq!(ctx["sessionId"], h.sessions[0].to_string(), "{seen}");
+    // B waits, as an agent should, until the view has loaded (loading
+    // moves the revision).
+    let end = Instant::now() + Duration::from_secs(30);
+    let ctx = loop {
+        let seen = b.call("get_view_context", json!({})).await;
+        let ctx = seen["structuredContent"]["context"].clone();
+        assert_eq!(ctx["sessionId"], h.sessions[0].to_string(), "{seen}");
+        if ctx["ready"] == true && ctx["retryAfterMs"].is_null() {
+            break ctx;
+        }
+        assert!(Instant::now() < end, "the view never became ready: {seen}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    };
     assert_eq!(ctx["navigationsUsed"], 1);
-    let moved = b.select(ctx, h.sessions[1]).await;
+    let moved = b.select(&ctx, h.sessions[1]).await;
     assert_eq!(moved["isError"], false, "{moved}");
     h.wait(|app| app.route == Route::Session(h.sessions[1]))
         .await;
     // A's view is stale now: refused, with the current context attached.
-    let stale = a.select(&ctx.clone(), h.sessions[0]).await;
+    let stale = a.select(&ctx, h.sessions[0]).await;
     assert_eq!(stale["isError"], true);
     assert_eq!(
         stale["structuredContent"]["code"], "stale_revision",
