@@ -30,11 +30,14 @@ pub fn show(loaded: &Loaded, name: &str, out: &mut dyn Write) -> Result<(), Fail
     let mode = loaded.modes.get(name)?;
     let frontends: Vec<&str> = mode.frontends.iter().map(|f| f.name()).collect();
     writeln!(out, "name:        {}", mode.name).map_err(write_failed)?;
+    let kind = match mode.origin {
+        crate::modes::ModeOrigin::BuiltIn => "embedded in the binary",
+        ref other => other.kind(),
+    };
     writeln!(
         out,
-        "file:        {} ({})",
+        "file:        {} ({kind})",
         mode.origin.file(&mode.name),
-        mode.origin.kind()
     )
     .map_err(write_failed)?;
     writeln!(out, "frontends:   {}", frontends.join(", ")).map_err(write_failed)?;

@@ -134,7 +134,7 @@ fn modes_show_prints_file_frontends_and_overlay() {
         .args(["modes", "show", "headless"])
         .run()
         .success()
-        .stdout_has("file:        built-in modes/headless.toml (built-in)")
+        .stdout_has("file:        built-in modes/headless.toml (embedded in the binary)")
         .stdout_has("frontends:   http, mcp-http")
         .stdout_has("server.port = 4096");
     s.quire()
