@@ -266,6 +266,17 @@ impl Drop for Binary {
     }
 }
 
+/// A loopback port that was free a moment ago, for a server that must
+/// come back on the same port after a restart.
+pub fn free_port() -> String {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string()
+}
+
 impl Binary {
     /// Starts `quire ARGS` and waits for its `quire: serving` line.
     pub fn start(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Binary {

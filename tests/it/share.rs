@@ -982,12 +982,7 @@ async fn random_bytes_and_huge_frames_never_hurt_the_tui() {
 async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() {
     const TOKEN: &str = "attach-secret-5f1e0c9a";
     let s = crate::harness::Sandbox::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
+    let port = crate::http_support::free_port();
     let env = [("QUIRE_SERVER__TOKEN", TOKEN)];
     let server = Binary::start(&s, &["--headless", "--port", &port], &env);
     let http = reqwest::Client::new();

@@ -33,12 +33,7 @@ fn screen(runner: &Runner<TestBackend>) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attach_mode_survives_a_server_restart() {
     let s = Sandbox::new();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
+    let port = crate::http_support::free_port();
     let server = Binary::start(&s, &["--headless", "--port", &port], &[]);
     let client = reqwest::Client::new();
     let session: serde_json::Value = client
