@@ -71,39 +71,6 @@ fn core_for(loaded: &Loaded) -> Result<Core, Failure> {
     Ok(Core::new(CoreConfig::new(&loaded.config, &paths, mode)))
 }
 
-/// A future that resolves on SIGINT or SIGTERM. The handlers are installed
-/// when this is called, not when the future is first polled: a signal that
-/// arrives right after the serving line must still shut down gracefully.
-/// Call it inside the runtime.
-fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
-    #[cfg(unix)]
-    let signals = {
-        use tokio::signal::unix::{SignalKind, signal};
-        (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        )
-    };
-    async move {
-        #[cfg(unix)]
-        match signals {
-            (Ok(mut term), Ok(mut int)) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = int.recv() => {}
-                }
-            }
-            _ => {
-                tracing::warn!("cannot install signal handlers; waiting for Ctrl-C only");
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-    }
-}
-
 fn say(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
@@ -183,7 +150,7 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
     let runtime = runtime()?;
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
-        let served = serve_http(&core, &loaded, shutdown_signal()).await?;
+        let served = serve_http(&core, &loaded, crate::signals::stop_requested()).await?;
         if let Err(e) = open_at_start(&core, project).await {
             served.task.abort();
             return Err(e);
@@ -237,7 +204,7 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         let active = open_at_start(&core, project).await?;
         let served = tokio::select! {
             served = crate::mcp::serve_stdio(core.clone(), active) => served,
-            _ = shutdown_signal() => Ok(()),
+            _ = crate::signals::stop_requested() => Ok(()),
         };
         let closed = close_all(&core).await;
         served.context("MCP stdio server failed")?;

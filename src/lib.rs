@@ -11,6 +11,7 @@
 //! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`],
 //!   and [`share`] (a live TUI shared with an MCP client).
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
+//! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop.
 
 pub mod app;
 pub mod cli;
@@ -24,4 +25,5 @@ pub mod logging;
 pub mod mcp;
 pub mod modes;
 pub mod share;
+pub mod signals;
 pub mod tui;

@@ -88,41 +88,16 @@ pub async fn run(
     Ok(())
 }
 
-/// Turns SIGTERM, SIGHUP and SIGINT into `Msg::Terminate`, so `kill` or a
-/// closed terminal window still saves projects and restores the terminal.
-/// (Ctrl-C in raw mode is a key, not a signal.) The handlers are installed
-/// by the call, before the returned future first runs.
+/// Turns a stop signal into `Msg::Terminate`, so `kill` or a closed
+/// terminal window still saves projects and restores the terminal. (Ctrl-C
+/// in raw mode is a key, not a signal.) The handlers are installed by the
+/// call, before the returned future first runs.
 fn forward_signals(
     tx: tokio::sync::mpsc::UnboundedSender<Msg>,
 ) -> impl std::future::Future<Output = ()> + Send + 'static {
-    #[cfg(unix)]
-    let signals = {
-        use tokio::signal::unix::{SignalKind, signal};
-        (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-            signal(SignalKind::interrupt()),
-        )
-    };
+    let stop = crate::signals::stop_requested();
     async move {
-        #[cfg(unix)]
-        {
-            let (Ok(mut term), Ok(mut hup), Ok(mut int)) = signals else {
-                tracing::warn!("cannot install signal handlers");
-                return;
-            };
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = hup.recv() => {}
-                _ = int.recv() => {}
-            }
-            tracing::info!("signal received: quitting");
-            let _ = tx.send(Msg::Terminate);
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tx;
-            std::future::pending::<()>().await;
-        }
+        stop.await;
+        let _ = tx.send(Msg::Terminate);
     }
 }

@@ -49,14 +49,15 @@ fn readiness_is_notified_to_systemd() {
 }
 
 #[test]
-fn a_sigterm_right_after_the_serving_line_is_graceful() {
+fn a_stop_signal_right_after_the_serving_line_is_graceful() {
     // The signal handlers exist before the serving line is printed, so a
-    // service manager may stop quire the moment it is up.
+    // service manager may stop quire the moment it is up. SIGHUP (a closed
+    // terminal) stops it like SIGTERM and SIGINT do.
     let s = Sandbox::new();
-    for _ in 0..10 {
+    for signal in ["TERM", "INT", "HUP"].repeat(4) {
         let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
-        let status = server.terminate();
-        assert!(status.success(), "{status}");
+        let status = server.stop_with(signal);
+        assert!(status.success(), "SIG{signal}: {status}");
     }
 }
 

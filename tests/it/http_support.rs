@@ -326,9 +326,18 @@ impl Binary {
     }
 
     /// SIGTERM, then the exit status (within 30 s).
-    pub fn terminate(mut self) -> ExitStatus {
+    pub fn terminate(self) -> ExitStatus {
+        self.stop_with("TERM")
+    }
+
+    /// Sends `signal` (`TERM`, `INT`, `HUP`), then the exit status (within
+    /// 30 s).
+    pub fn stop_with(mut self, signal: &str) -> ExitStatus {
         let pid = self.child.id().to_string();
-        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
         let end = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
