@@ -45,8 +45,13 @@ struct Stdio_ {
 }
 
 fn spawn(data: &std::path::Path) -> Stdio_ {
+    spawn_with(data, &["mcp", "stdio", "-q"])
+}
+
+/// `quire ARGS` in the bench's sandbox, spoken to over stdin/stdout.
+fn spawn_with(data: &std::path::Path, args: &[&str]) -> Stdio_ {
     let mut child = Command::new(BIN)
-        .args(["mcp", "stdio", "-q"])
+        .args(args)
         .env("XDG_CONFIG_HOME", data.join("config"))
         .env("XDG_DATA_HOME", data.join("data"))
         .env("QUIRE_SYSTEM_CONFIG_DIR", data.join("etc"))
@@ -230,21 +235,10 @@ fn share_bench(data: &std::path::Path) {
         tokio::spawn(async move { while runner.step().await {} });
         endpoint
     });
-    let mut child = Command::new(BIN)
-        .args(["mcp", "tui", "--endpoint", endpoint.to_str().unwrap()])
-        .env("XDG_CONFIG_HOME", data.join("config"))
-        .env("XDG_DATA_HOME", data.join("data"))
-        .env("QUIRE_SYSTEM_CONFIG_DIR", data.join("etc"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut p = Stdio_ {
-        stdin: child.stdin.take().unwrap(),
-        stdout: BufReader::new(child.stdout.take().unwrap()),
-        child,
-    };
+    let mut p = spawn_with(
+        data,
+        &["mcp", "tui", "--endpoint", endpoint.to_str().unwrap()],
+    );
     p.send(INIT);
     p.answer(1);
     p.send(INITIALIZED);

@@ -529,27 +529,21 @@ async fn foreign_host_and_origin_are_refused_everywhere() {
         None,
     )
     .await;
+    let get_with = async |path: &str, header: &str, value: &str| {
+        let r = s
+            .client
+            .get(s.at(path))
+            .header(header, value)
+            .send()
+            .await
+            .unwrap();
+        crate::http_support::decode(r).await
+    };
     for path in ["/api/v1/meta", "/api/v1/events", "/mcp", "/healthz"] {
-        let r = s
-            .client
-            .get(s.at(path))
-            .header("Host", "evil.example")
-            .send()
-            .await
-            .unwrap();
-        assert_error(&crate::http_support::decode(r).await, 403, "forbidden_host");
-        let r = s
-            .client
-            .get(s.at(path))
-            .header("Origin", "https://evil.example")
-            .send()
-            .await
-            .unwrap();
-        assert_error(
-            &crate::http_support::decode(r).await,
-            403,
-            "forbidden_origin",
-        );
+        let r = get_with(path, "Host", "evil.example").await;
+        assert_error(&r, 403, "forbidden_host");
+        let r = get_with(path, "Origin", "https://evil.example").await;
+        assert_error(&r, 403, "forbidden_origin");
     }
     let r = s
         .client
@@ -561,30 +555,14 @@ async fn foreign_host_and_origin_are_refused_everywhere() {
         .unwrap();
     assert_eq!(r.status(), 403);
     assert!(s.core.sessions().is_empty(), "nothing was created");
-    let ok = s
-        .client
-        .get(s.at("/api/v1/meta"))
-        .header("Origin", "https://app.example")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(ok.status(), 200);
-    let ok = s
-        .client
-        .get(s.at("/api/v1/meta"))
-        .header("Host", "quire.lan:4096")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(ok.status(), 200);
-    let ok = s
-        .client
-        .get(s.at("/api/v1/meta"))
-        .header("Host", "localhost:1234")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(ok.status(), 200);
+    for (header, value) in [
+        ("Origin", "https://app.example"),
+        ("Host", "quire.lan:4096"),
+        ("Host", "localhost:1234"),
+    ] {
+        let (status, _) = get_with("/api/v1/meta", header, value).await;
+        assert_eq!(status, 200, "{header}: {value}");
+    }
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::harness::Sandbox;
-use crate::http_support::Binary;
+use crate::http_support::{Binary, json_post};
 
 #[test]
 fn a_public_bind_without_a_token_is_refused() {
@@ -59,11 +59,6 @@ fn a_stop_signal_right_after_the_serving_line_is_graceful() {
         let status = server.stop_with(signal);
         assert!(status.success(), "SIG{signal}: {status}");
     }
-}
-
-async fn json_post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
-    let r = client.post(url).json(&body).send().await.unwrap();
-    crate::http_support::decode(r).await
 }
 
 #[test]

@@ -159,6 +159,12 @@ pub async fn decode(r: reqwest::Response) -> (u16, Value) {
     (status, value)
 }
 
+/// POSTs `body` as JSON to `url`: status and JSON body.
+pub async fn json_post(client: &reqwest::Client, url: String, body: Value) -> (u16, Value) {
+    let r = client.post(url).json(&body).send().await.unwrap();
+    decode(r).await
+}
+
 /// Asserts an error status and code.
 #[track_caller]
 pub fn assert_error(got: &(u16, Value), status: u16, code: &str) {

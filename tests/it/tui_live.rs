@@ -16,7 +16,7 @@ use ratatui::backend::TestBackend;
 use serde_json::json;
 
 use crate::harness::{BIN, Sandbox};
-use crate::http_support::Binary;
+use crate::http_support::{Binary, json_post};
 
 fn screen(runner: &Runner<TestBackend>) -> String {
     let buffer = runner.terminal.backend().buffer();
@@ -36,22 +36,14 @@ async fn attach_mode_survives_a_server_restart() {
     let port = crate::http_support::free_port();
     let server = Binary::start(&s, &["--headless", "--port", &port], &[]);
     let client = reqwest::Client::new();
-    let session: serde_json::Value = client
-        .post(format!("{}/api/v1/projects", server.url))
-        .json(&json!({ "name": "Remote comic" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let url = format!("{}/api/v1/projects", server.url);
+    let (status, session) = json_post(&client, url, json!({ "name": "Remote comic" })).await;
+    assert_eq!(status, 200, "{session}");
     let path = session["path"].as_str().unwrap().to_owned();
-    client
-        .post(format!("{}/api/v1/pages", server.url))
-        .json(&json!({ "name": "p1", "text": "Hello\n\nBye" }))
-        .send()
-        .await
-        .unwrap();
+    let url = format!("{}/api/v1/pages", server.url);
+    let page = json!({ "name": "p1", "text": "Hello\n\nBye" });
+    let (status, body) = json_post(&client, url, page).await;
+    assert_eq!(status, 200, "{body}");
 
     let remote = Remote::new(&server.url, Secret::default()).unwrap();
     let app = App::new(server.url.clone(), true);
@@ -300,17 +292,12 @@ fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
         .unwrap()
         .to_owned();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let session: serde_json::Value = rt.block_on(async {
-        reqwest::Client::new()
-            .post(format!("{url}/api/v1/projects"))
-            .json(&json!({ "name": "Alpha" }))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    });
+    let (status, session) = rt.block_on(json_post(
+        &reqwest::Client::new(),
+        format!("{url}/api/v1/projects"),
+        json!({ "name": "Alpha" }),
+    ));
+    assert_eq!(status, 200, "{session}");
     let id = session["id"].as_str().unwrap().to_owned();
     tmux.wait_for("● Alpha");
     let script = concat!(

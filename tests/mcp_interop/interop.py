@@ -13,11 +13,12 @@ import os
 import re
 import sys
 
-import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
+
+from checks import check, run_checks
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 EXPECTED_TOOLS = {
@@ -25,11 +26,6 @@ EXPECTED_TOOLS = {
     "quire_redo", "quire_start_pipeline", "quire_list_sessions", "quire_get_scene",
     "quire_list_engines", "quire_get_job", "quire_cancel_job", "quire_export",
 }
-
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
 
 
 async def protocol_error(session, tool, args, code, message_part):
@@ -186,8 +182,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        anyio.run(main)
-    except AssertionError as e:
-        print(f"interop check failed: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_checks(main, "interop")

@@ -14,10 +14,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-
-def check(condition, what):
-    if not condition:
-        raise AssertionError(what)
+from checks import check, run_checks
 
 
 def outcome(result, what):
@@ -79,8 +76,4 @@ async def main():
 
 
 if __name__ == "__main__":
-    try:
-        anyio.run(main)
-    except AssertionError as e:
-        print(f"tui share check failed: {e}", file=sys.stderr)
-        sys.exit(1)
+    run_checks(main, "tui share")
