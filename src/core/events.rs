@@ -57,6 +57,32 @@ pub struct JobProgress {
     pub overall_percent: f64,
 }
 
+impl JobProgress {
+    /// The progress `event` reports for `job`, if it is that job's
+    /// `JobProgress`.
+    pub fn of(event: &Event, job: JobId) -> Option<JobProgress> {
+        match event {
+            Event::JobProgress {
+                job_id,
+                step,
+                step_index,
+                total_steps,
+                page,
+                total_pages,
+                overall_percent,
+            } if *job_id == job => Some(JobProgress {
+                step: step.clone(),
+                step_index: *step_index,
+                total_steps: *total_steps,
+                page: *page,
+                total_pages: *total_pages,
+                overall_percent: *overall_percent,
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// One step that failed (or found a problem) on one page.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -93,26 +119,12 @@ impl JobSummary {
     /// Updates the summary with a progress, warning or finish event of this
     /// job (other events are ignored).
     pub fn apply(&mut self, event: &Event) {
+        if let Some(progress) = JobProgress::of(event, self.id) {
+            self.status = JobStatus::Running;
+            self.progress = Some(progress);
+            return;
+        }
         match event {
-            Event::JobProgress {
-                job_id,
-                step,
-                step_index,
-                total_steps,
-                page,
-                total_pages,
-                overall_percent,
-            } if *job_id == self.id => {
-                self.status = JobStatus::Running;
-                self.progress = Some(JobProgress {
-                    step: step.clone(),
-                    step_index: *step_index,
-                    total_steps: *total_steps,
-                    page: *page,
-                    total_pages: *total_pages,
-                    overall_percent: *overall_percent,
-                });
-            }
             Event::JobWarning {
                 job_id,
                 page_index,

@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use self::tools::*;
-use crate::core::events::Event;
+use crate::core::events::{Event, JobProgress};
 use crate::core::export::ExportSpec;
 use crate::core::ids::SessionId;
 use crate::core::jobs::{Approval, PipelineSpec};
@@ -246,31 +246,28 @@ impl QuireMcp {
                 _ = ctx.ct.cancelled() => None,
             };
             let Some(envelope) = next else { break };
-            match &envelope.event {
-                Event::JobProgress {
-                    job_id,
-                    step,
-                    step_index,
-                    total_steps,
-                    page,
-                    total_pages,
-                    overall_percent,
-                } if *job_id == job => {
-                    if let Some(token) = &token {
-                        let message = format!(
-                            "{step} ({}/{total_steps}): page {page} of {total_pages}",
-                            step_index + 1
-                        );
-                        let _ = ctx
-                            .peer
-                            .notify_progress(
-                                ProgressNotificationParam::new(token.clone(), *overall_percent)
-                                    .with_total(100.0)
-                                    .with_message(message),
-                            )
-                            .await;
-                    }
+            if let Some(p) = JobProgress::of(&envelope.event, job) {
+                if let Some(token) = &token {
+                    let message = format!(
+                        "{} ({}/{}): page {} of {}",
+                        p.step,
+                        p.step_index + 1,
+                        p.total_steps,
+                        p.page,
+                        p.total_pages
+                    );
+                    let _ = ctx
+                        .peer
+                        .notify_progress(
+                            ProgressNotificationParam::new(token.clone(), p.overall_percent)
+                                .with_total(100.0)
+                                .with_message(message),
+                        )
+                        .await;
                 }
+                continue;
+            }
+            match &envelope.event {
                 Event::JobFinished { id, .. } if *id == job => break,
                 // Resynchronised after falling behind: the summary decides.
                 Event::Snapshot { .. }
