@@ -30,6 +30,7 @@ fn core(root: &Path, durability: Durability, snapshot_every_ops: u64, undo_limit
             durability,
             snapshot_every_ops,
             undo_limit,
+            max_op_bytes: 32 << 20,
         },
         mode: "bench".into(),
         engines: Default::default(),

@@ -221,6 +221,7 @@ fn share_bench(data: &std::path::Path) {
                 durability: quire::config::schema::Durability::Fsync,
                 snapshot_every_ops: 1000,
                 undo_limit: 100,
+                max_op_bytes: 32 << 20,
             },
             mode: "bench".into(),
             engines: Default::default(),

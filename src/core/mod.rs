@@ -22,6 +22,7 @@ pub mod history;
 pub mod ids;
 pub mod import;
 pub mod jobs;
+pub mod limits;
 pub mod op;
 pub mod scene;
 pub mod session;
@@ -70,6 +71,7 @@ impl CoreConfig {
                 durability: config.storage.durability,
                 snapshot_every_ops: config.storage.snapshot_every_ops,
                 undo_limit: config.history.undo_limit,
+                max_op_bytes: config.server.max_body_bytes,
             },
             mode: mode.to_owned(),
             engines: config.engines.clone(),
@@ -437,34 +439,53 @@ impl Core {
         self.open_session(id)?.redo()
     }
 
-    /// Applies `op`; returns once it is durable.
+    /// Applies `op`; returns once it is durable. A heavy op (a big batch)
+    /// or a session busy with one applies on a blocking thread, so neither
+    /// holds up a runtime worker.
     pub async fn apply(&self, id: SessionId, op: Op) -> CoreResult<ApplyResult> {
-        let (epoch, created) = self.submit(id, op)?.durable().await?;
+        let session = self.open_session(id)?;
+        let pending = match session.try_submit(op) {
+            Ok(pending) => pending?,
+            Err(op) => blocking(move || session.submit(*op)).await?,
+        };
+        let (epoch, created) = pending.durable().await?;
         Ok(ApplyResult { epoch, created })
     }
 
     /// Undoes the latest change: its new epoch, or `None` at the boundary.
     pub async fn undo(&self, id: SessionId) -> CoreResult<Option<u64>> {
-        let pending = self.submit_undo(id)?;
-        match pending {
-            Some(p) => Ok(Some(p.durable().await?.0)),
-            None => Ok(None),
-        }
+        self.step(id, true).await
     }
 
     /// Redoes the latest undone change: its new epoch, or `None`.
     pub async fn redo(&self, id: SessionId) -> CoreResult<Option<u64>> {
-        let pending = self.submit_redo(id)?;
+        self.step(id, false).await
+    }
+
+    async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<u64>> {
+        let session = self.open_session(id)?;
+        let pending = match session.try_step(undo) {
+            Some(pending) => pending?,
+            None => blocking(move || if undo { session.undo() } else { session.redo() }).await?,
+        };
         match pending {
             Some(p) => Ok(Some(p.durable().await?.0)),
             None => Ok(None),
         }
     }
 
-    /// The scene and its epoch.
+    /// The scene and its epoch, once everything in it is durable.
     pub async fn scene(&self, id: SessionId) -> CoreResult<SceneSnapshot> {
         let session = self.open_session(id)?;
-        session.scene().await
+        let snapshot = match session.try_snapshot() {
+            Some(snapshot) => snapshot?,
+            None => {
+                let session = session.clone();
+                blocking(move || session.snapshot()).await?
+            }
+        };
+        session.wait_durable(snapshot.epoch).await?;
+        Ok(snapshot)
     }
 
     // ---- blobs ----------------------------------------------------------
@@ -493,24 +514,20 @@ impl Core {
     }
 }
 
-/// A name people will see: not empty, one line, not absurdly long.
+/// Runs blocking core work (file I/O, a heavy apply, waiting for a
+/// session's lock) on tokio's blocking pool.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> CoreResult<T> + Send + 'static,
+) -> CoreResult<T> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| CoreError::Io(format!("a blocking task failed: {e}")))?
+}
+
+/// A new project's name, trimmed, under the one name rule.
 fn check_project_name(name: &str) -> CoreResult<String> {
     let trimmed = name.trim();
-    if trimmed.is_empty() {
-        return Err(CoreError::InvalidInput(
-            "a project name must not be empty".into(),
-        ));
-    }
-    if trimmed.chars().count() > 200 {
-        return Err(CoreError::InvalidInput(
-            "a project name must be at most 200 characters".into(),
-        ));
-    }
-    if trimmed.chars().any(char::is_control) {
-        return Err(CoreError::InvalidInput(
-            "a project name must not contain control characters".into(),
-        ));
-    }
+    limits::check_name("a project name", trimmed).map_err(CoreError::InvalidInput)?;
     Ok(trimmed.to_owned())
 }
 

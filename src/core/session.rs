@@ -19,6 +19,7 @@ use super::error::{CoreError, CoreResult};
 use super::events::{Event, EventBus};
 use super::history::{Entry, History};
 use super::ids::{ProjectId, SessionId};
+use super::limits;
 use super::op::Op;
 use super::scene::Scene;
 use super::storage::lock::{Holder, ProjectLock};
@@ -33,6 +34,8 @@ pub struct SessionSettings {
     pub durability: Durability,
     pub snapshot_every_ops: u64,
     pub undo_limit: usize,
+    /// Largest op accepted, as logged (`server.max_body_bytes`).
+    pub max_op_bytes: u64,
 }
 
 struct State {
@@ -221,6 +224,16 @@ impl Session {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// The state if no one holds it, so async callers never wait on the
+    /// lock on a runtime thread.
+    fn try_lock(&self) -> Option<MutexGuard<'_, State>> {
+        match self.state.try_lock() {
+            Ok(guard) => Some(guard),
+            Err(std::sync::TryLockError::Poisoned(p)) => Some(p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+
     pub fn blobs(&self) -> &BlobStore {
         &self.blobs
     }
@@ -247,28 +260,67 @@ impl Session {
         Ok(())
     }
 
-    /// Applies `op` in memory and queues it for the log.
+    /// Checks `op` against the limits, applies it in memory and queues it
+    /// for the log. Blocks while another change of this session applies.
     pub fn submit(&self, op: Op) -> CoreResult<Pending> {
+        limits::check_op(&op).map_err(CoreError::InvalidOp)?;
         let mut state = self.lock();
-        self.check_open(&state)?;
+        self.submit_locked(&mut state, op)
+    }
+
+    /// [`Session::submit`] if it can run at once and is light; otherwise the
+    /// op comes back (`Err`), to be submitted on a blocking thread.
+    pub fn try_submit(&self, op: Op) -> Result<CoreResult<Pending>, Box<Op>> {
+        if limits::is_heavy(&op) {
+            return Err(Box::new(op));
+        }
+        if let Err(e) = limits::check_op(&op) {
+            return Ok(Err(CoreError::InvalidOp(e)));
+        }
+        let Some(mut state) = self.try_lock() else {
+            return Err(Box::new(op));
+        };
+        Ok(self.submit_locked(&mut state, op))
+    }
+
+    fn submit_locked(&self, state: &mut State, op: Op) -> CoreResult<Pending> {
+        self.check_open(state)?;
         let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
         let created = applied.created.clone();
-        self.commit(&mut state, FrameKind::Apply, applied, created)
+        self.commit(state, FrameKind::Apply, applied, created)
     }
 
     /// Undoes the latest change; `None` when there is nothing to undo.
     pub fn undo(&self) -> CoreResult<Option<Pending>> {
-        self.step(FrameKind::Undo)
+        self.step(FrameKind::Undo, &mut self.lock())
     }
 
     /// Redoes the latest undone change; `None` when there is nothing to redo.
     pub fn redo(&self) -> CoreResult<Option<Pending>> {
-        self.step(FrameKind::Redo)
+        self.step(FrameKind::Redo, &mut self.lock())
     }
 
-    fn step(&self, kind: FrameKind) -> CoreResult<Option<Pending>> {
-        let mut state = self.lock();
-        self.check_open(&state)?;
+    /// [`Session::undo`] or [`Session::redo`] if it can run at once and is
+    /// light; `None` when it must run on a blocking thread.
+    pub fn try_step(&self, undo: bool) -> Option<CoreResult<Option<Pending>>> {
+        let kind = if undo {
+            FrameKind::Undo
+        } else {
+            FrameKind::Redo
+        };
+        let mut state = self.try_lock()?;
+        let next = match kind {
+            FrameKind::Undo => state.history.next_undo().map(|e| &e.inverse),
+            _ => state.history.next_redo().map(|e| &e.forward),
+        };
+        if next.is_some_and(limits::is_heavy) {
+            return None;
+        }
+        Some(self.step(kind, &mut state))
+    }
+
+    fn step(&self, kind: FrameKind, state: &mut State) -> CoreResult<Option<Pending>> {
+        self.check_open(state)?;
         let entry = match kind {
             FrameKind::Undo => state.history.next_undo(),
             _ => state.history.next_redo(),
@@ -281,11 +333,12 @@ impl Session {
             _ => entry.forward.clone(),
         };
         let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
-        self.commit(&mut state, kind, applied, Vec::new()).map(Some)
+        self.commit(state, kind, applied, Vec::new()).map(Some)
     }
 
-    /// Logs an op already applied to `state.scene`. If it cannot be encoded
-    /// the op is rolled back and nothing happened.
+    /// Logs an op already applied to `state.scene`. If its frame cannot be
+    /// encoded, is over the size limit, or would not decode again at
+    /// recovery, the op is rolled back and nothing happened.
     fn commit(
         &self,
         state: &mut State,
@@ -295,7 +348,7 @@ impl Session {
     ) -> CoreResult<Pending> {
         let at = now_rfc3339();
         let epoch = state.epoch + 1;
-        let bytes = match log::encode_parts(epoch, kind, &at, &applied.op, &applied.inverse) {
+        let bytes = match self.encode(epoch, kind, &at, &applied) {
             Ok(bytes) => bytes,
             Err(e) => {
                 let undo = apply(&mut state.scene, applied.inverse, &|h| {
@@ -336,6 +389,31 @@ impl Session {
         })
     }
 
+    /// The frame's line, once it is known to be within the size limit and
+    /// to decode again as recovery decodes it.
+    fn encode(
+        &self,
+        epoch: u64,
+        kind: FrameKind,
+        at: &str,
+        applied: &Applied,
+    ) -> CoreResult<Vec<u8>> {
+        let encoded = log::encode_parts(epoch, kind, at, &applied.op, &applied.inverse)?;
+        let max = self.settings.max_op_bytes;
+        if kind == FrameKind::Apply && encoded.op_len as u64 > max {
+            return Err(CoreError::InvalidOp(format!(
+                "the op is {} bytes as logged; at most {max} are allowed (server.max_body_bytes)",
+                encoded.op_len
+            )));
+        }
+        log::check_replayable(&encoded.bytes).map_err(|e| {
+            CoreError::InvalidOp(format!(
+                "refused: the op could not be replayed from the log ({e})"
+            ))
+        })?;
+        Ok(encoded.bytes)
+    }
+
     fn queue_snapshot(&self, state: &mut State) {
         let project_toml = (state.scene.project.name != state.toml_name).then(|| ProjectToml {
             id: self.project_id,
@@ -356,21 +434,28 @@ impl Session {
         state.since_snapshot = 0;
     }
 
-    /// The scene once everything it contains is durable.
-    pub async fn scene(&self) -> CoreResult<SceneSnapshot> {
-        let (snapshot, mut rx) = {
-            let state = self.lock();
-            self.check_open(&state)?;
-            (
-                SceneSnapshot {
-                    epoch: state.epoch,
-                    scene: state.scene.clone(),
-                },
-                self.writer.waiter(),
-            )
-        };
-        wait_durable(&mut rx, snapshot.epoch).await?;
-        Ok(snapshot)
+    /// The scene as it is now, including changes not yet durable (see
+    /// [`Session::wait_durable`]). Blocks while a change applies.
+    pub fn snapshot(&self) -> CoreResult<SceneSnapshot> {
+        self.snapshot_of(&self.lock())
+    }
+
+    /// [`Session::snapshot`] if the state is free at once.
+    pub fn try_snapshot(&self) -> Option<CoreResult<SceneSnapshot>> {
+        self.try_lock().map(|state| self.snapshot_of(&state))
+    }
+
+    fn snapshot_of(&self, state: &State) -> CoreResult<SceneSnapshot> {
+        self.check_open(state)?;
+        Ok(SceneSnapshot {
+            epoch: state.epoch,
+            scene: state.scene.clone(),
+        })
+    }
+
+    /// Resolves once `epoch` is durable.
+    pub async fn wait_durable(&self, epoch: u64) -> CoreResult<()> {
+        wait_durable(&mut self.writer.waiter(), epoch).await
     }
 
     /// Writes a final snapshot when the log holds anything, stops the

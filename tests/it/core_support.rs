@@ -32,6 +32,7 @@ pub fn settings(
         durability,
         snapshot_every_ops,
         undo_limit,
+        max_op_bytes: 32 << 20,
     }
 }
 

@@ -44,39 +44,58 @@ fn checksum(epoch: u64, frame: &str) -> String {
     hasher.finalize().to_hex()[..16].to_owned()
 }
 
-/// [`Frame`] borrowed, for encoding without copying the ops.
-#[derive(Serialize)]
-struct FrameRef<'a> {
-    kind: FrameKind,
-    at: &'a str,
-    op: &'a Op,
-    inverse: &'a Op,
-}
-
 /// One log line, newline included.
 #[cfg(test)]
 pub fn encode(epoch: u64, frame: &Frame) -> CoreResult<Vec<u8>> {
-    encode_parts(epoch, frame.kind, &frame.at, &frame.op, &frame.inverse)
+    encode_parts(epoch, frame.kind, &frame.at, &frame.op, &frame.inverse).map(|e| e.bytes)
 }
 
-/// One log line from the parts of a frame.
+/// An encoded log line.
+pub struct Encoded {
+    /// The line, newline included.
+    pub bytes: Vec<u8>,
+    /// How many of those bytes are the (forward) op's JSON.
+    pub op_len: usize,
+}
+
+/// One log line from the parts of a frame: the same JSON as serializing a
+/// [`Frame`], assembled by hand so the op's size is known without a second
+/// serialization.
 pub fn encode_parts(
     epoch: u64,
     kind: FrameKind,
     at: &str,
     op: &Op,
     inverse: &Op,
-) -> CoreResult<Vec<u8>> {
-    let frame = FrameRef {
-        kind,
-        at,
-        op,
-        inverse,
-    };
-    let raw = serde_json::to_string(&frame)
-        .map_err(|e| CoreError::Io(format!("cannot encode an ops.log frame: {e}")))?;
+) -> CoreResult<Encoded> {
+    let op_json = json(op)?;
+    let raw = format!(
+        "{{\"kind\":{},\"at\":{},\"op\":{op_json},\"inverse\":{}}}",
+        json(&kind)?,
+        json(&at)?,
+        json(inverse)?
+    );
     let sum = checksum(epoch, &raw);
-    Ok(format!("{{\"epoch\":{epoch},\"sum\":\"{sum}\",\"frame\":{raw}}}\n").into_bytes())
+    Ok(Encoded {
+        bytes: format!("{{\"epoch\":{epoch},\"sum\":\"{sum}\",\"frame\":{raw}}}\n").into_bytes(),
+        op_len: op_json.len(),
+    })
+}
+
+fn json<T: Serialize + ?Sized>(value: &T) -> CoreResult<String> {
+    serde_json::to_string(value)
+        .map_err(|e| CoreError::Io(format!("cannot encode an ops.log frame: {e}")))
+}
+
+/// Whether an encoded line decodes again exactly as recovery will decode
+/// it (same decoder, same limits). Called before a line is queued, so that
+/// the log never holds a line it cannot replay.
+pub fn check_replayable(line: &[u8]) -> Result<(), String> {
+    let text = std::str::from_utf8(line)
+        .map_err(|_| "not UTF-8".to_owned())?
+        .strip_suffix('\n')
+        .ok_or("no newline")?;
+    decode(text).map(|_| ())
 }
 
 #[derive(Deserialize)]

@@ -6,7 +6,9 @@
 //! holds the op *resolved* (ids and positions filled in, so replaying it
 //! gives the same scene) and its inverse (what undo applies).
 
-use std::collections::HashSet;
+mod index;
+
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use uuid::Uuid;
@@ -18,6 +20,7 @@ use super::op::{
     KindPatch, NewNode, NewPage, NodePatch, Op, PagePatch, StylePatch, TransformPatch,
 };
 use super::scene::{Node, NodeKind, Page, Scene, Style, Transform};
+use index::Index;
 
 /// The result of applying one op.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,7 +38,8 @@ pub type BlobCheck<'a> = &'a dyn Fn(&BlobHash) -> bool;
 
 /// Applies `op` to `scene`, or changes nothing and says precisely why not.
 pub fn apply(scene: &mut Scene, op: Op, blobs: BlobCheck<'_>) -> Result<Applied, CoreError> {
-    apply_at(scene, op, blobs, "").map_err(CoreError::InvalidOp)
+    let mut index = Index::for_op(&op);
+    apply_at(scene, op, blobs, "", &mut index).map_err(CoreError::InvalidOp)
 }
 
 fn apply_at(
@@ -43,18 +47,19 @@ fn apply_at(
     op: Op,
     blobs: BlobCheck<'_>,
     path: &str,
+    index: &mut Index,
 ) -> Result<Applied, String> {
     let name = op.type_name();
     let fail = |msg: String| format!("{path}{name}: {msg}");
     match op {
-        Op::Batch { ops, label } => apply_batch(scene, ops, label, blobs, path),
+        Op::Batch { ops, label } => apply_batch(scene, ops, label, blobs, path, index),
         Op::AddPage { page, at } => {
             let at = at.unwrap_or(scene.pages.len());
             if at > scene.pages.len() {
                 return Err(fail(out_of_range(at, scene.pages.len())));
             }
             let page = build_page(page, blobs).map_err(fail)?;
-            if scene.page_index(page.id).is_some() {
+            if index.page(scene, page.id).is_some() {
                 return Err(fail(format!("a page with id {} already exists", page.id)));
             }
             let mut created = vec![page.id.0];
@@ -65,6 +70,7 @@ fn apply_at(
                 at: Some(at),
             };
             scene.pages.insert(at, Arc::new(page));
+            index.page_inserted(scene, at);
             Ok(Applied {
                 op: resolved,
                 inverse: Op::RemovePage { id },
@@ -72,19 +78,20 @@ fn apply_at(
             })
         }
         Op::RemovePage { id } => {
-            let index = find_page(scene, id).map_err(fail)?;
-            let page = scene.pages.remove(index);
+            let at = find_page(scene, id, index).map_err(fail)?;
+            let page = scene.pages.remove(at);
+            index.page_removed(scene, id, at);
             Ok(Applied {
                 op: Op::RemovePage { id },
                 inverse: Op::AddPage {
                     page: page_to_new(&page),
-                    at: Some(index),
+                    at: Some(at),
                 },
                 created: Vec::new(),
             })
         }
         Op::UpdatePage { id, patch } => {
-            let index = find_page(scene, id).map_err(fail)?;
+            let at = find_page(scene, id, index).map_err(fail)?;
             if patch == PagePatch::default() {
                 return Err(fail("the patch changes nothing".into()));
             }
@@ -93,7 +100,7 @@ fn apply_at(
                     return Err(fail("width and height must be at least 1".into()));
                 }
             }
-            let page = Arc::make_mut(&mut scene.pages[index]);
+            let page = Arc::make_mut(&mut scene.pages[at]);
             let mut old = PagePatch::default();
             if let Some(name) = &patch.name {
                 old.name = Some(std::mem::replace(&mut page.name, name.clone()));
@@ -113,14 +120,12 @@ fn apply_at(
         Op::ReorderPages { order } => {
             let current: Vec<PageId> = scene.pages.iter().map(|p| p.id).collect();
             check_permutation(&current, &order, "page").map_err(fail)?;
-            let mut pages = std::mem::take(&mut scene.pages);
-            scene.pages = order
-                .iter()
-                .filter_map(|id| {
-                    let i = pages.iter().position(|p| p.id == *id)?;
-                    Some(pages.swap_remove(i))
-                })
+            let mut pages: HashMap<PageId, Arc<Page>> = std::mem::take(&mut scene.pages)
+                .into_iter()
+                .map(|p| (p.id, p))
                 .collect();
+            scene.pages = order.iter().filter_map(|id| pages.remove(id)).collect();
+            index.pages_reordered();
             Ok(Applied {
                 op: Op::ReorderPages { order },
                 inverse: Op::ReorderPages { order: current },
@@ -128,14 +133,14 @@ fn apply_at(
             })
         }
         Op::AddNode { page, node, at } => {
-            let index = find_page(scene, page).map_err(fail)?;
-            let len = scene.pages[index].nodes.len();
+            let p = find_page(scene, page, index).map_err(fail)?;
+            let len = scene.pages[p].nodes.len();
             let at = at.unwrap_or(len);
             if at > len {
                 return Err(fail(out_of_range(at, len)));
             }
             let node = build_node(node, blobs).map_err(fail)?;
-            if scene.pages[index].node_index(node.id).is_some() {
+            if index.node(&scene.pages[p], node.id).is_some() {
                 return Err(fail(format!(
                     "page {page} already has a node with id {}",
                     node.id
@@ -147,9 +152,8 @@ fn apply_at(
                 node: node_to_new(&node),
                 at: Some(at),
             };
-            Arc::make_mut(&mut scene.pages[index])
-                .nodes
-                .insert(at, node);
+            Arc::make_mut(&mut scene.pages[p]).nodes.insert(at, node);
+            index.node_inserted(&scene.pages[p], at);
             Ok(Applied {
                 op: resolved,
                 inverse: Op::RemoveNode { page, id },
@@ -157,9 +161,10 @@ fn apply_at(
             })
         }
         Op::RemoveNode { page, id } => {
-            let index = find_page(scene, page).map_err(fail)?;
-            let at = find_node(&scene.pages[index], id).map_err(fail)?;
-            let node = Arc::make_mut(&mut scene.pages[index]).nodes.remove(at);
+            let p = find_page(scene, page, index).map_err(fail)?;
+            let at = find_node(&scene.pages[p], id, index).map_err(fail)?;
+            let node = Arc::make_mut(&mut scene.pages[p]).nodes.remove(at);
+            index.node_removed(&scene.pages[p], id, at);
             Ok(Applied {
                 op: Op::RemoveNode { page, id },
                 inverse: Op::AddNode {
@@ -171,10 +176,10 @@ fn apply_at(
             })
         }
         Op::UpdateNode { page, id, patch } => {
-            let index = find_page(scene, page).map_err(fail)?;
-            let at = find_node(&scene.pages[index], id).map_err(fail)?;
-            check_node_patch(&scene.pages[index].nodes[at], &patch, blobs).map_err(fail)?;
-            let node = &mut Arc::make_mut(&mut scene.pages[index]).nodes[at];
+            let p = find_page(scene, page, index).map_err(fail)?;
+            let at = find_node(&scene.pages[p], id, index).map_err(fail)?;
+            check_node_patch(&scene.pages[p].nodes[at], &patch, blobs).map_err(fail)?;
+            let node = &mut Arc::make_mut(&mut scene.pages[p]).nodes[at];
             let old = patch_node(node, &patch);
             Ok(Applied {
                 op: Op::UpdateNode { page, id, patch },
@@ -187,18 +192,16 @@ fn apply_at(
             })
         }
         Op::ReorderNodes { page, order } => {
-            let index = find_page(scene, page).map_err(fail)?;
-            let current: Vec<NodeId> = scene.pages[index].nodes.iter().map(|n| n.id).collect();
+            let p = find_page(scene, page, index).map_err(fail)?;
+            let current: Vec<NodeId> = scene.pages[p].nodes.iter().map(|n| n.id).collect();
             check_permutation(&current, &order, "node").map_err(fail)?;
-            let target = Arc::make_mut(&mut scene.pages[index]);
-            let mut nodes = std::mem::take(&mut target.nodes);
-            target.nodes = order
-                .iter()
-                .filter_map(|id| {
-                    let i = nodes.iter().position(|n| n.id == *id)?;
-                    Some(nodes.swap_remove(i))
-                })
+            let target = Arc::make_mut(&mut scene.pages[p]);
+            let mut nodes: HashMap<NodeId, Node> = std::mem::take(&mut target.nodes)
+                .into_iter()
+                .map(|n| (n.id, n))
                 .collect();
+            target.nodes = order.iter().filter_map(|id| nodes.remove(id)).collect();
+            index.nodes_reordered(page);
             Ok(Applied {
                 op: Op::ReorderNodes { page, order },
                 inverse: Op::ReorderNodes {
@@ -233,6 +236,7 @@ fn apply_batch(
     label: Option<String>,
     blobs: BlobCheck<'_>,
     path: &str,
+    index: &mut Index,
 ) -> Result<Applied, String> {
     if ops.is_empty() {
         return Err(format!("{path}Batch: has no ops"));
@@ -240,10 +244,10 @@ fn apply_batch(
     let mut done: Vec<Applied> = Vec::with_capacity(ops.len());
     for (i, op) in ops.into_iter().enumerate() {
         let member = format!("{path}ops[{i}] ");
-        match apply_at(scene, op, blobs, &member) {
+        match apply_at(scene, op, blobs, &member, index) {
             Ok(applied) => done.push(applied),
             Err(e) => {
-                rollback(scene, done, blobs);
+                rollback(scene, done, blobs, index);
                 return Err(e);
             }
         }
@@ -274,9 +278,9 @@ fn apply_batch(
 
 /// Undoes already-applied members of a failed batch, last first. Inverses
 /// of applied ops always apply (they restore what was just there).
-fn rollback(scene: &mut Scene, done: Vec<Applied>, blobs: BlobCheck<'_>) {
+fn rollback(scene: &mut Scene, done: Vec<Applied>, blobs: BlobCheck<'_>, index: &mut Index) {
     for applied in done.into_iter().rev() {
-        let result = apply_at(scene, applied.inverse, blobs, "");
+        let result = apply_at(scene, applied.inverse, blobs, "", index);
         debug_assert!(result.is_ok(), "rollback failed: {result:?}");
     }
 }
@@ -285,14 +289,15 @@ fn out_of_range(at: usize, len: usize) -> String {
     format!("index `at` {at} is out of range (0..={len})")
 }
 
-fn find_page(scene: &Scene, id: PageId) -> Result<usize, String> {
-    scene
-        .page_index(id)
+fn find_page(scene: &Scene, id: PageId, index: &mut Index) -> Result<usize, String> {
+    index
+        .page(scene, id)
         .ok_or_else(|| format!("unknown page id {id}"))
 }
 
-fn find_node(page: &Page, id: NodeId) -> Result<usize, String> {
-    page.node_index(id)
+fn find_node(page: &Page, id: NodeId, index: &mut Index) -> Result<usize, String> {
+    index
+        .node(page, id)
         .ok_or_else(|| format!("page {} has no node with id {id}", page.id))
 }
 

@@ -1,0 +1,251 @@
+//! Big batches: apply and undo of one `Batch` of 10,000 and 100,000
+//! `AddNode` (linear means the second costs ~10× the first), and `/healthz`
+//! latency of a running `quire --headless` while such a batch is posted to
+//! it in another session.
+//!
+//! `cargo bench --bench batch` (pin with `taskset -c 0` to compare builds).
+
+#![allow(clippy::print_stdout)]
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use quire::config::schema::Durability;
+use quire::core::ids::PageId;
+use quire::core::op::{NewNode, NewPage, Op};
+use quire::core::scene::{NodeKind, Transform};
+use quire::core::session::SessionSettings;
+use quire::core::{Core, CoreConfig};
+use serde_json::{Value, json};
+
+const RUNS: usize = 3;
+
+fn core(root: &Path) -> Core {
+    Core::new(CoreConfig {
+        projects_dir: root.to_path_buf(),
+        session: SessionSettings {
+            durability: Durability::Batch,
+            snapshot_every_ops: 1_000_000,
+            undo_limit: 10,
+            max_op_bytes: 64 << 20,
+        },
+        mode: "bench".into(),
+        engines: Default::default(),
+        providers: Default::default(),
+    })
+}
+
+fn node(i: usize) -> NewNode {
+    NewNode {
+        id: None,
+        transform: Transform {
+            x: (i % 50) as f64 * 20.0,
+            y: (i / 50) as f64 * 20.0,
+            width: 18.0,
+            height: 18.0,
+            rotation: None,
+        },
+        visible: true,
+        kind: NodeKind::Text {
+            text: Some(format!("node {i}")),
+            translation: None,
+            source_lang: None,
+            style: None,
+        },
+    }
+}
+
+fn add_nodes(page: PageId, n: usize) -> Op {
+    Op::Batch {
+        ops: (0..n)
+            .map(|i| Op::AddNode {
+                page,
+                node: node(i),
+                at: None,
+            })
+            .collect(),
+        label: None,
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Apply and undo of one batch of `n` nodes, `RUNS` times: the medians.
+fn apply_and_undo(rt: &tokio::runtime::Runtime, n: usize) -> (Duration, Duration) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let core = core(dir.path());
+    let id = core.create_managed_project("batch").expect("project").id;
+    let page = Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: "page".into(),
+            width: Some(1000),
+            height: Some(1000),
+            nodes: None,
+        },
+        at: None,
+    };
+    let page = PageId(rt.block_on(core.apply(id, page)).expect("page").created[0]);
+    let (mut applies, mut undos) = (Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let op = add_nodes(page, n);
+        let start = Instant::now();
+        rt.block_on(core.apply(id, op)).expect("apply");
+        applies.push(start.elapsed());
+        let start = Instant::now();
+        rt.block_on(core.undo(id)).expect("undo");
+        undos.push(start.elapsed());
+    }
+    (median(applies), median(undos))
+}
+
+struct Server {
+    child: Child,
+    url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn headless() -> Server {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(["--headless", "--port", "0"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("c"))
+        .env("XDG_DATA_HOME", dir.path().join("d"))
+        .env("QUIRE_SYSTEM_CONFIG_DIR", dir.path().join("e"))
+        .env("QUIRE_STORAGE__DURABILITY", "batch")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start quire --headless");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut url = None;
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("stderr line");
+        if let Some(rest) = line.split("serving ").nth(1) {
+            url = rest.split_whitespace().next().map(str::to_owned);
+            break;
+        }
+    }
+    Server {
+        child,
+        url: url.expect("the server printed its URL"),
+        _dir: dir,
+    }
+}
+
+/// `/healthz` latency while a batch of `n` nodes is posted in another
+/// session: (median, max, batch time).
+fn healthz_during_apply(n: usize) -> (Duration, Duration, Duration) {
+    let server = headless();
+    let http = reqwest::blocking::Client::new();
+    let post = |path: &str, body: &Value| -> Value {
+        http.post(format!("{}{path}", server.url))
+            .json(body)
+            .send()
+            .and_then(|r| r.error_for_status())
+            .and_then(|r| r.json())
+            .expect("POST")
+    };
+    let busy = post("/api/v1/projects", &json!({ "name": "busy" }))["id"]
+        .as_str()
+        .expect("session id")
+        .to_owned();
+    post("/api/v1/projects", &json!({ "name": "other" }));
+    let page = post(
+        &format!("/api/v1/sessions/{busy}/history/apply"),
+        &json!({ "type": "AddPage", "page": { "name": "p" } }),
+    )["created"][0]
+        .as_str()
+        .expect("page id")
+        .to_owned();
+    let batch = serde_json::to_vec(&add_nodes(page.parse().expect("uuid"), n)).expect("encode");
+
+    let done = Arc::new(AtomicBool::new(false));
+    let prober = {
+        let done = done.clone();
+        let url = format!("{}/healthz", server.url);
+        std::thread::spawn(move || {
+            let http = reqwest::blocking::Client::new();
+            let mut seen = Vec::new();
+            while !done.load(Ordering::SeqCst) {
+                let start = Instant::now();
+                http.get(&url).send().expect("healthz");
+                seen.push(start.elapsed());
+            }
+            seen
+        })
+    };
+    let start = Instant::now();
+    let reply = http
+        .post(format!(
+            "{}/api/v1/sessions/{busy}/history/apply",
+            server.url
+        ))
+        .header("content-type", "application/json")
+        .body(batch)
+        .timeout(Duration::from_secs(600))
+        .send()
+        .expect("apply");
+    let took = start.elapsed();
+    assert!(reply.status().is_success(), "{}", reply.status());
+    done.store(true, Ordering::SeqCst);
+    let seen = prober.join().expect("prober");
+    let max = seen.iter().copied().max().unwrap_or_default();
+    (median(seen), max, took)
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    println!("one Batch of n AddNode on one page (durability batch), median of {RUNS}:");
+    let mut first = None;
+    for n in [10_000, 100_000] {
+        let (apply, undo) = apply_and_undo(&rt, n);
+        let ratio = first
+            .map(|(a, u): (Duration, Duration)| {
+                format!(
+                    "  ({:.1}x / {:.1}x the 10k figures)",
+                    apply.as_secs_f64() / a.as_secs_f64(),
+                    undo.as_secs_f64() / u.as_secs_f64()
+                )
+            })
+            .unwrap_or_default();
+        println!(
+            "  n = {n:>6}: apply {}, undo {}{ratio}",
+            ms(apply),
+            ms(undo)
+        );
+        first.get_or_insert((apply, undo));
+    }
+    let n = 100_000;
+    let (med, max, took) = healthz_during_apply(n);
+    println!(
+        "GET /healthz while POST /history/apply of {n} AddNode runs in another session ({}): median {}, max {}",
+        ms(took),
+        format_args!("{:.0} µs", med.as_secs_f64() * 1e6),
+        ms(max)
+    );
+}
