@@ -216,20 +216,26 @@ fn healthz_during_apply(n: usize) -> (Duration, Duration, Duration) {
 }
 
 fn main() {
-    if std::env::args().any(|a| a == "--list") {
-        return;
-    }
+    // `cargo test --all-targets` runs benches without --bench: a quick
+    // smoke run of the same code with small batches.
+    let measure = std::env::args().any(|a| a == "--bench");
+    let sizes = if measure {
+        [10_000, 100_000]
+    } else {
+        [100, 1_000]
+    };
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     println!("one Batch of n AddNode on one page (durability batch), median of {RUNS}:");
     let mut first = None;
-    for n in [10_000, 100_000] {
+    for n in sizes {
         let (apply, undo) = apply_and_undo(&rt, n);
         let ratio = first
             .map(|(a, u): (Duration, Duration)| {
                 format!(
-                    "  ({:.1}x / {:.1}x the 10k figures)",
+                    "  ({:.1}x / {:.1}x the n = {} figures)",
                     apply.as_secs_f64() / a.as_secs_f64(),
-                    undo.as_secs_f64() / u.as_secs_f64()
+                    undo.as_secs_f64() / u.as_secs_f64(),
+                    sizes[0]
                 )
             })
             .unwrap_or_default();
@@ -240,7 +246,7 @@ fn main() {
         );
         first.get_or_insert((apply, undo));
     }
-    let n = 100_000;
+    let n = sizes[1];
     let (med, max, took) = healthz_during_apply(n);
     println!(
         "GET /healthz while POST /history/apply of {n} AddNode runs in another session ({}): median {}, max {}",

@@ -239,8 +239,9 @@ fn scene_json_and_open(c: &mut Criterion) {
     group.sample_size(20);
     group.measurement_time(Duration::from_secs(10));
 
-    let snapshot: SnapshotFile =
-        serde_json::from_slice(&std::fs::read(path.join("scene.json")).unwrap()).unwrap();
+    let snapshot = SnapshotFile::read(&path.join("scene.json"))
+        .unwrap()
+        .unwrap();
     group.bench_function("serialize scene.json", |b| {
         b.iter(|| snapshot.encode().unwrap())
     });

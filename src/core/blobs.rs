@@ -10,7 +10,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::error::{CoreError, CoreResult};
-use super::storage::fsync_dir;
+use super::storage::{self, fsync_dir};
 
 /// A BLAKE3 hash, shown as 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -112,9 +112,9 @@ impl BlobStore {
         let Some(shard) = path.parent() else {
             return Err(CoreError::Io("blob path has no parent".into()));
         };
-        std::fs::create_dir_all(shard).map_err(|e| CoreError::io(shard.display(), e))?;
-        let mut tmp = tempfile::NamedTempFile::new_in(shard)
-            .map_err(|e| CoreError::io(shard.display(), e))?;
+        storage::private_dir(&self.dir)?;
+        storage::private_dir(shard)?;
+        let mut tmp = storage::temp_file_in(shard)?;
         tmp.write_all(bytes)
             .and_then(|_| tmp.as_file().sync_all())
             .map_err(|e| CoreError::io("writing a blob", e))?;

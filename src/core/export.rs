@@ -16,7 +16,7 @@ use super::error::{CoreError, CoreResult};
 use super::events::SessionSummary;
 use super::ids::{PageId, ProjectId, SessionId};
 use super::scene::{NodeKind, Scene};
-use super::storage::{FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile};
+use super::storage::{self, FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile};
 use super::{Core, slug};
 
 /// Largest archive content quire unpacks (guards against zip bombs).
@@ -270,6 +270,7 @@ fn archive(project: ProjectId, epoch: u64, scene: Scene, store: &BlobStore) -> C
         name: scene.project.name.clone(),
         created_at: scene.project.created_at.clone(),
         format_version: FORMAT_VERSION,
+        epoch: Some(epoch),
     };
     let toml = toml::to_string(&toml).map_err(zip_err)?;
     zip.start_file("project.toml", options).map_err(zip_err)?;
@@ -370,9 +371,15 @@ fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
         }
         let path = work.path().join(&rel);
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir.display(), e))?;
+            let inside: Vec<&Path> = dir
+                .ancestors()
+                .take_while(|d| d.starts_with(work.path()))
+                .collect();
+            for dir in inside.into_iter().rev() {
+                storage::private_dir(dir)?;
+            }
         }
-        std::fs::write(&path, &content).map_err(|e| CoreError::io(path.display(), e))?;
+        storage::write_private(&path, &content)?;
     }
     let files = ProjectFiles::new(work.path().to_path_buf());
     let mut project =
@@ -397,11 +404,9 @@ fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
     project.id = ProjectId::new();
     project.write(&files.project_toml())?;
     if !files.ops_log().exists() {
-        std::fs::write(files.ops_log(), b"")
-            .map_err(|e| CoreError::io(files.ops_log().display(), e))?;
+        storage::write_private(&files.ops_log(), b"")?;
     }
-    std::fs::create_dir_all(work.path().join("blobs"))
-        .map_err(|e| CoreError::io(work.path().display(), e))?;
+    storage::private_dir(&work.path().join("blobs"))?;
     if dest.exists() {
         std::fs::remove_dir(dest).map_err(|e| CoreError::io(dest.display(), e))?;
     }

@@ -564,7 +564,9 @@ fn init_project_dir(path: &Path, name: &str) -> CoreResult<()> {
             )));
         }
     }
-    std::fs::create_dir_all(path.join("blobs")).map_err(|e| CoreError::io(path.display(), e))?;
+    storage::private_dir(path)?;
+    storage::tighten(path);
+    storage::private_dir(&path.join("blobs"))?;
     let files = ProjectFiles::new(path.to_path_buf());
     let now = now_rfc3339();
     let snapshot = SnapshotFile {
@@ -572,12 +574,13 @@ fn init_project_dir(path: &Path, name: &str) -> CoreResult<()> {
         scene: Scene::new(name, &now),
     };
     storage::write_atomic(&files.scene_json(), &snapshot.encode()?)?;
-    std::fs::File::create(files.ops_log()).map_err(|e| CoreError::io(path.display(), e))?;
+    storage::write_private(&files.ops_log(), b"")?;
     ProjectToml {
         id: ProjectId::new(),
         name: name.to_owned(),
         created_at: now,
         format_version: storage::FORMAT_VERSION,
+        epoch: Some(0),
     }
     .write(&files.project_toml())?;
     fsync_dir(path)?;

@@ -24,8 +24,8 @@ use super::op::Op;
 use super::scene::Scene;
 use super::storage::lock::{Holder, ProjectLock};
 use super::storage::log::{self, FrameKind};
-use super::storage::writer::{Durable, Item, LogWriter, SnapshotJob};
-use super::storage::{ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339};
+use super::storage::writer::{Durable, Item, LogWriter, SnapshotJob, Start};
+use super::storage::{self, ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339};
 use crate::config::schema::Durability;
 
 /// Storage and history settings of a session.
@@ -54,8 +54,6 @@ pub struct Session {
     pub project_id: ProjectId,
     pub path: PathBuf,
     pub opened_at: String,
-    created_at: String,
-    format_version: u32,
     // Never held across an await: taken to apply one op or clone the scene.
     state: Mutex<State>,
     writer: LogWriter,
@@ -171,19 +169,75 @@ impl Session {
                 FrameKind::Redo => history.redone_unknown(entry),
             }
         }
+        if let Some(recorded) = project.epoch.filter(|r| *r > epoch) {
+            let log = if files.ops_log().exists() {
+                "ops.log has lost frames"
+            } else {
+                "ops.log is missing"
+            };
+            return Err(CoreError::Corrupt {
+                file: files.ops_log(),
+                line: None,
+                message: format!(
+                    "{log}: project.toml records epoch {recorded}, but scene.json (epoch \
+                     {snapshot_epoch}) and ops.log reach only epoch {epoch}; the project is \
+                     not opened at the older state"
+                ),
+            });
+        }
         if let Some(warning) = &recovered.dropped {
             tracing::warn!("{warning}");
             truncate(&files.ops_log(), recovered.intact_len)?;
         }
+        let shards = std::fs::read_dir(dir.join("blobs"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path());
+        let freed: u64 = std::iter::once(dir.to_path_buf())
+            .chain(shards)
+            .map(|d| storage::remove_temp_files(&d))
+            .sum();
+        if freed > 0 {
+            tracing::info!(
+                "removed {freed} bytes of temporary files a crash left in {}",
+                dir.display()
+            );
+        }
+        for path in [
+            dir.to_path_buf(),
+            files.ops_log(),
+            files.lock(),
+            files.scene_json(),
+            files.project_toml(),
+            dir.join("blobs"),
+        ] {
+            storage::tighten(&path);
+        }
+        let toml_name = project.name.clone();
+        let mut project = project;
+        if epoch > snapshot_epoch && project.epoch < Some(epoch) {
+            // The log holds frames that project.toml does not know of yet
+            // (a crash, or a project from 0.1.0): record them, so that
+            // losing ops.log from now on is noticed.
+            project.epoch = Some(epoch);
+            project.format_version = storage::FORMAT_VERSION;
+            project.write(&files.project_toml())?;
+        }
 
         let id = SessionId::new();
+        let project_id = project.id;
         let name = scene.project.name.clone();
         let bus_for_writer = bus.clone();
         let live_name = Arc::new(Mutex::new(name.clone()));
         let writer_name = live_name.clone();
         let writer = LogWriter::start(
             files.clone(),
-            epoch,
+            Start {
+                epoch,
+                snapshot_epoch,
+                project,
+            },
             settings.durability,
             Box::new(move |epoch| {
                 let name = writer_name
@@ -199,17 +253,15 @@ impl Session {
         )?;
         Ok(Session {
             id,
-            project_id: project.id,
+            project_id,
             path: dir.to_path_buf(),
             opened_at: now_rfc3339(),
-            created_at: project.created_at,
-            format_version: project.format_version,
             state: Mutex::new(State {
                 scene,
                 epoch,
                 history,
                 since_snapshot: recovered.frames.len() as u64,
-                toml_name: project.name,
+                toml_name,
                 closed: false,
             }),
             writer,
@@ -415,21 +467,17 @@ impl Session {
     }
 
     fn queue_snapshot(&self, state: &mut State) {
-        let project_toml = (state.scene.project.name != state.toml_name).then(|| ProjectToml {
-            id: self.project_id,
-            name: state.scene.project.name.clone(),
-            created_at: self.created_at.clone(),
-            format_version: self.format_version,
-        });
-        if let Some(toml) = &project_toml {
-            state.toml_name.clone_from(&toml.name);
+        let rename =
+            (state.scene.project.name != state.toml_name).then(|| state.scene.project.name.clone());
+        if let Some(name) = &rename {
+            state.toml_name.clone_from(name);
         }
         self.writer.push(Item::Snapshot(Box::new(SnapshotJob {
             snapshot: SnapshotFile {
                 epoch: state.epoch,
                 scene: state.scene.clone(),
             },
-            project_toml,
+            rename,
         })));
         state.since_snapshot = 0;
     }

@@ -1,9 +1,17 @@
-//! The project lock: an OS advisory lock (`flock` on Unix) on `.lock`, held
-//! for as long as the project is open and released by the OS when the
-//! process exits, however it exits. The file records who holds it, so a
-//! second process can say whom it is waiting for.
+//! The project lock: OS advisory locks (`flock` on Unix), held for as long
+//! as the project is open and released by the OS when the process exits,
+//! however it exits.
+//!
+//! Two locks, because a lock on a file only holds while the file is there:
+//! deleting `.lock` under a running holder let a second process create a
+//! new `.lock`, lock that, and write the same project (0.1.0: both wrote
+//! epoch 1 and the project no longer opened). So the holder locks the
+//! project *directory* itself, which cannot be deleted while it holds
+//! files, and also `.lock` (checked after locking to be the file at the
+//! path), which records who holds it so that a second process can say whom
+//! it waits for, and which quire 0.1.0 looks at.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -21,33 +29,36 @@ pub struct Holder {
     pub url: Option<String>,
 }
 
-/// A held project lock; dropping it releases the lock.
+/// A held project lock; dropping it releases both locks.
 #[derive(Debug)]
 pub struct ProjectLock {
     file: File,
+    #[cfg(unix)]
+    _dir: File,
 }
 
 impl ProjectLock {
     /// Takes the lock of the project in `dir` or says who holds it.
     pub fn acquire(dir: &Path, holder: &Holder) -> CoreResult<Self> {
-        let path = dir.join(".lock");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(|e| CoreError::io(path.display(), e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(TryLockError::WouldBlock) => {
-                let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
-                return Err(held_by(dir, toml::from_str::<Holder>(&text).ok()));
+        #[cfg(unix)]
+        let dir_lock = {
+            let handle = File::open(dir).map_err(|e| CoreError::io(dir.display(), e))?;
+            match handle.try_lock() {
+                Ok(()) => handle,
+                Err(TryLockError::WouldBlock) => return Err(held_by(dir, read_holder(dir))),
+                Err(TryLockError::Error(e)) => return Err(CoreError::io(dir.display(), e)),
             }
-            Err(TryLockError::Error(e)) => return Err(CoreError::io(path.display(), e)),
-        }
-        let mut lock = ProjectLock { file };
+        };
+        let path = dir.join(".lock");
+        let file = lock_file(&path).map_err(|e| match e {
+            LockFailure::Held => held_by(dir, read_holder(dir)),
+            LockFailure::Io(e) => CoreError::io(path.display(), e),
+        })?;
+        let mut lock = ProjectLock {
+            file,
+            #[cfg(unix)]
+            _dir: dir_lock,
+        };
         lock.record(holder)
             .map_err(|e| CoreError::io(path.display(), e))?;
         Ok(lock)
@@ -56,18 +67,17 @@ impl ProjectLock {
     /// Who holds the lock of the project in `dir`, if anyone, without
     /// taking it or writing anything.
     pub fn probe(dir: &Path) -> Option<Holder> {
-        let mut file = File::open(dir.join(".lock")).ok()?;
-        match file.try_lock_shared() {
+        #[cfg(unix)]
+        let handle = File::open(dir).ok()?;
+        #[cfg(not(unix))]
+        let handle = File::open(dir.join(".lock")).ok()?;
+        match handle.try_lock_shared() {
             Ok(()) => None,
-            Err(TryLockError::WouldBlock) => {
-                let mut text = String::new();
-                let _ = file.read_to_string(&mut text);
-                Some(toml::from_str(&text).unwrap_or(Holder {
-                    pid: 0,
-                    mode: "unknown".into(),
-                    url: None,
-                }))
-            }
+            Err(TryLockError::WouldBlock) => Some(read_holder(dir).unwrap_or(Holder {
+                pid: 0,
+                mode: "unknown".into(),
+                url: None,
+            })),
             Err(TryLockError::Error(_)) => None,
         }
     }
@@ -79,6 +89,59 @@ impl ProjectLock {
         self.file.seek(SeekFrom::Start(0))?;
         self.file.write_all(text.as_bytes())
     }
+}
+
+enum LockFailure {
+    Held,
+    Io(std::io::Error),
+}
+
+/// Opens and locks `.lock`, making sure the locked file is the one at the
+/// path: if it was replaced between the open and the lock, try again.
+fn lock_file(path: &Path) -> Result<File, LockFailure> {
+    for _ in 0..3 {
+        let file = crate::core::storage::private_file()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(LockFailure::Io)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(TryLockError::WouldBlock) => return Err(LockFailure::Held),
+            Err(TryLockError::Error(e)) => return Err(LockFailure::Io(e)),
+        }
+        if same_file(&file, path) {
+            return Ok(file);
+        }
+    }
+    Err(LockFailure::Io(std::io::Error::other(
+        "the lock file keeps being replaced while quire locks it",
+    )))
+}
+
+#[cfg(unix)]
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_file: &File, path: &Path) -> bool {
+    path.exists()
+}
+
+/// The holder `.lock` names, if it names one.
+fn read_holder(dir: &Path) -> Option<Holder> {
+    let mut text = String::new();
+    File::open(dir.join(".lock"))
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .ok()?;
+    toml::from_str(&text).ok()
 }
 
 fn held_by(dir: &Path, holder: Option<Holder>) -> CoreError {
@@ -124,6 +187,23 @@ mod tests {
             text.contains("quire attach http://127.0.0.1:4096"),
             "{text}"
         );
+        drop(lock);
+        ProjectLock::acquire(dir.path(), &holder).unwrap();
+    }
+
+    #[test]
+    fn deleting_the_lock_file_does_not_free_the_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let holder = Holder {
+            pid: 1,
+            mode: "test".into(),
+            url: None,
+        };
+        let lock = ProjectLock::acquire(dir.path(), &holder).unwrap();
+        std::fs::remove_file(dir.path().join(".lock")).unwrap();
+        let err = ProjectLock::acquire(dir.path(), &holder).unwrap_err();
+        assert_eq!(err.code(), "locked", "{err}");
+        assert!(ProjectLock::probe(dir.path()).is_some());
         drop(lock);
         ProjectLock::acquire(dir.path(), &holder).unwrap();
     }

@@ -37,7 +37,8 @@ pub struct Frame {
     pub inverse: Op,
 }
 
-fn checksum(epoch: u64, frame: &str) -> String {
+/// BLAKE3 over the epoch and the exact bytes, shortened to 16 hex digits.
+pub(super) fn checksum(epoch: u64, frame: &str) -> String {
     let mut hasher = blake3::Hasher::new();
     hasher.update(&epoch.to_le_bytes());
     hasher.update(frame.as_bytes());

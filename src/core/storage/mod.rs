@@ -1,12 +1,18 @@
 //! A project directory on disk:
 //!
 //! ```text
-//! project.toml     id, name, createdAt, format version
-//! scene.json       snapshot { epoch, scene }, written atomically
+//! project.toml     id, name, createdAt, format version, the epoch reached
+//! scene.json       snapshot { epoch, sum, scene }, written atomically
 //! ops.log          frames since the snapshot, one JSON line each
 //! blobs/ab/cdef…   content-addressed blobs
 //! .lock            the exclusive lock of the process that has it open
 //! ```
+//!
+//! Nothing here is silent about damage: the snapshot and every log line
+//! carry a checksum, and `project.toml` records an epoch the log has
+//! reached, so a deleted `ops.log` is noticed instead of opening the
+//! project at an older snapshot. Every file is created readable by its
+//! owner only (0600, directories 0700): a project holds someone's work.
 
 pub mod lock;
 pub mod log;
@@ -21,8 +27,14 @@ use super::error::{CoreError, CoreResult};
 use super::ids::ProjectId;
 use super::scene::Scene;
 
-/// Bumped when the on-disk layout changes incompatibly.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped when the on-disk layout changes incompatibly. 2: `scene.json`
+/// carries a checksum and `project.toml` an epoch (quire 0.1.0 wrote 1,
+/// which this version still reads).
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The prefix of every temporary file quire writes into a project; what a
+/// crash leaves behind is removed at the next open.
+const TEMP_PREFIX: &str = ".quire-tmp-";
 
 /// The paths of one project directory.
 #[derive(Debug, Clone)]
@@ -56,6 +68,12 @@ pub struct ProjectToml {
     pub name: String,
     pub created_at: String,
     pub format_version: u32,
+    /// An epoch the project is known to have reached: written once the
+    /// first frame after each snapshot is durable. If `scene.json` and
+    /// `ops.log` together reach less, changes were lost (e.g. `ops.log`
+    /// was deleted) and the project is not opened. Absent in 0.1.0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<u64>,
 }
 
 impl ProjectToml {
@@ -95,18 +113,33 @@ impl ProjectToml {
     }
 
     pub fn write(&self, path: &Path) -> CoreResult<()> {
-        let text = toml::to_string(self)
-            .map_err(|e| CoreError::Io(format!("cannot encode project.toml: {e}")))?;
-        write_atomic(path, text.as_bytes())
+        write_atomic(path, self.encode()?.as_bytes())
+    }
+
+    pub fn encode(&self) -> CoreResult<String> {
+        toml::to_string(self).map_err(|e| CoreError::Io(format!("cannot encode project.toml: {e}")))
     }
 }
 
-/// `scene.json`.
+/// The scene at an epoch: the shape of `scene.json` (which adds a
+/// checksum), of the JSON export and of `GET /scene.json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SnapshotFile {
     pub epoch: u64,
     pub scene: Scene,
+}
+
+/// `scene.json` as stored: `sum` is BLAKE3 over the epoch and the exact
+/// bytes of `scene`, as for log frames. 0.1.0 wrote no `sum`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredSnapshot<'a> {
+    epoch: u64,
+    #[serde(default)]
+    sum: Option<&'a str>,
+    #[serde(borrow)]
+    scene: &'a serde_json::value::RawValue,
 }
 
 impl SnapshotFile {
@@ -117,18 +150,131 @@ impl SnapshotFile {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(CoreError::io(path.display(), e)),
         };
-        serde_json::from_slice(&bytes)
-            .map(Some)
-            .map_err(|e| CoreError::Corrupt {
-                file: path.to_path_buf(),
-                line: Some(e.line()),
-                message: e.to_string(),
-            })
+        let corrupt = |line: Option<usize>, message: String| CoreError::Corrupt {
+            file: path.to_path_buf(),
+            line,
+            message,
+        };
+        let stored: StoredSnapshot<'_> =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(Some(e.line()), e.to_string()))?;
+        let raw = stored.scene.get();
+        if let Some(sum) = stored.sum
+            && log::checksum(stored.epoch, raw) != sum
+        {
+            return Err(corrupt(
+                None,
+                "checksum mismatch: the file was changed or damaged".into(),
+            ));
+        }
+        let scene = serde_json::from_str(raw).map_err(|e| corrupt(None, e.to_string()))?;
+        Ok(Some(SnapshotFile {
+            epoch: stored.epoch,
+            scene,
+        }))
     }
 
+    /// The bytes of `scene.json`, checksum included.
     pub fn encode(&self) -> CoreResult<Vec<u8>> {
-        serde_json::to_vec(self).map_err(|e| CoreError::Io(format!("cannot encode scene: {e}")))
+        let raw = serde_json::to_string(&self.scene)
+            .map_err(|e| CoreError::Io(format!("cannot encode scene: {e}")))?;
+        let sum = log::checksum(self.epoch, &raw);
+        Ok(format!(
+            "{{\"epoch\":{},\"sum\":\"{sum}\",\"scene\":{raw}}}",
+            self.epoch
+        )
+        .into_bytes())
     }
+}
+
+/// Options that create a file only its owner can read or write (0600).
+pub fn private_file() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+}
+
+/// Writes `bytes` to a new or truncated owner-only file (not atomically).
+pub fn write_private(path: &Path, bytes: &[u8]) -> CoreResult<()> {
+    private_file()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes))
+        .map_err(|e| CoreError::io(path.display(), e))
+}
+
+/// Creates `dir` owner-only (0700) if it does not exist; missing parents
+/// outside the project get the usual mode.
+pub fn private_dir(dir: &Path) -> CoreResult<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent.display(), e))?;
+    }
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    match builder.create(dir) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(CoreError::io(dir.display(), e)),
+    }
+}
+
+/// Makes an existing file or directory of a project owner-only, for
+/// projects written before quire did so (0.1.0 left `ops.log` and `.lock`
+/// 0644).
+pub fn tighten(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            let mode = meta.permissions().mode() & 0o777;
+            let wanted = if meta.is_dir() { 0o700 } else { 0o600 };
+            if mode & 0o077 != 0 && !meta.file_type().is_symlink() {
+                let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(wanted));
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+}
+
+/// A temporary file beside `path`'s final place, owner-only, named so that
+/// [`remove_temp_files`] recognises it.
+pub fn temp_file_in(dir: &Path) -> CoreResult<tempfile::NamedTempFile> {
+    tempfile::Builder::new()
+        .prefix(TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(|e| CoreError::io(dir.display(), e))
+}
+
+/// Removes the temporary files a crash left in `dir`: quire's own, and the
+/// `.tmpXXXXXX` files of 0.1.0's snapshot writer. Returns how many bytes
+/// were freed.
+pub fn remove_temp_files(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut freed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let old_style = name.len() == 10
+            && name.starts_with(".tmp")
+            && name[4..].chars().all(|c| c.is_ascii_alphanumeric());
+        if !(name.starts_with(TEMP_PREFIX) || old_style) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_file() && std::fs::remove_file(entry.path()).is_ok() {
+            freed += meta.len();
+        }
+    }
+    freed
 }
 
 /// Writes a file so that readers see the old or the new content, never a
@@ -138,8 +284,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> CoreResult<()> {
     let dir = path
         .parent()
         .ok_or_else(|| CoreError::Io(format!("{} has no parent directory", path.display())))?;
-    let mut tmp =
-        tempfile::NamedTempFile::new_in(dir).map_err(|e| CoreError::io(dir.display(), e))?;
+    let mut tmp = temp_file_in(dir)?;
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
         .map_err(|e| CoreError::io(path.display(), e))?;

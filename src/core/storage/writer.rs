@@ -17,7 +17,7 @@
 //! before and after it: pending frames are synced, `scene.json` is replaced
 //! atomically, then `ops.log` is truncated.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::{ProjectFiles, ProjectToml, SnapshotFile, write_atomic};
+use super::{FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile, private_file, write_atomic};
 use crate::config::schema::Durability;
 use crate::core::error::{CoreError, CoreResult};
 
@@ -41,8 +41,8 @@ pub enum Item {
 
 pub struct SnapshotJob {
     pub snapshot: SnapshotFile,
-    /// Rewritten alongside when the project's name changed.
-    pub project_toml: Option<ProjectToml>,
+    /// The project's new name, for `project.toml`, when it changed.
+    pub rename: Option<String>,
 }
 
 /// The durable state as seen by waiters.
@@ -73,19 +73,33 @@ pub struct LogWriter {
     durable: watch::Receiver<Durable>,
 }
 
+/// Where the project stands when its writer starts.
+pub struct Start {
+    /// The epoch reached (snapshot plus log).
+    pub epoch: u64,
+    /// The epoch of `scene.json`.
+    pub snapshot_epoch: u64,
+    /// `project.toml` as on disk.
+    pub project: ProjectToml,
+}
+
 impl LogWriter {
     pub fn start(
         files: ProjectFiles,
-        epoch: u64,
+        start: Start,
         durability: Durability,
         on_durable: OnDurable,
     ) -> CoreResult<Self> {
         let path = files.ops_log();
-        let log = OpenOptions::new()
+        let log = private_file()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(|e| CoreError::io(path.display(), e))?;
+        let log_len = log
+            .metadata()
+            .map_err(|e| CoreError::io(path.display(), e))?
+            .len();
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 items: Vec::new(),
@@ -93,10 +107,14 @@ impl LogWriter {
             }),
             ready: Condvar::new(),
         });
+        let epoch = start.epoch;
         let (tx, rx) = watch::channel(Durable { epoch, error: None });
         let flusher = Flusher {
             shared: shared.clone(),
             log,
+            log_len,
+            covered: start.project.epoch > Some(start.snapshot_epoch),
+            project: start.project,
             files,
             durability,
             durable: tx,
@@ -172,6 +190,15 @@ impl Drop for LogWriter {
 struct Flusher {
     shared: Arc<Shared>,
     log: File,
+    /// The length `ops.log` has after this writer's last write. If the
+    /// file has another length, something else wrote it (a second process
+    /// that got past the lock): the writer stops rather than interleave.
+    log_len: u64,
+    /// `project.toml` as this writer last wrote it.
+    project: ProjectToml,
+    /// Whether `project.toml` records an epoch past the last snapshot,
+    /// i.e. says that `ops.log` holds frames.
+    covered: bool,
     files: ProjectFiles,
     durability: Durability,
     durable: watch::Sender<Durable>,
@@ -249,35 +276,81 @@ impl Flusher {
 
     /// Writes and syncs `items`; returns the highest epoch now durable.
     fn write(&mut self, items: Vec<Item>) -> CoreResult<Option<u64>> {
-        let path = self.files.ops_log();
-        let io = |e| CoreError::io(path.display(), e);
         let mut buf = Vec::new();
-        let mut top = None;
+        // The last epoch in `buf`, and the last one written.
+        let (mut pending, mut written) = (None, None);
         for item in items {
             match item {
                 Item::Frame { epoch, bytes } => {
                     buf.extend_from_slice(&bytes);
-                    top = Some(epoch);
+                    pending = Some(epoch);
                 }
                 Item::Snapshot(job) => {
-                    if !buf.is_empty() {
-                        self.log.write_all(&buf).map_err(io)?;
-                        self.log.sync_data().map_err(io)?;
+                    if let Some(epoch) = pending.take() {
+                        self.append(&buf, epoch)?;
                         buf.clear();
+                        written = Some(epoch);
                     }
-                    write_atomic(&self.files.scene_json(), &job.snapshot.encode()?)?;
-                    if let Some(toml) = &job.project_toml {
-                        toml.write(&self.files.project_toml())?;
-                    }
-                    self.log.set_len(0).map_err(io)?;
-                    self.log.sync_all().map_err(io)?;
+                    self.snapshot(*job)?;
                 }
             }
         }
-        if !buf.is_empty() {
-            self.log.write_all(&buf).map_err(io)?;
-            self.log.sync_data().map_err(io)?;
+        if let Some(epoch) = pending {
+            self.append(&buf, epoch)?;
+            written = Some(epoch);
         }
-        Ok(top)
+        Ok(written)
+    }
+
+    /// Appends frames up to `epoch` and makes them durable; the first ones
+    /// after a snapshot also make `project.toml` record `epoch`.
+    fn append(&mut self, bytes: &[u8], epoch: u64) -> CoreResult<()> {
+        let path = self.files.ops_log();
+        let io = |e| CoreError::io(path.display(), e);
+        let len = self.log.metadata().map_err(io)?.len();
+        if len != self.log_len {
+            return Err(CoreError::Io(format!(
+                "{} changed behind this process's back ({} bytes where it wrote {}): \
+                 another process may have opened the project; refusing to write more",
+                path.display(),
+                len,
+                self.log_len
+            )));
+        }
+        self.log.write_all(bytes).map_err(io)?;
+        self.log.sync_data().map_err(io)?;
+        self.log_len += bytes.len() as u64;
+        if !self.covered {
+            self.project.epoch = Some(epoch);
+            self.write_project()?;
+            self.covered = true;
+        }
+        Ok(())
+    }
+
+    /// Rewrites `project.toml`, in this version's format (what it writes
+    /// beside it, e.g. a checksummed `scene.json`, needs it).
+    fn write_project(&mut self) -> CoreResult<()> {
+        self.project.format_version = FORMAT_VERSION;
+        self.project.write(&self.files.project_toml())
+    }
+
+    /// Replaces `scene.json`, then empties `ops.log`.
+    fn snapshot(&mut self, job: SnapshotJob) -> CoreResult<()> {
+        let path = self.files.ops_log();
+        let io = |e| CoreError::io(path.display(), e);
+        write_atomic(&self.files.scene_json(), &job.snapshot.encode()?)?;
+        let old_format = self.project.format_version < FORMAT_VERSION;
+        if let Some(name) = job.rename {
+            self.project.name = name;
+            self.write_project()?;
+        } else if old_format {
+            self.write_project()?;
+        }
+        self.log.set_len(0).map_err(io)?;
+        self.log.sync_all().map_err(io)?;
+        self.log_len = 0;
+        self.covered = false;
+        Ok(())
     }
 }
