@@ -14,6 +14,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use quire::config::schema::Durability;
+use quire::core::op::Op;
 use quire::core::scene::Scene;
 
 use crate::core_support::{Action, Gen, Replica, core_at, settings};
@@ -34,6 +35,7 @@ fn child() {
         match parts[0] {
             "crash" => crash_child(&parts[1..]).await,
             "hold" => hold_child(Path::new(parts[1])).await,
+            "largest" => largest_child(Path::new(parts[1])).await,
             other => panic!("unknown task {other}"),
         }
     });
@@ -69,6 +71,30 @@ async fn crash_child(args: &[&str]) {
         replica.perform(&action);
         assert_eq!(epoch, replica.epoch);
         say(&format!("ACK {epoch}"));
+    }
+}
+
+/// The largest batch the limits allow, then small ops until killed.
+async fn largest_child(path: &Path) {
+    let core = core_at(&path.join(".."), settings(Durability::Fsync, 1000, 10));
+    let id = core.open_project(path).unwrap().id;
+    let page = core.apply(id, crate::core_support::add_page("big")).await;
+    let page = quire::core::ids::PageId(page.unwrap().created[0]);
+    let batch = Op::Batch {
+        ops: (0..quire::core::limits::MAX_BATCH_OPS)
+            .map(|i| Op::AddNode {
+                page,
+                node: crate::core_support::text_node(&format!("n{i}")),
+                at: None,
+            })
+            .collect(),
+        label: Some("largest".into()),
+    };
+    let epoch = core.apply(id, batch).await.unwrap().epoch;
+    say(&format!("ACK {epoch}"));
+    for i in 0.. {
+        let op = crate::core_support::add_page(&format!("after {i}"));
+        say(&format!("ACK {}", core.apply(id, op).await.unwrap().epoch));
     }
 }
 
@@ -240,4 +266,63 @@ fn the_lock_names_the_other_process_and_is_released_on_close_and_exit() {
     assert_eq!(core.open_project(&path).unwrap_err().code(), "locked");
     let _ = holder.kill();
     core.open_project(&path).unwrap();
+}
+
+#[test]
+fn a_deleted_lock_file_keeps_another_process_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects");
+    let (path, _) = new_project(&root, "held");
+    let holder = ChildProc::spawn(&format!("hold|{}", path.display()));
+    holder.expect("OPEN", Duration::from_secs(30));
+    std::fs::remove_file(path.join(".lock")).unwrap();
+    let core = core_at(&root, settings(Durability::Fsync, 1000, 10));
+    let err = core.open_project(&path).unwrap_err();
+    assert_eq!(err.code(), "locked", "{err}");
+    let _ = holder.kill();
+    core.open_project(&path).unwrap();
+}
+
+#[test]
+fn the_largest_allowed_batch_survives_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("projects");
+    let (path, _) = new_project(&root, "largest");
+    let child = ChildProc::spawn(&format!("largest|{}", path.display()));
+    let line = child.expect("ACK ", Duration::from_secs(300));
+    assert_eq!(line, "ACK 2", "the batch is one epoch");
+    let mut last: u64 = 2;
+    // Kill while small ops follow it in the log.
+    for _ in 0..3 {
+        last = child.expect("ACK ", Duration::from_secs(30))[4..]
+            .parse()
+            .unwrap();
+    }
+    for line in child.kill() {
+        if let Some(i) = line.find("ACK ") {
+            last = line[i + 4..].parse().unwrap();
+        }
+    }
+    let core = core_at(&root, settings(Durability::Fsync, 1000, 100_000));
+    let session = core.open_project(&path).unwrap();
+    assert!(
+        session.epoch >= last,
+        "acknowledged {last}, recovered {}",
+        session.epoch
+    );
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let scene = runtime.block_on(core.scene(session.id)).unwrap().scene;
+    assert_eq!(
+        scene.pages[0].nodes.len(),
+        quire::core::limits::MAX_BATCH_OPS
+    );
+    assert_eq!(scene.pages.len() as u64, session.epoch - 1);
+    // History was rebuilt from the log: undoing the small ops and then the
+    // batch (one step) empties the page.
+    for _ in 2..=session.epoch {
+        runtime.block_on(core.undo(session.id)).unwrap().unwrap();
+    }
+    let scene = runtime.block_on(core.scene(session.id)).unwrap().scene;
+    assert_eq!(scene.pages.len(), 1);
+    assert!(scene.pages[0].nodes.is_empty());
 }
