@@ -24,6 +24,7 @@ pub mod import;
 pub mod jobs;
 pub mod limits;
 pub mod op;
+pub mod paths;
 pub mod scene;
 pub mod session;
 pub mod storage;
@@ -613,6 +614,14 @@ pub fn list_projects_in(root: &Path, open: &[SessionSummary]) -> CoreResult<Vec<
             }
         };
         let canonical = std::fs::canonicalize(&dir).unwrap_or(dir.clone());
+        if !paths::is_managed(&canonical, root) {
+            tracing::warn!(
+                "skipping {}: it links to {}, outside the projects directory",
+                dir.display(),
+                canonical.display()
+            );
+            continue;
+        }
         let session = open.iter().find(|s| s.path == canonical);
         let updated_at_ms = [files.scene_json(), files.ops_log(), files.project_toml()]
             .iter()

@@ -7,7 +7,7 @@
 //! open`); anything the core rejects is a tool result with `isError: true`
 //! and `{ error: { code, message } }`, and nothing was changed.
 
-pub mod paths;
+pub mod stdio;
 pub mod tools;
 
 use std::sync::{Arc, Mutex, PoisonError};
@@ -30,6 +30,7 @@ use crate::core::events::{Event, JobProgress};
 use crate::core::export::ExportSpec;
 use crate::core::ids::SessionId;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::paths;
 use crate::core::storage::SnapshotFile;
 use crate::core::{Core, CoreError};
 
@@ -298,6 +299,18 @@ impl QuireMcp {
                     .into(),
             ));
         }
+        // Checked before the export is built: a refused path costs nothing.
+        let out_path = match &a.out_path {
+            Some(given) => {
+                match paths::resolve(given, self.core.projects_dir(), true)
+                    .and_then(|p| paths::check_output(&p).map(|()| p))
+                {
+                    Ok(p) => Some(p),
+                    Err(e) => return rejected(e),
+                }
+            }
+            None => None,
+        };
         let format = a.format;
         let spec = ExportSpec {
             format,
@@ -310,11 +323,8 @@ impl QuireMcp {
         };
         let size = export.bytes.len() as u64;
         let too_big = export.bytes.len() > INLINE_EXPORT_LIMIT;
-        let target = match (&a.out_path, too_big) {
-            (Some(path), _) => Some(match paths::resolve(path, self.core.projects_dir(), true) {
-                Ok(p) => p,
-                Err(e) => return rejected(e),
-            }),
+        let target = match (out_path, too_big) {
+            (Some(path), _) => Some(path),
             (None, true) if self.transport == Transport::Stdio => Some(
                 self.core
                     .projects_dir()
@@ -340,13 +350,7 @@ impl QuireMcp {
         if let Some(path) = target {
             let bytes = export.bytes;
             let dest = path.clone();
-            let written = blocking(move || {
-                if let Some(dir) = dest.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| CoreError::io(dir.display(), e))?;
-                }
-                std::fs::write(&dest, &bytes).map_err(|e| CoreError::io(dest.display(), e))
-            })
-            .await;
+            let written = blocking(move || paths::write_output(&dest, &bytes)).await;
             if let Err(e) = written {
                 return rejected(e);
             }
@@ -546,7 +550,8 @@ pub async fn serve_stdio(core: Core, active: Option<SessionId>) -> anyhow::Resul
     if let Some(id) = active {
         handler.set_active(id);
     }
-    let running = handler.serve(rmcp::transport::stdio()).await?;
+    let transport = stdio::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    let running = handler.serve(transport).await?;
     running.waiting().await?;
     Ok(())
 }

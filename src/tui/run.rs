@@ -304,10 +304,13 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
     })
 }
 
+/// Writes an export under the output rule (never into a project).
 async fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BackendError> {
-    tokio::fs::write(path, bytes)
+    let (path, bytes) = (path.to_path_buf(), bytes.to_vec());
+    tokio::task::spawn_blocking(move || crate::core::paths::write_output(&path, &bytes))
         .await
-        .map_err(|e| BackendError::new("io", format!("cannot write {}: {e}", path.display())))
+        .map_err(|e| BackendError::new("io", e.to_string()))?
+        .map_err(BackendError::from)
 }
 
 /// Text files become one text page each; images are imported together.

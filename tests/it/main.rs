@@ -21,6 +21,7 @@ mod http_api;
 mod http_binary;
 mod http_support;
 mod mcp;
+mod mcp_stdio;
 mod share;
 mod tidy;
 mod tui;

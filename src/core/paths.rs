@@ -1,13 +1,25 @@
-//! Where an MCP client may point `quire_open_project` and `outPath`.
+//! The path rules, in one place for every frontend.
 //!
-//! Relative paths resolve inside the projects directory and may not climb
-//! out of it with `..`. Absolute paths outside it are refused over `/mcp`
-//! (a remote client) unless `mcp.allow_any_path` is set, and allowed over
-//! stdio (the local user's own client spawned this process).
+//! - **Project paths** a client names (`quire_open_project`): relative
+//!   paths resolve inside the projects directory and may not climb out of
+//!   it with `..`; absolute paths outside it are refused to remote clients
+//!   (`/mcp`, unless `mcp.allow_any_path`) and allowed to local ones (stdio,
+//!   the TUI), whose user started this process.
+//! - **Managed projects** (listed and opened by id over HTTP, shown on the
+//!   TUI's home screen) are the directories whose real path, links
+//!   followed, is inside the projects directory: a symlink in it that
+//!   points elsewhere is not a managed project.
+//! - **Output files** (an export's `outPath`, the TUI's `/export PATH`) are
+//!   never inside a project directory, links followed: only the core
+//!   writes there (0.1.0 let `outPath = <project>/scene.json` overwrite an
+//!   open project's snapshot).
 
+use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 use crate::core::CoreError;
+use crate::core::error::CoreResult;
+use crate::core::storage::{self, ProjectFiles};
 
 /// Lexically removes `.` and resolves `..`; `None` if `..` climbs above
 /// the start.
@@ -59,6 +71,68 @@ fn real(path: &Path) -> PathBuf {
 /// Whether `path` is (or would be) inside `root`, links followed.
 fn inside(path: &Path, root: &Path) -> bool {
     real(path).starts_with(real(root))
+}
+
+/// Whether `dir` is a managed project of `projects_dir`: inside it once
+/// links are followed.
+pub fn is_managed(dir: &Path, projects_dir: &Path) -> bool {
+    inside(dir, projects_dir)
+}
+
+/// The project directory `path` is (or would be) inside, links followed.
+pub fn enclosing_project(path: &Path) -> Option<PathBuf> {
+    real(path)
+        .ancestors()
+        .find(|dir| {
+            ProjectFiles::new(dir.to_path_buf())
+                .project_toml()
+                .is_file()
+        })
+        .map(Path::to_path_buf)
+}
+
+/// Checks that `path` may receive an output file: not a directory, and
+/// not inside any project directory (links followed).
+pub fn check_output(path: &Path) -> CoreResult<()> {
+    if path.as_os_str().is_empty() {
+        return Err(CoreError::InvalidInput("the output path is empty".into()));
+    }
+    if path.is_dir() {
+        return Err(CoreError::InvalidInput(format!(
+            "{} is a directory; name the file to write",
+            path.display()
+        )));
+    }
+    if let Some(project) = enclosing_project(path) {
+        return Err(CoreError::InvalidInput(format!(
+            "{} is inside the quire project {}; only quire itself writes into a project \
+             directory, so write the file elsewhere",
+            path.display(),
+            project.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Writes an output file under [`check_output`]: missing parent
+/// directories are created, and the file appears whole or not at all
+/// (temporary file beside it, then rename).
+pub fn write_output(path: &Path, bytes: &[u8]) -> CoreResult<()> {
+    check_output(path)?;
+    let dir = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => dir.to_path_buf(),
+        None => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| CoreError::io(dir.display(), e))?;
+    let mut tmp = storage::temp_file_in(&dir)?;
+    tmp.write_all(bytes)
+        .and_then(|_| tmp.as_file().sync_all())
+        .map_err(|e| CoreError::io(path.display(), e))?;
+    // Follow a link at the target: what it points to is what was checked.
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    tmp.persist(&target)
+        .map_err(|e| CoreError::io(path.display(), e.error))?;
+    Ok(())
 }
 
 /// Resolves `given` for a client; `any_absolute` allows absolute paths
@@ -143,6 +217,44 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("not/yet");
         assert_eq!(resolve("p", &root, false).unwrap(), root.join("p"));
+    }
+
+    #[test]
+    fn outputs_never_go_into_a_project() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(project.join("blobs")).unwrap();
+        std::fs::write(project.join("project.toml"), "").unwrap();
+        for bad in [
+            project.join("scene.json"),
+            project.join("blobs/new/x.zip"),
+            project.join("export.xlf"),
+        ] {
+            let err = write_output(&bad, b"x").unwrap_err().to_string();
+            assert!(err.contains("is inside the quire project"), "{err}");
+            assert!(!bad.exists() || bad.ends_with("scene.json"));
+        }
+        assert!(!project.join("scene.json").exists());
+        let good = dir.path().join("out/export.xlf");
+        write_output(&good, b"ok").unwrap();
+        assert_eq!(std::fs::read(&good).unwrap(), b"ok");
+        assert!(write_output(dir.path(), b"x").is_err(), "a directory");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_into_a_project_is_followed_and_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("p");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join("project.toml"), "x").unwrap();
+        std::fs::write(project.join("scene.json"), "keep").unwrap();
+        let link = dir.path().join("innocent.json");
+        std::os::unix::fs::symlink(project.join("scene.json"), &link).unwrap();
+        assert!(write_output(&link, b"boom").is_err());
+        std::os::unix::fs::symlink(&project, dir.path().join("dirlink")).unwrap();
+        assert!(write_output(&dir.path().join("dirlink/scene.json"), b"boom").is_err());
+        assert_eq!(std::fs::read(project.join("scene.json")).unwrap(), b"keep");
     }
 
     #[cfg(unix)]

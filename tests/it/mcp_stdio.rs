@@ -1,0 +1,240 @@
+//! `quire mcp stdio` under hostile input: every frame that carries an id is
+//! answered (too large, not UTF-8, not JSON, too deep, not a request, a
+//! second `initialize`), and `outPath` never writes into a project.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::harness::{BIN, Sandbox};
+
+/// A `quire mcp stdio` process spoken to in raw bytes.
+struct RawMcp {
+    child: Child,
+    stdin: ChildStdin,
+    lines: mpsc::Receiver<String>,
+    seen: Vec<String>,
+}
+
+impl RawMcp {
+    fn start(s: &Sandbox) -> Self {
+        let mut child = Command::new(BIN)
+            .args(["mcp", "stdio"])
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", s.path("home"))
+            .env("XDG_CONFIG_HOME", s.path("config"))
+            .env("XDG_DATA_HOME", s.path("data"))
+            .env("QUIRE_SYSTEM_CONFIG_DIR", s.path("etc"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut mcp = RawMcp {
+            child,
+            stdin,
+            lines,
+            seen: Vec::new(),
+        };
+        let init = json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" }
+        });
+        let reply =
+            mcp.call(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init }));
+        assert_eq!(reply["result"]["serverInfo"]["name"], "quire", "{reply}");
+        mcp.send_bytes(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        mcp
+    }
+
+    fn send_bytes(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// The next frame on stdout (every line must be a JSON-RPC frame).
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(Duration::from_secs(30))
+            .expect("no answer within 30 s");
+        self.seen.push(line.clone());
+        let v: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        v
+    }
+
+    /// The answer with `id` (frames for other ids are kept in `seen`).
+    fn answer(&mut self, id: &Value) -> Value {
+        loop {
+            let v = self.next();
+            if v.get("id") == Some(id) {
+                return v;
+            }
+        }
+    }
+
+    fn call(&mut self, request: Value) -> Value {
+        let mut bytes = request.to_string().into_bytes();
+        bytes.push(b'\n');
+        self.send_bytes(&bytes);
+        self.answer(&request["id"])
+    }
+
+    fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
+        self.call(json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": name, "arguments": arguments }
+        }))
+    }
+}
+
+fn error_of(reply: &Value) -> (i64, String) {
+    (
+        reply["error"]["code"].as_i64().unwrap_or_default(),
+        reply["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+#[test]
+fn every_frame_with_an_id_is_answered() {
+    let s = Sandbox::new();
+    let mut mcp = RawMcp::start(&s);
+
+    // Not JSON, with a readable id.
+    mcp.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/list\",\n");
+    let (code, message) = error_of(&mcp.answer(&json!(5)));
+    assert_eq!(code, -32700, "{message}");
+
+    // Not JSON, no id: answered with id null.
+    mcp.send_bytes(b"this is not json\n");
+    let reply = mcp.answer(&Value::Null);
+    assert_eq!(error_of(&reply).0, -32700);
+
+    // Not UTF-8.
+    mcp.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\",\"x\":\"\xff\xfe\"}\n");
+    let (code, message) = error_of(&mcp.answer(&json!(6)));
+    assert_eq!(code, -32700);
+    assert!(message.contains("UTF-8"), "{message}");
+
+    // Nested past serde_json's recursion limit.
+    let deep = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"params\":{{\"x\":{}1{}}}}}\n",
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    mcp.send_bytes(deep.as_bytes());
+    let (code, message) = error_of(&mcp.answer(&json!(7)));
+    assert_eq!(code, -32700);
+    assert!(message.contains("recursion"), "{message}");
+
+    // Over 16 MiB, with the id at the end.
+    let huge = format!(
+        "{{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}},\"id\":\"big\"}}\n",
+        "x".repeat(17 << 20)
+    );
+    mcp.send_bytes(huge.as_bytes());
+    let (code, message) = error_of(&mcp.answer(&json!("big")));
+    assert_eq!(code, -32600);
+    assert!(message.contains("16 MiB"), "{message}");
+
+    // Well-formed JSON, not a request.
+    mcp.send_bytes(b"{\"jsonrpc\":\"2.0\",\"id\":9}\n");
+    assert_eq!(error_of(&mcp.answer(&json!(9))).0, -32600);
+
+    // A second initialize.
+    let again = mcp.call(json!({
+        "jsonrpc": "2.0", "id": 10, "method": "initialize",
+        "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "raw", "version": "2" } }
+    }));
+    let (code, message) = error_of(&again);
+    assert_eq!(code, -32600);
+    assert!(message.contains("already initialized"), "{message}");
+
+    // Still serving.
+    let listed = mcp.call(json!({ "jsonrpc": "2.0", "id": 11, "method": "tools/list" }));
+    assert!(
+        listed["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty())
+    );
+    drop(mcp.stdin);
+    assert!(mcp.child.wait().unwrap().success());
+}
+
+#[test]
+fn out_path_never_writes_into_a_project() {
+    let s = Sandbox::new();
+    let mut mcp = RawMcp::start(&s);
+    let opened = mcp.tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "victim", "createName": "Victim" }),
+    );
+    let path = std::path::PathBuf::from(
+        opened["result"]["structuredContent"]["path"]
+            .as_str()
+            .unwrap(),
+    );
+    let op = json!({ "type": "AddPage", "page": { "name": "kept" } });
+    mcp.tool(3, "quire_apply", json!({ "op": op }));
+    let scene = path.join("scene.json");
+    let before = std::fs::read(&scene).unwrap();
+    for (id, target) in [
+        (4, scene.clone()),
+        (5, path.join("blobs/export.zip")),
+        (6, path.join("notes.md")),
+    ] {
+        let reply = mcp.tool(
+            id,
+            "quire_export",
+            json!({ "format": "json", "outPath": target.display().to_string() }),
+        );
+        assert_eq!(reply["result"]["isError"], true, "{reply}");
+        let text = reply["result"]["structuredContent"]["error"]["message"]
+            .as_str()
+            .unwrap();
+        assert!(text.contains("inside the quire project"), "{text}");
+        assert!(target == scene || !target.exists(), "{}", target.display());
+    }
+    assert_eq!(std::fs::read(&scene).unwrap(), before);
+    // Outside any project it works.
+    let out = s.path("exports/victim.json");
+    let reply = mcp.tool(
+        7,
+        "quire_export",
+        json!({ "format": "json", "outPath": out.display().to_string() }),
+    );
+    assert_eq!(
+        reply["result"]["structuredContent"]["path"],
+        out.display().to_string()
+    );
+    // Killed without closing, the project still opens with its page.
+    mcp.child.kill().unwrap();
+    mcp.child.wait().unwrap();
+    let core = crate::core_support::core_at(
+        &s.path("data/quire/projects"),
+        crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 10),
+    );
+    let session = core.open_project(&path).unwrap();
+    assert_eq!(session.epoch, 1);
+}
