@@ -268,9 +268,13 @@ fn helper(
         Command::Config(ConfigCommand::Show { origin, format }) => {
             commands::config::show(loaded, format, origin, out)
         }
-        Command::Config(ConfigCommand::Check { file }) => {
-            commands::config::check(loaded, request, file.as_deref(), out)
-        }
+        Command::Config(ConfigCommand::Check { file }) => commands::config::check(
+            loaded,
+            request,
+            file.as_deref(),
+            out,
+            &mut std::io::stderr().lock(),
+        ),
         Command::Config(ConfigCommand::Paths) => commands::config::paths(loaded, out),
         Command::Modes(ModesCommand::List) => commands::modes::list(loaded, out),
         Command::Modes(ModesCommand::Show { name }) => commands::modes::show(loaded, &name, out),

@@ -98,6 +98,7 @@ async fn serve_http(
         BindError::NeedsToken(_) => {
             Failure::Config(ConfigError::invalid("server.host", e.to_string()))
         }
+        BindError::Secret(_) => Failure::Config(ConfigError::new(e.to_string())),
         BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
     })?;
     let addr = listener.local_addr().context("no local address")?;

@@ -19,15 +19,18 @@ pub fn show(
 }
 
 /// Validates every layer under every mode (so each mode's overlay is checked
-/// against the schema too), and `file` on its own when given.
+/// against the schema too), and `file` on its own when given. Secrets whose
+/// `_env` or `_file` does not resolve are warned about on `warn`: they fail
+/// only where they are used.
 pub fn check(
     loaded: &Loaded,
     request: &LoadRequest,
     file: Option<&Path>,
     out: &mut dyn Write,
+    warn: &mut dyn Write,
 ) -> Result<(), Failure> {
     if let Some(file) = file {
-        check_file(file)?;
+        check_file(file, &loaded.modes)?;
     }
     let modes = loaded.modes.load_all()?;
     for mode in &modes {
@@ -47,6 +50,24 @@ pub fn check(
         checked.push(file.display().to_string());
     }
     let w = write_failed;
+    let config = &loaded.config;
+    let secrets = [
+        ("serving HTTP", &config.server.token),
+        ("`quire attach`", &config.attach.token),
+    ]
+    .into_iter()
+    .map(|(what, s)| (what.to_owned(), s))
+    .chain(
+        config
+            .providers
+            .iter()
+            .map(|(id, p)| (format!("llm-translate with provider `{id}`"), &p.api_key)),
+    );
+    for (what, secret) in secrets {
+        if let Some(why) = secret.unresolved_reason() {
+            writeln!(warn, "quire: warning: {why}; {what} fails until it is set").map_err(w)?;
+        }
+    }
     writeln!(out, "ok: configuration is valid").map_err(w)?;
     for path in checked {
         writeln!(out, "  file {path}").map_err(w)?;

@@ -229,7 +229,8 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
         });
     }
 
-    let mut upper = env_layers()?;
+    let mut loose_vars = Vec::new();
+    let mut upper = env_layers(&mut loose_vars)?;
     upper.extend(flag_layers(&request.overrides));
 
     let modes = ModeRegistry::discover(&dirs)?;
@@ -268,6 +269,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
         .extract()
         .map_err(|e| explain(e, &figment, &layers))?;
     let config = finish(config, &figment, &layers)?;
+    check_loose_vars(&loose_vars, &config)?;
 
     Ok(Loaded {
         config,
@@ -279,8 +281,9 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
     })
 }
 
-/// Validates and loads one file as if it were given with `--config`.
-pub fn check_file(path: &Path) -> Result<(), ConfigError> {
+/// Validates and loads one file as if it were given with `--config`; its
+/// `default_mode` must name one of `modes`.
+pub fn check_file(path: &Path, modes: &ModeRegistry) -> Result<(), ConfigError> {
     let request = LoadRequest {
         config_files: vec![path.to_path_buf()],
         mode: ModeSelect::None,
@@ -293,19 +296,32 @@ pub fn check_file(path: &Path) -> Result<(), ConfigError> {
         user_config: None,
         user_data: None,
     };
-    load_with(&request, dirs).map(|_| ())
+    let loaded = load_with(&request, dirs)?;
+    let name = &loaded.config.default_mode;
+    modes.get(name).map(|_| ()).map_err(|e| {
+        let origin = loaded
+            .figment
+            .find_metadata("default_mode")
+            .and_then(|m| m.name.strip_prefix("--config ").map(str::to_owned))
+            .unwrap_or_else(|| "built-in default".to_owned());
+        ConfigError::invalid("default_mode", e.message).at(origin)
+    })
 }
 
 fn figment_of<'a>(layers: impl Iterator<Item = &'a Layer>) -> Figment {
     layers.fold(Figment::new(), |f, layer| f.merge(layer.clone()))
 }
 
+/// Top-level keys that hold a value (the others are tables).
+const TOP_LEVEL_VALUES: [&str; 1] = ["default_mode"];
+
 /// `QUIRE_` variables. A variable whose name contains `__` is always a
 /// config key and is checked strictly (so a typo is an error). One without
-/// `__` is a key only when it names a top-level value (`QUIRE_DEFAULT_MODE`);
-/// any other is left alone, because people name their own variables
-/// `QUIRE_…` for `*_env` secrets.
-fn env_layers() -> Result<Vec<Layer>, ConfigError> {
+/// `__` is a key when it names a top-level value (`QUIRE_DEFAULT_MODE`);
+/// any other is returned in `loose`: it must be `QUIRE_SYSTEM_CONFIG_DIR`
+/// or named by a `*_env` key (people keep their own secrets in `QUIRE_…`
+/// variables), else [`check_loose_vars`] refuses it like an unknown key.
+fn env_layers(loose: &mut Vec<String>) -> Result<Vec<Layer>, ConfigError> {
     let mut vars: Vec<(String, String)> = std::env::vars()
         .filter(|(k, _)| k.starts_with(ENV_PREFIX))
         .collect();
@@ -322,15 +338,52 @@ fn env_layers() -> Result<Vec<Layer>, ConfigError> {
                 );
             }
             parts.join(".")
-        } else if rest.eq_ignore_ascii_case("default_mode") {
-            "default_mode".to_owned()
+        } else if let Some(key) = TOP_LEVEL_VALUES
+            .iter()
+            .find(|k| rest.eq_ignore_ascii_case(k))
+        {
+            (*key).to_owned()
         } else {
+            if name != super::dirs::SYSTEM_DIR_ENV {
+                loose.push(name);
+            }
             continue;
         };
         let value: Value = raw.parse().unwrap_or_else(|_| Value::from(raw.clone()));
         layers.push(Layer::single(format!("env {name}"), &key, value));
     }
     Ok(layers)
+}
+
+/// Refuses a `QUIRE_` variable that is neither a key nor a secret some
+/// `*_env` key names: a typo (`QUIRE_DEFAULTMODE`) must not pass silently.
+fn check_loose_vars(loose: &[String], config: &Config) -> Result<(), ConfigError> {
+    let named: Vec<&str> = [
+        config.server.token_env.as_deref(),
+        config.attach.token_env.as_deref(),
+    ]
+    .into_iter()
+    .chain(config.providers.values().map(|p| p.api_key_env.as_deref()))
+    .flatten()
+    .collect();
+    let Some(name) = loose.iter().find(|n| !named.contains(&n.as_str())) else {
+        return Ok(());
+    };
+    let rest = name[ENV_PREFIX.len()..].to_ascii_lowercase();
+    let mut message = format!("unknown variable `{name}`: not a config key");
+    let keys = TOP_LEVEL_VALUES.iter().map(|k| k.to_owned());
+    if let Some(near) = suggest(&rest, keys) {
+        message.push_str(&format!(
+            " (did you mean `{ENV_PREFIX}{}`?)",
+            near.to_ascii_uppercase()
+        ));
+    } else {
+        message.push_str(&format!(
+            "; nested keys use `__` (`{ENV_PREFIX}SERVER__PORT`), and a variable that holds a \
+             secret must be named by a `*_env` key"
+        ));
+    }
+    Err(ConfigError::new(message).at(format!("env {name}")))
 }
 
 fn flag_layers(o: &Overrides) -> Vec<Layer> {

@@ -6,6 +6,13 @@
 //! through `<name>_env` (an environment variable) or `<name>_file` (a file
 //! that must not be readable by group or others); [`resolve`] turns the
 //! indirection into the value once, at load time.
+//!
+//! An indirection that does not resolve (the variable is unset, the file
+//! unreadable) does not fail the load: the secret is *unresolved*, with the
+//! reason, and fails only where it is used. A provider key named by an
+//! unset variable must not stop `config show`, `projects list` or the TUI;
+//! only the pipeline that calls that provider fails, naming the variable.
+//! `config check` warns about every unresolved secret.
 
 use std::fmt;
 use std::path::Path;
@@ -15,50 +22,88 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::error::ConfigError;
 
 pub const REDACTED: &str = "[redacted]";
+/// How `config show` prints a secret whose `_env` or `_file` did not resolve.
+pub const UNSET: &str = "[unset]";
 
 #[derive(Clone, Default, PartialEq, Eq)]
-pub struct Secret(String);
+pub struct Secret(State);
+
+#[derive(Clone, Default, PartialEq, Eq)]
+enum State {
+    #[default]
+    Empty,
+    Value(String),
+    /// `_env` or `_file` was given but gave nothing; why.
+    Unresolved(String),
+}
 
 impl Secret {
     pub fn new(value: impl Into<String>) -> Self {
-        Secret(value.into())
+        let value = value.into();
+        if value.is_empty() {
+            Secret(State::Empty)
+        } else {
+            Secret(State::Value(value))
+        }
     }
 
+    fn unresolved(why: String) -> Self {
+        Secret(State::Unresolved(why))
+    }
+
+    /// Whether a value was configured (resolved or not).
     pub fn is_set(&self) -> bool {
-        !self.0.is_empty()
+        !matches!(self.0, State::Empty)
     }
 
-    /// The secret itself. Call sites are the few places that must send it.
-    pub fn expose(&self) -> &str {
-        &self.0
+    /// The secret for the few places that must send or compare it: `None`
+    /// when none is configured, `Err` with the reason when it is configured
+    /// through a variable or file that did not resolve.
+    pub fn get(&self) -> Result<Option<&str>, &str> {
+        match &self.0 {
+            State::Empty => Ok(None),
+            State::Value(v) => Ok(Some(v)),
+            State::Unresolved(why) => Err(why),
+        }
+    }
+
+    /// Why the secret did not resolve, if it did not.
+    pub fn unresolved_reason(&self) -> Option<&str> {
+        self.get().err()
     }
 }
 
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_set() {
-            f.write_str(REDACTED)
-        } else {
-            f.write_str("\"\"")
+        match &self.0 {
+            State::Empty => f.write_str("\"\""),
+            State::Value(_) => f.write_str(REDACTED),
+            State::Unresolved(_) => f.write_str(UNSET),
         }
     }
 }
 
 impl Serialize for Secret {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(if self.is_set() { REDACTED } else { "" })
+        serializer.serialize_str(match &self.0 {
+            State::Empty => "",
+            State::Value(_) => REDACTED,
+            State::Unresolved(_) => UNSET,
+        })
     }
 }
 
 impl<'de> Deserialize<'de> for Secret {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        String::deserialize(deserializer).map(Secret)
+        String::deserialize(deserializer).map(Secret::new)
     }
 }
 
 /// Resolves one secret from its inline value or its `_env` / `_file`
 /// indirection. `key` is the dotted config key of the inline value, used in
-/// error messages (e.g. `server.token`).
+/// messages (e.g. `server.token`). Giving more than one source, or an
+/// inline value of only whitespace, is an error; an indirection that does
+/// not resolve gives an unresolved secret (see the module docs).
 pub fn resolve(
     key: &str,
     inline: &Secret,
@@ -75,30 +120,54 @@ pub fn resolve(
             format!("set only one of `{key}`, `{key}_env` and `{key}_file`"),
         ));
     }
+    if let Ok(Some(value)) = inline.get()
+        && value.trim().is_empty()
+    {
+        return Err(ConfigError::invalid(
+            key,
+            "must not be blank (only whitespace); remove it or give a real value",
+        ));
+    }
+    let blank = |what: String| Secret::unresolved(format!("{what} holds only whitespace"));
     if let Some(var) = env {
-        return match std::env::var(var) {
-            Ok(value) if !value.is_empty() => Ok(Secret(value)),
-            Ok(_) => Err(ConfigError::invalid(
-                &format!("{key}_env"),
-                format!("environment variable {var} is empty"),
-            )),
-            Err(_) => Err(ConfigError::invalid(
-                &format!("{key}_env"),
-                format!("environment variable {var} is not set"),
-            )),
-        };
+        return Ok(match std::env::var(var) {
+            Ok(value) if value.trim().is_empty() && !value.is_empty() => {
+                blank(format!("{key}_env: environment variable {var}"))
+            }
+            Ok(value) if !value.is_empty() => Secret::new(value),
+            Ok(_) => Secret::unresolved(format!("{key}_env: environment variable {var} is empty")),
+            Err(_) => {
+                Secret::unresolved(format!("{key}_env: environment variable {var} is not set"))
+            }
+        });
     }
     if let Some(path) = file {
-        return read_secret_file(key, path).map(Secret);
+        return Ok(match read_secret_file(key, path)? {
+            Ok(value) if value.trim().is_empty() => {
+                blank(format!("{key}_file: {}", path.display()))
+            }
+            Ok(value) => Secret::new(value),
+            Err(why) => Secret::unresolved(why),
+        });
     }
     Ok(inline.clone())
 }
 
-fn read_secret_file(key: &str, path: &Path) -> Result<String, ConfigError> {
+/// The value of a secret file: `Ok(Err(why))` when it cannot be read (it
+/// may appear later, e.g. provisioned by the service manager), `Err` when
+/// it is readable by others: that is a leak now, refused at load.
+fn read_secret_file(key: &str, path: &Path) -> Result<Result<String, String>, ConfigError> {
     let file_key = format!("{key}_file");
-    let meta = std::fs::metadata(path).map_err(|e| {
-        ConfigError::invalid(&file_key, format!("cannot read {}: {e}", path.display()))
-    })?;
+    let unreadable = |e: std::io::Error| {
+        Ok(Err(format!(
+            "{file_key}: cannot read {}: {e}",
+            path.display()
+        )))
+    };
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) => return unreadable(e),
+    };
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -116,17 +185,18 @@ fn read_secret_file(key: &str, path: &Path) -> Result<String, ConfigError> {
     }
     #[cfg(not(unix))]
     let _ = meta;
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        ConfigError::invalid(&file_key, format!("cannot read {}: {e}", path.display()))
-    })?;
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) => return unreadable(e),
+    };
     let value = text.trim_end_matches(['\n', '\r']).to_owned();
     if value.is_empty() {
-        return Err(ConfigError::invalid(
-            &file_key,
-            format!("secret file {} is empty", path.display()),
-        ));
+        return Ok(Err(format!(
+            "{file_key}: secret file {} is empty",
+            path.display()
+        )));
     }
-    Ok(value)
+    Ok(Ok(value))
 }
 
 #[cfg(test)]
@@ -142,9 +212,29 @@ mod tests {
     }
 
     #[test]
-    fn two_sources_is_an_error() {
+    fn two_sources_and_blank_values_are_errors() {
         let err = resolve("server.token", &Secret::new("a"), Some("X"), None).unwrap_err();
         assert!(err.to_string().contains("set only one of"), "{err}");
+        let err = resolve("server.token", &Secret::new("  \t"), None, None).unwrap_err();
+        assert!(err.to_string().contains("must not be blank"), "{err}");
+    }
+
+    #[test]
+    fn an_unset_variable_leaves_the_secret_unresolved() {
+        let s = resolve(
+            "providers.p.api_key",
+            &Secret::default(),
+            Some("QUIRE_SECRET_TEST_SURELY_UNSET"),
+            None,
+        )
+        .unwrap();
+        assert!(s.is_set());
+        let why = s.get().unwrap_err();
+        assert!(
+            why.contains("providers.p.api_key_env") && why.contains("is not set"),
+            "{why}"
+        );
+        assert_eq!(serde_json::to_string(&s).unwrap(), "\"[unset]\"");
     }
 
     #[cfg(unix)]
@@ -162,6 +252,6 @@ mod tests {
         );
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         let ok = resolve("server.token", &Secret::default(), None, Some(&path)).unwrap();
-        assert_eq!(ok.expose(), "s3cret");
+        assert_eq!(ok.get(), Ok(Some("s3cret")));
     }
 }

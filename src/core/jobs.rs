@@ -192,7 +192,13 @@ impl Core {
             None if providers.len() == 1 => providers.iter().next(),
             None => providers.get_key_value("default"),
         };
-        pick.map(|(k, v)| (k.clone(), v.clone())).ok_or_else(|| {
+        let pick = pick.map(|(k, v)| match v.api_key.get() {
+            Ok(_) => Ok((k.clone(), v.clone())),
+            Err(why) => Err(CoreError::InvalidInput(format!(
+                "provider `{k}` cannot be used: {why}"
+            ))),
+        });
+        pick.transpose()?.ok_or_else(|| {
             CoreError::InvalidInput(match (name, providers.len()) {
                 (Some(name), _) => format!("unknown provider `{name}`"),
                 (None, 0) => "llm-translate needs a provider: configure [providers.<id>] with base_url and model".into(),

@@ -23,6 +23,7 @@ pub mod ids;
 pub mod import;
 pub mod jobs;
 pub mod limits;
+pub mod objects;
 pub mod op;
 pub mod paths;
 pub mod scene;

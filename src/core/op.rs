@@ -10,6 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 use super::blobs::BlobHash;
 use super::ids::{NodeId, PageId};
+use super::objects;
 use super::scene::{ImageRole, MaskRole, NodeKind, Transform};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -17,6 +18,7 @@ use super::scene::{ImageRole, MaskRole, NodeKind, Transform};
 pub enum Op {
     #[serde(rename_all = "camelCase")]
     AddPage {
+        #[serde(deserialize_with = "objects::one")]
         page: NewPage,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<usize>,
@@ -24,12 +26,17 @@ pub enum Op {
     #[serde(rename_all = "camelCase")]
     RemovePage { id: PageId },
     #[serde(rename_all = "camelCase")]
-    UpdatePage { id: PageId, patch: PagePatch },
+    UpdatePage {
+        id: PageId,
+        #[serde(deserialize_with = "objects::one")]
+        patch: PagePatch,
+    },
     #[serde(rename_all = "camelCase")]
     ReorderPages { order: Vec<PageId> },
     #[serde(rename_all = "camelCase")]
     AddNode {
         page: PageId,
+        #[serde(deserialize_with = "objects::one")]
         node: NewNode,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         at: Option<usize>,
@@ -40,14 +47,19 @@ pub enum Op {
     UpdateNode {
         page: PageId,
         id: NodeId,
+        #[serde(deserialize_with = "objects::one")]
         patch: NodePatch,
     },
     #[serde(rename_all = "camelCase")]
     ReorderNodes { page: PageId, order: Vec<NodeId> },
     #[serde(rename_all = "camelCase")]
-    UpdateProject { patch: ProjectPatch },
+    UpdateProject {
+        #[serde(deserialize_with = "objects::one")]
+        patch: ProjectPatch,
+    },
     #[serde(rename_all = "camelCase")]
     Batch {
+        #[serde(deserialize_with = "objects::list")]
         ops: Vec<Op>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         label: Option<String>,
@@ -93,7 +105,11 @@ pub struct NewPage {
     pub width: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "objects::optional_list",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub nodes: Option<Vec<NewNode>>,
 }
 
@@ -104,10 +120,11 @@ pub struct NewPage {
 pub struct NewNode {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<NodeId>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "objects::one")]
     pub transform: Transform,
     #[serde(default = "yes")]
     pub visible: bool,
+    #[serde(deserialize_with = "objects::one")]
     pub kind: NodeKind,
 }
 
@@ -156,12 +173,20 @@ pub struct ProjectPatch {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NodePatch {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "objects::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub transform: Option<TransformPatch>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visible: Option<bool>,
     /// Fields of the node's kind; its `type` must match the node's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "objects::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub kind: Option<KindPatch>,
 }
 
@@ -207,7 +232,11 @@ pub enum KindPatch {
             skip_serializing_if = "Option::is_none"
         )]
         source_lang: Clearable<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "objects::optional",
+            skip_serializing_if = "Option::is_none"
+        )]
         style: Option<StylePatch>,
     },
     #[serde(rename_all = "camelCase")]

@@ -73,7 +73,11 @@ pub enum NodeKind {
         translation: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         source_lang: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            deserialize_with = "super::objects::optional",
+            skip_serializing_if = "Option::is_none"
+        )]
         style: Option<Style>,
     },
     #[serde(rename_all = "camelCase")]

@@ -37,7 +37,18 @@ pub fn body_error(e: BytesRejection, state: &AppState) -> ApiError {
     }
 }
 
+/// Every JSON body of the API is an object: an array or a scalar is
+/// refused, never read as the struct's fields in order.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first.is_some_and(|b| *b != b'{')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
+    {
+        return Err(ApiError::bad_request(
+            "invalid_request",
+            "invalid request: the body must be a JSON object",
+        ));
+    }
     serde_json::from_slice(bytes).map_err(|e| {
         use serde_json::error::Category;
         match e.classify() {

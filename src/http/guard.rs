@@ -64,14 +64,17 @@ impl GuardConfig {
         if self.token.is_empty() {
             return true;
         }
+        // The scheme name is case-insensitive (RFC 7235 §2.1).
         let Some(given) = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
+            .and_then(|v| v.trim_start().split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim())
         else {
             return false;
         };
-        constant_time_eq::constant_time_eq(given.trim().as_bytes(), self.token.as_bytes())
+        constant_time_eq::constant_time_eq(given.as_bytes(), self.token.as_bytes())
     }
 }
 

@@ -69,7 +69,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         &server.host,
         &server.allowed_hosts,
         &server.allowed_origins,
-        server.token.expose(),
+        &guard_token(&server.token),
         server.max_body_bytes,
     );
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -84,7 +84,10 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         config,
     };
     let limit = usize::try_from(state.guard.max_body_bytes).unwrap_or(usize::MAX);
-    let mut router = router.fallback(not_found).with_state(state.clone());
+    let mut router = router
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .with_state(state.clone());
     if let Some(extra) = extra {
         router = router.merge(extra);
     }
@@ -110,6 +113,14 @@ async fn not_found(uri: axum::http::Uri) -> ApiError {
     )
 }
 
+async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} does not answer {method}", uri.path()),
+    )
+}
+
 /// A handler that panicked: log it, answer 500 with the usual body.
 fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
     let detail = panic
@@ -126,6 +137,19 @@ fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::R
     .into_response()
 }
 
+/// The token the guard compares with. A token that did not resolve cannot
+/// reach here through [`bind`]; should it, no request matches (fail closed).
+fn guard_token(token: &crate::config::secret::Secret) -> String {
+    match token.get() {
+        Ok(token) => token.unwrap_or_default().to_owned(),
+        Err(_) => {
+            let mut bytes = [0u8; 32];
+            let _ = getrandom::fill(&mut bytes);
+            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n"
+        }
+    }
+}
+
 /// Whether `host` names only this machine.
 pub fn is_loopback(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');
@@ -136,7 +160,11 @@ pub fn is_loopback(host: &str) -> bool {
 /// token (the caller reports that as a configuration error).
 pub async fn bind(config: &Config) -> Result<TcpListener, BindError> {
     let server = &config.server;
-    if !is_loopback(&server.host) && !server.token.is_set() {
+    let token = server
+        .token
+        .get()
+        .map_err(|why| BindError::Secret(why.to_owned()))?;
+    if !is_loopback(&server.host) && token.is_none() {
         return Err(BindError::NeedsToken(server.host.clone()));
     }
     let host = server.host.trim_start_matches('[').trim_end_matches(']');
@@ -161,6 +189,9 @@ pub enum BindError {
         "refusing to serve on {0} without a token: set server.token (or server.token_env / server.token_file), or bind 127.0.0.1"
     )]
     NeedsToken(String),
+    /// `server.token_env` or `server.token_file` did not resolve.
+    #[error("cannot serve without the configured token: {0}")]
+    Secret(String),
     #[error("{0}")]
     Io(String),
 }

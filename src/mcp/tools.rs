@@ -52,6 +52,7 @@ pub struct ApplyArgs {
     /// The change to make. Never include previous values: the server
     /// computes what undo needs. Use `Batch` for several changes as one
     /// undoable step.
+    #[serde(deserialize_with = "crate::core::objects::one")]
     pub op: Op,
     #[serde(default)]
     pub session_id: Option<SessionId>,

@@ -40,6 +40,12 @@ pub struct Remote {
 impl Remote {
     /// `url` is the server's base, e.g. `http://localhost:4096`.
     pub fn new(url: &str, token: Secret) -> Result<Self, BackendError> {
+        if let Err(why) = token.get() {
+            return Err(BackendError::new(
+                "invalid_input",
+                format!("cannot attach without the configured token: {why}"),
+            ));
+        }
         let base = url.trim_end_matches('/').to_owned();
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(BackendError::new(
@@ -59,10 +65,9 @@ impl Remote {
             .http
             .request(method, format!("{}{path}", self.base))
             .timeout(REQUEST_TIMEOUT);
-        if self.token.is_set() {
-            r.bearer_auth(self.token.expose())
-        } else {
-            r
+        match self.token.get() {
+            Ok(Some(token)) => r.bearer_auth(token),
+            _ => r,
         }
     }
 
@@ -323,8 +328,8 @@ impl Backend for Remote {
             let mut reported_down = false;
             loop {
                 let mut request = http.get(&url);
-                if token.is_set() {
-                    request = request.bearer_auth(token.expose());
+                if let Ok(Some(token)) = token.get() {
+                    request = request.bearer_auth(token);
                 }
                 if let Some(id) = last {
                     request = request.header("Last-Event-ID", id.to_string());

@@ -81,12 +81,16 @@ fn each_layer_overrides_the_one_below_and_origin_names_it() {
 #[test]
 fn env_variables_nest_with_double_underscore() {
     let s = Sandbox::new();
+    s.user_config(
+        "[providers.p]\nbase_url = \"http://127.0.0.1:9\"\nmodel = \"m\"\napi_key_env = \"QUIRE_MY_API_KEY\"\n",
+    );
     let out = s
         .quire()
         .env("QUIRE_STORAGE__DURABILITY", "batch")
         .env("QUIRE_SERVER__ALLOWED_HOSTS", "[quire.lan, example.org]")
         .env("QUIRE_DEFAULT_MODE", "headless")
-        .env("QUIRE_MY_API_KEY", "not a config key")
+        // Not a config key, but the secret a `*_env` key names.
+        .env("QUIRE_MY_API_KEY", "sk-test")
         .args(["config", "show", "--origin"])
         .run()
         .success()
@@ -248,13 +252,84 @@ fn secret_file_readable_by_others_is_refused() {
 }
 
 #[test]
-fn missing_secret_variable_is_an_error() {
+fn an_unset_secret_variable_fails_only_where_it_is_used() {
     let s = Sandbox::new();
-    s.user_config("[attach]\ntoken_env = \"QUIRE_TEST_NOPE\"\n");
+    s.user_config(
+        "[attach]\ntoken_env = \"QUIRE_TEST_NOPE\"\n\
+         [providers.p]\nbase_url = \"http://127.0.0.1:9\"\nmodel = \"m\"\napi_key_env = \"MY_KEY_NOPE\"\n",
+    );
+    let before = s.snapshot();
+    // Everything that does not need the secret works.
+    let out = s
+        .quire()
+        .args(["config", "show", "--origin"])
+        .run()
+        .success()
+        .stdout();
+    assert_eq!(value_of(&out, "providers.p.api_key"), "\"[unset]\"");
+    assert_eq!(value_of(&out, "attach.token"), "\"[unset]\"");
+    s.quire().args(["projects", "list"]).run().success();
+    s.quire().args(["engines", "list"]).run().success();
+    let check = s.quire().args(["config", "check"]).run().success();
+    let warnings = check.stderr();
+    assert!(
+        warnings.contains("providers.p.api_key_env: environment variable MY_KEY_NOPE is not set"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("QUIRE_TEST_NOPE is not set"),
+        "{warnings}"
+    );
+    // What needs it fails, naming the variable.
     s.quire()
-        .args(["config", "show"])
+        .args(["attach", "http://127.0.0.1:9"])
         .run()
         .fails(2, &["attach.token_env", "QUIRE_TEST_NOPE is not set"]);
+    // Nothing written but the TUI's log file.
+    let mut after = s.snapshot();
+    after.retain(|path, _| !path.to_string_lossy().contains("/data/quire"));
+    assert_eq!(before, after);
+}
+
+#[test]
+fn a_server_token_variable_that_is_unset_or_blank_refuses_to_serve() {
+    let s = Sandbox::new();
+    s.user_config("[server]\ntoken_env = \"QUIRE_TOKEN_NOPE\"\n");
+    s.quire()
+        .args(["--headless", "--port", "0"])
+        .run()
+        .fails(2, &["server.token_env", "QUIRE_TOKEN_NOPE is not set"]);
+    s.quire()
+        .env("QUIRE_TOKEN_NOPE", "   ")
+        .args(["--headless", "--port", "0"])
+        .run()
+        .fails(2, &["QUIRE_TOKEN_NOPE holds only whitespace"]);
+    s.user_config("[server]\ntoken = \" \\t \"\n");
+    s.quire()
+        .args(["--headless", "--port", "0"])
+        .run()
+        .fails(2, &["server.token", "must not be blank"]);
+}
+
+#[test]
+fn an_unknown_top_level_variable_is_an_error_like_an_unknown_key() {
+    let s = Sandbox::new();
+    s.quire()
+        .env("QUIRE_DEFAULTMODE", "headless")
+        .args(["config", "show"])
+        .run()
+        .fails(
+            2,
+            &[
+                "env QUIRE_DEFAULTMODE",
+                "did you mean `QUIRE_DEFAULT_MODE`?",
+            ],
+        );
+    s.quire()
+        .env("QUIRE_SERVER", "x")
+        .args(["projects", "list"])
+        .run()
+        .fails(2, &["unknown variable `QUIRE_SERVER`", "use `__`"]);
 }
 
 #[test]

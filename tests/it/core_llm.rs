@@ -311,3 +311,42 @@ async fn a_refusal_is_not_retried_and_the_key_never_appears() {
     let jobs = serde_json::to_string(&t.core.jobs()).unwrap();
     assert!(!jobs.contains(KEY));
 }
+
+#[tokio::test]
+async fn a_provider_whose_key_variable_is_unset_refuses_only_its_pipeline() {
+    let mut p = provider("http://127.0.0.1:9", "ok", 5, 0);
+    p.api_key = quire::config::secret::resolve(
+        "providers.fake.api_key",
+        &Secret::default(),
+        Some("QUIRE_LLM_KEY_SURELY_UNSET"),
+        None,
+    )
+    .unwrap();
+    let providers = BTreeMap::from([("fake".to_owned(), p)]);
+    let t = TestCore::with_engines(EnginesConfig::default(), providers);
+    let id = t.session("No key");
+    t.core.import_text(id, "one", "Hello", None).await.unwrap();
+    let spec = |step: &str| PipelineSpec {
+        steps: vec![step.into()],
+        target_language: Some("fr".into()),
+        ..PipelineSpec::default()
+    };
+    let err = t
+        .core
+        .start_pipeline(id, spec("llm-translate"), Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    let message = err.to_string();
+    assert!(
+        message.contains("provider `fake`")
+            && message.contains("QUIRE_LLM_KEY_SURELY_UNSET is not set"),
+        "{message}"
+    );
+    assert!(t.core.jobs().is_empty(), "no job was started");
+    // Other engines are not affected.
+    t.core
+        .start_pipeline(id, spec("pseudo-translate"), Approval::Unattended)
+        .await
+        .unwrap();
+}

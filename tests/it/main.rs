@@ -19,6 +19,7 @@ mod core_storage;
 mod core_support;
 mod http_api;
 mod http_binary;
+mod http_refusals;
 mod http_support;
 mod mcp;
 mod mcp_stdio;

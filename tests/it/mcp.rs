@@ -14,7 +14,7 @@ use crate::http_support::{Binary, SseReader, TestServer};
 
 /// The Python with the `mcp` SDK that scripts/test prepared, or why not.
 fn python() -> Result<PathBuf, String> {
-    let path = std::env::var_os("QUIRE_TEST_PYTHON")
+    let path = std::env::var_os("MCP_SDK_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.venv/bin/python")));
     let ok = Command::new(&path)
@@ -35,7 +35,7 @@ fn python() -> Result<PathBuf, String> {
 pub fn python_or_skip(test: &str) -> Option<PathBuf> {
     match python() {
         Ok(p) => Some(p),
-        Err(why) if std::env::var_os("QUIRE_REQUIRE_MCP_INTEROP").is_some() => {
+        Err(why) if std::env::var_os("REQUIRE_MCP_INTEROP").is_some() => {
             panic!("{test}: the MCP Python SDK is required here: {why}")
         }
         Err(why) => {

@@ -145,8 +145,8 @@ pub async fn translate(
     let mut attempt = 0u32;
     loop {
         let mut call = http.post(&url).timeout(timeout).json(&body);
-        if req.provider.api_key.is_set() {
-            call = call.bearer_auth(req.provider.api_key.expose());
+        if let Ok(Some(key)) = req.provider.api_key.get() {
+            call = call.bearer_auth(key);
         }
         let retry_in = match call.send().await {
             Ok(response) => {

@@ -1,0 +1,212 @@
+//! Correct refusals over HTTP: every error has the JSON body (405 and
+//! unknown routes too), `Bearer` in any case, an array or scalar where an
+//! object is expected is refused and never read as fields in order, limits
+//! before logging, and managed projects never reached through a link that
+//! leaves the projects directory.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::http_support::{TestServer, assert_error};
+
+async fn with_page(s: &TestServer) -> String {
+    let (status, _) = s
+        .post("/api/v1/projects", json!({ "name": "Refusals" }))
+        .await;
+    assert_eq!(status, 200);
+    let (status, applied) = s
+        .post(
+            "/api/v1/history/apply",
+            json!({ "type": "AddPage", "page": { "name": "first" } }),
+        )
+        .await;
+    assert_eq!(status, 200, "{applied}");
+    applied["created"][0].as_str().unwrap().to_owned()
+}
+
+#[tokio::test]
+async fn wrong_methods_and_unknown_routes_answer_the_json_error_body() {
+    let s = TestServer::start().await;
+    for (method, path, status, code) in [
+        (Method::DELETE, "/api/v1/meta", 405, "method_not_allowed"),
+        (
+            Method::PUT,
+            "/api/v1/history/apply",
+            405,
+            "method_not_allowed",
+        ),
+        (
+            Method::GET,
+            "/api/v1/history/undo",
+            405,
+            "method_not_allowed",
+        ),
+        (Method::GET, "/api/v1/nope", 404, "not_found"),
+        (Method::POST, "/nowhere", 404, "not_found"),
+    ] {
+        let got = s.send(method.clone(), path, None).await;
+        assert_error(&got, status, code);
+    }
+    let r = s.client.delete(s.at("/api/v1/meta")).send().await.unwrap();
+    assert_eq!(r.status(), 405);
+    assert!(
+        r.headers().get("allow").is_some(),
+        "405 names the allowed methods"
+    );
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_matched_in_any_case() {
+    let s = TestServer::with(
+        |c| c.server.token = quire::config::secret::Secret::new("s3cret"),
+        None,
+    )
+    .await;
+    for header in [
+        "Bearer s3cret",
+        "bearer s3cret",
+        "BEARER  s3cret",
+        "BeArEr s3cret ",
+    ] {
+        let r = s
+            .client
+            .get(s.at("/api/v1/sessions"))
+            .header("Authorization", header)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "{header:?}");
+    }
+    for header in [
+        "Basic s3cret",
+        "Bearer",
+        "Bearers3cret",
+        "Bearer s3cre",
+        "s3cret",
+    ] {
+        let r = s
+            .client
+            .get(s.at("/api/v1/sessions"))
+            .header("Authorization", header)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401, "{header:?}");
+    }
+}
+
+#[tokio::test]
+async fn arrays_and_scalars_are_never_read_as_objects() {
+    let s = TestServer::start().await;
+    let page = with_page(&s).await;
+    let before = s.scene().await;
+    let bodies = [
+        // 0.1.0 renamed the page: `["x"]` was read as `{ "name": "x" }`.
+        json!({ "type": "UpdatePage", "id": page, "patch": ["x"] }),
+        json!({ "type": "UpdateProject", "patch": ["renamed"] }),
+        json!({ "type": "AddPage", "page": ["array page"] }),
+        json!({ "type": "Batch", "ops": [["RemovePage", page]] }),
+        json!({ "type": "Batch", "ops": [5] }),
+        json!(["RemovePage", page]),
+        json!("RemovePage"),
+        json!(42),
+    ];
+    for body in bodies {
+        let got = s.post("/api/v1/history/apply", body.clone()).await;
+        assert!(got.0 == 400 || got.0 == 422, "{body}: {} {}", got.0, got.1);
+        assert!(got.1["error"]["message"].is_string(), "{}", got.1);
+    }
+    let got = s.post("/api/v1/projects", json!(["Name"])).await;
+    assert_error(&got, 400, "invalid_request");
+    let got = s
+        .post("/api/v1/pipelines", json!([["pseudo-translate"]]))
+        .await;
+    assert_error(&got, 400, "invalid_request");
+    assert_eq!(s.scene().await, before, "nothing changed");
+    assert_eq!(
+        s.get("/api/v1/projects").await.1.as_array().unwrap().len(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn limits_are_refused_with_422_and_nothing_logged() {
+    let s = TestServer::start().await;
+    with_page(&s).await;
+    let before = s.scene().await;
+    let path = s.get("/api/v1/sessions").await.1[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let dir = s.core.session(path.parse().unwrap()).unwrap().path;
+    let log = std::fs::read(dir.join("ops.log")).unwrap();
+    let mut deep = json!({ "type": "AddPage", "page": { "name": "deep" } });
+    for _ in 0..62 {
+        deep = json!({ "type": "Batch", "ops": [deep] });
+    }
+    let long = "n".repeat(201);
+    for body in [
+        deep,
+        json!({ "type": "UpdateProject", "patch": { "name": long } }),
+        json!({ "type": "UpdateProject", "patch": { "name": "tab\there" } }),
+        json!({ "type": "AddPage", "page": { "name": "" } }),
+    ] {
+        let got = s.post("/api/v1/history/apply", body).await;
+        assert_error(&got, 422, "invalid_op");
+    }
+    let got = s
+        .post("/api/v1/projects", json!({ "name": "bell\u{7}" }))
+        .await;
+    assert_error(&got, 422, "invalid_input");
+    assert_eq!(s.scene().await, before);
+    assert_eq!(
+        std::fs::read(dir.join("ops.log")).unwrap(),
+        log,
+        "nothing logged"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_linked_project_outside_the_projects_directory_is_not_managed() {
+    let s = TestServer::start().await;
+    let (status, session) = s
+        .post("/api/v1/projects", json!({ "name": "Inside" }))
+        .await;
+    assert_eq!(status, 200);
+    // A real project elsewhere, linked into the projects directory.
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("secret-project");
+    let other = s.core.create_project(&target, "Outside").unwrap();
+    let other_project = other.project_id.to_string();
+    s.core.close_session(other.id).unwrap();
+    let projects_dir = s.core.projects_dir().to_path_buf();
+    std::os::unix::fs::symlink(&target, projects_dir.join("linked")).unwrap();
+
+    let (status, list) = s.get("/api/v1/projects").await;
+    assert_eq!(status, 200);
+    let names: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Inside"], "{list}");
+    let got = s
+        .send(
+            Method::PUT,
+            "/api/v1/projects/current",
+            Some(json!({ "id": other_project })),
+        )
+        .await;
+    assert_error(&got, 404, "not_found");
+    let (_, sessions) = s.get("/api/v1/sessions").await;
+    assert_eq!(sessions.as_array().unwrap().len(), 1);
+    assert_eq!(sessions[0]["id"], session["id"]);
+}
