@@ -85,11 +85,13 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     match &cli.command {
         Some(Command::Completions { shell }) => {
             reject_tui_mcp(cli.tui_mcp, "completions")?;
-            return commands::docs::completions(*shell, &mut stdout.lock()).map_err(Failure::from);
+            return commands::docs::completions(*shell, &mut commands::Output::new(stdout.lock()))
+                .map_err(Failure::from);
         }
         Some(Command::Man { out: dir }) => {
             reject_tui_mcp(cli.tui_mcp, "man")?;
-            return commands::docs::man(dir.as_deref(), &mut stdout.lock()).map_err(Failure::from);
+            return commands::docs::man(dir.as_deref(), &mut commands::Output::new(stdout.lock()))
+                .map_err(Failure::from);
         }
         _ => {}
     }
@@ -209,7 +211,12 @@ fn execute(cli: Cli) -> Result<(), Failure> {
             check_launch(&loaded, &launch)?;
             launch::start(loaded, launch)
         }
-        Plan::Helper(command) => helper(&loaded, &request, command, &mut stdout.lock()),
+        Plan::Helper(command) => helper(
+            &loaded,
+            &request,
+            command,
+            &mut commands::Output::new(stdout.lock()),
+        ),
     }
 }
 

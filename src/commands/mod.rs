@@ -11,6 +11,52 @@ pub mod projects;
 
 use crate::error::Failure;
 
+/// Output that ends quietly when its reader goes away: once a write finds
+/// the pipe closed (`quire man | head -1`), every later write succeeds
+/// without writing, so the command finishes and exits 0 instead of
+/// panicking (clap_complete) or printing an error. Other errors pass.
+pub struct Output<W> {
+    inner: W,
+    closed: bool,
+}
+
+impl<W: std::io::Write> Output<W> {
+    pub fn new(inner: W) -> Self {
+        Output {
+            inner,
+            closed: false,
+        }
+    }
+
+    fn quiet(&mut self, result: std::io::Result<usize>, len: usize) -> std::io::Result<usize> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(len)
+            }
+            other => other,
+        }
+    }
+}
+
+impl<W: std::io::Write> std::io::Write for Output<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write(buf);
+        self.quiet(result, buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.inner.flush().map(|()| 0);
+        self.quiet(result, 0).map(|_| ())
+    }
+}
+
 /// A write to stdout failed (e.g. a closed pipe).
 pub(crate) fn write_failed(e: std::io::Error) -> Failure {
     Failure::Runtime(anyhow::Error::new(e).context("cannot write output"))
