@@ -533,6 +533,12 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
                 "must be at least 1".into(),
             ));
         }
+        if engine.max_output_bytes == 0 {
+            return Err(at(
+                &format!("engines.{id}.max_output_bytes"),
+                "must be at least 1".into(),
+            ));
+        }
     }
     for (id, provider) in &config.providers {
         if !is_valid_id(id) {

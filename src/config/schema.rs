@@ -161,6 +161,10 @@ pub struct CommandEngineConfig {
     pub output: EngineOutput,
     #[serde(default = "default_engine_timeout")]
     pub timeout_secs: u64,
+    /// Most bytes of stdout read; past that the step fails and the program
+    /// is stopped.
+    #[serde(default = "default_max_output")]
+    pub max_output_bytes: u64,
     #[serde(default = "default_true")]
     pub requires_approval: bool,
 }
@@ -203,6 +207,10 @@ fn default_stage() -> String {
 
 fn default_engine_timeout() -> u64 {
     120
+}
+
+fn default_max_output() -> u64 {
+    64 << 20
 }
 
 fn default_provider_timeout() -> u64 {

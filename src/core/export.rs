@@ -80,6 +80,9 @@ pub struct Export {
 
 impl Core {
     pub async fn export(&self, session: SessionId, spec: ExportSpec) -> CoreResult<Export> {
+        if let Some(tag) = &spec.target_language {
+            super::lang::check_tag("targetLanguage", tag)?;
+        }
         let snapshot = self.scene(session).await?;
         let mut scene = snapshot.scene;
         if let Some(pages) = &spec.pages {

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::Deserialize;
+use tokio_util::sync::CancellationToken;
 
 use super::Core;
 use super::engines::{Engine, PageInput, page_image};
@@ -59,6 +60,9 @@ pub(crate) struct Job {
     spec: PipelineSpec,
     provider: Option<(String, ProviderConfig)>,
     cancelled: AtomicBool,
+    /// Fires on cancel: a running engine is stopped at once (a command
+    /// engine's process group is killed), not only between pages.
+    cancel: CancellationToken,
     running: AtomicBool,
 }
 
@@ -99,6 +103,9 @@ impl Core {
         approval: Approval,
     ) -> CoreResult<JobId> {
         let snapshot = self.scene(session).await?;
+        if let Some(tag) = &spec.target_language {
+            super::lang::check_tag("targetLanguage", tag)?;
+        }
         if spec.steps.is_empty() {
             return Err(CoreError::InvalidInput(
                 "a pipeline needs at least one step".into(),
@@ -161,6 +168,7 @@ impl Core {
             spec,
             provider,
             cancelled: AtomicBool::new(false),
+            cancel: CancellationToken::new(),
             running: AtomicBool::new(false),
         });
         let spawn_worker = {
@@ -219,6 +227,7 @@ impl Core {
             };
         };
         job.cancelled.store(true, Ordering::SeqCst);
+        job.cancel.cancel();
         if !job.running.load(Ordering::SeqCst) {
             if let Some(queue) = state.queues.get_mut(&job.session) {
                 queue.pending.retain(|j| j.id != id);
@@ -363,7 +372,12 @@ impl Core {
                     http: self.http(),
                     provider,
                 };
-                match engine.run(&input).await {
+                let outcome = tokio::select! {
+                    outcome = engine.run(&input) => outcome,
+                    // Dropping the engine's future stops what it runs.
+                    () = job.cancel.cancelled() => return (JobStatus::Cancelled, None),
+                };
+                match outcome {
                     Ok(outcome) => {
                         for message in outcome.warnings {
                             warned = true;

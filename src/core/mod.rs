@@ -22,6 +22,7 @@ pub mod history;
 pub mod ids;
 pub mod import;
 pub mod jobs;
+pub mod lang;
 pub mod limits;
 pub mod objects;
 pub mod op;

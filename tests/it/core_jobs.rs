@@ -662,3 +662,165 @@ async fn tesseract_end_to_end_when_installed() {
         vec!["Hello there, traveller!", "Where are you going?"]
     );
 }
+
+/// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        // "pid (comm) S ...": the state follows the last ')'.
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Waits (with a deadline) until `path` holds a pid, and returns it.
+async fn pid_in(path: &std::path::Path) -> u32 {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no pid in {}",
+            path.display()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+async fn until_ended(pid: u32) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while !ended(pid) {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "process {pid} lives on"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// An engine whose program starts a background grandchild, writes its
+/// pid to `pidfile`, and waits (forever, or until `sleep` ends).
+fn forker(pidfile: &std::path::Path, timeout_secs: u64) -> CommandEngineConfig {
+    let script = format!("sleep 300 & echo $! > {}; wait", pidfile.display());
+    command_engine(
+        &["sh", "-c", &script],
+        EngineInput::PageJson,
+        EngineOutput::Ops,
+        timeout_secs,
+    )
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_ends_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild.pid");
+    let t = TestCore::with_engines(engines(&[("forker", forker(&pidfile, 1))]), BTreeMap::new());
+    let id = t.session("Timeout");
+    text_pages(&t, id, 1).await;
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["forker"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let grandchild = pid_in(&pidfile).await;
+    let events = follow(&mut sub, job).await;
+    let w = warnings(&events);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].2.contains("did not finish within 1s"), "{w:?}");
+    until_ended(grandchild).await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_stops_a_running_engine_and_what_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("grandchild.pid");
+    let t = TestCore::with_engines(
+        engines(&[("forker", forker(&pidfile, 600))]),
+        BTreeMap::new(),
+    );
+    let id = t.session("Cancel now");
+    text_pages(&t, id, 3).await;
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["forker"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let grandchild = pid_in(&pidfile).await;
+    assert!(t.core.cancel_job(job).unwrap());
+    let events = follow(&mut sub, job).await;
+    assert_eq!(finished(&events).0, JobStatus::Cancelled);
+    until_ended(grandchild).await;
+    assert!(!t.core.session(id).unwrap().busy);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn output_past_max_output_bytes_fails_the_step() {
+    let mut flood = command_engine(&["yes"], EngineInput::PageJson, EngineOutput::Ops, 600);
+    flood.max_output_bytes = 1 << 20;
+    let t = TestCore::with_engines(engines(&[("flood", flood)]), BTreeMap::new());
+    let id = t.session("Flood");
+    text_pages(&t, id, 1).await;
+    let before = t.core.scene(id).await.unwrap();
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["flood"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    let w = warnings(&events);
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].2.contains("more than 1048576 bytes"), "{w:?}");
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, before.epoch);
+}
+
+#[tokio::test]
+async fn target_language_must_be_a_language_tag_before_it_reaches_a_program() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("said");
+    // A config that hands the tag to a shell: only a real tag may get there.
+    let script = format!("printf '%s' {{target_language}} > {}", out.display());
+    let echo = command_engine(
+        &["sh", "-c", &script],
+        EngineInput::PageJson,
+        EngineOutput::Ops,
+        30,
+    );
+    let t = TestCore::with_engines(engines(&[("echo", echo)]), BTreeMap::new());
+    let id = t.session("Tags");
+    text_pages(&t, id, 1).await;
+    let seq = t.core.events().seq();
+    for bad in ["--output=/etc/passwd", "fr; touch pwned", "$(id)", "-x", ""] {
+        let mut s = spec(&["echo"]);
+        s.target_language = Some(bad.into());
+        let err = t
+            .core
+            .start_pipeline(id, s, Approval::Unattended)
+            .await
+            .unwrap_err();
+        assert_eq!(err.code(), "invalid_input", "{bad:?}");
+        assert!(err.to_string().contains("BCP 47"), "{err}");
+    }
+    assert_eq!(t.core.events().seq(), seq, "no job, no event");
+    assert!(!out.exists());
+    let mut sub = t.core.subscribe(None);
+    let mut s = spec(&["echo"]);
+    s.target_language = Some("pt-BR".into());
+    let job = t
+        .core
+        .start_pipeline(id, s, Approval::Unattended)
+        .await
+        .unwrap();
+    follow(&mut sub, job).await;
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "pt-BR");
+}

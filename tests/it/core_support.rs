@@ -60,6 +60,7 @@ pub fn command_engine(
         input,
         output,
         timeout_secs,
+        max_output_bytes: 64 << 20,
         requires_approval: false,
     }
 }

@@ -1,16 +1,18 @@
 //! Command engines: a program declared in config, run once per page.
 //!
 //! The program is spawned directly (never through a shell) in a fresh
-//! temporary directory, with `{image}`, `{page_json}` and
-//! `{target_language}` replaced in its arguments. It is killed at its
-//! timeout; a non-zero exit becomes a warning carrying the end of its
-//! stderr. Its output is parsed and checked completely (every op must
-//! touch only its own page) before anything is applied.
+//! temporary directory and its own process group, with `{image}`,
+//! `{page_json}` and `{target_language}` (a checked BCP 47 tag) replaced
+//! in its arguments. Its whole group is killed at its timeout, on a
+//! cancel, and when it is done; its stdout is read up to
+//! `max_output_bytes`. A non-zero exit becomes a warning carrying the end
+//! of its stderr. Its output is parsed and checked completely (every op
+//! must touch only its own page) before anything is applied.
 
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use super::tesseract;
 use crate::config::schema::{CommandEngineConfig, EngineInput, EngineOutput};
@@ -56,39 +58,44 @@ fn tail(bytes: &[u8]) -> String {
     format!("…{}", text.chars().skip(skip).collect::<String>())
 }
 
+/// Most of stderr kept (its end) while a program runs.
+const STDERR_KEEP: usize = 64 << 10;
+
 /// Runs the engine on one page; returns the ops to apply.
+///
+/// The program runs in its own process group; when this future ends, for
+/// any reason (done, failed, timed out, or dropped because the job was
+/// cancelled), the whole group is killed, so nothing it started lives on.
 pub async fn run(
     config: &CommandEngineConfig,
     page: &Page,
     image: Option<&[u8]>,
     target_language: Option<&str>,
 ) -> Result<Vec<Op>, String> {
-    let dir = tempfile::Builder::new()
-        .prefix("quire-engine-")
-        .tempdir()
-        .map_err(|e| format!("cannot create a work directory: {e}"))?;
+    if uses(config, "{target_language}") {
+        let tag = target_language.ok_or("the engine needs targetLanguage")?;
+        crate::core::lang::check_tag("targetLanguage", tag).map_err(|e| e.to_string())?;
+    }
     let page_json = serde_json::to_vec(page).map_err(|e| format!("cannot encode the page: {e}"))?;
-    let json_path = dir.path().join("page.json");
-    if uses(config, "{page_json}") {
-        std::fs::write(&json_path, &page_json)
-            .map_err(|e| format!("cannot write page.json: {e}"))?;
-    }
-    let mut image_path = None;
-    if needs_image(config) {
-        let bytes = image.ok_or("the page has no image to give the engine")?;
-        let path = dir.path().join(format!("page.{}", extension(bytes)));
-        std::fs::write(&path, bytes).map_err(|e| format!("cannot write the page image: {e}"))?;
-        image_path = Some(path);
-    }
-    if uses(config, "{target_language}") && target_language.is_none() {
-        return Err("the engine needs targetLanguage".into());
-    }
+    let image = match needs_image(config) {
+        true => Some(
+            image
+                .ok_or("the page has no image to give the engine")?
+                .to_vec(),
+        ),
+        false => None,
+    };
+    let wants_json = uses(config, "{page_json}");
+    let json_for_file = page_json.clone();
+    let work = tokio::task::spawn_blocking(move || prepare(wants_json, &json_for_file, image))
+        .await
+        .map_err(|e| format!("cannot prepare the work directory: {e}"))??;
     let args: Vec<String> = config
         .command
         .iter()
         .map(|arg| {
-            let mut arg = arg.replace("{page_json}", &json_path.display().to_string());
-            if let Some(p) = &image_path {
+            let mut arg = arg.replace("{page_json}", &work.json.display().to_string());
+            if let Some(p) = &work.image {
                 arg = arg.replace("{image}", &p.display().to_string());
             }
             arg.replace("{target_language}", target_language.unwrap_or(""))
@@ -97,9 +104,10 @@ pub async fn run(
     let Some((program, rest)) = args.split_first() else {
         return Err("the engine has no command".into());
     };
-    let mut child = tokio::process::Command::new(program)
+    let mut command = tokio::process::Command::new(program);
+    command
         .args(rest)
-        .current_dir(dir.path())
+        .current_dir(work.dir.path())
         .stdin(if config.input == EngineInput::PageJson {
             Stdio::piped()
         } else {
@@ -107,9 +115,13 @@ pub async fn run(
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .kill_on_drop(true)
+        .kill_on_drop(true);
+    #[cfg(unix)]
+    command.process_group(0);
+    let mut child = command
         .spawn()
         .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let group = Group(child.id());
     if let Some(mut stdin) = child.stdin.take() {
         // Written concurrently with reading the output, so a program that
         // answers before it has read everything cannot deadlock us.
@@ -117,11 +129,27 @@ pub async fn run(
             let _ = stdin.write_all(&page_json).await;
         });
     }
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        return Err(format!("`{program}` has no output pipes"));
+    };
+    let limit = config.max_output_bytes;
+    let finished = async {
+        let out = async {
+            let out = read_capped(stdout, limit).await;
+            if out.is_none() {
+                // Over the limit: stop it now rather than at its timeout.
+                group.kill();
+            }
+            out
+        };
+        let (out, err) = tokio::join!(out, read_tail(stderr));
+        let status = child.wait().await;
+        (out, err, status)
+    };
     let timeout = Duration::from_secs(config.timeout_secs);
-    let output = match tokio::time::timeout(timeout, child.wait_with_output()).await {
-        Ok(Ok(output)) => output,
-        Ok(Err(e)) => return Err(format!("`{program}` failed: {e}")),
-        // Dropping the child (kill_on_drop) kills it.
+    let (stdout, stderr, status) = match tokio::time::timeout(timeout, finished).await {
+        Ok(done) => done,
+        // Dropping the child and the group guard kills them all.
         Err(_) => {
             return Err(format!(
                 "`{program}` did not finish within {}s and was killed",
@@ -129,21 +157,110 @@ pub async fn run(
             ));
         }
     };
-    if !output.status.success() {
-        let status = output.status.code().map_or_else(
+    let Some(stdout) = stdout else {
+        return Err(format!(
+            "`{program}` wrote more than {limit} bytes of output (engines.<id>.max_output_bytes) and was stopped"
+        ));
+    };
+    let status = status.map_err(|e| format!("`{program}` failed: {e}"))?;
+    if !status.success() {
+        let status = status.code().map_or_else(
             || "was killed by a signal".to_owned(),
             |c| format!("exited with status {c}"),
         );
-        let stderr = tail(&output.stderr);
+        let stderr = tail(&stderr);
         return Err(if stderr.is_empty() {
             format!("`{program}` {status}")
         } else {
             format!("`{program}` {status}: {stderr}")
         });
     }
-    let stdout = String::from_utf8(output.stdout)
+    let stdout = String::from_utf8(stdout)
         .map_err(|_| format!("`{program}` wrote output that is not UTF-8"))?;
     parse_output(config.output, &stdout, page.id)
+}
+
+/// The temporary directory a program runs in, and the files given to it.
+struct Work {
+    dir: tempfile::TempDir,
+    json: std::path::PathBuf,
+    image: Option<std::path::PathBuf>,
+}
+
+/// Writes the page's JSON and image into a fresh temporary directory
+/// (blocking: run off the async workers).
+fn prepare(json: bool, page_json: &[u8], image: Option<Vec<u8>>) -> Result<Work, String> {
+    let dir = tempfile::Builder::new()
+        .prefix("quire-engine-")
+        .tempdir()
+        .map_err(|e| format!("cannot create a work directory: {e}"))?;
+    let json_path = dir.path().join("page.json");
+    if json {
+        std::fs::write(&json_path, page_json)
+            .map_err(|e| format!("cannot write page.json: {e}"))?;
+    }
+    let image = match image {
+        Some(bytes) => {
+            let path = dir.path().join(format!("page.{}", extension(&bytes)));
+            std::fs::write(&path, &bytes)
+                .map_err(|e| format!("cannot write the page image: {e}"))?;
+            Some(path)
+        }
+        None => None,
+    };
+    Ok(Work {
+        dir,
+        json: json_path,
+        image,
+    })
+}
+
+/// All of `reader` up to `limit` bytes; `None` once it offers more.
+async fn read_capped(reader: impl AsyncRead + Unpin, limit: u64) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut capped = reader.take(limit.saturating_add(1));
+    capped.read_to_end(&mut out).await.ok()?;
+    (out.len() as u64 <= limit).then_some(out)
+}
+
+/// The last [`STDERR_KEEP`] bytes of `reader`, read to its end so that the
+/// program never blocks on a full pipe.
+async fn read_tail(mut reader: impl AsyncRead + Unpin) -> Vec<u8> {
+    let mut kept = Vec::new();
+    let mut chunk = vec![0u8; 8192];
+    while let Ok(n) = reader.read(&mut chunk).await {
+        if n == 0 {
+            break;
+        }
+        kept.extend_from_slice(&chunk[..n]);
+        if kept.len() > 2 * STDERR_KEEP {
+            kept.drain(..kept.len() - STDERR_KEEP);
+        }
+    }
+    kept
+}
+
+/// The process group of a running program; dropping it kills the group.
+struct Group(Option<u32>);
+
+impl Group {
+    fn kill(&self) {
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .0
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(rustix::process::Pid::from_raw)
+        {
+            // ESRCH (the group is gone) is the usual, quiet case.
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
 }
 
 /// Parses and checks an engine's output for page `page`.
