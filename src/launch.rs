@@ -119,6 +119,7 @@ async fn serve_http(
         app.shutdown,
         stop,
         SHUTDOWN_GRACE,
+        std::time::Duration::from_secs(loaded.config.server.send_timeout_secs),
     ));
     Ok(Served {
         url,

@@ -500,6 +500,9 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
     if config.server.host.trim().is_empty() {
         return Err(at("server.host", "must not be empty".into()));
     }
+    if config.server.send_timeout_secs == 0 {
+        return Err(at("server.send_timeout_secs", "must be at least 1".into()));
+    }
     if config.server.max_body_bytes == 0 {
         return Err(at("server.max_body_bytes", "must be at least 1".into()));
     }

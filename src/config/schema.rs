@@ -83,6 +83,10 @@ pub struct ServerConfig {
     pub allowed_hosts: Vec<String>,
     pub allowed_origins: Vec<String>,
     pub max_body_bytes: u64,
+    /// A connection whose peer accepts none of the data sent to it for this
+    /// long is closed (e.g. an event-stream client that stopped reading),
+    /// so it cannot pin server memory.
+    pub send_timeout_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -25,6 +25,10 @@ pub const RING_CAPACITY: usize = 1024;
 /// How many finished jobs are remembered (with their warnings).
 pub const RECENT_JOBS: usize = 100;
 
+/// How many warnings a job summary keeps; later ones are only counted, so
+/// a `Snapshot` (which every new or lagging client is sent) stays small.
+pub const MAX_JOB_WARNINGS: usize = 1000;
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
 )]
@@ -110,6 +114,7 @@ impl JobSummary {
                 status: JobStatus::Queued,
                 progress: None,
                 warnings: Vec::new(),
+                warnings_omitted: 0,
                 error: None,
             }),
             _ => None,
@@ -131,12 +136,18 @@ impl JobSummary {
                 total_pages,
                 step_id,
                 message,
-            } if *job_id == self.id => self.warnings.push(JobWarningInfo {
-                page_index: *page_index,
-                total_pages: *total_pages,
-                step_id: step_id.clone(),
-                message: message.clone(),
-            }),
+            } if *job_id == self.id => {
+                if self.warnings.len() < MAX_JOB_WARNINGS {
+                    self.warnings.push(JobWarningInfo {
+                        page_index: *page_index,
+                        total_pages: *total_pages,
+                        step_id: step_id.clone(),
+                        message: message.clone(),
+                    });
+                } else {
+                    self.warnings_omitted += 1;
+                }
+            }
             Event::JobFinished { id, status, error } if *id == self.id => {
                 self.status = *status;
                 self.error.clone_from(error);
@@ -157,9 +168,18 @@ pub struct JobSummary {
     pub status: JobStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<JobProgress>,
+    /// The first [`MAX_JOB_WARNINGS`] warnings (each was also its own
+    /// `JobWarning` event).
     pub warnings: Vec<JobWarningInfo>,
+    /// Warnings past those, counted only.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub warnings_omitted: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One open session as events describe it.
@@ -401,6 +421,11 @@ impl EventBus {
         // No receivers is fine: nobody is listening yet.
         let _ = self.tx.send(envelope);
         state.seq
+    }
+
+    /// How many subscriptions are open (event-stream clients among them).
+    pub fn subscribers(&self) -> usize {
+        self.tx.receiver_count()
     }
 
     /// The last `seq` handed out.

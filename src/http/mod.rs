@@ -197,18 +197,30 @@ pub enum BindError {
 }
 
 /// Serves `router` on `listener` until `stop` resolves; then stops
-/// accepting and lets requests in flight finish for up to `grace`.
+/// accepting and lets requests in flight finish for up to `grace`. A
+/// connection whose peer takes none of the data sent to it for
+/// `send_timeout` is closed by the kernel (`TCP_USER_TIMEOUT`, Linux), so
+/// a client that stops reading an event stream costs at most what hyper
+/// and the socket buffer for it, for that long.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     shutdown: watch::Sender<bool>,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
     grace: std::time::Duration,
+    send_timeout: std::time::Duration,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
+    let listener = listener.tap_io(move |tcp| {
         // Small MCP/API replies must not wait for delayed ACKs.
         let _ = tcp.set_nodelay(true);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            let millis = u32::try_from(send_timeout.as_millis()).unwrap_or(u32::MAX);
+            let _ = rustix::net::sockopt::set_tcp_user_timeout(&*tcp, millis);
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let _ = send_timeout;
     });
     let (stopped_tx, stopped_rx) = tokio::sync::oneshot::channel::<()>();
     let signal = async move {

@@ -210,3 +210,66 @@ async fn a_linked_project_outside_the_projects_directory_is_not_managed() {
     assert_eq!(sessions.as_array().unwrap().len(), 1);
     assert_eq!(sessions[0]["id"], session["id"]);
 }
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_client_that_stops_reading_is_cut_off() {
+    use quire::core::events::Event;
+    use quire::core::ids::SessionId;
+    use tokio::io::AsyncWriteExt;
+
+    let s = TestServer::with(|c| c.server.send_timeout_secs = 1, None).await;
+    let bus = s.core.events().clone();
+    let wait_for = |want: usize, what: &'static str| {
+        let bus = bus.clone();
+        async move {
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+            while bus.subscribers() != want {
+                assert!(tokio::time::Instant::now() < deadline, "{what}");
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
+    };
+    let base = bus.subscribers();
+    // A reader that keeps up.
+    let mut reader =
+        crate::http_support::SseReader::connect(&s.client, &s.at("/api/v1/events"), None).await;
+    assert_eq!(reader.next().await.event, "Snapshot");
+    let keeping_up =
+        tokio::spawn(async move { reader.until(|e| e.event == "ConfigChanged").await.len() });
+    // A client with a tiny window that never reads.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let addr = s.url.trim_start_matches("http://").parse().unwrap();
+    let mut stuck = socket.connect(addr).await.unwrap();
+    stuck
+        .write_all(b"GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .await
+        .unwrap();
+    wait_for(base + 2, "the stuck client never subscribed").await;
+    // Events until the kernel gives up on the stuck client (its window
+    // stays shut for longer than server.send_timeout_secs).
+    let session = SessionId::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut epoch = 0;
+    while bus.subscribers() > base + 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stuck client was never cut off"
+        );
+        for _ in 0..200 {
+            epoch += 1;
+            bus.publish(Event::SceneAdvanced {
+                session_id: session,
+                epoch,
+                name: "n".repeat(200),
+            });
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // The reader that kept up was served throughout, and still is.
+    assert_eq!(bus.subscribers(), base + 1);
+    bus.publish(Event::ConfigChanged {});
+    assert!(keeping_up.await.unwrap() > 1);
+    drop(stuck);
+}

@@ -64,6 +64,7 @@ impl TestServer {
             logs_dir: dir.path().join("data/logs"),
         };
         let core = Core::new(CoreConfig::new(&cfg, &paths, "headless"));
+        let send_timeout = Duration::from_secs(cfg.server.send_timeout_secs);
         let app = http::app(core.clone(), Arc::new(cfg), "headless", extra);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());
@@ -80,6 +81,7 @@ impl TestServer {
                 let _ = stop_rx.await;
             },
             Duration::from_secs(5),
+            send_timeout,
         ));
         TestServer {
             _dir: dir,

@@ -285,6 +285,7 @@ async fn an_edit_over_mcp_is_seen_by_the_http_api_and_its_events() {
         app.shutdown,
         std::future::pending(),
         Duration::from_secs(1),
+        Duration::from_secs(60),
     ));
 
     let mut events = SseReader::connect(&s.client, &s.at("/api/v1/events"), None).await;

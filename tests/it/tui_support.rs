@@ -160,6 +160,7 @@ pub fn job(session: SessionId, status: JobStatus, percent: f64, warnings: usize)
                 message: format!("missing translation: node {i}"),
             })
             .collect(),
+        warnings_omitted: 0,
         error: None,
     }
 }
