@@ -157,6 +157,67 @@ fn markdown(scene: &Scene) -> String {
     out
 }
 
+/// Whether XML 1.0 can carry `c` at all (its `Char` production); the C0
+/// controls but tab, LF and CR, and U+FFFE/U+FFFF, cannot appear even as
+/// character references.
+fn xml_char(c: char) -> bool {
+    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
+}
+
+/// Segment text as XLIFF 2.0 content, escaped: markup characters as
+/// entities, CR as `&#13;` (a parser would turn a raw one into LF), and a
+/// character XML cannot carry as XLIFF's `<cp hex="…"/>`, so the text
+/// comes back exactly.
+fn xliff_content(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\r' => out.push_str("&#13;"),
+            c if !xml_char(c) => out.push_str(&format!("<cp hex=\"{:04X}\"/>", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An attribute value, escaped: quotes and markup as entities, tab, LF and
+/// CR as character references (attribute normalisation would turn raw ones
+/// into spaces), and a character XML cannot carry replaced by U+FFFD
+/// (attributes have no `<cp>`; names cannot hold such characters since
+/// the name rule, but projects from 0.1.0 may).
+fn xml_attribute(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\t' => out.push_str("&#9;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            c if !xml_char(c) => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `<name key="value" …>` with each value escaped by [`xml_attribute`].
+fn element<'a>(name: &'a str, attributes: &[(&str, &str)]) -> BytesStart<'a> {
+    let mut start = BytesStart::new(name);
+    for (key, value) in attributes {
+        start.push_attribute(quick_xml::events::attributes::Attribute {
+            key: quick_xml::name::QName(key),
+            value: xml_attribute(value).into(),
+        });
+    }
+    start
+}
+
 fn xml_err(e: impl std::fmt::Display) -> CoreError {
     CoreError::Io(format!("cannot write XLIFF: {e}"))
 }
@@ -182,23 +243,25 @@ fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Xml::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
         .map_err(xml_err)?;
-    let mut root = BytesStart::new("xliff");
-    root.push_attribute(("xmlns", "urn:oasis:names:tc:xliff:document:2.0"));
-    root.push_attribute(("version", "2.0"));
-    root.push_attribute(("srcLang", src_lang.as_str()));
     let trg = target_language.unwrap_or("und");
+    let mut root_attributes = vec![
+        ("xmlns", "urn:oasis:names:tc:xliff:document:2.0"),
+        ("version", "2.0"),
+        ("srcLang", src_lang.as_str()),
+    ];
     if has_targets || target_language.is_some() {
-        root.push_attribute(("trgLang", trg));
+        root_attributes.push(("trgLang", trg));
     }
-    w.write_event(Xml::Start(root)).map_err(xml_err)?;
-    let mut file = BytesStart::new("file");
-    file.push_attribute(("id", "f1"));
-    file.push_attribute(("original", scene.project.name.as_str()));
+    w.write_event(Xml::Start(element("xliff", &root_attributes)))
+        .map_err(xml_err)?;
+    let file = element(
+        "file",
+        &[("id", "f1"), ("original", scene.project.name.as_str())],
+    );
     w.write_event(Xml::Start(file)).map_err(xml_err)?;
     for page in &scene.pages {
-        let mut group = BytesStart::new("group");
-        group.push_attribute(("id", format!("p{}", page.id).as_str()));
-        group.push_attribute(("name", page.name.as_str()));
+        let id = format!("p{}", page.id);
+        let group = element("group", &[("id", &id), ("name", &page.name)]);
         w.write_event(Xml::Start(group)).map_err(xml_err)?;
         for node in &page.nodes {
             let NodeKind::Text {
@@ -207,15 +270,14 @@ fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
             else {
                 continue;
             };
-            let mut unit = BytesStart::new("unit");
-            unit.push_attribute(("id", format!("n{}", node.id).as_str()));
-            w.write_event(Xml::Start(unit)).map_err(xml_err)?;
+            let id = format!("n{}", node.id);
+            w.write_event(Xml::Start(element("unit", &[("id", &id)])))
+                .map_err(xml_err)?;
             w.write_event(Xml::Start(BytesStart::new("notes")))
                 .map_err(xml_err)?;
             for (category, value) in [("page", page.id.to_string()), ("node", node.id.to_string())]
             {
-                let mut note = BytesStart::new("note");
-                note.push_attribute(("category", category));
+                let note = element("note", &[("category", category)]);
                 w.write_event(Xml::Start(note)).map_err(xml_err)?;
                 w.write_event(Xml::Text(BytesText::new(&value)))
                     .map_err(xml_err)?;
@@ -232,10 +294,9 @@ fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
             ];
             for (tag, value) in parts {
                 let Some(value) = value else { continue };
-                let mut el = BytesStart::new(tag);
-                el.push_attribute(("xml:space", "preserve"));
+                let el = element(tag, &[("xml:space", "preserve")]);
                 w.write_event(Xml::Start(el)).map_err(xml_err)?;
-                w.write_event(Xml::Text(BytesText::new(value)))
+                w.write_event(Xml::Text(BytesText::from_escaped(xliff_content(value))))
                     .map_err(xml_err)?;
                 w.write_event(Xml::End(BytesEnd::new(tag)))
                     .map_err(xml_err)?;

@@ -426,3 +426,85 @@ async fn bad_archives_are_refused_and_leave_nothing() {
     let err = t.core.import_archive(&good, &occupied).unwrap_err();
     assert_eq!(err.code(), "conflict");
 }
+
+/// The text of an XLIFF `<source>`/`<target>`, with `<cp hex>` read back.
+fn xliff_text(node: roxmltree::Node<'_, '_>) -> String {
+    let mut out = String::new();
+    for child in node.children() {
+        if child.is_text() {
+            out.push_str(child.text().unwrap());
+        } else if child.tag_name().name() == "cp" {
+            let hex = child.attribute("hex").unwrap();
+            out.push(char::from_u32(u32::from_str_radix(hex, 16).unwrap()).unwrap());
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn xliff_stays_well_formed_with_control_characters() {
+    let t = TestCore::new();
+    let id = t.session("Controls");
+    let text = "bell \u{7} esc \u{1b}[0m nul \u{0} crlf \r\n tab \t end \u{FFFE} <b>&amp;</b>";
+    let translation = "C1 \u{85} fine, vertical tab \u{b} not";
+    t.core
+        .import_text(id, "p", "placeholder", None)
+        .await
+        .unwrap();
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let (page, node) = (scene.pages[0].id, scene.pages[0].nodes[0].id);
+    let set = quire::core::op::Op::UpdateNode {
+        page,
+        id: node,
+        patch: quire::core::op::NodePatch {
+            kind: Some(quire::core::op::KindPatch::Text {
+                text: Some(Some(text.into())),
+                translation: Some(Some(translation.into())),
+                source_lang: None,
+                style: None,
+            }),
+            ..Default::default()
+        },
+    };
+    t.core.apply(id, set).await.unwrap();
+    // A page name with line breaks and a control character, as 0.1.0 let
+    // UpdatePage write: open the project from such a snapshot.
+    let path = t.project_path(id);
+    t.core.close_session(id).unwrap();
+    let file = path.join("scene.json");
+    let mut stored: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    stored["scene"]["pages"][0]["name"] = "two\nlines\tand \u{1} bell".into();
+    let old = serde_json::json!({ "epoch": stored["epoch"], "scene": stored["scene"] });
+    std::fs::write(&file, old.to_string()).unwrap();
+    let id = t.core.open_project(&path).unwrap().id;
+
+    let x = t
+        .core
+        .export(id, spec(ExportFormat::Xliff, None))
+        .await
+        .unwrap();
+    let xml = String::from_utf8(x.bytes).unwrap();
+    let doc = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}\n{xml}"));
+    let ns = "urn:oasis:names:tc:xliff:document:2.0";
+    let find = |tag: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name((ns, tag)))
+            .unwrap()
+    };
+    assert_eq!(
+        xliff_text(find("source")),
+        text,
+        "escaped, and back exactly"
+    );
+    assert_eq!(
+        xliff_text(find("target")),
+        translation.replace('\u{b}', "\u{b}")
+    );
+    assert!(xml.contains("<cp hex=\"0007\"/>") && xml.contains("<cp hex=\"FFFE\"/>"));
+    // Attributes keep line breaks; what XML cannot carry becomes U+FFFD.
+    assert_eq!(
+        find("group").attribute("name"),
+        Some("two\nlines\tand \u{FFFD} bell")
+    );
+}
