@@ -350,3 +350,47 @@ async fn an_op_larger_than_max_body_bytes_is_refused() {
     assert_eq!(scene.epoch, 1);
     assert!(scene.scene.pages[0].nodes.is_empty());
 }
+
+/// A heavy apply leaves the runtime free: on a runtime with one worker
+/// thread, a small op in another session finishes while a 100,000-op
+/// batch is still applying (0.1.0 ran it on the worker and held it up).
+#[test]
+fn a_heavy_apply_does_not_hold_up_other_sessions() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let t = TestCore::new();
+        let busy = t.session("Busy");
+        let other = t.session("Other");
+        let page = PageId(t.core.apply(busy, add_page("p")).await.unwrap().created[0]);
+        let batch = Op::Batch {
+            ops: (0..MAX_BATCH_OPS)
+                .map(|i| Op::AddNode {
+                    page,
+                    node: text_node(&format!("n{i}")),
+                    at: None,
+                })
+                .collect(),
+            label: None,
+        };
+        let heavy = {
+            let core = t.core.clone();
+            tokio::spawn(async move { core.apply(busy, batch).await })
+        };
+        // Let the heavy apply start first.
+        tokio::task::yield_now().await;
+        for i in 0..5 {
+            t.core
+                .apply(other, add_page(&format!("q{i}")))
+                .await
+                .unwrap();
+        }
+        assert!(
+            !heavy.is_finished(),
+            "the small ops waited for the batch to finish"
+        );
+        assert_eq!(heavy.await.unwrap().unwrap().epoch, 2);
+    });
+}

@@ -39,14 +39,32 @@ pub type BlobCheck<'a> = &'a dyn Fn(&BlobHash) -> bool;
 /// Applies `op` to `scene`, or changes nothing and says precisely why not.
 pub fn apply(scene: &mut Scene, op: Op, blobs: BlobCheck<'_>) -> Result<Applied, CoreError> {
     let mut index = Index::for_op(&op);
-    apply_at(scene, op, blobs, "", &mut index).map_err(CoreError::InvalidOp)
+    apply_at(scene, op, blobs, &Member::Top, &mut index).map_err(CoreError::InvalidOp)
+}
+
+/// Where an op sits in the op being applied (`ops[2] ops[0] `), written out
+/// only when an error names it: a batch of 100,000 ops must not build
+/// 100,000 strings.
+#[derive(Clone, Copy)]
+enum Member<'a> {
+    Top,
+    Of(&'a Member<'a>, usize),
+}
+
+impl std::fmt::Display for Member<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Member::Top => Ok(()),
+            Member::Of(parent, i) => write!(f, "{parent}ops[{i}] "),
+        }
+    }
 }
 
 fn apply_at(
     scene: &mut Scene,
     op: Op,
     blobs: BlobCheck<'_>,
-    path: &str,
+    path: &Member<'_>,
     index: &mut Index,
 ) -> Result<Applied, String> {
     let name = op.type_name();
@@ -81,10 +99,13 @@ fn apply_at(
             let at = find_page(scene, id, index).map_err(fail)?;
             let page = scene.pages.remove(at);
             index.page_removed(scene, id, at);
+            // The removed page moves into the inverse unless a reader
+            // still shares it.
+            let page = Arc::try_unwrap(page).unwrap_or_else(|shared| (*shared).clone());
             Ok(Applied {
                 op: Op::RemovePage { id },
                 inverse: Op::AddPage {
-                    page: page_to_new(&page),
+                    page: page_into_new(page),
                     at: Some(at),
                 },
                 created: Vec::new(),
@@ -169,7 +190,7 @@ fn apply_at(
                 op: Op::RemoveNode { page, id },
                 inverse: Op::AddNode {
                     page,
-                    node: node_to_new(&node),
+                    node: node_into_new(node),
                     at: Some(at),
                 },
                 created: Vec::new(),
@@ -235,7 +256,7 @@ fn apply_batch(
     ops: Vec<Op>,
     label: Option<String>,
     blobs: BlobCheck<'_>,
-    path: &str,
+    path: &Member<'_>,
     index: &mut Index,
 ) -> Result<Applied, String> {
     if ops.is_empty() {
@@ -243,8 +264,7 @@ fn apply_batch(
     }
     let mut done: Vec<Applied> = Vec::with_capacity(ops.len());
     for (i, op) in ops.into_iter().enumerate() {
-        let member = format!("{path}ops[{i}] ");
-        match apply_at(scene, op, blobs, &member, index) {
+        match apply_at(scene, op, blobs, &Member::Of(path, i), index) {
             Ok(applied) => done.push(applied),
             Err(e) => {
                 rollback(scene, done, blobs, index);
@@ -280,7 +300,7 @@ fn apply_batch(
 /// of applied ops always apply (they restore what was just there).
 fn rollback(scene: &mut Scene, done: Vec<Applied>, blobs: BlobCheck<'_>, index: &mut Index) {
     for applied in done.into_iter().rev() {
-        let result = apply_at(scene, applied.inverse, blobs, "", index);
+        let result = apply_at(scene, applied.inverse, blobs, &Member::Top, index);
         debug_assert!(result.is_ok(), "rollback failed: {result:?}");
     }
 }
@@ -380,6 +400,25 @@ fn page_to_new(page: &Page) -> NewPage {
         width: page.width,
         height: page.height,
         nodes: Some(page.nodes.iter().map(node_to_new).collect()),
+    }
+}
+
+fn page_into_new(page: Page) -> NewPage {
+    NewPage {
+        id: Some(page.id),
+        name: page.name,
+        width: page.width,
+        height: page.height,
+        nodes: Some(page.nodes.into_iter().map(node_into_new).collect()),
+    }
+}
+
+fn node_into_new(node: Node) -> NewNode {
+    NewNode {
+        id: Some(node.id),
+        transform: node.transform,
+        visible: node.visible,
+        kind: node.kind,
     }
 }
 

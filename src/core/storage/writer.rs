@@ -282,7 +282,12 @@ impl Flusher {
         for item in items {
             match item {
                 Item::Frame { epoch, bytes } => {
-                    buf.extend_from_slice(&bytes);
+                    // The first frame is taken as is: a big one is not copied.
+                    if buf.is_empty() {
+                        buf = bytes;
+                    } else {
+                        buf.extend_from_slice(&bytes);
+                    }
                     pending = Some(epoch);
                 }
                 Item::Snapshot(job) => {
