@@ -7,9 +7,9 @@
 
 #![allow(clippy::print_stdout)]
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+#[path = "support/mod.rs"]
+mod support;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -18,26 +18,9 @@ use quire::config::schema::Durability;
 use quire::core::ids::PageId;
 use quire::core::op::{NewNode, NewPage, Op};
 use quire::core::scene::{NodeKind, Transform};
-use quire::core::session::SessionSettings;
-use quire::core::{Core, CoreConfig};
 use serde_json::{Value, json};
 
 const RUNS: usize = 3;
-
-fn core(root: &Path) -> Core {
-    Core::new(CoreConfig {
-        projects_dir: root.to_path_buf(),
-        session: SessionSettings {
-            durability: Durability::Batch,
-            snapshot_every_ops: 1_000_000,
-            undo_limit: 10,
-            max_op_bytes: 64 << 20,
-        },
-        mode: "bench".into(),
-        engines: Default::default(),
-        providers: Default::default(),
-    })
-}
 
 fn node(i: usize) -> NewNode {
     NewNode {
@@ -84,7 +67,7 @@ fn ms(d: Duration) -> String {
 /// Apply and undo of one batch of `n` nodes, `RUNS` times: the medians.
 fn apply_and_undo(rt: &tokio::runtime::Runtime, n: usize) -> (Duration, Duration) {
     let dir = tempfile::tempdir().expect("temp dir");
-    let core = core(dir.path());
+    let core = support::core(dir.path(), Durability::Batch, 1_000_000, 10);
     let id = core.create_managed_project("batch").expect("project").id;
     let page = Op::AddPage {
         page: NewPage {
@@ -110,54 +93,10 @@ fn apply_and_undo(rt: &tokio::runtime::Runtime, n: usize) -> (Duration, Duration
     (median(applies), median(undos))
 }
 
-struct Server {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn headless() -> Server {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
-        .args(["--headless", "--port", "0"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join("c"))
-        .env("XDG_DATA_HOME", dir.path().join("d"))
-        .env("QUIRE_SYSTEM_CONFIG_DIR", dir.path().join("e"))
-        .env("QUIRE_STORAGE__DURABILITY", "batch")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start quire --headless");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut url = None;
-    for line in BufReader::new(stderr).lines() {
-        let line = line.expect("stderr line");
-        if let Some(rest) = line.split("serving ").nth(1) {
-            url = rest.split_whitespace().next().map(str::to_owned);
-            break;
-        }
-    }
-    Server {
-        child,
-        url: url.expect("the server printed its URL"),
-        _dir: dir,
-    }
-}
-
 /// `/healthz` latency while a batch of `n` nodes is posted in another
 /// session: (median, max, batch time).
 fn healthz_during_apply(n: usize) -> (Duration, Duration, Duration) {
-    let server = headless();
+    let server = support::headless(&[]);
     let http = reqwest::blocking::Client::new();
     let post = |path: &str, body: &Value| -> Value {
         http.post(format!("{}{path}", server.url))

@@ -11,32 +11,21 @@
 
 #![allow(clippy::unwrap_used)]
 
+#[path = "support/mod.rs"]
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use quire::config::schema::Durability;
+use quire::core::Core;
 use quire::core::ids::{NodeId, PageId, SessionId};
 use quire::core::op::{KindPatch, NewNode, NewPage, NodePatch, Op};
 use quire::core::scene::{NodeKind, Transform};
-use quire::core::session::SessionSettings;
 use quire::core::storage::SnapshotFile;
-use quire::core::{Core, CoreConfig};
 
-fn core(root: &Path, durability: Durability, snapshot_every_ops: u64, undo_limit: usize) -> Core {
-    Core::new(CoreConfig {
-        projects_dir: root.to_path_buf(),
-        session: SessionSettings {
-            durability,
-            snapshot_every_ops,
-            undo_limit,
-            max_op_bytes: 32 << 20,
-        },
-        mode: "bench".into(),
-        engines: Default::default(),
-        providers: Default::default(),
-    })
-}
+use support::core;
 
 fn text_node(i: usize) -> NewNode {
     NewNode {

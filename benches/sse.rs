@@ -9,62 +9,16 @@
 
 #![allow(clippy::print_stdout)]
 
-use std::io::{BufRead, BufReader, Write};
+#[path = "support/mod.rs"]
+mod support;
+
+use std::io::Write;
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
 const SEND_TIMEOUT_SECS: u64 = 3;
-
-struct Server {
-    child: Child,
-    url: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn headless() -> Server {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
-        .args(["--headless", "--port", "0"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", dir.path())
-        .env("XDG_CONFIG_HOME", dir.path().join("c"))
-        .env("XDG_DATA_HOME", dir.path().join("d"))
-        .env("QUIRE_SYSTEM_CONFIG_DIR", dir.path().join("e"))
-        .env("QUIRE_STORAGE__DURABILITY", "batch")
-        .env(
-            "QUIRE_SERVER__SEND_TIMEOUT_SECS",
-            SEND_TIMEOUT_SECS.to_string(),
-        )
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start quire --headless");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut url = None;
-    for line in BufReader::new(stderr).lines() {
-        let line = line.expect("stderr line");
-        if let Some(rest) = line.split("serving ").nth(1) {
-            url = rest.split_whitespace().next().map(str::to_owned);
-            break;
-        }
-    }
-    Server {
-        child,
-        url: url.expect("the server printed its URL"),
-        _dir: dir,
-    }
-}
 
 /// Resident memory and open file descriptors of `pid`.
 fn usage(pid: u32) -> (u64, usize) {
@@ -104,7 +58,10 @@ fn main() {
     } else {
         20
     };
-    let server = headless();
+    let server = support::headless(&[(
+        "QUIRE_SERVER__SEND_TIMEOUT_SECS",
+        &SEND_TIMEOUT_SECS.to_string(),
+    )]);
     let pid = server.child.id();
     let http = reqwest::blocking::Client::new();
     let post = |path: &str, body: &Value| {

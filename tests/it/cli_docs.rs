@@ -81,17 +81,7 @@ fn a_closed_stdout_is_a_quiet_exit() {
         // with EPIPE, as in `quire man | head -1` once head has exited.
         let (reader, writer) = std::io::pipe().unwrap();
         drop(reader);
-        let out = std::process::Command::new(crate::harness::BIN)
-            .args(args)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", s.path("home"))
-            .env("XDG_CONFIG_HOME", s.path("config"))
-            .env("XDG_DATA_HOME", s.path("data"))
-            .env("QUIRE_SYSTEM_CONFIG_DIR", s.path("etc"))
-            .stdout(writer)
-            .output()
-            .unwrap();
+        let out = s.command().args(args).stdout(writer).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
         assert!(stderr.is_empty(), "{args:?} said: {stderr}");

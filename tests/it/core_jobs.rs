@@ -716,21 +716,42 @@ fn forker(pidfile: &std::path::Path, timeout_secs: u64) -> CommandEngineConfig {
     )
 }
 
+/// A job of the forker engine on `pages` pages, once its grandchild runs:
+/// the core (with its temp dir), the job's events and the grandchild's pid.
 #[cfg(target_os = "linux")]
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_timeout_ends_the_whole_process_group() {
+async fn forker_job(
+    timeout_secs: u64,
+    pages: usize,
+) -> (
+    TestCore,
+    SessionId,
+    Subscription,
+    JobId,
+    u32,
+    tempfile::TempDir,
+) {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("grandchild.pid");
-    let t = TestCore::with_engines(engines(&[("forker", forker(&pidfile, 1))]), BTreeMap::new());
-    let id = t.session("Timeout");
-    text_pages(&t, id, 1).await;
-    let mut sub = t.core.subscribe(None);
+    let t = TestCore::with_engines(
+        engines(&[("forker", forker(&pidfile, timeout_secs))]),
+        BTreeMap::new(),
+    );
+    let id = t.session("Forker");
+    text_pages(&t, id, pages).await;
+    let sub = t.core.subscribe(None);
     let job = t
         .core
         .start_pipeline(id, spec(&["forker"]), Approval::Unattended)
         .await
         .unwrap();
     let grandchild = pid_in(&pidfile).await;
+    (t, id, sub, job, grandchild, dir)
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timeout_ends_the_whole_process_group() {
+    let (_t, _, mut sub, job, grandchild, _dir) = forker_job(1, 1).await;
     let events = follow(&mut sub, job).await;
     let w = warnings(&events);
     assert_eq!(w.len(), 1, "{w:?}");
@@ -741,21 +762,7 @@ async fn a_timeout_ends_the_whole_process_group() {
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_stops_a_running_engine_and_what_it_started() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("grandchild.pid");
-    let t = TestCore::with_engines(
-        engines(&[("forker", forker(&pidfile, 600))]),
-        BTreeMap::new(),
-    );
-    let id = t.session("Cancel now");
-    text_pages(&t, id, 3).await;
-    let mut sub = t.core.subscribe(None);
-    let job = t
-        .core
-        .start_pipeline(id, spec(&["forker"]), Approval::Unattended)
-        .await
-        .unwrap();
-    let grandchild = pid_in(&pidfile).await;
+    let (t, id, mut sub, job, grandchild, _dir) = forker_job(600, 3).await;
     assert!(t.core.cancel_job(job).unwrap());
     let events = follow(&mut sub, job).await;
     assert_eq!(finished(&events).0, JobStatus::Cancelled);

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use quire::config::schema::Durability;
 use quire::core::Core;
 
-use crate::core_support::{TestCore, add_page, core_at, settings};
+use crate::core_support::{TestCore, add_page, core_at, settings, unclosed_project};
 
 /// Every file and directory of a project, with its content (files) or
 /// `None` (directories), sorted.
@@ -35,19 +35,6 @@ fn reopen_core(dir: &Path) -> Core {
         &dir.join("projects"),
         settings(Durability::Fsync, 1000, 500),
     )
-}
-
-/// A project with `n` applied ops left in `ops.log` (never closed).
-async fn crashed_project(n: usize) -> (tempfile::TempDir, PathBuf) {
-    let t = TestCore::new();
-    let id = t.session("Safety");
-    for i in 0..n {
-        t.core.apply(id, add_page(&format!("p{i}"))).await.unwrap();
-    }
-    let path = t.project_path(id);
-    let TestCore { dir, core } = t;
-    drop(core);
-    (dir, path)
 }
 
 #[tokio::test]
@@ -99,7 +86,7 @@ async fn the_writer_refuses_a_log_that_changed_behind_it() {
 
 #[tokio::test]
 async fn a_missing_ops_log_with_a_later_recorded_epoch_is_refused() {
-    let (dir, path) = crashed_project(3).await;
+    let (dir, path) = unclosed_project(3).await;
     let toml = std::fs::read_to_string(path.join("project.toml")).unwrap();
     assert!(toml.contains("epoch = "), "{toml}");
     std::fs::remove_file(path.join("ops.log")).unwrap();
@@ -153,7 +140,7 @@ async fn a_changed_byte_in_scene_json_is_refused() {
 
 #[tokio::test]
 async fn temporary_files_left_by_a_crash_are_removed_at_open() {
-    let (dir, path) = crashed_project(1).await;
+    let (dir, path) = unclosed_project(1).await;
     let shard = path.join("blobs/ab");
     std::fs::create_dir_all(&shard).unwrap();
     let leftovers = [

@@ -8,7 +8,7 @@ use quire::core::CoreError;
 use quire::core::blobs::BlobHash;
 use quire::core::op::Op;
 
-use crate::core_support::{TestCore, add_page, core_at, settings};
+use crate::core_support::{TestCore, add_page, core_at, settings, unclosed_project};
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     ["project.toml", "scene.json", "ops.log"]
@@ -95,19 +95,6 @@ async fn replay_after_an_unclean_stop_keeps_scene_and_history() {
     assert_eq!(core.scene(s.id).await.unwrap().scene.pages.len(), 3);
     assert_eq!(core.undo(s.id).await.unwrap(), Some(6));
     assert_eq!(core.undo(s.id).await.unwrap(), Some(7));
-}
-
-/// A project with `n` applied ops, left unclosed so they sit in `ops.log`.
-async fn unclosed_project(n: usize) -> (tempfile::TempDir, std::path::PathBuf) {
-    let t = TestCore::new();
-    let id = t.session("Damaged");
-    for i in 0..n {
-        t.core.apply(id, add_page(&format!("p{i}"))).await.unwrap();
-    }
-    let path = t.project_path(id);
-    let TestCore { dir, core } = t;
-    drop(core);
-    (dir, path)
 }
 
 fn reopen(dir: &Path, path: &Path) -> Result<quire::core::events::SessionSummary, CoreError> {

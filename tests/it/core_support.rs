@@ -108,6 +108,20 @@ impl TestCore {
     }
 }
 
+/// A project with `n` applied ops, left unclosed (as after a crash) so
+/// they sit in `ops.log`: its temp dir and path.
+pub async fn unclosed_project(n: usize) -> (tempfile::TempDir, PathBuf) {
+    let t = TestCore::new();
+    let id = t.session("Unclosed");
+    for i in 0..n {
+        t.core.apply(id, add_page(&format!("p{i}"))).await.unwrap();
+    }
+    let path = t.project_path(id);
+    let TestCore { dir, core } = t;
+    drop(core);
+    (dir, path)
+}
+
 pub fn text_node(text: &str) -> NewNode {
     NewNode {
         id: None,

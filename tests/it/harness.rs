@@ -80,16 +80,27 @@ impl Sandbox {
         out
     }
 
-    pub fn quire(&self) -> Run {
-        let mut cmd = Command::new(BIN);
+    /// Gives `cmd` this sandbox's environment and nothing else: its own
+    /// home, config, data and system directories.
+    pub fn isolate<'a>(&self, cmd: &'a mut Command) -> &'a mut Command {
         cmd.env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.path("home"))
             .env("XDG_CONFIG_HOME", self.path("config"))
             .env("XDG_DATA_HOME", self.path("data"))
             .env("QUIRE_SYSTEM_CONFIG_DIR", self.path("etc"))
-            .env("NO_COLOR", "1")
-            .current_dir(self.root());
+    }
+
+    /// The quire binary as a plain `Command` in this sandbox.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(BIN);
+        self.isolate(&mut cmd);
+        cmd
+    }
+
+    pub fn quire(&self) -> Run {
+        let mut cmd = self.command();
+        cmd.env("NO_COLOR", "1").current_dir(self.root());
         Run { cmd }
     }
 }

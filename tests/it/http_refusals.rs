@@ -68,12 +68,18 @@ async fn the_bearer_scheme_is_matched_in_any_case() {
         None,
     )
     .await;
-    for header in [
-        "Bearer s3cret",
-        "bearer s3cret",
-        "BEARER  s3cret",
-        "BeArEr s3cret ",
-    ] {
+    let cases = [
+        ("Bearer s3cret", 200),
+        ("bearer s3cret", 200),
+        ("BEARER  s3cret", 200),
+        ("BeArEr s3cret ", 200),
+        ("Basic s3cret", 401),
+        ("Bearer", 401),
+        ("Bearers3cret", 401),
+        ("Bearer s3cre", 401),
+        ("s3cret", 401),
+    ];
+    for (header, status) in cases {
         let r = s
             .client
             .get(s.at("/api/v1/sessions"))
@@ -81,23 +87,7 @@ async fn the_bearer_scheme_is_matched_in_any_case() {
             .send()
             .await
             .unwrap();
-        assert_eq!(r.status(), 200, "{header:?}");
-    }
-    for header in [
-        "Basic s3cret",
-        "Bearer",
-        "Bearers3cret",
-        "Bearer s3cre",
-        "s3cret",
-    ] {
-        let r = s
-            .client
-            .get(s.at("/api/v1/sessions"))
-            .header("Authorization", header)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 401, "{header:?}");
+        assert_eq!(r.status(), status, "{header:?}");
     }
 }
 

@@ -47,15 +47,8 @@ pub fn python_or_skip(test: &str) -> Option<PathBuf> {
 
 fn interop(sandbox: &Sandbox, python: &PathBuf, args: &[&str]) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_interop/interop.py");
-    let out = Command::new(python)
-        .arg(script)
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", sandbox.path("home"))
-        .env("XDG_CONFIG_HOME", sandbox.path("config"))
-        .env("XDG_DATA_HOME", sandbox.path("data"))
-        .env("QUIRE_SYSTEM_CONFIG_DIR", sandbox.path("etc"))
+    let out = sandbox
+        .isolate(Command::new(python).arg(script).args(args))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -97,14 +90,9 @@ const INIT: &str = r#"{"protocolVersion":"2025-06-18","capabilities":{},"clientI
 #[test]
 fn stdio_writes_only_protocol_frames_and_exits_cleanly_on_eof() {
     let s = Sandbox::new();
-    let mut child = Command::new(BIN)
+    let mut child = s
+        .command()
         .args(["--log-level", "trace", "mcp", "stdio"])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", s.path("home"))
-        .env("XDG_CONFIG_HOME", s.path("config"))
-        .env("XDG_DATA_HOME", s.path("data"))
-        .env("QUIRE_SYSTEM_CONFIG_DIR", s.path("etc"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -3,13 +3,13 @@
 //! second `initialize`), and `outPath` never writes into a project.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::{BIN, Sandbox};
+use crate::harness::Sandbox;
 
 /// A `quire mcp stdio` process spoken to in raw bytes.
 struct RawMcp {
@@ -21,14 +21,9 @@ struct RawMcp {
 
 impl RawMcp {
     fn start(s: &Sandbox) -> Self {
-        let mut child = Command::new(BIN)
+        let mut child = s
+            .command()
             .args(["mcp", "stdio"])
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", s.path("home"))
-            .env("XDG_CONFIG_HOME", s.path("config"))
-            .env("XDG_DATA_HOME", s.path("data"))
-            .env("QUIRE_SYSTEM_CONFIG_DIR", s.path("etc"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

@@ -84,7 +84,7 @@ fn apply_at(
             created.extend(page.nodes.iter().map(|n| n.id.0));
             let id = page.id;
             let resolved = Op::AddPage {
-                page: page_to_new(&page),
+                page: page_into_new(page.clone()),
                 at: Some(at),
             };
             scene.pages.insert(at, Arc::new(page));
@@ -170,7 +170,7 @@ fn apply_at(
             let id = node.id;
             let resolved = Op::AddNode {
                 page,
-                node: node_to_new(&node),
+                node: node_into_new(node.clone()),
                 at: Some(at),
             };
             Arc::make_mut(&mut scene.pages[p]).nodes.insert(at, node);
@@ -393,16 +393,6 @@ fn build_node(new: NewNode, blobs: BlobCheck<'_>) -> Result<Node, String> {
     })
 }
 
-fn page_to_new(page: &Page) -> NewPage {
-    NewPage {
-        id: Some(page.id),
-        name: page.name.clone(),
-        width: page.width,
-        height: page.height,
-        nodes: Some(page.nodes.iter().map(node_to_new).collect()),
-    }
-}
-
 fn page_into_new(page: Page) -> NewPage {
     NewPage {
         id: Some(page.id),
@@ -419,15 +409,6 @@ fn node_into_new(node: Node) -> NewNode {
         transform: node.transform,
         visible: node.visible,
         kind: node.kind,
-    }
-}
-
-fn node_to_new(node: &Node) -> NewNode {
-    NewNode {
-        id: Some(node.id),
-        transform: node.transform,
-        visible: node.visible,
-        kind: node.kind.clone(),
     }
 }
 

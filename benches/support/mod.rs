@@ -1,0 +1,81 @@
+//! What several benchmarks share: a core over a directory, and a real
+//! `quire --headless` in its own sandbox.
+
+#![allow(dead_code, unreachable_pub)] // each benchmark uses what it needs
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use quire::config::schema::Durability;
+use quire::core::session::SessionSettings;
+use quire::core::{Core, CoreConfig};
+
+/// A core whose managed projects live in `root`.
+pub fn core(
+    root: &Path,
+    durability: Durability,
+    snapshot_every_ops: u64,
+    undo_limit: usize,
+) -> Core {
+    Core::new(CoreConfig {
+        projects_dir: root.to_path_buf(),
+        session: SessionSettings {
+            durability,
+            snapshot_every_ops,
+            undo_limit,
+            max_op_bytes: 64 << 20,
+        },
+        mode: "bench".into(),
+        engines: Default::default(),
+        providers: Default::default(),
+    })
+}
+
+/// A running `quire --headless --port 0` (killed when dropped).
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the release binary headless in a fresh sandbox, durability
+/// `batch`, with `env` on top; returns once it says where it serves.
+pub fn headless(env: &[(&str, &str)]) -> Server {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_quire"));
+    command
+        .args(["--headless", "--port", "0"])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .env("XDG_CONFIG_HOME", dir.path().join("c"))
+        .env("XDG_DATA_HOME", dir.path().join("d"))
+        .env("QUIRE_SYSTEM_CONFIG_DIR", dir.path().join("e"))
+        .env("QUIRE_STORAGE__DURABILITY", "batch")
+        .envs(env.iter().copied())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().expect("start quire --headless");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut url = None;
+    for line in BufReader::new(stderr).lines() {
+        let line = line.expect("stderr line");
+        if let Some(rest) = line.split("serving ").nth(1) {
+            url = rest.split_whitespace().next().map(str::to_owned);
+            break;
+        }
+    }
+    Server {
+        child,
+        url: url.expect("the server printed its URL"),
+        _dir: dir,
+    }
+}
