@@ -349,7 +349,13 @@ fn env_layers(loose: &mut Vec<String>) -> Result<Vec<Layer>, ConfigError> {
             }
             continue;
         };
-        let value: Value = raw.parse().unwrap_or_else(|_| Value::from(raw.clone()));
+        // Blank stays as written (figment would read it as an empty
+        // string): a blank token must be refused, not taken as none.
+        let value: Value = if raw.trim().is_empty() {
+            Value::from(raw.clone())
+        } else {
+            raw.parse().unwrap_or_else(|_| Value::from(raw.clone()))
+        };
         layers.push(Layer::single(format!("env {name}"), &key, value));
     }
     Ok(layers)

@@ -551,7 +551,12 @@ pub async fn serve_stdio(core: Core, active: Option<SessionId>) -> anyhow::Resul
         handler.set_active(id);
     }
     let transport = stdio::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout());
-    let running = handler.serve(transport).await?;
+    let running = match handler.serve(transport).await {
+        Ok(running) => running,
+        // The client went away before it said hello: nothing to do.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+        Err(e) => return Err(e.into()),
+    };
     running.waiting().await?;
     Ok(())
 }

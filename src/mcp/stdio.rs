@@ -35,6 +35,9 @@ pub struct StdioTransport<R, W> {
     oversized: Option<Oversized>,
     write: Arc<Mutex<W>>,
     initialized: bool,
+    /// Answers of our own still being written; awaited before the
+    /// transport reports the end of input, so none is lost at exit.
+    answering: Vec<tokio::task::JoinHandle<()>>,
 }
 
 /// What is kept of a frame too large to hold.
@@ -61,6 +64,7 @@ where
             oversized: None,
             write: Arc::new(Mutex::new(write)),
             initialized: false,
+            answering: Vec::new(),
         }
     }
 
@@ -100,22 +104,28 @@ where
         }
     }
 
-    /// Sends an error answer without holding up the read loop; it is
-    /// written whole even if the caller's future is dropped.
-    fn answer_error(&self, id: Option<Value>, code: i64, message: String) {
-        let frame = json!({
+    /// Sends an error answer (see [`StdioTransport::answer`]).
+    fn answer_error(&mut self, id: Option<Value>, code: i64, message: String) {
+        self.answer(json!({
             "jsonrpc": "2.0",
             "id": id.unwrap_or(Value::Null),
             "error": { "code": code, "message": message },
-        });
+        }));
+    }
+
+    /// Sends a frame of our own without holding up the read loop; it is
+    /// written whole even if the caller's future is dropped.
+    fn answer(&mut self, frame: Value) {
+        self.answering.retain(|task| !task.is_finished());
         let write = self.write.clone();
-        tokio::spawn(async move {
+        let task = tokio::spawn(async move {
             let mut bytes = frame.to_string().into_bytes();
             bytes.push(b'\n');
             let mut w = write.lock().await;
             let _ = w.write_all(&bytes).await;
             let _ = w.flush().await;
         });
+        self.answering.push(task);
     }
 
     /// What to do with a complete frame: a message for rmcp, or `None`
@@ -161,11 +171,34 @@ where
         }
     }
 
-    /// Passes a decoded message on, except a second `initialize`.
+    /// Passes a decoded message on, except a second `initialize`, and a
+    /// request before the first (rmcp would end the connection on it; it
+    /// is answered instead: a ping with `{}`, anything else refused).
     fn admit(
         &mut self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>> {
+        if !self.initialized {
+            match &message {
+                JsonRpcMessage::Request(request)
+                    if !matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+                {
+                    let id = serde_json::to_value(&request.id).ok();
+                    if matches!(request.request, ClientRequest::PingRequest(_)) {
+                        self.answer(json!({ "jsonrpc": "2.0", "id": id, "result": {} }));
+                    } else {
+                        self.answer_error(
+                            id,
+                            INVALID_REQUEST,
+                            "Invalid Request: send initialize first".into(),
+                        );
+                    }
+                    return None;
+                }
+                JsonRpcMessage::Notification(_) => return None,
+                _ => {}
+            }
+        }
         if let JsonRpcMessage::Request(request) = &message
             && matches!(request.request, ClientRequest::InitializeRequest(_))
         {
@@ -212,7 +245,12 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             match self.read_frame().await {
-                Ok(Frame::Eof) => return None,
+                Ok(Frame::Eof) => {
+                    for task in self.answering.drain(..) {
+                        let _ = task.await;
+                    }
+                    return None;
+                }
                 Ok(Frame::Oversized(big)) => {
                     let id = big.id.id();
                     let code = if id.is_some() {

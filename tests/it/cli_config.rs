@@ -304,6 +304,12 @@ fn a_server_token_variable_that_is_unset_or_blank_refuses_to_serve() {
         .args(["--headless", "--port", "0"])
         .run()
         .fails(2, &["QUIRE_TOKEN_NOPE holds only whitespace"]);
+    s.user_config("");
+    s.quire()
+        .env("QUIRE_SERVER__TOKEN", "   ")
+        .args(["--headless", "--port", "0"])
+        .run()
+        .fails(2, &["env QUIRE_SERVER__TOKEN", "must not be blank"]);
     s.user_config("[server]\ntoken = \" \\t \"\n");
     s.quire()
         .args(["--headless", "--port", "0"])

@@ -233,3 +233,38 @@ fn out_path_never_writes_into_a_project() {
     let session = core.open_project(&path).unwrap();
     assert_eq!(session.epoch, 1);
 }
+
+#[test]
+fn requests_before_initialize_are_answered_and_an_early_eof_is_a_clean_exit() {
+    let s = Sandbox::new();
+    let run = |input: &[u8]| {
+        let mut child = s
+            .command()
+            .args(["mcp", "stdio"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let out = run(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\nnot json\n");
+    assert!(out.status.success());
+    let frames: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let by_id = |id: Value| frames.iter().find(|f| f["id"] == id).cloned().unwrap();
+    assert_eq!(by_id(json!(1))["error"]["code"], -32600);
+    assert_eq!(by_id(json!(2))["result"], json!({}));
+    assert_eq!(by_id(Value::Null)["error"]["code"], -32700);
+}
