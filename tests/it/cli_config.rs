@@ -320,6 +320,7 @@ fn a_server_token_variable_that_is_unset_or_blank_refuses_to_serve() {
 #[test]
 fn an_unknown_top_level_variable_is_an_error_like_an_unknown_key() {
     let s = Sandbox::new();
+    let before = s.snapshot();
     s.quire()
         .env("QUIRE_DEFAULTMODE", "headless")
         .args(["config", "show"])
@@ -336,6 +337,7 @@ fn an_unknown_top_level_variable_is_an_error_like_an_unknown_key() {
         .args(["projects", "list"])
         .run()
         .fails(2, &["unknown variable `QUIRE_SERVER`", "use `__`"]);
+    assert_eq!(before, s.snapshot());
 }
 
 #[test]
@@ -458,6 +460,31 @@ fn config_check_validates_a_given_file() {
         .args(["config", "check", bad.to_str().unwrap()])
         .run()
         .fails(2, &[&format!("{}:2:8", bad.display()), "server.port"]);
+}
+
+#[test]
+fn config_check_refuses_a_default_mode_that_does_not_exist() {
+    let s = Sandbox::new();
+    let file = s.write("modes.toml", "default_mode = \"headles\"\n");
+    let before = s.snapshot();
+    s.quire()
+        .args(["config", "check", file.to_str().unwrap()])
+        .run()
+        .fails(
+            2,
+            &[
+                "default_mode",
+                "unknown mode `headles`",
+                "did you mean `headless`?",
+            ],
+        );
+    assert_eq!(before, s.snapshot());
+    // A user mode of that name makes it valid.
+    s.user_mode("headles", "description = \"x\"\nfrontends = [\"http\"]\n");
+    s.quire()
+        .args(["config", "check", file.to_str().unwrap()])
+        .run()
+        .success();
 }
 
 #[test]
