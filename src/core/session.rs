@@ -169,50 +169,17 @@ impl Session {
                 FrameKind::Redo => history.redone_unknown(entry),
             }
         }
-        if let Some(recorded) = project.epoch.filter(|r| *r > epoch) {
-            let log = if files.ops_log().exists() {
-                "ops.log has lost frames"
-            } else {
-                "ops.log is missing"
-            };
-            return Err(CoreError::Corrupt {
-                file: files.ops_log(),
-                line: None,
-                message: format!(
-                    "{log}: project.toml records epoch {recorded}, but scene.json (epoch \
-                     {snapshot_epoch}) and ops.log reach only epoch {epoch}; the project is \
-                     not opened at the older state"
-                ),
-            });
-        }
+        check_recorded_epoch(&files, &project, snapshot_epoch, epoch)?;
         if let Some(warning) = &recovered.dropped {
             tracing::warn!("{warning}");
             truncate(&files.ops_log(), recovered.intact_len)?;
         }
-        let shards = std::fs::read_dir(dir.join("blobs"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path());
-        let freed: u64 = std::iter::once(dir.to_path_buf())
-            .chain(shards)
-            .map(|d| storage::remove_temp_files(&d))
-            .sum();
+        let freed = storage::tidy(&files);
         if freed > 0 {
             tracing::info!(
                 "removed {freed} bytes of temporary files a crash left in {}",
                 dir.display()
             );
-        }
-        for path in [
-            dir.to_path_buf(),
-            files.ops_log(),
-            files.lock(),
-            files.scene_json(),
-            files.project_toml(),
-            dir.join("blobs"),
-        ] {
-            storage::tighten(&path);
         }
         let toml_name = project.name.clone();
         let mut project = project;
@@ -521,6 +488,34 @@ impl Session {
         }
         self.writer.close()
     }
+}
+
+/// Refuses a project whose snapshot and log reach less than the epoch
+/// `project.toml` records: changes were lost (e.g. `ops.log` deleted), and
+/// opening the older state would hide that.
+fn check_recorded_epoch(
+    files: &ProjectFiles,
+    project: &ProjectToml,
+    snapshot_epoch: u64,
+    epoch: u64,
+) -> CoreResult<()> {
+    let Some(recorded) = project.epoch.filter(|r| *r > epoch) else {
+        return Ok(());
+    };
+    let log = if files.ops_log().exists() {
+        "ops.log has lost frames"
+    } else {
+        "ops.log is missing"
+    };
+    Err(CoreError::Corrupt {
+        file: files.ops_log(),
+        line: None,
+        message: format!(
+            "{log}: project.toml records epoch {recorded}, but scene.json (epoch \
+             {snapshot_epoch}) and ops.log reach only epoch {epoch}; the project is not \
+             opened at the older state"
+        ),
+    })
 }
 
 fn missing_snapshot(files: &ProjectFiles, why: &str) -> CoreError {

@@ -252,10 +252,37 @@ pub fn temp_file_in(dir: &Path) -> CoreResult<tempfile::NamedTempFile> {
         .map_err(|e| CoreError::io(dir.display(), e))
 }
 
+/// Housekeeping at open: removes the temporary files a crash left (in the
+/// project directory and the blob shards) and makes quire's own files and
+/// directories owner-only. Returns how many bytes were freed.
+pub fn tidy(files: &ProjectFiles) -> u64 {
+    let blobs = files.dir.join("blobs");
+    let shards = std::fs::read_dir(&blobs)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path());
+    let freed = std::iter::once(files.dir.clone())
+        .chain(shards)
+        .map(|d| remove_temp_files(&d))
+        .sum();
+    for path in [
+        files.dir.clone(),
+        files.ops_log(),
+        files.lock(),
+        files.scene_json(),
+        files.project_toml(),
+        blobs,
+    ] {
+        tighten(&path);
+    }
+    freed
+}
+
 /// Removes the temporary files a crash left in `dir`: quire's own, and the
 /// `.tmpXXXXXX` files of 0.1.0's snapshot writer. Returns how many bytes
 /// were freed.
-pub fn remove_temp_files(dir: &Path) -> u64 {
+fn remove_temp_files(dir: &Path) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
