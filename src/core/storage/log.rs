@@ -78,29 +78,47 @@ pub fn encode_parts(
     inverse: &Op,
 ) -> CoreResult<Encoded> {
     let fail = |e: serde_json::Error| CoreError::Io(format!("cannot encode an ops.log frame: {e}"));
-    let mut line = format!("{{\"epoch\":{epoch},\"sum\":\"").into_bytes();
-    let sum_at = line.len();
-    line.extend_from_slice(&[b'0'; SUM_DIGITS]);
-    line.extend_from_slice(b"\",\"frame\":");
-    let frame_at = line.len();
-    line.extend_from_slice(b"{\"kind\":");
-    serde_json::to_writer(&mut line, &kind).map_err(fail)?;
-    line.extend_from_slice(b",\"at\":");
-    serde_json::to_writer(&mut line, at).map_err(fail)?;
-    line.extend_from_slice(b",\"op\":");
-    let op_at = line.len();
-    serde_json::to_writer(&mut line, op).map_err(fail)?;
-    let op_len = line.len() - op_at;
-    line.extend_from_slice(b",\"inverse\":");
-    serde_json::to_writer(&mut line, inverse).map_err(fail)?;
-    line.push(b'}');
-    let sum = checksum_bytes(epoch, &line[frame_at..]);
-    line[sum_at..sum_at + SUM_DIGITS].copy_from_slice(sum.as_bytes());
-    line.extend_from_slice(b"}\n");
+    let mut op_len = 0;
+    let mut line = checksummed(epoch, "frame", |out| {
+        out.extend_from_slice(b"{\"kind\":");
+        serde_json::to_writer(&mut *out, &kind).map_err(fail)?;
+        out.extend_from_slice(b",\"at\":");
+        serde_json::to_writer(&mut *out, at).map_err(fail)?;
+        out.extend_from_slice(b",\"op\":");
+        let op_at = out.len();
+        serde_json::to_writer(&mut *out, op).map_err(fail)?;
+        op_len = out.len() - op_at;
+        out.extend_from_slice(b",\"inverse\":");
+        serde_json::to_writer(&mut *out, inverse).map_err(fail)?;
+        out.push(b'}');
+        Ok(())
+    })?;
+    line.push(b'\n');
     Ok(Encoded {
         bytes: line,
         op_len,
     })
+}
+
+/// `{"epoch":E,"sum":"…","<field>":<what body writes>}` in one buffer:
+/// `sum` is [`checksum`] over the epoch and the bytes `body` wrote, filled
+/// into its place afterwards, so nothing is serialized or copied twice
+/// (the same shape for log lines and `scene.json`).
+pub(super) fn checksummed(
+    epoch: u64,
+    field: &str,
+    body: impl FnOnce(&mut Vec<u8>) -> CoreResult<()>,
+) -> CoreResult<Vec<u8>> {
+    let mut out = format!("{{\"epoch\":{epoch},\"sum\":\"").into_bytes();
+    let sum_at = out.len();
+    out.extend_from_slice(&[b'0'; SUM_DIGITS]);
+    out.extend_from_slice(format!("\",\"{field}\":").as_bytes());
+    let body_at = out.len();
+    body(&mut out)?;
+    let sum = checksum_bytes(epoch, &out[body_at..]);
+    out[sum_at..sum_at + SUM_DIGITS].copy_from_slice(sum.as_bytes());
+    out.push(b'}');
+    Ok(out)
 }
 
 /// Whether an encoded line will decode again at recovery. Called before a

@@ -173,16 +173,13 @@ impl SnapshotFile {
         }))
     }
 
-    /// The bytes of `scene.json`, checksum included.
+    /// The bytes of `scene.json`, checksum included: serialized once into
+    /// one buffer, the checksum's place filled in last.
     pub fn encode(&self) -> CoreResult<Vec<u8>> {
-        let raw = serde_json::to_string(&self.scene)
-            .map_err(|e| CoreError::Io(format!("cannot encode scene: {e}")))?;
-        let sum = log::checksum(self.epoch, &raw);
-        Ok(format!(
-            "{{\"epoch\":{},\"sum\":\"{sum}\",\"scene\":{raw}}}",
-            self.epoch
-        )
-        .into_bytes())
+        log::checksummed(self.epoch, "scene", |out| {
+            serde_json::to_writer(out, &self.scene)
+                .map_err(|e| CoreError::Io(format!("cannot encode scene: {e}")))
+        })
     }
 }
 
