@@ -158,34 +158,27 @@ fn main() {
     // `cargo test --all-targets` runs benches without --bench: a quick
     // smoke run of the same code with small batches.
     let measure = std::env::args().any(|a| a == "--bench");
-    let sizes = if measure {
-        [10_000, 100_000]
+    let sizes: &[usize] = if measure {
+        &[10_000, 25_000, 50_000, 100_000]
     } else {
-        [100, 1_000]
+        &[100, 1_000]
     };
     let rt = tokio::runtime::Runtime::new().expect("runtime");
-    println!("one Batch of n AddNode on one page (durability batch), median of {RUNS}:");
-    let mut first = None;
-    for n in sizes {
+    println!(
+        "one Batch of n AddNode on one page (durability batch), median of {RUNS}, and the cost per op:"
+    );
+    for &n in sizes {
         let (apply, undo) = apply_and_undo(&rt, n);
-        let ratio = first
-            .map(|(a, u): (Duration, Duration)| {
-                format!(
-                    "  ({:.1}x / {:.1}x the n = {} figures)",
-                    apply.as_secs_f64() / a.as_secs_f64(),
-                    undo.as_secs_f64() / u.as_secs_f64(),
-                    sizes[0]
-                )
-            })
-            .unwrap_or_default();
+        let per = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
         println!(
-            "  n = {n:>6}: apply {}, undo {}{ratio}",
+            "  n = {n:>6}: apply {} ({:.2} µs/op), undo {} ({:.2} µs/op)",
             ms(apply),
-            ms(undo)
+            per(apply),
+            ms(undo),
+            per(undo)
         );
-        first.get_or_insert((apply, undo));
     }
-    let n = sizes[1];
+    let n = sizes[sizes.len() - 1];
     let (med, max, took) = healthz_during_apply(n);
     println!(
         "GET /healthz while POST /history/apply of {n} AddNode runs in another session ({}): median {}, max {}",
