@@ -68,7 +68,11 @@ fn ms(d: Duration) -> String {
 fn apply_and_undo(rt: &tokio::runtime::Runtime, n: usize) -> (Duration, Duration) {
     let dir = tempfile::tempdir().expect("temp dir");
     let core = support::core(dir.path(), Durability::Batch, 1_000_000, 10);
-    let id = core.create_managed_project("batch").expect("project").id;
+    let id = core
+        .blocking()
+        .create_managed_project("batch")
+        .expect("project")
+        .id;
     let page = Op::AddPage {
         page: NewPage {
             id: None,

@@ -82,7 +82,7 @@ fn translate(page: PageId, node: NodeId, n: u64) -> Op {
 
 /// A session with one page of `nodes` text nodes; returns its ids.
 fn small_session(core: &Core, rt: &tokio::runtime::Runtime) -> (SessionId, PageId, Vec<NodeId>) {
-    let id = core.create_managed_project("bench").unwrap().id;
+    let id = core.blocking().create_managed_project("bench").unwrap().id;
     let created = rt.block_on(core.apply(id, page_op(0, 8))).unwrap().created;
     let page = PageId(created[0]);
     let nodes = created[1..].iter().map(|u| NodeId(*u)).collect();
@@ -104,7 +104,7 @@ fn apply_batch_single_writer(c: &mut Criterion) {
             for _ in 0..iters {
                 n += 1;
                 let op = translate(page, nodes[(n % 8) as usize], n);
-                last = Some(core.submit(id, op).unwrap());
+                last = Some(core.blocking().submit(id, op).unwrap());
             }
             // Acknowledged means durable: the run ends when the last op is.
             rt.block_on(last.unwrap().durable()).unwrap();
@@ -171,7 +171,8 @@ fn undo_redo(c: &mut Criterion) {
         let mut last = None;
         for i in 0..history as u64 {
             last = Some(
-                core.submit(id, translate(page, nodes[(i % 8) as usize], i))
+                core.blocking()
+                    .submit(id, translate(page, nodes[(i % 8) as usize], i))
                     .unwrap(),
             );
         }
@@ -181,8 +182,8 @@ fn undo_redo(c: &mut Criterion) {
                 let start = Instant::now();
                 let mut last = None;
                 for _ in 0..iters {
-                    let _undo = core.submit_undo(id).unwrap().unwrap();
-                    last = core.submit_redo(id).unwrap();
+                    let _undo = core.blocking().submit_undo(id).unwrap().unwrap();
+                    last = core.blocking().submit_redo(id).unwrap();
                 }
                 let elapsed = start.elapsed();
                 rt.block_on(last.unwrap().durable()).unwrap();
@@ -199,21 +200,25 @@ fn undo_redo(c: &mut Criterion) {
 fn big_project(root: &Path, frames: u64) -> PathBuf {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let core = core(root, Durability::Batch, 1_000_000, 10);
-    let id = core.create_managed_project("big").unwrap().id;
+    let id = core.blocking().create_managed_project("big").unwrap().id;
     let mut last = None;
     for p in 0..1000 {
-        last = Some(core.submit(id, page_op(p, 50)).unwrap());
+        last = Some(core.blocking().submit(id, page_op(p, 50)).unwrap());
     }
     rt.block_on(last.unwrap().durable()).unwrap();
     let path = core.session(id).unwrap().path;
-    core.close_session(id).unwrap();
-    let id = core.open_project(&path).unwrap().id;
+    core.blocking().close_session(id).unwrap();
+    let id = core.blocking().open_project(&path).unwrap().id;
     let scene = rt.block_on(core.scene(id)).unwrap().scene;
     let mut last = None;
     for n in 0..frames {
         let page = &scene.pages[(n % 1000) as usize];
         let node = page.nodes[(n % 50) as usize].id;
-        last = Some(core.submit(id, translate(page.id, node, n)).unwrap());
+        last = Some(
+            core.blocking()
+                .submit(id, translate(page.id, node, n))
+                .unwrap(),
+        );
     }
     rt.block_on(last.unwrap().durable()).unwrap();
     // Dropped without closing: the frames stay in the log.
@@ -242,7 +247,7 @@ fn scene_json_and_open(c: &mut Criterion) {
     group.bench_function("open (snapshot + 10,000 frames)", |b| {
         b.iter(|| {
             let core = core(dir.path(), Durability::Fsync, 1_000_000, 500);
-            let session = core.open_project(&path).unwrap();
+            let session = core.blocking().open_project(&path).unwrap();
             assert_eq!(session.epoch, 11_000);
             // Dropping the core releases the lock without a new snapshot.
             drop(core);

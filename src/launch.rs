@@ -135,10 +135,7 @@ async fn serve_http(
 
 /// Saves and closes every project; the first failure is the error.
 async fn close_all(core: &Core) -> Result<(), Failure> {
-    let closer = core.clone();
-    let failures = tokio::task::spawn_blocking(move || closer.close_all())
-        .await
-        .context("closing projects failed")?;
+    let failures = core.close_all().await;
     match failures.into_iter().next() {
         Some((id, e)) => Err(Failure::Runtime(anyhow::anyhow!(
             "session {id} was not saved: {e}"
@@ -170,7 +167,7 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
     })
 }
 
-/// Opens `--project`, if any, on a blocking thread.
+/// Opens `--project`, if any.
 async fn open_at_start(
     core: &Core,
     project: Option<PathBuf>,
@@ -178,11 +175,7 @@ async fn open_at_start(
     let Some(path) = project else {
         return Ok(None);
     };
-    let opener = core.clone();
-    let opened = tokio::task::spawn_blocking(move || opener.open_project(&path))
-        .await
-        .context("project opener failed")?;
-    match opened {
+    match core.open_project(&path).await {
         Ok(session) => Ok(Some(session.id)),
         Err(e) => Err(Failure::Runtime(
             anyhow::Error::new(e).context("cannot open --project"),

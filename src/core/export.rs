@@ -120,11 +120,16 @@ impl Core {
     }
 
     /// Unpacks an archive made by `export` into `dest` (which must not exist
-    /// or be empty) as a new project, and opens it (blocking). Nothing is
-    /// left behind when the archive is refused.
-    pub fn import_archive(&self, bytes: &[u8], dest: &Path) -> CoreResult<SessionSummary> {
-        unpack(bytes, dest)?;
-        self.open_project(dest)
+    /// or be empty) as a new project, and opens it. Nothing is left behind
+    /// when the archive is refused.
+    pub async fn import_archive(&self, bytes: Vec<u8>, dest: &Path) -> CoreResult<SessionSummary> {
+        let dest = dest.to_path_buf();
+        let core = self.clone();
+        super::blocking(move || {
+            unpack(&bytes, &dest)?;
+            core.blocking().open_project(&dest)
+        })
+        .await
     }
 }
 
@@ -378,7 +383,7 @@ fn entry_path(name: &str) -> Option<String> {
     }
 }
 
-fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
+pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
     if dest.exists()
         && std::fs::read_dir(dest)
             .map_err(|e| CoreError::io(dest.display(), e))?

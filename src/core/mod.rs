@@ -14,6 +14,7 @@
 
 pub mod apply;
 pub mod blobs;
+mod blocking;
 pub mod engines;
 pub mod error;
 pub mod events;
@@ -40,13 +41,14 @@ use serde::Serialize;
 use uuid::Uuid;
 
 use self::blobs::BlobHash;
+pub use self::blocking::Blocking;
 use self::engines::{EngineInfo, Registry};
 pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
 use self::ids::{ProjectId, SessionId};
 use self::op::Op;
 use self::scene::Scene;
-use self::session::{Pending, SceneSnapshot, Session, SessionSettings};
+use self::session::{SceneSnapshot, Session, SessionSettings};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use crate::config::Config;
@@ -238,102 +240,45 @@ impl Core {
 
     // ---- workspace -------------------------------------------------------
 
-    /// Opens the project directory at `path` (blocking). If it is already
-    /// open here, returns its session; either way it becomes current.
-    pub fn open_project(&self, path: &Path) -> CoreResult<SessionSummary> {
-        let _guard = self.lifecycle();
-        let dir = std::fs::canonicalize(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                CoreError::not_found("project directory", path.display())
-            }
-            _ => CoreError::io(path.display(), e),
-        })?;
-        if !dir.is_dir() {
-            return Err(CoreError::InvalidInput(format!(
-                "{} is not a directory",
-                dir.display()
-            )));
-        }
-        let existing = self.workspace().by_path(&dir).map(|s| s.id);
-        if let Some(id) = existing {
-            self.make_current(id)?;
-            return self.session(id);
-        }
-        let session = Session::open(
-            &dir,
-            self.inner.config.session.clone(),
-            &self.holder(),
-            self.inner.bus.clone(),
-        )?;
-        let id = session.id;
-        let mut workspace = self.workspace();
-        self.inner.bus.publish(Event::SessionOpened {
-            session_id: id,
-            project_id: session.project_id,
-            name: session.name(),
-            path: session.path.clone(),
-            epoch: session.epoch(),
-        });
-        workspace.sessions.push(Arc::new(session));
-        workspace.activate(id);
-        self.inner.bus.publish(Event::CurrentSessionChanged {
-            session_id: Some(id),
-        });
-        drop(workspace);
-        self.session(id)
+    /// The blocking API: the same calls for threads that may block (tests,
+    /// benchmarks, a launcher before its runtime runs). Frontends use the
+    /// async methods, which run this on tokio's blocking pool: nothing a
+    /// frontend calls can put an fsync, a lock wait or a thread join on a
+    /// runtime worker.
+    pub fn blocking(&self) -> Blocking<'_> {
+        Blocking(self)
+    }
+
+    /// Opens the project directory at `path`. If it is already open here,
+    /// returns its session; either way it becomes current.
+    pub async fn open_project(&self, path: &Path) -> CoreResult<SessionSummary> {
+        let (core, path) = (self.clone(), path.to_path_buf());
+        blocking(move || core.blocking().open_project(&path)).await
     }
 
     /// Creates a project named `name` at `path`, which must not exist or be
-    /// an empty directory, and opens it (blocking).
-    pub fn create_project(&self, path: &Path, name: &str) -> CoreResult<SessionSummary> {
-        let name = check_project_name(name)?;
-        {
-            let _guard = self.lifecycle();
-            init_project_dir(path, &name)?;
-        }
-        self.open_project(path)
+    /// an empty directory, and opens it.
+    pub async fn create_project(&self, path: &Path, name: &str) -> CoreResult<SessionSummary> {
+        let (core, path, name) = (self.clone(), path.to_path_buf(), name.to_owned());
+        blocking(move || core.blocking().create_project(&path, &name)).await
     }
 
-    /// Creates a managed project in the projects directory (blocking).
-    pub fn create_managed_project(&self, name: &str) -> CoreResult<SessionSummary> {
-        let name = check_project_name(name)?;
-        let root = self.projects_dir().to_path_buf();
-        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(root.display(), e))?;
-        let path = {
-            let _guard = self.lifecycle();
-            let slug = slug(&name);
-            let mut n = 1;
-            let path = loop {
-                let candidate = if n == 1 {
-                    root.join(&slug)
-                } else {
-                    root.join(format!("{slug}-{n}"))
-                };
-                if !candidate.exists() {
-                    break candidate;
-                }
-                n += 1;
-            };
-            init_project_dir(&path, &name)?;
-            path
-        };
-        self.open_project(&path)
+    /// Creates a managed project in the projects directory and opens it.
+    pub async fn create_managed_project(&self, name: &str) -> CoreResult<SessionSummary> {
+        let (core, name) = (self.clone(), name.to_owned());
+        blocking(move || core.blocking().create_managed_project(&name)).await
     }
 
-    /// Opens a managed project by id and makes it current (blocking).
-    pub fn open_managed_project(&self, id: ProjectId) -> CoreResult<SessionSummary> {
-        let entry = self
-            .list_projects()?
-            .into_iter()
-            .find(|p| p.id == id)
-            .ok_or_else(|| CoreError::not_found("project", id))?;
-        self.open_project(&entry.path)
+    /// Opens a managed project by id and makes it current.
+    pub async fn open_managed_project(&self, id: ProjectId) -> CoreResult<SessionSummary> {
+        let core = self.clone();
+        blocking(move || core.blocking().open_managed_project(id)).await
     }
 
-    /// Managed projects (directories with a `project.toml` in the projects
-    /// directory), most recently updated first.
-    pub fn list_projects(&self) -> CoreResult<Vec<ProjectEntry>> {
-        list_projects_in(self.projects_dir(), &self.sessions())
+    /// Managed projects, most recently updated first.
+    pub async fn list_projects(&self) -> CoreResult<Vec<ProjectEntry>> {
+        let core = self.clone();
+        blocking(move || core.blocking().list_projects()).await
     }
 
     /// Open sessions, as the published events describe them.
@@ -379,41 +324,20 @@ impl Core {
         Ok(())
     }
 
-    /// Saves and closes a session (blocking): a final snapshot, then the
-    /// lock is released.
-    pub fn close_session(&self, id: SessionId) -> CoreResult<()> {
-        self.cancel_session_jobs(id);
-        let _guard = self.lifecycle();
-        let session = self
-            .workspace()
-            .find(id)
-            .cloned()
-            .ok_or_else(|| CoreError::not_found("session", id))?;
-        let result = session.close();
-        let mut workspace = self.workspace();
-        workspace.sessions.retain(|s| s.id != id);
-        self.inner
-            .bus
-            .publish(Event::SessionClosed { session_id: id });
-        if workspace.current == Some(id) {
-            let next = workspace.sessions.last().map(|s| s.id);
-            workspace.current = next;
-            self.inner
-                .bus
-                .publish(Event::CurrentSessionChanged { session_id: next });
-        }
-        drop(workspace);
-        drop(session);
-        result
+    /// Saves and closes a session: a final snapshot, then the lock is
+    /// released.
+    pub async fn close_session(&self, id: SessionId) -> CoreResult<()> {
+        let core = self.clone();
+        blocking(move || core.blocking().close_session(id)).await
     }
 
-    /// Closes every session (blocking); used at shutdown. Returns the
-    /// errors of sessions that could not be saved.
-    pub fn close_all(&self) -> Vec<(SessionId, CoreError)> {
-        let ids: Vec<SessionId> = self.workspace().sessions.iter().map(|s| s.id).collect();
-        ids.into_iter()
-            .filter_map(|id| self.close_session(id).err().map(|e| (id, e)))
-            .collect()
+    /// Closes every session; used at shutdown. Returns the errors of
+    /// sessions that could not be saved.
+    pub async fn close_all(&self) -> Vec<(SessionId, CoreError)> {
+        let core = self.clone();
+        blocking(move || Ok(core.blocking().close_all()))
+            .await
+            .unwrap_or_else(|e| vec![(SessionId::new(), e)])
     }
 
     fn open_session(&self, id: SessionId) -> CoreResult<Arc<Session>> {
@@ -424,23 +348,6 @@ impl Core {
     }
 
     // ---- scene and history ----------------------------------------------
-
-    /// Applies `op` in memory and queues it; await the result to know it is
-    /// durable. For callers that pipeline many ops.
-    pub fn submit(&self, id: SessionId, op: Op) -> CoreResult<Pending> {
-        self.open_session(id)?.submit(op)
-    }
-
-    /// Undoes in memory and queues it (see [`Core::submit`]); `None` at the
-    /// boundary.
-    pub fn submit_undo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
-        self.open_session(id)?.undo()
-    }
-
-    /// Redoes in memory and queues it (see [`Core::submit`]).
-    pub fn submit_redo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
-        self.open_session(id)?.redo()
-    }
 
     /// Applies `op`; returns once it is durable. A heavy op (a big batch)
     /// or a session busy with one applies on a blocking thread, so neither
@@ -493,14 +400,10 @@ impl Core {
 
     // ---- blobs ----------------------------------------------------------
 
-    /// Stores bytes in the session's project (blocking); returns the hash.
-    pub fn put_blob(&self, id: SessionId, bytes: &[u8]) -> CoreResult<BlobHash> {
-        self.open_session(id)?.blobs().put(bytes)
-    }
-
-    /// Reads and verifies a blob (blocking).
-    pub fn get_blob(&self, id: SessionId, hash: &BlobHash) -> CoreResult<Vec<u8>> {
-        self.open_session(id)?.blobs().get(hash)
+    /// Stores bytes in the session's project; returns the hash.
+    pub async fn put_blob(&self, id: SessionId, bytes: Vec<u8>) -> CoreResult<BlobHash> {
+        let store = self.blob_store(id)?;
+        blocking(move || store.put(&bytes)).await
     }
 
     /// The blob store of a session's project.
@@ -508,18 +411,16 @@ impl Core {
         Ok(self.open_session(id)?.blobs().clone())
     }
 
-    /// Reads and verifies a blob on a blocking thread.
+    /// Reads and verifies a blob.
     pub async fn read_blob(&self, id: SessionId, hash: BlobHash) -> CoreResult<Vec<u8>> {
         let store = self.blob_store(id)?;
-        tokio::task::spawn_blocking(move || store.get(&hash))
-            .await
-            .map_err(|e| CoreError::Io(format!("blob reader failed: {e}")))?
+        blocking(move || store.get(&hash)).await
     }
 }
 
 /// Runs blocking core work (file I/O, a heavy apply, waiting for a
 /// session's lock) on tokio's blocking pool.
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> CoreResult<T> + Send + 'static,
 ) -> CoreResult<T> {
     tokio::task::spawn_blocking(f)

@@ -114,6 +114,11 @@ pub fn check_output(path: &Path) -> CoreResult<()> {
     Ok(())
 }
 
+/// [`write_output`] on tokio's blocking pool, for async callers.
+pub async fn write_output_file(path: PathBuf, bytes: Vec<u8>) -> CoreResult<()> {
+    crate::core::blocking(move || write_output(&path, &bytes)).await
+}
+
 /// Writes an output file under [`check_output`]: missing parent
 /// directories are created, and the file appears whole or not at all
 /// (temporary file beside it, then rename).

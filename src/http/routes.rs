@@ -26,16 +26,6 @@ use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::core::{ApplyResult, CoreError, ProjectEntry};
 
-/// Runs blocking core work off the async workers.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
-) -> ApiResult<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
-        .map_err(ApiError::from)
-}
-
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
@@ -121,28 +111,21 @@ async fn engines(State(state): State<AppState>) -> Json<Vec<EngineInfo>> {
 }
 
 async fn list_projects(State(state): State<AppState>) -> ApiResult<Json<Vec<ProjectEntry>>> {
-    let core = state.core.clone();
-    blocking(move || core.list_projects()).await.map(Json)
+    Ok(Json(state.core.list_projects().await?))
 }
 
 async fn create_project(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<CreateProject>,
 ) -> ApiResult<Json<SessionSummary>> {
-    let core = state.core.clone();
-    blocking(move || core.create_managed_project(&body.name))
-        .await
-        .map(Json)
+    Ok(Json(state.core.create_managed_project(&body.name).await?))
 }
 
 async fn open_project(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<OpenProject>,
 ) -> ApiResult<Json<SessionSummary>> {
-    let core = state.core.clone();
-    blocking(move || core.open_managed_project(body.id))
-        .await
-        .map(Json)
+    Ok(Json(state.core.open_managed_project(body.id).await?))
 }
 
 async fn close_current(
@@ -160,8 +143,7 @@ async fn close_session(
 }
 
 async fn close(state: AppState, id: SessionId) -> ApiResult<Json<Closed>> {
-    let core = state.core.clone();
-    blocking(move || core.close_session(id)).await?;
+    state.core.close_session(id).await?;
     Ok(Json(Closed { closed: id }))
 }
 

@@ -107,8 +107,7 @@ impl QuireMcp {
             "quire_close_project" => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                let core = self.core.clone();
-                match blocking(move || core.close_session(id)).await {
+                match self.core.close_session(id).await {
                     Ok(()) => ok(&Closed { closed: id }),
                     Err(e) => rejected(e),
                 }
@@ -188,12 +187,10 @@ impl QuireMcp {
             Ok(p) => p,
             Err(e) => return rejected(e),
         };
-        let core = self.core.clone();
-        let opened = blocking(move || match a.create_name {
-            Some(name) => core.create_project(&path, &name),
-            None => core.open_project(&path),
-        })
-        .await;
+        let opened = match a.create_name {
+            Some(name) => self.core.create_project(&path, &name).await,
+            None => self.core.open_project(&path).await,
+        };
         match opened {
             Ok(s) => {
                 self.set_active(s.id);
@@ -350,7 +347,7 @@ impl QuireMcp {
         if let Some(path) = target {
             let bytes = export.bytes;
             let dest = path.clone();
-            let written = blocking(move || paths::write_output(&dest, &bytes)).await;
+            let written = paths::write_output_file(dest, bytes).await;
             if let Err(e) = written {
                 return rejected(e);
             }
@@ -378,14 +375,6 @@ impl QuireMcp {
 fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ErrorData> {
     serde_json::from_value(args)
         .map_err(|e| ErrorData::invalid_params(format!("invalid arguments: {e}"), None))
-}
-
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
-) -> Result<T, CoreError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| CoreError::Io(format!("worker failed: {e}")))?
 }
 
 /// A tool result carrying `json` both as structured content and as a JSON

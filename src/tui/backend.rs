@@ -104,15 +104,6 @@ impl Local {
     }
 }
 
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, CoreError> + Send + 'static,
-) -> Result<T, BackendError> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| BackendError::new("internal", e.to_string()))?
-        .map_err(BackendError::from)
-}
-
 /// Finds a managed project by id or by name (case-insensitive).
 pub fn find_project(projects: &[ProjectEntry], target: &str) -> Option<ProjectId> {
     if let Ok(id) = target.parse::<ProjectId>()
@@ -136,8 +127,7 @@ impl Backend for Local {
     }
 
     fn projects(&self) -> Reply<'_, Vec<ProjectEntry>> {
-        let core = self.core.clone();
-        Box::pin(blocking(move || core.list_projects()))
+        Box::pin(async move { Ok(self.core.list_projects().await?) })
     }
 
     fn engines(&self) -> Reply<'_, Vec<EngineInfo>> {
@@ -149,28 +139,25 @@ impl Backend for Local {
     }
 
     fn create_project(&self, name: String) -> Reply<'_, SessionSummary> {
-        let core = self.core.clone();
-        Box::pin(blocking(move || core.create_managed_project(&name)))
+        Box::pin(async move { Ok(self.core.create_managed_project(&name).await?) })
     }
 
     fn open_project(&self, target: String) -> Reply<'_, SessionSummary> {
-        let core = self.core.clone();
-        Box::pin(blocking(move || {
+        Box::pin(async move {
             let path = std::path::Path::new(&target);
-            if path.is_dir() {
-                return core.open_project(path);
+            if tokio::fs::metadata(path).await.is_ok_and(|m| m.is_dir()) {
+                return Ok(self.core.open_project(path).await?);
             }
-            let projects = core.list_projects()?;
+            let projects = self.core.list_projects().await?;
             match find_project(&projects, &target) {
-                Some(id) => core.open_managed_project(id),
-                None => Err(CoreError::not_found("project", &target)),
+                Some(id) => Ok(self.core.open_managed_project(id).await?),
+                None => Err(CoreError::not_found("project", &target).into()),
             }
-        }))
+        })
     }
 
     fn close_session(&self, id: SessionId) -> Reply<'_, ()> {
-        let core = self.core.clone();
-        Box::pin(blocking(move || core.close_session(id)))
+        Box::pin(async move { Ok(self.core.close_session(id).await?) })
     }
 
     fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile> {

@@ -306,10 +306,8 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
 
 /// Writes an export under the output rule (never into a project).
 async fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BackendError> {
-    let (path, bytes) = (path.to_path_buf(), bytes.to_vec());
-    tokio::task::spawn_blocking(move || crate::core::paths::write_output(&path, &bytes))
+    crate::core::paths::write_output_file(path.to_path_buf(), bytes.to_vec())
         .await
-        .map_err(|e| BackendError::new("io", e.to_string()))?
         .map_err(BackendError::from)
 }
 

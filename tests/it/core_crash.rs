@@ -57,7 +57,7 @@ async fn crash_child(args: &[&str]) {
     };
     let every: u64 = args[3].parse().unwrap();
     let core = core_at(&path.join(".."), settings(durability, every, UNDO_LIMIT));
-    let id = core.open_project(&path).unwrap().id;
+    let id = core.blocking().open_project(&path).unwrap().id;
     let initial = core.scene(id).await.unwrap().scene;
     let mut replica = Replica::new(initial, UNDO_LIMIT);
     let mut generator = Gen::new(seed);
@@ -77,7 +77,7 @@ async fn crash_child(args: &[&str]) {
 /// The largest batch the limits allow, then small ops until killed.
 async fn largest_child(path: &Path) {
     let core = core_at(&path.join(".."), settings(Durability::Fsync, 1000, 10));
-    let id = core.open_project(path).unwrap().id;
+    let id = core.blocking().open_project(path).unwrap().id;
     let page = core.apply(id, crate::core_support::add_page("big")).await;
     let page = quire::core::ids::PageId(page.unwrap().created[0]);
     let batch = Op::Batch {
@@ -100,12 +100,12 @@ async fn largest_child(path: &Path) {
 
 async fn hold_child(path: &Path) {
     let core = core_at(&path.join(".."), settings(Durability::Fsync, 1000, 10));
-    let id = core.open_project(path).unwrap().id;
+    let id = core.blocking().open_project(path).unwrap().id;
     say("OPEN");
     let mut line = String::new();
     while std::io::stdin().read_line(&mut line).unwrap() > 0 {
         if line.trim() == "close" {
-            core.close_session(id).unwrap();
+            core.blocking().close_session(id).unwrap();
             say("CLOSED");
         }
         line.clear();
@@ -177,10 +177,10 @@ impl ChildProc {
 
 fn new_project(root: &Path, name: &str) -> (PathBuf, Scene) {
     let core = core_at(root, settings(Durability::Fsync, 1000, 10));
-    let s = core.create_managed_project(name).unwrap();
+    let s = core.blocking().create_managed_project(name).unwrap();
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let scene = runtime.block_on(core.scene(s.id)).unwrap().scene;
-    core.close_session(s.id).unwrap();
+    core.blocking().close_session(s.id).unwrap();
     (s.path, scene)
 }
 
@@ -212,7 +212,7 @@ fn every_acknowledged_op_survives_sigkill() {
             }
         }
         let core = core_at(&root, settings(Durability::Fsync, 1000, UNDO_LIMIT));
-        let session = core.open_project(&path).unwrap();
+        let session = core.blocking().open_project(&path).unwrap();
         let recovered = runtime.block_on(core.scene(session.id)).unwrap();
         assert!(
             recovered.epoch >= last_ack,
@@ -230,7 +230,7 @@ fn every_acknowledged_op_survives_sigkill() {
             "round {round} ({durability}, snapshot every {every}): recovered scene at epoch {} differs from the replay",
             recovered.epoch
         );
-        core.close_session(session.id).unwrap();
+        core.blocking().close_session(session.id).unwrap();
     }
 }
 
@@ -243,7 +243,7 @@ fn the_lock_names_the_other_process_and_is_released_on_close_and_exit() {
 
     let mut holder = ChildProc::spawn(&format!("hold|{}", path.display()));
     holder.expect("OPEN", Duration::from_secs(30));
-    let err = core.open_project(&path).unwrap_err();
+    let err = core.blocking().open_project(&path).unwrap_err();
     assert_eq!(err.code(), "locked");
     let message = err.to_string();
     assert!(
@@ -256,16 +256,19 @@ fn the_lock_names_the_other_process_and_is_released_on_close_and_exit() {
     writeln!(stdin, "close").unwrap();
     stdin.flush().unwrap();
     holder.expect("CLOSED", Duration::from_secs(30));
-    let s = core.open_project(&path).unwrap();
-    core.close_session(s.id).unwrap();
+    let s = core.blocking().open_project(&path).unwrap();
+    core.blocking().close_session(s.id).unwrap();
     let _ = holder.kill();
 
     // Released when the holder dies without closing.
     let holder = ChildProc::spawn(&format!("hold|{}", path.display()));
     holder.expect("OPEN", Duration::from_secs(30));
-    assert_eq!(core.open_project(&path).unwrap_err().code(), "locked");
+    assert_eq!(
+        core.blocking().open_project(&path).unwrap_err().code(),
+        "locked"
+    );
     let _ = holder.kill();
-    core.open_project(&path).unwrap();
+    core.blocking().open_project(&path).unwrap();
 }
 
 #[test]
@@ -277,10 +280,10 @@ fn a_deleted_lock_file_keeps_another_process_out() {
     holder.expect("OPEN", Duration::from_secs(30));
     std::fs::remove_file(path.join(".lock")).unwrap();
     let core = core_at(&root, settings(Durability::Fsync, 1000, 10));
-    let err = core.open_project(&path).unwrap_err();
+    let err = core.blocking().open_project(&path).unwrap_err();
     assert_eq!(err.code(), "locked", "{err}");
     let _ = holder.kill();
-    core.open_project(&path).unwrap();
+    core.blocking().open_project(&path).unwrap();
 }
 
 #[test]
@@ -304,7 +307,7 @@ fn the_largest_allowed_batch_survives_sigkill() {
         }
     }
     let core = core_at(&root, settings(Durability::Fsync, 1000, 100_000));
-    let session = core.open_project(&path).unwrap();
+    let session = core.blocking().open_project(&path).unwrap();
     assert!(
         session.epoch >= last,
         "acknowledged {last}, recovered {}",

@@ -82,7 +82,12 @@ async fn a_lagging_subscriber_gets_a_snapshot_then_continues() {
     let mut sub = t.core.subscribe(Some(t.core.events().seq()));
     let mut last = None;
     for i in 0..1100 {
-        last = Some(t.core.submit(id, add_page(&format!("p{i}"))).unwrap());
+        last = Some(
+            t.core
+                .blocking()
+                .submit(id, add_page(&format!("p{i}")))
+                .unwrap(),
+        );
     }
     last.unwrap().durable().await.unwrap();
     let first = sub.next().await.unwrap();
@@ -102,7 +107,7 @@ async fn session_events_arrive_in_order() {
     let a = t.session("A");
     let b = t.session("B");
     t.core.make_current(a).unwrap();
-    t.core.close_session(a).unwrap();
+    t.core.blocking().close_session(a).unwrap();
     let events = collect_until(&mut sub, |e| matches!(e, Event::SessionClosed { .. })).await;
     let names: Vec<&str> = events.iter().map(Event::name).collect();
     assert_eq!(

@@ -118,7 +118,7 @@ async fn images_import_in_natural_order_as_one_undoable_batch() {
     };
     assert_eq!(*role, ImageRole::Source);
     assert_eq!(
-        t.core.get_blob(id, blob).unwrap(),
+        t.core.blocking().get_blob(id, blob).unwrap(),
         fixture("tiny.png").bytes
     );
     t.core.undo(id).await.unwrap();
@@ -333,7 +333,11 @@ async fn archive_round_trip() {
     assert_eq!(archive.file_name, "export-me.quire.zip");
     let original = t.core.scene(id).await.unwrap();
     let dest = t.dir.path().join("imported");
-    let copy = t.core.import_archive(&archive.bytes, &dest).unwrap();
+    let copy = t
+        .core
+        .blocking()
+        .import_archive(&archive.bytes, &dest)
+        .unwrap();
     assert_ne!(
         copy.project_id,
         t.core.session(id).unwrap().project_id,
@@ -346,7 +350,7 @@ async fn archive_round_trip() {
         panic!()
     };
     assert_eq!(
-        t.core.get_blob(copy.id, blob).unwrap(),
+        t.core.blocking().get_blob(copy.id, blob).unwrap(),
         fixture("tiny.png").bytes
     );
     // The copy is a working project.
@@ -406,7 +410,7 @@ async fn bad_archives_are_refused_and_leave_nothing() {
     ];
     for (i, (bytes, expected)) in cases.into_iter().enumerate() {
         let dest = t.dir.path().join(format!("refused-{i}"));
-        let err = t.core.import_archive(&bytes, &dest).unwrap_err();
+        let err = t.core.blocking().import_archive(&bytes, &dest).unwrap_err();
         assert!(err.to_string().contains(expected), "case {i}: {err}");
         assert!(!dest.exists(), "case {i}: destination created");
         let leftovers: Vec<_> = std::fs::read_dir(t.dir.path())
@@ -423,7 +427,11 @@ async fn bad_archives_are_refused_and_leave_nothing() {
     let occupied = t.dir.path().join("occupied");
     std::fs::create_dir_all(&occupied).unwrap();
     std::fs::write(occupied.join("mine"), "x").unwrap();
-    let err = t.core.import_archive(&good, &occupied).unwrap_err();
+    let err = t
+        .core
+        .blocking()
+        .import_archive(&good, &occupied)
+        .unwrap_err();
     assert_eq!(err.code(), "conflict");
 }
 
@@ -470,14 +478,14 @@ async fn xliff_stays_well_formed_with_control_characters() {
     // A page name with line breaks and a control character, as 0.1.0 let
     // UpdatePage write: open the project from such a snapshot.
     let path = t.project_path(id);
-    t.core.close_session(id).unwrap();
+    t.core.blocking().close_session(id).unwrap();
     let file = path.join("scene.json");
     let mut stored: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
     stored["scene"]["pages"][0]["name"] = "two\nlines\tand \u{1} bell".into();
     let old = serde_json::json!({ "epoch": stored["epoch"], "scene": stored["scene"] });
     std::fs::write(&file, old.to_string()).unwrap();
-    let id = t.core.open_project(&path).unwrap().id;
+    let id = t.core.blocking().open_project(&path).unwrap().id;
 
     let x = t
         .core

@@ -215,7 +215,7 @@ proptest! {
             let TestCore { dir, core } = t;
             drop(core);
             let core = core_at(&dir.path().join("projects"), settings(Durability::Fsync, 1000, 1000));
-            let s = core.open_project(&path).unwrap();
+            let s = core.blocking().open_project(&path).unwrap();
             prop_assert_eq!(s.epoch, acknowledged);
             let reopened = core.scene(s.id).await.unwrap().scene;
             prop_assert!(reopened.same_content(&replica), "the reopened project differs from the replay");
@@ -262,7 +262,7 @@ async fn a_batch_nested_past_the_limit_is_refused_before_it_is_logged() {
         &dir.path().join("projects"),
         settings(Durability::Fsync, 1000, 500),
     );
-    assert_eq!(core.open_project(&path).unwrap().epoch, 1);
+    assert_eq!(core.blocking().open_project(&path).unwrap().epoch, 1);
 }
 
 #[tokio::test]
@@ -294,7 +294,7 @@ async fn names_follow_one_rule_on_create_and_rename() {
     let t = TestCore::new();
     let id = t.session("Names");
     let long = "n".repeat(MAX_NAME_CHARS + 1);
-    let err = t.core.create_managed_project(&long).unwrap_err();
+    let err = t.core.blocking().create_managed_project(&long).unwrap_err();
     assert!(err.to_string().contains("at most 200"), "{err}");
     let renames = [long.clone(), "tab\tin name".to_owned(), "   ".to_owned()];
     for name in renames {

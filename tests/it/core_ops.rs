@@ -512,7 +512,7 @@ async fn bad_values_are_rejected() {
         &["is not in the project's blob store"],
     )
     .await;
-    let stored = core.put_blob(id, b"png bytes").unwrap();
+    let stored = core.blocking().put_blob(id, b"png bytes").unwrap();
     let mut bad_opacity = image.clone();
     bad_opacity.kind = NodeKind::Image {
         blob: stored,

@@ -148,8 +148,8 @@ proptest! {
 
             // And the same survives a reopen.
             let path = t.project_path(id);
-            core.close_session(id).unwrap();
-            let again = core.open_project(&path).unwrap();
+            core.blocking().close_session(id).unwrap();
+            let again = core.blocking().open_project(&path).unwrap();
             let reopened = core.scene(again.id).await.unwrap();
             prop_assert_eq!(reopened.scene, top.scene);
             Ok(())

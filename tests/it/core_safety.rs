@@ -47,7 +47,7 @@ async fn a_deleted_lock_file_does_not_let_a_second_core_in() {
 
     let other = reopen_core(t.dir.path());
     let before = tree(&path);
-    let err = other.open_project(&path).unwrap_err();
+    let err = other.blocking().open_project(&path).unwrap_err();
     assert_eq!(err.code(), "locked", "{err}");
     assert!(err.to_string().contains("open in another"), "{err}");
     assert_eq!(tree(&path), before, "the refused open wrote nothing");
@@ -55,8 +55,8 @@ async fn a_deleted_lock_file_does_not_let_a_second_core_in() {
     // The holder goes on and closes; then the project opens elsewhere with
     // everything in it.
     t.core.apply(id, add_page("two")).await.unwrap();
-    t.core.close_session(id).unwrap();
-    let s = other.open_project(&path).unwrap();
+    t.core.blocking().close_session(id).unwrap();
+    let s = other.blocking().open_project(&path).unwrap();
     assert_eq!(s.epoch, 2);
 }
 
@@ -92,7 +92,7 @@ async fn a_missing_ops_log_with_a_later_recorded_epoch_is_refused() {
     std::fs::remove_file(path.join("ops.log")).unwrap();
     let before = tree(&path);
     let core = reopen_core(dir.path());
-    let err = core.open_project(&path).unwrap_err();
+    let err = core.blocking().open_project(&path).unwrap_err();
     assert_eq!(err.code(), "corrupt", "{err}");
     let message = err.to_string();
     assert!(message.contains("ops.log is missing"), "{message}");
@@ -101,7 +101,7 @@ async fn a_missing_ops_log_with_a_later_recorded_epoch_is_refused() {
 
     // Emptied instead of deleted: refused too.
     std::fs::write(path.join("ops.log"), b"").unwrap();
-    let err = core.open_project(&path).unwrap_err();
+    let err = core.blocking().open_project(&path).unwrap_err();
     assert!(err.to_string().contains("ops.log has lost frames"), "{err}");
 }
 
@@ -111,9 +111,9 @@ async fn after_a_clean_close_a_missing_ops_log_loses_nothing() {
     let id = t.session("Clean");
     t.core.apply(id, add_page("one")).await.unwrap();
     let path = t.project_path(id);
-    t.core.close_session(id).unwrap();
+    t.core.blocking().close_session(id).unwrap();
     std::fs::remove_file(path.join("ops.log")).unwrap();
-    let s = t.core.open_project(&path).unwrap();
+    let s = t.core.blocking().open_project(&path).unwrap();
     assert_eq!(s.epoch, 1);
     assert!(path.join("ops.log").is_file(), "recreated");
 }
@@ -124,14 +124,14 @@ async fn a_changed_byte_in_scene_json_is_refused() {
     let id = t.session("Checksummed");
     t.core.apply(id, add_page("Chapter one")).await.unwrap();
     let path = t.project_path(id);
-    t.core.close_session(id).unwrap();
+    t.core.blocking().close_session(id).unwrap();
     let scene = path.join("scene.json");
     let text = std::fs::read_to_string(&scene).unwrap();
     assert!(text.contains("\"sum\":"), "{text}");
     // Still valid JSON, still a valid scene: only the checksum can tell.
     std::fs::write(&scene, text.replace("Chapter one", "Chapter 0ne")).unwrap();
     let before = tree(&path);
-    let err = t.core.open_project(&path).unwrap_err();
+    let err = t.core.blocking().open_project(&path).unwrap_err();
     assert_eq!(err.code(), "corrupt", "{err}");
     assert!(err.to_string().contains("scene.json"), "{err}");
     assert!(err.to_string().contains("checksum mismatch"), "{err}");
@@ -154,7 +154,7 @@ async fn temporary_files_left_by_a_crash_are_removed_at_open() {
     let keep = path.join("notes.txt");
     std::fs::write(&keep, "mine").unwrap();
     let core = reopen_core(dir.path());
-    core.open_project(&path).unwrap();
+    core.blocking().open_project(&path).unwrap();
     for file in &leftovers {
         assert!(!file.exists(), "{} was left", file.display());
     }
@@ -167,7 +167,10 @@ async fn every_project_file_is_owner_only() {
     use std::os::unix::fs::PermissionsExt;
     let t = TestCore::new();
     let id = t.session("Private");
-    t.core.put_blob(id, b"\x89PNG not really").unwrap();
+    t.core
+        .blocking()
+        .put_blob(id, b"\x89PNG not really")
+        .unwrap();
     t.core.apply(id, add_page("one")).await.unwrap();
     let path = t.project_path(id);
     let check = |path: &Path| {
@@ -188,12 +191,12 @@ async fn every_project_file_is_owner_only() {
     );
 
     // A project written by 0.1.0 (0644 files) is tightened when opened.
-    t.core.close_session(id).unwrap();
+    t.core.blocking().close_session(id).unwrap();
     for name in ["ops.log", ".lock", "scene.json", "project.toml"] {
         std::fs::set_permissions(path.join(name), std::fs::Permissions::from_mode(0o644)).unwrap();
     }
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    t.core.open_project(&path).unwrap();
+    t.core.blocking().open_project(&path).unwrap();
     check(&path);
 }
 
@@ -203,7 +206,7 @@ async fn a_project_written_by_0_1_0_opens_and_is_upgraded() {
     let id = t.session("Old");
     t.core.apply(id, add_page("kept")).await.unwrap();
     let path = t.project_path(id);
-    t.core.close_session(id).unwrap();
+    t.core.blocking().close_session(id).unwrap();
     // Rewrite the files as 0.1.0 wrote them: no checksum, no epoch,
     // format version 1.
     let scene: serde_json::Value =
@@ -224,12 +227,12 @@ async fn a_project_written_by_0_1_0_opens_and_is_upgraded() {
         .collect();
     std::fs::write(path.join("project.toml"), old_toml).unwrap();
 
-    let s = t.core.open_project(&path).unwrap();
+    let s = t.core.blocking().open_project(&path).unwrap();
     assert_eq!(s.epoch, 1);
     let scene = t.core.scene(s.id).await.unwrap().scene;
     assert_eq!(scene.pages[0].name, "kept");
     t.core.apply(s.id, add_page("new")).await.unwrap();
-    t.core.close_session(s.id).unwrap();
+    t.core.blocking().close_session(s.id).unwrap();
     let toml = std::fs::read_to_string(path.join("project.toml")).unwrap();
     assert!(toml.contains("formatVersion = 2"), "{toml}");
     let text = std::fs::read_to_string(path.join("scene.json")).unwrap();

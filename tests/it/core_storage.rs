@@ -39,14 +39,14 @@ async fn close_snapshots_and_reopen_restores_scene_and_epoch() {
     let before = t.core.scene(id).await.unwrap();
     let path = t.project_path(id);
     assert_eq!(log_lines(&path), 4);
-    t.core.close_session(id).unwrap();
+    t.core.blocking().close_session(id).unwrap();
     assert_eq!(
         log_lines(&path),
         0,
         "close writes a snapshot and truncates the log"
     );
     assert_eq!(t.core.current_session(), None);
-    let again = t.core.open_project(&path).unwrap();
+    let again = t.core.blocking().open_project(&path).unwrap();
     assert_ne!(again.id, id, "a new session per open");
     assert_eq!(again.epoch, 4);
     let after = t.core.scene(again.id).await.unwrap();
@@ -86,7 +86,7 @@ async fn replay_after_an_unclean_stop_keeps_scene_and_history() {
         &dir.path().join("projects"),
         settings(Durability::Fsync, 1000, 500),
     );
-    let s = core.open_project(&path).unwrap();
+    let s = core.blocking().open_project(&path).unwrap();
     assert_eq!(s.epoch, 4);
     let got = core.scene(s.id).await.unwrap();
     assert_eq!(got.scene, expected.scene);
@@ -102,9 +102,9 @@ fn reopen(dir: &Path, path: &Path) -> Result<quire::core::events::SessionSummary
         &dir.join("projects"),
         settings(Durability::Fsync, 1000, 500),
     );
-    let r = core.open_project(path);
+    let r = core.blocking().open_project(path);
     if let Ok(s) = &r {
-        core.close_session(s.id).unwrap();
+        core.blocking().close_session(s.id).unwrap();
     }
     r
 }
@@ -121,7 +121,7 @@ async fn a_torn_last_frame_is_dropped_and_trimmed() {
         &dir.path().join("projects"),
         settings(Durability::Fsync, 1000, 500),
     );
-    let s = core.open_project(&path).unwrap();
+    let s = core.blocking().open_project(&path).unwrap();
     assert_eq!(s.epoch, 3);
     assert_eq!(
         std::fs::read(&log).unwrap(),
@@ -130,7 +130,7 @@ async fn a_torn_last_frame_is_dropped_and_trimmed() {
     );
     // New ops append cleanly after the trimmed log.
     core.apply(s.id, add_page("after")).await.unwrap();
-    core.close_session(s.id).unwrap();
+    core.blocking().close_session(s.id).unwrap();
     assert_eq!(reopen(dir.path(), &path).unwrap().epoch, 4);
 }
 
@@ -205,7 +205,7 @@ async fn a_second_core_is_refused_until_the_first_closes() {
         &t.dir.path().join("projects"),
         settings(Durability::Fsync, 1000, 500),
     );
-    let err = other.open_project(&path).unwrap_err();
+    let err = other.blocking().open_project(&path).unwrap_err();
     assert_eq!(err.code(), "locked");
     let message = err.to_string();
     assert!(
@@ -213,8 +213,8 @@ async fn a_second_core_is_refused_until_the_first_closes() {
         "{message}"
     );
     assert!(message.contains("mode test"), "{message}");
-    t.core.close_session(id).unwrap();
-    other.open_project(&path).unwrap();
+    t.core.blocking().close_session(id).unwrap();
+    other.blocking().open_project(&path).unwrap();
 }
 
 #[tokio::test]
@@ -223,12 +223,12 @@ async fn opening_an_open_project_returns_its_session() {
     let a = t.session("A");
     let b = t.session("B");
     assert_eq!(t.core.current_session(), Some(b));
-    let again = t.core.open_project(&t.project_path(a)).unwrap();
+    let again = t.core.blocking().open_project(&t.project_path(a)).unwrap();
     assert_eq!(again.id, a);
     assert_eq!(t.core.current_session(), Some(a));
     assert_eq!(t.core.sessions().len(), 2);
     // Closing the current session falls back to the most recent other one.
-    t.core.close_session(a).unwrap();
+    t.core.blocking().close_session(a).unwrap();
     assert_eq!(t.core.current_session(), Some(b));
 }
 
@@ -238,12 +238,13 @@ async fn create_refuses_a_non_empty_directory() {
     let target = t.dir.path().join("elsewhere");
     std::fs::create_dir_all(&target).unwrap();
     std::fs::write(target.join("keep.txt"), "mine").unwrap();
-    let err = t.core.create_project(&target, "X").unwrap_err();
+    let err = t.core.blocking().create_project(&target, "X").unwrap_err();
     assert_eq!(err.code(), "conflict");
     assert!(err.to_string().contains("already exists and is not empty"));
     assert_eq!(std::fs::read_dir(&target).unwrap().count(), 1);
     let err = t
         .core
+        .blocking()
         .create_project(&t.dir.path().join("new"), " \n")
         .unwrap_err();
     assert_eq!(err.code(), "invalid_input");
@@ -255,7 +256,7 @@ async fn managed_projects_are_listed_with_their_session() {
     let t = TestCore::new();
     let a = t.session("Alpha");
     t.session("Alpha");
-    let list = t.core.list_projects().unwrap();
+    let list = t.core.blocking().list_projects().unwrap();
     assert_eq!(list.len(), 2);
     let dirs: Vec<String> = list
         .iter()
@@ -275,15 +276,15 @@ async fn managed_projects_are_listed_with_their_session() {
         )
         .await
         .unwrap();
-    t.core.close_session(a).unwrap();
-    let list = t.core.list_projects().unwrap();
+    t.core.blocking().close_session(a).unwrap();
+    let list = t.core.blocking().list_projects().unwrap();
     let entry = list.iter().find(|p| p.id == entry.id).unwrap();
     assert_eq!(
         entry.name, "Alpha prime",
         "project.toml follows the scene's name"
     );
     assert_eq!(entry.session_id, None);
-    let reopened = t.core.open_managed_project(entry.id).unwrap();
+    let reopened = t.core.blocking().open_managed_project(entry.id).unwrap();
     assert_eq!(reopened.name, "Alpha prime");
 }
 
@@ -302,9 +303,16 @@ async fn updated_at_moves_with_changes() {
 async fn blobs_round_trip_through_the_core() {
     let t = TestCore::new();
     let id = t.session("Blobs");
-    let hash = t.core.put_blob(id, b"\x89PNG fake").unwrap();
-    assert_eq!(t.core.get_blob(id, &hash).unwrap(), b"\x89PNG fake");
-    let err = t.core.get_blob(id, &BlobHash::of(b"other")).unwrap_err();
+    let hash = t.core.blocking().put_blob(id, b"\x89PNG fake").unwrap();
+    assert_eq!(
+        t.core.blocking().get_blob(id, &hash).unwrap(),
+        b"\x89PNG fake"
+    );
+    let err = t
+        .core
+        .blocking()
+        .get_blob(id, &BlobHash::of(b"other"))
+        .unwrap_err();
     assert_eq!(err.code(), "not_found");
     let hex = hash.to_hex();
     let on_disk = t

@@ -100,7 +100,11 @@ impl TestCore {
 
     /// A new managed project, open and current.
     pub fn session(&self, name: &str) -> SessionId {
-        self.core.create_managed_project(name).unwrap().id
+        self.core
+            .blocking()
+            .create_managed_project(name)
+            .unwrap()
+            .id
     }
 
     pub fn project_path(&self, id: SessionId) -> PathBuf {

@@ -452,7 +452,7 @@ async fn sse_resumes_after_last_event_id_or_sends_a_snapshot() {
                 name: Some(format!("n{i}")),
             },
         };
-        last = Some(s.core.submit(session, op).unwrap());
+        last = Some(s.core.blocking().submit(session, op).unwrap());
     }
     last.unwrap().durable().await.unwrap();
     let mut old = SseReader::connect(&s.client, &s.at("/api/v1/events"), Some(seen)).await;

@@ -173,9 +173,13 @@ async fn a_linked_project_outside_the_projects_directory_is_not_managed() {
     // A real project elsewhere, linked into the projects directory.
     let outside = tempfile::tempdir().unwrap();
     let target = outside.path().join("secret-project");
-    let other = s.core.create_project(&target, "Outside").unwrap();
+    let other = s
+        .core
+        .blocking()
+        .create_project(&target, "Outside")
+        .unwrap();
     let other_project = other.project_id.to_string();
-    s.core.close_session(other.id).unwrap();
+    s.core.blocking().close_session(other.id).unwrap();
     let projects_dir = s.core.projects_dir().to_path_buf();
     std::os::unix::fs::symlink(&target, projects_dir.join("linked")).unwrap();
 

@@ -230,7 +230,7 @@ fn out_path_never_writes_into_a_project() {
         &s.path("data/quire/projects"),
         crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 10),
     );
-    let session = core.open_project(&path).unwrap();
+    let session = core.blocking().open_project(&path).unwrap();
     assert_eq!(session.epoch, 1);
 }
 

@@ -51,3 +51,28 @@ fn main_stays_thin_and_nothing_prints_to_stdout_by_macro() {
         }
     }
 }
+
+/// Frontends reach the core's blocking work only through its async
+/// methods: none calls `Core::blocking`, so none can put an fsync, a lock
+/// wait or a thread join on a runtime worker.
+#[test]
+fn frontends_do_not_block_the_runtime() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    for frontend in ["http", "mcp", "tui", "share"] {
+        rust_files(&root.join(frontend), &mut files);
+    }
+    assert!(files.len() > 20);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains(".blocking()"),
+                "{}:{}: call the core's async API instead",
+                file.display(),
+                i + 1
+            );
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The blocking API of the core ([`Core::blocking`]): workspace changes
+//! (open, create, close), pipelined submits and blob I/O as plain calls
+//! that may block their thread. The async methods of [`Core`] run these on
+//! tokio's blocking pool; this is for threads that may block.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::blobs::BlobHash;
+use super::events::{Event, SessionSummary};
+use super::ids::{ProjectId, SessionId};
+use super::op::Op;
+use super::session::{Pending, Session};
+use super::{
+    Core, CoreError, CoreResult, ProjectEntry, check_project_name, init_project_dir,
+    list_projects_in, slug,
+};
+
+/// The blocking calls of a [`Core`]; see the module docs.
+pub struct Blocking<'a>(pub(super) &'a Core);
+
+impl Blocking<'_> {
+    /// Opens the project directory at `path` . If it is already
+    /// open here, returns its session; either way it becomes current.
+    pub fn open_project(&self, path: &Path) -> CoreResult<SessionSummary> {
+        let _guard = self.0.lifecycle();
+        let dir = std::fs::canonicalize(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                CoreError::not_found("project directory", path.display())
+            }
+            _ => CoreError::io(path.display(), e),
+        })?;
+        if !dir.is_dir() {
+            return Err(CoreError::InvalidInput(format!(
+                "{} is not a directory",
+                dir.display()
+            )));
+        }
+        let existing = self.0.workspace().by_path(&dir).map(|s| s.id);
+        if let Some(id) = existing {
+            self.0.make_current(id)?;
+            return self.0.session(id);
+        }
+        let session = Session::open(
+            &dir,
+            self.0.inner.config.session.clone(),
+            &self.0.holder(),
+            self.0.inner.bus.clone(),
+        )?;
+        let id = session.id;
+        let mut workspace = self.0.workspace();
+        self.0.inner.bus.publish(Event::SessionOpened {
+            session_id: id,
+            project_id: session.project_id,
+            name: session.name(),
+            path: session.path.clone(),
+            epoch: session.epoch(),
+        });
+        workspace.sessions.push(Arc::new(session));
+        workspace.activate(id);
+        self.0.inner.bus.publish(Event::CurrentSessionChanged {
+            session_id: Some(id),
+        });
+        drop(workspace);
+        self.0.session(id)
+    }
+
+    /// Creates a project named `name` at `path`, which must not exist or be
+    /// an empty directory, and opens it .
+    pub fn create_project(&self, path: &Path, name: &str) -> CoreResult<SessionSummary> {
+        let name = check_project_name(name)?;
+        {
+            let _guard = self.0.lifecycle();
+            init_project_dir(path, &name)?;
+        }
+        self.open_project(path)
+    }
+
+    /// Creates a managed project in the projects directory .
+    pub fn create_managed_project(&self, name: &str) -> CoreResult<SessionSummary> {
+        let name = check_project_name(name)?;
+        let root = self.0.projects_dir().to_path_buf();
+        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(root.display(), e))?;
+        let path = {
+            let _guard = self.0.lifecycle();
+            let slug = slug(&name);
+            let mut n = 1;
+            let path = loop {
+                let candidate = if n == 1 {
+                    root.join(&slug)
+                } else {
+                    root.join(format!("{slug}-{n}"))
+                };
+                if !candidate.exists() {
+                    break candidate;
+                }
+                n += 1;
+            };
+            init_project_dir(&path, &name)?;
+            path
+        };
+        self.open_project(&path)
+    }
+
+    /// Opens a managed project by id and makes it current .
+    pub fn open_managed_project(&self, id: ProjectId) -> CoreResult<SessionSummary> {
+        let entry = self
+            .list_projects()?
+            .into_iter()
+            .find(|p| p.id == id)
+            .ok_or_else(|| CoreError::not_found("project", id))?;
+        self.open_project(&entry.path)
+    }
+
+    /// Managed projects (directories with a `project.toml` in the projects
+    /// directory), most recently updated first.
+    pub fn list_projects(&self) -> CoreResult<Vec<ProjectEntry>> {
+        list_projects_in(self.0.projects_dir(), &self.0.sessions())
+    }
+
+    /// Saves and closes a session: a final snapshot, then the
+    /// lock is released.
+    pub fn close_session(&self, id: SessionId) -> CoreResult<()> {
+        self.0.cancel_session_jobs(id);
+        let _guard = self.0.lifecycle();
+        let session = self
+            .0
+            .workspace()
+            .find(id)
+            .cloned()
+            .ok_or_else(|| CoreError::not_found("session", id))?;
+        let result = session.close();
+        let mut workspace = self.0.workspace();
+        workspace.sessions.retain(|s| s.id != id);
+        self.0
+            .inner
+            .bus
+            .publish(Event::SessionClosed { session_id: id });
+        if workspace.current == Some(id) {
+            let next = workspace.sessions.last().map(|s| s.id);
+            workspace.current = next;
+            self.0
+                .inner
+                .bus
+                .publish(Event::CurrentSessionChanged { session_id: next });
+        }
+        drop(workspace);
+        drop(session);
+        result
+    }
+
+    /// Closes every session ; used at shutdown. Returns the
+    /// errors of sessions that could not be saved.
+    pub fn close_all(&self) -> Vec<(SessionId, CoreError)> {
+        let ids: Vec<SessionId> = self.0.workspace().sessions.iter().map(|s| s.id).collect();
+        ids.into_iter()
+            .filter_map(|id| self.close_session(id).err().map(|e| (id, e)))
+            .collect()
+    }
+
+    /// Applies `op` in memory and queues it; await the result to know it is
+    /// durable. For callers that pipeline many ops.
+    pub fn submit(&self, id: SessionId, op: Op) -> CoreResult<Pending> {
+        self.0.open_session(id)?.submit(op)
+    }
+
+    /// Undoes in memory and queues it (see [`Core::submit`]); `None` at the
+    /// boundary.
+    pub fn submit_undo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
+        self.0.open_session(id)?.undo()
+    }
+
+    /// Redoes in memory and queues it (see [`Core::submit`]).
+    pub fn submit_redo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
+        self.0.open_session(id)?.redo()
+    }
+
+    /// Stores bytes in the session's project ; returns the hash.
+    pub fn put_blob(&self, id: SessionId, bytes: &[u8]) -> CoreResult<BlobHash> {
+        self.0.open_session(id)?.blobs().put(bytes)
+    }
+
+    /// Reads and verifies a blob .
+    pub fn get_blob(&self, id: SessionId, hash: &BlobHash) -> CoreResult<Vec<u8>> {
+        self.0.open_session(id)?.blobs().get(hash)
+    }
+
+    /// Unpacks an archive made by `export` into `dest` as a new project and
+    /// opens it (see [`Core::import_archive`]).
+    pub fn import_archive(&self, bytes: &[u8], dest: &Path) -> CoreResult<SessionSummary> {
+        super::export::unpack(bytes, dest)?;
+        self.open_project(dest)
+    }
+}
