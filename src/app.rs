@@ -193,7 +193,8 @@ fn execute(cli: Cli) -> Result<(), Failure> {
     } else {
         None
     };
-    logging::init(LogRequest {
+    // Held until this function returns: the log file's writer then drains.
+    let _log = logging::init(LogRequest {
         flag: cli.global.log_level,
         quiet: cli.global.quiet,
         verbose: cli.global.verbose,

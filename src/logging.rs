@@ -21,7 +21,13 @@ pub struct LogRequest {
 
 /// Installs the global subscriber. Calling it twice is harmless (the second
 /// call does nothing), which keeps tests that run commands in-process simple.
-pub fn init(request: LogRequest) {
+///
+/// A log file is written by a background thread (`tracing-appender`), so
+/// logging never does file I/O on the caller's thread (a runtime worker,
+/// the TUI's loop); keep the returned guard until the end, when it writes
+/// out what is still queued.
+#[must_use = "dropping the guard stops the log file's writer"]
+pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     let filter = match (request.flag, request.quiet, request.verbose) {
         (Some(level), _, _) => directive(level),
         (None, true, _) => directive(LogLevel::Error),
@@ -47,16 +53,20 @@ pub fn init(request: LogRequest) {
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_target(false);
-    let _ = match file {
-        Some(file) => builder
-            .with_writer(std::sync::Mutex::new(file))
-            .with_ansi(false)
-            .try_init(),
-        None => builder
-            .with_writer(std::io::stderr)
-            .with_ansi(color_on_stderr())
-            .try_init(),
-    };
+    match file {
+        Some(file) => {
+            let (writer, guard) = tracing_appender::non_blocking(file);
+            let _ = builder.with_writer(writer).with_ansi(false).try_init();
+            Some(guard)
+        }
+        None => {
+            let _ = builder
+                .with_writer(std::io::stderr)
+                .with_ansi(color_on_stderr())
+                .try_init();
+            None
+        }
+    }
 }
 
 /// quire's own events at `level`; other crates at most at `warn`, so that a

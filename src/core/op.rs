@@ -82,6 +82,33 @@ impl Op {
         }
     }
 
+    /// The blobs the op makes nodes show (images and masks it adds or
+    /// points at), each once per mention.
+    pub fn blobs(&self) -> Vec<&BlobHash> {
+        let mut out = Vec::new();
+        self.collect_blobs(&mut out);
+        out
+    }
+
+    fn collect_blobs<'a>(&'a self, out: &mut Vec<&'a BlobHash>) {
+        match self {
+            Op::Batch { ops, .. } => ops.iter().for_each(|op| op.collect_blobs(out)),
+            Op::AddPage { page, .. } => {
+                out.extend(page.nodes.iter().flatten().filter_map(|n| n.kind.blob()));
+            }
+            Op::AddNode { node, .. } => out.extend(node.kind.blob()),
+            Op::UpdateNode { patch, .. } => {
+                if let Some(
+                    KindPatch::Image { blob: Some(b), .. } | KindPatch::Mask { blob: Some(b), .. },
+                ) = &patch.kind
+                {
+                    out.push(b);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// A short description for history lists.
     pub fn label(&self) -> String {
         match self {

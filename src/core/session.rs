@@ -7,14 +7,15 @@
 //! acknowledged, published or returned to a reader before that: readers
 //! ([`Session::scene`]) also wait until what they read is durable.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::watch;
 use uuid::Uuid;
 
-use super::apply::{Applied, apply};
-use super::blobs::BlobStore;
+use super::apply::{Applied, BlobCheck, apply};
+use super::blobs::{BlobHash, BlobStore};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, EventBus};
 use super::history::{Entry, History};
@@ -283,14 +284,23 @@ impl Session {
     /// for the log. Blocks while another change of this session applies.
     pub fn submit(&self, op: Op) -> CoreResult<Pending> {
         limits::check_op(&op).map_err(CoreError::InvalidOp)?;
+        // Which of its blobs exist is looked up on disk before the state is
+        // locked, so no stat() holds up the session.
+        let present: HashSet<BlobHash> = op
+            .blobs()
+            .into_iter()
+            .filter(|h| self.blobs.contains(h))
+            .copied()
+            .collect();
         let mut state = self.lock();
-        self.submit_locked(&mut state, op)
+        self.submit_locked(&mut state, op, &|h| present.contains(h))
     }
 
     /// [`Session::submit`] if it can run at once and is light; otherwise the
     /// op comes back (`Err`), to be submitted on a blocking thread.
     pub fn try_submit(&self, op: Op) -> Result<CoreResult<Pending>, Box<Op>> {
-        if limits::is_heavy(&op) {
+        // Heavy work, or blobs to look up on disk: not on this thread.
+        if limits::is_heavy(&op) || !op.blobs().is_empty() {
             return Err(Box::new(op));
         }
         if let Err(e) = limits::check_op(&op) {
@@ -299,12 +309,17 @@ impl Session {
         let Some(mut state) = self.try_lock() else {
             return Err(Box::new(op));
         };
-        Ok(self.submit_locked(&mut state, op))
+        Ok(self.submit_locked(&mut state, op, &|_| false))
     }
 
-    fn submit_locked(&self, state: &mut State, op: Op) -> CoreResult<Pending> {
+    fn submit_locked(
+        &self,
+        state: &mut State,
+        op: Op,
+        blobs: BlobCheck<'_>,
+    ) -> CoreResult<Pending> {
         self.check_open(state)?;
-        let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
+        let applied = apply(&mut state.scene, op, blobs)?;
         let created = applied.created.clone();
         self.commit(state, FrameKind::Apply, applied, created)
     }
