@@ -8,9 +8,12 @@
 //! - [`storage`]: the project directory: snapshot, op log, lock; [`blobs`].
 //! - [`events`]: the event bus with its ring and snapshots.
 //!
-//! Blocking calls (open, create, close, blobs) do file I/O and belong on a
-//! blocking thread in async code; `apply`, `undo`, `redo` and `scene` are
-//! async and wait only for their own durability.
+//! What frontends call is async and never blocks a runtime worker: file
+//! I/O (open, create, close, list, blobs) runs on tokio's blocking pool,
+//! and `apply`, `undo`, `redo` and `scene` wait only for their own
+//! durability (a heavy op goes to the blocking pool too). The same calls as
+//! plain blocking functions are [`Core::blocking`], for threads that may
+//! block (tests, benchmarks).
 
 pub mod apply;
 pub mod blobs;
