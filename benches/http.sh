@@ -5,13 +5,19 @@
 #   - GET /api/v1/scene.json for a 1,000 pages x 50 nodes scene
 #   - RSS of an idle headless process
 # Needs wrk (Debian: apt-get install wrk) and python3. Usage: benches/http.sh
+# BENCH_BIN=path runs an already built binary instead of building the release
+# profile (to compare profiles or commits).
 # Client and server are pinned to CPU 0 (taskset) where available, as the
 # specification asks for latency figures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-cargo build --release --quiet
-bin=$PWD/target/release/quire
+if [ -n "${BENCH_BIN:-}" ]; then
+  bin=$BENCH_BIN
+else
+  cargo build --release --quiet
+  bin=$PWD/target/release/quire
+fi
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 pin=""

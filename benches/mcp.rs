@@ -228,11 +228,11 @@ fn share_bench(data: &std::path::Path) {
             providers: Default::default(),
         });
         let backend: Arc<dyn Backend> = Arc::new(Local::new(core));
-        let share = quire::share::tui_side::Share::start_in(backend.clone(), root.path()).unwrap();
+        let share = quire::tui::share::Share::start_in(backend.clone(), root.path()).unwrap();
         let endpoint = share.endpoint_file();
         let terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
-        let mut runner = Runner::new(terminal, backend, App::new("bench".into(), false))
-            .with_extension(Box::new(share));
+        let mut runner =
+            Runner::new(terminal, backend, App::new("bench".into(), false)).with_share(share);
         tokio::spawn(async move { while runner.step().await {} });
         endpoint
     });

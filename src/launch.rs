@@ -267,8 +267,8 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             theme: loaded.config.tui.theme,
         };
         let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);
-        let extension = start_sharing(share, &backend)?;
-        crate::tui::run(backend, options, extension)
+        let share = start_sharing(share, &backend)?;
+        crate::tui::run(backend, options, share)
             .await
             .context("the terminal failed")?;
         Ok(())
@@ -277,11 +277,10 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
 
 /// `--tui-mcp` on a platform that cannot share fails before anything starts.
 fn check_sharing(share: bool) -> Result<(), Failure> {
-    if share && !crate::share::tui_side::supported() {
-        return Err(Failure::Runtime(anyhow::anyhow!(
-            "TUI sharing (--tui-mcp) is not supported on {}: only on Linux and macOS",
-            std::env::consts::OS
-        )));
+    if share && !crate::share::supported() {
+        return Err(Failure::Runtime(
+            crate::share::ShareError::unsupported().into(),
+        ));
     }
     Ok(())
 }
@@ -290,13 +289,13 @@ fn check_sharing(share: bool) -> Result<(), Failure> {
 fn start_sharing(
     share: bool,
     backend: &Arc<dyn crate::tui::backend::Backend>,
-) -> Result<Option<Box<dyn crate::tui::run::Extension>>, Failure> {
+) -> Result<Option<crate::tui::share::Share>, Failure> {
     if !share {
         return Ok(None);
     }
-    let share = crate::share::tui_side::Share::start(backend.clone())
-        .map_err(|e| Failure::Runtime(anyhow::anyhow!(e)))?;
-    Ok(Some(Box::new(share)))
+    let share =
+        crate::tui::share::Share::start(backend.clone()).map_err(|e| Failure::Runtime(e.into()))?;
+    Ok(Some(share))
 }
 
 /// `quire mcp tui`: the stdio MCP adapter to one shared TUI.
@@ -306,9 +305,9 @@ fn run_adapter(endpoint: PathBuf, deadline_ms: u64) -> Result<(), Failure> {
         .build()
         .context("cannot start the async runtime")?;
     runtime
-        .block_on(crate::share::adapter::run(
+        .block_on(crate::mcp::tui::run(
             endpoint,
             Duration::from_millis(deadline_ms.max(1)),
         ))
-        .map_err(|e| Failure::Runtime(anyhow::anyhow!(e)))
+        .map_err(|e| Failure::Runtime(e.into()))
 }

@@ -67,6 +67,15 @@ impl Secret {
         }
     }
 
+    /// Compares in constant time with what a client presented; never
+    /// matches when no value is held.
+    pub fn matches(&self, given: &str) -> bool {
+        match &self.0 {
+            State::Value(v) => constant_time_eq::constant_time_eq(given.as_bytes(), v.as_bytes()),
+            State::Empty | State::Unresolved(_) => false,
+        }
+    }
+
     /// Why the secret did not resolve, if it did not.
     pub fn unresolved_reason(&self) -> Option<&str> {
         self.get().err()
@@ -91,6 +100,16 @@ impl Serialize for Secret {
             State::Unresolved(_) => UNSET,
         })
     }
+}
+
+/// `serialize_with` for the one place a secret is written out on purpose:
+/// a file that hands the capability over (the shared TUI's
+/// `endpoint.json`, mode 0600).
+pub fn expose<S: Serializer>(secret: &Secret, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(match &secret.0 {
+        State::Value(v) => v,
+        State::Empty | State::Unresolved(_) => "",
+    })
 }
 
 impl<'de> Deserialize<'de> for Secret {

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
+use crate::config::secret::Secret;
 
 /// Host names always accepted (with any port).
 const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -21,8 +22,10 @@ pub struct GuardConfig {
     /// Lowercase host names (no port).
     pub allowed_hosts: Vec<String>,
     pub allowed_origins: Vec<String>,
-    /// Empty when no token is set.
-    pub token: String,
+    /// Empty when no token is set. One that did not resolve cannot reach
+    /// here through `http::bind`; should it, no request matches (fail
+    /// closed).
+    pub token: Secret,
     pub max_body_bytes: u64,
 }
 
@@ -31,7 +34,7 @@ impl GuardConfig {
         bound_host: &str,
         extra_hosts: &[String],
         origins: &[String],
-        token: &str,
+        token: Secret,
         max_body_bytes: u64,
     ) -> Self {
         let mut allowed_hosts: Vec<String> = LOCAL_HOSTS.iter().map(|h| (*h).to_owned()).collect();
@@ -45,7 +48,7 @@ impl GuardConfig {
                 .iter()
                 .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
                 .collect(),
-            token: token.to_owned(),
+            token,
             max_body_bytes,
         }
     }
@@ -61,8 +64,10 @@ impl GuardConfig {
     }
 
     pub fn token_ok(&self, headers: &HeaderMap) -> bool {
-        if self.token.is_empty() {
-            return true;
+        match self.token.get() {
+            Ok(None) => return true,
+            Ok(Some(_)) => {}
+            Err(_) => return false,
         }
         // The scheme name is case-insensitive (RFC 7235 §2.1).
         let Some(given) = headers
@@ -74,7 +79,7 @@ impl GuardConfig {
         else {
             return false;
         };
-        constant_time_eq::constant_time_eq(given.as_bytes(), self.token.as_bytes())
+        self.token.matches(given)
     }
 }
 
@@ -201,7 +206,7 @@ mod tests {
             "::1",
             &["quire.lan".into()],
             &["https://app.example".into()],
-            "",
+            Secret::default(),
             10,
         );
         for ok in ["localhost:1", "127.0.0.1", "[::1]:4096", "QUIRE.LAN:80"] {

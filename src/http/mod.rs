@@ -69,7 +69,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         &server.host,
         &server.allowed_hosts,
         &server.allowed_origins,
-        &guard_token(&server.token),
+        server.token.clone(),
         server.max_body_bytes,
     );
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
@@ -135,19 +135,6 @@ fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::R
         "internal error (the server logged the details)",
     )
     .into_response()
-}
-
-/// The token the guard compares with. A token that did not resolve cannot
-/// reach here through [`bind`]; should it, no request matches (fail closed).
-fn guard_token(token: &crate::config::secret::Secret) -> String {
-    match token.get() {
-        Ok(token) => token.unwrap_or_default().to_owned(),
-        Err(_) => {
-            let mut bytes = [0u8; 32];
-            let _ = getrandom::fill(&mut bytes);
-            bytes.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n"
-        }
-    }
 }
 
 /// Whether `host` names only this machine.

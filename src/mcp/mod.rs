@@ -1,6 +1,7 @@
 //! The MCP frontend (rmcp): the workspace tools, served over streamable
 //! HTTP at `/mcp` (on the HTTP listener, behind its guard) and over stdio
-//! (`quire mcp stdio`).
+//! (`quire mcp stdio`); `tui.rs` is the other MCP server, `quire mcp tui`,
+//! bridged to one shared TUI over its socket (no core behind it).
 //!
 //! Errors follow one rule: arguments that do not fit a tool's schema are
 //! JSON-RPC `-32602`; no session to act on is `-32600` (`no project is
@@ -9,6 +10,7 @@
 
 pub mod stdio;
 pub mod tools;
+pub mod tui;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
+use super::error::ShareError;
 use super::protocol::PROTOCOL;
+use crate::config::secret::Secret;
 
 /// `sun_path` size, terminating NUL included.
 #[cfg(target_os = "macos")]
@@ -34,15 +36,17 @@ pub struct EndpointFile {
     pub socket: PathBuf,
     pub instance: Uuid,
     /// 256 random bits, hex.
-    pub token: String,
+    #[serde(serialize_with = "crate::config::secret::expose")]
+    pub token: Secret,
     /// The TUI's process, so stale directories can be recognised.
     pub pid: u32,
 }
 
 /// Random bytes from the operating system.
-pub fn random_bytes<const N: usize>() -> std::io::Result<[u8; N]> {
+pub fn random_bytes<const N: usize>() -> Result<[u8; N], ShareError> {
     let mut buf = [0u8; N];
-    getrandom::fill(&mut buf).map_err(|e| std::io::Error::other(e.to_string()))?;
+    getrandom::fill(&mut buf)
+        .map_err(|e| ShareError::Random(std::io::Error::other(e.to_string())))?;
     Ok(buf)
 }
 
@@ -60,16 +64,16 @@ pub fn temp_root() -> PathBuf {
 
 /// Checks, before anything is created, that the socket path fits
 /// `sun_path`; the error gives the length, the limit and the fix.
-pub fn check_socket_path(root: &Path) -> Result<(), String> {
+pub fn check_socket_path(root: &Path) -> Result<(), ShareError> {
     let example = root
         .join(format!("{DIR_PREFIX}{}", "x".repeat(DIR_RANDOM)))
         .join(SOCKET_NAME);
     let len = example.as_os_str().len() + 1;
     if len > SOCKET_PATH_LIMIT {
-        return Err(format!(
-            "the sharing socket path would be {len} bytes (with its NUL), over this platform's limit of {SOCKET_PATH_LIMIT}: \
-             point TMPDIR at a shorter private directory (e.g. `mkdir -m 700 /tmp/q && TMPDIR=/tmp/q quire --tui-mcp`) and start a new TUI"
-        ));
+        return Err(ShareError::SocketPathTooLong {
+            len,
+            limit: SOCKET_PATH_LIMIT,
+        });
     }
     Ok(())
 }
@@ -87,13 +91,13 @@ impl Endpoint {
     /// Creates the private directory and `endpoint.json` (the socket is
     /// bound by the server afterwards).
     #[cfg(unix)]
-    pub fn create(root: &Path) -> Result<Endpoint, String> {
+    pub fn create(root: &Path) -> Result<Endpoint, ShareError> {
         use std::io::Write;
         use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 
         check_socket_path(root)?;
         let alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789";
-        let random = random_bytes::<DIR_RANDOM>().map_err(|e| e.to_string())?;
+        let random = random_bytes::<DIR_RANDOM>()?;
         let name: String = random
             .iter()
             .map(|b| alphabet[*b as usize % alphabet.len()] as char)
@@ -102,29 +106,27 @@ impl Endpoint {
         std::fs::DirBuilder::new()
             .mode(0o700)
             .create(&dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let token = hex(&random_bytes::<32>().map_err(|e| e.to_string())?);
+            .map_err(|e| ShareError::io("create", &dir, e))?;
+        let token = Secret::new(hex(&random_bytes::<32>()?));
         let content = EndpointFile {
             protocol: PROTOCOL,
             socket: dir.join(SOCKET_NAME),
-            instance: uuid::Builder::from_random_bytes(
-                random_bytes::<16>().map_err(|e| e.to_string())?,
-            )
-            .into_uuid(),
+            instance: uuid::Builder::from_random_bytes(random_bytes::<16>()?).into_uuid(),
             token,
             pid: std::process::id(),
         };
         let file = dir.join("endpoint.json");
-        let text = serde_json::to_vec_pretty(&content).map_err(|e| e.to_string())?;
+        let text = serde_json::to_vec_pretty(&content)
+            .map_err(|e| ShareError::io("encode", &file, std::io::Error::other(e)))?;
         let mut f = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
             .open(&file)
-            .map_err(|e| format!("cannot create {}: {e}", file.display()))?;
+            .map_err(|e| ShareError::io("create", &file, e))?;
         f.write_all(&text)
             .and_then(|_| f.sync_all())
-            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+            .map_err(|e| ShareError::io("write", &file, e))?;
         Ok(Endpoint {
             socket: content.socket.clone(),
             dir,
@@ -183,31 +185,30 @@ pub fn remove_stale(_root: &Path) {}
 /// The adapter's checks: the endpoint file and its directory belong to
 /// `uid` and are closed to group and others. Returns the file's content.
 #[cfg(unix)]
-pub fn read_checked(path: &Path, uid: u32) -> Result<EndpointFile, String> {
-    use std::os::unix::fs::MetadataExt;
+pub fn read_checked(path: &Path, uid: u32) -> Result<EndpointFile, ShareError> {
     let file_meta = std::fs::symlink_metadata(path)
-        .map_err(|e| format!("cannot read the endpoint file {}: {e}", path.display()))?;
+        .map_err(|e| ShareError::io("read the endpoint file", path, e))?;
     if !file_meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+        return Err(ShareError::NotAFile(path.to_path_buf()));
     }
     check_owner_and_mode(path, &file_meta, uid, "the endpoint file")?;
-    let dir = path
-        .parent()
-        .ok_or_else(|| format!("{} has no directory", path.display()))?;
+    // An endpoint path always names a file in a directory.
+    let dir = path.parent().unwrap_or(Path::new("."));
     let dir_meta = std::fs::symlink_metadata(dir)
-        .map_err(|e| format!("cannot read the endpoint directory {}: {e}", dir.display()))?;
+        .map_err(|e| ShareError::io("read the endpoint directory", dir, e))?;
     check_owner_and_mode(dir, &dir_meta, uid, "the endpoint directory")?;
-    let text = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let file: EndpointFile = serde_json::from_slice(&text)
-        .map_err(|e| format!("{} is not a quire endpoint file: {e}", path.display()))?;
+    let text = std::fs::read(path).map_err(|e| ShareError::io("read", path, e))?;
+    let file: EndpointFile =
+        serde_json::from_slice(&text).map_err(|source| ShareError::NotAnEndpoint {
+            path: path.to_path_buf(),
+            source,
+        })?;
     if file.protocol != PROTOCOL {
-        return Err(format!(
-            "{} speaks protocol {} but this quire speaks {PROTOCOL}; use the same quire version as the TUI",
-            path.display(),
-            file.protocol
-        ));
+        return Err(ShareError::ProtocolMismatch {
+            path: path.to_path_buf(),
+            theirs: file.protocol,
+        });
     }
-    let _ = file_meta.mode();
     Ok(file)
 }
 
@@ -216,22 +217,24 @@ fn check_owner_and_mode(
     path: &Path,
     meta: &std::fs::Metadata,
     uid: u32,
-    what: &str,
-) -> Result<(), String> {
+    what: &'static str,
+) -> Result<(), ShareError> {
     use std::os::unix::fs::MetadataExt;
     if meta.uid() != uid {
-        return Err(format!(
-            "{what} {} belongs to uid {}, not to you (uid {uid}); refusing to use it",
-            path.display(),
-            meta.uid()
-        ));
+        return Err(ShareError::Owner {
+            what,
+            path: path.to_path_buf(),
+            owner: meta.uid(),
+            uid,
+        });
     }
     let mode = meta.mode() & 0o777;
     if mode & 0o077 != 0 {
-        return Err(format!(
-            "{what} {} is accessible to group or others (mode {mode:04o}); refusing to use it",
-            path.display()
-        ));
+        return Err(ShareError::Mode {
+            what,
+            path: path.to_path_buf(),
+            mode,
+        });
     }
     Ok(())
 }
@@ -252,7 +255,7 @@ mod tests {
         let dir_mode = std::fs::metadata(&ep.dir).unwrap().permissions().mode() & 0o777;
         let file_mode = std::fs::metadata(&ep.file).unwrap().permissions().mode() & 0o777;
         assert_eq!((dir_mode, file_mode), (0o700, 0o600));
-        assert_eq!(ep.content.token.len(), 64);
+        assert_eq!(ep.content.token.get().unwrap().unwrap().len(), 64);
         let read = read_checked(&ep.file, me()).unwrap();
         assert_eq!(read, ep.content);
         let dir = ep.dir.clone();
@@ -265,20 +268,20 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let ep = Endpoint::create(root.path()).unwrap();
         std::fs::set_permissions(&ep.file, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let err = read_checked(&ep.file, me()).unwrap_err();
+        let err = read_checked(&ep.file, me()).unwrap_err().to_string();
         assert!(
             err.contains("the endpoint file") && err.contains("0644"),
             "{err}"
         );
         std::fs::set_permissions(&ep.file, std::fs::Permissions::from_mode(0o600)).unwrap();
         std::fs::set_permissions(&ep.dir, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let err = read_checked(&ep.file, me()).unwrap_err();
+        let err = read_checked(&ep.file, me()).unwrap_err().to_string();
         assert!(
             err.contains("the endpoint directory") && err.contains("0755"),
             "{err}"
         );
         std::fs::set_permissions(&ep.dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-        let err = read_checked(&ep.file, me() + 1).unwrap_err();
+        let err = read_checked(&ep.file, me() + 1).unwrap_err().to_string();
         assert!(err.contains("not to you"), "{err}");
     }
 
@@ -286,7 +289,7 @@ mod tests {
     fn a_long_tmpdir_is_refused_before_anything_is_created() {
         let root = tempfile::tempdir().unwrap();
         let long = root.path().join("x".repeat(120));
-        let err = check_socket_path(&long).unwrap_err();
+        let err = check_socket_path(&long).unwrap_err().to_string();
         assert!(
             err.contains(&format!("limit of {SOCKET_PATH_LIMIT}")),
             "{err}"

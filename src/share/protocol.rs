@@ -36,7 +36,8 @@ pub struct Request {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Hello {
-    pub token: String,
+    #[serde(serialize_with = "crate::config::secret::expose")]
+    pub token: crate::config::secret::Secret,
     #[serde(default)]
     pub client: String,
     pub protocol: u32,

@@ -290,6 +290,20 @@ pub enum Msg {
     /// The OS asked the process to stop (SIGTERM, SIGHUP, SIGINT): quit at
     /// once, without asking, saving projects and restoring the terminal.
     Terminate,
+    /// From TUI sharing (`tui/share`), when this TUI is shared.
+    Share(ShareEvent),
+}
+
+/// What TUI sharing asks `update` to change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShareEvent {
+    /// Sharing runs; the bar shows this. Not a change of the view an agent
+    /// reasons about, so the revision stays.
+    Bar(ShareBar),
+    /// A navigation passed every check: show this session.
+    Navigate(SessionId),
+    /// Sharing ended; the endpoint is gone.
+    Revoked,
 }
 
 /// Results of effects.
@@ -306,6 +320,8 @@ pub enum Loaded {
     Done(Result<String, BackendError>),
     /// An import succeeded: clear the staged files.
     Imported(Result<usize, BackendError>),
+    /// `/attach`: the file exists (its absolute path), or why not.
+    Located(Result<Attachment, BackendError>),
 }
 
 /// What `update` asks the runtime to do.
@@ -340,6 +356,11 @@ pub enum Effect {
         session: SessionId,
         format: ExportFormat,
         path: PathBuf,
+    },
+    /// `/attach`: check that the file (as typed) exists, and stage it.
+    Locate {
+        path: String,
+        kind: AttachmentKind,
     },
     /// Stop sharing the TUI (the share module acts on it).
     Revoke,

@@ -75,7 +75,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             Some(id) => fx.push(Effect::Redo(id)),
             None => app.fail("no session is shown"),
         },
-        "attach" => attach(app, rest),
+        "attach" => attach(app, rest, fx),
         "import" => {
             let Some(id) = app.shown_session() else {
                 return app.fail("open a session to import into");
@@ -118,23 +118,20 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
 }
 
 /// `~/x` → `$HOME/x`.
-fn expand(path: &str) -> String {
+pub fn expand(path: &str) -> String {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => PathBuf::from(home).join(rest).display().to_string(),
         _ => path.to_owned(),
     }
 }
 
-fn attach(app: &mut App, rest: &str) {
+/// `/attach PATH`: the kind comes from the name; whether the file exists
+/// is checked by the `Locate` effect, which answers with [`stage`].
+fn attach(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     if rest.is_empty() {
         return app.fail("usage: /attach PATH");
     }
-    let path = PathBuf::from(expand(rest));
-    let path = std::path::absolute(&path).unwrap_or(path);
-    if !path.is_file() {
-        return app.fail(format!("{}: no such file", path.display()));
-    }
-    let ext = path
+    let ext = std::path::Path::new(rest)
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase)
@@ -144,20 +141,23 @@ fn attach(app: &mut App, rest: &str) {
         "txt" | "md" | "text" => AttachmentKind::Text,
         _ => {
             return app.fail(format!(
-                "{}: attach png, jpg, webp (image pages) or txt, md (text pages)",
-                path.display()
+                "{rest}: attach png, jpg, webp (image pages) or txt, md (text pages)"
             ));
         }
     };
-    if app.attachments.iter().any(|a| a.path == path) {
-        return app.fail(format!("{} is already staged", path.display()));
+    fx.push(Effect::Locate {
+        path: rest.to_owned(),
+        kind,
+    });
+}
+
+/// Stages a located file, once.
+pub fn stage(app: &mut App, file: Attachment) {
+    if app.attachments.iter().any(|a| a.path == file.path) {
+        return app.fail(format!("{} is already staged", file.path.display()));
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    app.say(format!("staged {name}; /import to add it"));
-    app.attachments.push(Attachment { path, name, kind });
+    app.say(format!("staged {}; /import to add it", file.name));
+    app.attachments.push(file);
 }
 
 fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {

@@ -10,7 +10,9 @@
 //! - `backend.rs` — the `Backend` interface and its in-process
 //!   implementation; `remote.rs` — the HTTP + SSE one (`quire attach`);
 //! - `run.rs` — the loop that carries effects out and redraws at most
-//!   ~60 times a second; `terminal.rs` — raw mode and its restoration.
+//!   ~60 times a second; `terminal.rs` — raw mode and its restoration;
+//! - `share/` — sharing this TUI with an MCP client (`--tui-mcp`): its
+//!   requests become messages that `update` applies.
 
 pub mod app;
 pub mod backend;
@@ -19,6 +21,7 @@ pub mod context;
 pub mod layout;
 pub mod remote;
 pub mod run;
+pub mod share;
 pub mod terminal;
 pub mod update;
 pub mod view;
@@ -29,7 +32,8 @@ use futures_util::StreamExt;
 
 use self::app::{App, Msg};
 use self::backend::Backend;
-use self::run::{Extension, Runner};
+use self::run::Runner;
+use self::share::Share;
 use crate::core::ids::SessionId;
 
 /// How the TUI starts.
@@ -50,7 +54,7 @@ pub struct Options {
 pub async fn run(
     backend: Arc<dyn Backend>,
     options: Options,
-    extension: Option<Box<dyn Extension>>,
+    share: Option<Share>,
 ) -> std::io::Result<()> {
     let (terminal, _guard) = terminal::enter(options.mouse)?;
     let mut app = App::new(backend.describe(), options.attached);
@@ -60,8 +64,8 @@ pub async fn run(
         app.say(status);
     }
     let mut runner = Runner::new(terminal, backend, app);
-    if let Some(ext) = extension {
-        runner = runner.with_extension(ext);
+    if let Some(share) = share {
+        runner = runner.with_share(share);
     }
     // From here on a signal quits through the loop like `q` does.
     let signals = tokio::spawn(forward_signals(runner.sender()));

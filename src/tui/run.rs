@@ -1,6 +1,8 @@
 //! The TUI's loop: take one message (terminal input, backend event, effect
 //! result, share request), `update`, carry out the effects on the backend
-//! in the background, and redraw at most ~60 times a second.
+//! in the background, and redraw at most ~60 times a second. A share
+//! request is turned into messages by [`Share::handle`], which only reads
+//! the state; `update` applies them like any other.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -9,31 +11,15 @@ use std::time::{Duration, Instant};
 use ratatui::Terminal;
 use tokio::sync::mpsc;
 
-use super::app::{App, AttachmentKind, Effect, Loaded, Msg};
+use super::app::{App, Attachment, AttachmentKind, Effect, Loaded, Msg};
 use super::backend::{Backend, BackendError, BackendEvent};
+use super::share::{Share, ShareRequest};
 use super::update::update;
 use super::view::view;
 use crate::core::import::ImageFile;
 
 /// One frame per 16 ms at most.
 const FRAME: Duration = Duration::from_millis(16);
-
-/// A request an extension queued for the loop; only it knows the type.
-pub type ExtRequest = Box<dyn std::any::Any + Send>;
-
-/// Something that takes part in the loop (TUI sharing): its requests are
-/// handled between messages, on the same state the person sees; it sees
-/// every state after `update` and handles `Revoke`.
-pub trait Extension: Send {
-    /// Called after each message or request was applied.
-    fn after_update(&mut self, app: &mut App);
-    /// Handles an effect the TUI does not carry out itself; true if handled.
-    fn effect(&mut self, app: &mut App, effect: &Effect) -> bool;
-    /// The extension's queue of requests.
-    fn requests(&mut self) -> &mut mpsc::UnboundedReceiver<ExtRequest>;
-    /// Answers one request against the current state.
-    fn handle(&mut self, app: &mut App, request: ExtRequest, now: Instant) -> Vec<Effect>;
-}
 
 pub struct Runner<B: ratatui::backend::Backend> {
     pub app: App,
@@ -42,7 +28,7 @@ pub struct Runner<B: ratatui::backend::Backend> {
     tx: mpsc::UnboundedSender<Msg>,
     rx: mpsc::UnboundedReceiver<Msg>,
     events: mpsc::UnboundedReceiver<BackendEvent>,
-    extension: Option<Box<dyn Extension>>,
+    share: Option<Share>,
     /// Keeps a replaced event channel open (so it is never ready).
     _events_keepalive: Option<mpsc::UnboundedSender<BackendEvent>>,
     last_draw: Option<Instant>,
@@ -56,8 +42,11 @@ impl<B: ratatui::backend::Backend> Runner<B> {
         let (tx, rx) = mpsc::unbounded_channel();
         let events = backend.events();
         if let Ok(size) = terminal.size() {
-            app.width = size.width;
-            app.height = size.height;
+            update(
+                &mut app,
+                Msg::Resize(size.width, size.height),
+                Instant::now(),
+            );
         }
         Runner {
             app,
@@ -66,7 +55,7 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             tx,
             rx,
             events,
-            extension: None,
+            share: None,
             _events_keepalive: None,
             last_draw: None,
             dirty: true,
@@ -74,8 +63,11 @@ impl<B: ratatui::backend::Backend> Runner<B> {
         }
     }
 
-    pub fn with_extension(mut self, extension: Box<dyn Extension>) -> Self {
-        self.extension = Some(extension);
+    /// Shares this TUI (`--tui-mcp`): the sharing bar shows from the start.
+    pub fn with_share(mut self, share: Share) -> Self {
+        let bar = Msg::Share(super::app::ShareEvent::Bar(share.bar()));
+        self.share = Some(share);
+        self.apply(bar);
         self
     }
 
@@ -100,8 +92,8 @@ impl<B: ratatui::backend::Backend> Runner<B> {
         for effect in fx {
             self.execute(effect);
         }
-        if let Some(ext) = self.extension.as_mut() {
-            ext.after_update(&mut self.app);
+        if let Some(share) = self.share.as_mut() {
+            share.after_update(&self.app, Instant::now());
         }
         self.dirty = true;
     }
@@ -113,7 +105,7 @@ impl<B: ratatui::backend::Backend> Runner<B> {
         }
         enum Next {
             Msg(Msg),
-            Request(ExtRequest),
+            Request(ShareRequest),
             Redraw,
             Idle,
             EventsClosed,
@@ -125,10 +117,10 @@ impl<B: ratatui::backend::Backend> Runner<B> {
         let next = {
             let rx = &mut self.rx;
             let events = &mut self.events;
-            let extension = self.extension.as_mut();
+            let share = self.share.as_mut();
             let request = async move {
-                match extension {
-                    Some(ext) => ext.requests().recv().await,
+                match share {
+                    Some(share) => share.requests().recv().await,
                     None => std::future::pending().await,
                 }
             };
@@ -159,11 +151,13 @@ impl<B: ratatui::backend::Backend> Runner<B> {
                 self.after(fx);
             }
             Next::Request(req) => {
-                let fx = match self.extension.as_mut() {
-                    Some(ext) => ext.handle(&mut self.app, req, Instant::now()),
+                let msgs = match self.share.as_mut() {
+                    Some(share) => share.handle(&self.app, req, Instant::now()),
                     None => Vec::new(),
                 };
-                self.after(fx);
+                for msg in msgs {
+                    self.apply(msg);
+                }
             }
             Next::Redraw => self.draw(),
             Next::Idle => {}
@@ -214,14 +208,14 @@ impl<B: ratatui::backend::Backend> Runner<B> {
     }
 
     fn execute(&mut self, effect: Effect) {
-        if let Some(ext) = self.extension.as_mut()
-            && ext.effect(&mut self.app, &effect)
-        {
+        if effect == Effect::Revoke {
+            // Ends sharing now; `update` hears of it as the next message.
+            if let Some(msg) = self.share.as_mut().and_then(Share::revoke) {
+                let _ = self.tx.send(msg);
+            }
             return;
         }
-        if effect != Effect::Revoke {
-            self.in_flight += 1;
-        }
+        self.in_flight += 1;
         let backend = self.backend.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -300,8 +294,28 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
                 Err(e) => Err(e),
             })
         }
+        Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
         Effect::Revoke => return None,
     })
+}
+
+/// `/attach`: the typed path made absolute (`~/` expanded), if it names a
+/// file.
+pub async fn locate(typed: &str, kind: AttachmentKind) -> Result<Attachment, BackendError> {
+    let path = std::path::PathBuf::from(super::commands::expand(typed));
+    let path = std::path::absolute(&path).unwrap_or(path);
+    let is_file = tokio::fs::metadata(&path).await.is_ok_and(|m| m.is_file());
+    if !is_file {
+        return Err(BackendError::new(
+            "not_found",
+            format!("{}: no such file", path.display()),
+        ));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    Ok(Attachment { path, name, kind })
 }
 
 /// Writes an export under the output rule (never into a project).

@@ -9,6 +9,7 @@ use crossterm::event::{
 
 use super::app::{
     App, ConfirmAction, EditBox, Effect, HomeRow, InputLine, Loaded, Modal, Msg, Pane, Route,
+    ShareEvent,
 };
 use super::backend::BackendEvent;
 use super::commands;
@@ -21,7 +22,7 @@ use crate::core::scene::NodeKind;
 /// Applies `msg` at time `now`; returns what the runtime must do.
 pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     let mut fx = Vec::new();
-    let changes = !matches!(msg, Msg::Tick);
+    let changes = !matches!(msg, Msg::Tick | Msg::Share(ShareEvent::Bar(_)));
     match msg {
         Msg::Key(key) => {
             if key.kind != KeyEventKind::Release {
@@ -53,6 +54,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
             app.exit_overlay = false;
             app.quit = true;
         }
+        Msg::Share(event) => share_event(app, event, &mut fx),
     }
     if changes {
         app.revision += 1;
@@ -608,6 +610,17 @@ fn leave_closed_session(app: &mut App) {
     }
 }
 
+fn share_event(app: &mut App, event: ShareEvent, fx: &mut Vec<Effect>) {
+    match event {
+        ShareEvent::Bar(bar) => app.share = Some(bar),
+        ShareEvent::Navigate(session) => show_session(app, session, fx),
+        ShareEvent::Revoked => {
+            app.share = None;
+            app.say("sharing revoked: the endpoint is gone");
+        }
+    }
+}
+
 fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
         Loaded::Sessions(Ok(sessions)) => {
@@ -680,12 +693,14 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             app.attachments.clear();
             app.say(format!("imported {pages} page(s)"));
         }
+        Loaded::Located(Ok(file)) => commands::stage(app, file),
         Loaded::Sessions(Err(e))
         | Loaded::Projects(Err(e))
         | Loaded::Engines(Err(e))
         | Loaded::Jobs(Err(e))
         | Loaded::Opened(Err(e))
         | Loaded::Done(Err(e))
-        | Loaded::Imported(Err(e)) => app.fail(e.message),
+        | Loaded::Imported(Err(e))
+        | Loaded::Located(Err(e)) => app.fail(e.message),
     }
 }

@@ -10,10 +10,10 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use quire::core::ids::SessionId;
 use quire::share::endpoint::EndpointFile;
 use quire::share::protocol::NAVIGATION_LIMIT;
-use quire::share::tui_side::Share;
 use quire::tui::app::{App, Msg, Route};
 use quire::tui::backend::{Backend, BackendEvent, Local, Reply};
 use quire::tui::run::Runner;
+use quire::tui::share::Share;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
@@ -185,6 +185,11 @@ struct Live {
     idle: Arc<std::sync::atomic::AtomicBool>,
 }
 
+/// The capability in an endpoint file.
+fn token(endpoint: &EndpointFile) -> String {
+    endpoint.token.get().unwrap().unwrap().to_owned()
+}
+
 /// Runs `app` over `backend` in a `TestBackend` terminal, shared with an
 /// endpoint under `root`.
 fn share_live(backend: Arc<dyn Backend>, app: App, root: &std::path::Path) -> Live {
@@ -197,7 +202,7 @@ fn share_live(backend: Arc<dyn Backend>, app: App, root: &std::path::Path) -> Li
         backend,
         app,
     )
-    .with_extension(Box::new(share));
+    .with_share(share);
     let input = runner.sender();
     let state = Arc::new(std::sync::Mutex::new(runner.app.clone()));
     let idle = Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -257,7 +262,7 @@ impl Harness {
         let hello = c
             .request(
                 "hello",
-                json!({ "token": self.endpoint.token, "client": "test", "protocol": 1 }),
+                json!({ "token": token(&self.endpoint), "client": "test", "protocol": 1 }),
             )
             .await
             .expect("hello answered");
@@ -345,7 +350,7 @@ async fn the_context_is_bounded_and_a_navigation_commits() {
     assert_eq!(ctx["navigationsLimit"], NAVIGATION_LIMIT);
     let text = ctx.to_string();
     assert!(
-        !text.contains("Alpha") && !text.contains("/tmp") && !text.contains(&h.endpoint.token),
+        !text.contains("Alpha") && !text.contains("/tmp") && !text.contains(&token(&h.endpoint)),
         "{text}"
     );
     let request = Uuid::new_v4();
@@ -1019,7 +1024,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
     assert!(!file.contains(TOKEN), "the server token is not in {file}");
 
     let mut c = Client::raw(&live.endpoint.socket).await;
-    let hello = json!({ "token": live.endpoint.token, "client": "test", "protocol": 1 });
+    let hello = json!({ "token": token(&live.endpoint), "client": "test", "protocol": 1 });
     c.request("hello", hello.clone()).await.expect("greeted");
     let ctx = quiet_context(&mut c).await;
     assert_eq!(ctx["ready"], true, "{ctx}");

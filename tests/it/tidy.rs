@@ -76,3 +76,30 @@ fn frontends_do_not_block_the_runtime() {
         }
     }
 }
+
+/// The dependency direction of ARCHITECTURE.md: frontends call the core and
+/// never each other; the share wire and the core import no frontend.
+#[test]
+fn frontends_never_call_each_other() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let frontends = ["http", "mcp", "tui"];
+    for module in ["http", "mcp", "tui", "share", "core"] {
+        let mut files = Vec::new();
+        rust_files(&root.join(module), &mut files);
+        assert!(!files.is_empty(), "src/{module} is gone");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for other in frontends.iter().filter(|f| **f != module) {
+                    assert!(
+                        !code.contains(&format!("crate::{other}::")),
+                        "{}:{}: {module} must not use {other}",
+                        file.display(),
+                        i + 1
+                    );
+                }
+            }
+        }
+    }
+}

@@ -355,6 +355,21 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
     assert_eq!(app.modal, Some(Modal::Help));
 }
 
+/// Runs `:attach PATH` and carries out the file check it asks for.
+fn attach(app: &mut App, path: &str) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for effect in command(app, &format!("attach {path}")) {
+        let Effect::Locate { path, kind } = effect else {
+            panic!("unexpected effect {effect:?}");
+        };
+        let located = runtime.block_on(quire::tui::run::locate(&path, kind));
+        update(app, Msg::Loaded(Loaded::Located(located)), Instant::now());
+    }
+}
+
 #[test]
 fn attachments_are_staged_shown_and_imported() {
     let dir = tempfile::tempdir().unwrap();
@@ -363,13 +378,16 @@ fn attachments_are_staged_shown_and_imported() {
     let odd = dir.path().join("notes.pdf");
     std::fs::write(&odd, "%PDF").unwrap();
     let mut app = session_app();
-    command(&mut app, &format!("attach {}", page.display()));
+    attach(&mut app, &page.display().to_string());
     assert_eq!(app.attachments.len(), 1);
     assert!(view_state(&app).attachments);
     assert!(draw(&app).contains("page1.txt"));
-    command(&mut app, &format!("attach {}", odd.display()));
+    attach(&mut app, &page.display().to_string());
+    assert_eq!(app.attachments.len(), 1, "a file is staged once");
+    assert!(app.status.as_ref().unwrap().text.contains("already staged"));
+    attach(&mut app, &odd.display().to_string());
     assert_eq!(app.attachments.len(), 1, "unsupported kinds are refused");
-    command(&mut app, "attach /nonexistent/file.png");
+    attach(&mut app, "/nonexistent/file.png");
     assert!(app.status.as_ref().unwrap().text.contains("no such file"));
     let fx = command(&mut app, "import");
     assert!(matches!(fx.as_slice(), [Effect::Import { files, .. }] if files.len() == 1));

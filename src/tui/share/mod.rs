@@ -1,31 +1,41 @@
-//! The shared TUI's side: the socket server, and the extension of the TUI's
-//! loop that answers requests on the exact state the person sees.
+//! Sharing this TUI with an MCP client (`--tui-mcp`): the socket server,
+//! and the part of the TUI's loop that answers requests on the exact state
+//! the person sees.
+//!
+//! - `mod.rs` — [`Share`]: the listener, the connections, the requests;
+//! - `decide.rs` — the view context, blocked reasons, the request ledger
+//!   (pure).
 //!
 //! Connections are checked (peer uid, then the token in the first frame
-//! within 2 s) before anything is answered. Every request goes through the
-//! TUI's loop as a message; `select_session` validates the session through
+//! within 2 s) before anything is answered. Every request reaches the loop
+//! as a [`ShareRequest`]; [`Share::handle`] reads the state and returns the
+//! messages `update` applies ([`ShareEvent`]), so `update` stays the only
+//! code that changes it. `select_session` validates the session through
 //! the TUI's own backend in the background and commits (or not) back in the
 //! loop, after re-checking that nothing blocks it and it was not revoked.
 
-use std::any::Any;
+pub mod decide;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 use uuid::Uuid;
 
-use super::decide::{Admission, Ledger, blocked_reasons, context, precheck};
-use super::endpoint::{Endpoint, remove_stale, temp_root};
-use super::protocol::{
+use self::decide::{Admission, Ledger, blocked_reasons, context, precheck};
+use super::app::{App, Msg, ShareBar, ShareEvent};
+use super::backend::Backend;
+use super::context::view_state;
+use crate::config::secret::Secret;
+use crate::share::ShareError;
+use crate::share::conn::{self, Frame};
+use crate::share::endpoint::{Endpoint, remove_stale, temp_root};
+use crate::share::protocol::{
     Hello, MAX_FRAME, NAVIGATION_LIMIT, Outcome, PROTOCOL, Receipt, Reply, Request, SelectArgs,
+    ViewContext,
 };
-use crate::tui::app::{App, Effect, ShareBar};
-use crate::tui::backend::Backend;
-use crate::tui::context::view_state;
-use crate::tui::run::{ExtRequest, Extension};
 
 /// How long a connection has to present its token.
 const HELLO_TIMEOUT: Duration = Duration::from_secs(2);
@@ -33,7 +43,7 @@ const HELLO_TIMEOUT: Duration = Duration::from_secs(2);
 const DEFAULT_DEADLINE: Duration = Duration::from_secs(5);
 
 /// Requests from connections (and validation results) for the TUI loop.
-enum ShareMsg {
+pub enum ShareRequest {
     Context {
         reply: oneshot::Sender<Outcome>,
     },
@@ -50,19 +60,23 @@ enum ShareMsg {
 }
 
 /// Step 6: what the backend said about the target session.
-enum Check {
+pub enum Check {
     Known(bool),
     Failed(String),
     TimedOut,
 }
 
-/// Sharing, as an extension of the TUI's loop.
+/// Sharing, as a part of the TUI's loop.
 pub struct Share {
     endpoint: Endpoint,
     instance: Uuid,
     ledger: Ledger,
-    tx: mpsc::UnboundedSender<ExtRequest>,
-    rx: mpsc::UnboundedReceiver<ExtRequest>,
+    /// The navigation count the sharing bar shows.
+    shown_used: usize,
+    /// A navigation `update` is applying; answered after it.
+    committing: Option<SelectArgs>,
+    tx: mpsc::UnboundedSender<ShareRequest>,
+    rx: mpsc::UnboundedReceiver<ShareRequest>,
     backend: Arc<dyn Backend>,
     server: Option<tokio::task::JoinHandle<()>>,
     stop: watch::Sender<bool>,
@@ -71,15 +85,10 @@ pub struct Share {
     revoked: bool,
 }
 
-/// Whether this platform can share a TUI.
-pub fn supported() -> bool {
-    cfg!(any(target_os = "linux", target_os = "macos"))
-}
-
 impl Share {
     /// Creates the endpoint under `$TMPDIR` (else `/tmp`) and starts
     /// listening (call inside a runtime).
-    pub fn start(backend: Arc<dyn Backend>) -> Result<Share, String> {
+    pub fn start(backend: Arc<dyn Backend>) -> Result<Share, ShareError> {
         let root = temp_root();
         remove_stale(&root);
         Self::start_in(backend, &root)
@@ -87,13 +96,16 @@ impl Share {
 
     /// Like [`Share::start`], with the temporary root given.
     #[cfg(unix)]
-    pub fn start_in(backend: Arc<dyn Backend>, root: &std::path::Path) -> Result<Share, String> {
-        if !supported() {
-            return Err(unsupported());
+    pub fn start_in(
+        backend: Arc<dyn Backend>,
+        root: &std::path::Path,
+    ) -> Result<Share, ShareError> {
+        if !crate::share::supported() {
+            return Err(ShareError::unsupported());
         }
         let endpoint = Endpoint::create(root)?;
         let listener = tokio::net::UnixListener::bind(&endpoint.socket)
-            .map_err(|e| format!("cannot listen on {}: {e}", endpoint.socket.display()))?;
+            .map_err(|e| ShareError::io("listen on", &endpoint.socket, e))?;
         let uid = rustix::process::getuid().as_raw();
         let (tx, rx) = mpsc::unbounded_channel();
         let (stop, stopped) = watch::channel(false);
@@ -104,6 +116,8 @@ impl Share {
             endpoint,
             instance,
             ledger: Ledger::default(),
+            shown_used: 0,
+            committing: None,
             tx,
             rx,
             backend,
@@ -115,19 +129,36 @@ impl Share {
     }
 
     #[cfg(not(unix))]
-    pub fn start_in(_backend: Arc<dyn Backend>, _root: &std::path::Path) -> Result<Share, String> {
-        Err(unsupported())
+    pub fn start_in(
+        _backend: Arc<dyn Backend>,
+        _root: &std::path::Path,
+    ) -> Result<Share, ShareError> {
+        Err(ShareError::unsupported())
     }
 
     pub fn endpoint_file(&self) -> PathBuf {
         self.endpoint.file.clone()
     }
 
+    /// What the sharing bar shows.
+    pub fn bar(&self) -> ShareBar {
+        ShareBar {
+            endpoint: self.endpoint.file.display().to_string(),
+            used: self.ledger.used(),
+            limit: NAVIGATION_LIMIT,
+        }
+    }
+
+    /// The queue of requests from connections and validations.
+    pub fn requests(&mut self) -> &mut mpsc::UnboundedReceiver<ShareRequest> {
+        &mut self.rx
+    }
+
     /// Ends sharing: fences pending navigations, closes the listener and
-    /// every connection, deletes the endpoint.
-    fn revoke(&mut self, app: &mut App) {
+    /// every connection, deletes the endpoint. The message tells `update`.
+    pub fn revoke(&mut self) -> Option<Msg> {
         if self.revoked {
-            return;
+            return None;
         }
         self.revoked = true;
         let _ = self.stop.send(true);
@@ -144,17 +175,16 @@ impl Share {
             }
         }
         self.endpoint.remove();
-        app.share = None;
-        app.say("sharing revoked: the endpoint is gone");
+        Some(Msg::Share(ShareEvent::Revoked))
     }
 
-    fn ctx(&self, app: &App, now: Instant) -> super::protocol::ViewContext {
+    fn ctx(&self, app: &App, now: Instant) -> ViewContext {
         context(&view_state(app), self.instance, self.ledger.used(), now)
     }
 
     fn select(
         &mut self,
-        app: &mut App,
+        app: &App,
         args: SelectArgs,
         deadline: Instant,
         reply: oneshot::Sender<Outcome>,
@@ -202,28 +232,28 @@ impl Share {
                         Ok(Err(e)) => Check::Failed(e.message),
                         Err(_) => Check::TimedOut,
                     };
-                    let msg: ExtRequest = Box::new(ShareMsg::Validated {
+                    let _ = tx.send(ShareRequest::Validated {
                         args,
                         deadline,
                         check,
                     });
-                    let _ = tx.send(msg);
                 });
             }
         }
     }
 
+    /// Step 7, back in the loop: commits the navigation (a message for
+    /// `update`, answered in [`Share::after_update`]) or rejects it.
     fn validated(
         &mut self,
-        app: &mut App,
+        app: &App,
         args: SelectArgs,
         deadline: Instant,
         check: Check,
         now: Instant,
-    ) -> Vec<Effect> {
-        let mut fx = Vec::new();
+    ) -> Option<Msg> {
         if self.revoked {
-            return fx;
+            return None;
         }
         let exceeded = || {
             Outcome::rejected(
@@ -232,7 +262,7 @@ impl Share {
                 None,
             )
         };
-        let mut outcome = match check {
+        let outcome = match check {
             _ if now > deadline => exceeded(),
             Check::TimedOut => exceeded(),
             Check::Failed(e) => Outcome::rejected(
@@ -250,81 +280,63 @@ impl Share {
                 let (reasons, _) =
                     blocked_reasons(&view_state(app), app.is_busy(args.session_id), now);
                 if reasons.is_empty() {
-                    crate::tui::update::show_session(app, args.session_id, &mut fx);
-                    app.revision += 1;
-                    let context = self.ctx(app, now);
-                    Outcome {
-                        ok: true,
-                        code: None,
-                        message: None,
-                        receipt: Some(Receipt {
-                            request_id: args.request_id,
-                            session_id: args.session_id,
-                            route: "session".into(),
-                            revision: context.revision,
-                            context,
-                        }),
-                        context: None,
-                    }
-                } else {
-                    Outcome::rejected(
-                        "navigation_blocked",
-                        "the person started using the TUI during validation; the navigation did not happen",
-                        None,
-                    )
+                    let session = args.session_id;
+                    self.committing = Some(args);
+                    return Some(Msg::Share(ShareEvent::Navigate(session)));
                 }
+                Outcome::rejected(
+                    "navigation_blocked",
+                    "the person started using the TUI during validation; the navigation did not happen",
+                    None,
+                )
             }
         };
+        self.answer(app, &args, outcome, now);
+        None
+    }
+
+    /// Records a request's outcome, with the current context, and answers
+    /// everyone waiting for it.
+    fn answer(&mut self, app: &App, args: &SelectArgs, mut outcome: Outcome, now: Instant) {
         outcome.context = Some(self.ctx(app, now));
-        self.ledger.finish(&args, &outcome);
+        self.ledger.finish(args, &outcome);
         for reply in self.waiting.remove(&args.request_id).unwrap_or_default() {
             let _ = reply.send(outcome.clone());
         }
-        fx
     }
-}
 
-fn unsupported() -> String {
-    format!(
-        "TUI sharing (--tui-mcp) is not supported on {}: only on Linux and macOS",
-        std::env::consts::OS
-    )
-}
-
-impl Extension for Share {
-    fn after_update(&mut self, app: &mut App) {
-        if self.revoked {
+    /// Called after every `update`: answers the navigation it just applied
+    /// with a receipt of the state it left.
+    pub fn after_update(&mut self, app: &App, now: Instant) {
+        let Some(args) = self.committing.take() else {
             return;
-        }
-        app.share = Some(ShareBar {
-            endpoint: self.endpoint.file.display().to_string(),
-            used: self.ledger.used(),
-            limit: NAVIGATION_LIMIT,
-        });
-    }
-
-    fn effect(&mut self, app: &mut App, effect: &Effect) -> bool {
-        if *effect == Effect::Revoke {
-            self.revoke(app);
-            return true;
-        }
-        false
-    }
-
-    fn requests(&mut self) -> &mut mpsc::UnboundedReceiver<ExtRequest> {
-        &mut self.rx
-    }
-
-    fn handle(&mut self, app: &mut App, request: ExtRequest, now: Instant) -> Vec<Effect> {
-        let Ok(msg) = (request as Box<dyn Any>).downcast::<ShareMsg>() else {
-            return Vec::new();
         };
-        match *msg {
-            ShareMsg::Context { reply } => {
+        let context = self.ctx(app, now);
+        let outcome = Outcome {
+            ok: true,
+            code: None,
+            message: None,
+            receipt: Some(Receipt {
+                request_id: args.request_id,
+                session_id: args.session_id,
+                route: "session".into(),
+                revision: context.revision,
+                context,
+            }),
+            context: None,
+        };
+        self.answer(app, &args, outcome, now);
+    }
+
+    /// Answers one request against the current state; returns what
+    /// `update` must apply.
+    pub fn handle(&mut self, app: &App, request: ShareRequest, now: Instant) -> Vec<Msg> {
+        let mut msgs = Vec::new();
+        match request {
+            ShareRequest::Context { reply } => {
                 let _ = reply.send(Outcome::context(self.ctx(app, now)));
-                Vec::new()
             }
-            ShareMsg::Select {
+            ShareRequest::Select {
                 args,
                 deadline,
                 reply,
@@ -334,14 +346,18 @@ impl Extension for Share {
                 } else {
                     self.select(app, args, deadline, reply, now);
                 }
-                Vec::new()
             }
-            ShareMsg::Validated {
+            ShareRequest::Validated {
                 args,
                 deadline,
                 check,
-            } => self.validated(app, args, deadline, check, now),
+            } => msgs.extend(self.validated(app, args, deadline, check, now)),
         }
+        if !self.revoked && self.ledger.used() != self.shown_used {
+            self.shown_used = self.ledger.used();
+            msgs.push(Msg::Share(ShareEvent::Bar(self.bar())));
+        }
+        msgs
     }
 }
 
@@ -355,19 +371,44 @@ impl Drop for Share {
     }
 }
 
+/// The first wait after a failed `accept` (e.g. `EMFILE`); doubles up to
+/// [`ACCEPT_BACKOFF_MAX`], and resets after a success.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(10);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
 /// Accepts connections until stopped.
 #[cfg(unix)]
 async fn serve(
     listener: tokio::net::UnixListener,
     uid: u32,
-    token: String,
+    token: Secret,
     instance: Uuid,
-    tx: mpsc::UnboundedSender<ExtRequest>,
-    stop: watch::Receiver<bool>,
+    tx: mpsc::UnboundedSender<ShareRequest>,
+    mut stop: watch::Receiver<bool>,
 ) {
+    let mut backoff = ACCEPT_BACKOFF;
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            _ = stop.wait_for(|s| *s) => return,
+        };
+        let stream = match accepted {
+            Ok((stream, _)) => {
+                backoff = ACCEPT_BACKOFF;
+                stream
+            }
+            Err(e) => {
+                // Out of descriptors or memory: retrying at once would spin.
+                tracing::warn!(
+                    "sharing: cannot accept a connection ({e}); retrying in {backoff:?}"
+                );
+                tokio::select! {
+                    () = tokio::time::sleep(backoff) => {}
+                    _ = stop.wait_for(|s| *s) => return,
+                }
+                backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
+                continue;
+            }
         };
         let peer_ok = stream
             .peer_cred()
@@ -390,76 +431,23 @@ pub fn peer_allowed(peer_uid: u32, own_uid: u32) -> bool {
     peer_uid == own_uid
 }
 
-/// One frame: a line, or a line that was too long (its rest discarded).
-#[derive(Debug, PartialEq, Eq)]
-pub enum Frame {
-    Line(Vec<u8>),
-    TooLong,
-}
-
-/// Reads one newline-terminated frame of at most `MAX_FRAME` bytes without
-/// holding more than that in memory. `None` at end of stream.
-pub async fn read_frame<R: tokio::io::AsyncBufRead + Unpin>(
-    reader: &mut R,
-) -> std::io::Result<Option<Frame>> {
-    let mut line = Vec::new();
-    let mut too_long = false;
-    loop {
-        let buf = reader.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(if line.is_empty() && !too_long {
-                None
-            } else if too_long {
-                Some(Frame::TooLong)
-            } else {
-                Some(Frame::Line(line))
-            });
-        }
-        match buf.iter().position(|b| *b == b'\n') {
-            Some(i) => {
-                if !too_long && line.len() + i <= MAX_FRAME {
-                    line.extend_from_slice(&buf[..i]);
-                } else {
-                    too_long = true;
-                }
-                reader.consume(i + 1);
-                return Ok(Some(if too_long {
-                    Frame::TooLong
-                } else {
-                    Frame::Line(line)
-                }));
-            }
-            None => {
-                let n = buf.len();
-                if !too_long && line.len() + n <= MAX_FRAME {
-                    line.extend_from_slice(buf);
-                } else {
-                    too_long = true;
-                    line.clear();
-                }
-                reader.consume(n);
-            }
-        }
-    }
-}
-
 #[cfg(unix)]
 async fn connection(
     stream: tokio::net::UnixStream,
-    token: String,
+    token: Secret,
     instance: Uuid,
-    tx: mpsc::UnboundedSender<ExtRequest>,
+    tx: mpsc::UnboundedSender<ShareRequest>,
     mut stop: watch::Receiver<bool>,
 ) {
-    let (read, mut write) = stream.into_split();
-    let mut reader = BufReader::new(read);
+    let (read, write) = stream.into_split();
+    let (mut reader, mut writer) = conn::framed(read, write);
     // The first frame must be a valid hello with the token, in time;
     // otherwise close without answering anything.
-    let first = tokio::time::timeout(HELLO_TIMEOUT, read_frame(&mut reader)).await;
+    let first = tokio::time::timeout(HELLO_TIMEOUT, conn::next(&mut reader)).await;
     let Ok(Ok(Some(Frame::Line(line)))) = first else {
         return;
     };
-    let Ok(request) = serde_json::from_slice::<Request>(&line) else {
+    let Ok(request) = serde_json::from_str::<Request>(&line) else {
         return;
     };
     if request.method != "hello" {
@@ -468,7 +456,13 @@ async fn connection(
     let Ok(hello) = serde_json::from_value::<Hello>(request.params) else {
         return;
     };
-    if !constant_time_eq::constant_time_eq(hello.token.as_bytes(), token.as_bytes()) {
+    if !hello
+        .token
+        .get()
+        .ok()
+        .flatten()
+        .is_some_and(|t| token.matches(t))
+    {
         return;
     }
     if hello.protocol != PROTOCOL {
@@ -477,19 +471,19 @@ async fn connection(
             "protocol_mismatch",
             format!("this TUI speaks protocol {PROTOCOL}"),
         );
-        let _ = write_reply(&mut write, &reply).await;
+        let _ = conn::send(&mut writer, &reply).await;
         return;
     }
     let hello_reply = Reply::ok(
         request.id,
         serde_json::json!({ "protocol": PROTOCOL, "instance": instance }),
     );
-    if write_reply(&mut write, &hello_reply).await.is_err() {
+    if conn::send(&mut writer, &hello_reply).await.is_err() {
         return;
     }
     loop {
         let frame = tokio::select! {
-            frame = read_frame(&mut reader) => frame,
+            frame = conn::next(&mut reader) => frame,
             _ = stop.wait_for(|s| *s) => return,
         };
         let reply = match frame {
@@ -499,32 +493,27 @@ async fn connection(
                 "frame_too_large",
                 format!("frames are limited to {MAX_FRAME} bytes"),
             )),
+            Ok(Some(Frame::NotText)) => Some(Reply::error(
+                0,
+                "bad_request",
+                "not a request frame: not UTF-8",
+            )),
             Ok(None) | Err(_) => return,
         };
         let Some(reply) = reply else { return };
-        if write_reply(&mut write, &reply).await.is_err() {
+        if conn::send(&mut writer, &reply).await.is_err() {
             return;
         }
     }
 }
 
-async fn write_reply<W: AsyncWriteExt + Unpin>(
-    write: &mut W,
-    reply: &Reply,
-) -> std::io::Result<()> {
-    let mut bytes = serde_json::to_vec(reply).map_err(std::io::Error::other)?;
-    bytes.push(b'\n');
-    write.write_all(&bytes).await?;
-    write.flush().await
-}
-
 /// Answers one frame (after hello). `None` when the TUI is gone.
 async fn answer(
-    line: &[u8],
-    tx: &mpsc::UnboundedSender<ExtRequest>,
+    line: &str,
+    tx: &mpsc::UnboundedSender<ShareRequest>,
     stop: &mut watch::Receiver<bool>,
 ) -> Option<Reply> {
-    let request: Request = match serde_json::from_slice(line) {
+    let request: Request = match serde_json::from_str(line) {
         Ok(r) => r,
         Err(e) => {
             return Some(Reply::error(
@@ -537,7 +526,7 @@ async fn answer(
     let id = request.id;
     let (reply_tx, reply_rx) = oneshot::channel();
     let msg = match request.method.as_str() {
-        "get_view_context" => ShareMsg::Context { reply: reply_tx },
+        "get_view_context" => ShareRequest::Context { reply: reply_tx },
         "select_session" => {
             let deadline_ms = request.params.get("deadlineMs").and_then(|v| v.as_u64());
             let mut params = request.params.clone();
@@ -556,7 +545,7 @@ async fn answer(
             };
             let deadline =
                 Instant::now() + deadline_ms.map_or(DEFAULT_DEADLINE, Duration::from_millis);
-            ShareMsg::Select {
+            ShareRequest::Select {
                 args,
                 deadline,
                 reply: reply_tx,
@@ -571,8 +560,7 @@ async fn answer(
             ));
         }
     };
-    let boxed: ExtRequest = Box::new(msg);
-    if tx.send(boxed).is_err() {
+    if tx.send(msg).is_err() {
         return None;
     }
     tokio::select! {
@@ -593,24 +581,5 @@ mod tests {
         assert!(peer_allowed(1000, 1000));
         assert!(!peer_allowed(0, 1000));
         assert!(!peer_allowed(1001, 1000));
-    }
-
-    #[tokio::test]
-    async fn frames_are_capped_without_buffering_the_excess() {
-        let mut data = b"{\"a\":1}\n".to_vec();
-        data.extend(vec![b'x'; MAX_FRAME + 10]);
-        data.push(b'\n');
-        data.extend(b"{\"b\":2}");
-        let mut reader = BufReader::with_capacity(1024, &data[..]);
-        assert_eq!(
-            read_frame(&mut reader).await.unwrap(),
-            Some(Frame::Line(b"{\"a\":1}".to_vec()))
-        );
-        assert_eq!(read_frame(&mut reader).await.unwrap(), Some(Frame::TooLong));
-        assert_eq!(
-            read_frame(&mut reader).await.unwrap(),
-            Some(Frame::Line(b"{\"b\":2}".to_vec()))
-        );
-        assert_eq!(read_frame(&mut reader).await.unwrap(), None);
     }
 }

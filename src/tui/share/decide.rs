@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use uuid::Uuid;
 
-use super::protocol::{BlockedReason, NAVIGATION_LIMIT, Outcome, SelectArgs, ViewContext};
 use crate::core::ids::SessionId;
+use crate::share::protocol::{BlockedReason, NAVIGATION_LIMIT, Outcome, SelectArgs, ViewContext};
 use crate::tui::context::{ViewState, recent_input_left};
 
 /// Why navigation is blocked now; `target` also counts when it is busy.

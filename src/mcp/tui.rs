@@ -19,12 +19,12 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{Mutex, oneshot};
 
-use super::endpoint::EndpointFile;
-use super::protocol::{Hello, Outcome, PROTOCOL, Reply, Request, SelectArgs};
 use crate::mcp::tools::schema;
+use crate::share::ShareError;
+use crate::share::endpoint::EndpointFile;
+use crate::share::protocol::{Hello, Outcome, PROTOCOL, Reply, Request, SelectArgs};
 
 /// Extra time after the deadline before the adapter gives up waiting.
 const GRACE: Duration = Duration::from_secs(1);
@@ -43,11 +43,15 @@ the identical request (same requestId): the TUI answers a repeat with the origin
 adapter never retries by itself.";
 
 /// The socket connection and the replies waiting on it.
+#[cfg(unix)]
 struct Conn {
-    write: tokio::net::unix::OwnedWriteHalf,
+    write: crate::share::conn::Writer<tokio::net::unix::OwnedWriteHalf>,
     pending: Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Reply>>>>,
     next_id: u64,
 }
+
+#[cfg(not(unix))]
+struct Conn;
 
 #[derive(Clone)]
 pub struct Adapter {
@@ -60,7 +64,7 @@ pub struct Adapter {
 /// Why a call could not get an answer.
 enum Failure {
     /// Nothing was sent: definitive, nothing happened.
-    NotSent(String),
+    NotSent(ShareError),
     /// Sent, but the connection failed before the reply.
     Lost,
     /// Sent, no reply by the deadline plus grace.
@@ -72,9 +76,12 @@ enum Failure {
 impl Adapter {
     /// Checks the endpoint file, connects and says hello.
     #[cfg(unix)]
-    pub async fn connect(path: &std::path::Path, deadline: Duration) -> Result<Adapter, String> {
+    pub async fn connect(
+        path: &std::path::Path,
+        deadline: Duration,
+    ) -> Result<Adapter, ShareError> {
         let uid = rustix::process::getuid().as_raw();
-        let endpoint = super::endpoint::read_checked(path, uid)?;
+        let endpoint = crate::share::endpoint::read_checked(path, uid)?;
         let adapter = Adapter {
             endpoint: Arc::new(endpoint),
             conn: Arc::new(Mutex::new(None)),
@@ -86,20 +93,20 @@ impl Adapter {
     }
 
     #[cfg(unix)]
-    async fn ensure_connected(&self) -> Result<(), String> {
+    async fn ensure_connected(&self) -> Result<(), ShareError> {
+        use crate::share::conn::{self, Frame};
         let mut guard = self.conn.lock().await;
         if guard.is_some() {
             return Ok(());
         }
         let stream = tokio::net::UnixStream::connect(&self.endpoint.socket)
             .await
-            .map_err(|e| {
-                format!(
-                    "cannot reach the shared TUI at {}: {e} (is it still running and shared?)",
-                    self.endpoint.socket.display()
-                )
+            .map_err(|source| ShareError::Unreachable {
+                socket: self.endpoint.socket.clone(),
+                source,
             })?;
-        let (read, mut write) = stream.into_split();
+        let (read, write) = stream.into_split();
+        let (mut reader, mut write) = conn::framed(read, write);
         let hello = Request {
             id: 0,
             method: "hello".into(),
@@ -110,42 +117,35 @@ impl Adapter {
             })
             .unwrap_or(Value::Null),
         };
-        let mut line = serde_json::to_vec(&hello).map_err(|e| e.to_string())?;
-        line.push(b'\n');
-        write
-            .write_all(&line)
+        conn::send(&mut write, &hello)
             .await
-            .map_err(|e| format!("cannot greet the TUI: {e}"))?;
-        let mut reader = BufReader::new(read);
-        let mut first = String::new();
-        let n = tokio::time::timeout(Duration::from_secs(5), reader.read_line(&mut first))
+            .map_err(ShareError::Connection)?;
+        let first = tokio::time::timeout(Duration::from_secs(5), conn::next(&mut reader))
             .await
-            .map_err(|_| "the TUI did not answer the greeting".to_owned())?
-            .map_err(|e| format!("cannot read from the TUI: {e}"))?;
-        if n == 0 {
-            return Err("the TUI refused the connection (wrong token, or another user)".into());
-        }
+            .map_err(|_| ShareError::GreetingTimeout)?
+            .map_err(ShareError::Connection)?;
+        let line = match first {
+            None => return Err(ShareError::Refused),
+            Some(Frame::Line(line)) => line,
+            Some(Frame::TooLong | Frame::NotText) => {
+                return Err(ShareError::Nonsense("an unreadable frame".into()));
+            }
+        };
         let reply: Reply =
-            serde_json::from_str(&first).map_err(|e| format!("the TUI answered nonsense: {e}"))?;
+            serde_json::from_str(&line).map_err(|e| ShareError::Nonsense(e.to_string()))?;
         if let Some(error) = reply.error {
-            return Err(format!("the TUI refused the greeting: {}", error.message));
+            return Err(ShareError::GreetingRefused(error.message));
         }
         let pending: Arc<std::sync::Mutex<HashMap<u64, oneshot::Sender<Reply>>>> = Arc::default();
         let readers = pending.clone();
         let conn_slot = self.conn.clone();
         tokio::spawn(async move {
-            let mut line = String::new();
-            loop {
-                line.clear();
-                match reader.read_line(&mut line).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        if let Ok(reply) = serde_json::from_str::<Reply>(&line) {
-                            let waiter = readers.lock().ok().and_then(|mut p| p.remove(&reply.id));
-                            if let Some(waiter) = waiter {
-                                let _ = waiter.send(reply);
-                            }
-                        }
+            while let Ok(Some(frame)) = conn::next(&mut reader).await {
+                let Frame::Line(line) = frame else { continue };
+                if let Ok(reply) = serde_json::from_str::<Reply>(&line) {
+                    let waiter = readers.lock().ok().and_then(|mut p| p.remove(&reply.id));
+                    if let Some(waiter) = waiter {
+                        let _ = waiter.send(reply);
                     }
                 }
             }
@@ -166,39 +166,52 @@ impl Adapter {
     }
 
     #[cfg(not(unix))]
-    async fn ensure_connected(&self) -> Result<(), String> {
-        Err("TUI sharing needs Linux or macOS".into())
+    async fn ensure_connected(&self) -> Result<(), ShareError> {
+        Err(ShareError::unsupported())
+    }
+
+    #[cfg(not(unix))]
+    async fn send(
+        &self,
+        _method: &str,
+        _params: Value,
+    ) -> Result<oneshot::Receiver<Reply>, ShareError> {
+        Err(ShareError::unsupported())
+    }
+
+    /// Writes one request; the receiver gets its reply.
+    #[cfg(unix)]
+    async fn send(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<oneshot::Receiver<Reply>, ShareError> {
+        let (tx, rx) = oneshot::channel();
+        let mut guard = self.conn.lock().await;
+        let Some(conn) = guard.as_mut() else {
+            return Err(ShareError::Closed);
+        };
+        let id = conn.next_id;
+        conn.next_id += 1;
+        if let Ok(mut p) = conn.pending.lock() {
+            p.insert(id, tx);
+        }
+        let frame = Request {
+            id,
+            method: method.to_owned(),
+            params,
+        };
+        if let Err(e) = crate::share::conn::send(&mut conn.write, &frame).await {
+            *guard = None;
+            return Err(ShareError::Connection(e));
+        }
+        Ok(rx)
     }
 
     /// Sends one request and waits for its reply until `wait`.
     async fn call(&self, method: &str, params: Value, wait: Duration) -> Result<Value, Failure> {
         self.ensure_connected().await.map_err(Failure::NotSent)?;
-        let (tx, rx) = oneshot::channel();
-        {
-            let mut guard = self.conn.lock().await;
-            let Some(conn) = guard.as_mut() else {
-                return Err(Failure::NotSent(
-                    "the connection to the TUI is closed".into(),
-                ));
-            };
-            let id = conn.next_id;
-            conn.next_id += 1;
-            if let Ok(mut p) = conn.pending.lock() {
-                p.insert(id, tx);
-            }
-            let frame = Request {
-                id,
-                method: method.to_owned(),
-                params,
-            };
-            let mut line =
-                serde_json::to_vec(&frame).map_err(|e| Failure::NotSent(e.to_string()))?;
-            line.push(b'\n');
-            if let Err(e) = conn.write.write_all(&line).await {
-                *guard = None;
-                return Err(Failure::NotSent(format!("cannot send to the TUI: {e}")));
-            }
-        }
+        let rx = self.send(method, params).await.map_err(Failure::NotSent)?;
         match tokio::time::timeout(wait, rx).await {
             Ok(Ok(reply)) => match (reply.result, reply.error) {
                 (Some(result), _) => Ok(result),
@@ -345,16 +358,16 @@ impl ServerHandler for Adapter {
 }
 
 /// Runs the adapter on stdin/stdout until stdin closes.
-pub async fn run(endpoint: PathBuf, deadline: Duration) -> Result<(), String> {
+pub async fn run(endpoint: PathBuf, deadline: Duration) -> Result<(), ShareError> {
     use rmcp::ServiceExt;
     let adapter = Adapter::connect(&endpoint, deadline).await?;
     let running = adapter
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|e| format!("MCP stdio failed: {e}"))?;
+        .map_err(|e| ShareError::Mcp(e.to_string()))?;
     running
         .waiting()
         .await
-        .map_err(|e| format!("MCP stdio failed: {e}"))?;
+        .map_err(|e| ShareError::Mcp(e.to_string()))?;
     Ok(())
 }
