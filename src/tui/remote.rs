@@ -373,46 +373,129 @@ enum Pump {
     Ended(String),
 }
 
+/// Largest event the TUI holds while it arrives (the biggest the server
+/// sends is a `snapshot`, well under this); a stream that sends more
+/// without completing an event is dropped and reconnected.
+const MAX_EVENT_BYTES: usize = 16 << 20;
+
 /// Reads one SSE response until it ends, forwarding events.
 async fn pump(
     response: reqwest::Response,
     tx: &mpsc::UnboundedSender<BackendEvent>,
     last: &mut Option<u64>,
 ) -> Pump {
-    let mut stream = response.bytes_stream();
-    let mut buf = String::new();
+    let stream = response.bytes_stream().map(|r| r.map_err(|e| short(&e)));
+    pump_events(stream, MAX_EVENT_BYTES, tx, last).await
+}
+
+/// The SSE decoding of [`pump`] (`eventsource-stream`: UTF-8 across chunk
+/// boundaries, multi-line `data:`, `id:`), over any stream of chunks.
+async fn pump_events<S>(
+    chunks: S,
+    max_event: usize,
+    tx: &mpsc::UnboundedSender<BackendEvent>,
+    last: &mut Option<u64>,
+) -> Pump
+where
+    S: futures_util::Stream<Item = Result<bytes::Bytes, String>> + Unpin,
+{
+    use eventsource_stream::Eventsource;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    // Bytes received since the last complete event: bounds the decoder's
+    // buffer to about one event.
+    let pending = Arc::new(AtomicUsize::new(0));
+    let counted = {
+        let pending = pending.clone();
+        chunks.map(move |chunk| {
+            let chunk = chunk?;
+            if pending.fetch_add(chunk.len(), Ordering::Relaxed) + chunk.len() > max_event {
+                return Err(format!("an event over {max_event} bytes"));
+            }
+            Ok(chunk)
+        })
+    };
+    let mut events = counted.eventsource();
     loop {
-        let chunk = match stream.next().await {
-            Some(Ok(chunk)) => chunk,
-            Some(Err(e)) => return Pump::Ended(short(&e)),
+        let sse = match events.next().await {
+            Some(Ok(sse)) => sse,
+            Some(Err(eventsource_stream::EventStreamError::Transport(e))) => return Pump::Ended(e),
+            Some(Err(e)) => return Pump::Ended(format!("the event stream is malformed ({e})")),
             None => return Pump::Ended("the server closed the event stream".into()),
         };
-        buf.push_str(&String::from_utf8_lossy(&chunk));
-        while let Some(end) = buf.find("\n\n") {
-            let block: String = buf.drain(..end + 2).collect();
-            let mut id = None;
-            let mut data = String::new();
-            for line in block.lines() {
-                if let Some(v) = line.strip_prefix("id:") {
-                    id = v.trim().parse::<u64>().ok();
-                } else if let Some(v) = line.strip_prefix("data:") {
-                    data.push_str(v.trim_start());
-                }
-            }
-            if data.is_empty() {
-                continue;
-            }
-            if let Some(id) = id {
-                *last = Some(id);
-            }
-            match serde_json::from_str::<Event>(&data) {
-                Ok(event) => {
-                    if tx.send(BackendEvent::Event(event)).is_err() {
-                        return Pump::Closed;
-                    }
-                }
-                Err(e) => tracing::debug!("ignoring an event this TUI does not know: {e}"),
-            }
+        pending.store(0, Ordering::Relaxed);
+        if sse.data.is_empty() {
+            continue;
         }
+        if let Ok(id) = sse.id.trim().parse::<u64>() {
+            *last = Some(id);
+        }
+        match serde_json::from_str::<Event>(&sse.data) {
+            Ok(event) => {
+                if tx.send(BackendEvent::Event(event)).is_err() {
+                    return Pump::Closed;
+                }
+            }
+            Err(e) => tracing::debug!("ignoring an event this TUI does not know: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunks(
+        parts: Vec<Vec<u8>>,
+    ) -> impl futures_util::Stream<Item = Result<bytes::Bytes, String>> + Unpin {
+        futures_util::stream::iter(parts.into_iter().map(|p| Ok(bytes::Bytes::from(p))))
+    }
+
+    #[tokio::test]
+    async fn a_name_split_inside_a_character_arrives_whole() {
+        let event = Event::SceneAdvanced {
+            session_id: SessionId::new(),
+            epoch: 3,
+            name: "第一話 夜".into(),
+        };
+        // The JSON over two `data:` lines, joined by the decoder with "\n".
+        let json = serde_json::to_string(&event).unwrap();
+        let (head, tail) = json.split_at(json.find(",").unwrap() + 1);
+        let body = format!("id: 7\nevent: message\ndata: {head}\ndata: {tail}\n\n");
+        let bytes = body.into_bytes();
+        // Cut inside the three bytes of 一, then inside 夜.
+        let first = bytes.iter().position(|b| *b == 0xe4).unwrap() + 1;
+        let second = bytes.len() - 6;
+        let parts = vec![
+            bytes[..first].to_vec(),
+            bytes[first..second].to_vec(),
+            bytes[second..].to_vec(),
+        ];
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut last = None;
+        let end = pump_events(chunks(parts), MAX_EVENT_BYTES, &tx, &mut last).await;
+        assert!(matches!(end, Pump::Ended(_)));
+        assert_eq!(last, Some(7));
+        match rx.try_recv().unwrap() {
+            BackendEvent::Event(got) => assert_eq!(got, event),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(rx.try_recv().is_err());
+    }
+
+    #[tokio::test]
+    async fn an_endless_event_is_refused_not_buffered() {
+        let limit = 64 << 10;
+        let mut parts = vec![b"data: ".to_vec()];
+        parts.extend(std::iter::repeat_n(vec![b'x'; 4096], limit / 4096 + 1));
+        parts.push(b"\n\n".to_vec());
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut last = None;
+        match pump_events(chunks(parts), limit, &tx, &mut last).await {
+            Pump::Ended(why) => assert!(why.contains("bytes"), "{why}"),
+            Pump::Closed => panic!("the receiver is open"),
+        }
+        assert!(rx.try_recv().is_err());
     }
 }
