@@ -58,15 +58,19 @@ impl ExportFormat {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, schemars::JsonSchema)]
+/// What an export is asked for: the one definition behind the HTTP body,
+/// the MCP tool's arguments (flattened into them) and what an attached TUI
+/// sends.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
+    /// archive (zip of the project), json, markdown or xliff (XLIFF 2.0).
     pub format: ExportFormat,
     /// Only these pages (in scene order); all when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
     /// XLIFF `trgLang`; defaults to `und` when targets exist.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
 }
 

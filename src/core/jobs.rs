@@ -21,24 +21,28 @@ use super::ids::{JobId, PageId, SessionId};
 use super::op::Op;
 use crate::config::schema::ProviderConfig;
 
-/// What `start_pipeline` is asked to run.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, schemars::JsonSchema)]
+/// What `start_pipeline` is asked to run: the one definition behind the
+/// HTTP body, the MCP tool's arguments (flattened into them) and what an
+/// attached TUI sends.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PipelineSpec {
-    /// Engine ids, run in order.
+    /// Engine ids, run in order (see the engine list).
     pub steps: Vec<String>,
     /// Pages to process, in this order; all pages when absent.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    #[serde(default)]
+    /// Target language (BCP 47), needed by translation engines such as
+    /// llm-translate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
-    /// Font family given to translated nodes that have none.
-    #[serde(default)]
+    /// Font family given to translated text nodes that have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_font: Option<String>,
-    /// The `[providers.<id>]` for `llm-translate` when several are set.
-    #[serde(default)]
+    /// The `[providers.<id>]` llm-translate uses when several are set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
 }
 

@@ -29,9 +29,8 @@ use serde_json::Value;
 
 use self::tools::*;
 use crate::core::events::{Event, JobProgress};
-use crate::core::export::ExportSpec;
 use crate::core::ids::SessionId;
-use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::jobs::Approval;
 use crate::core::paths;
 use crate::core::storage::SnapshotFile;
 use crate::core::{Core, CoreError};
@@ -104,9 +103,15 @@ impl QuireMcp {
     }
 
     async fn call(&self, name: &str, args: Value, ctx: RequestContext<RoleServer>) -> Reply {
-        match name {
-            "quire_open_project" => self.open_project(parse(args)?).await,
-            "quire_close_project" => {
+        let Some(tool) = ToolName::parse(name) else {
+            return Err(ErrorData::invalid_params(
+                format!("unknown tool `{name}`"),
+                None,
+            ));
+        };
+        match tool {
+            ToolName::OpenProject => self.open_project(parse(args)?).await,
+            ToolName::CloseProject => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
                 match self.core.close_session(id).await {
@@ -114,29 +119,29 @@ impl QuireMcp {
                     Err(e) => rejected(e),
                 }
             }
-            "quire_apply" => {
+            ToolName::Apply => {
                 let a: ApplyArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
                 reply(self.core.apply(id, a.op).await)
             }
-            "quire_undo" | "quire_redo" => {
+            ToolName::Undo | ToolName::Redo => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                let result = if name == "quire_undo" {
+                let result = if tool == ToolName::Undo {
                     self.core.undo(id).await
                 } else {
                     self.core.redo(id).await
                 };
                 reply(result.map(|epoch| EpochResult { epoch }))
             }
-            "quire_start_pipeline" => self.start_pipeline(parse(args)?, ctx).await,
-            "quire_list_sessions" => {
+            ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
+            ToolName::ListSessions => {
                 let _: NoArgs = parse(args)?;
                 ok(&Sessions {
                     sessions: self.core.sessions(),
                 })
             }
-            "quire_get_scene" => {
+            ToolName::GetScene => {
                 let a: GetSceneArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
                 let mut snapshot = match self.core.scene(id).await {
@@ -157,17 +162,17 @@ impl QuireMcp {
                     scene: snapshot.scene,
                 })
             }
-            "quire_list_engines" => {
+            ToolName::ListEngines => {
                 let _: NoArgs = parse(args)?;
                 ok(&Engines {
                     engines: self.core.engines(),
                 })
             }
-            "quire_get_job" => {
+            ToolName::GetJob => {
                 let a: JobArgs = parse(args)?;
                 reply(self.core.job(a.job_id))
             }
-            "quire_cancel_job" => {
+            ToolName::CancelJob => {
                 let a: JobArgs = parse(args)?;
                 reply(
                     self.core
@@ -175,11 +180,7 @@ impl QuireMcp {
                         .map(|cancelled| Cancelled { cancelled }),
                 )
             }
-            "quire_export" => self.export(parse(args)?).await,
-            other => Err(ErrorData::invalid_params(
-                format!("unknown tool `{other}`"),
-                None,
-            )),
+            ToolName::Export => self.export(parse(args)?).await,
         }
     }
 
@@ -208,14 +209,7 @@ impl QuireMcp {
 
     async fn start_pipeline(&self, a: StartPipelineArgs, ctx: RequestContext<RoleServer>) -> Reply {
         let id = self.session(a.session_id)?;
-        let spec = PipelineSpec {
-            steps: a.steps,
-            pages: a.pages,
-            target_language: a.target_language,
-            system_prompt: a.system_prompt,
-            default_font: a.default_font,
-            provider: a.provider,
-        };
+        let spec = a.spec;
         // Subscribe first so no event of the job can be missed.
         let mut events = self.core.subscribe(Some(self.core.events().seq()));
         let job = match self
@@ -310,12 +304,8 @@ impl QuireMcp {
             }
             None => None,
         };
-        let format = a.format;
-        let spec = ExportSpec {
-            format,
-            pages: a.pages,
-            target_language: a.target_language,
-        };
+        let format = a.spec.format;
+        let spec = a.spec;
         let export = match self.core.export(id, spec).await {
             Ok(e) => e,
             Err(e) => return rejected(e),

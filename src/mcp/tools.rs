@@ -11,8 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::core::ApplyResult;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
-use crate::core::export::ExportFormat;
+use crate::core::export::{ExportFormat, ExportSpec};
 use crate::core::ids::{JobId, PageId, SessionId};
+use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 
@@ -58,25 +59,13 @@ pub struct ApplyArgs {
     pub session_id: Option<SessionId>,
 }
 
+/// `quire_start_pipeline`: the core's spec and the tool's own fields, side
+/// by side in one object.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StartPipelineArgs {
-    /// Engine ids, run in order (see quire_list_engines).
-    pub steps: Vec<String>,
-    /// Pages to process, in order; default all.
-    #[serde(default)]
-    pub pages: Option<Vec<PageId>>,
-    /// Target language (BCP 47), needed by translation engines such as llm-translate.
-    #[serde(default)]
-    pub target_language: Option<String>,
-    #[serde(default)]
-    pub system_prompt: Option<String>,
-    /// Font family given to translated text nodes that have none.
-    #[serde(default)]
-    pub default_font: Option<String>,
-    /// Which configured translation provider llm-translate uses.
-    #[serde(default)]
-    pub provider: Option<String>,
+    #[serde(flatten)]
+    pub spec: PipelineSpec,
     #[serde(default)]
     pub session_id: Option<SessionId>,
     /// Return only when the job has ended (with progress notifications when
@@ -109,21 +98,17 @@ pub struct JobArgs {
     pub job_id: JobId,
 }
 
+/// `quire_export`: the core's spec and the tool's own fields.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportArgs {
-    /// archive (zip of the project), json, markdown or xliff (XLIFF 2.0).
-    pub format: ExportFormat,
-    #[serde(default)]
-    pub pages: Option<Vec<PageId>>,
+    #[serde(flatten)]
+    pub spec: ExportSpec,
     #[serde(default)]
     pub session_id: Option<SessionId>,
     /// Write the export to this file instead of returning it (stdio only).
     #[serde(default)]
     pub out_path: Option<String>,
-    /// XLIFF target language.
-    #[serde(default)]
-    pub target_language: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -211,80 +196,141 @@ pub fn schema<T: JsonSchema>() -> Arc<JsonObject> {
     Arc::new(value.as_object().cloned().unwrap_or_default())
 }
 
+/// The workspace tools. Each name is written once, here; [`all`] describes
+/// every variant and the handler dispatches on it (both `match`es are
+/// exhaustive, so a new tool cannot be listed without being served).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolName {
+    OpenProject,
+    CloseProject,
+    Apply,
+    Undo,
+    Redo,
+    StartPipeline,
+    ListSessions,
+    GetScene,
+    ListEngines,
+    GetJob,
+    CancelJob,
+    Export,
+}
+
+impl ToolName {
+    pub const ALL: [ToolName; 12] = [
+        ToolName::OpenProject,
+        ToolName::CloseProject,
+        ToolName::Apply,
+        ToolName::Undo,
+        ToolName::Redo,
+        ToolName::StartPipeline,
+        ToolName::ListSessions,
+        ToolName::GetScene,
+        ToolName::ListEngines,
+        ToolName::GetJob,
+        ToolName::CancelJob,
+        ToolName::Export,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolName::OpenProject => "quire_open_project",
+            ToolName::CloseProject => "quire_close_project",
+            ToolName::Apply => "quire_apply",
+            ToolName::Undo => "quire_undo",
+            ToolName::Redo => "quire_redo",
+            ToolName::StartPipeline => "quire_start_pipeline",
+            ToolName::ListSessions => "quire_list_sessions",
+            ToolName::GetScene => "quire_get_scene",
+            ToolName::ListEngines => "quire_list_engines",
+            ToolName::GetJob => "quire_get_job",
+            ToolName::CancelJob => "quire_cancel_job",
+            ToolName::Export => "quire_export",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<ToolName> {
+        Self::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
 fn tool<I: JsonSchema, O: JsonSchema>(
-    name: &'static str,
+    name: ToolName,
     title: &str,
     description: &'static str,
 ) -> Tool {
-    Tool::new(name, description, schema::<I>())
+    Tool::new(name.as_str(), description, schema::<I>())
         .with_title(title)
         .with_raw_output_schema(schema::<O>())
 }
 
 /// Every workspace tool.
 pub fn all() -> Vec<Tool> {
-    vec![
-        tool::<OpenProjectArgs, Opened>(
-            "quire_open_project",
+    ToolName::ALL.into_iter().map(describe).collect()
+}
+
+fn describe(name: ToolName) -> Tool {
+    match name {
+        ToolName::OpenProject => tool::<OpenProjectArgs, Opened>(
+            name,
             "Open or create a project",
             "Open a project directory (relative paths are inside the projects directory), or with createName create a new project there. The project becomes this connection's active session and the workspace's current session; later calls without sessionId act on it.",
         ),
-        tool::<SessionArgs, Closed>(
-            "quire_close_project",
+        ToolName::CloseProject => tool::<SessionArgs, Closed>(
+            name,
             "Close a project",
             "Save and close a session (default: the active one). Its running jobs are cancelled.",
         ),
-        tool::<ApplyArgs, ApplyResult>(
-            "quire_apply",
+        ToolName::Apply => tool::<ApplyArgs, ApplyResult>(
+            name,
             "Apply an op",
             "Apply one change to the scene: AddPage, RemovePage, UpdatePage, ReorderPages, AddNode, RemoveNode, UpdateNode, ReorderNodes, UpdateProject, or a Batch of them (all or nothing, one undo step). Send only new values; null clears a clearable field. Returns the new epoch and the ids of everything the op added, in order. An op that does not apply changes nothing and returns isError with the reason.",
         ),
-        tool::<SessionArgs, EpochResult>(
-            "quire_undo",
+        ToolName::Undo => tool::<SessionArgs, EpochResult>(
+            name,
             "Undo",
             "Undo the latest change of the session. Returns the new epoch, or epoch null when there is nothing to undo.",
         ),
-        tool::<SessionArgs, EpochResult>(
-            "quire_redo",
+        ToolName::Redo => tool::<SessionArgs, EpochResult>(
+            name,
             "Redo",
             "Redo the latest undone change. Returns the new epoch, or epoch null when there is nothing to redo.",
         ),
-        tool::<StartPipelineArgs, Started>(
-            "quire_start_pipeline",
+        ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
+            name,
             "Start a pipeline",
             "Run engines (steps, in order) over the session's pages in the background. Every step and page is checked first. Returns the jobId at once; with wait=true returns when the job ends, with its status and warnings, sending progress notifications if the request has a progress token.",
         ),
-        tool::<NoArgs, Sessions>(
-            "quire_list_sessions",
+        ToolName::ListSessions => tool::<NoArgs, Sessions>(
+            name,
             "List open sessions",
             "The open sessions (one per open project) with their epoch, whether a job keeps them busy, and which is current.",
         ),
-        tool::<GetSceneArgs, SnapshotFile>(
-            "quire_get_scene",
+        ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
+            name,
             "Get the scene",
             "The session's scene (pages and their nodes: text with source and translation, images, masks) and its epoch, optionally only some pages.",
         ),
-        tool::<NoArgs, Engines>(
-            "quire_list_engines",
+        ToolName::ListEngines => tool::<NoArgs, Engines>(
+            name,
             "List engines",
             "The pipeline engines: id, stage, description, whether they need a person's approval, whether built in.",
         ),
-        tool::<JobArgs, JobSummary>(
-            "quire_get_job",
+        ToolName::GetJob => tool::<JobArgs, JobSummary>(
+            name,
             "Get a job",
             "A job's status, progress and warnings so far (jobs in flight and the last 100 finished).",
         ),
-        tool::<JobArgs, Cancelled>(
-            "quire_cancel_job",
+        ToolName::CancelJob => tool::<JobArgs, Cancelled>(
+            name,
             "Cancel a job",
             "Cancel a queued or running job; it stops before its next page. cancelled is false when it had already finished.",
         ),
-        tool::<ExportArgs, Exported>(
-            "quire_export",
+        ToolName::Export => tool::<ExportArgs, Exported>(
+            name,
             "Export",
             "Export the session as markdown, xliff or json (returned inline as text) or archive (a zip, returned as an embedded base64 resource up to 16 MiB). Over stdio, outPath writes the export to that file instead.",
         ),
-    ]
+    }
 }
 
 #[cfg(test)]

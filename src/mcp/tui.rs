@@ -24,7 +24,13 @@ use tokio::sync::{Mutex, oneshot};
 use crate::mcp::tools::schema;
 use crate::share::ShareError;
 use crate::share::endpoint::EndpointFile;
-use crate::share::protocol::{Hello, Outcome, PROTOCOL, Reply, Request, SelectArgs};
+use crate::share::protocol::{
+    GET_VIEW_CONTEXT, HELLO, Hello, Outcome, PROTOCOL, Reply, Request, SELECT_SESSION, SelectArgs,
+};
+
+/// The two tools are named like the protocol methods they call.
+const CONTEXT_TOOL: &str = GET_VIEW_CONTEXT;
+const SELECT_TOOL: &str = SELECT_SESSION;
 
 /// Extra time after the deadline before the adapter gives up waiting.
 const GRACE: Duration = Duration::from_secs(1);
@@ -109,7 +115,7 @@ impl Adapter {
         let (mut reader, mut write) = conn::framed(read, write);
         let hello = Request {
             id: 0,
-            method: "hello".into(),
+            method: HELLO.into(),
             params: serde_json::to_value(Hello {
                 token: self.endpoint.token.clone(),
                 client: format!("quire mcp tui {}", env!("CARGO_PKG_VERSION")),
@@ -225,7 +231,7 @@ impl Adapter {
 
     async fn get_view_context(&self) -> Outcome {
         match self
-            .call("get_view_context", json!({}), self.deadline + GRACE)
+            .call(GET_VIEW_CONTEXT, json!({}), self.deadline + GRACE)
             .await
         {
             Ok(value) => decode(value),
@@ -239,7 +245,7 @@ impl Adapter {
             obj.insert("deadlineMs".into(), json!(self.deadline.as_millis() as u64));
         }
         match self
-            .call("select_session", params, self.deadline + GRACE)
+            .call(SELECT_SESSION, params, self.deadline + GRACE)
             .await
         {
             Ok(value) => decode(value),
@@ -288,10 +294,10 @@ fn tools() -> Vec<Tool> {
     #[serde(deny_unknown_fields)]
     struct NoArgs {}
     vec![
-        Tool::new("get_view_context", CONTEXT_DESCRIPTION, schema::<NoArgs>())
+        Tool::new(CONTEXT_TOOL, CONTEXT_DESCRIPTION, schema::<NoArgs>())
             .with_title("Read the shared TUI's view")
             .with_raw_output_schema(schema::<Outcome>()),
-        Tool::new("select_session", SELECT_DESCRIPTION, schema::<SelectArgs>())
+        Tool::new(SELECT_TOOL, SELECT_DESCRIPTION, schema::<SelectArgs>())
             .with_title("Move the shared TUI to a session")
             .with_raw_output_schema(schema::<Outcome>()),
     ]
@@ -331,7 +337,7 @@ impl ServerHandler for Adapter {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let outcome = match request.name.as_ref() {
-            "get_view_context" => {
+            CONTEXT_TOOL => {
                 if args.as_object().is_some_and(|o| !o.is_empty()) {
                     return Err(ErrorData::invalid_params(
                         "get_view_context takes no arguments",
@@ -340,7 +346,7 @@ impl ServerHandler for Adapter {
                 }
                 self.get_view_context().await
             }
-            "select_session" => {
+            SELECT_TOOL => {
                 let args: SelectArgs = serde_json::from_value(args).map_err(|e| {
                     ErrorData::invalid_params(format!("invalid arguments: {e}"), None)
                 })?;

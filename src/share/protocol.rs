@@ -18,6 +18,11 @@ use uuid::Uuid;
 
 use crate::core::ids::SessionId;
 
+/// The methods, each named once.
+pub const HELLO: &str = "hello";
+pub const GET_VIEW_CONTEXT: &str = "get_view_context";
+pub const SELECT_SESSION: &str = "select_session";
+
 /// Bumped on any incompatible change; in `endpoint.json` and `hello`.
 pub const PROTOCOL: u32 = 1;
 /// Largest frame, newline excluded.

@@ -236,25 +236,8 @@ impl Backend for Remote {
         // The server decides about engines needing approval (its
         // engines.allow_unattended): an HTTP client cannot vouch for a person.
         Box::pin(async move {
-            let body = json!({
-                "steps": spec.steps,
-                "pages": spec.pages,
-                "targetLanguage": spec.target_language,
-                "systemPrompt": spec.system_prompt,
-                "defaultFont": spec.default_font,
-                "provider": spec.provider,
-            });
-            let body: serde_json::Map<String, Value> = body
-                .as_object()
-                .map(|o| {
-                    o.iter()
-                        .filter(|(_, v)| !v.is_null())
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect()
-                })
-                .unwrap_or_default();
             let started: Started = self
-                .post(&Self::session_path(id, "/pipelines"), &body)
+                .post(&Self::session_path(id, "/pipelines"), &spec)
                 .await?;
             Ok(started.job_id)
         })
@@ -301,13 +284,10 @@ impl Backend for Remote {
 
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {
         Box::pin(async move {
-            let body = json!({ "format": spec.format, "pages": spec.pages, "targetLanguage": spec.target_language });
-            let mut body = body.as_object().cloned().unwrap_or_default();
-            body.retain(|_, v| !v.is_null());
             let r = self
                 .send(
                     self.request(reqwest::Method::POST, &Self::session_path(id, "/export"))
-                        .json(&body),
+                        .json(&spec),
                 )
                 .await?;
             r.bytes()

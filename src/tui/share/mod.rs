@@ -33,8 +33,8 @@ use crate::share::ShareError;
 use crate::share::conn::{self, Frame};
 use crate::share::endpoint::{Endpoint, remove_stale, temp_root};
 use crate::share::protocol::{
-    Hello, MAX_FRAME, NAVIGATION_LIMIT, Outcome, PROTOCOL, Receipt, Reply, Request, SelectArgs,
-    ViewContext,
+    GET_VIEW_CONTEXT, HELLO, Hello, MAX_FRAME, NAVIGATION_LIMIT, Outcome, PROTOCOL, Receipt, Reply,
+    Request, SELECT_SESSION, SelectArgs, ViewContext,
 };
 
 /// How long a connection has to present its token.
@@ -450,7 +450,7 @@ async fn connection(
     let Ok(request) = serde_json::from_str::<Request>(&line) else {
         return;
     };
-    if request.method != "hello" {
+    if request.method != HELLO {
         return;
     }
     let Ok(hello) = serde_json::from_value::<Hello>(request.params) else {
@@ -526,8 +526,8 @@ async fn answer(
     let id = request.id;
     let (reply_tx, reply_rx) = oneshot::channel();
     let msg = match request.method.as_str() {
-        "get_view_context" => ShareRequest::Context { reply: reply_tx },
-        "select_session" => {
+        GET_VIEW_CONTEXT => ShareRequest::Context { reply: reply_tx },
+        SELECT_SESSION => {
             let deadline_ms = request.params.get("deadlineMs").and_then(|v| v.as_u64());
             let mut params = request.params.clone();
             if let Some(obj) = params.as_object_mut() {
@@ -551,7 +551,7 @@ async fn answer(
                 reply: reply_tx,
             }
         }
-        "hello" => return Some(Reply::error(id, "bad_request", "already greeted")),
+        HELLO => return Some(Reply::error(id, "bad_request", "already greeted")),
         other => {
             return Some(Reply::error(
                 id,
