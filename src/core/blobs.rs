@@ -110,16 +110,16 @@ impl BlobStore {
             return Ok(hash);
         }
         let Some(shard) = path.parent() else {
-            return Err(CoreError::Io("blob path has no parent".into()));
+            return Err(CoreError::internal("blob path has no parent"));
         };
         storage::private_dir(&self.dir)?;
         storage::private_dir(shard)?;
         let mut tmp = storage::temp_file_in(shard)?;
         tmp.write_all(bytes)
             .and_then(|_| tmp.as_file().sync_all())
-            .map_err(|e| CoreError::io("writing a blob", e))?;
+            .map_err(|e| CoreError::io_during("writing a blob", e))?;
         tmp.persist(&path)
-            .map_err(|e| CoreError::io(path.display(), e.error))?;
+            .map_err(|e| CoreError::io(&path, e.error))?;
         fsync_dir(shard)?;
         fsync_dir(&self.dir)?;
         Ok(hash)
@@ -134,7 +134,7 @@ impl BlobStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(CoreError::not_found("blob", hash));
             }
-            Err(e) => return Err(CoreError::io(path.display(), e)),
+            Err(e) => return Err(CoreError::io(&path, e)),
         };
         if BlobHash::of(&bytes) != *hash {
             return Err(CoreError::Corrupt {

@@ -28,7 +28,7 @@ impl Blocking<'_> {
             std::io::ErrorKind::NotFound => {
                 CoreError::not_found("project directory", path.display())
             }
-            _ => CoreError::io(path.display(), e),
+            _ => CoreError::io(path, e),
         })?;
         if !dir.is_dir() {
             return Err(CoreError::InvalidInput(format!(
@@ -80,7 +80,7 @@ impl Blocking<'_> {
     pub fn create_managed_project(&self, name: &str) -> CoreResult<SessionSummary> {
         let name = check_project_name(name)?;
         let root = self.0.projects_dir().to_path_buf();
-        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(root.display(), e))?;
+        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
         let path = {
             let _guard = self.0.lifecycle();
             let slug = slug(&name);

@@ -1,7 +1,8 @@
 //! Errors of the core. Each variant has a stable `code` that frontends map,
 //! in one place each, to an HTTP status, an MCP error or an exit code.
 
-use std::path::PathBuf;
+use std::io;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CoreError {
@@ -33,9 +34,15 @@ pub enum CoreError {
         line: Option<usize>,
         message: String,
     },
-    /// The operating system refused: disk full, permissions, fsync failure.
-    #[error("{0}")]
-    Io(String),
+    /// The operating system refused (disk full, permissions, fsync
+    /// failure: `kind` says which, `path` where), or the core failed
+    /// inside (`kind` is `Other`, no path).
+    #[error("{}{message}", path.as_ref().map(|p| format!("{}: ", p.display())).unwrap_or_default())]
+    Io {
+        kind: io::ErrorKind,
+        path: Option<PathBuf>,
+        message: String,
+    },
 }
 
 impl CoreError {
@@ -50,7 +57,7 @@ impl CoreError {
             CoreError::ApprovalRequired(_) => "approval_required",
             CoreError::Locked(_) => "locked",
             CoreError::Corrupt { .. } => "corrupt",
-            CoreError::Io(_) => "io",
+            CoreError::Io { .. } => "io",
         }
     }
 
@@ -61,8 +68,55 @@ impl CoreError {
         }
     }
 
-    pub fn io(context: impl std::fmt::Display, e: std::io::Error) -> Self {
-        CoreError::Io(format!("{context}: {e}"))
+    /// The operating system refused an operation on `path`.
+    pub fn io(path: impl AsRef<Path>, e: io::Error) -> Self {
+        CoreError::Io {
+            kind: e.kind(),
+            path: Some(path.as_ref().to_path_buf()),
+            message: e.to_string(),
+        }
+    }
+
+    /// The operating system refused, not about one file.
+    pub fn io_during(what: &str, e: io::Error) -> Self {
+        CoreError::Io {
+            kind: e.kind(),
+            path: None,
+            message: format!("{what}: {e}"),
+        }
+    }
+
+    /// The core failed inside (an encoder, a worker thread).
+    pub fn internal(message: impl Into<String>) -> Self {
+        CoreError::Io {
+            kind: io::ErrorKind::Other,
+            path: None,
+            message: message.into(),
+        }
+    }
+
+    /// The same error, its message prefixed with what was being done.
+    pub fn context(self, what: &str) -> Self {
+        match self {
+            CoreError::Io {
+                kind,
+                path,
+                message,
+            } => CoreError::Io {
+                kind,
+                path,
+                message: format!("{what}: {message}"),
+            },
+            other => other,
+        }
+    }
+
+    /// The `io::ErrorKind` of an `Io` error.
+    pub fn io_kind(&self) -> Option<io::ErrorKind> {
+        match self {
+            CoreError::Io { kind, .. } => Some(*kind),
+            _ => None,
+        }
     }
 }
 

@@ -103,7 +103,7 @@ impl Core {
                 epoch: snapshot.epoch,
                 scene,
             })
-            .map_err(|e| CoreError::Io(format!("cannot encode the scene: {e}")))?,
+            .map_err(|e| CoreError::internal(format!("cannot encode the scene: {e}")))?,
             ExportFormat::Markdown => markdown(&scene).into_bytes(),
             ExportFormat::Xliff => xliff(&scene, spec.target_language.as_deref())?,
             ExportFormat::Archive => {
@@ -112,7 +112,7 @@ impl Core {
                 let epoch = snapshot.epoch;
                 tokio::task::spawn_blocking(move || archive(project_id, epoch, scene, &store))
                     .await
-                    .map_err(|e| CoreError::Io(format!("archive writer failed: {e}")))??
+                    .map_err(|e| CoreError::internal(format!("archive writer failed: {e}")))??
             }
         };
         let name = slug(&self.session(session)?.name);
@@ -228,7 +228,7 @@ fn element<'a>(name: &'a str, attributes: &[(&str, &str)]) -> BytesStart<'a> {
 }
 
 fn xml_err(e: impl std::fmt::Display) -> CoreError {
-    CoreError::Io(format!("cannot write XLIFF: {e}"))
+    CoreError::internal(format!("cannot write XLIFF: {e}"))
 }
 
 fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
@@ -328,7 +328,7 @@ fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
 }
 
 fn zip_err(e: impl std::fmt::Display) -> CoreError {
-    CoreError::Io(format!("cannot write the archive: {e}"))
+    CoreError::internal(format!("cannot write the archive: {e}"))
 }
 
 /// The project as a zip: `project.toml`, `scene.json` (a snapshot at
@@ -390,7 +390,7 @@ fn entry_path(name: &str) -> Option<String> {
 pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
     if dest.exists()
         && std::fs::read_dir(dest)
-            .map_err(|e| CoreError::io(dest.display(), e))?
+            .map_err(|e| CoreError::io(dest, e))?
             .next()
             .is_some()
     {
@@ -403,13 +403,13 @@ pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent.display(), e))?;
+    std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
     // Unpack beside the destination, check everything, then rename: a
     // refused archive leaves nothing behind.
     let work = tempfile::Builder::new()
         .prefix(".quire-import-")
         .tempdir_in(parent)
-        .map_err(|e| CoreError::io(parent.display(), e))?;
+        .map_err(|e| CoreError::io(parent, e))?;
     let mut zip =
         zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| bad_archive(e.to_string()))?;
     let mut total = 0u64;
@@ -481,10 +481,10 @@ pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
     }
     storage::private_dir(&work.path().join("blobs"))?;
     if dest.exists() {
-        std::fs::remove_dir(dest).map_err(|e| CoreError::io(dest.display(), e))?;
+        std::fs::remove_dir(dest).map_err(|e| CoreError::io(dest, e))?;
     }
     let kept = work.keep();
-    std::fs::rename(&kept, dest).map_err(|e| CoreError::io(dest.display(), e))?;
+    std::fs::rename(&kept, dest).map_err(|e| CoreError::io(dest, e))?;
     super::storage::fsync_dir(parent)?;
     Ok(())
 }

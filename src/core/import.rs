@@ -159,7 +159,7 @@ impl Core {
                 .collect::<CoreResult<Vec<_>>>()
         })
         .await
-        .map_err(|e| CoreError::Io(format!("blob writer failed: {e}")))??;
+        .map_err(|e| CoreError::internal(format!("blob writer failed: {e}")))??;
         let ops = files
             .iter()
             .zip(sizes)

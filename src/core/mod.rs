@@ -428,7 +428,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 ) -> CoreResult<T> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| CoreError::Io(format!("a blocking task failed: {e}")))?
+        .map_err(|e| CoreError::internal(format!("a blocking task failed: {e}")))?
 }
 
 /// A new project's name, trimmed, under the one name rule.
@@ -461,7 +461,7 @@ pub(crate) fn slug(name: &str) -> String {
 fn init_project_dir(path: &Path, name: &str) -> CoreResult<()> {
     if path.exists() {
         let empty = std::fs::read_dir(path)
-            .map_err(|e| CoreError::io(path.display(), e))?
+            .map_err(|e| CoreError::io(path, e))?
             .next()
             .is_none();
         if !empty {
@@ -503,7 +503,7 @@ pub fn list_projects_in(root: &Path, open: &[SessionSummary]) -> CoreResult<Vec<
     let read = match std::fs::read_dir(root) {
         Ok(read) => read,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(CoreError::io(root.display(), e)),
+        Err(e) => return Err(CoreError::io(root, e)),
     };
     let mut out = Vec::new();
     for entry in read.flatten() {

@@ -128,15 +128,15 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> CoreResult<()> {
         Some(dir) => dir.to_path_buf(),
         None => PathBuf::from("."),
     };
-    std::fs::create_dir_all(&dir).map_err(|e| CoreError::io(dir.display(), e))?;
+    std::fs::create_dir_all(&dir).map_err(|e| CoreError::io(&dir, e))?;
     let mut tmp = storage::temp_file_in(&dir)?;
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| CoreError::io(path.display(), e))?;
+        .map_err(|e| CoreError::io(path, e))?;
     // Follow a link at the target: what it points to is what was checked.
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     tmp.persist(&target)
-        .map_err(|e| CoreError::io(path.display(), e.error))?;
+        .map_err(|e| CoreError::io(path, e.error))?;
     Ok(())
 }
 

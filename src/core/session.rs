@@ -85,9 +85,9 @@ async fn wait_durable(rx: &mut watch::Receiver<Durable>, epoch: u64) -> CoreResu
     let state = rx
         .wait_for(|d| d.epoch >= epoch || d.error.is_some())
         .await
-        .map_err(|_| CoreError::Io("the project was closed before the change was saved".into()))?;
+        .map_err(|_| CoreError::internal("the project was closed before the change was saved"))?;
     match &state.error {
-        Some(e) if state.epoch < epoch => Err(CoreError::Io(format!("change not saved: {e}"))),
+        Some(e) if state.epoch < epoch => Err(e.clone().context("change not saved")),
         _ => Ok(()),
     }
 }
@@ -272,7 +272,7 @@ impl Session {
             return Err(CoreError::not_found("session", self.id));
         }
         if let Some(e) = self.writer.failed() {
-            return Err(CoreError::Io(format!(
+            return Err(CoreError::internal(format!(
                 "project {} cannot be saved ({e}); close it and check the disk",
                 self.path.display()
             )));
@@ -545,8 +545,8 @@ fn truncate(path: &Path, len: u64) -> CoreResult<()> {
     let file = std::fs::OpenOptions::new()
         .write(true)
         .open(path)
-        .map_err(|e| CoreError::io(path.display(), e))?;
+        .map_err(|e| CoreError::io(path, e))?;
     file.set_len(len)
         .and_then(|_| file.sync_all())
-        .map_err(|e| CoreError::io(path.display(), e))
+        .map_err(|e| CoreError::io(path, e))
 }

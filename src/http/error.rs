@@ -39,7 +39,7 @@ pub fn status_of(error: &CoreError) -> StatusCode {
         CoreError::NotFound { .. } => StatusCode::NOT_FOUND,
         CoreError::InvalidOp(_) | CoreError::InvalidInput(_) => StatusCode::UNPROCESSABLE_ENTITY,
         CoreError::ApprovalRequired(_) => StatusCode::FORBIDDEN,
-        CoreError::Corrupt { .. } | CoreError::Io(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        CoreError::Corrupt { .. } | CoreError::Io { .. } => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 

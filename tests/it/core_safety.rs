@@ -238,3 +238,33 @@ async fn a_project_written_by_0_1_0_opens_and_is_upgraded() {
     let text = std::fs::read_to_string(path.join("scene.json")).unwrap();
     assert!(text.contains("\"sum\":"), "{text}");
 }
+
+/// An OS error keeps its kind and the path it is about, so frontends and
+/// logs can tell a full disk from a wrong path.
+#[tokio::test]
+async fn an_io_error_keeps_its_kind_and_path() {
+    let t = TestCore::new();
+    let file = t.dir.path().join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    let err = t
+        .core
+        .blocking()
+        .create_project(&file.join("project"), "Nope")
+        .unwrap_err();
+    assert_eq!(err.code(), "io", "{err}");
+    // mkdir -p over a file: EEXIST on Linux.
+    assert_eq!(
+        err.io_kind(),
+        Some(std::io::ErrorKind::AlreadyExists),
+        "{err}"
+    );
+    match &err {
+        quire::core::CoreError::Io {
+            path: Some(path), ..
+        } => {
+            assert!(path.starts_with(&file), "{}", path.display())
+        }
+        other => panic!("no path in {other:?}"),
+    }
+    assert!(err.to_string().contains("a-file"), "{err}");
+}

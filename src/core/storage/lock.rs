@@ -42,25 +42,24 @@ impl ProjectLock {
     pub fn acquire(dir: &Path, holder: &Holder) -> CoreResult<Self> {
         #[cfg(unix)]
         let dir_lock = {
-            let handle = File::open(dir).map_err(|e| CoreError::io(dir.display(), e))?;
+            let handle = File::open(dir).map_err(|e| CoreError::io(dir, e))?;
             match handle.try_lock() {
                 Ok(()) => handle,
                 Err(TryLockError::WouldBlock) => return Err(held_by(dir, read_holder(dir))),
-                Err(TryLockError::Error(e)) => return Err(CoreError::io(dir.display(), e)),
+                Err(TryLockError::Error(e)) => return Err(CoreError::io(dir, e)),
             }
         };
         let path = dir.join(".lock");
         let file = lock_file(&path).map_err(|e| match e {
             LockFailure::Held => held_by(dir, read_holder(dir)),
-            LockFailure::Io(e) => CoreError::io(path.display(), e),
+            LockFailure::Io(e) => CoreError::io(&path, e),
         })?;
         let mut lock = ProjectLock {
             file,
             #[cfg(unix)]
             _dir: dir_lock,
         };
-        lock.record(holder)
-            .map_err(|e| CoreError::io(path.display(), e))?;
+        lock.record(holder).map_err(|e| CoreError::io(&path, e))?;
         Ok(lock)
     }
 

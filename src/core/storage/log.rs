@@ -77,7 +77,8 @@ pub fn encode_parts(
     op: &Op,
     inverse: &Op,
 ) -> CoreResult<Encoded> {
-    let fail = |e: serde_json::Error| CoreError::Io(format!("cannot encode an ops.log frame: {e}"));
+    let fail =
+        |e: serde_json::Error| CoreError::internal(format!("cannot encode an ops.log frame: {e}"));
     let mut op_len = 0;
     let mut line = checksummed(epoch, "frame", |out| {
         out.extend_from_slice(b"{\"kind\":");
@@ -179,7 +180,7 @@ pub fn read(path: &Path, snapshot_epoch: u64) -> CoreResult<Recovered> {
     let bytes = match std::fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(CoreError::io(path.display(), e)),
+        Err(e) => return Err(CoreError::io(path, e)),
     };
     let corrupt = |line: usize, message: String| CoreError::Corrupt {
         file: path.to_path_buf(),

@@ -117,7 +117,8 @@ impl ProjectToml {
     }
 
     pub fn encode(&self) -> CoreResult<String> {
-        toml::to_string(self).map_err(|e| CoreError::Io(format!("cannot encode project.toml: {e}")))
+        toml::to_string(self)
+            .map_err(|e| CoreError::internal(format!("cannot encode project.toml: {e}")))
     }
 }
 
@@ -148,7 +149,7 @@ impl SnapshotFile {
         let bytes = match std::fs::read(path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(CoreError::io(path.display(), e)),
+            Err(e) => return Err(CoreError::io(path, e)),
         };
         let corrupt = |line: Option<usize>, message: String| CoreError::Corrupt {
             file: path.to_path_buf(),
@@ -178,7 +179,7 @@ impl SnapshotFile {
     pub fn encode(&self) -> CoreResult<Vec<u8>> {
         log::checksummed(self.epoch, "scene", |out| {
             serde_json::to_writer(out, &self.scene)
-                .map_err(|e| CoreError::Io(format!("cannot encode scene: {e}")))
+                .map_err(|e| CoreError::internal(format!("cannot encode scene: {e}")))
         })
     }
 }
@@ -199,7 +200,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> CoreResult<()> {
         .truncate(true)
         .open(path)
         .and_then(|mut f| f.write_all(bytes))
-        .map_err(|e| CoreError::io(path.display(), e))
+        .map_err(|e| CoreError::io(path, e))
 }
 
 /// Creates `dir` owner-only (0700) if it does not exist; missing parents
@@ -209,7 +210,7 @@ pub fn private_dir(dir: &Path) -> CoreResult<()> {
         return Ok(());
     }
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent.display(), e))?;
+        std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
     }
     let mut builder = std::fs::DirBuilder::new();
     #[cfg(unix)]
@@ -217,7 +218,7 @@ pub fn private_dir(dir: &Path) -> CoreResult<()> {
     match builder.create(dir) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
-        Err(e) => Err(CoreError::io(dir.display(), e)),
+        Err(e) => Err(CoreError::io(dir, e)),
     }
 }
 
@@ -246,7 +247,7 @@ pub fn temp_file_in(dir: &Path) -> CoreResult<tempfile::NamedTempFile> {
     tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
         .tempfile_in(dir)
-        .map_err(|e| CoreError::io(dir.display(), e))
+        .map_err(|e| CoreError::io(dir, e))
 }
 
 /// Housekeeping at open: removes the temporary files a crash left (in the
@@ -305,15 +306,15 @@ fn remove_temp_files(dir: &Path) -> u64 {
 /// mix, and the new content survives a crash once this returns: temp file
 /// in the same directory, fsync, rename, fsync the directory.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> CoreResult<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| CoreError::Io(format!("{} has no parent directory", path.display())))?;
+    let dir = path.parent().ok_or_else(|| {
+        CoreError::internal(format!("{} has no parent directory", path.display()))
+    })?;
     let mut tmp = temp_file_in(dir)?;
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
-        .map_err(|e| CoreError::io(path.display(), e))?;
+        .map_err(|e| CoreError::io(path, e))?;
     tmp.persist(path)
-        .map_err(|e| CoreError::io(path.display(), e.error))?;
+        .map_err(|e| CoreError::io(path, e.error))?;
     fsync_dir(dir)
 }
 
@@ -323,7 +324,7 @@ pub fn fsync_dir(dir: &Path) -> CoreResult<()> {
     {
         std::fs::File::open(dir)
             .and_then(|d| d.sync_all())
-            .map_err(|e| CoreError::io(dir.display(), e))
+            .map_err(|e| CoreError::io(dir, e))
     }
     #[cfg(not(unix))]
     {

@@ -50,7 +50,7 @@ pub struct SnapshotJob {
 pub struct Durable {
     pub epoch: u64,
     /// Set once a write or fsync failed; nothing after it is acknowledged.
-    pub error: Option<Arc<str>>,
+    pub error: Option<CoreError>,
 }
 
 /// Called for each newly durable epoch, in order, before waiters wake.
@@ -95,11 +95,8 @@ impl LogWriter {
             .create(true)
             .append(true)
             .open(&path)
-            .map_err(|e| CoreError::io(path.display(), e))?;
-        let log_len = log
-            .metadata()
-            .map_err(|e| CoreError::io(path.display(), e))?
-            .len();
+            .map_err(|e| CoreError::io(&path, e))?;
+        let log_len = log.metadata().map_err(|e| CoreError::io(&path, e))?.len();
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 items: Vec::new(),
@@ -124,7 +121,7 @@ impl LogWriter {
         let thread = std::thread::Builder::new()
             .name("quire-log".into())
             .spawn(move || flusher.run())
-            .map_err(|e| CoreError::io("starting the log writer", e))?;
+            .map_err(|e| CoreError::io_during("starting the log writer", e))?;
         Ok(LogWriter {
             shared,
             thread: Mutex::new(Some(thread)),
@@ -145,7 +142,7 @@ impl LogWriter {
     }
 
     /// The write or fsync error that stopped this writer, if any.
-    pub fn failed(&self) -> Option<Arc<str>> {
+    pub fn failed(&self) -> Option<CoreError> {
         self.durable.borrow().error.clone()
     }
 
@@ -172,10 +169,10 @@ impl LogWriter {
         if let Some(handle) = handle
             && handle.join().is_err()
         {
-            return Err(CoreError::Io("the log writer thread panicked".into()));
+            return Err(CoreError::internal("the log writer thread panicked"));
         }
         match self.failed() {
-            Some(e) => Err(CoreError::Io(e.to_string())),
+            Some(e) => Err(e),
             None => Ok(()),
         }
     }
@@ -226,8 +223,7 @@ impl Flusher {
                 Ok(None) => {}
                 Err(e) => {
                     tracing::error!("ops.log of {} failed: {e}", self.files.dir.display());
-                    let message: Arc<str> = Arc::from(e.to_string());
-                    self.durable.send_modify(|d| d.error = Some(message));
+                    self.durable.send_modify(|d| d.error = Some(e));
                     return;
                 }
             }
@@ -311,10 +307,10 @@ impl Flusher {
     /// after a snapshot also make `project.toml` record `epoch`.
     fn append(&mut self, bytes: &[u8], epoch: u64) -> CoreResult<()> {
         let path = self.files.ops_log();
-        let io = |e| CoreError::io(path.display(), e);
+        let io = |e| CoreError::io(&path, e);
         let len = self.log.metadata().map_err(io)?.len();
         if len != self.log_len {
-            return Err(CoreError::Io(format!(
+            return Err(CoreError::internal(format!(
                 "{} changed behind this process's back ({} bytes where it wrote {}): \
                  another process may have opened the project; refusing to write more",
                 path.display(),
@@ -343,7 +339,7 @@ impl Flusher {
     /// Replaces `scene.json`, then empties `ops.log`.
     fn snapshot(&mut self, job: SnapshotJob) -> CoreResult<()> {
         let path = self.files.ops_log();
-        let io = |e| CoreError::io(path.display(), e);
+        let io = |e| CoreError::io(&path, e);
         write_atomic(&self.files.scene_json(), &job.snapshot.encode()?)?;
         let old_format = self.project.format_version < FORMAT_VERSION;
         if let Some(name) = job.rename {
