@@ -14,11 +14,11 @@ use crate::cli::{
     Cli, Command, ConfigCommand, EnginesCommand, McpCommand, ModesCommand, ProjectsCommand,
 };
 use crate::commands;
+use crate::config::modes::Frontend;
 use crate::config::{self, LoadRequest, Loaded, ModeSelect, Overrides};
 use crate::error::Failure;
 use crate::launch::{self, Launch};
 use crate::logging::{self, LogRequest};
-use crate::modes::Frontend;
 
 /// Runs quire with `args` (including the program name) and returns the
 /// process exit code.

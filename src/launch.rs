@@ -8,11 +8,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::config::modes::Frontend;
 use crate::config::{ConfigError, Loaded};
+use crate::core::session::SessionSettings;
 use crate::core::{Core, CoreConfig};
 use crate::error::Failure;
 use crate::http::{self, BindError};
-use crate::modes::Frontend;
 
 /// How long requests in flight may run after SIGINT/SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -43,12 +44,13 @@ pub fn start(loaded: Loaded, launch: Launch) -> Result<(), Failure> {
                 return run_tui(loaded, project, share);
             }
             if mode.has(Frontend::McpStdio) {
-                return run_stdio(loaded, project);
+                let with_http = mode.has(Frontend::Http);
+                return run_stdio(loaded, project, with_http);
             }
             run_server(loaded, project)
         }
         Launch::Attach { url, share } => run_attach(loaded, &url, share),
-        Launch::McpStdio { project } => run_stdio(loaded, project),
+        Launch::McpStdio { project } => run_stdio(loaded, project, false),
         Launch::McpTui {
             endpoint,
             deadline_ms,
@@ -68,7 +70,28 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 fn core_for(loaded: &Loaded) -> Result<Core, Failure> {
     let paths = loaded.data_paths()?;
     let mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str());
-    Ok(Core::new(CoreConfig::new(&loaded.config, &paths, mode)))
+    Ok(Core::new(core_config(&loaded.config, &paths, mode)))
+}
+
+/// What the core needs, read from the configuration: the one adapter
+/// between the config's schema and the core.
+pub fn core_config(
+    config: &crate::config::Config,
+    paths: &crate::config::dirs::DataPaths,
+    mode: &str,
+) -> CoreConfig {
+    CoreConfig {
+        projects_dir: paths.projects_dir.clone(),
+        session: SessionSettings {
+            durability: config.storage.durability,
+            snapshot_every_ops: config.storage.snapshot_every_ops,
+            undo_limit: config.history.undo_limit,
+            max_op_bytes: config.server.max_body_bytes,
+        },
+        mode: mode.to_owned(),
+        engines: config.engines.clone(),
+        providers: config.providers.clone(),
+    }
 }
 
 fn say(line: &str) {
@@ -185,24 +208,56 @@ async fn open_at_start(
 
 /// `quire mcp stdio`: MCP on stdin/stdout until stdin closes (or a signal),
 /// then every project is saved and closed. Nothing but protocol frames is
-/// written to stdout.
-fn run_stdio(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
+/// written to stdout. A mode with `mcp-stdio` and `http` also serves the
+/// HTTP API (and `/mcp` with `mcp-http`) on the same core for as long as
+/// the stdio client stays.
+fn run_stdio(loaded: Loaded, project: Option<PathBuf>, with_http: bool) -> Result<(), Failure> {
     // One client, one connection: a single-threaded runtime starts faster
     // (blocking work still goes to the blocking pool).
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .thread_name("quire")
-        .build()
-        .context("cannot start the async runtime")?;
+    let runtime = if with_http {
+        runtime()?
+    } else {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .thread_name("quire")
+            .build()
+            .context("cannot start the async runtime")?
+    };
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
-        let active = open_at_start(&core, project).await?;
-        let served = tokio::select! {
-            served = crate::mcp::serve_stdio(core.clone(), active) => served,
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let served = match with_http {
+            true => Some(
+                serve_http(&core, &loaded, async move {
+                    let _ = stopped.await;
+                })
+                .await?,
+            ),
+            false => None,
+        };
+        let active = match open_at_start(&core, project).await {
+            Ok(active) => active,
+            Err(e) => {
+                if let Some(served) = &served {
+                    served.task.abort();
+                }
+                return Err(e);
+            }
+        };
+        if let Some(served) = &served {
+            served.state.set_ready();
+            say(&format!("quire: serving {} ({})", served.url, served.what));
+        }
+        let result = tokio::select! {
+            result = crate::mcp::serve_stdio(core.clone(), active) => result,
             _ = crate::signals::stop_requested() => Ok(()),
         };
+        drop(stop);
+        if let Some(served) = served {
+            let _ = served.task.await;
+        }
         let closed = close_all(&core).await;
-        served.context("MCP stdio server failed")?;
+        result.context("MCP stdio server failed")?;
         closed
     })
 }

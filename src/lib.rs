@@ -5,7 +5,7 @@
 //! - [`app`] turns arguments into a config and a command, prints errors once
 //!   and picks the exit code; [`cli`] is the clap definition it reads.
 //! - [`config`] layers the configuration (figment) and knows every key;
-//!   [`modes`] loads the mode files that say which frontends to start.
+//!   `config::modes` loads the mode files that say which frontends to start.
 //! - [`launch`] starts a mode: one [`core`] and the mode's frontends.
 //! - [`core`] owns all state: sessions, scenes, history, storage, events.
 //! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`],
@@ -23,7 +23,6 @@ pub mod http;
 pub mod launch;
 pub mod logging;
 pub mod mcp;
-pub mod modes;
 pub mod share;
 pub mod signals;
 pub mod tui;

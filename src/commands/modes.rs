@@ -31,7 +31,7 @@ pub fn show(loaded: &Loaded, name: &str, out: &mut dyn Write) -> Result<(), Fail
     let frontends: Vec<&str> = mode.frontends.iter().map(|f| f.name()).collect();
     writeln!(out, "name:        {}", mode.name).map_err(write_failed)?;
     let kind = match mode.origin {
-        crate::modes::ModeOrigin::BuiltIn => "embedded in the binary",
+        crate::config::modes::ModeOrigin::BuiltIn => "embedded in the binary",
         ref other => other.kind(),
     };
     writeln!(

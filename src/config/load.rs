@@ -26,7 +26,7 @@ use super::error::{ConfigError, suggest};
 use super::schema::{Config, ENGINES_FLAGS, is_valid_id};
 use super::secret;
 use super::source::TomlSource;
-use crate::modes::{Mode, ModeRegistry};
+use crate::config::modes::{Mode, ModeRegistry};
 
 const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
 const DEFAULT_LABEL: &str = "default config/default.toml";
@@ -522,7 +522,7 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
         return Err(at("history.undo_limit", "must be at least 1".into()));
     }
     for (id, engine) in &config.engines.commands {
-        if crate::core::engines::BUILT_IN.contains(&id.as_str()) {
+        if super::schema::BUILT_IN_ENGINES.contains(&id.as_str()) {
             return Err(at(
                 &format!("engines.{id}"),
                 format!("`{id}` is a built-in engine; give the command engine another id"),

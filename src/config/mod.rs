@@ -1,9 +1,11 @@
-//! Layered configuration: the schema, the layers (figment), secrets, and
-//! the directories quire reads and writes.
+//! Layered configuration: the schema, the layers (figment), secrets, the
+//! mode files (`modes.rs`: which frontends a mode starts), and the
+//! directories quire reads and writes. It depends on nothing else of quire.
 
 pub mod dirs;
 pub mod error;
 mod load;
+pub mod modes;
 pub mod schema;
 pub mod secret;
 pub mod show;

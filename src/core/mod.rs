@@ -54,8 +54,6 @@ use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
-use crate::config::Config;
-use crate::config::dirs::DataPaths;
 use crate::config::schema::{EnginesConfig, ProviderConfig};
 
 /// What the core needs from the configuration.
@@ -69,23 +67,6 @@ pub struct CoreConfig {
     pub engines: EnginesConfig,
     /// Translation providers for `llm-translate`.
     pub providers: BTreeMap<String, ProviderConfig>,
-}
-
-impl CoreConfig {
-    pub fn new(config: &Config, paths: &DataPaths, mode: &str) -> Self {
-        CoreConfig {
-            projects_dir: paths.projects_dir.clone(),
-            session: SessionSettings {
-                durability: config.storage.durability,
-                snapshot_every_ops: config.storage.snapshot_every_ops,
-                undo_limit: config.history.undo_limit,
-                max_op_bytes: config.server.max_body_bytes,
-            },
-            mode: mode.to_owned(),
-            engines: config.engines.clone(),
-            providers: config.providers.clone(),
-        }
-    }
 }
 
 /// The result of an applied op.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use quire::config::dirs::{DataPaths, Dirs};
 use quire::config::{Config, LoadRequest, load_with};
-use quire::core::{Core, CoreConfig};
+use quire::core::Core;
 use quire::http;
 use serde_json::Value;
 use tempfile::TempDir;
@@ -63,7 +63,7 @@ impl TestServer {
             projects_dir: dir.path().join("data/projects"),
             logs_dir: dir.path().join("data/logs"),
         };
-        let core = Core::new(CoreConfig::new(&cfg, &paths, "headless"));
+        let core = Core::new(quire::launch::core_config(&cfg, &paths, "headless"));
         let send_timeout = Duration::from_secs(cfg.server.send_timeout_secs);
         let app = http::app(core.clone(), Arc::new(cfg), "headless", extra);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -21,12 +21,16 @@ struct RawMcp {
 
 impl RawMcp {
     fn start(s: &Sandbox) -> Self {
+        Self::start_with(s, &["mcp", "stdio"], Stdio::null())
+    }
+
+    fn start_with(s: &Sandbox, args: &[&str], stderr: Stdio) -> Self {
         let mut child = s
             .command()
-            .args(["mcp", "stdio"])
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -267,4 +271,53 @@ fn requests_before_initialize_are_answered_and_an_early_eof_is_a_clean_exit() {
     assert_eq!(by_id(json!(1))["error"]["code"], -32600);
     assert_eq!(by_id(json!(2))["result"], json!({}));
     assert_eq!(by_id(Value::Null)["error"]["code"], -32700);
+}
+
+/// A mode with `mcp-stdio` and `http` runs both on one core: what the HTTP
+/// API creates, the stdio client sees; stdout stays protocol frames only;
+/// the process ends (saving) when the stdio client leaves.
+#[test]
+fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
+    let s = Sandbox::new();
+    s.user_mode(
+        "agent",
+        "description = \"an agent with the API beside it\"\nfrontends = [\"mcp-stdio\", \"http\"]\n[config]\nserver.port = 0\n",
+    );
+    let log = s.path("stderr.log");
+    let stderr = std::fs::File::create(&log).unwrap();
+    let mut mcp = RawMcp::start_with(&s, &["--mode", "agent"], Stdio::from(stderr));
+    let end = std::time::Instant::now() + Duration::from_secs(30);
+    let url = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if let Some(at) = text.find("serving http://") {
+            let rest = &text[at + "serving ".len()..];
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+        assert!(std::time::Instant::now() < end, "no serving line: {text}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let http = reqwest::blocking::Client::new();
+    let created: Value = http
+        .post(format!("{url}/api/v1/projects"))
+        .json(&json!({ "name": "Both ways" }))
+        .send()
+        .unwrap()
+        .error_for_status()
+        .unwrap()
+        .json()
+        .unwrap();
+    let reply = mcp.call(json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": { "name": "quire_list_sessions", "arguments": {} }
+    }));
+    let sessions = &reply["result"]["structuredContent"]["sessions"];
+    assert_eq!(sessions[0]["id"], created["id"], "{reply}");
+    assert_eq!(sessions[0]["name"], "Both ways", "{reply}");
+    drop(mcp.stdin);
+    let status = mcp.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(
+        http.get(format!("{url}/healthz")).send().is_err(),
+        "the API stopped with the client"
+    );
 }

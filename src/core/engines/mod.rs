@@ -20,8 +20,9 @@ use crate::config::schema::{CommandEngineConfig, ProviderConfig};
 use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
 use crate::core::scene::{ImageRole, NodeKind, Page};
 
-/// Ids of the engines every quire has.
-pub const BUILT_IN: [&str; 3] = ["pseudo-translate", "qa", "llm-translate"];
+/// Ids of the engines every quire has (the config refuses them as command
+/// engine ids).
+pub use crate::config::schema::BUILT_IN_ENGINES as BUILT_IN;
 
 /// What the registry says about an engine.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]

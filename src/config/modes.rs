@@ -18,9 +18,9 @@ use crate::config::source::TomlSource;
 
 /// The built-in modes, embedded so the binary works with no file on disk.
 const BUILT_IN: &[(&str, &str)] = &[
-    ("headless", include_str!("../modes/headless.toml")),
-    ("stdio", include_str!("../modes/stdio.toml")),
-    ("tui", include_str!("../modes/tui.toml")),
+    ("headless", include_str!("../../modes/headless.toml")),
+    ("stdio", include_str!("../../modes/stdio.toml")),
+    ("tui", include_str!("../../modes/tui.toml")),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
