@@ -84,9 +84,9 @@ pub fn core_config(
         projects_dir: paths.projects_dir.clone(),
         session: SessionSettings {
             durability: config.storage.durability,
-            snapshot_every_ops: config.storage.snapshot_every_ops,
-            undo_limit: config.history.undo_limit,
-            max_op_bytes: config.server.max_body_bytes,
+            snapshot_every_ops: config.storage.snapshot_every_ops.get(),
+            undo_limit: config.history.undo_limit.get(),
+            max_op_bytes: config.server.max_body_bytes.get(),
         },
         mode: mode.to_owned(),
         engines: config.engines.clone(),
@@ -142,7 +142,7 @@ async fn serve_http(
         app.shutdown,
         stop,
         SHUTDOWN_GRACE,
-        std::time::Duration::from_secs(loaded.config.server.send_timeout_secs),
+        std::time::Duration::from_secs(loaded.config.server.send_timeout_secs.get()),
     ));
     Ok(Served {
         url,

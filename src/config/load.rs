@@ -506,21 +506,6 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
     if config.server.host.trim().is_empty() {
         return Err(at("server.host", "must not be empty".into()));
     }
-    if config.server.send_timeout_secs == 0 {
-        return Err(at("server.send_timeout_secs", "must be at least 1".into()));
-    }
-    if config.server.max_body_bytes == 0 {
-        return Err(at("server.max_body_bytes", "must be at least 1".into()));
-    }
-    if config.storage.snapshot_every_ops == 0 {
-        return Err(at(
-            "storage.snapshot_every_ops",
-            "must be at least 1".into(),
-        ));
-    }
-    if config.history.undo_limit == 0 {
-        return Err(at("history.undo_limit", "must be at least 1".into()));
-    }
     for (id, engine) in &config.engines.commands {
         if super::schema::BUILT_IN_ENGINES.contains(&id.as_str()) {
             return Err(at(
@@ -535,18 +520,6 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
                 return Err(at(&key, "must name a program".into()));
             }
             Some(_) => {}
-        }
-        if engine.timeout_secs == 0 {
-            return Err(at(
-                &format!("engines.{id}.timeout_secs"),
-                "must be at least 1".into(),
-            ));
-        }
-        if engine.max_output_bytes == 0 {
-            return Err(at(
-                &format!("engines.{id}.max_output_bytes"),
-                "must be at least 1".into(),
-            ));
         }
     }
     for (id, provider) in &config.providers {

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::num::{NonZeroU64, NonZeroUsize};
 use std::path::PathBuf;
 
 use serde::de::{self, MapAccess, Visitor};
@@ -82,18 +83,18 @@ pub struct ServerConfig {
     pub token_file: Option<PathBuf>,
     pub allowed_hosts: Vec<String>,
     pub allowed_origins: Vec<String>,
-    pub max_body_bytes: u64,
+    pub max_body_bytes: NonZeroU64,
     /// A connection whose peer accepts none of the data sent to it for this
     /// long is closed (e.g. an event-stream client that stopped reading),
     /// so it cannot pin server memory.
-    pub send_timeout_secs: u64,
+    pub send_timeout_secs: NonZeroU64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StorageConfig {
     pub durability: Durability,
-    pub snapshot_every_ops: u64,
+    pub snapshot_every_ops: NonZeroU64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,7 +109,7 @@ pub enum Durability {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryConfig {
-    pub undo_limit: usize,
+    pub undo_limit: NonZeroUsize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -164,11 +165,11 @@ pub struct CommandEngineConfig {
     pub input: EngineInput,
     pub output: EngineOutput,
     #[serde(default = "default_engine_timeout")]
-    pub timeout_secs: u64,
+    pub timeout_secs: NonZeroU64,
     /// Most bytes of stdout read; past that the step fails and the program
     /// is stopped.
     #[serde(default = "default_max_output")]
-    pub max_output_bytes: u64,
+    pub max_output_bytes: NonZeroU64,
     #[serde(default = "default_true")]
     pub requires_approval: bool,
 }
@@ -200,7 +201,7 @@ pub struct ProviderConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_file: Option<PathBuf>,
     #[serde(default = "default_provider_timeout")]
-    pub timeout_secs: u64,
+    pub timeout_secs: NonZeroU64,
     #[serde(default = "default_max_retries")]
     pub max_retries: u32,
 }
@@ -209,16 +210,16 @@ fn default_stage() -> String {
     "custom".to_owned()
 }
 
-fn default_engine_timeout() -> u64 {
-    120
+fn default_engine_timeout() -> NonZeroU64 {
+    NonZeroU64::new(120).unwrap_or(NonZeroU64::MIN)
 }
 
-fn default_max_output() -> u64 {
-    64 << 20
+fn default_max_output() -> NonZeroU64 {
+    NonZeroU64::new(64 << 20).unwrap_or(NonZeroU64::MIN)
 }
 
-fn default_provider_timeout() -> u64 {
-    60
+fn default_provider_timeout() -> NonZeroU64 {
+    NonZeroU64::new(60).unwrap_or(NonZeroU64::MIN)
 }
 
 fn default_max_retries() -> u32 {

@@ -70,7 +70,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         &server.allowed_hosts,
         &server.allowed_origins,
         server.token.clone(),
-        server.max_body_bytes,
+        server.max_body_bytes.get(),
     );
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
     let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"));

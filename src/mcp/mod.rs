@@ -513,7 +513,7 @@ fn http_service(
         mcp_config = mcp_config.with_allowed_origins(server.allowed_origins.clone());
     }
     mcp_config.max_request_body_bytes =
-        usize::try_from(server.max_body_bytes).unwrap_or(usize::MAX);
+        usize::try_from(server.max_body_bytes.get()).unwrap_or(usize::MAX);
     mcp_config.cancellation_token = stop;
     let allow_any = config.mcp.allow_any_path;
     StreamableHttpService::new(

@@ -665,3 +665,46 @@ fn a_command_engine_may_not_take_a_built_in_id_or_run_nothing() {
         &["engines.x.output", "expected one of: ops, tesseract-tsv"],
     );
 }
+
+/// Counts and durations that must be positive are typed so (`NonZero`): a
+/// zero is refused at load, naming the key and the file, and nothing runs
+/// (a provider's `timeout_secs = 0` was silently clamped to 1 before).
+#[test]
+fn zero_where_a_positive_number_is_needed_is_refused_with_its_key() {
+    let s = Sandbox::new();
+    let cases = [
+        ("[server]\nmax_body_bytes = 0\n", "server.max_body_bytes"),
+        (
+            "[server]\nsend_timeout_secs = 0\n",
+            "server.send_timeout_secs",
+        ),
+        (
+            "[storage]\nsnapshot_every_ops = 0\n",
+            "storage.snapshot_every_ops",
+        ),
+        ("[history]\nundo_limit = 0\n", "history.undo_limit"),
+        (
+            "[engines.ocr2]\ncommand = [\"x\"]\ninput = \"page-image\"\noutput = \"ops\"\ntimeout_secs = 0\n",
+            "engines.ocr2.timeout_secs",
+        ),
+        (
+            "[engines.ocr2]\ncommand = [\"x\"]\ninput = \"page-image\"\noutput = \"ops\"\nmax_output_bytes = 0\n",
+            "engines.ocr2.max_output_bytes",
+        ),
+        (
+            "[providers.p]\nbase_url = \"http://127.0.0.1:9/v1\"\nmodel = \"m\"\ntimeout_secs = 0\n",
+            "providers.p.timeout_secs",
+        ),
+    ];
+    for (text, key) in cases {
+        let file = s.user_config(text);
+        let before = s.snapshot();
+        let done = s.quire().args(["config", "show"]).run();
+        assert_eq!(done.code(), 2, "{text}: {}", done.stderr());
+        let err = done.stderr();
+        assert!(err.contains(key), "{text}: {err}");
+        assert!(err.contains(&file.display().to_string()), "{text}: {err}");
+        assert!(err.contains("nonzero"), "{text}: {err}");
+        assert_eq!(s.snapshot(), before, "{text}: nothing written");
+    }
+}

@@ -773,7 +773,7 @@ async fn a_cancel_stops_a_running_engine_and_what_it_started() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_past_max_output_bytes_fails_the_step() {
     let mut flood = command_engine(&["yes"], EngineInput::PageJson, EngineOutput::Ops, 600);
-    flood.max_output_bytes = 1 << 20;
+    flood.max_output_bytes = std::num::NonZeroU64::new(1 << 20).unwrap();
     let t = TestCore::with_engines(engines(&[("flood", flood)]), BTreeMap::new());
     let id = t.session("Flood");
     text_pages(&t, id, 1).await;

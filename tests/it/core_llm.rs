@@ -120,7 +120,7 @@ fn provider(base: &str, behaviour: &str, timeout_secs: u64, max_retries: u32) ->
         api_key: Secret::new(KEY),
         api_key_env: None,
         api_key_file: None,
-        timeout_secs,
+        timeout_secs: std::num::NonZeroU64::new(timeout_secs).unwrap(),
         max_retries,
     }
 }

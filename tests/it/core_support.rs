@@ -59,8 +59,8 @@ pub fn command_engine(
         command: argv.iter().map(|s| (*s).to_owned()).collect(),
         input,
         output,
-        timeout_secs,
-        max_output_bytes: 64 << 20,
+        timeout_secs: std::num::NonZeroU64::new(timeout_secs).unwrap(),
+        max_output_bytes: std::num::NonZeroU64::new(64 << 20).unwrap(),
         requires_approval: false,
     }
 }

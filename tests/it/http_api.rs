@@ -82,7 +82,11 @@ async fn typical_flow_with_events_and_xliff_export() {
 
 #[tokio::test]
 async fn every_bad_input_is_refused_and_changes_nothing() {
-    let s = TestServer::with(|c| c.server.max_body_bytes = 4096, None).await;
+    let s = TestServer::with(
+        |c| c.server.max_body_bytes = std::num::NonZeroU64::new(4096).unwrap(),
+        None,
+    )
+    .await;
     let none = s
         .post(
             "/api/v1/history/apply",

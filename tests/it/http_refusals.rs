@@ -212,7 +212,11 @@ async fn an_event_client_that_stops_reading_is_cut_off() {
     use quire::core::ids::SessionId;
     use tokio::io::AsyncWriteExt;
 
-    let s = TestServer::with(|c| c.server.send_timeout_secs = 1, None).await;
+    let s = TestServer::with(
+        |c| c.server.send_timeout_secs = std::num::NonZeroU64::MIN,
+        None,
+    )
+    .await;
     let bus = s.core.events().clone();
     let wait_for = |want: usize, what: &'static str| {
         let bus = bus.clone();

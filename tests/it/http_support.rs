@@ -64,7 +64,7 @@ impl TestServer {
             logs_dir: dir.path().join("data/logs"),
         };
         let core = Core::new(quire::launch::core_config(&cfg, &paths, "headless"));
-        let send_timeout = Duration::from_secs(cfg.server.send_timeout_secs);
+        let send_timeout = Duration::from_secs(cfg.server.send_timeout_secs.get());
         let app = http::app(core.clone(), Arc::new(cfg), "headless", extra);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}", listener.local_addr().unwrap());

@@ -132,7 +132,7 @@ pub async fn run(
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(format!("`{program}` has no output pipes"));
     };
-    let limit = config.max_output_bytes;
+    let limit = config.max_output_bytes.get();
     let finished = async {
         let out = async {
             let out = read_capped(stdout, limit).await;
@@ -146,7 +146,7 @@ pub async fn run(
         let status = child.wait().await;
         (out, err, status)
     };
-    let timeout = Duration::from_secs(config.timeout_secs);
+    let timeout = Duration::from_secs(config.timeout_secs.get());
     let (stdout, stderr, status) = match tokio::time::timeout(timeout, finished).await {
         Ok(done) => done,
         // Dropping the child and the group guard kills them all.

@@ -141,7 +141,7 @@ pub async fn translate(
         "temperature": 0,
     });
     let who = format!("provider `{}`", req.provider_id);
-    let timeout = Duration::from_secs(req.provider.timeout_secs.max(1));
+    let timeout = Duration::from_secs(req.provider.timeout_secs.get());
     let mut attempt = 0u32;
     loop {
         let mut call = http.post(&url).timeout(timeout).json(&body);
