@@ -607,13 +607,9 @@ fn tesseract_tsv_fixture_parses_into_paragraph_nodes() {
 }
 
 #[tokio::test]
-async fn tesseract_end_to_end_when_installed() {
-    if std::process::Command::new("tesseract")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
-        eprintln!("SKIPPED tesseract_end_to_end_when_installed: `tesseract` is not installed");
+async fn tesseract_end_to_end() {
+    let missing = crate::harness::missing_program("tesseract", "--version");
+    if !crate::harness::tool_available("tesseract", "tesseract_end_to_end", missing) {
         return;
     }
     let ocr = command_engine(

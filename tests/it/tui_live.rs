@@ -121,12 +121,8 @@ impl Tmux {
     }
 
     fn start_with(s: &Sandbox, name: &str, args: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            use std::io::Write;
-            let _ = writeln!(
-                std::io::stderr(),
-                "SKIPPED: tmux is not installed (./scripts/test installs it)"
-            );
+        let missing = crate::harness::missing_program("tmux", "-V");
+        if !crate::harness::tool_available("tmux", name, missing) {
             return None;
         }
         let env = format!(
