@@ -10,12 +10,13 @@
 //! - `backend.rs` — the `Backend` interface and its in-process
 //!   implementation; `remote.rs` — the HTTP + SSE one (`quire attach`);
 //! - `run.rs` — the loop that carries effects out and redraws at most
-//!   ~60 times a second; `terminal.rs` — raw mode and its restoration;
+//!   ~60 times a second; `clock.rs` — its "now" (tests move it); `terminal.rs` — raw mode and its restoration;
 //! - `share/` — sharing this TUI with an MCP client (`--tui-mcp`): its
 //!   requests become messages that `update` applies.
 
 pub mod app;
 pub mod backend;
+pub mod clock;
 pub mod commands;
 pub mod context;
 pub mod layout;

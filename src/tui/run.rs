@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 
 use super::app::{App, Attachment, AttachmentKind, Effect, Loaded, Msg};
 use super::backend::{Backend, BackendError, BackendEvent};
+use super::clock::Clock;
 use super::share::{Share, ShareRequest};
 use super::update::update;
 use super::view::view;
@@ -29,6 +30,8 @@ pub struct Runner<B: ratatui::backend::Backend> {
     rx: mpsc::UnboundedReceiver<Msg>,
     events: mpsc::UnboundedReceiver<BackendEvent>,
     share: Option<Share>,
+    /// "Now" for `update` and sharing.
+    clock: Clock,
     /// Keeps a replaced event channel open (so it is never ready).
     _events_keepalive: Option<mpsc::UnboundedSender<BackendEvent>>,
     last_draw: Option<Instant>,
@@ -41,12 +44,9 @@ impl<B: ratatui::backend::Backend> Runner<B> {
     pub fn new(terminal: Terminal<B>, backend: Arc<dyn Backend>, mut app: App) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         let events = backend.events();
+        let clock = Clock::default();
         if let Ok(size) = terminal.size() {
-            update(
-                &mut app,
-                Msg::Resize(size.width, size.height),
-                Instant::now(),
-            );
+            update(&mut app, Msg::Resize(size.width, size.height), clock.now());
         }
         Runner {
             app,
@@ -56,6 +56,7 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             rx,
             events,
             share: None,
+            clock,
             _events_keepalive: None,
             last_draw: None,
             dirty: true,
@@ -66,9 +67,15 @@ impl<B: ratatui::backend::Backend> Runner<B> {
     /// Shares this TUI (`--tui-mcp`): the sharing bar shows from the start.
     pub fn with_share(mut self, share: Share) -> Self {
         let bar = Msg::Share(super::app::ShareEvent::Bar(share.bar()));
+        self.clock = share.clock();
         self.share = Some(share);
         self.apply(bar);
         self
+    }
+
+    /// The loop's clock (a test moves it forward instead of sleeping).
+    pub fn clock(&self) -> Clock {
+        self.clock.clone()
     }
 
     /// Where terminal input (or a test) sends messages.
@@ -84,7 +91,7 @@ impl<B: ratatui::backend::Backend> Runner<B> {
 
     /// Applies one message now (tests drive the TUI this way).
     pub fn apply(&mut self, msg: Msg) {
-        let fx = update(&mut self.app, msg, Instant::now());
+        let fx = update(&mut self.app, msg, self.clock.now());
         self.after(fx);
     }
 
@@ -93,7 +100,7 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             self.execute(effect);
         }
         if let Some(share) = self.share.as_mut() {
-            share.after_update(&self.app, Instant::now());
+            share.after_update(&self.app, self.clock.now());
         }
         self.dirty = true;
     }
@@ -147,12 +154,12 @@ impl<B: ratatui::backend::Backend> Runner<B> {
                 if matches!(msg, Msg::Loaded(_)) {
                     self.in_flight = self.in_flight.saturating_sub(1);
                 }
-                let fx = update(&mut self.app, msg, Instant::now());
+                let fx = update(&mut self.app, msg, self.clock.now());
                 self.after(fx);
             }
             Next::Request(req) => {
                 let msgs = match self.share.as_mut() {
-                    Some(share) => share.handle(&self.app, req, Instant::now()),
+                    Some(share) => share.handle(&self.app, req, self.clock.now()),
                     None => Vec::new(),
                 };
                 for msg in msgs {

@@ -243,43 +243,95 @@ async fn unknown_steps_and_pages_are_refused_before_any_job_exists() {
     assert_eq!(t.core.events().seq(), seq, "no event was published");
 }
 
-fn sleeper(secs: &str) -> CommandEngineConfig {
-    command_engine(
-        &["sleep", secs],
-        EngineInput::PageJson,
-        EngineOutput::Ops,
-        30,
-    )
+/// Every event (of any job) until `id` finishes, that one included.
+async fn every_event_until_finished(sub: &mut Subscription, id: JobId) -> Vec<Event> {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    let mut out = Vec::new();
+    loop {
+        let event = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .expect("job did not finish in time")
+            .unwrap()
+            .event
+            .clone();
+        let done = matches!(&event, Event::JobFinished { id: j, .. } if *j == id);
+        out.push(event);
+        if done {
+            return out;
+        }
+    }
+}
+
+/// A page-json engine that holds every page until the test releases it:
+/// it marks `started` and waits for `release` (so job order is decided by
+/// the test, not by how fast the machine is).
+struct Gate {
+    dir: tempfile::TempDir,
+}
+
+impl Gate {
+    fn new() -> Self {
+        Gate {
+            dir: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn engine(&self) -> CommandEngineConfig {
+        let dir = self.dir.path().display();
+        let script = format!(
+            "cat >/dev/null; touch '{dir}/started'; while [ ! -e '{dir}/release' ]; do sleep 0.01; done"
+        );
+        command_engine(
+            &["sh", "-c", &script],
+            EngineInput::PageJson,
+            EngineOutput::Ops,
+            60,
+        )
+    }
+
+    /// Waits until a page is held.
+    async fn started(&self) {
+        let path = self.dir.path().join("started");
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        while !path.exists() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "no page was started"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Lets every page through, now and later.
+    fn release(&self) {
+        std::fs::write(self.dir.path().join("release"), "").unwrap();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancel_takes_effect_between_pages() {
-    let t = TestCore::with_engines(engines(&[("slow", sleeper("0.2"))]), BTreeMap::new());
+async fn cancel_stops_the_page_in_progress_and_every_later_one() {
+    let gate = Gate::new();
+    let t = TestCore::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let id = t.session("Cancel");
     text_pages(&t, id, 5).await;
     let mut sub = t.core.subscribe(None);
     let job = t
         .core
-        .start_pipeline(id, spec(&["slow"]), Approval::Unattended)
+        .start_pipeline(id, spec(&["held"]), Approval::Unattended)
         .await
         .unwrap();
-    // Cancel once the first page is done.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let e = tokio::time::timeout_at(deadline, sub.next())
-            .await
-            .unwrap()
-            .unwrap();
-        if matches!(&e.event, Event::JobProgress { job_id, page: 1, .. } if job_id == &job) {
-            break;
-        }
-    }
+    // Cancel while the first page is being processed.
+    gate.started().await;
     assert!(t.core.session(id).unwrap().busy);
     assert!(t.core.cancel_job(job).unwrap());
+    gate.release();
     let events = follow(&mut sub, job).await;
     assert_eq!(finished(&events).0, JobStatus::Cancelled);
     let done = t.core.job(job).unwrap().progress.unwrap().page;
-    assert!(done < 5, "cancel did not stop the job ({done} pages done)");
+    assert_eq!(
+        done, 0,
+        "the page in progress is abandoned (its program stopped) and no later page runs"
+    );
     assert!(
         !t.core.cancel_job(job).unwrap(),
         "a finished job cannot be cancelled"
@@ -293,13 +345,14 @@ async fn cancel_takes_effect_between_pages() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_job_can_be_cancelled_before_it_runs() {
-    let t = TestCore::with_engines(engines(&[("slow", sleeper("0.3"))]), BTreeMap::new());
+    let gate = Gate::new();
+    let t = TestCore::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let id = t.session("Queue");
     text_pages(&t, id, 2).await;
     let mut sub = t.core.subscribe(None);
     let first = t
         .core
-        .start_pipeline(id, spec(&["slow"]), Approval::Unattended)
+        .start_pipeline(id, spec(&["held"]), Approval::Unattended)
         .await
         .unwrap();
     let second = t
@@ -310,6 +363,7 @@ async fn a_queued_job_can_be_cancelled_before_it_runs() {
     assert_eq!(t.core.job(second).unwrap().status, JobStatus::Queued);
     assert!(t.core.cancel_job(second).unwrap());
     assert_eq!(t.core.job(second).unwrap().status, JobStatus::Cancelled);
+    gate.release();
     let events = follow(&mut sub, first).await;
     assert_eq!(finished(&events).0, JobStatus::Completed);
     let scene = t.core.scene(id).await.unwrap().scene;
@@ -474,7 +528,8 @@ async fn command_engines_that_misbehave_become_warnings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
-    let t = TestCore::with_engines(engines(&[("slow", sleeper("0.3"))]), BTreeMap::new());
+    let gate = Gate::new();
+    let t = TestCore::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let a = t.session("A");
     text_pages(&t, a, 2).await;
     let b = t.session("B");
@@ -482,7 +537,7 @@ async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
     let mut sub = t.core.subscribe(None);
     let a1 = t
         .core
-        .start_pipeline(a, spec(&["slow"]), Approval::Unattended)
+        .start_pipeline(a, spec(&["held"]), Approval::Unattended)
         .await
         .unwrap();
     let a2 = t
@@ -490,38 +545,37 @@ async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
         .start_pipeline(a, spec(&["pseudo-translate"]), Approval::Unattended)
         .await
         .unwrap();
+    gate.started().await;
+    // While a1 is held, b's job runs to its end: sessions do not wait for
+    // each other.
     let b1 = t
         .core
-        .start_pipeline(b, spec(&["slow"]), Approval::Unattended)
+        .start_pipeline(b, spec(&["pseudo-translate"]), Approval::Unattended)
         .await
         .unwrap();
-    let mut order = Vec::new();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    while order.iter().filter(|(_, what)| *what == "finished").count() < 3 {
-        let e = tokio::time::timeout_at(deadline, sub.next())
-            .await
-            .unwrap()
-            .unwrap();
-        match &e.event {
-            Event::JobProgress { job_id, .. } => order.push((job_id.to_owned(), "progress")),
-            Event::JobFinished { id, .. } => order.push((id.to_owned(), "finished")),
-            _ => {}
-        }
-    }
-    let first = |job: JobId, what: &str| {
-        order
+    let events = every_event_until_finished(&mut sub, b1).await;
+    // ...but a2 waits for a1, in its queue.
+    assert!(
+        !events
             .iter()
-            .position(|(j, w)| *j == job && *w == what)
+            .any(|e| matches!(e, Event::JobProgress { job_id, .. } if *job_id == a2)),
+        "a2 ran while a1 was held"
+    );
+    assert_eq!(t.core.job(a2).unwrap().status, JobStatus::Queued);
+    gate.release();
+    let events = every_event_until_finished(&mut sub, a2).await;
+    assert_eq!(t.core.job(a2).unwrap().status, JobStatus::Completed);
+    let first = |job: JobId, progress: bool| {
+        events
+            .iter()
+            .position(|e| match e {
+                Event::JobProgress { job_id, .. } => progress && *job_id == job,
+                Event::JobFinished { id, .. } => !progress && *id == job,
+                _ => false,
+            })
             .unwrap()
     };
-    assert!(
-        first(a1, "finished") < first(a2, "progress"),
-        "a2 ran before a1 ended: {order:?}"
-    );
-    assert!(
-        first(b1, "progress") < first(a1, "finished"),
-        "b1 waited for a1: {order:?}"
-    );
+    assert!(first(a1, false) < first(a2, true), "a2 ran before a1 ended");
 }
 
 #[tokio::test]

@@ -12,6 +12,7 @@ use quire::share::endpoint::EndpointFile;
 use quire::share::protocol::NAVIGATION_LIMIT;
 use quire::tui::app::{App, Msg, Route};
 use quire::tui::backend::{Backend, BackendEvent, Local, Reply};
+use quire::tui::clock::Clock;
 use quire::tui::run::Runner;
 use quire::tui::share::Share;
 use ratatui::Terminal;
@@ -127,6 +128,8 @@ struct Harness {
     gated: Arc<std::sync::atomic::AtomicBool>,
     held: Arc<std::sync::atomic::AtomicUsize>,
     state: Arc<std::sync::Mutex<App>>,
+    /// The loop's clock: moved past the recent-input window, not slept.
+    clock: Clock,
     _tmp: tempfile::TempDir,
 }
 
@@ -165,6 +168,7 @@ async fn shared_tui() -> Harness {
         gated,
         held,
         state: live.state,
+        clock: live.clock,
         _tmp: tmp,
     };
     // Settled: the first loads are applied, so the revision holds still.
@@ -183,6 +187,7 @@ struct Live {
     input: mpsc::UnboundedSender<Msg>,
     state: Arc<std::sync::Mutex<App>>,
     idle: Arc<std::sync::atomic::AtomicBool>,
+    clock: Clock,
 }
 
 /// The capability in an endpoint file.
@@ -204,6 +209,7 @@ fn share_live(backend: Arc<dyn Backend>, app: App, root: &std::path::Path) -> Li
     )
     .with_share(share);
     let input = runner.sender();
+    let clock = runner.clock();
     let state = Arc::new(std::sync::Mutex::new(runner.app.clone()));
     let idle = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mirror = state.clone();
@@ -221,6 +227,7 @@ fn share_live(backend: Arc<dyn Backend>, app: App, root: &std::path::Path) -> Li
         input,
         state,
         idle,
+        clock,
     }
 }
 
@@ -329,12 +336,13 @@ impl Client {
     }
 }
 
-/// A context once the recent-input window is over.
-async fn quiet_context(c: &mut Client) -> Value {
+/// A context once the recent-input window is over: the TUI's clock is
+/// moved past it.
+async fn quiet_context(c: &mut Client, clock: &Clock) -> Value {
     loop {
         let ctx = c.context().await;
         match ctx["retryAfterMs"].as_u64() {
-            Some(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+            Some(ms) => clock.advance(Duration::from_millis(ms)),
             None => return ctx,
         }
     }
@@ -378,7 +386,7 @@ async fn the_context_is_bounded_and_a_navigation_commits() {
     wrong["instance"] = json!(Uuid::new_v4());
     let stale = c.select(&wrong, h.sessions[1], Uuid::new_v4()).await;
     assert_eq!(stale["code"], "stale_identity");
-    let fresh = quiet_context(&mut c).await;
+    let fresh = quiet_context(&mut c, &h.clock).await;
     let unknown = c.select(&fresh, SessionId::new(), Uuid::new_v4()).await;
     assert_eq!(unknown["code"], "unknown_session", "{unknown}");
     // The bar counts what reached the ledger.
@@ -410,7 +418,7 @@ async fn every_blocked_reason_refuses_navigation() {
     h.key(KeyCode::Char('x'));
     h.wait(|app| app.input.as_ref().is_some_and(|i| i.text == "x"))
         .await;
-    let ctx = quiet_context(&mut c).await;
+    let ctx = quiet_context(&mut c, &h.clock).await;
     assert_eq!(ctx["blockedReasons"], json!(["draft"]));
     let r = c.select(&ctx, h.sessions[0], Uuid::new_v4()).await;
     assert_eq!(r["code"], "navigation_blocked");
@@ -419,11 +427,11 @@ async fn every_blocked_reason_refuses_navigation() {
     // modal: help.
     h.key(KeyCode::Char('?'));
     h.wait(|app| app.modal.is_some()).await;
-    let ctx = quiet_context(&mut c).await;
+    let ctx = quiet_context(&mut c, &h.clock).await;
     assert_eq!(ctx["blockedReasons"], json!(["modal"]));
     h.key(KeyCode::Esc);
     h.wait(|app| app.modal.is_none()).await;
-    let ctx = quiet_context(&mut c).await;
+    let ctx = quiet_context(&mut c, &h.clock).await;
     assert_eq!(ctx["navigationBlocked"], false, "{ctx}");
     // The others are covered on the pure decision function (decide.rs).
 }
@@ -1026,13 +1034,13 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
     let mut c = Client::raw(&live.endpoint.socket).await;
     let hello = json!({ "token": token(&live.endpoint), "client": "test", "protocol": 1 });
     c.request("hello", hello.clone()).await.expect("greeted");
-    let ctx = quiet_context(&mut c).await;
+    let ctx = quiet_context(&mut c, &live.clock).await;
     assert_eq!(ctx["ready"], true, "{ctx}");
     // A session the server does not know is refused by the server.
     let r = c.select(&ctx, SessionId::new(), Uuid::new_v4()).await;
     assert_eq!(r["code"], "unknown_session", "{r}");
     // That rejection moved the bar's count, and so the revision.
-    let ctx = quiet_context(&mut c).await;
+    let ctx = quiet_context(&mut c, &live.clock).await;
     let target: SessionId = live.state.lock().unwrap().sessions[1].id;
     let r = c.select(&ctx, target, Uuid::new_v4()).await;
     assert_eq!(r["ok"], true, "{r}");
@@ -1042,7 +1050,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
     // The server goes away: the view says so and navigation waits.
     assert!(server.terminate().success());
     wait_state(&live.state, |app| !app.connected).await;
-    let down = quiet_context(&mut c).await;
+    let down = quiet_context(&mut c, &live.clock).await;
     assert_eq!(down["ready"], false, "{down}");
     assert!(
         down["blockedReasons"]
@@ -1062,7 +1070,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
         &env,
     );
     wait_state(&live.state, |app| app.connected && app.loaded).await;
-    let up = quiet_context(&mut c).await;
+    let up = quiet_context(&mut c, &live.clock).await;
     assert_eq!(
         up["generation"].as_u64().unwrap(),
         down["generation"].as_u64().unwrap() + 1,

@@ -27,6 +27,7 @@ use uuid::Uuid;
 use self::decide::{Admission, Ledger, blocked_reasons, context, precheck};
 use super::app::{App, Msg, ShareBar, ShareEvent};
 use super::backend::Backend;
+use super::clock::Clock;
 use super::context::view_state;
 use crate::config::secret::Secret;
 use crate::share::ShareError;
@@ -83,6 +84,8 @@ pub struct Share {
     /// Replies waiting for a request's validation, by request id.
     waiting: HashMap<Uuid, Vec<oneshot::Sender<Outcome>>>,
     revoked: bool,
+    /// The loop's clock, for deadlines (shared with the connections).
+    clock: Clock,
 }
 
 impl Share {
@@ -111,7 +114,16 @@ impl Share {
         let (stop, stopped) = watch::channel(false);
         let token = endpoint.content.token.clone();
         let instance = endpoint.content.instance;
-        let server = tokio::spawn(serve(listener, uid, token, instance, tx.clone(), stopped));
+        let clock = Clock::default();
+        let server = tokio::spawn(serve(
+            listener,
+            uid,
+            token,
+            instance,
+            tx.clone(),
+            stopped,
+            clock.clone(),
+        ));
         Ok(Share {
             endpoint,
             instance,
@@ -125,6 +137,7 @@ impl Share {
             stop,
             waiting: HashMap::new(),
             revoked: false,
+            clock,
         })
     }
 
@@ -138,6 +151,12 @@ impl Share {
 
     pub fn endpoint_file(&self) -> PathBuf {
         self.endpoint.file.clone()
+    }
+
+    /// The clock deadlines are measured on; the loop adopts it, so both
+    /// agree on "now".
+    pub fn clock(&self) -> Clock {
+        self.clock.clone()
     }
 
     /// What the sharing bar shows.
@@ -223,8 +242,9 @@ impl Share {
                 self.waiting.entry(args.request_id).or_default().push(reply);
                 let backend = self.backend.clone();
                 let tx = self.tx.clone();
+                let clock = self.clock.clone();
                 tokio::spawn(async move {
-                    let left = deadline.saturating_duration_since(Instant::now());
+                    let left = deadline.saturating_duration_since(clock.now());
                     let check = match tokio::time::timeout(left, backend.sessions()).await {
                         Ok(Ok(sessions)) => {
                             Check::Known(sessions.iter().any(|s| s.id == args.session_id))
@@ -385,6 +405,7 @@ async fn serve(
     instance: Uuid,
     tx: mpsc::UnboundedSender<ShareRequest>,
     mut stop: watch::Receiver<bool>,
+    clock: Clock,
 ) {
     let mut backoff = ACCEPT_BACKOFF;
     loop {
@@ -422,6 +443,7 @@ async fn serve(
             instance,
             tx.clone(),
             stop.clone(),
+            clock.clone(),
         ));
     }
 }
@@ -438,6 +460,7 @@ async fn connection(
     instance: Uuid,
     tx: mpsc::UnboundedSender<ShareRequest>,
     mut stop: watch::Receiver<bool>,
+    clock: Clock,
 ) {
     let (read, write) = stream.into_split();
     let (mut reader, mut writer) = conn::framed(read, write);
@@ -487,7 +510,7 @@ async fn connection(
             _ = stop.wait_for(|s| *s) => return,
         };
         let reply = match frame {
-            Ok(Some(Frame::Line(line))) => answer(&line, &tx, &mut stop).await,
+            Ok(Some(Frame::Line(line))) => answer(&line, &tx, &mut stop, &clock).await,
             Ok(Some(Frame::TooLong)) => Some(Reply::error(
                 0,
                 "frame_too_large",
@@ -512,6 +535,7 @@ async fn answer(
     line: &str,
     tx: &mpsc::UnboundedSender<ShareRequest>,
     stop: &mut watch::Receiver<bool>,
+    clock: &Clock,
 ) -> Option<Reply> {
     let request: Request = match serde_json::from_str(line) {
         Ok(r) => r,
@@ -544,7 +568,7 @@ async fn answer(
                 }
             };
             let deadline =
-                Instant::now() + deadline_ms.map_or(DEFAULT_DEADLINE, Duration::from_millis);
+                clock.now() + deadline_ms.map_or(DEFAULT_DEADLINE, Duration::from_millis);
             ShareRequest::Select {
                 args,
                 deadline,
