@@ -20,7 +20,9 @@ use quire::core::limits::{self, MAX_BATCH_DEPTH, MAX_BATCH_OPS, MAX_NAME_CHARS, 
 use quire::core::op::{KindPatch, NodePatch, Op, PagePatch, ProjectPatch};
 use quire::core::scene::{NodeKind, Scene};
 
-use crate::core_support::{Action, Gen, TestCore, add_page, core_at, settings, text_node};
+use crate::core_support::{
+    Action, Intent, TestCore, add_page, core_at, intent, settings, text_node,
+};
 
 #[derive(Debug, Clone, Copy)]
 enum Name {
@@ -42,8 +44,15 @@ enum Text {
 /// The shape of an op; resolved against the scene when it is built.
 #[derive(Debug, Clone)]
 enum Shape {
-    Leaf { seed: u64, name: Name, text: Text },
-    Batch { members: Vec<Shape>, label: Name },
+    Leaf {
+        intent: Intent,
+        name: Name,
+        text: Text,
+    },
+    Batch {
+        members: Vec<Shape>,
+        label: Name,
+    },
 }
 
 fn name() -> impl Strategy<Value = Name> {
@@ -70,8 +79,8 @@ fn label() -> impl Strategy<Value = Name> {
 }
 
 fn shape() -> impl Strategy<Value = Shape> {
-    let leaf = (any::<u64>(), name(), text()).prop_map(|(seed, name, text)| Shape::Leaf {
-        seed,
+    let leaf = (intent(), name(), text()).prop_map(|(intent, name, text)| Shape::Leaf {
+        intent,
         name,
         text,
     });
@@ -117,10 +126,15 @@ fn text_of(choice: Text, plain: &str) -> String {
 fn build(shape: &Shape, scratch: &mut Scene) -> Op {
     let no_blobs = |_: &BlobHash| false;
     match shape {
-        Shape::Leaf { seed, name, text } => {
+        Shape::Leaf { intent, name, text } => {
             let history = History::new(1);
-            let Action::Op(mut op) = Gen::new(*seed).action(scratch, &history) else {
-                unreachable!("an empty history gives no undo or redo")
+            // Nothing to act on yet (or an undo, with no history): a page.
+            let fallback = Intent::AddPage { nodes: 1, at: 0 };
+            let Some(Action::Op(mut op)) = intent
+                .resolve(scratch, &history)
+                .or_else(|| fallback.resolve(scratch, &history))
+            else {
+                unreachable!("adding a page always resolves to an op")
             };
             dress(&mut op, *name, *text);
             // A failing op changes nothing, so the scratch scene stays right.

@@ -11,34 +11,34 @@ use quire::core::ids::{NodeId, PageId};
 use quire::core::op::{KindPatch, NodePatch, Op};
 use quire::core::scene::{ImageRole, Scene};
 
-use crate::core_support::{Action, Gen, Replica, TestCore, add_page, settings};
+use crate::core_support::{Action, Intent, Replica, TestCore, add_page, intent, settings};
 
-/// One step of a sequence; resolved against the scene when it runs.
+/// One step of a sequence, as data proptest shrinks; resolved against the
+/// scene when it runs.
 #[derive(Debug, Clone)]
 enum Step {
-    /// A valid op (or undo/redo) drawn from the generator with this seed.
-    Valid(u64),
-    /// An op that cannot apply, of one of several kinds.
-    Invalid(u8, u64),
+    /// A valid op, undo or redo.
+    Valid(Intent),
+    /// An op that cannot apply, of one of several kinds, on a picked page.
+    Invalid(u8, usize),
     /// A batch whose last member fails.
-    FailingBatch(u64),
+    FailingBatch(usize),
 }
 
 fn step() -> impl Strategy<Value = Step> {
     prop_oneof![
-        6 => any::<u64>().prop_map(Step::Valid),
-        2 => (0u8..5, any::<u64>()).prop_map(|(k, s)| Step::Invalid(k, s)),
-        1 => any::<u64>().prop_map(Step::FailingBatch),
+        6 => intent().prop_map(Step::Valid),
+        2 => (0u8..5, any::<usize>()).prop_map(|(k, p)| Step::Invalid(k, p)),
+        1 => any::<usize>().prop_map(Step::FailingBatch),
     ]
 }
 
 /// An op that must be rejected against `scene`.
-fn invalid(kind: u8, seed: u64, scene: &Scene) -> Op {
-    let mut g = Gen::new(seed);
+fn invalid(kind: u8, pick: usize, scene: &Scene) -> Op {
     let page = if scene.pages.is_empty() {
         None
     } else {
-        Some(&scene.pages[(g.next_u64() % scene.pages.len() as u64) as usize])
+        Some(&scene.pages[pick % scene.pages.len()])
     };
     match (kind, page) {
         (1, Some(p)) => {
@@ -49,7 +49,7 @@ fn invalid(kind: u8, seed: u64, scene: &Scene) -> Op {
         (2, Some(p)) => Op::AddNode {
             page: p.id,
             node: crate::core_support::text_node("far"),
-            at: Some(p.nodes.len() + 1 + (g.next_u64() % 5) as usize),
+            at: Some(p.nodes.len() + 1 + pick % 5),
         },
         (3, Some(p)) if !p.nodes.is_empty() => Op::UpdateNode {
             page: p.id,
@@ -87,8 +87,10 @@ proptest! {
             for step in &steps {
                 let before = core.scene(id).await.unwrap();
                 let rejected = match step {
-                    Step::Valid(seed) => {
-                        let action = Gen::new(*seed).action(&replica.scene, &replica.history);
+                    Step::Valid(intent) => {
+                        let Some(action) = intent.resolve(&replica.scene, &replica.history) else {
+                            continue;
+                        };
                         let epoch = match &action {
                             Action::Op(op) => core.apply(id, op.clone()).await.unwrap().epoch,
                             Action::Undo => core.undo(id).await.unwrap().unwrap(),
@@ -98,14 +100,14 @@ proptest! {
                         prop_assert_eq!(epoch, before.epoch + 1);
                         None
                     }
-                    Step::Invalid(kind, seed) => {
-                        Some(core.apply(id, invalid(*kind, *seed, &before.scene)).await)
+                    Step::Invalid(kind, pick) => {
+                        Some(core.apply(id, invalid(*kind, *pick, &before.scene)).await)
                     }
-                    Step::FailingBatch(seed) => {
+                    Step::FailingBatch(pick) => {
                         let ops = vec![
                             add_page("batched"),
                             add_page("batched too"),
-                            invalid(0, *seed, &before.scene),
+                            invalid(0, *pick, &before.scene),
                         ];
                         Some(core.apply(id, Op::Batch { ops, label: None }).await)
                     }
@@ -157,12 +159,11 @@ proptest! {
     }
 
     #[test]
-    fn every_applied_op_is_undone_by_its_inverse(seeds in proptest::collection::vec(any::<u64>(), 1..60)) {
+    fn every_applied_op_is_undone_by_its_inverse(intents in proptest::collection::vec(intent(), 1..60)) {
         let no_blobs = |_: &BlobHash| false;
         let mut replica = Replica::new(Scene::new("pure", "2026-01-01T00:00:00Z"), 1000);
-        for seed in seeds {
-            let action = Gen::new(seed).action(&replica.scene, &replica.history);
-            if let Action::Op(op) = action {
+        for intent in intents {
+            if let Some(Action::Op(op)) = intent.resolve(&replica.scene, &replica.history) {
                 let before = replica.scene.clone();
                 let mut scene = before.clone();
                 let applied = apply(&mut scene, op, &no_blobs).unwrap();

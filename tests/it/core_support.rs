@@ -360,3 +360,133 @@ impl Replica {
         self.epoch += 1;
     }
 }
+
+/// What a property test asks for, as data proptest can shrink: indices
+/// pick pages and nodes (modulo how many there are) when the step runs, so
+/// a shrunk sequence still means something.
+#[derive(Debug, Clone)]
+pub enum Intent {
+    AddPage {
+        nodes: usize,
+        at: usize,
+    },
+    AddNode {
+        page: usize,
+        at: usize,
+    },
+    Translate {
+        page: usize,
+        node: usize,
+        text: String,
+    },
+    RemoveNode {
+        page: usize,
+        node: usize,
+    },
+    RotatePages,
+    RemovePage {
+        page: usize,
+    },
+    /// A batch that adds a page and renames it (one undo step).
+    RenamingBatch,
+    Undo,
+    Redo,
+}
+
+pub fn intent() -> impl proptest::strategy::Strategy<Value = Intent> {
+    use proptest::prelude::*;
+    prop_oneof![
+        3 => (0usize..3, any::<usize>()).prop_map(|(nodes, at)| Intent::AddPage { nodes, at }),
+        4 => (any::<usize>(), any::<usize>()).prop_map(|(page, at)| Intent::AddNode { page, at }),
+        6 => (any::<usize>(), any::<usize>(), "[a-zé日本 ]{0,12}")
+            .prop_map(|(page, node, text)| Intent::Translate { page, node, text }),
+        2 => (any::<usize>(), any::<usize>()).prop_map(|(page, node)| Intent::RemoveNode { page, node }),
+        1 => Just(Intent::RotatePages),
+        1 => any::<usize>().prop_map(|page| Intent::RemovePage { page }),
+        1 => Just(Intent::RenamingBatch),
+        2 => Just(Intent::Undo),
+        1 => Just(Intent::Redo),
+    ]
+}
+
+impl Intent {
+    /// The action this intent is against `scene` and `history`; `None`
+    /// when it has nothing to act on (no page, no node, nothing to undo).
+    pub fn resolve(&self, scene: &Scene, history: &History) -> Option<Action> {
+        let pages = &scene.pages;
+        let page = |i: usize| (!pages.is_empty()).then(|| &pages[i % pages.len()]);
+        Some(match self {
+            Intent::Undo => (history.undo_len() > 0).then_some(Action::Undo)?,
+            Intent::Redo => (history.redo_len() > 0).then_some(Action::Redo)?,
+            // Ids are chosen here, so a replica and the core agree on them.
+            Intent::AddPage { nodes, at } => Action::Op(Op::AddPage {
+                page: NewPage {
+                    id: Some(PageId::new()),
+                    name: format!("page {}", pages.len()),
+                    width: Some(600),
+                    height: Some(900),
+                    nodes: Some(
+                        (0..*nodes)
+                            .map(|i| NewNode {
+                                id: Some(NodeId::new()),
+                                ..text_node(&format!("line {i}"))
+                            })
+                            .collect(),
+                    ),
+                },
+                at: Some(at % (pages.len() + 1)),
+            }),
+            Intent::AddNode { page: p, at } => {
+                let p = page(*p)?;
+                Action::Op(Op::AddNode {
+                    page: p.id,
+                    node: NewNode {
+                        id: Some(NodeId::new()),
+                        ..text_node("added")
+                    },
+                    at: Some(at % (p.nodes.len() + 1)),
+                })
+            }
+            Intent::Translate {
+                page: p,
+                node,
+                text,
+            } => {
+                let p = page(*p)?;
+                let n = p.nodes.get(node % p.nodes.len().max(1))?;
+                Action::Op(translate(p.id, n.id, text))
+            }
+            Intent::RemoveNode { page: p, node } => {
+                let p = page(*p)?;
+                let n = p.nodes.get(node % p.nodes.len().max(1))?;
+                Action::Op(Op::RemoveNode {
+                    page: p.id,
+                    id: n.id,
+                })
+            }
+            Intent::RotatePages => {
+                (pages.len() > 1).then_some(())?;
+                let mut order: Vec<PageId> = pages.iter().map(|p| p.id).collect();
+                order.rotate_left(1);
+                Action::Op(Op::ReorderPages { order })
+            }
+            Intent::RemovePage { page: p } => Action::Op(Op::RemovePage { id: page(*p)?.id }),
+            Intent::RenamingBatch => {
+                let id = PageId::new();
+                Action::Op(Op::Batch {
+                    ops: vec![
+                        add_page_with(id, "batched"),
+                        Op::UpdatePage {
+                            id,
+                            patch: quire::core::op::PagePatch {
+                                name: Some("batched and renamed".into()),
+                                ..Default::default()
+                            },
+                        },
+                    ],
+                    label: Some("generated batch".into()),
+                })
+            }
+        })
+    }
+}
