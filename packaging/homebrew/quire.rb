@@ -12,7 +12,7 @@ class Quire < Formula
   depends_on "rust" => :build
 
   def install
-    system "cargo", "install", *std_cargo_args
+    system "cargo", "install", "--profile", "dist", *std_cargo_args
     generate_completions_from_executable(bin/"quire", "completions")
     system bin/"quire", "man", "--out", buildpath/"man"
     man1.install Dir[buildpath/"man/*.1"]
