@@ -359,10 +359,15 @@ fn run_adapter(endpoint: PathBuf, deadline_ms: u64) -> Result<(), Failure> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    runtime
-        .block_on(crate::mcp::tui::run(
-            endpoint,
-            Duration::from_millis(deadline_ms.max(1)),
-        ))
-        .map_err(|e| Failure::Runtime(e.into()))
+    runtime.block_on(async move {
+        // It holds no state: a stop signal ends it at once, as a closed
+        // stdin does.
+        let stop = crate::signals::stop_requested();
+        tokio::select! {
+            result = crate::mcp::tui::run(endpoint, Duration::from_millis(deadline_ms.max(1))) => {
+                result.map_err(|e| Failure::Runtime(e.into()))
+            }
+            () = stop => Ok(()),
+        }
+    })
 }

@@ -103,3 +103,96 @@ fn frontends_never_call_each_other() {
         }
     }
 }
+
+/// ARCHITECTURE.md's code map stays honest: every module under `src/` is
+/// named in the bullet of its top-level module (as `dir/file.rs`,
+/// `file.rs`, or its directory `dir/`), and every `.rs` file or directory
+/// the map names exists.
+#[test]
+fn the_code_map_names_every_module_and_only_real_ones() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let map = doc
+        .split("## Code map")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a Code map section");
+    // Top-level bullets: "- `name` — …", continued by indented lines.
+    let mut bullets: Vec<(String, String)> = Vec::new();
+    for line in map.lines() {
+        if let Some(rest) = line.strip_prefix("- `") {
+            let name = rest.split('`').next().unwrap().to_owned();
+            bullets.push((name, line.to_owned()));
+        } else if let Some((_, text)) = bullets.last_mut() {
+            text.push('\n');
+            text.push_str(line);
+        }
+    }
+    let ticked = |text: &str| -> Vec<String> {
+        text.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    };
+    let src = root.join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let rel: Vec<String> = files
+        .iter()
+        .map(|f| {
+            f.strip_prefix(&src)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/")
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for module in &rel {
+        if module == "main.rs" || module == "lib.rs" {
+            continue;
+        }
+        let top = module.split(['/', '.']).next().unwrap();
+        let Some((_, text)) = bullets.iter().find(|(name, _)| name == top) else {
+            problems.push(format!("no bullet for `{top}` ({module})"));
+            continue;
+        };
+        let names = ticked(text);
+        let parts: Vec<&str> = module.split('/').collect();
+        let mut accepted: Vec<String> = (0..parts.len()).map(|i| parts[i..].join("/")).collect();
+        if module.ends_with("/mod.rs") {
+            let dir = &parts[..parts.len() - 1];
+            accepted.extend((0..dir.len()).map(|i| format!("{}/", dir[i..].join("/"))));
+        }
+        if !module.contains('/') || *module == format!("{top}/mod.rs") {
+            accepted.push(top.to_owned());
+        }
+        if !names.iter().any(|n| accepted.contains(n)) {
+            problems.push(format!(
+                "{module} is not named (write one of {accepted:?} in the `{top}` bullet)"
+            ));
+        }
+    }
+    for (top, text) in &bullets {
+        if !(src.join(format!("{top}.rs")).exists() || src.join(top).is_dir()) {
+            problems.push(format!("`{top}` is not a module"));
+        }
+        for name in ticked(text) {
+            let is_path = name.ends_with(".rs") || (name.ends_with('/') && !name.contains(' '));
+            if !is_path {
+                continue;
+            }
+            let exists = rel.iter().any(|r| {
+                r.ends_with(&name) || r.starts_with(&name) || r.contains(&format!("/{name}"))
+            });
+            if !exists {
+                problems.push(format!("`{name}` (in `{top}`) does not exist"));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "ARCHITECTURE.md's code map:\n{}",
+        problems.join("\n")
+    );
+}
