@@ -713,6 +713,7 @@ async fn tesseract_end_to_end() {
     );
 }
 
+#[cfg(target_os = "linux")] // reads /proc
 /// Whether process `pid` has ended (gone, or a zombie nobody reaped yet).
 fn ended(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -724,6 +725,7 @@ fn ended(pid: u32) -> bool {
     }
 }
 
+#[cfg(target_os = "linux")] // reads /proc
 /// Waits (with a deadline) until `path` holds a pid, and returns it.
 async fn pid_in(path: &std::path::Path) -> u32 {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
@@ -743,6 +745,7 @@ async fn pid_in(path: &std::path::Path) -> u32 {
     }
 }
 
+#[cfg(target_os = "linux")] // reads /proc
 async fn until_ended(pid: u32) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
     while !ended(pid) {
@@ -754,6 +757,7 @@ async fn until_ended(pid: u32) {
     }
 }
 
+#[cfg(target_os = "linux")] // reads /proc
 /// An engine whose program starts a background grandchild, writes its
 /// pid to `pidfile`, and waits (forever, or until `sleep` ends).
 fn forker(pidfile: &std::path::Path, timeout_secs: u64) -> CommandEngineConfig {
