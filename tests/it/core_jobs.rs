@@ -23,27 +23,15 @@ fn spec(steps: &[&str]) -> PipelineSpec {
 
 /// Events of job `id` until its JobFinished (with a deadline).
 async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    let mut out = Vec::new();
-    loop {
-        let envelope = tokio::time::timeout_at(deadline, sub.next())
-            .await
-            .expect("job did not finish in time")
-            .unwrap();
-        let event = envelope.event.clone();
-        let mine = match &event {
+    every_event_until_finished(sub, id)
+        .await
+        .into_iter()
+        .filter(|event| match event {
             Event::JobStarted { id: j, .. } | Event::JobFinished { id: j, .. } => *j == id,
             Event::JobProgress { job_id, .. } | Event::JobWarning { job_id, .. } => *job_id == id,
             _ => false,
-        };
-        if mine {
-            let done = matches!(event, Event::JobFinished { .. });
-            out.push(event);
-            if done {
-                return out;
-            }
-        }
-    }
+        })
+        .collect()
 }
 
 fn finished(events: &[Event]) -> (JobStatus, Option<String>) {

@@ -286,24 +286,28 @@ impl Gen {
                     return Action::Op(Op::RemovePage { id: page.id });
                 }
                 95..=99 => {
-                    let id = self.page_id();
-                    return Action::Op(Op::Batch {
-                        ops: vec![
-                            add_page_with(id, "batched"),
-                            Op::UpdatePage {
-                                id,
-                                patch: quire::core::op::PagePatch {
-                                    name: Some("batched and renamed".into()),
-                                    ..Default::default()
-                                },
-                            },
-                        ],
-                        label: Some("generated batch".into()),
-                    });
+                    return Action::Op(renaming_batch(self.page_id()));
                 }
                 _ => continue,
             }
         }
+    }
+}
+
+/// A batch that adds page `id` and renames it (one undo step).
+fn renaming_batch(id: PageId) -> Op {
+    Op::Batch {
+        ops: vec![
+            add_page_with(id, "batched"),
+            Op::UpdatePage {
+                id,
+                patch: quire::core::op::PagePatch {
+                    name: Some("batched and renamed".into()),
+                    ..Default::default()
+                },
+            },
+        ],
+        label: Some("generated batch".into()),
     }
 }
 
@@ -471,22 +475,7 @@ impl Intent {
                 Action::Op(Op::ReorderPages { order })
             }
             Intent::RemovePage { page: p } => Action::Op(Op::RemovePage { id: page(*p)?.id }),
-            Intent::RenamingBatch => {
-                let id = PageId::new();
-                Action::Op(Op::Batch {
-                    ops: vec![
-                        add_page_with(id, "batched"),
-                        Op::UpdatePage {
-                            id,
-                            patch: quire::core::op::PagePatch {
-                                name: Some("batched and renamed".into()),
-                                ..Default::default()
-                            },
-                        },
-                    ],
-                    label: Some("generated batch".into()),
-                })
-            }
+            Intent::RenamingBatch => Action::Op(renaming_batch(PageId::new())),
         })
     }
 }
