@@ -10,6 +10,7 @@
 //! - [`core`] owns all state: sessions, scenes, history, storage, events.
 //! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`],
 //!   and [`share`] (a live TUI shared with an MCP client).
+//! - [`wire`] holds the result shapes several frontends share on the wire.
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
 //! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop.
 
@@ -26,3 +27,4 @@ pub mod mcp;
 pub mod share;
 pub mod signals;
 pub mod tui;
+pub mod wire;

@@ -25,6 +25,7 @@ use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::core::{ApplyResult, CoreError, ProjectEntry};
+use crate::wire::{Cancelled, Closed, Epoch, Started};
 
 #[derive(Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -54,11 +55,6 @@ pub struct SelectSession {
     id: SessionId,
 }
 
-#[derive(Serialize, JsonSchema)]
-pub struct Closed {
-    closed: SessionId,
-}
-
 /// JSON page import.
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -69,23 +65,6 @@ pub struct TextPage {
     text: String,
     #[serde(default)]
     source_lang: Option<String>,
-}
-
-#[derive(Serialize, JsonSchema)]
-pub struct Epoch {
-    /// The new epoch, or null when there was nothing to undo or redo.
-    epoch: Option<u64>,
-}
-
-#[derive(Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Started {
-    job_id: JobId,
-}
-
-#[derive(Serialize, JsonSchema)]
-pub struct Cancelled {
-    cancelled: bool,
 }
 
 pub fn platform() -> String {

@@ -34,6 +34,7 @@ use crate::core::jobs::Approval;
 use crate::core::paths;
 use crate::core::storage::SnapshotFile;
 use crate::core::{Core, CoreError};
+use crate::wire::{self, Cancelled, Closed, Epoch};
 
 /// Largest export returned inline (base64 in an embedded resource).
 pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
@@ -132,7 +133,7 @@ impl QuireMcp {
                 } else {
                     self.core.redo(id).await
                 };
-                reply(result.map(|epoch| EpochResult { epoch }))
+                reply(result.map(|epoch| Epoch { epoch }))
             }
             ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
             ToolName::ListSessions => {
@@ -222,7 +223,7 @@ impl QuireMcp {
         };
         if !a.wait {
             return ok(&Started {
-                job_id: job,
+                started: wire::Started { job_id: job },
                 status: None,
                 warnings: None,
                 error: None,
@@ -277,7 +278,7 @@ impl QuireMcp {
             Err(e) => return rejected(e),
         };
         ok(&Started {
-            job_id: job,
+            started: wire::Started { job_id: job },
             status: Some(summary.status),
             warnings: Some(summary.warnings),
             error: summary.error,

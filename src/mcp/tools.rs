@@ -16,6 +16,7 @@ use crate::core::ids::{JobId, PageId, SessionId};
 use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
+use crate::wire::{Cancelled, Closed, Epoch};
 
 /// Tool names clients accept: `^[a-zA-Z0-9_-]{1,64}$` (see 00-overview.md).
 pub fn valid_tool_name(name: &str) -> bool {
@@ -119,21 +120,12 @@ pub struct Opened {
     pub path: String,
 }
 
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Closed {
-    pub closed: SessionId,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct EpochResult {
-    /// The new epoch; null when there was nothing to undo or redo.
-    pub epoch: Option<u64>,
-}
-
+/// `quire_start_pipeline`'s result: the job, and with `wait` how it ended.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Started {
-    pub job_id: JobId,
+    #[serde(flatten)]
+    pub started: crate::wire::Started,
     /// With `wait`: the job's final status (or `running` if the wait timed out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<JobStatus>,
@@ -152,12 +144,6 @@ pub struct Sessions {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Engines {
     pub engines: Vec<EngineInfo>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct Cancelled {
-    /// False when the job had already finished.
-    pub cancelled: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -285,12 +271,12 @@ fn describe(name: ToolName) -> Tool {
             "Apply an op",
             "Apply one change to the scene: AddPage, RemovePage, UpdatePage, ReorderPages, AddNode, RemoveNode, UpdateNode, ReorderNodes, UpdateProject, or a Batch of them (all or nothing, one undo step). Send only new values; null clears a clearable field. Returns the new epoch and the ids of everything the op added, in order. An op that does not apply changes nothing and returns isError with the reason.",
         ),
-        ToolName::Undo => tool::<SessionArgs, EpochResult>(
+        ToolName::Undo => tool::<SessionArgs, Epoch>(
             name,
             "Undo",
             "Undo the latest change of the session. Returns the new epoch, or epoch null when there is nothing to undo.",
         ),
-        ToolName::Redo => tool::<SessionArgs, EpochResult>(
+        ToolName::Redo => tool::<SessionArgs, Epoch>(
             name,
             "Redo",
             "Redo the latest undone change. Returns the new epoch, or epoch null when there is nothing to redo.",

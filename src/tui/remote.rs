@@ -26,6 +26,7 @@ use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::core::{ApplyResult, ProjectEntry};
+use crate::wire::{Cancelled, Epoch, Started};
 
 const BACKOFF_START: Duration = Duration::from_millis(200);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
@@ -125,22 +126,6 @@ async fn decode<T: DeserializeOwned>(r: reqwest::Response) -> Result<T, BackendE
             format!("unexpected answer from the server: {e}"),
         )
     })
-}
-
-#[derive(serde::Deserialize)]
-struct Epoch {
-    epoch: Option<u64>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Started {
-    job_id: JobId,
-}
-
-#[derive(serde::Deserialize)]
-struct Cancelled {
-    cancelled: bool,
 }
 
 impl Backend for Remote {
