@@ -8,8 +8,8 @@
 //!   `config::modes` loads the mode files that say which frontends to start.
 //! - [`launch`] starts a mode: one [`core`] and the mode's frontends.
 //! - [`core`] owns all state: sessions, scenes, history, storage, events.
-//! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`],
-//!   and [`share`] (a live TUI shared with an MCP client).
+//! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`];
+//!   [`share`] is the wire between a shared TUI and `quire mcp tui`.
 //! - [`wire`] holds the result shapes several frontends share on the wire.
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
 //! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop.

@@ -164,13 +164,13 @@ impl Blocking<'_> {
         self.0.open_session(id)?.submit(op)
     }
 
-    /// Undoes in memory and queues it (see [`Core::submit`]); `None` at the
+    /// Undoes in memory and queues it (see [`Blocking::submit`]); `None` at the
     /// boundary.
     pub fn submit_undo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
         self.0.open_session(id)?.undo()
     }
 
-    /// Redoes in memory and queues it (see [`Core::submit`]).
+    /// Redoes in memory and queues it (see [`Blocking::submit`]).
     pub fn submit_redo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
         self.0.open_session(id)?.redo()
     }

@@ -5,7 +5,7 @@
 //! encoded and queued for the log writer in epoch order, and the caller gets
 //! a [`Pending`] that resolves once the frame is fsynced. Nothing is
 //! acknowledged, published or returned to a reader before that: readers
-//! ([`Session::scene`]) also wait until what they read is durable.
+//! ([`Session::snapshot`]) also wait until what they read is durable.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};

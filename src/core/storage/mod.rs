@@ -242,7 +242,7 @@ pub fn tighten(path: &Path) {
 }
 
 /// A temporary file beside `path`'s final place, owner-only, named so that
-/// [`remove_temp_files`] recognises it.
+/// `remove_temp_files` recognises it.
 pub fn temp_file_in(dir: &Path) -> CoreResult<tempfile::NamedTempFile> {
     tempfile::Builder::new()
         .prefix(TEMP_PREFIX)
