@@ -172,14 +172,8 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
     let runtime = runtime()?;
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
-        let served = serve_http(&core, &loaded, crate::signals::stop_requested()).await?;
-        if let Err(e) = open_at_start(&core, project).await {
-            served.task.abort();
-            return Err(e);
-        }
-        // Until here routes answered 503; the serving line means ready.
-        served.state.set_ready();
-        say(&format!("quire: serving {} ({})", served.url, served.what));
+        let stop = crate::signals::stop_requested();
+        let (served, _) = serve_with_project(&core, &loaded, project, stop).await?;
         if let Err(e) = sd_notify::notify(&[sd_notify::NotifyState::Ready]) {
             tracing::warn!("cannot notify systemd: {e}");
         }
@@ -188,6 +182,28 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         result.context("server failed")?;
         closed
     })
+}
+
+/// Serves HTTP, opens `--project`, then marks the routes ready and prints
+/// the serving line (until then they answer 503). Stops serving if the
+/// project does not open.
+async fn serve_with_project(
+    core: &Core,
+    loaded: &Loaded,
+    project: Option<PathBuf>,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(Served, Option<crate::core::ids::SessionId>), Failure> {
+    let served = serve_http(core, loaded, stop).await?;
+    let opened = match open_at_start(core, project).await {
+        Ok(opened) => opened,
+        Err(e) => {
+            served.task.abort();
+            return Err(e);
+        }
+    };
+    served.state.set_ready();
+    say(&format!("quire: serving {} ({})", served.url, served.what));
+    Ok((served, opened))
 }
 
 /// Opens `--project`, if any.
@@ -226,28 +242,15 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>, with_http: bool) -> Resul
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let served = match with_http {
-            true => Some(
-                serve_http(&core, &loaded, async move {
-                    let _ = stopped.await;
-                })
-                .await?,
-            ),
-            false => None,
+        let (served, active) = if with_http {
+            let stopped = async move {
+                let _ = stopped.await;
+            };
+            let (served, active) = serve_with_project(&core, &loaded, project, stopped).await?;
+            (Some(served), active)
+        } else {
+            (None, open_at_start(&core, project).await?)
         };
-        let active = match open_at_start(&core, project).await {
-            Ok(active) => active,
-            Err(e) => {
-                if let Some(served) = &served {
-                    served.task.abort();
-                }
-                return Err(e);
-            }
-        };
-        if let Some(served) = &served {
-            served.state.set_ready();
-            say(&format!("quire: serving {} ({})", served.url, served.what));
-        }
         let result = tokio::select! {
             result = crate::mcp::serve_stdio(core.clone(), active) => result,
             _ = crate::signals::stop_requested() => Ok(()),

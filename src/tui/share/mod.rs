@@ -72,8 +72,6 @@ pub struct Share {
     endpoint: Endpoint,
     instance: Uuid,
     ledger: Ledger,
-    /// The navigation count the sharing bar shows.
-    shown_used: usize,
     /// A navigation `update` is applying; answered after it.
     committing: Option<SelectArgs>,
     tx: mpsc::UnboundedSender<ShareRequest>,
@@ -128,7 +126,6 @@ impl Share {
             endpoint,
             instance,
             ledger: Ledger::default(),
-            shown_used: 0,
             committing: None,
             tx,
             rx,
@@ -180,10 +177,7 @@ impl Share {
             return None;
         }
         self.revoked = true;
-        let _ = self.stop.send(true);
-        if let Some(server) = self.server.take() {
-            server.abort();
-        }
+        self.shut_down();
         for (_, replies) in self.waiting.drain() {
             for reply in replies {
                 let _ = reply.send(Outcome::rejected(
@@ -193,8 +187,16 @@ impl Share {
                 ));
             }
         }
-        self.endpoint.remove();
         Some(Msg::Share(ShareEvent::Revoked))
+    }
+
+    /// Stops the listener and every connection, deletes the endpoint.
+    fn shut_down(&mut self) {
+        let _ = self.stop.send(true);
+        if let Some(server) = self.server.take() {
+            server.abort();
+        }
+        self.endpoint.remove();
     }
 
     fn ctx(&self, app: &App, now: Instant) -> ViewContext {
@@ -373,8 +375,8 @@ impl Share {
                 check,
             } => msgs.extend(self.validated(app, args, deadline, check, now)),
         }
-        if !self.revoked && self.ledger.used() != self.shown_used {
-            self.shown_used = self.ledger.used();
+        let shown = app.share.as_ref().map(|bar| bar.used);
+        if !self.revoked && shown != Some(self.ledger.used()) {
             msgs.push(Msg::Share(ShareEvent::Bar(self.bar())));
         }
         msgs
@@ -383,11 +385,7 @@ impl Share {
 
 impl Drop for Share {
     fn drop(&mut self) {
-        let _ = self.stop.send(true);
-        if let Some(server) = self.server.take() {
-            server.abort();
-        }
-        self.endpoint.remove();
+        self.shut_down();
     }
 }
 
