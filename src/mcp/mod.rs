@@ -3,11 +3,13 @@
 //! (`quire mcp stdio`); `tui.rs` is the other MCP server, `quire mcp tui`,
 //! bridged to one shared TUI over its socket (no core behind it).
 //!
-//! Errors follow one rule: arguments that do not fit a tool's schema are
-//! JSON-RPC `-32602`; no session to act on is `-32600` (`no project is
-//! open`); anything the core rejects is a tool result with `isError: true`
-//! and `{ error: { code, message } }`, and nothing was changed.
+//! Errors follow `05-mcp.md`: everything a model can correct (arguments
+//! that do not fit, no project open, an unknown id, anything the core
+//! rejects) is a tool execution error, and nothing was changed; only an
+//! unknown tool is a JSON-RPC error (see `reply.rs`).
 
+pub mod reply;
+pub mod schema;
 pub mod stdio;
 pub mod tools;
 pub mod tui;
@@ -19,14 +21,13 @@ use base64::Engine as _;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
     Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ResourceContents, ServerCapabilities, ServerConfig, Tool,
+    ResourceContents, ServerCapabilities, ServerConfig, ServerRequest, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
-use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use self::reply::{Failure, Outcome, ok, parse};
 use self::tools::*;
 use crate::core::events::{Event, JobProgress};
 use crate::core::ids::SessionId;
@@ -38,6 +39,9 @@ use crate::wire::{self, Cancelled, Closed, Epoch};
 
 /// Largest export returned inline (base64 in an embedded resource).
 pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
+/// How long a result waits for the client to answer the ping that shows
+/// it has handled the notifications before it.
+const SETTLE_DEADLINE: Duration = Duration::from_secs(2);
 /// How long `wait: true` waits by default before answering `running`.
 const DEFAULT_WAIT: Duration = Duration::from_secs(600);
 
@@ -59,10 +63,9 @@ pub struct QuireMcp {
     allow_any_path: bool,
     /// The session this connection last opened.
     active: Arc<Mutex<Option<SessionId>>>,
-    tools: Arc<Vec<Tool>>,
+    /// Built once per process (see [`tools::all`]).
+    tools: Arc<[Tool]>,
 }
-
-type Reply = Result<CallToolResult, ErrorData>;
 
 impl QuireMcp {
     pub fn new(core: Core, transport: Transport, allow_any_path: bool) -> Self {
@@ -71,7 +74,7 @@ impl QuireMcp {
             transport,
             allow_any_path,
             active: Arc::new(Mutex::new(None)),
-            tools: Arc::new(tools::all()),
+            tools: tools::all(),
         }
     }
 
@@ -85,12 +88,10 @@ impl QuireMcp {
     }
 
     /// `sessionId`, else the connection's active session, else the current
-    /// one, else JSON-RPC -32600.
-    fn session(&self, given: Option<SessionId>) -> Result<SessionId, ErrorData> {
+    /// one, else the tool error `no_session`.
+    fn session(&self, given: Option<SessionId>) -> Outcome<SessionId> {
         if let Some(id) = given {
-            return self.core.resolve(Some(id)).map_err(|_| {
-                ErrorData::invalid_request(format!("session {id} is not open"), None)
-            });
+            return Ok(self.core.resolve(Some(id))?);
         }
         if let Some(id) = self
             .active()
@@ -98,42 +99,43 @@ impl QuireMcp {
         {
             return Ok(id);
         }
-        self.core
-            .resolve(None)
-            .map_err(|_| ErrorData::invalid_request("no project is open", None))
+        Ok(self.core.resolve(None)?)
     }
 
-    async fn call(&self, name: &str, args: Value, ctx: RequestContext<RoleServer>) -> Reply {
+    async fn call(
+        &self,
+        name: &str,
+        args: Value,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome<CallToolResult> {
         let Some(tool) = ToolName::parse(name) else {
-            return Err(ErrorData::invalid_params(
+            return Err(Failure::Protocol(ErrorData::invalid_params(
                 format!("unknown tool `{name}`"),
                 None,
-            ));
+            )));
         };
         match tool {
             ToolName::OpenProject => self.open_project(parse(args)?).await,
             ToolName::CloseProject => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                match self.core.close_session(id).await {
-                    Ok(()) => ok(&Closed { closed: id }),
-                    Err(e) => rejected(e),
-                }
+                self.core.close_session(id).await?;
+                ok(&Closed { closed: id })
             }
             ToolName::Apply => {
                 let a: ApplyArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                reply(self.core.apply(id, a.op).await)
+                ok(&self.core.apply(id, a.op).await?)
             }
             ToolName::Undo | ToolName::Redo => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                let result = if tool == ToolName::Undo {
-                    self.core.undo(id).await
+                let epoch = if tool == ToolName::Undo {
+                    self.core.undo(id).await?
                 } else {
-                    self.core.redo(id).await
+                    self.core.redo(id).await?
                 };
-                reply(result.map(|epoch| Epoch { epoch }))
+                ok(&Epoch { epoch })
             }
             ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
             ToolName::ListSessions => {
@@ -145,16 +147,11 @@ impl QuireMcp {
             ToolName::GetScene => {
                 let a: GetSceneArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                let mut snapshot = match self.core.scene(id).await {
-                    Ok(s) => s,
-                    Err(e) => return rejected(e),
-                };
+                let mut snapshot = self.core.scene(id).await?;
                 if let Some(pages) = a.pages {
                     if let Some(missing) = pages.iter().find(|p| snapshot.scene.page(**p).is_none())
                     {
-                        return rejected(CoreError::InvalidInput(format!(
-                            "unknown page id {missing} (not in the scene)"
-                        )));
+                        return Err(CoreError::not_found("page", missing).into());
                     }
                     snapshot.scene.pages.retain(|p| pages.contains(&p.id));
                 }
@@ -171,56 +168,45 @@ impl QuireMcp {
             }
             ToolName::GetJob => {
                 let a: JobArgs = parse(args)?;
-                reply(self.core.job(a.job_id))
+                ok(&self.core.job(a.job_id)?)
             }
             ToolName::CancelJob => {
                 let a: JobArgs = parse(args)?;
-                reply(
-                    self.core
-                        .cancel_job(a.job_id)
-                        .map(|cancelled| Cancelled { cancelled }),
-                )
+                ok(&Cancelled {
+                    cancelled: self.core.cancel_job(a.job_id)?,
+                })
             }
             ToolName::Export => self.export(parse(args)?).await,
         }
     }
 
-    async fn open_project(&self, a: OpenProjectArgs) -> Reply {
+    async fn open_project(&self, a: OpenProjectArgs) -> Outcome<CallToolResult> {
         let any = self.transport == Transport::Stdio || self.allow_any_path;
-        let path = match paths::resolve(&a.path, self.core.projects_dir(), any) {
-            Ok(p) => p,
-            Err(e) => return rejected(e),
+        let path = paths::resolve(&a.path, self.core.projects_dir(), any)?;
+        let s = match a.create_name {
+            Some(name) => self.core.create_project(&path, &name).await?,
+            None => self.core.open_project(&path).await?,
         };
-        let opened = match a.create_name {
-            Some(name) => self.core.create_project(&path, &name).await,
-            None => self.core.open_project(&path).await,
-        };
-        match opened {
-            Ok(s) => {
-                self.set_active(s.id);
-                ok(&Opened {
-                    session_id: s.id,
-                    name: s.name,
-                    path: s.path.display().to_string(),
-                })
-            }
-            Err(e) => rejected(e),
-        }
+        self.set_active(s.id);
+        ok(&Opened {
+            session_id: s.id,
+            name: s.name,
+            path: s.path.display().to_string(),
+        })
     }
 
-    async fn start_pipeline(&self, a: StartPipelineArgs, ctx: RequestContext<RoleServer>) -> Reply {
+    async fn start_pipeline(
+        &self,
+        a: StartPipelineArgs,
+        ctx: RequestContext<RoleServer>,
+    ) -> Outcome<CallToolResult> {
         let id = self.session(a.session_id)?;
-        let spec = a.spec;
         // Subscribe first so no event of the job can be missed.
         let mut events = self.core.subscribe(Some(self.core.events().seq()));
-        let job = match self
+        let job = self
             .core
-            .start_pipeline(id, spec, Approval::Unattended)
-            .await
-        {
-            Ok(job) => job,
-            Err(e) => return rejected(e),
-        };
+            .start_pipeline(id, a.spec, Approval::Unattended)
+            .await?;
         if !a.wait {
             return ok(&Started {
                 started: wire::Started { job_id: job },
@@ -234,6 +220,9 @@ impl QuireMcp {
             .wait_timeout_secs
             .map_or(DEFAULT_WAIT, Duration::from_secs);
         let deadline = tokio::time::Instant::now() + limit;
+        // MCP says progress MUST increase: a value equal to the last one
+        // sent (a step boundary) is not sent again.
+        let mut last_sent = f64::NEG_INFINITY;
         loop {
             let next = tokio::select! {
                 next = events.next() => next,
@@ -242,7 +231,10 @@ impl QuireMcp {
             };
             let Some(envelope) = next else { break };
             if let Some(p) = JobProgress::of(&envelope.event, job) {
-                if let Some(token) = &token {
+                if let Some(token) = &token
+                    && p.overall_percent > last_sent
+                {
+                    last_sent = p.overall_percent;
                     let message = format!(
                         "{} ({}/{}): page {} of {}",
                         p.step,
@@ -273,10 +265,10 @@ impl QuireMcp {
                 _ => {}
             }
         }
-        let summary = match self.core.job(job) {
-            Ok(summary) => summary,
-            Err(e) => return rejected(e),
-        };
+        if last_sent > f64::NEG_INFINITY && self.transport == Transport::Stdio {
+            settle_notifications(&ctx).await;
+        }
+        let summary = self.core.job(job)?;
         ok(&Started {
             started: wire::Started { job_id: job },
             status: Some(summary.status),
@@ -285,32 +277,26 @@ impl QuireMcp {
         })
     }
 
-    async fn export(&self, a: ExportArgs) -> Reply {
+    async fn export(&self, a: ExportArgs) -> Outcome<CallToolResult> {
         let id = self.session(a.session_id)?;
         if a.out_path.is_some() && self.transport != Transport::Stdio {
-            return rejected(CoreError::InvalidInput(
+            return Err(CoreError::InvalidInput(
                 "outPath is only available over stdio; over /mcp the export is returned inline"
                     .into(),
-            ));
+            )
+            .into());
         }
         // Checked before the export is built: a refused path costs nothing.
         let out_path = match &a.out_path {
             Some(given) => {
-                match paths::resolve(given, self.core.projects_dir(), true)
-                    .and_then(|p| paths::check_output(&p).map(|()| p))
-                {
-                    Ok(p) => Some(p),
-                    Err(e) => return rejected(e),
-                }
+                let p = paths::resolve(given, self.core.projects_dir(), true)?;
+                paths::check_output(&p)?;
+                Some(p)
             }
             None => None,
         };
         let format = a.spec.format;
-        let spec = a.spec;
-        let export = match self.core.export(id, spec).await {
-            Ok(e) => e,
-            Err(e) => return rejected(e),
-        };
+        let export = self.core.export(id, a.spec).await?;
         let size = export.bytes.len() as u64;
         let too_big = export.bytes.len() > INLINE_EXPORT_LIMIT;
         let target = match (out_path, too_big) {
@@ -322,10 +308,11 @@ impl QuireMcp {
                     .join(&export.file_name),
             ),
             (None, true) => {
-                return rejected(CoreError::InvalidInput(format!(
+                return Err(CoreError::InvalidInput(format!(
                     "the export is {} MiB, over the 16 MiB MCP limit; use the HTTP route POST /api/v1/projects/current/export",
                     size >> 20
-                )));
+                ))
+                .into());
             }
             (None, false) => None,
         };
@@ -338,12 +325,7 @@ impl QuireMcp {
             path: None,
         };
         if let Some(path) = target {
-            let bytes = export.bytes;
-            let dest = path.clone();
-            let written = paths::write_output_file(dest, bytes).await;
-            if let Err(e) = written {
-                return rejected(e);
-            }
+            paths::write_output_file(path.clone(), export.bytes).await?;
             result.path = Some(path.display().to_string());
             return ok(&result);
         }
@@ -362,56 +344,6 @@ impl QuireMcp {
             },
         ));
         Ok(reply)
-    }
-}
-
-fn parse<T: DeserializeOwned>(args: Value) -> Result<T, ErrorData> {
-    serde_json::from_value(args)
-        .map_err(|e| ErrorData::invalid_params(format!("invalid arguments: {e}"), None))
-}
-
-/// A tool result carrying `json` both as structured content and as a JSON
-/// text block (for clients that read only text).
-pub fn structured(json: Value, is_error: bool) -> CallToolResult {
-    let content = vec![ContentBlock::text(json.to_string())];
-    let mut result = if is_error {
-        CallToolResult::error(content)
-    } else {
-        CallToolResult::success(content)
-    };
-    result.structured_content = Some(json);
-    result
-}
-
-/// A successful result.
-fn ok<T: Serialize>(value: &T) -> Reply {
-    let json = serde_json::to_value(value)
-        .map_err(|e| ErrorData::internal_error(format!("cannot encode the result: {e}"), None))?;
-    Ok(structured(json, false))
-}
-
-/// A core rejection: `isError` with `{ error: { code, message } }`. Having
-/// no session to act on is a protocol error instead (-32600).
-fn rejected(error: CoreError) -> Reply {
-    if error == CoreError::NoSession {
-        return Err(ErrorData::invalid_request("no project is open", None));
-    }
-    let body = ToolError {
-        error: ErrorBody {
-            code: error.code().to_owned(),
-            message: error.to_string(),
-        },
-    };
-    Ok(structured(
-        serde_json::to_value(&body).unwrap_or_default(),
-        true,
-    ))
-}
-
-fn reply<T: Serialize>(result: Result<T, CoreError>) -> Reply {
-    match result {
-        Ok(value) => ok(&value),
-        Err(e) => rejected(e),
     }
 }
 
@@ -437,7 +369,7 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     async fn call_tool(
@@ -446,10 +378,23 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
-        self.call(&request.name, args, context)
-            .await
-            .map(Into::into)
+        reply::finish(self.call(&request.name, args, context).await).map(Into::into)
     }
+}
+
+/// Returns once the client has handled the notifications sent before, so
+/// that the result which follows cannot overtake them.
+///
+/// Over stdio a notification and a response can arrive in one read, and
+/// the TypeScript SDK handles the notification in a microtask but the
+/// response at once: the call settles first and its last progress
+/// notifications are dropped as "unknown token". A client answers a ping
+/// only after what came before it; so a ping, answered, is the proof. A
+/// client that does not answer in [`SETTLE_DEADLINE`] gets the result
+/// anyway. (Over `/mcp` each message is its own SSE event, read apart.)
+async fn settle_notifications(ctx: &RequestContext<RoleServer>) {
+    let ping = ServerRequest::PingRequest(Default::default());
+    let _ = tokio::time::timeout(SETTLE_DEADLINE, ctx.peer.send_request(ping)).await;
 }
 
 /// The `/mcp` route (streamable HTTP). Cancelling `stop` ends its

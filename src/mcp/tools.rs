@@ -1,11 +1,10 @@
 //! The workspace tools: names, descriptions, and the argument and result
 //! types whose JSON Schemas are the tools' input and output schemas.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
-use rmcp::model::{JsonObject, Tool};
+use rmcp::model::Tool;
 use schemars::JsonSchema;
-use schemars::generate::SchemaSettings;
 use serde::{Deserialize, Serialize};
 
 use crate::core::ApplyResult;
@@ -17,6 +16,8 @@ use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::wire::{Cancelled, Closed, Epoch};
+
+use super::schema;
 
 /// Tool names clients accept: `^[a-zA-Z0-9_-]{1,64}$` (see 00-overview.md).
 pub fn valid_tool_name(name: &str) -> bool {
@@ -161,27 +162,6 @@ pub struct Exported {
     pub path: Option<String>,
 }
 
-/// The result of a tool a core rejected.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ToolError {
-    pub error: ErrorBody,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct ErrorBody {
-    pub code: String,
-    pub message: String,
-}
-
-/// A standalone JSON Schema (draft 2020-12, definitions inline) for `T`.
-pub fn schema<T: JsonSchema>() -> Arc<JsonObject> {
-    let schema = SchemaSettings::draft2020_12()
-        .into_generator()
-        .into_root_schema_for::<T>();
-    let value = serde_json::to_value(schema).unwrap_or_default();
-    Arc::new(value.as_object().cloned().unwrap_or_default())
-}
-
 /// The workspace tools. Each name is written once, here; [`all`] describes
 /// every variant and the handler dispatches on it (both `match`es are
 /// exhaustive, so a new tool cannot be listed without being served).
@@ -244,14 +224,17 @@ fn tool<I: JsonSchema, O: JsonSchema>(
     title: &str,
     description: &'static str,
 ) -> Tool {
-    Tool::new(name.as_str(), description, schema::<I>())
+    Tool::new(name.as_str(), description, schema::of::<I>())
         .with_title(title)
-        .with_raw_output_schema(schema::<O>())
+        .with_raw_output_schema(schema::output_of::<O>())
 }
 
-/// Every workspace tool.
-pub fn all() -> Vec<Tool> {
-    ToolName::ALL.into_iter().map(describe).collect()
+/// Every workspace tool, described once per process and shared by every
+/// connection (building the schemas costs about a millisecond).
+pub fn all() -> Arc<[Tool]> {
+    static TOOLS: LazyLock<Arc<[Tool]>> =
+        LazyLock::new(|| ToolName::ALL.into_iter().map(describe).collect());
+    TOOLS.clone()
 }
 
 fn describe(name: ToolName) -> Tool {
@@ -327,8 +310,20 @@ mod tests {
     fn every_tool_name_is_accepted_by_common_clients() {
         let tools = all();
         assert_eq!(tools.len(), 12);
-        for tool in &tools {
+        for tool in tools.iter() {
             assert!(valid_tool_name(&tool.name), "{}", tool.name);
+            for schema in [Some(&tool.input_schema), tool.output_schema.as_ref()]
+                .into_iter()
+                .flatten()
+            {
+                let json = serde_json::Value::Object(schema.as_ref().clone());
+                assert_eq!(
+                    schema::foreign_keywords(&json),
+                    Vec::<String>::new(),
+                    "{}",
+                    tool.name
+                );
+            }
             assert!(tool.name.starts_with("quire_"), "{}", tool.name);
             assert_eq!(
                 tool.input_schema.get("type"),

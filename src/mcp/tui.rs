@@ -21,7 +21,7 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::sync::{Mutex, oneshot};
 
-use crate::mcp::tools::schema;
+use crate::mcp::schema;
 use crate::share::ShareError;
 use crate::share::endpoint::EndpointFile;
 use crate::share::protocol::{
@@ -294,12 +294,12 @@ fn tools() -> Vec<Tool> {
     #[serde(deny_unknown_fields)]
     struct NoArgs {}
     vec![
-        Tool::new(CONTEXT_TOOL, CONTEXT_DESCRIPTION, schema::<NoArgs>())
+        Tool::new(CONTEXT_TOOL, CONTEXT_DESCRIPTION, schema::of::<NoArgs>())
             .with_title("Read the shared TUI's view")
-            .with_raw_output_schema(schema::<Outcome>()),
-        Tool::new(SELECT_TOOL, SELECT_DESCRIPTION, schema::<SelectArgs>())
+            .with_raw_output_schema(schema::output_of::<Outcome>()),
+        Tool::new(SELECT_TOOL, SELECT_DESCRIPTION, schema::of::<SelectArgs>())
             .with_title("Move the shared TUI to a session")
-            .with_raw_output_schema(schema::<Outcome>()),
+            .with_raw_output_schema(schema::output_of::<Outcome>()),
     ]
 }
 
@@ -308,7 +308,7 @@ fn tools() -> Vec<Tool> {
 fn result(outcome: &Outcome) -> Result<CallToolResult, ErrorData> {
     let json = serde_json::to_value(outcome)
         .map_err(|e| ErrorData::internal_error(format!("cannot encode: {e}"), None))?;
-    Ok(crate::mcp::structured(json, !outcome.ok))
+    Ok(crate::mcp::reply::structured(json, !outcome.ok))
 }
 
 impl ServerHandler for Adapter {

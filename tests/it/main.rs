@@ -23,6 +23,7 @@ mod http_refusals;
 mod http_support;
 mod mcp;
 mod mcp_stdio;
+mod mcp_ts;
 mod share;
 mod tidy;
 mod tui;

@@ -79,6 +79,26 @@ fn python_sdk_over_http() {
     assert!(server.terminate().success());
 }
 
+/// The `{ code, message, ... }` of a tool execution error: `isError`, no
+/// structured content (see `src/mcp/reply.rs`), the message as the text
+/// block's first line and the JSON envelope as its second.
+pub fn tool_error(reply: &Value) -> Value {
+    let result = &reply["result"];
+    assert_eq!(result["isError"], true, "{reply}");
+    assert!(result.get("structuredContent").is_none(), "{reply}");
+    let text = result["content"][0]["text"].as_str().expect("a text block");
+    let (first, envelope) = text.split_once('\n').expect("two lines");
+    let envelope: Value = serde_json::from_str(envelope).expect("a JSON envelope");
+    assert_eq!(
+        envelope["error"]["message"]
+            .as_str()
+            .map(|m| m.replace('\n', " "))
+            .as_deref(),
+        Some(first)
+    );
+    envelope["error"].clone()
+}
+
 fn request(id: u64, method: &str, params: Value) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string()
 }
@@ -142,8 +162,9 @@ fn stdio_writes_only_protocol_frames_and_exits_cleanly_on_eof() {
         ),
         Some(3),
     );
-    assert_eq!(none["error"]["code"], -32600);
-    assert_eq!(none["error"]["message"], "no project is open");
+    let none = tool_error(&none);
+    assert_eq!(none["code"], "no_session");
+    assert_eq!(none["message"], "no project is open");
     let opened = ask(
         request(
             4,
@@ -177,7 +198,9 @@ fn stdio_writes_only_protocol_frames_and_exits_cleanly_on_eof() {
         ),
         Some(20),
     );
-    assert_eq!(bad["error"]["code"], -32602);
+    let bad = tool_error(&bad);
+    assert_eq!(bad["code"], "invalid_arguments", "{bad}");
+    assert_eq!(bad["field"], "op", "{bad}");
     drop(stdin);
     let end = std::time::Instant::now() + Duration::from_secs(30);
     let status = loop {

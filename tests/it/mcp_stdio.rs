@@ -208,10 +208,8 @@ fn out_path_never_writes_into_a_project() {
             "quire_export",
             json!({ "format": "json", "outPath": target.display().to_string() }),
         );
-        assert_eq!(reply["result"]["isError"], true, "{reply}");
-        let text = reply["result"]["structuredContent"]["error"]["message"]
-            .as_str()
-            .unwrap();
+        let error = crate::mcp::tool_error(&reply);
+        let text = error["message"].as_str().unwrap();
         assert!(text.contains("inside the quire project"), "{text}");
         assert!(target == scene || !target.exists(), "{}", target.display());
     }

@@ -39,11 +39,16 @@ async def protocol_error(session, tool, args, code, message_part):
 
 
 def tool_error(result, code, what):
+    """A tool execution error: isError, no structured content (the
+    TypeScript SDK would validate it against the output schema), the
+    message as the text's first line, the JSON envelope as its second."""
     check(result.is_error, f"{what}: not isError: {result}")
-    err = result.structured_content["error"]
-    check(err["code"] == code, f"{what}: code {err['code']} != {code}")
-    check(err["message"], f"{what}: empty message")
-    check(json.loads(result.content[0].text) == result.structured_content, f"{what}: text differs")
+    check(result.structured_content is None, f"{what}: structured content on an error")
+    first, envelope = result.content[0].text.split("\n", 1)
+    err = json.loads(envelope)["error"]
+    check(err["code"] == code, f"{what}: code {err['code']} != {code} ({err['message']})")
+    check(err["message"] and first == err["message"].replace("\n", " "), f"{what}: first line {first!r}")
+    return err
 
 
 def structured(result, what):
@@ -67,14 +72,20 @@ async def run(session, transport):
     apply_schema = next(t for t in tools if t.name == "quire_apply").input_schema
     check("op" in apply_schema["properties"] and "op" in apply_schema.get("required", []), "quire_apply: op is required")
 
-    # Nothing open yet.
-    await protocol_error(session, "quire_get_scene", {}, -32600, "no project is open")
-    await protocol_error(session, "quire_undo", {}, -32600, "no project is open")
-    await protocol_error(session, "quire_get_scene", {"sessionId": "0190d2a0-0000-7000-8000-000000000001"}, -32600, "is not open")
+    # Nothing open yet: tool errors a model can read.
+    none = tool_error(await session.call_tool("quire_get_scene", {}), "no_session", "get scene, none open")
+    check(none["message"] == "no project is open", f"no session: {none}")
+    tool_error(await session.call_tool("quire_undo", {}), "no_session", "undo, none open")
+    unknown = tool_error(
+        await session.call_tool("quire_get_scene", {"sessionId": "0190d2a0-0000-7000-8000-000000000001"}),
+        "unknown_session", "unknown session")
+    check(unknown["id"] == "0190d2a0-0000-7000-8000-000000000001", f"unknown session: {unknown}")
 
-    # Schema misfits are -32602.
-    await protocol_error(session, "quire_apply", {"op": {"type": "Teleport"}}, -32602, "Teleport")
-    await protocol_error(session, "quire_open_project", {"nope": 1}, -32602, "")
+    # Schema misfits name the field; an unknown tool is a protocol error.
+    misfit = tool_error(await session.call_tool("quire_apply", {"op": {"type": "Teleport"}}), "invalid_arguments", "Teleport")
+    check("Teleport" in misfit["message"] and misfit["field"].startswith("op"), f"misfit: {misfit}")
+    tool_error(await session.call_tool("quire_open_project", {"nope": 1}), "invalid_arguments", "unknown field")
+    await protocol_error(session, "quire_teleport", {}, -32602, "quire_teleport")
 
     # Paths: `..` never climbs out.
     refused = await session.call_tool("quire_open_project", {"path": "../outside", "createName": "X"})
@@ -163,7 +174,7 @@ async def run(session, transport):
 
     closed = structured(await session.call_tool("quire_close_project", {}), "close")
     check(closed["closed"] == session_id, "closed")
-    await protocol_error(session, "quire_get_scene", {}, -32600, "no project is open")
+    tool_error(await session.call_tool("quire_get_scene", {}), "no_session", "after close")
 
 
 async def main():

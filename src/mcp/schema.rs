@@ -1,0 +1,455 @@
+//! How the tools' JSON Schemas are presented: generated from the Rust types
+//! (schemars, draft 2020-12), then rewritten into the vocabulary every
+//! model provider reads (`05-mcp.md`, "Schemas that every model provider
+//! accepts"): OpenAI's strict function calling and Gemini's function
+//! declarations convert them without a fallback, and strict Ajv compiles
+//! them.
+//!
+//! The rewrite keeps what a value may be; it only changes how that is said:
+//! `oneOf` becomes `anyOf` (the variants of quire's unions are told apart
+//! by their `type` tag, so at most one can match either way), a `const`
+//! becomes a one-value `enum`, non-standard `format`s (`uint64`, `double`)
+//! are dropped (the `minimum` beside them stays), and annotations no
+//! provider reads (`$schema`, `examples`) go.
+
+use std::sync::Arc;
+
+use rmcp::model::JsonObject;
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+/// The keywords a presented schema may use: plain draft 2020-12 that
+/// Gemini's `JSONSchema` accepts (and OpenAI's strict mode reads).
+pub const KEYWORDS: &[&str] = &[
+    "type",
+    "format",
+    "title",
+    "description",
+    "default",
+    "items",
+    "minItems",
+    "maxItems",
+    "enum",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "additionalProperties",
+    "anyOf",
+    "uniqueItems",
+    "$ref",
+    "$defs",
+];
+
+/// Formats of draft 2020-12 (section 7.3) that a value may carry.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// The presented input schema of `T`, as an MCP tool schema object.
+///
+/// Every byte of `tools/list` is in a model's context on every turn, so
+/// what says nothing to a model goes: the root's `title` and
+/// `description` (a Rust type name and a note for programmers; the tool's
+/// description speaks to the model), `default: null`, and definitions of
+/// plain values (ids, hashes, enums), which are written in place instead.
+pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
+    let mut value = inline_plain_definitions(without_null_defaults(portable(generate::<T>())));
+    if let Value::Object(map) = &mut value {
+        map.remove("title");
+        map.remove("description");
+    }
+    Arc::new(value.as_object().cloned().unwrap_or_default())
+}
+
+/// The presented output schema of `T`: its top-level properties with
+/// their types, nested objects and arrays as `object` and `array` only.
+/// Clients validate results against it (every result does validate); the
+/// model reads the result itself, and the full shapes would double
+/// `tools/list`.
+pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
+    let value = shallow(&portable(generate::<T>()));
+    Arc::new(value.as_object().cloned().unwrap_or_default())
+}
+
+fn generate<T: JsonSchema>() -> Value {
+    let schema = SchemaSettings::draft2020_12()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    serde_json::to_value(schema).unwrap_or_default()
+}
+
+/// Applies `f` to every subschema of `schema` (bottom-up), not to
+/// property or definition names.
+fn map_subschemas(schema: Value, f: &impl Fn(Value) -> Value) -> Value {
+    let Value::Object(map) = schema else {
+        return f(schema);
+    };
+    let mut out = Map::new();
+    for (key, value) in map {
+        let value = match key.as_str() {
+            "properties" | "$defs" => match value {
+                Value::Object(m) => Value::Object(
+                    m.into_iter()
+                        .map(|(k, v)| (k, map_subschemas(v, f)))
+                        .collect(),
+                ),
+                other => other,
+            },
+            "anyOf" => match value {
+                Value::Array(vs) => {
+                    Value::Array(vs.into_iter().map(|v| map_subschemas(v, f)).collect())
+                }
+                other => other,
+            },
+            "items" | "additionalProperties" => map_subschemas(value, f),
+            _ => value,
+        };
+        out.insert(key, value);
+    }
+    f(Value::Object(out))
+}
+
+fn without_null_defaults(schema: Value) -> Value {
+    map_subschemas(schema, &|mut s| {
+        if let Value::Object(map) = &mut s
+            && map.get("default") == Some(&Value::Null)
+        {
+            map.remove("default");
+        }
+        s
+    })
+}
+
+/// A definition that is a plain value: no properties, items or variants.
+fn is_plain(schema: &Value) -> bool {
+    schema.as_object().is_some_and(|m| {
+        !m.contains_key("properties")
+            && !m.contains_key("items")
+            && !m.contains_key("anyOf")
+            && !m.contains_key("$ref")
+    })
+}
+
+/// Writes every `$ref` to a plain definition in place (without the
+/// definition's description), an optional one (`anyOf [ref, null]`) as
+/// the value with `null` added to its type; drops the definitions.
+fn inline_plain_definitions(mut schema: Value) -> Value {
+    let plain: Map<String, Value> = schema
+        .get("$defs")
+        .and_then(Value::as_object)
+        .map(|defs| {
+            defs.iter()
+                .filter(|(_, d)| is_plain(d))
+                .map(|(name, d)| {
+                    let mut d = d.clone();
+                    if let Value::Object(m) = &mut d {
+                        m.remove("description");
+                    }
+                    (format!("#/$defs/{name}"), d)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if plain.is_empty() {
+        return schema;
+    }
+    let mut none_left = false;
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        defs.retain(|name, _| !plain.contains_key(&format!("#/$defs/{name}")));
+        none_left = defs.is_empty();
+    }
+    if none_left && let Value::Object(root) = &mut schema {
+        root.remove("$defs");
+    }
+    map_subschemas(schema, &|s| inline_one(s, &plain))
+}
+
+fn inline_one(schema: Value, plain: &Map<String, Value>) -> Value {
+    let Value::Object(mut map) = schema else {
+        return schema;
+    };
+    let target = |v: &Value| {
+        v.get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|r| plain.get(r))
+            .cloned()
+    };
+    if let Some(resolved) = map
+        .get("$ref")
+        .and_then(|_| target(&Value::Object(map.clone())))
+    {
+        map.remove("$ref");
+        let mut out = resolved.as_object().cloned().unwrap_or_default();
+        out.extend(map);
+        return Value::Object(out);
+    }
+    // `anyOf: [ { $ref: plain }, { type: null } ]`: an optional plain value.
+    if let Some(Value::Array(variants)) = map.get("anyOf")
+        && variants.len() == 2
+        && variants[1] == serde_json::json!({ "type": "null" })
+        && let Some(resolved) = target(&variants[0])
+    {
+        map.remove("anyOf");
+        let mut out = resolved.as_object().cloned().unwrap_or_default();
+        add_null(&mut out);
+        out.extend(map);
+        return Value::Object(out);
+    }
+    Value::Object(map)
+}
+
+fn add_null(schema: &mut Map<String, Value>) {
+    match schema.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = std::mem::take(t);
+            schema.insert("type".into(), serde_json::json!([t, "null"]));
+        }
+        Some(Value::Array(ts)) if !ts.contains(&Value::Null) => {
+            ts.push(Value::String("null".into()));
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum")
+        && !values.contains(&Value::Null)
+    {
+        values.push(Value::Null);
+    }
+}
+
+/// `schema`'s top level with each property's type only (see [`output_of`]).
+fn shallow(schema: &Value) -> Value {
+    let defs = schema.get("$defs").cloned().unwrap_or_default();
+    let resolve = |s: &Value| -> Value {
+        match s.get("$ref").and_then(Value::as_str) {
+            Some(r) => r
+                .strip_prefix("#/$defs/")
+                .and_then(|name| defs.get(name))
+                .cloned()
+                .unwrap_or_default(),
+            None => s.clone(),
+        }
+    };
+    let mut out = Map::new();
+    out.insert("type".into(), "object".into());
+    let properties: Map<String, Value> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, p)| (name.clone(), type_only(&resolve(p), &resolve)))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.insert("properties".into(), Value::Object(properties));
+    if let Some(required) = schema.get("required") {
+        out.insert("required".into(), required.clone());
+    }
+    Value::Object(out)
+}
+
+/// What a value is, without its inner shape: its `type` (with `null` when
+/// optional) and, for a plain value, its `enum`.
+fn type_only(schema: &Value, resolve: &impl Fn(&Value) -> Value) -> Value {
+    if let Some(Value::Array(variants)) = schema.get("anyOf") {
+        let mut types: Vec<Value> = Vec::new();
+        for v in variants {
+            let v = resolve(v);
+            let inner = type_only(&v, resolve);
+            match inner.get("type") {
+                Some(Value::String(t)) => types.push(Value::String(t.clone())),
+                Some(Value::Array(ts)) => types.extend(ts.iter().cloned()),
+                _ => return Value::Object(Map::new()),
+            }
+        }
+        let mut unique: Vec<Value> = Vec::new();
+        for t in types {
+            if !unique.contains(&t) {
+                unique.push(t);
+            }
+        }
+        return match unique.as_slice() {
+            [one] => serde_json::json!({ "type": one }),
+            _ => serde_json::json!({ "type": unique }),
+        };
+    }
+    let mut out = Map::new();
+    for key in ["type", "enum"] {
+        if let Some(v) = schema.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// Rewrites a schemars schema into the portable vocabulary.
+pub fn portable(schema: Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(portable_object(map)),
+        other => other,
+    }
+}
+
+fn portable_object(map: Map<String, Value>) -> Map<String, Value> {
+    let mut out = Map::new();
+    for (key, value) in map {
+        match key.as_str() {
+            // Maps of name → schema.
+            "properties" | "$defs" => {
+                let inner = match value {
+                    Value::Object(m) => {
+                        Value::Object(m.into_iter().map(|(k, v)| (k, portable(v))).collect())
+                    }
+                    other => other,
+                };
+                out.insert(key, inner);
+            }
+            // Lists of schemas.
+            "anyOf" | "oneOf" => {
+                let variants = match value {
+                    Value::Array(vs) => Value::Array(vs.into_iter().map(portable).collect()),
+                    other => other,
+                };
+                merge_any_of(&mut out, variants);
+            }
+            // One schema.
+            "items" | "additionalProperties" => {
+                out.insert(key, portable(value));
+            }
+            "const" => {
+                out.insert("enum".into(), Value::Array(vec![value]));
+            }
+            "format"
+                if value
+                    .as_str()
+                    .is_some_and(|f| STANDARD_FORMATS.contains(&f)) =>
+            {
+                out.insert(key, value);
+            }
+            "format" => {}
+            k if KEYWORDS.contains(&k) => {
+                out.insert(key, value);
+            }
+            // `$schema`, `examples`, `readOnly`, …: annotations only.
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `anyOf` and `oneOf` on one schema (schemars never writes both, but the
+/// rewrite must not lose either) become one `anyOf`.
+fn merge_any_of(out: &mut Map<String, Value>, variants: Value) {
+    match (out.get_mut("anyOf"), variants) {
+        (Some(Value::Array(existing)), Value::Array(more)) => existing.extend(more),
+        (_, variants) => {
+            out.insert("anyOf".into(), variants);
+        }
+    }
+}
+
+/// Every keyword `schema` uses (outside property and definition names)
+/// that is not in [`KEYWORDS`]; empty for a presented schema.
+pub fn foreign_keywords(schema: &Value) -> Vec<String> {
+    let mut found = Vec::new();
+    collect_foreign(schema, &mut found);
+    found
+}
+
+fn collect_foreign(schema: &Value, found: &mut Vec<String>) {
+    let Value::Object(map) = schema else { return };
+    for (key, value) in map {
+        match key.as_str() {
+            "properties" | "$defs" => {
+                if let Value::Object(m) = value {
+                    m.values().for_each(|v| collect_foreign(v, found));
+                }
+            }
+            "anyOf" => {
+                if let Value::Array(vs) = value {
+                    vs.iter().for_each(|v| collect_foreign(v, found));
+                }
+            }
+            "items" | "additionalProperties" => collect_foreign(value, found),
+            "format"
+                if !value
+                    .as_str()
+                    .is_some_and(|f| STANDARD_FORMATS.contains(&f)) =>
+            {
+                found.push(format!("format {value}"));
+            }
+            k if KEYWORDS.contains(&k) => {}
+            other => found.push(other.to_owned()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn the_rewrite_keeps_meaning_and_leaves_only_portable_keywords() {
+        let generated = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "epoch": { "type": "integer", "format": "uint64", "minimum": 0 },
+                "id": { "type": "string", "format": "uuid" },
+                "op": { "oneOf": [
+                    { "type": "object", "properties": { "type": { "type": "string", "const": "A" } }, "required": ["type"] },
+                    { "type": "object", "properties": { "type": { "type": "string", "const": "B" } }, "required": ["type"] }
+                ] }
+            },
+            "$defs": { "X": { "type": "number", "format": "double", "examples": [1.5] } }
+        });
+        let presented = portable(generated);
+        assert_eq!(foreign_keywords(&presented), Vec::<String>::new());
+        assert_eq!(
+            presented["properties"]["epoch"],
+            json!({ "type": "integer", "minimum": 0 })
+        );
+        assert_eq!(presented["properties"]["id"]["format"], "uuid");
+        let variants = presented["properties"]["op"]["anyOf"].as_array().unwrap();
+        assert_eq!(variants[1]["properties"]["type"]["enum"], json!(["B"]));
+        assert_eq!(presented["$defs"]["X"], json!({ "type": "number" }));
+        // A property named like a keyword is a name, not a keyword.
+        let named = portable(json!({ "properties": { "const": { "type": "string" } } }));
+        assert_eq!(named["properties"]["const"], json!({ "type": "string" }));
+    }
+
+    #[test]
+    fn foreign_keywords_are_found_anywhere() {
+        let schema = json!({ "anyOf": [{ "items": { "not": {} } }], "format": "uint" });
+        let mut found = foreign_keywords(&schema);
+        found.sort();
+        assert_eq!(found, vec!["format \"uint\"".to_owned(), "not".to_owned()]);
+    }
+}

@@ -1,0 +1,164 @@
+// Interop test of quire's MCP server with the official MCP TypeScript SDK
+// client (what Claude Desktop, Claude Code, Cursor and VS Code build on).
+//
+// Usage:
+//   node interop.mjs stdio QUIRE_BINARY   # spawns `quire mcp stdio` (env passed through)
+//   node interop.mjs http URL             # connects to URL (…/mcp)
+//
+// Prints "interop TRANSPORT: ok" and exits 0 when every check passed;
+// otherwise prints the failed check and exits 1. Run by tests/it/mcp_ts.rs.
+
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+
+const [transportName, target] = process.argv.slice(2);
+
+function check(ok, what) {
+  if (!ok) throw new Error(`check failed: ${what}`);
+}
+
+// Strict Ajv (draft 2020-12): every schema must compile without a
+// non-standard keyword or format, and every success must validate.
+const ajv = new Ajv2020({ strict: true, allErrors: true });
+addFormats.default(ajv);
+const outputValidators = new Map();
+
+// Errors the SDK reports outside a call (e.g. a progress notification for a
+// token it has already forgotten: a notification that came too late).
+const clientErrors = [];
+
+/** A successful call: structured content valid against the output schema. */
+async function ok(client, name, args, options) {
+  const result = await client.callTool({ name, arguments: args }, undefined, options);
+  check(!result.isError, `${name}: isError ${JSON.stringify(result)}`);
+  check(result.structuredContent, `${name}: no structuredContent`);
+  const text = JSON.parse(result.content[0].text);
+  check(JSON.stringify(text) === JSON.stringify(result.structuredContent), `${name}: text differs from structuredContent`);
+  const validate = outputValidators.get(name);
+  check(validate(result.structuredContent), `${name}: output invalid: ${ajv.errorsText(validate.errors)}`);
+  return result;
+}
+
+/** A tool execution error the client reads: the code and the message. */
+async function toolError(client, name, args, code) {
+  const result = await client.callTool({ name, arguments: args });
+  check(result.isError === true, `${name}: expected isError, got ${JSON.stringify(result)}`);
+  const [first, envelope] = result.content[0].text.split(/\n(.*)/s);
+  const error = JSON.parse(envelope).error;
+  check(error.code === code, `${name}: code ${error.code} != ${code} (${error.message})`);
+  check(first && first === error.message.replace(/\n/g, " "), `${name}: first line ${first}`);
+  return error;
+}
+
+async function run(client) {
+  const { tools } = await client.listTools();
+  check(tools.length >= 12, `tools: ${tools.map((t) => t.name)}`);
+  for (const t of tools) {
+    check(t.title, `${t.name}: no title`);
+    check(t.outputSchema?.type === "object", `${t.name}: output schema`);
+    ajv.compile(t.inputSchema);
+    outputValidators.set(t.name, ajv.compile(t.outputSchema));
+  }
+
+  // Nothing open: tool errors with their codes, read by the SDK.
+  const none = await toolError(client, "quire_get_scene", {}, "no_session");
+  check(none.message === "no project is open", `no session: ${none.message}`);
+  const unknown = await toolError(client, "quire_undo", { sessionId: "0190d2a0-0000-7000-8000-000000000001" }, "unknown_session");
+  check(unknown.id === "0190d2a0-0000-7000-8000-000000000001", `unknown session id: ${JSON.stringify(unknown)}`);
+  const misfit = await toolError(client, "quire_apply", { op: { type: "Teleport" } }, "invalid_arguments");
+  check(misfit.field?.startsWith("op") && misfit.message.includes("Teleport"), `misfit: ${JSON.stringify(misfit)}`);
+  await toolError(client, "quire_open_project", { path: "../outside", createName: "X" }, "invalid_input");
+  try {
+    await client.callTool({ name: "quire_teleport", arguments: {} });
+    check(false, "an unknown tool is not a tool result");
+  } catch (e) {
+    check(e instanceof McpError && e.code === -32602, `unknown tool: ${e}`);
+  }
+
+  const opened = (await ok(client, "quire_open_project", { path: `ts-${transportName}`, createName: "TS interop" })).structuredContent;
+  const sessionId = opened.sessionId;
+  const listed = (await ok(client, "quire_list_sessions", {})).structuredContent.sessions;
+  check(listed.some((s) => s.id === sessionId), "session listed");
+
+  // Ten pages in one Batch, so the pipeline reports progress many times.
+  const pages = Array.from({ length: 10 }, (_, i) => ({
+    type: "AddPage",
+    page: { name: `p${i}`, nodes: [{ kind: { type: "text", text: `Line ${i} {0}` } }] },
+  }));
+  const batch = (await ok(client, "quire_apply", { op: { type: "Batch", label: "ten pages", ops: pages } })).structuredContent;
+  check(batch.epoch === 1 && batch.created.length === 20, `batch: ${JSON.stringify(batch)}`);
+  const firstPage = batch.created[0];
+
+  await toolError(client, "quire_apply", { op: { type: "RemovePage", id: "0190d2a0-0000-7000-8000-000000000009" } }, "invalid_op");
+  check((await ok(client, "quire_get_scene", {})).structuredContent.epoch === 1, "a refused op changed nothing");
+
+  check((await ok(client, "quire_undo", {})).structuredContent.epoch === 2, "undo");
+  check((await ok(client, "quire_undo", {})).structuredContent.epoch === null, "undo at the boundary");
+  check((await ok(client, "quire_redo", {})).structuredContent.epoch === 3, "redo");
+
+  const engines = (await ok(client, "quire_list_engines", {})).structuredContent.engines;
+  check(engines.some((e) => e.id === "pseudo-translate"), "engines");
+  await toolError(client, "quire_start_pipeline", { steps: ["nope"] }, "invalid_input");
+
+  // A pipeline with wait: every progress notification arrives before the
+  // result settles the call, and the values strictly increase.
+  const progress = [];
+  const done = (
+    await ok(client, "quire_start_pipeline", { steps: ["pseudo-translate", "qa"], wait: true }, {
+      onprogress: (p) => progress.push(p.progress),
+    })
+  ).structuredContent;
+  check(done.status === "completed", `pipeline: ${JSON.stringify(done)}`);
+  check(progress.length >= 20, `progress notifications: ${progress.length} (${progress})`);
+  check(progress.every((v, i) => i === 0 || v > progress[i - 1]), `progress not strictly increasing: ${progress}`);
+  check(progress[progress.length - 1] === 100, `last progress: ${progress}`);
+  const job = (await ok(client, "quire_get_job", { jobId: done.jobId })).structuredContent;
+  check(job.status === "completed", `job: ${JSON.stringify(job)}`);
+  check((await ok(client, "quire_cancel_job", { jobId: done.jobId })).structuredContent.cancelled === false, "cancel");
+  await toolError(client, "quire_get_job", { jobId: "0190d2a0-0000-7000-8000-000000000003" }, "unknown_job");
+
+  const scene = (await ok(client, "quire_get_scene", { pages: [firstPage] })).structuredContent;
+  check(scene.scene.pages.length === 1, "one page");
+  check(scene.scene.pages[0].nodes[0].kind.translation.includes("{0}"), "placeholder kept");
+  await toolError(client, "quire_get_scene", { pages: ["0190d2a0-0000-7000-8000-000000000004"] }, "unknown_page");
+
+  const md = (await ok(client, "quire_export", { format: "markdown" })).structuredContent;
+  check(md.text.includes("# TS interop"), `markdown: ${md.text}`);
+  const archive = await ok(client, "quire_export", { format: "archive" });
+  check(archive.content.some((c) => c.type === "resource" && c.resource.mimeType === "application/zip"), "archive resource");
+  if (transportName === "http") {
+    await toolError(client, "quire_export", { format: "json", outPath: "/tmp/x.json" }, "invalid_input");
+  }
+
+  check((await ok(client, "quire_close_project", {})).structuredContent.closed === sessionId, "closed");
+  await toolError(client, "quire_get_scene", {}, "no_session");
+  check(clientErrors.length === 0, `client errors: ${clientErrors.join("; ")}`);
+}
+
+async function main() {
+  const client = new Client({ name: "quire-ts-interop", version: "1.0.0" });
+  client.onerror = (e) => clientErrors.push(String(e));
+  let transport;
+  if (transportName === "stdio") {
+    transport = new StdioClientTransport({ command: target, args: ["mcp", "stdio"], env: process.env, stderr: "inherit" });
+  } else {
+    transport = new StreamableHTTPClientTransport(new URL(target));
+  }
+  await client.connect(transport);
+  try {
+    await run(client);
+  } finally {
+    if (transportName === "http") await transport.terminateSession();
+    await client.close();
+  }
+  console.log(`interop ${transportName}: ok`);
+}
+
+main().catch((e) => {
+  console.error(e?.stack ?? String(e));
+  process.exit(1);
+});
