@@ -1,6 +1,7 @@
 //! Checks every request passes before it reaches a route (`/mcp`
 //! included): the `Host` header names this server (DNS-rebinding
-//! protection), an `Origin` header is an allowed browser origin, the bearer
+//! protection), an `Origin` header is this server's own origin or an
+//! allowed one (`server.allowed_origins`), the bearer
 //! token matches (compared in constant time), the body is not too large,
 //! and the core has finished starting.
 
@@ -108,6 +109,20 @@ pub fn host_name(host: &str) -> String {
     }
 }
 
+/// Whether a browser's `Origin` is this server's own: `http` (or `https`,
+/// behind a TLS proxy) and exactly the authority the request was sent to,
+/// which the Host check has already found to be an allowed host; its port
+/// is the port the client connected to. A page served elsewhere, even on
+/// this machine, differs in host or port; `null` matches nothing.
+fn same_origin(origin: &str, host: Option<&str>) -> bool {
+    let Some(host) = host else { return false };
+    let origin = origin.trim().to_ascii_lowercase();
+    origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .is_some_and(|authority| authority == host.trim().to_ascii_lowercase())
+}
+
 /// Routes that answer while the core is still starting.
 fn open_while_starting(path: &str) -> bool {
     matches!(path, "/healthz" | "/api/v1/meta" | "/api/v1/events")
@@ -121,8 +136,8 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
         .or_else(|| request.uri().authority().map(|a| a.to_string()));
-    match host {
-        Some(h) if guard.host_allowed(&h) => {}
+    match &host {
+        Some(h) if guard.host_allowed(h) => {}
         Some(h) => {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
@@ -138,7 +153,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
-        if !guard.origin_allowed(origin) {
+        if !(same_origin(origin, host.as_deref()) || guard.origin_allowed(origin)) {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
@@ -215,5 +230,23 @@ mod tests {
         assert!(!g.host_allowed("evil.example:4096"));
         assert!(g.origin_allowed("https://app.example/"));
         assert!(!g.origin_allowed("https://evil.example"));
+    }
+
+    #[test]
+    fn the_own_origin_is_the_authority_the_request_was_sent_to() {
+        assert!(same_origin("http://127.0.0.1:4096", Some("127.0.0.1:4096")));
+        assert!(same_origin("http://LOCALHOST:4096", Some("localhost:4096")));
+        assert!(same_origin("http://[::1]:80", Some("[::1]:80")));
+        for (origin, host) in [
+            ("http://127.0.0.1:8080", "127.0.0.1:4096"),
+            ("http://localhost:4096", "127.0.0.1:4096"),
+            ("null", "127.0.0.1:4096"),
+            ("http://127.0.0.1:4096/path", "127.0.0.1:4096"),
+            ("file://127.0.0.1:4096", "127.0.0.1:4096"),
+            ("http://127.0.0.1:4096.evil.example", "127.0.0.1:4096"),
+        ] {
+            assert!(!same_origin(origin, Some(host)), "{origin} for {host}");
+        }
+        assert!(!same_origin("http://127.0.0.1:4096", None));
     }
 }

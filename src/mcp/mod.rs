@@ -438,8 +438,8 @@ fn http_service(
         StreamableHttpServerConfig, StreamableHttpService,
     };
     let server = &config.server;
-    // The HTTP guard has already checked Host and Origin; rmcp checks them
-    // again with the same lists.
+    // The HTTP guard has already checked Host and Origin; rmcp checks the
+    // host again with the same list.
     let mut hosts: Vec<String> = vec![
         "localhost".into(),
         "127.0.0.1".into(),
@@ -454,10 +454,11 @@ fn http_service(
             .to_owned(),
     );
     hosts.extend(server.allowed_hosts.iter().cloned());
-    let mut mcp_config = StreamableHttpServerConfig::default().with_allowed_hosts(hosts);
-    if !server.allowed_origins.is_empty() {
-        mcp_config = mcp_config.with_allowed_origins(server.allowed_origins.clone());
-    }
+    // Origins are the guard's alone: it also admits this server's own
+    // origin, which a fixed list given to rmcp could not name (`--port 0`).
+    let mut mcp_config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .disable_allowed_origins();
     mcp_config.max_request_body_bytes =
         usize::try_from(server.max_body_bytes.get()).unwrap_or(usize::MAX);
     mcp_config.cancellation_token = stop;

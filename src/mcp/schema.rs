@@ -75,10 +75,23 @@ const STANDARD_FORMATS: &[&str] = &[
 /// Every byte of `tools/list` is in a model's context on every turn, so
 /// what says nothing to a model goes: the root's `title` and
 /// `description` (a Rust type name and a note for programmers; the tool's
-/// description speaks to the model), `default: null`, and definitions of
-/// plain values (ids, hashes, enums), which are written in place instead.
+/// description speaks to the model), `default: null`, definitions of
+/// plain values (ids, hashes, enums), which are written in place instead,
+/// and `additionalProperties: false` below the root (the root keeps it; a
+/// stray field anywhere is still refused, as `invalid_arguments` naming
+/// it, and OpenAI's strict mode closes every object itself).
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
-    let mut value = inline_plain_definitions(without_null_defaults(portable(generate::<T>())));
+    let closed = |v: Value| {
+        let is_closed = v.get("additionalProperties") == Some(&Value::Bool(false));
+        (v, is_closed)
+    };
+    let (value, root_closed) = closed(portable(generate::<T>()));
+    let mut value = merge_identical_definitions(inline_plain_definitions(without_null_defaults(
+        open_objects(value),
+    )));
+    if root_closed && let Value::Object(map) = &mut value {
+        map.insert("additionalProperties".into(), Value::Bool(false));
+    }
     if let Value::Object(map) = &mut value {
         map.remove("title");
         map.remove("description");
@@ -132,6 +145,17 @@ fn map_subschemas(schema: Value, f: &impl Fn(Value) -> Value) -> Value {
         out.insert(key, value);
     }
     f(Value::Object(out))
+}
+
+fn open_objects(schema: Value) -> Value {
+    map_subschemas(schema, &|mut s| {
+        if let Value::Object(map) = &mut s
+            && map.get("additionalProperties") == Some(&Value::Bool(false))
+        {
+            map.remove("additionalProperties");
+        }
+        s
+    })
 }
 
 fn without_null_defaults(schema: Value) -> Value {
@@ -239,6 +263,42 @@ fn add_null(schema: &mut Map<String, Value>) {
     {
         values.push(Value::Null);
     }
+}
+
+/// Definitions that read the same once presented (`Style` and
+/// `StylePatch`: every field optional in both) are written once; references
+/// to the others point at the first.
+fn merge_identical_definitions(mut schema: Value) -> Value {
+    let Some(Value::Object(defs)) = schema.get("$defs") else {
+        return schema;
+    };
+    let mut first_by_body: Vec<(String, &Value)> = Vec::new();
+    let mut renamed: Map<String, Value> = Map::new();
+    for (name, body) in defs {
+        match first_by_body.iter().find(|(_, b)| *b == body) {
+            Some((first, _)) => {
+                renamed.insert(
+                    format!("#/$defs/{name}"),
+                    Value::String(format!("#/$defs/{first}")),
+                );
+            }
+            None => first_by_body.push((name.clone(), body)),
+        }
+    }
+    if renamed.is_empty() {
+        return schema;
+    }
+    if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+        defs.retain(|name, _| !renamed.contains_key(&format!("#/$defs/{name}")));
+    }
+    map_subschemas(schema, &|mut s| {
+        if let Value::Object(map) = &mut s
+            && let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| renamed.get(r))
+        {
+            map.insert("$ref".into(), target.clone());
+        }
+        s
+    })
 }
 
 /// `schema`'s top level with each property's type only (see [`output_of`]).

@@ -3,7 +3,7 @@
 
 use std::sync::{Arc, LazyLock};
 
-use rmcp::model::Tool;
+use rmcp::model::{Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -43,8 +43,9 @@ pub struct OpenProjectArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionArgs {
-    /// The session to act on; default: this connection's active session,
-    /// else the current session.
+    // The session to act on; default: this connection's active session,
+    // else the current session (the server's instructions say so once, for
+    // every tool, rather than each schema).
     #[serde(default)]
     pub session_id: Option<SessionId>,
 }
@@ -222,11 +223,31 @@ impl ToolName {
 fn tool<I: JsonSchema, O: JsonSchema>(
     name: ToolName,
     title: &str,
+    hints: ToolAnnotations,
     description: &'static str,
 ) -> Tool {
     Tool::new(name.as_str(), description, schema::of::<I>())
         .with_title(title)
+        .with_annotations(hints)
         .with_raw_output_schema(schema::output_of::<O>())
+}
+
+/// A tool that only reads: clients need not ask before calling it.
+fn reads() -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(true)
+        .destructive(false)
+        .idempotent(true)
+        .open_world(false)
+}
+
+/// A tool that changes the workspace, on this machine only.
+fn changes(destructive: bool, idempotent: bool) -> ToolAnnotations {
+    ToolAnnotations::new()
+        .read_only(false)
+        .destructive(destructive)
+        .idempotent(idempotent)
+        .open_world(false)
 }
 
 /// Every workspace tool, described once per process and shared by every
@@ -242,61 +263,73 @@ fn describe(name: ToolName) -> Tool {
         ToolName::OpenProject => tool::<OpenProjectArgs, Opened>(
             name,
             "Open or create a project",
+            changes(false, false),
             "Open a project directory (relative paths are inside the projects directory), or with createName create a new project there. The project becomes this connection's active session and the workspace's current session; later calls without sessionId act on it.",
         ),
         ToolName::CloseProject => tool::<SessionArgs, Closed>(
             name,
             "Close a project",
+            changes(true, false),
             "Save and close a session (default: the active one). Its running jobs are cancelled.",
         ),
         ToolName::Apply => tool::<ApplyArgs, ApplyResult>(
             name,
             "Apply an op",
+            changes(true, false),
             "Apply one change to the scene: AddPage, RemovePage, UpdatePage, ReorderPages, AddNode, RemoveNode, UpdateNode, ReorderNodes, UpdateProject, or a Batch of them (all or nothing, one undo step). Send only new values; null clears a clearable field. Returns the new epoch and the ids of everything the op added, in order. An op that does not apply changes nothing and returns isError with the reason.",
         ),
         ToolName::Undo => tool::<SessionArgs, Epoch>(
             name,
             "Undo",
+            changes(true, false),
             "Undo the latest change of the session. Returns the new epoch, or epoch null when there is nothing to undo.",
         ),
         ToolName::Redo => tool::<SessionArgs, Epoch>(
             name,
             "Redo",
+            changes(true, false),
             "Redo the latest undone change. Returns the new epoch, or epoch null when there is nothing to redo.",
         ),
         ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
             name,
             "Start a pipeline",
+            changes(true, false).open_world(true),
             "Run engines (steps, in order) over the session's pages in the background. Every step and page is checked first. Returns the jobId at once; with wait=true returns when the job ends, with its status and warnings, sending progress notifications if the request has a progress token.",
         ),
         ToolName::ListSessions => tool::<NoArgs, Sessions>(
             name,
             "List open sessions",
+            reads(),
             "The open sessions (one per open project) with their epoch, whether a job keeps them busy, and which is current.",
         ),
         ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
             name,
             "Get the scene",
+            reads(),
             "The session's scene (pages and their nodes: text with source and translation, images, masks) and its epoch, optionally only some pages.",
         ),
         ToolName::ListEngines => tool::<NoArgs, Engines>(
             name,
             "List engines",
+            reads(),
             "The pipeline engines: id, stage, description, whether they need a person's approval, whether built in.",
         ),
         ToolName::GetJob => tool::<JobArgs, JobSummary>(
             name,
             "Get a job",
+            reads(),
             "A job's status, progress and warnings so far (jobs in flight and the last 100 finished).",
         ),
         ToolName::CancelJob => tool::<JobArgs, Cancelled>(
             name,
             "Cancel a job",
+            changes(false, true),
             "Cancel a queued or running job; it stops before its next page. cancelled is false when it had already finished.",
         ),
         ToolName::Export => tool::<ExportArgs, Exported>(
             name,
             "Export",
+            changes(false, true),
             "Export the session as markdown, xliff or json (returned inline as text) or archive (a zip, returned as an embedded base64 resource up to 16 MiB). Over stdio, outPath writes the export to that file instead.",
         ),
     }

@@ -199,3 +199,71 @@ fn sigterm_under_load_exits_0_and_keeps_every_acknowledged_op() {
     let log = std::fs::read(std::path::Path::new(&path).join("ops.log")).unwrap();
     assert!(log.is_empty());
 }
+
+#[test]
+fn the_servers_own_origin_is_accepted_on_every_route_and_others_are_not() {
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let own = server.url.clone();
+    let port = own.rsplit(':').next().unwrap().to_owned();
+    let client = reqwest::blocking::Client::new();
+    let send = |method: reqwest::Method, path: &str, origin: &str| {
+        let mut request = client
+            .request(method.clone(), format!("{own}{path}"))
+            .header("Origin", origin);
+        if path == "/mcp" {
+            request = request
+                .header("Accept", "application/json, text/event-stream")
+                .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": { "name": "same-origin", "version": "1" } } }));
+        } else if method == reqwest::Method::POST {
+            request = request.json(&json!({ "name": "From the page" }));
+        }
+        request.send().unwrap()
+    };
+    let sessions = || -> usize {
+        let r: Value = client
+            .get(format!("{own}/api/v1/sessions"))
+            .send()
+            .unwrap()
+            .json()
+            .unwrap();
+        r.as_array().unwrap().len()
+    };
+    for (method, path) in [
+        (reqwest::Method::GET, "/api/v1/meta"),
+        (reqwest::Method::GET, "/api/v1/sessions"),
+        (reqwest::Method::GET, "/api/v1/openapi.json"),
+        (reqwest::Method::POST, "/api/v1/projects"),
+        (reqwest::Method::POST, "/mcp"),
+    ] {
+        let r = send(method.clone(), path, &own);
+        assert!(
+            r.status().is_success(),
+            "{method} {path} from {own}: {}",
+            r.status()
+        );
+    }
+    assert_eq!(sessions(), 1, "the page's POST created the project");
+    let other_port = if port == "1" { "2" } else { "1" };
+    for origin in [
+        "null".to_owned(),
+        "https://evil.example".to_owned(),
+        format!("http://127.0.0.1:{other_port}"),
+        format!("http://evil.example:{port}"),
+    ] {
+        for (method, path) in [
+            (reqwest::Method::GET, "/api/v1/meta"),
+            (reqwest::Method::POST, "/api/v1/projects"),
+            (reqwest::Method::POST, "/mcp"),
+        ] {
+            let r = send(method.clone(), path, &origin);
+            assert_eq!(r.status(), 403, "{method} {path} from {origin}");
+            let body: Value = r.json().unwrap();
+            assert_eq!(body["error"]["code"], "forbidden_origin", "{body}");
+        }
+    }
+    assert_eq!(sessions(), 1, "no refused request created anything");
+    assert!(server.terminate().success());
+}
