@@ -56,6 +56,7 @@ fn big_app() -> App {
         epoch: 11_000,
         busy: false,
         current: true,
+        opened_at: "2026-12-01T09:00:00.000Z".into(),
     }];
     app.route = Route::Session(id);
     app.scene = Some((

@@ -55,6 +55,7 @@ impl Blocking<'_> {
             name: session.name(),
             path: session.path.clone(),
             epoch: session.epoch(),
+            opened_at: session.opened_at.clone(),
         });
         workspace.sessions.push(Arc::new(session));
         workspace.activate(id);

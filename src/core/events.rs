@@ -1,6 +1,7 @@
 //! The event bus: one per process.
 //!
-//! Every event gets the next `seq`. The bus keeps the last 1,024 events in a
+//! Every event gets the next `seq`, counted from a per-boot base (see
+//! [`boot_base`]). The bus keeps the last 1,024 events in a
 //! ring, sends each to subscribers over a tokio broadcast channel, and keeps
 //! a small model of what the events say (open sessions, their epochs, the
 //! current session), updated under the same lock as `seq`. A `Snapshot`
@@ -193,6 +194,9 @@ pub struct SessionSummary {
     pub epoch: u64,
     pub busy: bool,
     pub current: bool,
+    /// When this process opened it (RFC 3339, UTC).
+    #[serde(default)]
+    pub opened_at: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
@@ -209,6 +213,9 @@ pub enum Event {
         name: String,
         path: PathBuf,
         epoch: u64,
+        /// RFC 3339, UTC.
+        #[serde(default)]
+        opened_at: String,
     },
     SessionClosed {
         session_id: SessionId,
@@ -336,6 +343,7 @@ impl Model {
                 name,
                 path,
                 epoch,
+                opened_at,
             } => {
                 self.sessions.push(SessionSummary {
                     id: *session_id,
@@ -345,6 +353,7 @@ impl Model {
                     epoch: *epoch,
                     busy: false,
                     current: false,
+                    opened_at: opened_at.clone(),
                 });
                 self.refresh_busy();
             }
@@ -369,6 +378,22 @@ impl Model {
     }
 }
 
+/// Where this run's `seq`s start: the wall clock in milliseconds × 1,000.
+/// So ids strictly increase across restarts of the server (a client that
+/// de-duplicates by id keeps working, and an id from an earlier run is never
+/// mistaken for one of this run: it gets a fresh `Snapshot`) unless a run
+/// publishes more than a thousand events per millisecond it has been up,
+/// or the clock is set back. The numbers stay below 2^53 (JavaScript's
+/// exact integers) until the year 2255.
+pub fn boot_base() -> u64 {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| {
+            u64::try_from(d.as_millis()).unwrap_or(u64::MAX / 1000)
+        });
+    ms.saturating_mul(1000)
+}
+
 struct BusState {
     seq: u64,
     ring: VecDeque<Arc<Envelope>>,
@@ -389,11 +414,18 @@ impl Default for EventBus {
 }
 
 impl EventBus {
+    /// A bus whose first `seq` is above every `seq` an earlier run of this
+    /// server handed out (see [`boot_base`]).
     pub fn new() -> Self {
+        Self::starting_after(boot_base())
+    }
+
+    /// A bus whose first event is `base + 1`.
+    pub fn starting_after(base: u64) -> Self {
         let (tx, _) = broadcast::channel(RING_CAPACITY);
         EventBus {
             state: Mutex::new(BusState {
-                seq: 0,
+                seq: base,
                 ring: VecDeque::with_capacity(RING_CAPACITY),
                 model: Model::default(),
             }),
@@ -544,13 +576,34 @@ mod tests {
             name: "p".into(),
             path: "/p".into(),
             epoch: 0,
+            opened_at: "2026-12-01T00:00:00.000Z".into(),
         });
         id
     }
 
+    #[test]
+    fn a_later_run_numbers_above_an_earlier_one() {
+        // A run's base is the clock (ms) × 1,000: far above what the last
+        // run handed out, and exact in JavaScript.
+        let base = boot_base();
+        assert!(base > 1_700_000_000_000_000 && base < 1 << 53, "{base}");
+        let earlier = Arc::new(EventBus::starting_after(base - 5_000));
+        opened(&earlier);
+        let last = earlier.seq();
+        let later = Arc::new(EventBus::starting_after(base));
+        let first = later.publish(Event::ConfigChanged {});
+        assert!(first > last, "{first} <= {last}");
+        // An id of the earlier run, even one ahead of this run, gets a
+        // snapshot, never a replay.
+        for old in [last, first + 5] {
+            let mut sub = later.subscribe(Some(old));
+            assert_eq!(sub.try_next().unwrap().event.name(), "Snapshot");
+        }
+    }
+
     #[tokio::test]
     async fn new_subscriber_starts_with_a_snapshot_then_live_events() {
-        let bus = Arc::new(EventBus::new());
+        let bus = Arc::new(EventBus::starting_after(0));
         let id = opened(&bus);
         let mut sub = bus.subscribe(None);
         let first = sub.next().await.unwrap();
@@ -571,7 +624,7 @@ mod tests {
 
     #[tokio::test]
     async fn resume_replays_the_ring_or_falls_back_to_a_snapshot() {
-        let bus = Arc::new(EventBus::new());
+        let bus = Arc::new(EventBus::starting_after(0));
         let id = opened(&bus);
         for epoch in 1..=5 {
             bus.publish(Event::SceneAdvanced {
@@ -607,7 +660,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_lagging_subscriber_gets_a_snapshot_not_a_gap() {
-        let bus = Arc::new(EventBus::new());
+        let bus = Arc::new(EventBus::starting_after(0));
         let id = opened(&bus);
         let mut sub = bus.subscribe(Some(bus.seq()));
         for epoch in 1..=(RING_CAPACITY as u64 * 2) {

@@ -293,7 +293,10 @@ fn merge_identical_definitions(mut schema: Value) -> Value {
     }
     map_subschemas(schema, &|mut s| {
         if let Value::Object(map) = &mut s
-            && let Some(target) = map.get("$ref").and_then(Value::as_str).and_then(|r| renamed.get(r))
+            && let Some(target) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| renamed.get(r))
         {
             map.insert("$ref".into(), target.clone());
         }

@@ -304,6 +304,10 @@ async fn apply_undo_redo_and_addressed_routes() {
     assert_eq!(one["current"], true);
     let (_, list) = s.get("/api/v1/sessions").await;
     assert_eq!(list.as_array().unwrap().len(), 1);
+    // Every listing says when the session was opened (RFC 3339).
+    let opened_at = one["openedAt"].as_str().expect("openedAt");
+    assert!(humantime::parse_rfc3339(opened_at).is_ok(), "{opened_at}");
+    assert_eq!(list[0]["openedAt"], opened_at);
     let (_, scene) = s.get(&format!("/api/v1/sessions/{id}/scene.json")).await;
     assert_eq!(scene["epoch"], 5);
     let (status, closed) = s

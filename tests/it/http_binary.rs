@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::harness::Sandbox;
-use crate::http_support::{Binary, json_post};
+use crate::http_support::{Binary, SseReader, json_post};
 
 #[test]
 fn a_public_bind_without_a_token_is_refused() {
@@ -214,9 +214,11 @@ fn the_servers_own_origin_is_accepted_on_every_route_and_others_are_not() {
         if path == "/mcp" {
             request = request
                 .header("Accept", "application/json, text/event-stream")
-                .json(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                .json(
+                    &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
                     "protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": { "name": "same-origin", "version": "1" } } }));
+                    "clientInfo": { "name": "same-origin", "version": "1" } } }),
+                );
         } else if method == reqwest::Method::POST {
             request = request.json(&json!({ "name": "From the page" }));
         }
@@ -265,5 +267,64 @@ fn the_servers_own_origin_is_accepted_on_every_route_and_others_are_not() {
         }
     }
     assert_eq!(sessions(), 1, "no refused request created anything");
+    assert!(server.terminate().success());
+}
+
+#[test]
+fn event_ids_increase_across_a_restart_and_an_old_id_gets_a_fresh_snapshot() {
+    let s = Sandbox::new();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let client = reqwest::Client::new();
+    let last_of_first_run = {
+        let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+        let url = server.url.clone();
+        let last = rt.block_on(async {
+            let mut events =
+                SseReader::connect(&client, &format!("{url}/api/v1/events"), None).await;
+            let snapshot = events.next().await;
+            assert_eq!(snapshot.event, "Snapshot");
+            let created = client
+                .post(format!("{url}/api/v1/projects"))
+                .json(&json!({ "name": "Before" }))
+                .send()
+                .await
+                .unwrap();
+            assert!(created.status().is_success());
+            let seen = events.until(|e| e.event == "SessionOpened").await;
+            seen.last().and_then(|e| e.id).unwrap()
+        });
+        assert!(server.terminate().success());
+        last
+    };
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let url = server.url.clone();
+    rt.block_on(async {
+        let mut events = SseReader::connect(
+            &client,
+            &format!("{url}/api/v1/events"),
+            Some(last_of_first_run),
+        )
+        .await;
+        let first = events.next().await;
+        assert_eq!(first.event, "Snapshot", "{first:?}");
+        assert!(
+            first.id.unwrap() > last_of_first_run,
+            "{first:?} after {last_of_first_run}"
+        );
+        let created = client
+            .post(format!("{url}/api/v1/projects"))
+            .json(&json!({ "name": "After" }))
+            .send()
+            .await
+            .unwrap();
+        assert!(created.status().is_success());
+        let seen = events.until(|e| e.event == "SessionOpened").await;
+        let ids: Vec<u64> = std::iter::once(first.id.unwrap())
+            .chain(seen.iter().filter_map(|e| e.id))
+            .collect();
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+        // Beyond 2^53 a JavaScript client could not compare them exactly.
+        assert!(ids.iter().all(|id| *id < 1 << 53), "{ids:?}");
+    });
     assert!(server.terminate().success());
 }

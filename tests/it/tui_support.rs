@@ -29,6 +29,7 @@ pub fn session(n: u128, name: &str, epoch: u64, current: bool) -> SessionSummary
         epoch,
         busy: false,
         current,
+        opened_at: "2026-12-01T09:00:00.000Z".into(),
     }
 }
 

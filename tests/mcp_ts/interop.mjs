@@ -83,6 +83,7 @@ async function run(client) {
   const sessionId = opened.sessionId;
   const listed = (await ok(client, "quire_list_sessions", {})).structuredContent.sessions;
   check(listed.some((s) => s.id === sessionId), "session listed");
+  check(listed.every((s) => !Number.isNaN(Date.parse(s.openedAt))), `openedAt: ${JSON.stringify(listed)}`);
 
   // Ten pages in one Batch, so the pipeline reports progress many times.
   const pages = Array.from({ length: 10 }, (_, i) => ({
