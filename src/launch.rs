@@ -252,7 +252,7 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>, with_http: bool) -> Resul
             (None, open_at_start(&core, project).await?)
         };
         let result = tokio::select! {
-            result = crate::mcp::serve_stdio(core.clone(), active) => result,
+            result = crate::mcp::serve_stdio(core.clone(), &loaded.config, active) => result,
             _ = crate::signals::stop_requested() => Ok(()),
         };
         drop(stop);

@@ -78,6 +78,53 @@ fn page_name(file: &str) -> String {
     }
 }
 
+/// What one imported page is made from.
+#[derive(Debug, Clone)]
+pub enum PageSource {
+    /// A page with a text node per paragraph.
+    Text { name: String, text: String },
+    /// A page with the image as its full-page `source` node.
+    Image(ImageFile),
+}
+
+/// The `AddPage` of a text page; refuses an empty name or text.
+fn text_page(name: &str, text: &str, source_lang: Option<&str>) -> CoreResult<Op> {
+    if name.trim().is_empty() {
+        return Err(CoreError::InvalidInput(
+            "a page name must not be empty".into(),
+        ));
+    }
+    let nodes: Vec<NewNode> = paragraphs(text)
+        .into_iter()
+        .map(|p| NewNode {
+            id: None,
+            transform: Transform::default(),
+            visible: true,
+            kind: NodeKind::Text {
+                text: Some(p),
+                translation: None,
+                source_lang: source_lang.map(str::to_owned),
+                style: None,
+            },
+        })
+        .collect();
+    if nodes.is_empty() {
+        return Err(CoreError::InvalidInput(format!(
+            "`{name}`: no text to import"
+        )));
+    }
+    Ok(Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: name.trim().to_owned(),
+            width: None,
+            height: None,
+            nodes: Some(nodes),
+        },
+        at: None,
+    })
+}
+
 impl Core {
     /// One page named `name` with a text node per paragraph of `text`.
     pub async fn import_text(
@@ -87,40 +134,7 @@ impl Core {
         text: &str,
         source_lang: Option<&str>,
     ) -> CoreResult<ApplyResult> {
-        if name.trim().is_empty() {
-            return Err(CoreError::InvalidInput(
-                "a page name must not be empty".into(),
-            ));
-        }
-        let nodes: Vec<NewNode> = paragraphs(text)
-            .into_iter()
-            .map(|p| NewNode {
-                id: None,
-                transform: Transform::default(),
-                visible: true,
-                kind: NodeKind::Text {
-                    text: Some(p),
-                    translation: None,
-                    source_lang: source_lang.map(str::to_owned),
-                    style: None,
-                },
-            })
-            .collect();
-        if nodes.is_empty() {
-            return Err(CoreError::InvalidInput(format!(
-                "`{name}`: no text to import"
-            )));
-        }
-        let page = Op::AddPage {
-            page: NewPage {
-                id: None,
-                name: name.trim().to_owned(),
-                width: None,
-                height: None,
-                nodes: Some(nodes),
-            },
-            at: None,
-        };
+        let page = text_page(name, text, source_lang)?;
         self.apply(
             session,
             Op::Batch {
@@ -142,6 +156,70 @@ impl Core {
             return Err(CoreError::InvalidInput("no files to import".into()));
         }
         files.sort_by(|a, b| natord::compare(&a.name, &b.name));
+        let ops = self.image_pages(session, files).await?;
+        let label = format!(
+            "import {} image{}",
+            ops.len(),
+            if ops.len() == 1 { "" } else { "s" }
+        );
+        self.apply(
+            session,
+            Op::Batch {
+                ops,
+                label: Some(label),
+            },
+        )
+        .await
+    }
+
+    /// Pages from text and images, in the order given, as one history
+    /// entry. Every source is checked before anything is stored; a bad
+    /// one refuses the whole import and names itself.
+    pub async fn import_pages(
+        &self,
+        session: SessionId,
+        sources: Vec<PageSource>,
+        source_lang: Option<&str>,
+    ) -> CoreResult<ApplyResult> {
+        if sources.is_empty() {
+            return Err(CoreError::InvalidInput("nothing to import".into()));
+        }
+        let count = sources.len();
+        let mut slots: Vec<Option<Op>> = Vec::with_capacity(count);
+        let mut images = Vec::new();
+        for (i, source) in sources.into_iter().enumerate() {
+            match source {
+                PageSource::Text { name, text } => {
+                    slots.push(Some(text_page(&name, &text, source_lang)?));
+                }
+                PageSource::Image(file) => {
+                    slots.push(None);
+                    images.push((i, file));
+                }
+            }
+        }
+        let (at, files): (Vec<usize>, Vec<ImageFile>) = images.into_iter().unzip();
+        if !files.is_empty() {
+            let ops = self.image_pages(session, files).await?;
+            for (i, op) in at.into_iter().zip(ops) {
+                slots[i] = Some(op);
+            }
+        }
+        let ops: Vec<Op> = slots.into_iter().flatten().collect();
+        let label = format!("import {count} page{}", if count == 1 { "" } else { "s" });
+        self.apply(
+            session,
+            Op::Batch {
+                ops,
+                label: Some(label),
+            },
+        )
+        .await
+    }
+
+    /// The `AddPage`s of `files`, in their order: every image checked
+    /// first, then the bytes stored as blobs (off the runtime).
+    async fn image_pages(&self, session: SessionId, files: Vec<ImageFile>) -> CoreResult<Vec<Op>> {
         let mut sizes = Vec::with_capacity(files.len());
         for file in &files {
             if file.name.trim().is_empty() {
@@ -160,7 +238,7 @@ impl Core {
         })
         .await
         .map_err(|e| CoreError::internal(format!("blob writer failed: {e}")))??;
-        let ops = files
+        Ok(files
             .iter()
             .zip(sizes)
             .zip(hashes)
@@ -190,20 +268,7 @@ impl Core {
                 },
                 at: None,
             })
-            .collect::<Vec<_>>();
-        let label = format!(
-            "import {} image{}",
-            ops.len(),
-            if ops.len() == 1 { "" } else { "s" }
-        );
-        self.apply(
-            session,
-            Op::Batch {
-                ops,
-                label: Some(label),
-            },
-        )
-        .await
+            .collect())
     }
 }
 

@@ -31,6 +31,7 @@ pub mod limits;
 pub mod objects;
 pub mod op;
 pub mod paths;
+pub mod picture;
 pub mod scene;
 pub mod session;
 pub mod storage;

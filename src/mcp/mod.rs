@@ -8,6 +8,7 @@
 //! rejects) is a tool execution error, and nothing was changed; only an
 //! unknown tool is a JSON-RPC error (see `reply.rs`).
 
+mod import;
 pub mod reply;
 pub mod schema;
 pub mod stdio;
@@ -33,6 +34,7 @@ use crate::core::events::{Event, JobProgress};
 use crate::core::ids::SessionId;
 use crate::core::jobs::Approval;
 use crate::core::paths;
+use crate::core::scene::NodeKind;
 use crate::core::storage::SnapshotFile;
 use crate::core::{Core, CoreError};
 use crate::wire::{self, Cancelled, Closed, Epoch};
@@ -42,6 +44,9 @@ pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
 /// How long a result waits for the client to answer the ping that shows
 /// it has handled the notifications before it.
 const SETTLE_DEADLINE: Duration = Duration::from_secs(2);
+/// `quire_view_page`'s long side when none is asked for: what the vision
+/// models of the main providers take without scaling again.
+const DEFAULT_VIEW_SIDE: u32 = 1568;
 /// How long `wait: true` waits by default before answering `running`.
 const DEFAULT_WAIT: Duration = Duration::from_secs(600);
 
@@ -54,13 +59,32 @@ pub enum Transport {
     Http,
 }
 
+/// What the config allows a connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Allowed {
+    /// `mcp.allow_any_path` (stdio always allows any path).
+    pub any_path: bool,
+    /// `server.max_body_bytes`: the largest item or file `quire_import_pages`
+    /// takes.
+    pub item_bytes: u64,
+}
+
+impl Allowed {
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        Allowed {
+            any_path: config.mcp.allow_any_path,
+            item_bytes: config.server.max_body_bytes.get(),
+        }
+    }
+}
+
 /// One MCP connection's handler. rmcp makes one per connection (one for
 /// stdio, one per streamable-HTTP session), so `active` is per connection.
 #[derive(Clone)]
 pub struct QuireMcp {
     core: Core,
     transport: Transport,
-    allow_any_path: bool,
+    allowed: Allowed,
     /// The session this connection last opened.
     active: Arc<Mutex<Option<SessionId>>>,
     /// Built once per process (see [`tools::all`]).
@@ -68,11 +92,11 @@ pub struct QuireMcp {
 }
 
 impl QuireMcp {
-    pub fn new(core: Core, transport: Transport, allow_any_path: bool) -> Self {
+    pub fn new(core: Core, transport: Transport, allowed: Allowed) -> Self {
         QuireMcp {
             core,
             transport,
-            allow_any_path,
+            allowed,
             active: Arc::new(Mutex::new(None)),
             tools: tools::all(),
         }
@@ -177,12 +201,84 @@ impl QuireMcp {
                 })
             }
             ToolName::Export => self.export(parse(args)?).await,
+            ToolName::ViewPage => self.view_page(parse(args)?).await,
+            ToolName::ImportPages => self.import_pages(parse(args)?).await,
         }
     }
 
+    /// Whether a path may name any place (stdio, or `mcp.allow_any_path`).
+    fn any_path(&self) -> bool {
+        self.transport == Transport::Stdio || self.allowed.any_path
+    }
+
+    async fn view_page(&self, a: ViewPageArgs) -> Outcome<CallToolResult> {
+        let id = self.session(a.session_id)?;
+        let max_side = a.max_side.unwrap_or(DEFAULT_VIEW_SIDE);
+        let (page, picture) = self.core.page_picture(id, a.page_id, max_side).await?;
+        let scale = picture.scale;
+        let nodes = page
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Text {
+                    text, translation, ..
+                } => Some(ViewNode {
+                    id: n.id,
+                    text: text.clone(),
+                    translation: translation.clone(),
+                    bounds: PixelBox {
+                        x: pixels(n.transform.x * scale),
+                        y: pixels(n.transform.y * scale),
+                        width: pixels(n.transform.width * scale),
+                        height: pixels(n.transform.height * scale),
+                        rotation: n.transform.rotation,
+                    },
+                    visible: n.visible,
+                }),
+                _ => None,
+            })
+            .collect();
+        let view = PageView {
+            page_id: page.id,
+            name: page.name,
+            image: ViewImage {
+                width: picture.width,
+                height: picture.height,
+                mime_type: picture.mime_type.to_owned(),
+                scale,
+            },
+            nodes,
+        };
+        let mut result = ok(&view)?;
+        let data = base64::engine::general_purpose::STANDARD.encode(&picture.bytes);
+        result
+            .content
+            .push(ContentBlock::image(data, picture.mime_type));
+        Ok(result)
+    }
+
+    async fn import_pages(&self, a: ImportPagesArgs) -> Outcome<CallToolResult> {
+        let id = self.session(a.session_id)?;
+        if let Some(lang) = &a.source_lang {
+            crate::core::lang::check_tag("sourceLang", lang)?;
+        }
+        let limit = self.allowed.item_bytes;
+        let mut sources = Vec::new();
+        for given in a.files.unwrap_or_default() {
+            let path = paths::resolve(&given, self.core.projects_dir(), self.any_path())?;
+            sources.push(import::read_file(&path, limit).await?);
+        }
+        for item in a.items.unwrap_or_default() {
+            sources.push(import::inline(item, limit)?);
+        }
+        ok(&self
+            .core
+            .import_pages(id, sources, a.source_lang.as_deref())
+            .await?)
+    }
+
     async fn open_project(&self, a: OpenProjectArgs) -> Outcome<CallToolResult> {
-        let any = self.transport == Transport::Stdio || self.allow_any_path;
-        let path = paths::resolve(&a.path, self.core.projects_dir(), any)?;
+        let path = paths::resolve(&a.path, self.core.projects_dir(), self.any_path())?;
         let s = match a.create_name {
             Some(name) => self.core.create_project(&path, &name).await?,
             None => self.core.open_project(&path).await?,
@@ -382,6 +478,12 @@ impl ServerHandler for QuireMcp {
     }
 }
 
+/// A length in image pixels, to a hundredth (finer says nothing to a
+/// model and costs tokens).
+fn pixels(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
 /// Returns once the client has handled the notifications sent before, so
 /// that the result which follows cannot overtake them.
 ///
@@ -462,9 +564,9 @@ fn http_service(
     mcp_config.max_request_body_bytes =
         usize::try_from(server.max_body_bytes.get()).unwrap_or(usize::MAX);
     mcp_config.cancellation_token = stop;
-    let allow_any = config.mcp.allow_any_path;
+    let allowed = Allowed::from_config(config);
     StreamableHttpService::new(
-        move || Ok(QuireMcp::new(core.clone(), Transport::Http, allow_any)),
+        move || Ok(QuireMcp::new(core.clone(), Transport::Http, allowed)),
         Default::default(),
         mcp_config,
     )
@@ -472,9 +574,13 @@ fn http_service(
 
 /// `quire mcp stdio`: serves one connection on stdin/stdout until stdin
 /// closes. `active` becomes the connection's active session.
-pub async fn serve_stdio(core: Core, active: Option<SessionId>) -> anyhow::Result<()> {
+pub async fn serve_stdio(
+    core: Core,
+    config: &crate::config::Config,
+    active: Option<SessionId>,
+) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
-    let handler = QuireMcp::new(core, Transport::Stdio, true);
+    let handler = QuireMcp::new(core, Transport::Stdio, Allowed::from_config(config));
     if let Some(id) = active {
         handler.set_active(id);
     }

@@ -77,20 +77,21 @@ const STANDARD_FORMATS: &[&str] = &[
 /// `description` (a Rust type name and a note for programmers; the tool's
 /// description speaks to the model), `default: null`, definitions of
 /// plain values (ids, hashes, enums), which are written in place instead,
-/// and `additionalProperties: false` below the root (the root keeps it; a
-/// stray field anywhere is still refused, as `invalid_arguments` naming
-/// it, and OpenAI's strict mode closes every object itself).
+/// and `additionalProperties: false` (a stray field is still refused, as
+/// `invalid_arguments` naming it, and OpenAI's strict mode closes every
+/// object itself).
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
-    let closed = |v: Value| {
-        let is_closed = v.get("additionalProperties") == Some(&Value::Bool(false));
-        (v, is_closed)
-    };
-    let (value, root_closed) = closed(portable(generate::<T>()));
     let mut value = merge_identical_definitions(inline_plain_definitions(without_null_defaults(
-        open_objects(value),
+        open_objects(portable(generate::<T>())),
     )));
-    if root_closed && let Value::Object(map) = &mut value {
-        map.insert("additionalProperties".into(), Value::Bool(false));
+    // A definition's description documents a Rust type; the properties
+    // that use it carry their own.
+    if let Some(Value::Object(defs)) = value.get_mut("$defs") {
+        for def in defs.values_mut() {
+            if let Value::Object(d) = def {
+                d.remove("description");
+            }
+        }
     }
     if let Value::Object(map) = &mut value {
         map.remove("title");
@@ -232,14 +233,16 @@ fn inline_one(schema: Value, plain: &Map<String, Value>) -> Value {
         out.extend(map);
         return Value::Object(out);
     }
-    // `anyOf: [ { $ref: plain }, { type: null } ]`: an optional plain value.
+    // `anyOf: [ plain, { type: null } ]`: an optional plain value (its
+    // reference was written in place just before, children first).
     if let Some(Value::Array(variants)) = map.get("anyOf")
         && variants.len() == 2
         && variants[1] == serde_json::json!({ "type": "null" })
-        && let Some(resolved) = target(&variants[0])
+        && is_plain(&variants[0])
+        && variants[0].get("type").is_some()
     {
+        let mut out = variants[0].as_object().cloned().unwrap_or_default();
         map.remove("anyOf");
-        let mut out = resolved.as_object().cloned().unwrap_or_default();
         add_null(&mut out);
         out.extend(map);
         return Value::Object(out);
@@ -319,6 +322,8 @@ fn shallow(schema: &Value) -> Value {
     };
     let mut out = Map::new();
     out.insert("type".into(), "object".into());
+    // No `required`: which fields a result has is the tool's business, and
+    // a client validating against this only needs their types.
     let properties: Map<String, Value> = schema
         .get("properties")
         .and_then(Value::as_object)
@@ -330,9 +335,6 @@ fn shallow(schema: &Value) -> Value {
         })
         .unwrap_or_default();
     out.insert("properties".into(), Value::Object(properties));
-    if let Some(required) = schema.get("required") {
-        out.insert("required".into(), required.clone());
-    }
     Value::Object(out)
 }
 
@@ -415,6 +417,14 @@ fn portable_object(map: Map<String, Value>) -> Map<String, Value> {
                 out.insert(key, value);
             }
             "format" => {}
+            // A doc comment's line breaks are where the source wrapped.
+            "description" => {
+                let joined = value
+                    .as_str()
+                    .map(unwrap_lines)
+                    .map_or(value, Value::String);
+                out.insert(key, joined);
+            }
             k if KEYWORDS.contains(&k) => {
                 out.insert(key, value);
             }
@@ -423,6 +433,20 @@ fn portable_object(map: Map<String, Value>) -> Map<String, Value> {
         }
     }
     out
+}
+
+/// Joins the lines of a paragraph; blank lines stay paragraph breaks.
+fn unwrap_lines(text: &str) -> String {
+    text.split("\n\n")
+        .map(|paragraph| {
+            paragraph
+                .split('\n')
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// `anyOf` and `oneOf` on one schema (schemars never writes both, but the

@@ -11,7 +11,7 @@ use crate::core::ApplyResult;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use crate::core::export::{ExportFormat, ExportSpec};
-use crate::core::ids::{JobId, PageId, SessionId};
+use crate::core::ids::{JobId, NodeId, PageId, SessionId};
 use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
@@ -114,6 +114,106 @@ pub struct ExportArgs {
     pub out_path: Option<String>,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ViewPageArgs {
+    pub page_id: PageId,
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+    /// Longest side of the returned image in pixels (default 1568).
+    #[serde(default)]
+    pub max_side: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportPagesArgs {
+    /// Files to import, one page each: PNG, JPEG or WebP images, or UTF-8
+    /// text (a node per paragraph). Paths follow the project path rules.
+    #[serde(default)]
+    pub files: Option<Vec<String>>,
+    /// Pages given inline: `{ name, text }` or `{ name, mimeType, data }`
+    /// (base64).
+    #[serde(default)]
+    pub items: Option<Vec<ImportItem>>,
+    /// Language tag of the imported text (BCP 47).
+    #[serde(default)]
+    pub source_lang: Option<String>,
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+}
+
+/// One page given inline.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum ImportItem {
+    Text(TextItem),
+    Image(ImageItem),
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextItem {
+    pub name: String,
+    pub text: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImageItem {
+    pub name: String,
+    /// image/png, image/jpeg or image/webp.
+    pub mime_type: String,
+    /// The image bytes, base64.
+    pub data: String,
+}
+
+/// `quire_view_page`'s structured content (the image is its own block).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageView {
+    pub page_id: PageId,
+    pub name: String,
+    /// The returned image's size and type; boxes are in its pixels.
+    pub image: ViewImage,
+    /// The page's text nodes, bottom to top.
+    pub nodes: Vec<ViewNode>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewImage {
+    pub width: u32,
+    pub height: u32,
+    pub mime_type: String,
+    /// Image pixels per page unit.
+    pub scale: f64,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewNode {
+    pub id: NodeId,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub translation: Option<String>,
+    /// In image pixels; all zero for a node not placed on the page yet.
+    #[serde(rename = "box")]
+    pub bounds: PixelBox,
+    pub visible: bool,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct PixelBox {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<f64>,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Opened {
@@ -180,10 +280,12 @@ pub enum ToolName {
     GetJob,
     CancelJob,
     Export,
+    ViewPage,
+    ImportPages,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 12] = [
+    pub const ALL: [ToolName; 14] = [
         ToolName::OpenProject,
         ToolName::CloseProject,
         ToolName::Apply,
@@ -196,6 +298,8 @@ impl ToolName {
         ToolName::GetJob,
         ToolName::CancelJob,
         ToolName::Export,
+        ToolName::ViewPage,
+        ToolName::ImportPages,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -212,6 +316,8 @@ impl ToolName {
             ToolName::GetJob => "quire_get_job",
             ToolName::CancelJob => "quire_cancel_job",
             ToolName::Export => "quire_export",
+            ToolName::ViewPage => "quire_view_page",
+            ToolName::ImportPages => "quire_import_pages",
         }
     }
 
@@ -232,13 +338,11 @@ fn tool<I: JsonSchema, O: JsonSchema>(
         .with_raw_output_schema(schema::output_of::<O>())
 }
 
-/// A tool that only reads: clients need not ask before calling it.
+/// A tool that only reads: clients need not ask before calling it. (MCP
+/// reads `destructiveHint` and `idempotentHint` only when `readOnlyHint`
+/// is false, so they are not sent.)
 fn reads() -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(true)
-        .destructive(false)
-        .idempotent(true)
-        .open_world(false)
+    ToolAnnotations::new().read_only(true).open_world(false)
 }
 
 /// A tool that changes the workspace, on this machine only.
@@ -264,73 +368,85 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Open or create a project",
             changes(false, false),
-            "Open a project directory (relative paths are inside the projects directory), or with createName create a new project there. The project becomes this connection's active session and the workspace's current session; later calls without sessionId act on it.",
+            "Open a project directory (relative paths are inside the projects directory), or create one there with createName. It becomes this connection's active session, which later calls without sessionId act on.",
         ),
         ToolName::CloseProject => tool::<SessionArgs, Closed>(
             name,
             "Close a project",
             changes(true, false),
-            "Save and close a session (default: the active one). Its running jobs are cancelled.",
+            "Save and close a session. Its running jobs are cancelled.",
         ),
         ToolName::Apply => tool::<ApplyArgs, ApplyResult>(
             name,
             "Apply an op",
             changes(true, false),
-            "Apply one change to the scene: AddPage, RemovePage, UpdatePage, ReorderPages, AddNode, RemoveNode, UpdateNode, ReorderNodes, UpdateProject, or a Batch of them (all or nothing, one undo step). Send only new values; null clears a clearable field. Returns the new epoch and the ids of everything the op added, in order. An op that does not apply changes nothing and returns isError with the reason.",
+            "Apply one change to the scene; a Batch applies several as one undo step, all or nothing. Send only new values; null clears a field. Returns the new epoch and the ids of what was added. An op that does not apply changes nothing.",
         ),
         ToolName::Undo => tool::<SessionArgs, Epoch>(
             name,
             "Undo",
             changes(true, false),
-            "Undo the latest change of the session. Returns the new epoch, or epoch null when there is nothing to undo.",
+            "Undo the latest change. Returns the new epoch, or null when there is nothing to undo.",
         ),
         ToolName::Redo => tool::<SessionArgs, Epoch>(
             name,
             "Redo",
             changes(true, false),
-            "Redo the latest undone change. Returns the new epoch, or epoch null when there is nothing to redo.",
+            "Redo the latest undone change. Returns the new epoch, or null when there is nothing to redo.",
         ),
         ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
             name,
             "Start a pipeline",
             changes(true, false).open_world(true),
-            "Run engines (steps, in order) over the session's pages in the background. Every step and page is checked first. Returns the jobId at once; with wait=true returns when the job ends, with its status and warnings, sending progress notifications if the request has a progress token.",
+            "Run engines (steps, in order) over the pages in the background. Returns the jobId at once; with wait=true when the job ends, with its status and warnings, and progress notifications if the request has a progress token.",
         ),
         ToolName::ListSessions => tool::<NoArgs, Sessions>(
             name,
             "List open sessions",
             reads(),
-            "The open sessions (one per open project) with their epoch, whether a job keeps them busy, and which is current.",
+            "The open sessions: epoch, whether a job keeps them busy, which is current.",
         ),
         ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
             name,
             "Get the scene",
             reads(),
-            "The session's scene (pages and their nodes: text with source and translation, images, masks) and its epoch, optionally only some pages.",
+            "The scene (pages, their text, image and mask nodes) and its epoch, optionally only some pages.",
         ),
         ToolName::ListEngines => tool::<NoArgs, Engines>(
             name,
             "List engines",
             reads(),
-            "The pipeline engines: id, stage, description, whether they need a person's approval, whether built in.",
+            "The pipeline engines: id, stage, description, whether a person must approve them.",
         ),
         ToolName::GetJob => tool::<JobArgs, JobSummary>(
             name,
             "Get a job",
             reads(),
-            "A job's status, progress and warnings so far (jobs in flight and the last 100 finished).",
+            "A job's status, progress and warnings (jobs in flight and the last 100).",
         ),
         ToolName::CancelJob => tool::<JobArgs, Cancelled>(
             name,
             "Cancel a job",
             changes(false, true),
-            "Cancel a queued or running job; it stops before its next page. cancelled is false when it had already finished.",
+            "Cancel a queued or running job before its next page; false when it had already finished.",
         ),
         ToolName::Export => tool::<ExportArgs, Exported>(
             name,
             "Export",
             changes(false, true),
-            "Export the session as markdown, xliff or json (returned inline as text) or archive (a zip, returned as an embedded base64 resource up to 16 MiB). Over stdio, outPath writes the export to that file instead.",
+            "Export as markdown, xliff or json (inline text) or archive (a zip, as an embedded base64 resource up to 16 MiB). Over stdio, outPath writes a file instead.",
+        ),
+        ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
+            name,
+            "View a page",
+            reads(),
+            "See a page: its image (long side at most maxSide, default 1568 px) and its text nodes with boxes in that image's pixels. Text pages have no image.",
+        ),
+        ToolName::ImportPages => tool::<ImportPagesArgs, ApplyResult>(
+            name,
+            "Import pages",
+            changes(false, false),
+            "Add pages as one undo step, files first, then items, each in order: image or text files, or inline items ({name, text} or {name, mimeType, data} in base64). Returns the new epoch and the added ids.",
         ),
     }
 }
@@ -342,7 +458,7 @@ mod tests {
     #[test]
     fn every_tool_name_is_accepted_by_common_clients() {
         let tools = all();
-        assert_eq!(tools.len(), 12);
+        assert_eq!(tools.len(), 14);
         for tool in tools.iter() {
             assert!(valid_tool_name(&tool.name), "{}", tool.name);
             for schema in [Some(&tool.input_schema), tool.output_schema.as_ref()]

@@ -8,10 +8,13 @@ Exits 0 when every check passed; otherwise prints the failed check and
 exits 1. Run by tests/it/mcp_interop.rs, which prepares a sandbox.
 """
 
+import base64
 import json
 import os
 import re
+import struct
 import sys
+import zlib
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -25,7 +28,22 @@ EXPECTED_TOOLS = {
     "quire_open_project", "quire_close_project", "quire_apply", "quire_undo",
     "quire_redo", "quire_start_pipeline", "quire_list_sessions", "quire_get_scene",
     "quire_list_engines", "quire_get_job", "quire_cancel_job", "quire_export",
+    "quire_view_page", "quire_import_pages",
 }
+
+
+def png(width, height):
+    """A real RGB PNG (a colour gradient), drawn with the standard library."""
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+    rows = b"".join(
+        b"\x00" + b"".join(bytes((x % 256, y % 256, 128)) for x in range(width))
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
 
 
 async def protocol_error(session, tool, args, code, message_part):
@@ -158,6 +176,23 @@ async def run(session, transport):
     texts = [n["kind"] for n in scene["scene"]["pages"][0]["nodes"]]
     check(all(k["translation"].startswith("[") for k in texts), f"translations: {texts}")
     check("{0}" in texts[0]["translation"], "placeholder kept")
+
+    # An image page in, then seen: the image as image content, boxes in its pixels.
+    data = base64.b64encode(png(300, 400)).decode()
+    imported = structured(await session.call_tool("quire_import_pages", {
+        "items": [{"name": "scan-1.png", "mimeType": "image/png", "data": data}]}), "import pages")
+    image_page = imported["created"][0]
+    structured(await session.call_tool("quire_apply", {"op": {"type": "AddNode", "page": image_page, "node": {
+        "kind": {"type": "text", "text": "Boxed"}, "transform": {"x": 30, "y": 40, "width": 90, "height": 20}}}}), "add box")
+    view = await session.call_tool("quire_view_page", {"pageId": image_page, "maxSide": 200})
+    seen = structured(view, "view page")
+    images = [c for c in view.content if c.type == "image"]
+    check(images and images[0].mime_type == "image/jpeg", f"view: {[c.type for c in view.content]}")
+    check(base64.b64decode(images[0].data)[:2] == b"\xff\xd8", "a JPEG")
+    check((seen["image"]["width"], seen["image"]["height"]) == (150, 200), f"scaled: {seen['image']}")
+    boxed = next(n for n in seen["nodes"] if n.get("text") == "Boxed")
+    check(boxed["box"] == {"x": 15.0, "y": 20.0, "width": 45.0, "height": 10.0}, f"box: {boxed}")
+    tool_error(await session.call_tool("quire_view_page", {"pageId": page_id}), "invalid_input", "view a text page")
 
     md = structured(await session.call_tool("quire_export", {"format": "markdown"}), "export markdown")
     check(md["mediaType"].startswith("text/markdown") and "# Interop" in md["text"], f"markdown: {md}")

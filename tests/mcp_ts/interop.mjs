@@ -14,6 +14,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import zlib from "node:zlib";
 
 const [transportName, target] = process.argv.slice(2);
 
@@ -54,9 +58,49 @@ async function toolError(client, name, args, code) {
   return error;
 }
 
+// A real PNG (RGB, a colour gradient), drawn here so the test needs no
+// image library: width × height pixels.
+function png(width, height) {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
+    const out = Buffer.alloc(8 + data.length + 4);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc(body), 8 + data.length);
+    return out;
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header.set([8, 2, 0, 0, 0], 8); // 8-bit RGB
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const row = y * (width * 3 + 1);
+    for (let x = 0; x < width; x++) {
+      rows.set([x % 256, y % 256, 128], row + 1 + x * 3);
+    }
+  }
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", zlib.deflateSync(rows)),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
+}
+
 async function run(client) {
   const { tools } = await client.listTools();
-  check(tools.length >= 12, `tools: ${tools.map((t) => t.name)}`);
+  check(tools.length >= 14, `tools: ${tools.map((t) => t.name)}`);
   for (const t of tools) {
     check(t.title, `${t.name}: no title`);
     check(t.outputSchema?.type === "object", `${t.name}: output schema`);
@@ -126,6 +170,48 @@ async function run(client) {
   check(scene.scene.pages.length === 1, "one page");
   check(scene.scene.pages[0].nodes[0].kind.translation.includes("{0}"), "placeholder kept");
   await toolError(client, "quire_get_scene", { pages: ["0190d2a0-0000-7000-8000-000000000004"] }, "unknown_page");
+
+  // Bringing pages in: an inline 1200×1800 PNG and a text file, one undo step.
+  const dir = mkdtempSync(join(tmpdir(), "quire-ts-"));
+  const textFile = join(dir, "notes.txt");
+  writeFileSync(textFile, "First line\n\nSecond line\n");
+  const pageImage = png(1200, 1800).toString("base64");
+  const items = [{ name: "page-01.png", mimeType: "image/png", data: pageImage }];
+  const epochBefore = (await ok(client, "quire_get_scene", {})).structuredContent.epoch;
+  await toolError(client, "quire_import_pages", { items: [{ name: "x.png", mimeType: "image/png", data: Buffer.from("no image").toString("base64") }] }, "invalid_input");
+  await toolError(client, "quire_import_pages", { items: [{ name: "x.gif", mimeType: "image/gif", data: pageImage }] }, "invalid_input");
+  if (transportName === "http") {
+    // Over /mcp a path outside the projects directory is refused.
+    await toolError(client, "quire_import_pages", { files: [textFile] }, "invalid_input");
+  }
+  check((await ok(client, "quire_get_scene", {})).structuredContent.epoch === epochBefore, "refused imports changed nothing");
+  const importArgs = transportName === "stdio" ? { items, files: [textFile] } : { items: [...items, { name: "notes", text: "First line\n\nSecond line\n" }] };
+  const imported = (await ok(client, "quire_import_pages", importArgs)).structuredContent;
+  check(imported.epoch === epochBefore + 1, `one history entry: ${JSON.stringify(imported)}`);
+  const added = (await ok(client, "quire_get_scene", {})).structuredContent.scene.pages.slice(-2);
+  // Files come first, then items.
+  const [textAdded, imageAdded] = transportName === "stdio" ? added : [added[1], added[0]];
+  check(textAdded.name === "notes" && textAdded.nodes.length === 2, `text page: ${JSON.stringify(textAdded)}`);
+  check(imageAdded.name === "page-01" && imageAdded.width === 1200 && imageAdded.height === 1800, `image page: ${JSON.stringify(imageAdded)}`);
+  check(imported.created.includes(textAdded.id) && imported.created.includes(imageAdded.id), "created ids");
+  const imagePage = imageAdded.id;
+  const textPage = textAdded.id;
+
+  // Seeing a page: an image the model can read, and boxes in its pixels.
+  await ok(client, "quire_apply", { op: { type: "AddNode", page: imagePage, node: {
+    kind: { type: "text", text: "Hello" }, transform: { x: 100, y: 200, width: 300, height: 150 } } } });
+  const view = await ok(client, "quire_view_page", { pageId: imagePage, maxSide: 600 });
+  const picture = view.content.find((c) => c.type === "image");
+  check(picture && picture.mimeType === "image/jpeg", `image block: ${JSON.stringify(view.content.map((c) => c.type))}`);
+  const bytes = Buffer.from(picture.data, "base64");
+  check(bytes[0] === 0xff && bytes[1] === 0xd8, "the image is a JPEG");
+  const seen = view.structuredContent;
+  check(seen.image.width === 400 && seen.image.height === 600, `scaled: ${JSON.stringify(seen.image)}`);
+  const hello = seen.nodes.find((n) => n.text === "Hello");
+  check(hello && hello.box.x === 33.33 && hello.box.y === 66.67 && hello.box.width === 100 && hello.box.height === 50, `box: ${JSON.stringify(hello)}`);
+  await toolError(client, "quire_view_page", { pageId: textPage }, "invalid_input");
+  await toolError(client, "quire_view_page", { pageId: "0190d2a0-0000-7000-8000-000000000005" }, "unknown_page");
+  await toolError(client, "quire_view_page", { pageId: imagePage, maxSide: 0 }, "invalid_input");
 
   const md = (await ok(client, "quire_export", { format: "markdown" })).structuredContent;
   check(md.text.includes("# TS interop"), `markdown: ${md.text}`);

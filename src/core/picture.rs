@@ -1,0 +1,148 @@
+//! A page as a picture, for clients that look at it (a multimodal model
+//! over MCP): the page's source image scaled down so its long side fits,
+//! encoded for sending, with the factor that maps page units to its pixels.
+
+use image::{DynamicImage, ImageFormat, imageops::FilterType};
+
+use super::engines::page_image;
+use super::error::{CoreError, CoreResult};
+use super::ids::{PageId, SessionId};
+use super::scene::Page;
+use super::{Core, blocking};
+
+/// The long side a picture may be asked for, in pixels.
+pub const MAX_SIDE: std::ops::RangeInclusive<u32> = 16..=8192;
+
+/// A page's image, ready to send.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Picture {
+    /// `image/png` when the image has transparency, else `image/jpeg`.
+    pub mime_type: &'static str,
+    pub bytes: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    /// Picture pixels per page unit (node boxes are in page units).
+    pub scale: f64,
+}
+
+/// Decodes `bytes`, scales the image down (never up) so that its long
+/// side is at most `max_side`, and encodes it. `page_width` is the page's
+/// width in page units (the image's own width when the page has none).
+pub fn picture(bytes: &[u8], max_side: u32, page_width: Option<u32>) -> CoreResult<Picture> {
+    let image = image::load_from_memory(bytes)
+        .map_err(|e| CoreError::InvalidInput(format!("the page image cannot be read: {e}")))?;
+    let page_width = page_width
+        .filter(|w| *w > 0)
+        .map_or(f64::from(image.width()), f64::from);
+    let long = image.width().max(image.height());
+    let image = if long > max_side {
+        image.resize(max_side, max_side, FilterType::CatmullRom)
+    } else {
+        image
+    };
+    let (mime_type, encoded) = encode(&image)?;
+    Ok(Picture {
+        mime_type,
+        width: image.width(),
+        height: image.height(),
+        scale: f64::from(image.width()) / page_width,
+        bytes: encoded,
+    })
+}
+
+fn encode(image: &DynamicImage) -> CoreResult<(&'static str, Vec<u8>)> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    let failed =
+        |e: image::ImageError| CoreError::internal(format!("cannot encode the picture: {e}"));
+    if image.color().has_alpha() {
+        image.write_to(&mut out, ImageFormat::Png).map_err(failed)?;
+        return Ok(("image/png", out.into_inner()));
+    }
+    let rgb = DynamicImage::ImageRgb8(image.to_rgb8());
+    let encoder = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 85);
+    rgb.write_with_encoder(encoder).map_err(failed)?;
+    Ok(("image/jpeg", out.into_inner()))
+}
+
+impl Core {
+    /// `page` of the session and its source image as a [`Picture`] whose
+    /// long side is at most `max_side`. A page without an image (a text
+    /// page) is refused.
+    pub async fn page_picture(
+        &self,
+        session: SessionId,
+        page: PageId,
+        max_side: u32,
+    ) -> CoreResult<(Page, Picture)> {
+        if !MAX_SIDE.contains(&max_side) {
+            return Err(CoreError::InvalidInput(format!(
+                "maxSide {max_side} is outside {}..={}",
+                MAX_SIDE.start(),
+                MAX_SIDE.end()
+            )));
+        }
+        let snapshot = self.scene(session).await?;
+        let page = snapshot
+            .scene
+            .page(page)
+            .cloned()
+            .ok_or_else(|| CoreError::not_found("page", page))?;
+        let Some(blob) = page_image(&page).cloned() else {
+            return Err(CoreError::InvalidInput(format!(
+                "page `{}` has no image (it is a text page; read its text with the scene)",
+                page.name
+            )));
+        };
+        let bytes = self.read_blob(session, blob).await?;
+        let width = page.width;
+        let picture = blocking(move || picture(&bytes, max_side, width)).await?;
+        Ok((page, picture))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png(width: u32, height: u32, alpha: bool) -> Vec<u8> {
+        let mut out = std::io::Cursor::new(Vec::new());
+        let image = if alpha {
+            DynamicImage::ImageRgba8(image::RgbaImage::from_pixel(
+                width,
+                height,
+                image::Rgba([10, 20, 30, 128]),
+            ))
+        } else {
+            DynamicImage::ImageRgb8(image::RgbImage::from_pixel(
+                width,
+                height,
+                image::Rgb([200, 100, 50]),
+            ))
+        };
+        image.write_to(&mut out, ImageFormat::Png).unwrap();
+        out.into_inner()
+    }
+
+    #[test]
+    fn a_large_page_is_scaled_down_to_its_long_side_and_keeps_its_shape() {
+        let p = picture(&png(1200, 1800, false), 900, Some(1200)).unwrap();
+        assert_eq!((p.width, p.height), (600, 900));
+        assert_eq!(p.mime_type, "image/jpeg");
+        assert!((p.scale - 0.5).abs() < 1e-9, "{}", p.scale);
+        let decoded = image::load_from_memory(&p.bytes).unwrap();
+        assert_eq!((decoded.width(), decoded.height()), (600, 900));
+    }
+
+    #[test]
+    fn a_small_page_is_not_scaled_up_and_transparency_stays_png() {
+        let p = picture(&png(40, 30, true), 1568, None).unwrap();
+        assert_eq!((p.width, p.height, p.mime_type), (40, 30, "image/png"));
+        assert!((p.scale - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn bytes_that_are_no_image_are_refused() {
+        let e = picture(b"not an image", 100, None).unwrap_err();
+        assert_eq!(e.code(), "invalid_input");
+    }
+}
