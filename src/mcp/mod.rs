@@ -9,24 +9,31 @@
 //! unknown tool is a JSON-RPC error (see `reply.rs`).
 
 mod import;
+pub mod prompts;
 pub mod reply;
+pub mod resources;
 pub mod schema;
 pub mod stdio;
 pub mod tools;
 pub mod tui;
+pub mod watch;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use base64::Engine as _;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ResourceContents, ServerCapabilities, ServerConfig, ServerRequest, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
+    ServerRequest, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio_util::sync::{CancellationToken, DropGuard};
 
 use self::reply::{Failure, Outcome, ok, parse};
 use self::tools::*;
@@ -89,6 +96,11 @@ pub struct QuireMcp {
     active: Arc<Mutex<Option<SessionId>>>,
     /// Built once per process (see [`tools::all`]).
     tools: Arc<[Tool]>,
+    /// The log level and resource subscriptions of this connection.
+    watch: Arc<watch::Watch>,
+    /// Ends the connection's watch task when the last clone of this
+    /// handler is dropped (the connection has ended).
+    stop: Arc<DropGuard>,
 }
 
 impl QuireMcp {
@@ -99,6 +111,8 @@ impl QuireMcp {
             allowed,
             active: Arc::new(Mutex::new(None)),
             tools: tools::all(),
+            watch: Arc::new(watch::Watch::default()),
+            stop: Arc::new(CancellationToken::new().drop_guard()),
         }
     }
 
@@ -444,8 +458,18 @@ impl QuireMcp {
 }
 
 impl ServerHandler for QuireMcp {
+    #[allow(deprecated)] // `enable_logging`: see `watch.rs`.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_resources_list_changed()
+            .enable_prompts()
+            .enable_completions()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new("quire", env!("CARGO_PKG_VERSION"))
                     .with_title("quire workbench")
@@ -475,6 +499,109 @@ impl ServerHandler for QuireMcp {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         reply::finish(self.call(&request.name, args, context).await).map(Into::into)
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        watch::spawn(
+            self.core.clone(),
+            context.peer,
+            self.watch.clone(),
+            self.stop.token().clone(),
+        );
+    }
+
+    // MCP logging: see `watch.rs` on rmcp's deprecation.
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.watch.set_level(request.level);
+        Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(resources::list(
+            &self.core,
+        )))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            resources::templates(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        let uri = resources::Uri::parse(&request.uri)?;
+        let contents = resources::read(&self.core, uri).await?;
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = resources::Uri::parse(&request.uri)?;
+        if uri.session().is_none() {
+            return Err(ErrorData::invalid_params(
+                format!("{uri}: a blob never changes; subscribe to a scene or a page"),
+                None,
+            ));
+        }
+        resources::check(&self.core, uri).await?;
+        let seen = watch::baseline(&self.core, uri).await;
+        self.watch.subscribe(uri, seen);
+        Ok(())
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let uri = resources::Uri::parse(&request.uri)?;
+        self.watch.unsubscribe(&uri);
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        prompts::get(&self.core, &request.name, &request.arguments, self.active()).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let completion = prompts::complete(&self.core, &request, self.active()).await?;
+        Ok(CompleteResult::new(completion))
     }
 }
 

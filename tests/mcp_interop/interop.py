@@ -16,7 +16,8 @@ import struct
 import sys
 import zlib
 
-from mcp import ClientSession, StdioServerParameters
+import anyio
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -44,6 +45,27 @@ def png(width, height):
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
             + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+# What the server sent on its own: resource updates and log messages.
+UPDATED = []
+LOGGED = []
+
+
+async def on_message(message):
+    root = getattr(message, "root", message)
+    if isinstance(root, types.ResourceUpdatedNotification):
+        UPDATED.append(str(root.params.uri))
+
+
+async def on_log(params):
+    LOGGED.append(params)
+
+
+async def until(predicate, what):
+    with anyio.fail_after(10):
+        while not predicate():
+            await anyio.sleep(0.01)
 
 
 async def protocol_error(session, tool, args, code, message_part):
@@ -194,6 +216,33 @@ async def run(session, transport):
     check(boxed["box"] == {"x": 15.0, "y": 20.0, "width": 45.0, "height": 10.0}, f"box: {boxed}")
     tool_error(await session.call_tool("quire_view_page", {"pageId": page_id}), "invalid_input", "view a text page")
 
+    # Resources, subscriptions, prompts, completion, logging.
+    scene_uri = f"quire://sessions/{session_id}/scene"
+    listed = await session.list_resources()
+    check(any(str(r.uri) == scene_uri for r in listed.resources), f"resources: {listed}")
+    templates = await session.list_resource_templates()
+    check(len(templates.resource_templates) == 3, f"templates: {templates}")
+    read = await session.read_resource(scene_uri)
+    check(json.loads(read.contents[0].text)["scene"]["pages"], "scene resource")
+    await session.subscribe_resource(scene_uri)
+    structured(await session.call_tool("quire_apply", {"op": {"type": "UpdatePage", "id": image_page, "patch": {"name": "scan 1"}}}), "rename")
+    await until(lambda: scene_uri in UPDATED, "notifications/resources/updated")
+    try:
+        await session.read_resource("quire://sessions/nope/scene")
+        raise AssertionError("a malformed URI was read")
+    except MCPError as e:
+        check(e.error.code == -32602, f"malformed URI: {e.error}")
+    prompt = await session.get_prompt("review_qa", {"sessionId": session_id})
+    check("quire_start_pipeline" in prompt.messages[0].content.text, f"prompt: {prompt}")
+    done = await session.complete(types.PromptReference(type="ref/prompt", name="review_qa"), {"name": "sessionId", "value": ""})
+    check(session_id in done.completion.values, f"completion: {done}")
+    await session.set_logging_level("warning")
+    structured(await session.call_tool("quire_apply", {"op": {"type": "AddNode", "page": image_page, "node": {"kind": {"type": "text", "text": "Untranslated"}}}}), "add node")
+    qa = structured(await session.call_tool("quire_start_pipeline", {"steps": ["qa"], "wait": True}), "qa")
+    mine = lambda: [m for m in LOGGED if isinstance(m.data, dict) and m.data.get("jobId") == qa["jobId"] and m.data.get("step")]
+    await until(lambda: len(mine()) == len(qa["warnings"]), "a log message per QA warning")
+    check(all(m.level == "warning" for m in mine()), f"levels: {mine()}")
+
     md = structured(await session.call_tool("quire_export", {"format": "markdown"}), "export markdown")
     check(md["mediaType"].startswith("text/markdown") and "# Interop" in md["text"], f"markdown: {md}")
     archive = await session.call_tool("quire_export", {"format": "archive"})
@@ -217,12 +266,12 @@ async def main():
     if transport == "stdio":
         params = StdioServerParameters(command=sys.argv[2], args=["mcp", "stdio"], env=dict(os.environ))
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, message_handler=on_message, logging_callback=on_log) as session:
                 await run(session, transport)
     else:
         async with streamable_http_client(sys.argv[2]) as streams:
             read, write = streams[0], streams[1]
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, message_handler=on_message, logging_callback=on_log) as session:
                 await run(session, transport)
     print(f"interop {transport}: ok")
 

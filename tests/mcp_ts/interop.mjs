@@ -11,7 +11,12 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import Ajv2020 from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -34,6 +39,26 @@ const outputValidators = new Map();
 // Errors the SDK reports outside a call (e.g. a progress notification for a
 // token it has already forgotten: a notification that came too late).
 const clientErrors = [];
+
+/** Waits (up to 10 s) until `predicate()` holds. */
+async function until(predicate, what) {
+  const deadline = Date.now() + 10_000;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`check failed: timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** A JSON-RPC error with `code` (a protocol-level refusal). */
+async function protocolError(promise, code, what) {
+  try {
+    await promise;
+  } catch (e) {
+    check(e instanceof McpError && e.code === code, `${what}: ${e} (code ${e.code}, expected ${code})`);
+    return e;
+  }
+  throw new Error(`check failed: ${what} was not refused`);
+}
 
 /** A successful call: structured content valid against the output schema. */
 async function ok(client, name, args, options) {
@@ -212,6 +237,83 @@ async function run(client) {
   await toolError(client, "quire_view_page", { pageId: textPage }, "invalid_input");
   await toolError(client, "quire_view_page", { pageId: "0190d2a0-0000-7000-8000-000000000005" }, "unknown_page");
   await toolError(client, "quire_view_page", { pageId: imagePage, maxSide: 0 }, "invalid_input");
+
+  // Resources: listed, read, subscribed; updates only for what changed.
+  const updated = [];
+  let listChanged = 0;
+  const logged = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => updated.push(n.params.uri));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => listChanged++);
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => logged.push(n.params));
+  const sceneUri = `quire://sessions/${sessionId}/scene`;
+  const { resources } = await client.listResources();
+  check(resources.some((r) => r.uri === sceneUri && r.mimeType === "application/json"), `resources: ${JSON.stringify(resources)}`);
+  const { resourceTemplates } = await client.listResourceTemplates();
+  check(resourceTemplates.length === 3, `templates: ${JSON.stringify(resourceTemplates)}`);
+  const read = await client.readResource({ uri: sceneUri });
+  const readScene = JSON.parse(read.contents[0].text);
+  check(readScene.scene.pages.length >= 10 && readScene.epoch > 0, "scene resource");
+  const pageA = `quire://sessions/${sessionId}/pages/${imagePage}`;
+  const pageB = `quire://sessions/${sessionId}/pages/${textPage}`;
+  const readPage = JSON.parse((await client.readResource({ uri: pageA })).contents[0].text);
+  check(readPage.page.id === imagePage, "page resource");
+  const blobHash = readPage.page.nodes.find((n) => n.kind.type === "image").kind.blob;
+  const blob = (await client.readResource({ uri: `quire://blobs/${blobHash}` })).contents[0];
+  check(blob.mimeType === "image/png" && Buffer.from(blob.blob, "base64").equals(png(1200, 1800)), "blob resource");
+  await protocolError(client.readResource({ uri: "quire://sessions/nope/scene" }), -32602, "malformed URI");
+  await protocolError(client.readResource({ uri: `quire://sessions/${sessionId}/pages/0190d2a0-0000-7000-8000-000000000006` }), -32002, "unknown page");
+  await protocolError(client.subscribeResource({ uri: "quire://sessions/0190d2a0-0000-7000-8000-000000000007/scene" }), -32002, "subscribe to an unknown session");
+  for (const uri of [sceneUri, pageA, pageB]) await client.subscribeResource({ uri });
+  await ok(client, "quire_apply", { op: { type: "UpdatePage", id: imagePage, patch: { name: "page-01 (seen)" } } });
+  await until(() => updated.includes(sceneUri) && updated.includes(pageA), "resource updates");
+  check(!updated.includes(pageB), `a page that did not change was reported: ${updated}`);
+  await client.unsubscribeResource({ uri: pageA });
+  updated.length = 0;
+  await ok(client, "quire_apply", { op: { type: "UpdatePage", id: imagePage, patch: { name: "page-01" } } });
+  await until(() => updated.includes(sceneUri), "scene update after unsubscribing a page");
+  check(!updated.includes(pageA), "no update after unsubscribe");
+
+  // Prompts and completion.
+  const { prompts } = await client.listPrompts();
+  check(["translate_session", "review_qa"].every((n) => prompts.some((p) => p.name === n)), `prompts: ${JSON.stringify(prompts)}`);
+  const prompt = await client.getPrompt({ name: "translate_session", arguments: { targetLanguage: "fr" } });
+  const promptText = prompt.messages[0].content.text;
+  check(promptText.includes("quire_get_scene") && promptText.includes(sessionId) && promptText.includes("fr"), promptText);
+  await protocolError(client.getPrompt({ name: "translate_session", arguments: { targetLanguage: "not a tag!" } }), -32602, "bad language tag");
+  await protocolError(client.getPrompt({ name: "nope", arguments: {} }), -32602, "unknown prompt");
+  const sessions = await client.complete({ ref: { type: "ref/prompt", name: "review_qa" }, argument: { name: "sessionId", value: sessionId.slice(0, 8) } });
+  check(sessions.completion.values.includes(sessionId), `session completion: ${JSON.stringify(sessions)}`);
+  const langs = await client.complete({ ref: { type: "ref/prompt", name: "translate_session" }, argument: { name: "targetLanguage", value: "pt" } });
+  check(langs.completion.values.includes("pt-BR") && langs.completion.values.every((v) => v.toLowerCase().startsWith("pt")), `languages: ${JSON.stringify(langs)}`);
+  const engineIds = await client.complete({ ref: { type: "ref/prompt", name: "translate_session" }, argument: { name: "engine", value: "ps" } });
+  check(engineIds.completion.values.includes("pseudo-translate"), `engines: ${JSON.stringify(engineIds)}`);
+  const pageIds = await client.complete({ ref: { type: "ref/resource", uri: "quire://sessions/{sessionId}/pages/{pageId}" }, argument: { name: "pageId", value: "" }, context: { arguments: { sessionId } } });
+  check(pageIds.completion.values.includes(imagePage), `page completion: ${JSON.stringify(pageIds)}`);
+
+  // Logging: a QA finding reaches the client as a warning, until the level is raised.
+  await client.setLoggingLevel("warning");
+  await ok(client, "quire_apply", { op: { type: "AddPage", page: { name: "qa", nodes: [{ kind: { type: "text", text: "Hi {0}", translation: "Salut" } }] } } });
+  const first = (await ok(client, "quire_start_pipeline", { steps: ["qa"], wait: true })).structuredContent;
+  check(first.warnings.length > 0, "QA warns");
+  // One log message per warning of the job, each at warning level.
+  const ofFirst = () => logged.filter((m) => m.data.jobId === first.jobId && m.data.step);
+  await until(() => ofFirst().length === first.warnings.length, "a log message per warning");
+  check(ofFirst().every((m) => m.level === "warning" && m.logger === "quire.jobs"), JSON.stringify(ofFirst()));
+  await client.setLoggingLevel("error");
+  const before = logged.length;
+  const second = (await ok(client, "quire_start_pipeline", { steps: ["qa"], wait: true })).structuredContent;
+  check(second.warnings.length > 0, "the second QA run also warns");
+  // An update told after the job proves the watch has moved past it.
+  updated.length = 0;
+  await ok(client, "quire_apply", { op: { type: "UpdateProject", patch: { name: "TS interop" } } });
+  await until(() => updated.includes(sceneUri), "a later update");
+  check(logged.length === before, `warnings sent above the level: ${JSON.stringify(logged.slice(before))}`);
+
+  // Opening and closing a session changes the resource list.
+  const changesBefore = listChanged;
+  const other = (await ok(client, "quire_open_project", { path: `ts-${transportName}-other`, createName: "Other" })).structuredContent;
+  await ok(client, "quire_close_project", { sessionId: other.sessionId });
+  await until(() => listChanged >= changesBefore + 2, "resources/list_changed on open and close");
 
   const md = (await ok(client, "quire_export", { format: "markdown" })).structuredContent;
   check(md.text.includes("# TS interop"), `markdown: ${md.text}`);

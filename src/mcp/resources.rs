@@ -1,0 +1,230 @@
+//! MCP resources: what a client can read by URI, list, and subscribe to.
+//!
+//! - `quire://sessions/{sessionId}/scene` — the scene and its epoch (JSON);
+//! - `quire://sessions/{sessionId}/pages/{pageId}` — one page (JSON);
+//! - `quire://blobs/{hash}` — a blob's bytes with their MIME type.
+//!
+//! Every open session's scene is listed; the three shapes are the
+//! resource templates. Subscriptions and their notifications are in
+//! `watch.rs`.
+
+use std::fmt;
+
+use base64::Engine as _;
+use rmcp::model::{ErrorData, Resource, ResourceContents, ResourceTemplate};
+use serde_json::json;
+
+use crate::core::blobs::BlobHash;
+use crate::core::ids::{PageId, SessionId};
+use crate::core::{Core, CoreError};
+
+const SCHEME: &str = "quire://";
+
+/// A resource quire serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Uri {
+    Scene(SessionId),
+    Page(SessionId, PageId),
+    Blob(BlobHash),
+}
+
+impl fmt::Display for Uri {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Uri::Scene(s) => write!(f, "{SCHEME}sessions/{s}/scene"),
+            Uri::Page(s, p) => write!(f, "{SCHEME}sessions/{s}/pages/{p}"),
+            Uri::Blob(h) => write!(f, "{SCHEME}blobs/{h}"),
+        }
+    }
+}
+
+impl Uri {
+    /// Reads a URI; a malformed one is `invalid params` naming what is wrong.
+    pub fn parse(uri: &str) -> Result<Uri, ErrorData> {
+        let bad = |why: &str| {
+            ErrorData::invalid_params(
+                format!("`{uri}` is not a quire resource: {why} (see resources/templates/list)"),
+                None,
+            )
+        };
+        let rest = uri
+            .strip_prefix(SCHEME)
+            .ok_or_else(|| bad("it does not start with quire://"))?;
+        let parts: Vec<&str> = rest.split('/').collect();
+        let session = |s: &str| {
+            s.parse::<uuid::Uuid>()
+                .map(SessionId)
+                .map_err(|_| bad("the session id is not a UUID"))
+        };
+        match parts.as_slice() {
+            ["sessions", s, "scene"] => Ok(Uri::Scene(session(s)?)),
+            ["sessions", s, "pages", p] => {
+                let page = p
+                    .parse::<uuid::Uuid>()
+                    .map(PageId)
+                    .map_err(|_| bad("the page id is not a UUID"))?;
+                Ok(Uri::Page(session(s)?, page))
+            }
+            ["blobs", h] => h
+                .parse::<BlobHash>()
+                .map(Uri::Blob)
+                .map_err(|_| bad("a blob hash is 64 lowercase hex digits")),
+            _ => Err(bad("unknown path")),
+        }
+    }
+
+    /// The session the resource belongs to (a blob belongs to none).
+    pub fn session(&self) -> Option<SessionId> {
+        match self {
+            Uri::Scene(s) | Uri::Page(s, _) => Some(*s),
+            Uri::Blob(_) => None,
+        }
+    }
+}
+
+/// A resource that does not exist (or is not open): `-32002`.
+fn not_found(uri: &Uri, why: &CoreError) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!("{uri}: {why}"),
+        Some(json!({ "uri": uri.to_string() })),
+    )
+}
+
+/// The resources to list: every open session's scene.
+pub fn list(core: &Core) -> Vec<Resource> {
+    core.sessions()
+        .into_iter()
+        .map(|s| {
+            Resource::new(Uri::Scene(s.id).to_string(), format!("{} (scene)", s.name))
+                .with_description(format!(
+                    "The scene of {} (pages, nodes, epoch); its pages are quire://sessions/{}/pages/{{pageId}}",
+                    s.path.display(),
+                    s.id
+                ))
+                .with_mime_type("application/json")
+        })
+        .collect()
+}
+
+/// The shapes of quire's URIs.
+pub fn templates() -> Vec<ResourceTemplate> {
+    let template = |uri: &str, name: &str, description: &str, mime: Option<&str>| {
+        let t = ResourceTemplate::new(uri, name).with_description(description);
+        match mime {
+            Some(mime) => t.with_mime_type(mime),
+            None => t,
+        }
+    };
+    vec![
+        template(
+            "quire://sessions/{sessionId}/scene",
+            "scene",
+            "A session's scene and epoch",
+            Some("application/json"),
+        ),
+        template(
+            "quire://sessions/{sessionId}/pages/{pageId}",
+            "page",
+            "One page of a session: its nodes, texts, translations and boxes",
+            Some("application/json"),
+        ),
+        template(
+            "quire://blobs/{hash}",
+            "blob",
+            "An image or mask a page uses, by its BLAKE3 hash",
+            None,
+        ),
+    ]
+}
+
+/// What `uri` holds now.
+pub async fn read(core: &Core, uri: Uri) -> Result<ResourceContents, ErrorData> {
+    let text = |json: serde_json::Value| ResourceContents::TextResourceContents {
+        uri: uri.to_string(),
+        mime_type: Some("application/json".into()),
+        text: json.to_string(),
+        meta: None,
+    };
+    match uri {
+        Uri::Scene(session) => {
+            let snapshot = core.scene(session).await.map_err(|e| not_found(&uri, &e))?;
+            Ok(text(
+                json!({ "epoch": snapshot.epoch, "scene": snapshot.scene }),
+            ))
+        }
+        Uri::Page(session, page) => {
+            let snapshot = core.scene(session).await.map_err(|e| not_found(&uri, &e))?;
+            let Some(found) = snapshot.scene.page(page) else {
+                return Err(not_found(&uri, &CoreError::not_found("page", page)));
+            };
+            Ok(text(json!({ "epoch": snapshot.epoch, "page": found })))
+        }
+        Uri::Blob(hash) => {
+            for s in core.sessions() {
+                if let Ok(bytes) = core.read_blob(s.id, hash).await {
+                    return Ok(ResourceContents::BlobResourceContents {
+                        uri: uri.to_string(),
+                        mime_type: Some(media_type(&bytes).into()),
+                        blob: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                        meta: None,
+                    });
+                }
+            }
+            Err(not_found(
+                &uri,
+                &CoreError::InvalidInput("no open project has this blob".into()),
+            ))
+        }
+    }
+}
+
+/// Checks that `uri` names something that exists now (for subscribing).
+pub async fn check(core: &Core, uri: Uri) -> Result<(), ErrorData> {
+    read(core, uri).await.map(|_| ())
+}
+
+/// The MIME type of blob bytes, from their signature.
+fn media_type(bytes: &[u8]) -> &'static str {
+    match imagesize::image_type(bytes) {
+        Ok(imagesize::ImageType::Png) => "image/png",
+        Ok(imagesize::ImageType::Jpeg) => "image/jpeg",
+        Ok(imagesize::ImageType::Webp) => "image/webp",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_read_back_what_they_write() {
+        let s = SessionId::new();
+        let p = PageId::new();
+        let h: BlobHash = "a".repeat(64).parse().unwrap();
+        for uri in [Uri::Scene(s), Uri::Page(s, p), Uri::Blob(h)] {
+            assert_eq!(Uri::parse(&uri.to_string()).unwrap(), uri);
+        }
+    }
+
+    #[test]
+    fn malformed_uris_say_what_is_wrong() {
+        for (uri, why) in [
+            ("file:///etc/passwd", "quire://"),
+            ("quire://sessions/nope/scene", "session id"),
+            (
+                "quire://sessions/0190d2a0-0000-7000-8000-000000000001/pages/x",
+                "page id",
+            ),
+            ("quire://blobs/XYZ", "64 lowercase hex"),
+            (
+                "quire://sessions/0190d2a0-0000-7000-8000-000000000001/other",
+                "unknown path",
+            ),
+        ] {
+            let e = Uri::parse(uri).unwrap_err();
+            assert_eq!(e.code, rmcp::model::ErrorCode::INVALID_PARAMS, "{uri}");
+            assert!(e.message.contains(why), "{uri}: {}", e.message);
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! What one MCP connection follows on the event bus, and the task that
+//! tells it: `notifications/resources/updated` for the resources it
+//! subscribed to (coalesced: one per resource per [`COALESCE`], and a page
+//! only when that page changed), `notifications/resources/list_changed`
+//! when a session opens or closes, and job warnings and failures as
+//! `notifications/message` at or above the level it set.
+//!
+//! The task starts when the client has initialized and ends with the
+//! connection: when its handler is dropped, or a notification can no
+//! longer be sent.
+
+// rmcp marks MCP logging deprecated (SEP-2577, a later protocol version);
+// protocol 2025-11-25, which clients speak today, has it, and this module is
+// where quire uses it.
+#![allow(deprecated)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use rmcp::RoleServer;
+use rmcp::model::{LoggingMessageNotificationParam, ResourceUpdatedNotificationParam};
+use rmcp::service::Peer;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::resources::Uri;
+use crate::core::Core;
+use crate::core::events::{Event, JobStatus};
+use crate::core::ids::SessionId;
+
+/// How long changes to one resource are gathered into one notification.
+pub const COALESCE: Duration = Duration::from_millis(20);
+
+/// The MCP log levels, lowest first.
+pub type Level = rmcp::model::LoggingLevel;
+
+fn rank(level: Level) -> u8 {
+    match level {
+        Level::Debug => 0,
+        Level::Info => 1,
+        Level::Notice => 2,
+        Level::Warning => 3,
+        Level::Error => 4,
+        Level::Critical => 5,
+        Level::Alert => 6,
+        Level::Emergency => 7,
+    }
+}
+
+/// A connection's log level and subscriptions, shared by its handler and
+/// its task.
+#[derive(Debug)]
+pub struct Watch {
+    /// The lowest level sent; `warning` until the client sets one.
+    level: Mutex<Level>,
+    /// Each subscribed resource, with (for a page) its JSON when last told.
+    subscribed: Mutex<BTreeMap<Uri, Option<String>>>,
+}
+
+impl Default for Watch {
+    fn default() -> Self {
+        Watch {
+            level: Mutex::new(Level::Warning),
+            subscribed: Mutex::new(BTreeMap::new()),
+        }
+    }
+}
+
+impl Watch {
+    pub fn set_level(&self, level: Level) {
+        *self.level.lock().unwrap_or_else(PoisonError::into_inner) = level;
+    }
+
+    fn sends(&self, level: Level) -> bool {
+        rank(level) >= rank(*self.level.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Subscribes to `uri`; `seen` is a page's JSON now (see [`baseline`]).
+    pub fn subscribe(&self, uri: Uri, seen: Option<String>) {
+        self.subscribed().insert(uri, seen);
+    }
+
+    pub fn unsubscribe(&self, uri: &Uri) {
+        self.subscribed().remove(uri);
+    }
+
+    fn subscribed(&self) -> std::sync::MutexGuard<'_, BTreeMap<Uri, Option<String>>> {
+        self.subscribed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The subscriptions of `session`.
+    fn of_session(&self, session: SessionId) -> Vec<Uri> {
+        self.subscribed()
+            .keys()
+            .filter(|u| u.session() == Some(session))
+            .copied()
+            .collect()
+    }
+
+    /// Whether `uri`, still subscribed, now reads `now` where it read
+    /// something else when last told; remembers `now`.
+    fn page_changed(&self, uri: Uri, now: String) -> bool {
+        match self.subscribed().get_mut(&uri) {
+            Some(seen) if seen.as_deref() != Some(now.as_str()) => {
+                *seen = Some(now);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Starts the connection's task; it stops when `stop` is cancelled.
+pub fn spawn(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>, stop: CancellationToken) {
+    tokio::spawn(async move {
+        tokio::select! {
+            () = run(core, peer, watch) => {}
+            () = stop.cancelled() => {}
+        }
+    });
+}
+
+/// Why the task ends: the client cannot be told any more.
+struct Gone;
+
+async fn run(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>) {
+    let mut events = core.subscribe(Some(core.events().seq()));
+    // Sessions whose scene changed since the last flush.
+    let mut changed: BTreeSet<SessionId> = BTreeSet::new();
+    let mut flush_at: Option<tokio::time::Instant> = None;
+    loop {
+        let next = tokio::select! {
+            next = events.next() => next,
+            () = sleep_until(flush_at) => {
+                flush_at = None;
+                if flush(&core, &peer, &watch, std::mem::take(&mut changed)).await.is_err() {
+                    return;
+                }
+                continue;
+            }
+        };
+        let Some(envelope) = next else { return };
+        let told = match &envelope.event {
+            Event::SceneAdvanced { session_id, .. } => {
+                changed.insert(*session_id);
+                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + COALESCE);
+                Ok(())
+            }
+            Event::SessionOpened { .. } | Event::SessionClosed { .. } => list_changed(&peer).await,
+            // Resynchronised after falling behind: anything may have changed.
+            Event::Snapshot { sessions, .. } => {
+                changed.extend(sessions.iter().map(|s| s.id));
+                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + COALESCE);
+                list_changed(&peer).await
+            }
+            Event::JobWarning {
+                job_id,
+                page_index,
+                step_id,
+                message,
+                ..
+            } => {
+                let level = Level::Warning;
+                log(&peer, &watch, level, json!({
+                    "jobId": job_id, "pageIndex": page_index, "step": step_id, "message": message,
+                }))
+                .await
+            }
+            Event::JobFinished { id, status, error } => match status {
+                JobStatus::Failed | JobStatus::CompletedWithErrors => {
+                    let level = if *status == JobStatus::Failed {
+                        Level::Error
+                    } else {
+                        Level::Warning
+                    };
+                    log(
+                        &peer,
+                        &watch,
+                        level,
+                        json!({
+                            "jobId": id, "status": status, "error": error,
+                        }),
+                    )
+                    .await
+                }
+                _ => Ok(()),
+            },
+            _ => Ok(()),
+        };
+        if told.is_err() {
+            return;
+        }
+    }
+}
+
+async fn sleep_until(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+async fn list_changed(peer: &Peer<RoleServer>) -> Result<(), Gone> {
+    peer.notify_resource_list_changed().await.map_err(|_| Gone)
+}
+
+async fn log(
+    peer: &Peer<RoleServer>,
+    watch: &Watch,
+    level: Level,
+    data: serde_json::Value,
+) -> Result<(), Gone> {
+    if !watch.sends(level) {
+        return Ok(());
+    }
+    let mut message = LoggingMessageNotificationParam::new(level, data);
+    message.logger = Some("quire.jobs".into());
+    peer.notify_logging_message(message).await.map_err(|_| Gone)
+}
+
+/// Tells the subscriptions of the `changed` sessions: a scene always, a
+/// page only when its JSON differs from what was last told.
+async fn flush(
+    core: &Core,
+    peer: &Peer<RoleServer>,
+    watch: &Watch,
+    changed: BTreeSet<SessionId>,
+) -> Result<(), Gone> {
+    for session in changed {
+        let uris = watch.of_session(session);
+        if uris.is_empty() {
+            continue;
+        }
+        let scene = core.scene(session).await.ok();
+        for uri in uris {
+            let send = match (uri, &scene) {
+                (Uri::Page(_, page), Some(snapshot)) => {
+                    let now = snapshot
+                        .scene
+                        .page(page)
+                        .map(|p| serde_json::to_string(p).unwrap_or_default())
+                        .unwrap_or_default();
+                    watch.page_changed(uri, now)
+                }
+                _ => true,
+            };
+            if send {
+                peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(
+                    uri.to_string(),
+                ))
+                .await
+                .map_err(|_| Gone)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Remembers what a page looks like when it is subscribed, so the first
+/// change to it (and only a change) is told.
+pub async fn baseline(core: &Core, uri: Uri) -> Option<String> {
+    let Uri::Page(session, page) = uri else {
+        return None;
+    };
+    let snapshot = core.scene(session).await.ok()?;
+    snapshot
+        .scene
+        .page(page)
+        .and_then(|p| serde_json::to_string(p).ok())
+}
