@@ -30,6 +30,10 @@ pub enum Body {
 
 /// The documentation of one operation.
 pub struct Doc {
+    /// The `operationId` (what a generated client names the call).
+    pub id: &'static str,
+    /// The group it is listed under.
+    pub tag: &'static str,
     pub summary: &'static str,
     pub request: Body,
     pub response: Body,
@@ -41,6 +45,8 @@ pub struct Api<S> {
     routes: BTreeMap<String, MethodRouter<S>>,
     paths: BTreeMap<String, Map<String, Value>>,
     generator: SchemaGenerator,
+    /// Added to every `operationId` (see [`Api::with_id_suffix`]).
+    id_suffix: &'static str,
 }
 
 impl<S: Clone + Send + Sync + 'static> Default for Api<S> {
@@ -58,7 +64,16 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             routes: BTreeMap::new(),
             paths: BTreeMap::new(),
             generator: settings.into_generator(),
+            id_suffix: "",
         }
+    }
+
+    /// Registers the routes `add` adds with `suffix` on their
+    /// `operationId`s (the same routes under another prefix).
+    pub fn with_id_suffix(&mut self, suffix: &'static str, add: impl FnOnce(&mut Self)) {
+        let before = std::mem::replace(&mut self.id_suffix, suffix);
+        add(self);
+        self.id_suffix = before;
     }
 
     /// The schema of `T`, registered in the document's components.
@@ -85,17 +100,43 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .unwrap_or_default()
             .on(filter, handler);
         self.routes.insert(path.to_owned(), entry);
-        let op = operation(path, &doc);
+        let op = operation(path, &doc, self.id_suffix);
         self.paths
             .entry(path.to_owned())
             .or_default()
             .insert(method.to_ascii_lowercase(), op);
     }
 
-    /// The router and the OpenAPI document.
-    pub fn finish(mut self, version: &str) -> (Router<S>, Value) {
-        let schemas: Map<String, Value> =
+    /// The router and the OpenAPI document. `secured`: a bearer token is
+    /// configured, so every operation but `GET /healthz` needs it.
+    pub fn finish(mut self, version: &str, secured: bool) -> (Router<S>, Value) {
+        let mut schemas: Map<String, Value> =
             self.generator.take_definitions(true).into_iter().collect();
+        name_union_variants(&mut schemas);
+        schemas.insert("Error".into(), error_schema());
+        if secured {
+            for (path, ops) in &mut self.paths {
+                for op in ops.values_mut() {
+                    if path != "/healthz" {
+                        op["security"] = json!([{ "bearer": [] }]);
+                        op["responses"]["401"] = json!({ "$ref": "#/components/responses/Error" });
+                    }
+                }
+            }
+        }
+        let mut components = json!({
+            "schemas": schemas,
+            "responses": {
+                "Error": {
+                    "description": "An error: a status and a JSON body naming what was wrong",
+                    "content": { "application/json": { "schema": { "$ref": "#/components/schemas/Error" } } }
+                }
+            }
+        });
+        if secured {
+            components["securitySchemes"] =
+                json!({ "bearer": { "type": "http", "scheme": "bearer" } });
+        }
         let doc = json!({
             "openapi": "3.1.0",
             "info": {
@@ -104,17 +145,7 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
                 "description": "The headless quire workbench. Un-addressed routes act on the current session; the same routes under /api/v1/sessions/{sessionId} act on that session."
             },
             "paths": self.paths,
-            "components": {
-                "schemas": schemas,
-                "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } },
-                "responses": {
-                    "Error": {
-                        "description": "An error: a status and a JSON body naming what was wrong",
-                        "content": { "application/json": { "schema": error_schema() } }
-                    }
-                }
-            },
-            "security": [ { "bearer": [] } ]
+            "components": components,
         });
         let router = self
             .routes
@@ -122,6 +153,61 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .fold(Router::new(), |r, (path, mr)| r.route(&path, mr));
         (router, doc)
     }
+}
+
+/// Gives each variant of a tagged union (an inline object whose `type`
+/// property is one constant) its own component, `{Union}{Tag}`, and makes
+/// the union refer to them. Generated clients (e.g. openapi-python-client)
+/// cannot read a recursive union of inline variants (`Op`'s `Batch` holds
+/// `Op`s); named variants they can.
+fn name_union_variants(schemas: &mut Map<String, Value>) {
+    let unions: Vec<String> = schemas
+        .iter()
+        .filter(|(_, s)| {
+            s.get("oneOf")
+                .and_then(Value::as_array)
+                .is_some_and(|vs| vs.iter().all(|v| tag_of(v).is_some()))
+        })
+        .map(|(name, _)| name.clone())
+        .collect();
+    for name in unions {
+        let Some(Value::Array(variants)) = schemas
+            .get_mut(&name)
+            .and_then(|s| s.get_mut("oneOf"))
+            .map(std::mem::take)
+        else {
+            continue;
+        };
+        let mut refs = Vec::with_capacity(variants.len());
+        for variant in variants {
+            let tag = tag_of(&variant).unwrap_or_default();
+            let mut chars = tag.chars();
+            let tag: String = chars
+                .next()
+                .map(|c| c.to_ascii_uppercase())
+                .into_iter()
+                .chain(chars)
+                .collect();
+            let variant_name = format!("{name}{tag}");
+            refs.push(json!({ "$ref": format!("#/components/schemas/{variant_name}") }));
+            schemas.insert(variant_name, variant);
+        }
+        if let Some(union) = schemas.get_mut(&name) {
+            union["oneOf"] = Value::Array(refs);
+        }
+    }
+}
+
+/// The constant `type` of a tagged union's inline variant.
+fn tag_of(variant: &Value) -> Option<String> {
+    if variant.get("type")? != "object" {
+        return None;
+    }
+    let tag = variant.get("properties")?.get("type")?;
+    tag.get("const")
+        .or_else(|| tag.get("enum").and_then(|e| e.get(0)))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
 }
 
 fn error_schema() -> Value {
@@ -149,10 +235,13 @@ fn content(body: &Body) -> Option<Value> {
         Body::Bytes(types) => {
             let mut map = Map::new();
             for t in *types {
-                map.insert(
-                    (*t).to_owned(),
-                    json!({ "schema": { "type": "string", "contentMediaType": t } }),
-                );
+                // A JSON body is a JSON value (here an object), not a string.
+                let schema = if *t == "application/json" {
+                    json!({ "type": "object" })
+                } else {
+                    json!({ "type": "string", "contentMediaType": t })
+                };
+                map.insert((*t).to_owned(), json!({ "schema": schema }));
             }
             Some(Value::Object(map))
         }
@@ -174,8 +263,13 @@ fn content(body: &Body) -> Option<Value> {
     }
 }
 
-fn operation(path: &str, doc: &Doc) -> Value {
+fn operation(path: &str, doc: &Doc, id_suffix: &str) -> Value {
     let mut op = Map::new();
+    op.insert(
+        "operationId".into(),
+        json!(format!("{}{id_suffix}", doc.id)),
+    );
+    op.insert("tags".into(), json!([doc.tag]));
     op.insert("summary".into(), json!(doc.summary));
     let params: Vec<Value> = path
         .split('/')
@@ -197,7 +291,8 @@ fn operation(path: &str, doc: &Doc) -> Value {
         ok["content"] = content;
     }
     responses.insert("200".into(), ok);
-    for status in doc.errors.iter().chain(&[401, 403, 500]) {
+    // 401 is added by `finish` when a token is configured.
+    for status in doc.errors.iter().chain(&[403, 500]) {
         responses.insert(
             status.to_string(),
             json!({ "$ref": "#/components/responses/Error" }),

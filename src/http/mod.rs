@@ -73,7 +73,8 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         server.max_body_bytes.get(),
     );
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"));
+    let secured = matches!(server.token.get(), Ok(Some(_)));
+    let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"), secured);
     let state = AppState {
         core,
         mode: mode.to_owned(),

@@ -346,6 +346,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "POST",
         &p("/pages"),
         Doc {
+            id: "importPages",
+            tag: "pages",
             summary: "Import pages: multipart image files (one page each, natural file name order) or JSON { name, text } (one text node per paragraph)",
             request: Body::MultipartOr(text_page),
             response: Body::Json(applied.clone()),
@@ -357,6 +359,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "GET",
         &p("/scene.json"),
         Doc {
+            id: "getScene",
+            tag: "scene",
             summary: "The scene and its epoch",
             request: Body::None,
             response: Body::Json(snapshot),
@@ -368,6 +372,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "GET",
         &p("/blobs/{hash}"),
         Doc {
+            id: "getBlob",
+            tag: "scene",
             summary: "A blob's bytes (immutable, cacheable)",
             request: Body::None,
             response: Body::Bytes(&[
@@ -384,6 +390,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "POST",
         &p("/history/apply"),
         Doc {
+            id: "applyOp",
+            tag: "history",
             summary: "Apply an op; returns the new epoch and the ids it created",
             request: Body::Json(op),
             response: Body::Json(applied),
@@ -395,6 +403,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "POST",
         &p("/history/undo"),
         Doc {
+            id: "undo",
+            tag: "history",
             summary: "Undo the latest change; epoch null when there is nothing to undo",
             request: Body::None,
             response: Body::Json(epoch.clone()),
@@ -406,6 +416,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "POST",
         &p("/history/redo"),
         Doc {
+            id: "redo",
+            tag: "history",
             summary: "Redo the latest undone change; epoch null when there is nothing to redo",
             request: Body::None,
             response: Body::Json(epoch),
@@ -417,6 +429,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "POST",
         &p("/pipelines"),
         Doc {
+            id: "startPipeline",
+            tag: "pipelines",
             summary: "Start a pipeline; every step and page is checked first; returns the job id its events carry",
             request: Body::Json(pipeline),
             response: Body::Json(started),
@@ -433,6 +447,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         "POST",
         &export_path,
         Doc {
+            id: "exportProject",
+            tag: "export",
             summary: "Export as archive (zip), json, markdown or xliff, optionally some pages",
             request: Body::Json(export_spec),
             response: Body::Bytes(&[
@@ -465,6 +481,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/healthz",
         Doc {
+            id: "health",
+            tag: "meta",
             summary: "Liveness: `ok` (no token needed)",
             request: Body::None,
             response: Body::Text,
@@ -476,6 +494,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/meta",
         Doc {
+            id: "getMeta",
+            tag: "meta",
             summary: "Name, version, mode, platform and whether TUI sharing is supported",
             request: Body::None,
             response: Body::Json(meta_schema),
@@ -487,6 +507,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/engines",
         Doc {
+            id: "listEngines",
+            tag: "engines",
             summary: "The engine registry",
             request: Body::None,
             response: Body::Json(engines_schema),
@@ -498,6 +520,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/projects",
         Doc {
+            id: "listProjects",
+            tag: "projects",
             summary: "Managed projects in the projects directory",
             request: Body::None,
             response: Body::Json(projects_schema),
@@ -509,6 +533,8 @@ pub fn api() -> Api<AppState> {
         "POST",
         "/api/v1/projects",
         Doc {
+            id: "createProject",
+            tag: "projects",
             summary: "Create a managed project and open it; returns its session",
             request: Body::Json(create_schema),
             response: Body::Json(session_schema.clone()),
@@ -520,6 +546,8 @@ pub fn api() -> Api<AppState> {
         "PUT",
         "/api/v1/projects/current",
         Doc {
+            id: "openProject",
+            tag: "projects",
             summary: "Open a managed project by id and make it current",
             request: Body::Json(open_schema),
             response: Body::Json(session_schema.clone()),
@@ -531,6 +559,8 @@ pub fn api() -> Api<AppState> {
         "DELETE",
         "/api/v1/projects/current",
         Doc {
+            id: "closeCurrentProject",
+            tag: "projects",
             summary: "Save and close the current session",
             request: Body::None,
             response: Body::Json(closed_schema.clone()),
@@ -542,6 +572,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/sessions",
         Doc {
+            id: "listSessions",
+            tag: "sessions",
             summary: "Open sessions",
             request: Body::None,
             response: Body::Json(sessions_schema),
@@ -553,6 +585,8 @@ pub fn api() -> Api<AppState> {
         "PUT",
         "/api/v1/sessions/current",
         Doc {
+            id: "selectSession",
+            tag: "sessions",
             summary: "Make a session current",
             request: Body::Json(select_schema),
             response: Body::Json(session_schema.clone()),
@@ -564,6 +598,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/sessions/{sessionId}",
         Doc {
+            id: "getSession",
+            tag: "sessions",
             summary: "One open session",
             request: Body::None,
             response: Body::Json(session_schema),
@@ -575,6 +611,8 @@ pub fn api() -> Api<AppState> {
         "DELETE",
         "/api/v1/sessions/{sessionId}",
         Doc {
+            id: "closeSession",
+            tag: "sessions",
             summary: "Save and close a session",
             request: Body::None,
             response: Body::Json(closed_schema),
@@ -583,11 +621,15 @@ pub fn api() -> Api<AppState> {
         close_session,
     );
     session_routes(&mut api, "/api/v1");
-    session_routes(&mut api, "/api/v1/sessions/{sessionId}");
+    api.with_id_suffix("InSession", |api| {
+        session_routes(api, "/api/v1/sessions/{sessionId}");
+    });
     api.route(
         "GET",
         "/api/v1/operations",
         Doc {
+            id: "listJobs",
+            tag: "pipelines",
             summary: "Jobs in flight and the last 100 finished, with their warnings",
             request: Body::None,
             response: Body::Json(jobs_schema),
@@ -599,6 +641,8 @@ pub fn api() -> Api<AppState> {
         "DELETE",
         "/api/v1/operations/{jobId}",
         Doc {
+            id: "cancelJob",
+            tag: "pipelines",
             summary: "Cancel a job (between pages); cancelled is false when it had already finished",
             request: Body::None,
             response: Body::Json(cancelled_schema),
@@ -610,6 +654,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/config",
         Doc {
+            id: "getConfig",
+            tag: "meta",
             summary: "The effective configuration, secrets redacted",
             request: Body::None,
             response: Body::Json(schemars::json_schema!({ "type": "object" })),
@@ -621,6 +667,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/events",
         Doc {
+            id: "events",
+            tag: "events",
             summary: "Server-sent events: id = seq; a Snapshot first, or the events after Last-Event-ID when still buffered",
             request: Body::None,
             response: Body::Events,
@@ -632,6 +680,8 @@ pub fn api() -> Api<AppState> {
         "GET",
         "/api/v1/openapi.json",
         Doc {
+            id: "getOpenApi",
+            tag: "meta",
             summary: "This document",
             request: Body::None,
             response: Body::Json(schemars::json_schema!({ "type": "object" })),

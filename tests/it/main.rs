@@ -24,6 +24,7 @@ mod http_support;
 mod mcp;
 mod mcp_stdio;
 mod mcp_ts;
+mod openapi;
 mod share;
 mod tidy;
 mod tui;

@@ -1,0 +1,167 @@
+"""The OpenAPI document of a running quire is true to it: every documented
+operation is called, and every reply is checked against the document — its
+status is documented, its media type is one the operation lists, and a JSON
+body validates (`jsonschema`, draft 2020-12) against the schema given for
+that status. Also: each operation has a unique operationId and a tag, and
+bearer security is declared exactly when a token is configured, never on
+GET /healthz.
+
+Usage:
+  python check.py URL [TOKEN]
+
+Prints "openapi: ok (N operations)" and exits 0, or raises on the first
+untrue thing. Run by tests/it/openapi.rs.
+"""
+
+import base64
+import re
+import sys
+import uuid
+
+import httpx
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+BASE = "urn:quire-openapi"
+# A 1×1 PNG.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+def pointer(*parts):
+    return "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+class Checker:
+    def __init__(self, url, token):
+        self.url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=30)
+        self.doc = self.http.get("/api/v1/openapi.json").json()
+        self.registry = Registry().with_resource(
+            BASE, Resource.from_contents(self.doc, default_specification=DRAFT202012)
+        )
+        self.called = set()
+        self.templates = [
+            (method.upper(), path, re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", path) + "$"))
+            for path, ops in self.doc["paths"].items()
+            for method in ops
+        ]
+
+    def operation(self, method, path):
+        # Literal segments beat parameters (`/sessions/current` before `/sessions/{id}`).
+        matches = [(m, t) for m, t, rx in self.templates if m == method and rx.match(path)]
+        assert matches, f"{method} {path} is not documented"
+        matches.sort(key=lambda mt: mt[1].count("{"))
+        return matches[0][1]
+
+    def call(self, method, path, expect=None, **kwargs):
+        template = self.operation(method, path)
+        self.called.add((method, template))
+        r = self.http.request(method, path, **kwargs)
+        if expect is not None:
+            assert r.status_code == expect, f"{method} {path}: {r.status_code} {r.text[:300]}"
+        self.check_reply(method, template, r)
+        return r
+
+    def check_reply(self, method, template, r):
+        op = self.doc["paths"][template][method.lower()]
+        status = str(r.status_code)
+        responses = op["responses"]
+        assert status in responses, f"{method} {template}: status {status} is not documented ({sorted(responses)})"
+        where = ["paths", template, method.lower(), "responses", status]
+        response = responses[status]
+        if "$ref" in response:
+            name = response["$ref"].rsplit("/", 1)[1]
+            response = self.doc["components"]["responses"][name]
+            where = ["components", "responses", name]
+        content = response.get("content", {})
+        media = r.headers.get("content-type", "").split(";")[0].strip()
+        if not content:
+            assert not r.content, f"{method} {template}: a body where none is documented"
+            return
+        assert media in content, f"{method} {template} {status}: {media} is not among {sorted(content)}"
+        if media == "application/json":
+            schema = {"$ref": BASE + "#/" + pointer(*where, "content", media, "schema")}
+            validator = Draft202012Validator(schema, registry=self.registry)
+            errors = sorted(validator.iter_errors(r.json()), key=lambda e: e.path)
+            assert not errors, f"{method} {template} {status}: {errors[0].message} at {list(errors[0].path)}"
+
+    def check_document(self, token):
+        ids = []
+        for path, ops in self.doc["paths"].items():
+            for method, op in ops.items():
+                ids.append(op.get("operationId"))
+                assert op.get("operationId"), f"{method} {path}: no operationId"
+                assert op.get("tags"), f"{method} {path}: no tags"
+                secured = "security" in op
+                if path == "/healthz" or not token:
+                    assert not secured, f"{method} {path}: declares security it does not need"
+                    assert "401" not in op["responses"], f"{method} {path}: 401 without a token"
+                else:
+                    assert op["security"] == [{"bearer": []}], f"{method} {path}: security {op.get('security')}"
+                    assert "401" in op["responses"], f"{method} {path}: 401 not documented"
+        assert len(ids) == len(set(ids)), f"operationIds repeat: {sorted(ids)}"
+        assert "security" not in self.doc, "a document-wide security requirement"
+        schemes = self.doc["components"].get("securitySchemes")
+        assert (schemes is not None) == bool(token), f"securitySchemes: {schemes}"
+
+    def run(self, token):
+        self.check_document(token)
+        if token:
+            r = httpx.get(self.url + "/api/v1/meta")
+            self.check_reply("GET", "/api/v1/meta", r)
+            assert r.status_code == 401, "no token, no answer"
+        for path in ["/healthz", "/api/v1/meta", "/api/v1/engines", "/api/v1/projects",
+                     "/api/v1/config", "/api/v1/openapi.json", "/api/v1/operations", "/api/v1/sessions"]:
+            self.call("GET", path, 200)
+        self.call("GET", "/api/v1/scene.json", 409)  # nothing open yet
+        with self.http.stream("GET", "/api/v1/events") as r:
+            self.called.add(("GET", "/api/v1/events"))
+            self.check_reply("GET", "/api/v1/events", r)
+            assert r.status_code == 200
+        session = self.call("POST", "/api/v1/projects", 200, json={"name": "OpenAPI"}).json()
+        sid = session["id"]
+        self.call("POST", "/api/v1/projects", 422, json={"name": "  "})
+        self.call("GET", f"/api/v1/sessions/{sid}", 200)
+        self.call("GET", f"/api/v1/sessions/{uuid.uuid4()}", 404)
+        self.call("PUT", "/api/v1/sessions/current", 200, json={"id": sid})
+        for prefix in ["/api/v1", f"/api/v1/sessions/{sid}"]:
+            self.call("POST", f"{prefix}/pages", 200, json={"name": "Text", "text": "One {0}\n\nTwo"})
+            added = self.call("POST", f"{prefix}/pages", 200, files={"file": ("p1.png", PNG, "image/png")}).json()
+            scene = self.call("GET", f"{prefix}/scene.json", 200).json()
+            page = next(p for p in scene["scene"]["pages"] if p["id"] == added["created"][0])
+            blob = page["nodes"][0]["kind"]["blob"]
+            self.call("GET", f"{prefix}/blobs/{blob}", 200)
+            self.call("GET", f"{prefix}/blobs/{'0' * 64}", 404)
+            op = {"type": "Batch", "ops": [{"type": "AddPage", "page": {"name": "new"}},
+                                           {"type": "UpdateProject", "patch": {"name": "OpenAPI"}}]}
+            self.call("POST", f"{prefix}/history/apply", 200, json=op)
+            self.call("POST", f"{prefix}/history/apply", 422, json={"type": "RemovePage", "id": str(uuid.uuid4())})
+            self.call("POST", f"{prefix}/history/apply", 400, content=b"{not json", headers={"content-type": "application/json"})
+            self.call("POST", f"{prefix}/history/undo", 200)
+            self.call("POST", f"{prefix}/history/redo", 200)
+            job = self.call("POST", f"{prefix}/pipelines", 200, json={"steps": ["pseudo-translate", "qa"]}).json()
+            self.call("POST", f"{prefix}/pipelines", 422, json={"steps": ["nope"]})
+            self.call("DELETE", f"/api/v1/operations/{job['jobId']}", 200)
+            export = "/api/v1/projects/current/export" if prefix == "/api/v1" else f"{prefix}/export"
+            for fmt in ["archive", "json", "markdown", "xliff"]:
+                self.call("POST", export, 200, json={"format": fmt})
+            self.call("POST", export, 400, json={"format": "docx"})
+        self.call("DELETE", f"/api/v1/operations/{uuid.uuid4()}", 404)
+        self.call("DELETE", f"/api/v1/sessions/{sid}", 200)
+        self.call("PUT", "/api/v1/projects/current", 200, json={"id": session["projectId"]})
+        self.call("DELETE", "/api/v1/projects/current", 200)
+        self.call("DELETE", "/api/v1/projects/current", 409)
+        documented = {(m, p) for m, p, _ in self.templates}
+        missing = documented - self.called
+        assert not missing, f"documented operations never called: {sorted(missing)}"
+        print(f"openapi: ok ({len(documented)} operations)")
+
+
+if __name__ == "__main__":
+    url = sys.argv[1]
+    token = sys.argv[2] if len(sys.argv) > 2 else None
+    Checker(url, token).run(token)
