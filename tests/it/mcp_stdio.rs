@@ -319,3 +319,72 @@ fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
         "the API stopped with the client"
     );
 }
+
+#[test]
+fn import_pages_refuses_what_it_cannot_take_and_changes_nothing() {
+    let s = Sandbox::new();
+    s.user_config("[server]\nmax_body_bytes = 1000\n");
+    let mut mcp = RawMcp::start(&s);
+    let opened = mcp.tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "imports", "createName": "Imports" }),
+    );
+    let project = std::path::PathBuf::from(
+        opened["result"]["structuredContent"]["path"]
+            .as_str()
+            .unwrap(),
+    );
+    let big = s.write("big.txt", &"word ".repeat(400));
+    let binary = s.path("blob.bin");
+    std::fs::write(&binary, (0..=255u8).collect::<Vec<u8>>()).unwrap();
+    let text_as_png = base64_of(b"plain text, not a picture");
+    let cases = [
+        (
+            json!({ "items": [{ "name": "t", "text": "x".repeat(2000) }] }),
+            "over the 1000-byte limit",
+        ),
+        (
+            json!({ "files": [big.display().to_string()] }),
+            "over the 1000-byte limit",
+        ),
+        (
+            json!({ "files": [binary.display().to_string()] }),
+            "neither an image",
+        ),
+        (
+            json!({ "files": [s.path("missing.png").display().to_string()] }),
+            "missing.png",
+        ),
+        (
+            json!({ "items": [{ "name": "p.png", "mimeType": "image/png", "data": text_as_png }] }),
+            "not an image",
+        ),
+        (
+            json!({ "items": [{ "name": "ok", "text": "fine" }, { "name": "p.gif", "mimeType": "image/gif", "data": text_as_png }] }),
+            "image/gif",
+        ),
+        (json!({}), "nothing to import"),
+    ];
+    for (i, (args, why)) in cases.into_iter().enumerate() {
+        let reply = mcp.tool(10 + i as u64, "quire_import_pages", args.clone());
+        let error = crate::mcp::tool_error(&reply);
+        let message = error["message"].as_str().unwrap();
+        assert!(message.contains(why), "{args}: {message}");
+    }
+    let scene = mcp.tool(30, "quire_get_scene", json!({}));
+    let scene = &scene["result"]["structuredContent"];
+    assert_eq!(scene["epoch"], 0, "{scene}");
+    assert_eq!(scene["scene"]["pages"], json!([]), "{scene}");
+    let blobs = std::fs::read_dir(project.join("blobs"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(blobs, 0, "nothing was stored");
+    drop(mcp.stdin);
+    assert!(mcp.child.wait().unwrap().success());
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
