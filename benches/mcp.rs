@@ -4,7 +4,12 @@
 //! - a warm `tools/call` round trip over stdio (a cheap tool);
 //! - a warm `tools/call` round trip over `/mcp` (streamable HTTP);
 //! - TUI sharing: `get_view_context` through `quire mcp tui` to a shared TUI
-//!   (the TUI runs in this process on a TestBackend).
+//!   (the TUI runs in this process on a TestBackend);
+//! - the size of the `tools/list` reply in bytes;
+//! - `quire_view_page` on a 1200×1800 page (decode, scale to 1568, JPEG);
+//! - apply → `notifications/resources/updated` for a subscribed scene;
+//! - `/mcp` initialize of a new session, and the server's memory with 320
+//!   idle sessions open.
 //!
 //! Run pinned to one CPU, as the specification asks for latency figures:
 //! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it).
@@ -17,7 +22,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_quire");
+/// The binary measured: this build's, or `BENCH_BIN` (to compare builds
+/// with one harness; parts an older binary lacks are skipped).
+fn bin() -> String {
+    std::env::var("BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_quire").to_owned())
+}
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
@@ -50,7 +59,7 @@ fn spawn(data: &std::path::Path) -> Stdio_ {
 
 /// `quire ARGS` in the bench's sandbox, spoken to over stdin/stdout.
 fn spawn_with(data: &std::path::Path, args: &[&str]) -> Stdio_ {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(args)
         .env("XDG_CONFIG_HOME", data.join("config"))
         .env("XDG_DATA_HOME", data.join("data"))
@@ -110,6 +119,23 @@ fn stdio_benches(data: &std::path::Path) {
         p.child.wait().unwrap();
     }
     show("stdio: spawn -> initialize -> tools/list", spawns);
+    let mut p = spawn(data);
+    p.send(INIT);
+    p.answer(1);
+    p.send(INITIALIZED);
+    p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#);
+    let listed = p.answer(2);
+    println!(
+        "{:<48} {} bytes ({} tools)",
+        "stdio: tools/list reply",
+        listed.to_string().len(),
+        listed["result"]["tools"].as_array().map_or(0, Vec::len)
+    );
+    let has_pages = listed["result"]["tools"]
+        .as_array()
+        .is_some_and(|t| t.iter().any(|t| t["name"] == "quire_view_page"));
+    drop(p.stdin);
+    p.child.wait().unwrap();
 
     let mut p = spawn(data);
     p.send(INIT);
@@ -128,10 +154,106 @@ fn stdio_benches(data: &std::path::Path) {
     show("stdio: warm tools/call round trip", calls);
     drop(p.stdin);
     p.child.wait().unwrap();
+    if has_pages {
+        page_benches(data);
+    }
+}
+
+fn tool(id: u64, name: &str, arguments: Value) -> String {
+    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": name, "arguments": arguments } })
+    .to_string()
+}
+
+/// A 1200×1800 RGB page as PNG: a gradient with some structure, so the
+/// encoder and scaler do real work.
+fn page_png() -> Vec<u8> {
+    let image = image::RgbImage::from_fn(1200, 1800, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x ^ y) % 256) as u8])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+fn page_benches(data: &std::path::Path) {
+    use base64::Engine as _;
+    let mut p = spawn(data);
+    p.send(INIT);
+    p.answer(1);
+    p.send(INITIALIZED);
+    p.send(&tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "bench-view", "createName": "View" }),
+    ));
+    let opened = p.answer(2);
+    let session = opened["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let data = base64::engine::general_purpose::STANDARD.encode(page_png());
+    p.send(&tool(
+        3,
+        "quire_import_pages",
+        json!({ "items": [{ "name": "p.png", "mimeType": "image/png", "data": data }] }),
+    ));
+    let imported = p.answer(3);
+    let page = imported["result"]["structuredContent"]["created"][0]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let mut views = Vec::new();
+    for i in 0..30u64 {
+        let start = Instant::now();
+        p.send(&tool(100 + i, "quire_view_page", json!({ "pageId": page })));
+        let v = p.answer(100 + i);
+        views.push(start.elapsed());
+        assert!(v["result"]["isError"] != json!(true), "{v}");
+    }
+    show("stdio: quire_view_page, 1200x1800 -> 1568 px", views);
+
+    // A subscriber hears of each change; changes are spaced beyond the
+    // coalescing window, so each is told at once.
+    let uri = format!("quire://sessions/{session}/scene");
+    p.send(&json!({ "jsonrpc": "2.0", "id": 4, "method": "resources/subscribe", "params": { "uri": uri } }).to_string());
+    p.answer(4);
+    let mut updates = Vec::new();
+    for i in 0..60u64 {
+        let op = json!({ "type": "UpdateProject", "patch": { "name": format!("v{i}") } });
+        let start = Instant::now();
+        p.send(&tool(200 + i, "quire_apply", json!({ "op": op })));
+        let mut line = String::new();
+        loop {
+            line.clear();
+            p.stdout.read_line(&mut line).unwrap();
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["method"] == "notifications/resources/updated" {
+                updates.push(start.elapsed());
+                break;
+            }
+        }
+        p.answer(200 + i);
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    show("stdio: apply -> resources/updated", updates);
+    drop(p.stdin);
+    p.child.wait().unwrap();
+}
+
+/// The resident memory of process `pid` in KiB (Linux `/proc`).
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
 }
 
 fn http_bench(data: &std::path::Path) {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(bin())
         .args(["--headless", "--port", "0"])
         .env("XDG_CONFIG_HOME", data.join("config"))
         .env("XDG_DATA_HOME", data.join("data-http"))
@@ -166,6 +288,27 @@ fn http_bench(data: &std::path::Path) {
             }
             r.body(body).send()
         };
+        // New sessions: initialize latency, then the memory they hold idle.
+        let before = rss_kib(child.id());
+        let mut inits = Vec::new();
+        let mut idle = Vec::new();
+        for _ in 0..320 {
+            let start = Instant::now();
+            let r = post(None, INIT.to_owned()).await.unwrap();
+            let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+            r.bytes().await.unwrap();
+            inits.push(start.elapsed());
+            idle.push(id);
+        }
+        show("/mcp: initialize a new session", inits);
+        let after = rss_kib(child.id());
+        println!(
+            "{:<48} {} KiB before, {} KiB after ({} KiB per session)",
+            "/mcp: RSS with 320 idle sessions",
+            before,
+            after,
+            after.saturating_sub(before) / 320
+        );
         let r = post(None, INIT.to_owned()).await.unwrap();
         let session = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
         r.bytes().await.unwrap();

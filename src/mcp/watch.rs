@@ -1,7 +1,7 @@
 //! What one MCP connection follows on the event bus, and the task that
 //! tells it: `notifications/resources/updated` for the resources it
-//! subscribed to (coalesced: one per resource per [`COALESCE`], and a page
-//! only when that page changed), `notifications/resources/list_changed`
+//! subscribed to (the first change at once, a burst after it at most once
+//! per [`COALESCE`]; a page only when that page changed), `notifications/resources/list_changed`
 //! when a session opens or closes, and job warnings and failures as
 //! `notifications/message` at or above the level it set.
 //!
@@ -29,7 +29,8 @@ use crate::core::Core;
 use crate::core::events::{Event, JobStatus};
 use crate::core::ids::SessionId;
 
-/// How long changes to one resource are gathered into one notification.
+/// After a resource update is told, how long further changes are gathered
+/// into one notification.
 pub const COALESCE: Duration = Duration::from_millis(20);
 
 /// The MCP log levels, lowest first.
@@ -128,32 +129,49 @@ struct Gone;
 
 async fn run(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>) {
     let mut events = core.subscribe(Some(core.events().seq()));
-    // Sessions whose scene changed since the last flush.
+    // Sessions whose scene changed and that are not told yet.
     let mut changed: BTreeSet<SessionId> = BTreeSet::new();
-    let mut flush_at: Option<tokio::time::Instant> = None;
+    // While a window is open, changes wait for its end: the first change
+    // is told at once, a burst after it once per window.
+    let mut window: Option<tokio::time::Instant> = None;
     loop {
         let next = tokio::select! {
             next = events.next() => next,
-            () = sleep_until(flush_at) => {
-                flush_at = None;
-                if flush(&core, &peer, &watch, std::mem::take(&mut changed)).await.is_err() {
-                    return;
+            () = sleep_until(window) => {
+                window = None;
+                if !changed.is_empty() {
+                    if flush(&core, &peer, &watch, std::mem::take(&mut changed)).await.is_err() {
+                        return;
+                    }
+                    window = Some(tokio::time::Instant::now() + COALESCE);
                 }
                 continue;
             }
         };
         let Some(envelope) = next else { return };
-        let told = match &envelope.event {
+        let scene_changed = match &envelope.event {
             Event::SceneAdvanced { session_id, .. } => {
                 changed.insert(*session_id);
-                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + COALESCE);
-                Ok(())
+                true
             }
-            Event::SessionOpened { .. } | Event::SessionClosed { .. } => list_changed(&peer).await,
             // Resynchronised after falling behind: anything may have changed.
             Event::Snapshot { sessions, .. } => {
                 changed.extend(sessions.iter().map(|s| s.id));
-                flush_at.get_or_insert_with(|| tokio::time::Instant::now() + COALESCE);
+                true
+            }
+            _ => false,
+        };
+        if scene_changed && window.is_none() {
+            if flush(&core, &peer, &watch, std::mem::take(&mut changed))
+                .await
+                .is_err()
+            {
+                return;
+            }
+            window = Some(tokio::time::Instant::now() + COALESCE);
+        }
+        let told = match &envelope.event {
+            Event::SessionOpened { .. } | Event::SessionClosed { .. } | Event::Snapshot { .. } => {
                 list_changed(&peer).await
             }
             Event::JobWarning {
@@ -162,13 +180,15 @@ async fn run(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>) {
                 step_id,
                 message,
                 ..
-            } => {
-                let level = Level::Warning;
-                log(&peer, &watch, level, json!({
+            } => log(
+                &peer,
+                &watch,
+                Level::Warning,
+                json!({
                     "jobId": job_id, "pageIndex": page_index, "step": step_id, "message": message,
-                }))
-                .await
-            }
+                }),
+            )
+            .await,
             Event::JobFinished { id, status, error } => match status {
                 JobStatus::Failed | JobStatus::CompletedWithErrors => {
                     let level = if *status == JobStatus::Failed {
