@@ -1,7 +1,8 @@
 //! MCP interop with the official TypeScript SDK client (what Claude
 //! Desktop, Claude Code, Cursor and VS Code build on) over stdio and
-//! `/mcp`, and the conversion of every tool schema for OpenAI's strict
-//! mode and Gemini (`tests/mcp_interop/schemas.py`).
+//! `/mcp`, MCP Inspector's CLI (2.x, on the v2 SDK) over both, and the
+//! conversion of every tool schema for OpenAI's strict mode and Gemini
+//! (`tests/mcp_interop/schemas.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -109,4 +110,113 @@ fn every_tool_schema_converts_for_openai_strict_and_gemini_and_the_list_is_small
         bytes < 16 * 1024,
         "tools/list is {bytes} bytes (limit 16 KiB)"
     );
+}
+
+const INSPECTOR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/mcp_inspector/node_modules/.bin/mcp-inspector"
+);
+
+/// MCP Inspector's CLI (`@modelcontextprotocol/inspector` 2.x, on the v2
+/// TypeScript SDK) is installed, or the machine opted out.
+fn inspector_or_skip(test: &str) -> bool {
+    let missing = missing_program("node", "--version").or_else(|| {
+        (!Path::new(INSPECTOR).exists()).then(|| {
+            format!("{INSPECTOR} is missing (./scripts/test runs `npm ci` in tests/mcp_inspector)")
+        })
+    });
+    tool_available("mcp-ts-sdk", test, missing)
+}
+
+/// Runs the Inspector CLI with `args` after `--cli`; its stdout.
+fn inspector(s: &Sandbox, args: &[&str]) -> String {
+    let out = s
+        .isolate(Command::new("node").arg(INSPECTOR).arg("--cli").args(args))
+        .env("MCP_CATALOG_PATH", s.path("inspector-catalog.json"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stdout.contains("output schema") && !stderr.contains("output schema"),
+        "{stdout}\n{stderr}"
+    );
+    stdout
+}
+
+/// The first JSON value the Inspector printed (the call's result).
+fn first_json(stdout: &str) -> serde_json::Value {
+    serde_json::Deserializer::from_str(stdout)
+        .into_iter::<serde_json::Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("no JSON in {stdout}"))
+}
+
+fn check_inspector_reads_errors(s: &Sandbox, target: &[&str]) {
+    let call = |tool: &str, extra: &[&str]| {
+        let mut args: Vec<&str> = target.to_vec();
+        args.extend(["--method", "tools/call", "--tool-name", tool]);
+        args.extend(extra);
+        first_json(&inspector(s, &args))
+    };
+    // A tool error: the code and the message reach the client.
+    let none = call("quire_get_scene", &[]);
+    assert_eq!(none["isError"], true, "{none}");
+    let text = none["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("no project is open\n"), "{text}");
+    assert!(text.contains(r#""code":"no_session""#), "{text}");
+    let misfit = call("quire_open_project", &["--tool-arg", "nope=1"]);
+    assert!(
+        misfit["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("invalid_arguments"),
+        "{misfit}"
+    );
+    // A success: structured content, validated by the client.
+    let opened = call(
+        "quire_open_project",
+        &["--tool-arg", "path=inspected", "createName=Inspected"],
+    );
+    assert_eq!(opened["isError"], false, "{opened}");
+    assert_eq!(opened["structuredContent"]["name"], "Inspected", "{opened}");
+}
+
+#[test]
+fn mcp_inspector_reads_errors_and_results_over_stdio() {
+    if !inspector_or_skip("mcp_inspector_reads_errors_and_results_over_stdio") {
+        return;
+    }
+    let s = Sandbox::new();
+    let env: Vec<String> = [
+        "XDG_CONFIG_HOME=config",
+        "XDG_DATA_HOME=data",
+        "QUIRE_SYSTEM_CONFIG_DIR=etc",
+        "HOME=home",
+    ]
+    .iter()
+    .map(|kv| {
+        let (k, v) = kv.split_once('=').unwrap();
+        format!("{k}={}", s.path(v).display())
+    })
+    .collect();
+    let mut target: Vec<&str> = Vec::new();
+    for e in &env {
+        target.extend(["-e", e]);
+    }
+    target.extend([BIN, "mcp", "stdio"]);
+    check_inspector_reads_errors(&s, &target);
+}
+
+#[test]
+fn mcp_inspector_reads_errors_and_results_over_http() {
+    if !inspector_or_skip("mcp_inspector_reads_errors_and_results_over_http") {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let url = format!("{}/mcp", server.url);
+    check_inspector_reads_errors(&s, &[&url]);
+    assert!(server.terminate().success());
 }
