@@ -105,6 +105,9 @@ struct Inner {
     /// on first use: loading TLS roots costs milliseconds that a process
     /// which never calls a provider (e.g. a short `mcp stdio`) should not pay.
     http: std::sync::OnceLock<reqwest::Client>,
+    /// The last pictures made of page images (`picture.rs`): an agent
+    /// looks at a page again after each edit, and its image is the same.
+    pictures: picture::Recent,
     // Quick lookups only; never held across I/O or an await.
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
@@ -149,6 +152,7 @@ impl Core {
                 bus: Arc::new(EventBus::new()),
                 jobs: jobs::Jobs::default(),
                 http: std::sync::OnceLock::new(),
+                pictures: picture::Recent::default(),
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
                 advertised_url: Mutex::new(None),

@@ -2,8 +2,12 @@
 //! over MCP): the page's source image scaled down so its long side fits,
 //! encoded for sending, with the factor that maps page units to its pixels.
 
-use image::{DynamicImage, ImageFormat, imageops::FilterType};
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use image::{DynamicImage, ImageFormat};
+
+use super::blobs::BlobHash;
 use super::engines::page_image;
 use super::error::{CoreError, CoreResult};
 use super::ids::{PageId, SessionId};
@@ -35,8 +39,9 @@ pub fn picture(bytes: &[u8], max_side: u32, page_width: Option<u32>) -> CoreResu
         .filter(|w| *w > 0)
         .map_or(f64::from(image.width()), f64::from);
     let long = image.width().max(image.height());
+    // Area averaging: the right filter for scaling down, and fast.
     let image = if long > max_side {
-        image.resize(max_side, max_side, FilterType::CatmullRom)
+        image.thumbnail(max_side, max_side)
     } else {
         image
     };
@@ -64,6 +69,34 @@ fn encode(image: &DynamicImage) -> CoreResult<(&'static str, Vec<u8>)> {
     Ok(("image/jpeg", out.into_inner()))
 }
 
+/// How many pictures are kept (each a few hundred KiB).
+const RECENT: usize = 8;
+
+/// The last [`RECENT`] pictures, by what they were made from.
+#[derive(Default)]
+pub(crate) struct Recent(Mutex<VecDeque<(Key, Arc<Picture>)>>);
+
+type Key = (BlobHash, u32, Option<u32>);
+
+impl Recent {
+    fn get(&self, key: &Key) -> Option<Arc<Picture>> {
+        let recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        recent
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, p)| p.clone())
+    }
+
+    fn put(&self, key: Key, picture: Arc<Picture>) {
+        let mut recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        recent.retain(|(k, _)| *k != key);
+        if recent.len() == RECENT {
+            recent.pop_front();
+        }
+        recent.push_back((key, picture));
+    }
+}
+
 impl Core {
     /// `page` of the session and its source image as a [`Picture`] whose
     /// long side is at most `max_side`. A page without an image (a text
@@ -73,7 +106,7 @@ impl Core {
         session: SessionId,
         page: PageId,
         max_side: u32,
-    ) -> CoreResult<(Page, Picture)> {
+    ) -> CoreResult<(Page, Arc<Picture>)> {
         if !MAX_SIDE.contains(&max_side) {
             return Err(CoreError::InvalidInput(format!(
                 "maxSide {max_side} is outside {}..={}",
@@ -93,10 +126,15 @@ impl Core {
                 page.name
             )));
         };
+        let key = (blob, max_side, page.width);
+        if let Some(made) = self.inner.pictures.get(&key) {
+            return Ok((page, made));
+        }
         let bytes = self.read_blob(session, blob).await?;
         let width = page.width;
-        let picture = blocking(move || picture(&bytes, max_side, width)).await?;
-        Ok((page, picture))
+        let made = Arc::new(blocking(move || picture(&bytes, max_side, width)).await?);
+        self.inner.pictures.put(key, made.clone());
+        Ok((page, made))
     }
 }
 
