@@ -188,6 +188,8 @@ async def run(session, transport):
     check(done["warnings"] == [], f"warnings: {done['warnings']}")
     check(progress, "no progress notifications")
     check(progress[-1][0] == 100.0 and progress[-1][1] == 100.0, f"progress: {progress}")
+    values = [p[0] for p in progress]
+    check(all(a < b for a, b in zip(values, values[1:])), f"progress must strictly increase: {values}")
     job = structured(await session.call_tool("quire_get_job", {"jobId": done["jobId"]}), "get job")
     check(job["status"] == "completed", f"job: {job}")
     cancelled = structured(await session.call_tool("quire_cancel_job", {"jobId": done["jobId"]}), "cancel")
