@@ -78,6 +78,11 @@ fn page_name(file: &str) -> String {
     }
 }
 
+/// `3 pages`, `1 image`.
+fn counted(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
 /// What one imported page is made from.
 #[derive(Debug, Clone)]
 pub enum PageSource {
@@ -135,11 +140,22 @@ impl Core {
         source_lang: Option<&str>,
     ) -> CoreResult<ApplyResult> {
         let page = text_page(name, text, source_lang)?;
+        self.apply_as_one(session, vec![page], format!("import text {}", name.trim()))
+            .await
+    }
+
+    /// `ops` as one history entry named `label`.
+    async fn apply_as_one(
+        &self,
+        session: SessionId,
+        ops: Vec<Op>,
+        label: String,
+    ) -> CoreResult<ApplyResult> {
         self.apply(
             session,
             Op::Batch {
-                ops: vec![page],
-                label: Some(format!("import text {}", name.trim())),
+                ops,
+                label: Some(label),
             },
         )
         .await
@@ -157,19 +173,9 @@ impl Core {
         }
         files.sort_by(|a, b| natord::compare(&a.name, &b.name));
         let ops = self.image_pages(session, files).await?;
-        let label = format!(
-            "import {} image{}",
-            ops.len(),
-            if ops.len() == 1 { "" } else { "s" }
-        );
-        self.apply(
-            session,
-            Op::Batch {
-                ops,
-                label: Some(label),
-            },
-        )
-        .await
+        let label = counted(ops.len(), "image");
+        self.apply_as_one(session, ops, format!("import {label}"))
+            .await
     }
 
     /// Pages from text and images, in the order given, as one history
@@ -206,15 +212,8 @@ impl Core {
             }
         }
         let ops: Vec<Op> = slots.into_iter().flatten().collect();
-        let label = format!("import {count} page{}", if count == 1 { "" } else { "s" });
-        self.apply(
-            session,
-            Op::Batch {
-                ops,
-                label: Some(label),
-            },
-        )
-        .await
+        self.apply_as_one(session, ops, format!("import {}", counted(count, "page")))
+            .await
     }
 
     /// The `AddPage`s of `files`, in their order: every image checked

@@ -230,6 +230,22 @@ fn allowed_missing(list: Option<&str>, tool: &str) -> bool {
         .any(|t| t == tool || t == "all")
 }
 
+/// Runs `cmd` in `sandbox`, asserts that it succeeded and printed `ok`
+/// (the interop scripts' last line), and returns its stdout.
+pub fn run_checker(sandbox: &Sandbox, cmd: &mut Command, ok: &str) -> String {
+    let shown = format!("{cmd:?}");
+    let out = sandbox.isolate(cmd).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{shown} failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(ok),
+        "{shown}: no `{ok}` in\n{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("Session termination failed"), "{stderr}");
+    stdout
+}
+
 /// `None` if `program` runs with `arg`, else why not.
 pub fn missing_program(program: &str, arg: &str) -> Option<String> {
     match Command::new(program).arg(arg).output() {

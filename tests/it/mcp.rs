@@ -45,18 +45,24 @@ pub fn python_or_skip(test: &str) -> Option<PathBuf> {
 
 fn interop(sandbox: &Sandbox, python: &PathBuf, args: &[&str]) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_interop/interop.py");
-    let out = sandbox
-        .isolate(Command::new(python).arg(script).args(args))
+    crate::harness::run_checker(sandbox, Command::new(python).arg(script).args(args), ": ok");
+}
+
+/// The SDK's Python, if it can also import `modules` (scripts/test
+/// installs them into .venv); missing fails the test unless opted out.
+pub fn python_with(test: &str, modules: &str) -> Option<PathBuf> {
+    let python = python_or_skip(test)?;
+    let ok = Command::new(&python)
+        .args(["-c", &format!("import {modules}")])
         .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "interop {args:?} failed:\n{stdout}\n{stderr}"
-    );
-    assert!(stdout.contains(": ok"), "{stdout}");
-    assert!(!stderr.contains("Session termination failed"), "{stderr}");
+        .is_ok_and(|o| o.status.success());
+    let missing = (!ok).then(|| {
+        format!(
+            "{} cannot import {modules} (./scripts/test installs them)",
+            python.display()
+        )
+    });
+    crate::harness::tool_available("mcp-sdk", test, missing).then_some(python)
 }
 
 #[test]

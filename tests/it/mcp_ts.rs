@@ -4,10 +4,10 @@
 //! conversion of every tool schema for OpenAI's strict mode and Gemini
 //! (`tests/mcp_interop/schemas.py`).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use crate::harness::{BIN, Sandbox, missing_program, tool_available};
+use crate::harness::{BIN, Sandbox, missing_program, run_checker, tool_available};
 use crate::http_support::Binary;
 
 const TS_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_ts");
@@ -29,21 +29,8 @@ fn node_or_skip(test: &str) -> bool {
 }
 
 fn interop(sandbox: &Sandbox, args: &[&str]) {
-    let out = sandbox
-        .isolate(
-            Command::new("node")
-                .arg(Path::new(TS_DIR).join("interop.mjs"))
-                .args(args),
-        )
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "TypeScript interop {args:?} failed:\n{stdout}\n{stderr}"
-    );
-    assert!(stdout.contains(": ok"), "{stdout}");
+    let script = Path::new(TS_DIR).join("interop.mjs");
+    run_checker(sandbox, Command::new("node").arg(script).args(args), ": ok");
 }
 
 #[test]
@@ -65,41 +52,17 @@ fn typescript_sdk_over_http() {
     assert!(server.terminate().success());
 }
 
-/// The Python that has `openai-agents` and `google-genai` (scripts/test
-/// installs them into .venv beside the MCP SDK).
-fn providers_python(test: &str) -> Option<PathBuf> {
-    let python = crate::mcp::python_or_skip(test)?;
-    let ok = Command::new(&python)
-        .args(["-c", "import agents.strict_schema, google.genai"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let missing = (!ok).then(|| {
-        format!(
-            "{} lacks openai-agents or google-genai (./scripts/test installs them)",
-            python.display()
-        )
-    });
-    tool_available("mcp-sdk", test, missing).then_some(python)
-}
-
 #[test]
 fn every_tool_schema_converts_for_openai_strict_and_gemini_and_the_list_is_small() {
-    let Some(python) = providers_python("every_tool_schema_converts") else {
+    let Some(python) = crate::mcp::python_with(
+        "every_tool_schema_converts",
+        "agents.strict_schema, google.genai",
+    ) else {
         return;
     };
     let s = Sandbox::new();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_interop/schemas.py");
-    let out = s
-        .isolate(Command::new(python).arg(script).arg(BIN))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("schemas: ok"), "{stdout}");
+    let stdout = run_checker(&s, Command::new(python).arg(script).arg(BIN), "schemas: ok");
     let bytes: usize = stdout
         .split("tools, ")
         .nth(1)

@@ -7,47 +7,23 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use crate::harness::{Sandbox, tool_available};
+use crate::harness::{Sandbox, run_checker};
 use crate::http_support::Binary;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/openapi");
 
-/// The .venv Python with jsonschema, httpx and openapi-python-client
-/// (scripts/test installs them).
+/// The .venv Python with jsonschema, httpx and openapi-python-client.
 fn python(test: &str) -> Option<PathBuf> {
-    let python = crate::mcp::python_or_skip(test)?;
-    let ok = Command::new(&python)
-        .args([
-            "-c",
-            "import jsonschema, referencing, httpx, openapi_python_client",
-        ])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let missing = (!ok).then(|| {
-        format!(
-            "{} lacks jsonschema or openapi-python-client (./scripts/test installs them)",
-            python.display()
-        )
-    });
-    tool_available("mcp-sdk", test, missing).then_some(python)
+    crate::mcp::python_with(
+        test,
+        "jsonschema, referencing, httpx, openapi_python_client",
+    )
 }
 
 fn run(sandbox: &Sandbox, python: &PathBuf, script: &str, args: &[&str]) -> String {
-    let out = sandbox
-        .isolate(
-            Command::new(python)
-                .arg(format!("{DIR}/{script}"))
-                .args(args),
-        )
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{script} {args:?}:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    let mut cmd = Command::new(python);
+    cmd.arg(format!("{DIR}/{script}")).args(args);
+    run_checker(sandbox, &mut cmd, "ok")
 }
 
 #[test]
