@@ -196,23 +196,23 @@ fn page_benches(data: &std::path::Path) {
         .as_str()
         .unwrap()
         .to_owned();
-    let items: Vec<Value> = (0..10)
+    // One page per call: ten of them would pass the 16 MiB frame limit.
+    let pages: Vec<String> = (0..10u32)
         .map(|seed| {
             let data = base64::engine::general_purpose::STANDARD.encode(page_png(seed));
-            json!({ "name": format!("p{seed}.png"), "mimeType": "image/png", "data": data })
+            let item =
+                json!({ "name": format!("p{seed}.png"), "mimeType": "image/png", "data": data });
+            p.send(&tool(
+                3 + u64::from(seed) * 1000,
+                "quire_import_pages",
+                json!({ "items": [item] }),
+            ));
+            let imported = p.answer(3 + u64::from(seed) * 1000);
+            imported["result"]["structuredContent"]["created"][0]
+                .as_str()
+                .unwrap_or_else(|| panic!("import failed: {imported}"))
+                .to_owned()
         })
-        .collect();
-    p.send(&tool(3, "quire_import_pages", json!({ "items": items })));
-    let imported = p.answer(3);
-    let created = imported["result"]["structuredContent"]["created"]
-        .as_array()
-        .unwrap()
-        .clone();
-    // Each page is its id and its image node's.
-    let pages: Vec<String> = created
-        .iter()
-        .step_by(2)
-        .map(|v| v.as_str().unwrap().to_owned())
         .collect();
     let mut view = |id: u64, page: &str| {
         let start = Instant::now();
