@@ -69,7 +69,8 @@ pub struct ExportSpec {
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// XLIFF `trgLang`; defaults to `und` when targets exist.
+    /// XLIFF `trgLang`; defaults to the project's target language, else
+    /// `und` when targets exist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
 }
@@ -245,9 +246,14 @@ fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
             })
         })
     };
-    let src_lang = texts()
-        .find_map(|(.., lang)| lang.clone())
+    // The project's languages first, then what the nodes say.
+    let src_lang = scene
+        .project
+        .source_language
+        .clone()
+        .or_else(|| texts().find_map(|(.., lang)| lang.clone()))
         .unwrap_or_else(|| "und".to_owned());
+    let target_language = target_language.or(scene.project.target_language.as_deref());
     let has_targets = texts().any(|(_, _, _, t, _)| t.is_some());
     let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
     w.write_event(Xml::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))

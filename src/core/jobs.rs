@@ -32,8 +32,8 @@ pub struct PipelineSpec {
     /// Pages to process, in this order; all pages when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// Target language (BCP 47), needed by translation engines such as
-    /// llm-translate.
+    /// Target language (BCP 47) for translation engines such as
+    /// llm-translate; default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +107,11 @@ impl Core {
         approval: Approval,
     ) -> CoreResult<JobId> {
         let snapshot = self.scene(session).await?;
+        // The project's target language unless the pipeline names one.
+        let mut spec = spec;
+        if spec.target_language.is_none() {
+            spec.target_language = snapshot.scene.project.target_language.clone();
+        }
         if let Some(tag) = &spec.target_language {
             super::lang::check_tag("targetLanguage", tag)?;
         }
@@ -157,7 +162,7 @@ impl Core {
                 .is_none_or(|t| t.trim().is_empty())
             {
                 return Err(CoreError::InvalidInput(
-                    "llm-translate needs targetLanguage".into(),
+                    "llm-translate needs targetLanguage (give it, or set the project's with UpdateProject)".into(),
                 ));
             }
             Some(self.provider(spec.provider.as_deref())?)

@@ -227,6 +227,7 @@ mod tests {
         let mut op = Op::UpdateProject {
             patch: ProjectPatch {
                 name: Some("n".into()),
+                ..Default::default()
             },
         };
         for _ in 0..depth {

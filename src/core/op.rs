@@ -195,6 +195,20 @@ pub struct PagePatch {
 pub struct ProjectPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
+    /// BCP 47, e.g. `ja`; null clears it.
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub source_language: Clearable<String>,
+    /// BCP 47, e.g. `pt-BR`; null clears it.
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub target_language: Clearable<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -26,6 +26,13 @@ pub struct ProjectMeta {
     pub created_at: String,
     /// RFC 3339; the time of the last change to the scene.
     pub updated_at: String,
+    /// The language of the source text (BCP 47), once set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_language: Option<String>,
+    /// The language translated into (BCP 47), once set: XLIFF's `trgLang`
+    /// and the default `targetLanguage` of translation engines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_language: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -148,6 +155,8 @@ impl Scene {
                 name: name.to_owned(),
                 created_at: now.to_owned(),
                 updated_at: now.to_owned(),
+                source_language: None,
+                target_language: None,
             },
             pages: Vec::new(),
         }

@@ -13,6 +13,7 @@ use super::commands::COMMANDS;
 use super::layout::{REVOKE, areas, centered, home_list, inner, scroll_offset, session_areas};
 use crate::config::schema::Theme;
 use crate::core::events::JobStatus;
+use crate::core::ids::SessionId;
 use crate::core::scene::{Node, NodeKind};
 
 /// The accent colour of the config's `tui.theme`: cyan reads well on dark
@@ -85,11 +86,29 @@ pub fn view(app: &App, frame: &mut Frame) {
     }
 }
 
+/// ` · ja → fr` when the shown project has languages set (`?` for the one
+/// not set yet); empty otherwise.
+fn languages(app: &App, id: SessionId) -> String {
+    let Some((shown, snapshot)) = &app.scene else {
+        return String::new();
+    };
+    let project = &snapshot.scene.project;
+    if *shown != id || (project.source_language.is_none() && project.target_language.is_none()) {
+        return String::new();
+    }
+    let tag = |t: &Option<String>| t.clone().unwrap_or_else(|| "?".to_owned());
+    format!(
+        " · {} → {}",
+        tag(&project.source_language),
+        tag(&project.target_language)
+    )
+}
+
 fn title(app: &App, frame: &mut Frame, area: Rect) {
     let place = match app.route {
         Route::Home => "Home".to_owned(),
         Route::Session(id) => match app.session(id) {
-            Some(s) => format!("{} · epoch {}", s.name, s.epoch),
+            Some(s) => format!("{}{} · epoch {}", s.name, languages(app, id), s.epoch),
             None => "session".to_owned(),
         },
     };

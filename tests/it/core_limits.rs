@@ -180,6 +180,7 @@ fn dress(op: &mut Op, name: Name, text: Text) {
             *op = Op::UpdateProject {
                 patch: ProjectPatch {
                     name: Some(name_of(name, "renamed")),
+                    ..Default::default()
                 },
             }
         }
@@ -315,6 +316,7 @@ async fn names_follow_one_rule_on_create_and_rename() {
         let op = Op::UpdateProject {
             patch: ProjectPatch {
                 name: Some(name.clone()),
+                ..Default::default()
             },
         };
         let err = t.core.apply(id, op).await.unwrap_err();

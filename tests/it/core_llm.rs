@@ -125,19 +125,34 @@ fn provider(base: &str, behaviour: &str, timeout_secs: u64, max_retries: u32) ->
     }
 }
 
-/// Runs llm-translate over two text pages with `provider`; returns the
-/// final status, the warnings and the core.
-async fn run(
-    provider: ProviderConfig,
-) -> (
+type Ran = (
     JobStatus,
     Vec<String>,
     TestCore,
     quire::core::ids::SessionId,
-) {
+);
+
+/// Runs llm-translate over two text pages with `provider`, into French;
+/// returns the final status, the warnings and the core.
+async fn run(provider: ProviderConfig) -> Ran {
+    run_with(provider, None, Some("fr")).await
+}
+
+/// [`run`], with the project's target language set to `project` and the
+/// pipeline's to `pipeline`.
+async fn run_with(provider: ProviderConfig, project: Option<&str>, pipeline: Option<&str>) -> Ran {
     let providers = BTreeMap::from([("fake".to_owned(), provider)]);
     let t = TestCore::with_engines(EnginesConfig::default(), providers);
     let id = t.session("LLM");
+    if let Some(tag) = project {
+        let op = quire::core::op::Op::UpdateProject {
+            patch: quire::core::op::ProjectPatch {
+                target_language: Some(Some(tag.to_owned())),
+                ..Default::default()
+            },
+        };
+        t.core.apply(id, op).await.unwrap();
+    }
     t.core
         .import_text(id, "one", "Hello {0}\n\nGood night", Some("en"))
         .await
@@ -149,7 +164,7 @@ async fn run(
     let mut sub = t.core.subscribe(None);
     let spec = PipelineSpec {
         steps: vec!["llm-translate".into()],
-        target_language: Some("fr".into()),
+        target_language: pipeline.map(str::to_owned),
         system_prompt: Some("You translate manga dialogue.".into()),
         ..PipelineSpec::default()
     };
@@ -213,6 +228,17 @@ async fn a_good_provider_translates_every_page_and_gets_the_key() {
             .unwrap()
             .iter()
             .all(|a| a == &format!("Bearer {KEY}"))
+    );
+}
+
+#[tokio::test]
+async fn the_projects_target_language_is_the_default() {
+    let (base, _) = fake_provider().await;
+    let (status, warnings, t, id) = run_with(provider(&base, "good", 5, 0), Some("fr"), None).await;
+    assert_eq!(status, JobStatus::Completed, "{warnings:?}");
+    assert_eq!(
+        translations(&t, id).await[0].as_deref(),
+        Some("FR Hello {0}")
     );
 }
 

@@ -160,6 +160,7 @@ async fn every_op_changes_what_it_says() {
         Op::UpdateProject {
             patch: ProjectPatch {
                 name: Some("Renamed".into()),
+                ..Default::default()
             },
         },
     )
@@ -560,6 +561,7 @@ async fn bad_values_are_rejected() {
         Op::UpdateProject {
             patch: ProjectPatch {
                 name: Some("  ".into()),
+                ..Default::default()
             },
         },
         &["must not be empty"],
@@ -663,4 +665,85 @@ async fn unknown_session_is_not_found() {
     let err = t.core.apply(ghost, add_page("x")).await.unwrap_err();
     assert_eq!(err, CoreError::not_found("session", ghost));
     assert_eq!(t.core.resolve(None).unwrap_err(), CoreError::NoSession);
+}
+
+fn languages(source: Option<Option<&str>>, target: Option<Option<&str>>) -> Op {
+    Op::UpdateProject {
+        patch: ProjectPatch {
+            source_language: source.map(|s| s.map(str::to_owned)),
+            target_language: target.map(|t| t.map(str::to_owned)),
+            ..Default::default()
+        },
+    }
+}
+
+#[tokio::test]
+async fn project_languages_are_set_checked_undone_replayed_and_used() {
+    let t = TestCore::new();
+    let id = t.session("Languages");
+    let core = &t.core;
+    core.apply(id, languages(Some(Some("ja")), Some(Some("pt-BR"))))
+        .await
+        .unwrap();
+    let (_, s) = scene(core, id).await;
+    assert_eq!(s.project.source_language.as_deref(), Some("ja"));
+    assert_eq!(s.project.target_language.as_deref(), Some("pt-BR"));
+
+    // A tag that is not BCP 47 is refused, naming the field; nothing changes.
+    for bad in ["not a tag", "-fr", "fr_FR!"] {
+        let (before, _) = scene(core, id).await;
+        let e = core
+            .apply(id, languages(None, Some(Some(bad))))
+            .await
+            .unwrap_err();
+        let CoreError::InvalidOp(message) = &e else {
+            panic!("{e:?}")
+        };
+        assert!(message.contains("targetLanguage"), "{message}");
+        let (after, s) = scene(core, id).await;
+        assert_eq!(
+            (before, s.project.target_language.as_deref()),
+            (after, Some("pt-BR"))
+        );
+    }
+
+    // `null` clears; undo brings it back.
+    core.apply(id, languages(None, Some(None))).await.unwrap();
+    assert_eq!(scene(core, id).await.1.project.target_language, None);
+    core.undo(id).await.unwrap();
+    assert_eq!(
+        scene(core, id).await.1.project.target_language.as_deref(),
+        Some("pt-BR")
+    );
+
+    // XLIFF takes the project's languages; a pipeline their target.
+    let page = core.apply(id, add_page("p")).await.unwrap().created[0];
+    core.apply(
+        id,
+        Op::AddNode {
+            page: PageId(page),
+            node: text_node("こんにちは"),
+            at: None,
+        },
+    )
+    .await
+    .unwrap();
+    let spec = quire::core::export::ExportSpec {
+        format: quire::core::export::ExportFormat::Xliff,
+        pages: None,
+        target_language: None,
+    };
+    let xliff = String::from_utf8(core.export(id, spec).await.unwrap().bytes).unwrap();
+    assert!(
+        xliff.contains(r#"srcLang="ja""#) && xliff.contains(r#"trgLang="pt-BR""#),
+        "{xliff}"
+    );
+
+    // Reopened, the log replays the same languages.
+    let path = t.project_path(id);
+    core.close_session(id).await.unwrap();
+    let reopened = core.open_project(&path).await.unwrap().id;
+    let (_, s) = scene(core, reopened).await;
+    assert_eq!(s.project.source_language.as_deref(), Some("ja"));
+    assert_eq!(s.project.target_language.as_deref(), Some("pt-BR"));
 }

@@ -271,6 +271,7 @@ async fn managed_projects_are_listed_with_their_session() {
             Op::UpdateProject {
                 patch: quire::core::op::ProjectPatch {
                     name: Some("Alpha prime".into()),
+                    ..Default::default()
                 },
             },
         )

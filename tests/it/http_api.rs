@@ -458,6 +458,7 @@ async fn sse_resumes_after_last_event_id_or_sends_a_snapshot() {
         let op = quire::core::op::Op::UpdateProject {
             patch: quire::core::op::ProjectPatch {
                 name: Some(format!("n{i}")),
+                ..Default::default()
             },
         };
         last = Some(s.core.blocking().submit(session, op).unwrap());

@@ -233,18 +233,36 @@ fn apply_at(
             })
         }
         Op::UpdateProject { patch } => {
-            let Some(name) = &patch.name else {
+            if patch == super::op::ProjectPatch::default() {
                 return Err(fail("the patch changes nothing".into()));
-            };
-            if name.trim().is_empty() {
+            }
+            if patch.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
                 return Err(fail("the project name must not be empty".into()));
             }
-            let old = std::mem::replace(&mut scene.project.name, name.clone());
+            for (what, tag) in [
+                ("sourceLanguage", &patch.source_language),
+                ("targetLanguage", &patch.target_language),
+            ] {
+                if let Some(Some(tag)) = tag {
+                    super::lang::check_tag(what, tag).map_err(|e| fail(e.to_string()))?;
+                }
+            }
+            let project = &mut scene.project;
+            let mut inverse = super::op::ProjectPatch::default();
+            if let Some(name) = &patch.name {
+                inverse.name = Some(std::mem::replace(&mut project.name, name.clone()));
+            }
+            if let Some(tag) = &patch.source_language {
+                inverse.source_language =
+                    Some(std::mem::replace(&mut project.source_language, tag.clone()));
+            }
+            if let Some(tag) = &patch.target_language {
+                inverse.target_language =
+                    Some(std::mem::replace(&mut project.target_language, tag.clone()));
+            }
             Ok(Applied {
                 op: Op::UpdateProject { patch },
-                inverse: Op::UpdateProject {
-                    patch: super::op::ProjectPatch { name: Some(old) },
-                },
+                inverse: Op::UpdateProject { patch: inverse },
                 created: Vec::new(),
             })
         }
