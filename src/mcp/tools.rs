@@ -53,9 +53,8 @@ pub struct SessionArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApplyArgs {
-    /// The change to make. Never include previous values: the server
-    /// computes what undo needs. Use `Batch` for several changes as one
-    /// undoable step.
+    /// The change to make; a Batch makes several one undo step. Never send
+    /// previous values: the server keeps what undo needs.
     #[serde(deserialize_with = "crate::core::objects::one")]
     pub op: Op,
     #[serde(default)]
@@ -71,12 +70,12 @@ pub struct StartPipelineArgs {
     pub spec: PipelineSpec,
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Return only when the job has ended (with progress notifications when
-    /// the request carries a progress token).
+    /// Return when the job has ended (progress notifications with a
+    /// progress token).
     #[serde(default)]
     pub wait: bool,
-    /// With `wait`: stop waiting after this many seconds (default 600); the
-    /// job keeps running and the result says `running`.
+    /// With wait: stop waiting after this many seconds (default 600); the
+    /// job goes on.
     #[serde(default)]
     pub wait_timeout_secs: Option<u64>,
 }
