@@ -16,6 +16,17 @@ use super::storage::{self, fsync_dir};
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct BlobHash([u8; 32]);
 
+/// The media type of blob bytes, from their signature: a page image's
+/// (PNG, JPEG, WebP), else `application/octet-stream`.
+pub fn media_type(bytes: &[u8]) -> &'static str {
+    match imagesize::image_type(bytes) {
+        Ok(imagesize::ImageType::Png) => "image/png",
+        Ok(imagesize::ImageType::Jpeg) => "image/jpeg",
+        Ok(imagesize::ImageType::Webp) => "image/webp",
+        _ => "application/octet-stream",
+    }
+}
+
 impl BlobHash {
     pub fn of(bytes: &[u8]) -> Self {
         BlobHash(*blake3::hash(bytes).as_bytes())

@@ -252,12 +252,7 @@ async fn blob(
         .parse()
         .map_err(|_| ApiError::from(CoreError::not_found("blob", &text)))?;
     let bytes = state.core.read_blob(id, hash).await?;
-    let media = match imagesize::image_type(&bytes) {
-        Ok(imagesize::ImageType::Png) => "image/png",
-        Ok(imagesize::ImageType::Jpeg) => "image/jpeg",
-        Ok(imagesize::ImageType::Webp) => "image/webp",
-        _ => "application/octet-stream",
-    };
+    let media = crate::core::blobs::media_type(&bytes);
     let mut response = bytes.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));

@@ -557,14 +557,7 @@ impl ServerHandler for QuireMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let uri = resources::Uri::parse(&request.uri)?;
-        if uri.session().is_none() {
-            return Err(ErrorData::invalid_params(
-                format!("{uri}: a blob never changes; subscribe to a scene or a page"),
-                None,
-            ));
-        }
-        resources::check(&self.core, uri).await?;
-        let seen = watch::baseline(&self.core, uri).await;
+        let seen = resources::subscribable(&self.core, uri).await?;
         self.watch.subscribe(uri, seen);
         Ok(())
     }

@@ -14,7 +14,7 @@ use base64::Engine as _;
 use rmcp::model::{ErrorData, Resource, ResourceContents, ResourceTemplate};
 use serde_json::json;
 
-use crate::core::blobs::BlobHash;
+use crate::core::blobs::{BlobHash, media_type};
 use crate::core::ids::{PageId, SessionId};
 use crate::core::{Core, CoreError};
 
@@ -178,18 +178,23 @@ pub async fn read(core: &Core, uri: Uri) -> Result<ResourceContents, ErrorData> 
     }
 }
 
-/// Checks that `uri` names something that exists now (for subscribing).
-pub async fn check(core: &Core, uri: Uri) -> Result<(), ErrorData> {
-    read(core, uri).await.map(|_| ())
-}
-
-/// The MIME type of blob bytes, from their signature.
-fn media_type(bytes: &[u8]) -> &'static str {
-    match imagesize::image_type(bytes) {
-        Ok(imagesize::ImageType::Png) => "image/png",
-        Ok(imagesize::ImageType::Jpeg) => "image/jpeg",
-        Ok(imagesize::ImageType::Webp) => "image/webp",
-        _ => "application/octet-stream",
+/// Checks that a scene or page `uri` exists now, with one read of the
+/// scene; for a page, returns its JSON, which a subscription compares
+/// later changes against.
+pub async fn subscribable(core: &Core, uri: Uri) -> Result<Option<String>, ErrorData> {
+    let Some(session) = uri.session() else {
+        return Err(ErrorData::invalid_params(
+            format!("{uri}: a blob never changes; subscribe to a scene or a page"),
+            None,
+        ));
+    };
+    let snapshot = core.scene(session).await.map_err(|e| not_found(&uri, &e))?;
+    match uri {
+        Uri::Page(_, page) => match snapshot.scene.page(page) {
+            Some(found) => Ok(serde_json::to_string(found).ok()),
+            None => Err(not_found(&uri, &CoreError::not_found("page", page))),
+        },
+        _ => Ok(None),
     }
 }
 

@@ -77,7 +77,8 @@ impl Watch {
         rank(level) >= rank(*self.level.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    /// Subscribes to `uri`; `seen` is a page's JSON now (see [`baseline`]).
+    /// Subscribes to `uri`; `seen` is a page's JSON now
+    /// (`resources::subscribable`).
     pub fn subscribe(&self, uri: Uri, seen: Option<String>) {
         self.subscribed().insert(uri, seen);
     }
@@ -277,17 +278,4 @@ async fn flush(
         }
     }
     Ok(())
-}
-
-/// Remembers what a page looks like when it is subscribed, so the first
-/// change to it (and only a change) is told.
-pub async fn baseline(core: &Core, uri: Uri) -> Option<String> {
-    let Uri::Page(session, page) = uri else {
-        return None;
-    };
-    let snapshot = core.scene(session).await.ok()?;
-    snapshot
-        .scene
-        .page(page)
-        .and_then(|p| serde_json::to_string(p).ok())
 }
