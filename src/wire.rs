@@ -6,6 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::core::StepResult;
 use crate::core::ids::{JobId, SessionId};
 
 /// A session was saved and closed.
@@ -14,11 +15,44 @@ pub struct Closed {
     pub closed: SessionId,
 }
 
-/// The result of undo or redo.
+/// The result of undo or redo: what it did, or `epoch: null` when there
+/// was nothing to undo or redo.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Epoch {
-    /// The new epoch; null when there was nothing to undo or redo.
     pub epoch: Option<u64>,
+    /// The entry undone or redone, e.g. `pseudo-translate · 600 pages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// How many ops it applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ops: Option<usize>,
+}
+
+impl From<Option<StepResult>> for Epoch {
+    fn from(step: Option<StepResult>) -> Self {
+        match step {
+            Some(StepResult { epoch, label, ops }) => Epoch {
+                epoch: Some(epoch),
+                label: Some(label),
+                ops: Some(ops),
+            },
+            None => Epoch {
+                epoch: None,
+                label: None,
+                ops: None,
+            },
+        }
+    }
+}
+
+impl Epoch {
+    pub fn into_step(self) -> Option<StepResult> {
+        Some(StepResult {
+            epoch: self.epoch?,
+            label: self.label.unwrap_or_default(),
+            ops: self.ops.unwrap_or_default(),
+        })
+    }
 }
 
 /// A pipeline was accepted: its job.

@@ -10,6 +10,7 @@ use super::blobs::BlobHash;
 use super::events::{Event, SessionSummary};
 use super::ids::{ProjectId, SessionId};
 use super::op::Op;
+use super::workflow::Writer;
 use super::session::{Pending, Session};
 use super::{
     Core, CoreError, CoreResult, ProjectEntry, check_project_name, init_project_dir,
@@ -162,18 +163,21 @@ impl Blocking<'_> {
     /// Applies `op` in memory and queues it; await the result to know it is
     /// durable. For callers that pipeline many ops.
     pub fn submit(&self, id: SessionId, op: Op) -> CoreResult<Pending> {
-        self.0.open_session(id)?.submit(op)
+        let submitted = self.0.open_session(id)?.submit(op, &Writer::Person, None)?;
+        submitted
+            .pending
+            .ok_or_else(|| CoreError::internal("a person's change was dropped"))
     }
 
     /// Undoes in memory and queues it (see [`Blocking::submit`]); `None` at the
     /// boundary.
     pub fn submit_undo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
-        self.0.open_session(id)?.undo()
+        Ok(self.0.open_session(id)?.undo()?.map(|(pending, _)| pending))
     }
 
     /// Redoes in memory and queues it (see [`Blocking::submit`]).
     pub fn submit_redo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
-        self.0.open_session(id)?.redo()
+        Ok(self.0.open_session(id)?.redo()?.map(|(pending, _)| pending))
     }
 
     /// Stores bytes in the session's project ; returns the hash.

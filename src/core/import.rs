@@ -110,6 +110,8 @@ fn text_page(name: &str, text: &str, source_lang: Option<&str>) -> CoreResult<Op
                 translation: None,
                 source_lang: source_lang.map(str::to_owned),
                 style: None,
+                state: None,
+                origin: None,
             },
         })
         .collect();

@@ -4,7 +4,8 @@
 //! Steps run in order over all the job's pages (every page through step 1,
 //! then step 2, …). A step failing on a page is a `JobWarning` and the job
 //! goes on; cancellation is checked between pages. Each step's edits to a
-//! page are one labelled `Batch` in the session's history.
+//! page are one labelled `Batch`, applied as the page is done; in history
+//! the step's pages are one entry (see `history::Group`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,7 +19,9 @@ use super::engines::{Engine, PageInput, page_image};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, JobStatus};
 use super::ids::{JobId, PageId, SessionId};
+use super::history::Group;
 use super::op::Op;
+use super::workflow::{Overwrite, Writer};
 use crate::config::schema::ProviderConfig;
 
 /// What `start_pipeline` is asked to run: the one definition behind the
@@ -44,6 +47,10 @@ pub struct PipelineSpec {
     /// The `[providers.<id>]` llm-translate uses when several are set.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// Which translations engines may replace: `untranslated` (default),
+    /// `machine` (also unreviewed engine output), `all` (all but final).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overwrite: Option<Overwrite>,
 }
 
 /// Who is starting a pipeline.
@@ -340,8 +347,19 @@ impl Core {
             });
         };
         let provider = job.provider.as_ref().map(|(id, p)| (id.as_str(), p));
+        let overwrite = job.spec.overwrite.unwrap_or_default();
         for (step_index, engine) in job.steps.iter().enumerate() {
             progress(step_index, engine, 0);
+            // The step's pages join one history entry.
+            let group = Group {
+                key: format!("{}/{step_index}", job.id),
+                what: engine.info.id.clone(),
+                pages: 1,
+            };
+            let writer = Writer::Engine {
+                id: engine.info.id.clone(),
+                overwrite,
+            };
             for (page_index, page_id) in job.pages.iter().enumerate() {
                 if job.cancelled.load(Ordering::SeqCst) {
                     return (JobStatus::Cancelled, None);
@@ -380,6 +398,7 @@ impl Core {
                     default_font: job.spec.default_font.as_deref(),
                     http: self.http(),
                     provider,
+                    overwrite,
                 };
                 let outcome = tokio::select! {
                     outcome = engine.run(&input) => outcome,
@@ -401,13 +420,28 @@ impl Core {
                                     page_index + 1
                                 )),
                             };
-                            if let Err(e) = self.apply(job.session, batch).await {
-                                warned = true;
-                                warn(
-                                    page_index,
-                                    engine,
-                                    format!("the engine's edits do not apply: {e}"),
-                                );
+                            let applied = self
+                                .apply_engine(job.session, batch, writer.clone(), group.clone())
+                                .await;
+                            match applied {
+                                Ok(dropped) => {
+                                    for d in dropped {
+                                        warned = true;
+                                        warn(
+                                            page_index,
+                                            engine,
+                                            format!("node {} kept its translation: {}", d.node, d.why),
+                                        );
+                                    }
+                                }
+                                Err(e) => {
+                                    warned = true;
+                                    warn(
+                                        page_index,
+                                        engine,
+                                        format!("the engine's edits do not apply: {e}"),
+                                    );
+                                }
                             }
                         }
                     }

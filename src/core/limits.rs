@@ -15,7 +15,7 @@
 //! under older rules, and must restore exactly what was there.
 
 use super::op::{KindPatch, NewNode, NewPage, NodePatch, Op, StylePatch};
-use super::scene::{NodeKind, Style};
+use super::scene::{NodeKind, Origin, Style};
 
 /// Deepest `Batch` nesting: a batch inside a batch is depth 2.
 pub const MAX_BATCH_DEPTH: usize = 8;
@@ -129,6 +129,14 @@ fn check_new_page(page: &NewPage) -> Result<(), String> {
     Ok(())
 }
 
+fn check_origin(origin: Option<&Origin>) -> Result<(), String> {
+    if let Some(origin) = origin {
+        check_attribute("origin.engine", origin.engine.as_deref())?;
+        check_attribute("origin.at", Some(&origin.at))?;
+    }
+    Ok(())
+}
+
 fn check_new_node(node: &NewNode) -> Result<(), String> {
     match &node.kind {
         NodeKind::Text {
@@ -136,7 +144,10 @@ fn check_new_node(node: &NewNode) -> Result<(), String> {
             translation,
             source_lang,
             style,
+            origin,
+            ..
         } => {
+            check_origin(origin.as_ref())?;
             check_text("text", text.as_deref())?;
             check_text("translation", translation.as_deref())?;
             check_attribute("sourceLang", source_lang.as_deref())?;
@@ -164,7 +175,10 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
             translation,
             source_lang,
             style,
+            origin,
+            ..
         }) => {
+            check_origin(origin.as_ref().and_then(Option::as_ref))?;
             check_text("text", text.as_ref().and_then(Option::as_deref))?;
             check_text(
                 "translation",

@@ -35,6 +35,7 @@ pub mod picture;
 pub mod scene;
 pub mod session;
 pub mod storage;
+pub mod workflow;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,7 +53,9 @@ use self::events::{Event, EventBus, SessionSummary, Subscription};
 use self::ids::{ProjectId, SessionId};
 use self::op::Op;
 use self::scene::Scene;
-use self::session::{SceneSnapshot, Session, SessionSettings};
+use self::history::Group;
+use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
+use self::workflow::{Dropped, Writer};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use crate::config::schema::{EnginesConfig, ProviderConfig};
@@ -76,6 +79,17 @@ pub struct ApplyResult {
     pub epoch: u64,
     /// Ids of the pages and nodes the op added, in op order.
     pub created: Vec<Uuid>,
+}
+
+/// What an undo or redo did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema, serde::Deserialize)]
+pub struct StepResult {
+    /// The epoch after it.
+    pub epoch: u64,
+    /// The history entry, e.g. `pseudo-translate · 600 pages`.
+    pub label: String,
+    /// How many ops it applied.
+    pub ops: usize,
 }
 
 /// A managed project in the projects directory.
@@ -341,36 +355,61 @@ impl Core {
     /// Applies `op`; returns once it is durable. A heavy op (a big batch)
     /// or a session busy with one applies on a blocking thread, so neither
     /// holds up a runtime worker.
+    /// Applies a person's `op`; returns once it is durable. A heavy op (a
+    /// big batch) or a session busy with one applies on a blocking thread,
+    /// so neither holds up a runtime worker.
     pub async fn apply(&self, id: SessionId, op: Op) -> CoreResult<ApplyResult> {
         let session = self.open_session(id)?;
-        let pending = match session.try_submit(op) {
-            Ok(pending) => pending?,
-            Err(op) => blocking(move || session.submit(*op)).await?,
+        let submitted = match session.try_submit(op, &Writer::Person) {
+            Ok(submitted) => submitted?,
+            Err(op) => blocking(move || session.submit(*op, &Writer::Person, None)).await?,
         };
+        let pending = submitted
+            .pending
+            .ok_or_else(|| CoreError::internal("a person's change was dropped"))?;
         let (epoch, created) = pending.durable().await?;
         Ok(ApplyResult { epoch, created })
     }
 
-    /// Undoes the latest change: its new epoch, or `None` at the boundary.
-    pub async fn undo(&self, id: SessionId) -> CoreResult<Option<u64>> {
+    /// An engine's edits (part `group` of a job's history entry): applied
+    /// as far as `writer`'s policy allows; returns what was dropped.
+    pub(crate) async fn apply_engine(
+        &self,
+        id: SessionId,
+        op: Op,
+        writer: Writer,
+        group: Group,
+    ) -> CoreResult<Vec<Dropped>> {
+        let session = self.open_session(id)?;
+        let submitted = blocking(move || session.submit(op, &writer, Some(group))).await?;
+        if let Some(pending) = submitted.pending {
+            pending.durable().await?;
+        }
+        Ok(submitted.dropped)
+    }
+
+    /// Undoes the latest change and says what it was; `None` at the
+    /// boundary.
+    pub async fn undo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
         self.step(id, true).await
     }
 
-    /// Redoes the latest undone change: its new epoch, or `None`.
-    pub async fn redo(&self, id: SessionId) -> CoreResult<Option<u64>> {
+    /// Redoes the latest undone change; `None` when there is none.
+    pub async fn redo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
         self.step(id, false).await
     }
 
-    async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<u64>> {
+    async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<StepResult>> {
         let session = self.open_session(id)?;
-        let pending = match session.try_step(undo) {
-            Some(pending) => pending?,
+        let stepped = match session.try_step(undo) {
+            Some(stepped) => stepped?,
             None => blocking(move || if undo { session.undo() } else { session.redo() }).await?,
         };
-        match pending {
-            Some(p) => Ok(Some(p.durable().await?.0)),
-            None => Ok(None),
-        }
+        let Some((pending, Stepped { label, ops })) = stepped else {
+            return Ok(None);
+        };
+        let (epoch, _) = pending.durable().await?;
+        Ok(Some(StepResult { epoch, label, ops }))
     }
 
     /// The scene and its epoch, once everything in it is durable.

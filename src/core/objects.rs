@@ -46,6 +46,14 @@ pub fn optional<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
     Option::<Object<T>>::deserialize(d).map(|o| o.map(|o| o.0))
 }
 
+/// For a field of type `Option<Option<T>>` (a patch field: absent leaves,
+/// `null` clears, an object sets).
+pub fn clearable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
+    optional(d).map(Some)
+}
+
 /// For a field of type `Vec<T>`.
 pub fn list<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
     Vec::<Object<T>>::deserialize(d).map(|v| v.into_iter().map(|o| o.0).collect())

@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::blobs::BlobHash;
 use super::ids::{NodeId, PageId};
 use super::objects;
-use super::scene::{ImageRole, MaskRole, NodeKind, Transform};
+use super::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Transform};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
@@ -106,6 +106,14 @@ impl Op {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// How many ops this is, members of batches counted one by one.
+    pub fn count(&self) -> usize {
+        match self {
+            Op::Batch { ops, .. } => ops.iter().map(Op::count).sum(),
+            _ => 1,
         }
     }
 
@@ -279,6 +287,17 @@ pub enum KindPatch {
             skip_serializing_if = "Option::is_none"
         )]
         style: Option<StylePatch>,
+        /// `reviewed`/`final` are a person's; editing a `final` translation
+        /// needs a state in the same patch.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        state: Option<TextState>,
+        /// Set by quire when absent.
+        #[serde(
+            default,
+            deserialize_with = "objects::clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        origin: Clearable<Origin>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -368,7 +387,9 @@ mod tests {
                 text: None,
                 translation: Some(None),
                 source_lang: Some(Some("ja".into())),
-                style: None
+                style: None,
+                state: None,
+                origin: None,
             })
         );
         let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();

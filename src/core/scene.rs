@@ -86,6 +86,18 @@ pub enum NodeKind {
             skip_serializing_if = "Option::is_none"
         )]
         style: Option<Style>,
+        /// Where the translation stands; every text node in a scene has
+        /// one (a node added without it gets `initial`, or `translated`
+        /// when it has a translation).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        state: Option<TextState>,
+        /// Who wrote the current translation.
+        #[serde(
+            default,
+            deserialize_with = "super::objects::optional",
+            skip_serializing_if = "Option::is_none"
+        )]
+        origin: Option<Origin>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -100,6 +112,67 @@ pub enum NodeKind {
     Mask { blob: BlobHash, role: MaskRole },
 }
 
+/// The XLIFF 2.0 segment states. `final` is locked: no engine writes it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum TextState {
+    Initial,
+    Translated,
+    Reviewed,
+    Final,
+}
+
+impl TextState {
+    /// What a node written before states existed (0.1.0) is.
+    pub fn inferred(translation: Option<&str>) -> TextState {
+        match translation {
+            Some(t) if !t.is_empty() => TextState::Translated,
+            _ => TextState::Initial,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextState::Initial => "initial",
+            TextState::Translated => "translated",
+            TextState::Reviewed => "reviewed",
+            TextState::Final => "final",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TextState> {
+        [
+            TextState::Initial,
+            TextState::Translated,
+            TextState::Reviewed,
+            TextState::Final,
+        ]
+        .into_iter()
+        .find(|t| t.as_str() == s)
+    }
+}
+
+/// Who wrote a translation: a person, or an engine (by id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Origin {
+    pub by: Author,
+    /// The engine's id, e.g. `llm-translate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    /// RFC 3339.
+    pub at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Author {
+    Human,
+    Engine,
+}
+
 fn full_opacity() -> f64 {
     1.0
 }
@@ -110,6 +183,16 @@ impl NodeKind {
             NodeKind::Text { .. } => "text",
             NodeKind::Image { .. } => "image",
             NodeKind::Mask { .. } => "mask",
+        }
+    }
+
+    /// A text node's state, inferred for a node that has none recorded.
+    pub fn state(&self) -> Option<TextState> {
+        match self {
+            NodeKind::Text {
+                state, translation, ..
+            } => Some(state.unwrap_or_else(|| TextState::inferred(translation.as_deref()))),
+            _ => None,
         }
     }
 
@@ -181,6 +264,17 @@ impl Scene {
 }
 
 impl Page {
+    /// Records the inferred state on text nodes that have none (a page
+    /// from a 0.1.0 project, or added without one).
+    pub fn infer_states(&mut self) {
+        for node in &mut self.nodes {
+            let inferred = node.kind.state();
+            if let NodeKind::Text { state, .. } = &mut node.kind {
+                *state = inferred;
+            }
+        }
+    }
+
     pub fn node_index(&self, id: NodeId) -> Option<usize> {
         self.nodes.iter().position(|n| n.id == id)
     }

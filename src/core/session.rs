@@ -18,7 +18,7 @@ use super::apply::{Applied, BlobCheck, apply};
 use super::blobs::{BlobHash, BlobStore};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, EventBus};
-use super::history::{Entry, History};
+use super::history::{self, Entry, Group, History};
 use super::ids::{ProjectId, SessionId};
 use super::limits;
 use super::op::Op;
@@ -26,7 +26,10 @@ use super::scene::Scene;
 use super::storage::lock::{Holder, ProjectLock};
 use super::storage::log::{self, FrameKind};
 use super::storage::writer::{Durable, Item, LogWriter, SnapshotJob, Start};
-use super::storage::{self, ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339};
+use super::storage::{
+    self, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339,
+};
+use super::workflow::{self, Dropped, Writer};
 use crate::config::schema::Durability;
 
 /// Storage and history settings of a session.
@@ -92,6 +95,24 @@ async fn wait_durable(rx: &mut watch::Receiver<Durable>, epoch: u64) -> CoreResu
     }
 }
 
+/// What [`Session::submit`] did: the change waiting to be durable (none
+/// when an engine's every edit was dropped) and the edits dropped.
+#[must_use = "a change is acknowledged only once durable"]
+pub struct Submitted {
+    pub pending: Option<Pending>,
+    pub dropped: Vec<Dropped>,
+}
+
+/// What an undo or redo did.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Stepped {
+    /// The history entry's label, e.g. `pseudo-translate · 600 pages`.
+    pub label: String,
+    /// How many ops it applied (members of batches counted one by one).
+    pub ops: usize,
+}
+
 /// The scene at an epoch.
 #[derive(Debug, Clone)]
 pub struct SceneSnapshot {
@@ -140,7 +161,12 @@ impl Session {
         }
 
         let blobs = BlobStore::new(dir);
-        let mut history = History::new(settings.undo_limit);
+        let last_epoch = recovered
+            .frames
+            .last()
+            .map_or(snapshot_epoch, |(_, e, _)| *e);
+        let (mut history, history_epoch) =
+            saved_history(&files, &settings, snapshot_epoch, last_epoch);
         let mut epoch = snapshot_epoch;
         for (line, frame_epoch, frame) in &recovered.frames {
             let applied =
@@ -153,9 +179,15 @@ impl Session {
                 })?;
             scene.project.updated_at.clone_from(&frame.at);
             epoch = *frame_epoch;
+            if epoch <= history_epoch {
+                // history.json already holds this change.
+                continue;
+            }
             let entry = Entry {
+                label: history::describe(&scene, &applied.op),
                 forward: applied.op,
                 inverse: applied.inverse,
+                group: frame.group.clone(),
             };
             match frame.kind {
                 FrameKind::Apply => history.push(entry),
@@ -165,6 +197,8 @@ impl Session {
                 FrameKind::Undo => history.undone_unknown(Entry {
                     forward: entry.inverse,
                     inverse: entry.forward,
+                    label: entry.label,
+                    group: None,
                 }),
                 FrameKind::Redo if history.next_redo().is_some() => history.redone(),
                 FrameKind::Redo => history.redone_unknown(entry),
@@ -282,7 +316,7 @@ impl Session {
 
     /// Checks `op` against the limits, applies it in memory and queues it
     /// for the log. Blocks while another change of this session applies.
-    pub fn submit(&self, op: Op) -> CoreResult<Pending> {
+    pub fn submit(&self, op: Op, writer: &Writer, group: Option<Group>) -> CoreResult<Submitted> {
         limits::check_op(&op).map_err(CoreError::InvalidOp)?;
         // Which of its blobs exist is looked up on disk before the state is
         // locked, so no stat() holds up the session.
@@ -293,12 +327,12 @@ impl Session {
             .copied()
             .collect();
         let mut state = self.lock();
-        self.submit_locked(&mut state, op, &|h| present.contains(h))
+        self.submit_locked(&mut state, op, writer, group, &|h| present.contains(h))
     }
 
     /// [`Session::submit`] if it can run at once and is light; otherwise the
     /// op comes back (`Err`), to be submitted on a blocking thread.
-    pub fn try_submit(&self, op: Op) -> Result<CoreResult<Pending>, Box<Op>> {
+    pub fn try_submit(&self, op: Op, writer: &Writer) -> Result<CoreResult<Submitted>, Box<Op>> {
         // Heavy work, or blobs to look up on disk: not on this thread.
         if limits::is_heavy(&op) || !op.blobs().is_empty() {
             return Err(Box::new(op));
@@ -309,34 +343,48 @@ impl Session {
         let Some(mut state) = self.try_lock() else {
             return Err(Box::new(op));
         };
-        Ok(self.submit_locked(&mut state, op, &|_| false))
+        Ok(self.submit_locked(&mut state, op, writer, None, &|_| false))
     }
 
     fn submit_locked(
         &self,
         state: &mut State,
         op: Op,
+        writer: &Writer,
+        group: Option<Group>,
         blobs: BlobCheck<'_>,
-    ) -> CoreResult<Pending> {
+    ) -> CoreResult<Submitted> {
         self.check_open(state)?;
+        let at = now_rfc3339();
+        let stamped = workflow::stamp(&state.scene, op, writer, &at)?;
+        let Some(op) = stamped.op else {
+            return Ok(Submitted {
+                pending: None,
+                dropped: stamped.dropped,
+            });
+        };
         let applied = apply(&mut state.scene, op, blobs)?;
         let created = applied.created.clone();
-        self.commit(state, FrameKind::Apply, applied, created)
+        let pending = self.commit(state, FrameKind::Apply, at, applied, created, group)?;
+        Ok(Submitted {
+            pending: Some(pending),
+            dropped: stamped.dropped,
+        })
     }
 
     /// Undoes the latest change; `None` when there is nothing to undo.
-    pub fn undo(&self) -> CoreResult<Option<Pending>> {
+    pub fn undo(&self) -> CoreResult<Option<(Pending, Stepped)>> {
         self.step(FrameKind::Undo, &mut self.lock())
     }
 
     /// Redoes the latest undone change; `None` when there is nothing to redo.
-    pub fn redo(&self) -> CoreResult<Option<Pending>> {
+    pub fn redo(&self) -> CoreResult<Option<(Pending, Stepped)>> {
         self.step(FrameKind::Redo, &mut self.lock())
     }
 
     /// [`Session::undo`] or [`Session::redo`] if it can run at once and is
     /// light; `None` when it must run on a blocking thread.
-    pub fn try_step(&self, undo: bool) -> Option<CoreResult<Option<Pending>>> {
+    pub fn try_step(&self, undo: bool) -> Option<CoreResult<Option<(Pending, Stepped)>>> {
         let kind = if undo {
             FrameKind::Undo
         } else {
@@ -353,7 +401,7 @@ impl Session {
         Some(self.step(kind, &mut state))
     }
 
-    fn step(&self, kind: FrameKind, state: &mut State) -> CoreResult<Option<Pending>> {
+    fn step(&self, kind: FrameKind, state: &mut State) -> CoreResult<Option<(Pending, Stepped)>> {
         self.check_open(state)?;
         let entry = match kind {
             FrameKind::Undo => state.history.next_undo(),
@@ -366,8 +414,14 @@ impl Session {
             FrameKind::Undo => entry.inverse.clone(),
             _ => entry.forward.clone(),
         };
+        let stepped = Stepped {
+            label: entry.label.clone(),
+            ops: op.count(),
+        };
         let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
-        self.commit(state, kind, applied, Vec::new()).map(Some)
+        let at = now_rfc3339();
+        let pending = self.commit(state, kind, at, applied, Vec::new(), None)?;
+        Ok(Some((pending, stepped)))
     }
 
     /// Logs an op already applied to `state.scene`. If its frame cannot be
@@ -377,12 +431,20 @@ impl Session {
         &self,
         state: &mut State,
         kind: FrameKind,
+        at: String,
         applied: Applied,
         created: Vec<Uuid>,
+        group: Option<Group>,
     ) -> CoreResult<Pending> {
-        let at = now_rfc3339();
         let epoch = state.epoch + 1;
-        let bytes = match self.encode(epoch, kind, &at, &applied) {
+        let parts = log::Parts {
+            kind,
+            at: &at,
+            op: &applied.op,
+            inverse: &applied.inverse,
+            group: group.as_ref(),
+        };
+        let bytes = match self.encode(epoch, &parts) {
             Ok(bytes) => bytes,
             Err(e) => {
                 let undo = apply(&mut state.scene, applied.inverse, &|h| {
@@ -405,8 +467,10 @@ impl Session {
         }
         match kind {
             FrameKind::Apply => state.history.push(Entry {
+                label: history::describe(&state.scene, &applied.op),
                 forward: applied.op,
                 inverse: applied.inverse,
+                group,
             }),
             FrameKind::Undo => state.history.undone(),
             FrameKind::Redo => state.history.redone(),
@@ -425,16 +489,10 @@ impl Session {
 
     /// The frame's line, once it is known to be within the size limit and
     /// to decode again as recovery decodes it.
-    fn encode(
-        &self,
-        epoch: u64,
-        kind: FrameKind,
-        at: &str,
-        applied: &Applied,
-    ) -> CoreResult<Vec<u8>> {
-        let encoded = log::encode_parts(epoch, kind, at, &applied.op, &applied.inverse)?;
+    fn encode(&self, epoch: u64, parts: &log::Parts<'_>) -> CoreResult<Vec<u8>> {
+        let encoded = log::encode_parts(epoch, parts)?;
         let max = self.settings.max_op_bytes;
-        if kind == FrameKind::Apply && encoded.op_len as u64 > max {
+        if parts.kind == FrameKind::Apply && encoded.op_len as u64 > max {
             return Err(CoreError::InvalidOp(format!(
                 "the op is {} bytes as logged; at most {max} are allowed (server.max_body_bytes)",
                 encoded.op_len
@@ -458,6 +516,10 @@ impl Session {
             snapshot: SnapshotFile {
                 epoch: state.epoch,
                 scene: state.scene.clone(),
+            },
+            history: HistoryFile {
+                epoch: state.epoch,
+                stacks: state.history.stacks(),
             },
             rename,
         })));
@@ -502,6 +564,38 @@ impl Session {
             }
         }
         self.writer.close()
+    }
+}
+
+/// The history saved with the snapshot and the epoch it reaches, or an
+/// empty one (epoch 0) when there is none that fits: a 0.1.0 project, a
+/// damaged file, or one a crash left behind the snapshot. History is worth
+/// keeping but not worth refusing a project over, so those are warnings.
+fn saved_history(
+    files: &ProjectFiles,
+    settings: &SessionSettings,
+    snapshot_epoch: u64,
+    last_epoch: u64,
+) -> (History, u64) {
+    let empty = || (History::new(settings.undo_limit), 0);
+    match HistoryFile::read(&files.history_json()) {
+        Ok(Some(h)) if (snapshot_epoch..=last_epoch).contains(&h.epoch) => {
+            (History::restore(settings.undo_limit, h.stacks), h.epoch)
+        }
+        Ok(Some(h)) => {
+            tracing::warn!(
+                "{} is at epoch {}, the project at {snapshot_epoch}..={last_epoch}; \
+                 undo starts from the changes since the snapshot",
+                files.history_json().display(),
+                h.epoch
+            );
+            empty()
+        }
+        Ok(None) => empty(),
+        Err(e) => {
+            tracing::warn!("{e}; undo starts from the changes since the snapshot");
+            empty()
+        }
     }
 }
 

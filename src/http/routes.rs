@@ -280,13 +280,11 @@ async fn apply(
 }
 
 async fn undo(State(state): State<AppState>, Target(id): Target) -> ApiResult<Json<Epoch>> {
-    let epoch = state.core.undo(id).await?;
-    Ok(Json(Epoch { epoch }))
+    Ok(Json(state.core.undo(id).await?.into()))
 }
 
 async fn redo(State(state): State<AppState>, Target(id): Target) -> ApiResult<Json<Epoch>> {
-    let epoch = state.core.redo(id).await?;
-    Ok(Json(Epoch { epoch }))
+    Ok(Json(state.core.redo(id).await?.into()))
 }
 
 async fn start_pipeline(

@@ -168,12 +168,12 @@ impl QuireMcp {
             ToolName::Undo | ToolName::Redo => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                let epoch = if tool == ToolName::Undo {
+                let step = if tool == ToolName::Undo {
                     self.core.undo(id).await?
                 } else {
                     self.core.redo(id).await?
                 };
-                ok(&Epoch { epoch })
+                ok(&Epoch::from(step))
             }
             ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
             ToolName::ListSessions => {

@@ -38,6 +38,8 @@ pub struct EditBox {
     pub text: String,
     /// Cursor position in characters.
     pub cursor: usize,
+    /// The translation was final and the person chose to edit it anyway.
+    pub unlock: bool,
 }
 
 /// The `:` / `/` command line: a draft until run or dropped.
@@ -64,6 +66,9 @@ pub struct Attachment {
 #[derive(Debug, Clone, PartialEq)]
 pub enum ConfirmAction {
     CloseSession(SessionId),
+    /// Edit the selected node's final translation (saving makes it
+    /// `translated` again).
+    EditFinal(SessionId),
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -13,7 +13,7 @@ use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
-use crate::core::{ApplyResult, Core, CoreError, ProjectEntry};
+use crate::core::{ApplyResult, Core, CoreError, ProjectEntry, StepResult};
 
 /// Why a backend call failed, as the person will read it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,8 +77,8 @@ pub trait Backend: Send + Sync {
     fn close_session(&self, id: SessionId) -> Reply<'_, ()>;
     fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile>;
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult>;
-    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>>;
-    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>>;
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<StepResult>>;
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<StepResult>>;
     fn start_pipeline(
         &self,
         id: SessionId,
@@ -174,11 +174,11 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.apply(id, op).await?) })
     }
 
-    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<StepResult>> {
         Box::pin(async move { Ok(self.core.undo(id).await?) })
     }
 
-    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<StepResult>> {
         Box::pin(async move { Ok(self.core.redo(id).await?) })
     }
 

@@ -1,5 +1,5 @@
 //! The command line (`:` or `/`): `/open PATH`, `/new NAME`, `/close`,
-//! `/run STEP… [lang=L] [font=F] [provider=P]`, `/cancel`, `/undo`,
+//! `/run STEP… [lang=L] [overwrite=O] [font=F] [provider=P]`, `/cancel`, `/undo`,
 //! `/redo`, `/attach PATH`, `/import`, `/export FORMAT PATH`,
 //! `/tui-mcp-revoke`, `/help`, `/quit`.
 
@@ -9,6 +9,7 @@ use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::update::{confirm_close, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::workflow::Overwrite;
 
 /// Command names and their one-line help, for `?` and completion hints.
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -25,7 +26,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/import", "import the staged files as pages"),
     (
         "/run STEP…",
-        "run engines: /run pseudo-translate qa [lang=fr]",
+        "run engines: /run pseudo-translate qa [lang=fr] [overwrite=machine]",
     ),
     ("/cancel", "cancel the shown session's running job"),
     (
@@ -166,12 +167,23 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     };
     let mut spec = PipelineSpec::default();
     for word in rest.split_whitespace() {
+        let word = word.strip_prefix("--").unwrap_or(word);
         match word.split_once('=') {
             Some(("lang" | "to" | "language", v)) => spec.target_language = Some(v.to_owned()),
+            Some(("overwrite", v)) => match Overwrite::parse(v) {
+                Some(o) => spec.overwrite = Some(o),
+                None => {
+                    return app.fail(format!(
+                        "overwrite={v}: say untranslated, machine or all"
+                    ));
+                }
+            },
             Some(("font", v)) => spec.default_font = Some(v.to_owned()),
             Some(("provider", v)) => spec.provider = Some(v.to_owned()),
             Some((k, _)) => {
-                return app.fail(format!("unknown option `{k}` (lang=, font=, provider=)"));
+                return app.fail(format!(
+                    "unknown option `{k}` (lang=, overwrite=, font=, provider=)"
+                ));
             }
             None => spec.steps.push(word.to_owned()),
         }

@@ -25,7 +25,7 @@ use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
-use crate::core::{ApplyResult, ProjectEntry};
+use crate::core::{ApplyResult, ProjectEntry, StepResult};
 use crate::wire::{Cancelled, Epoch, Started};
 
 const BACKOFF_START: Duration = Duration::from_millis(200);
@@ -194,21 +194,21 @@ impl Backend for Remote {
         })
     }
 
-    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<StepResult>> {
         Box::pin(async move {
             let e: Epoch = self
                 .post(&Self::session_path(id, "/history/undo"), &json!({}))
                 .await?;
-            Ok(e.epoch)
+            Ok(e.into_step())
         })
     }
 
-    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<StepResult>> {
         Box::pin(async move {
             let e: Epoch = self
                 .post(&Self::session_path(id, "/history/redo"), &json!({}))
                 .await?;
-            Ok(e.epoch)
+            Ok(e.into_step())
         })
     }
 

@@ -245,11 +245,11 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             Loaded::Done(backend.apply(session, op).await.map(|_| what))
         }
         Effect::Undo(id) => Loaded::Done(backend.undo(id).await.map(|e| match e {
-            Some(_) => "undone".to_owned(),
+            Some(step) => format!("undone: {}", step.label),
             None => "nothing to undo".to_owned(),
         })),
         Effect::Redo(id) => Loaded::Done(backend.redo(id).await.map(|e| match e {
-            Some(_) => "redone".to_owned(),
+            Some(step) => format!("redone: {}", step.label),
             None => "nothing to redo".to_owned(),
         })),
         Effect::Create(name) => Loaded::Opened(backend.create_project(name).await),

@@ -17,7 +17,8 @@ use super::layout::{Hit, hit_test};
 use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::jobs::Approval;
 use crate::core::op::{KindPatch, NodePatch, Op};
-use crate::core::scene::NodeKind;
+use crate::core::ids::{PageId, SessionId};
+use crate::core::scene::{Node, NodeKind, TextState};
 
 /// Applies `msg` at time `now`; returns what the runtime must do.
 pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
@@ -136,6 +137,7 @@ fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
                 app.modal = None;
                 match action {
                     ConfirmAction::CloseSession(id) => fx.push(Effect::Close(id)),
+                    ConfirmAction::EditFinal(id) => open_edit(app, id, true),
                 }
             } else if no {
                 app.modal = None;
@@ -217,6 +219,9 @@ fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
                             translation: Some(translation),
                             source_lang: None,
                             style: None,
+                            // Saying the state is what unlocks a final one.
+                            state: edit.unlock.then_some(TextState::Translated),
+                            origin: None,
                         }),
                         ..NodePatch::default()
                     },
@@ -390,6 +395,8 @@ fn session_key(
         KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => app.route = Route::Home,
         KeyCode::Char('e') | KeyCode::Enter => start_edit(app, id),
         KeyCode::Char('u') => fx.push(Effect::Undo(id)),
+        KeyCode::Char('r') => mark(app, id, TextState::Reviewed, fx),
+        KeyCode::Char('f') => mark(app, id, TextState::Final, fx),
         _ => {}
     }
 }
@@ -411,31 +418,100 @@ fn move_in_focus(app: &mut App, delta: isize) {
     }
 }
 
-/// `e` on a text node: an edit box with its current translation.
-fn start_edit(app: &mut App, session: crate::core::ids::SessionId) {
+/// The selected text node of the shown page, or a failure said.
+fn selected_text_node(app: &mut App) -> Option<(PageId, Node)> {
     let Some((_, snapshot)) = &app.scene else {
         app.fail("the session is still loading");
-        return;
+        return None;
     };
-    let Some(page) = snapshot.scene.pages.get(app.page_selected) else {
-        app.fail("no page selected");
-        return;
-    };
-    let Some(node) = page.nodes.get(app.node_selected) else {
-        app.fail("no node selected");
+    let found = snapshot
+        .scene
+        .pages
+        .get(app.page_selected)
+        .and_then(|p| Some((p.id, p.nodes.get(app.node_selected)?.clone())));
+    match found {
+        Some((page, node)) if matches!(node.kind, NodeKind::Text { .. }) => Some((page, node)),
+        Some(_) => {
+            app.fail("only text nodes have a translation");
+            None
+        }
+        None => {
+            app.fail("no node selected");
+            None
+        }
+    }
+}
+
+/// `r` / `f`: marks the selected translation reviewed or final; the same
+/// key again steps back (final → reviewed → translated).
+fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) {
+    let Some((page, node)) = selected_text_node(app) else {
         return;
     };
     let NodeKind::Text { translation, .. } = &node.kind else {
-        app.fail("only text nodes have a translation to edit");
         return;
     };
-    let text = translation.clone().unwrap_or_default();
+    if translation.as_deref().is_none_or(str::is_empty) {
+        return app.fail("translate it first: there is nothing to review");
+    }
+    let current = node.kind.state().unwrap_or(TextState::Initial);
+    let state = match (current, to) {
+        (TextState::Final, TextState::Final) => TextState::Reviewed,
+        (TextState::Reviewed, TextState::Reviewed) => TextState::Translated,
+        _ => to,
+    };
+    fx.push(Effect::Apply {
+        session,
+        op: Op::UpdateNode {
+            page,
+            id: node.id,
+            patch: NodePatch {
+                kind: Some(KindPatch::Text {
+                    text: None,
+                    translation: None,
+                    source_lang: None,
+                    style: None,
+                    state: Some(state),
+                    origin: None,
+                }),
+                ..NodePatch::default()
+            },
+        },
+        what: format!("marked {}", state.as_str()),
+    });
+}
+
+/// `e` on a text node: an edit box with its current translation; a final
+/// translation asks first.
+fn start_edit(app: &mut App, session: SessionId) {
+    let Some((_, node)) = selected_text_node(app) else {
+        return;
+    };
+    if node.kind.state() == Some(TextState::Final) {
+        app.modal = Some(Modal::Confirm {
+            message: "This translation is final. Edit it anyway?".into(),
+            action: ConfirmAction::EditFinal(session),
+        });
+        return;
+    }
+    open_edit(app, session, false);
+}
+
+fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
+    let Some((page, node)) = selected_text_node(app) else {
+        return;
+    };
+    let NodeKind::Text { translation, .. } = node.kind else {
+        return;
+    };
+    let text = translation.unwrap_or_default();
     app.edit = Some(EditBox {
         session,
-        page: page.id,
+        page,
         node: node.id,
         cursor: text.chars().count(),
         text,
+        unlock,
     });
 }
 

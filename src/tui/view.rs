@@ -14,7 +14,7 @@ use super::layout::{REVOKE, areas, centered, home_list, inner, scroll_offset, se
 use crate::config::schema::Theme;
 use crate::core::events::JobStatus;
 use crate::core::ids::SessionId;
-use crate::core::scene::{Node, NodeKind};
+use crate::core::scene::{Author, Node, NodeKind, TextState};
 
 /// The accent colour of the config's `tui.theme`: cyan reads well on dark
 /// backgrounds, blue on light ones; `auto` keeps cyan, which most terminal
@@ -261,6 +261,33 @@ fn welcome(frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center), box_area);
 }
 
+/// One character for a text node's state: ` ` initial, `m` an engine's
+/// translation, `t` a person's, `R` reviewed, `F` final.
+fn state_mark(kind: &NodeKind) -> char {
+    let machine = matches!(kind, NodeKind::Text { origin: Some(o), .. } if o.by == Author::Engine);
+    match kind.state() {
+        Some(TextState::Translated) if machine => 'm',
+        Some(TextState::Translated) => 't',
+        Some(TextState::Reviewed) => 'R',
+        Some(TextState::Final) => 'F',
+        _ => ' ',
+    }
+}
+
+/// `translated · llm-translate`, for the detail pane's heading.
+fn state_words(kind: &NodeKind) -> String {
+    let state = kind.state().map_or("", TextState::as_str);
+    match kind {
+        NodeKind::Text {
+            origin: Some(o), ..
+        } => match &o.engine {
+            Some(engine) => format!("{state} · {engine}"),
+            None => format!("{state} · by a person"),
+        },
+        _ => state.to_owned(),
+    }
+}
+
 fn node_summary(node: &Node, width: usize) -> (String, Style) {
     let hidden = if node.visible { "" } else { " (hidden)" };
     let text = match &node.kind {
@@ -268,9 +295,10 @@ fn node_summary(node: &Node, width: usize) -> (String, Style) {
             text, translation, ..
         } => {
             let source = text.as_deref().unwrap_or("");
+            let mark = state_mark(&node.kind);
             match translation {
-                Some(t) => format!("T  {source}  →  {t}"),
-                None => format!("T  {source}  →  ·"),
+                Some(t) => format!("T{mark} {source}  →  {t}"),
+                None => format!("T{mark} {source}  →  ·"),
             }
         }
         NodeKind::Image { name, role, .. } => {
@@ -397,7 +425,10 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                     bold(),
                 ),
                 Line::raw(text.clone().unwrap_or_default()),
-                Line::styled("Translation", bold()),
+                Line::from(vec![
+                    Span::styled("Translation", bold()),
+                    Span::styled(format!("  {}", state_words(&node.kind)), dim()),
+                ]),
                 match translation {
                     Some(t) => Line::raw(t.clone()),
                     None => Line::styled("not translated · e to edit", dim()),
@@ -563,7 +594,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
                 "↑↓ select · Enter open · /new NAME · /open PATH · x close · ? help · q quit"
             }
             Route::Session(_) => {
-                "↑↓ move · Tab pane · e edit · u undo · Ctrl-r redo · : command · Esc home · ? help · q quit"
+                "↑↓ move · Tab pane · e edit · r review · f final · u undo · : command · ? help · q quit"
             }
         }
     };
@@ -623,6 +654,7 @@ fn help(app: &App, frame: &mut Frame, area: Rect) {
         Line::raw("  ↑↓ j k     move            Enter     open / select"),
         Line::raw("  Tab        switch pane     mouse     click, wheel"),
         Line::raw("  e          edit a translation (Enter saves, Esc drops)"),
+        Line::raw("  r / f      mark reviewed / final (again: step back)"),
         Line::raw("  u / Ctrl-r undo / redo     Esc       back home"),
         Line::raw("  : or /     command line    q Ctrl-c  quit"),
         Line::raw(""),

@@ -19,7 +19,7 @@ use super::ids::{NodeId, PageId};
 use super::op::{
     KindPatch, NewNode, NewPage, NodePatch, Op, PagePatch, StylePatch, TransformPatch,
 };
-use super::scene::{Node, NodeKind, Page, Scene, Style, Transform};
+use super::scene::{Node, NodeKind, Page, Scene, Style, TextState, Transform};
 use index::Index;
 
 /// The result of applying one op.
@@ -200,6 +200,8 @@ fn apply_at(
             let p = find_page(scene, page, index).map_err(fail)?;
             let at = find_node(&scene.pages[p], id, index).map_err(fail)?;
             check_node_patch(&scene.pages[p].nodes[at], &patch, blobs).map_err(fail)?;
+            let mut patch = patch;
+            implied_state(&mut patch);
             let node = &mut Arc::make_mut(&mut scene.pages[p]).nodes[at];
             let old = patch_node(node, &patch);
             Ok(Applied {
@@ -398,10 +400,12 @@ fn build_node(new: NewNode, blobs: BlobCheck<'_>) -> Result<Node, String> {
     check_transform(&new.transform)?;
     check_kind(&new.kind, blobs)?;
     let mut kind = new.kind;
-    if let NodeKind::Text { style, .. } = &mut kind
-        && style.as_ref() == Some(&Style::default())
-    {
-        *style = None;
+    let inferred = kind.state();
+    if let NodeKind::Text { style, state, .. } = &mut kind {
+        if style.as_ref() == Some(&Style::default()) {
+            *style = None;
+        }
+        *state = inferred;
     }
     Ok(Node {
         id: new.id.unwrap_or_default(),
@@ -570,19 +574,31 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 translation,
                 source_lang,
                 style,
+                state,
+                origin,
             },
             Some(KindPatch::Text {
                 text: p_text,
                 translation: p_translation,
                 source_lang: p_lang,
                 style: p_style,
+                state: p_state,
+                origin: p_origin,
             }),
-        ) => Some(KindPatch::Text {
-            text: swap(text, p_text),
-            translation: swap(translation, p_translation),
-            source_lang: swap(source_lang, p_lang),
-            style: p_style.as_ref().map(|p| patch_style(style, p)),
-        }),
+        ) => {
+            let was = state.unwrap_or_else(|| TextState::inferred(translation.as_deref()));
+            Some(KindPatch::Text {
+                text: swap(text, p_text),
+                translation: swap(translation, p_translation),
+                source_lang: swap(source_lang, p_lang),
+                style: p_style.as_ref().map(|p| patch_style(style, p)),
+                state: p_state.map(|new| {
+                    *state = Some(new);
+                    was
+                }),
+                origin: swap(origin, p_origin),
+            })
+        }
         (
             NodeKind::Image {
                 blob,
@@ -615,6 +631,20 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
         _ => None,
     };
     old
+}
+
+/// A patch that changes a translation without saying its state: the
+/// state follows the translation (`translated`, or `initial` when it is
+/// cleared). Written into the resolved op, so undo restores the old state.
+fn implied_state(patch: &mut NodePatch) {
+    if let Some(KindPatch::Text {
+        translation: Some(t),
+        state: state @ None,
+        ..
+    }) = &mut patch.kind
+    {
+        *state = Some(TextState::inferred(t.as_deref()));
+    }
 }
 
 /// Style is patched field by field. A style with no field set is stored as

@@ -16,6 +16,7 @@ use serde_json::json;
 
 use crate::config::schema::ProviderConfig;
 use crate::core::scene::{NodeKind, Page};
+use crate::core::workflow::Overwrite;
 
 /// The rules every request carries, after the caller's own system prompt.
 const FORMAT_RULES: &str = "You translate the text segments of one page. \
@@ -34,10 +35,12 @@ pub struct Segment {
     pub text: String,
 }
 
-/// The text nodes of `page` that have source text.
-pub fn segments(page: &Page) -> Vec<Segment> {
+/// The text nodes of `page` that have source text and a translation
+/// `overwrite` lets the engine write.
+pub fn segments(page: &Page, overwrite: Overwrite) -> Vec<Segment> {
     page.nodes
         .iter()
+        .filter(|n| overwrite.allows(n))
         .filter_map(|n| match &n.kind {
             NodeKind::Text {
                 text: Some(text), ..

@@ -19,6 +19,7 @@ use serde::Serialize;
 use crate::config::schema::{CommandEngineConfig, ProviderConfig};
 use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
 use crate::core::scene::{ImageRole, NodeKind, Page};
+use crate::core::workflow::Overwrite;
 
 /// Ids of the engines every quire has (the config refuses them as command
 /// engine ids).
@@ -134,6 +135,9 @@ pub struct PageInput<'a> {
     pub http: &'a reqwest::Client,
     /// For `llm-translate`: the provider's id and settings.
     pub provider: Option<(&'a str, &'a ProviderConfig)>,
+    /// Which translations a translation engine may replace; the engines
+    /// skip the rest (and the core drops any edit that gets through).
+    pub overwrite: Overwrite,
 }
 
 /// What an engine made of one page.
@@ -154,9 +158,7 @@ impl Engine {
     pub async fn run(&self, input: &PageInput<'_>) -> Result<PageOutcome, String> {
         match &self.kind {
             EngineKind::PseudoTranslate => Ok(PageOutcome {
-                ops: translations(input.page, input.default_font, |text| {
-                    Some(pseudo::pseudo_translate(text))
-                }),
+                ops: translations(input, |text| Some(pseudo::pseudo_translate(text))),
                 warnings: Vec::new(),
             }),
             EngineKind::Qa => Ok(PageOutcome {
@@ -164,7 +166,7 @@ impl Engine {
                 warnings: qa::check_page(input.page),
             }),
             EngineKind::LlmTranslate => {
-                let segments = llm::segments(input.page);
+                let segments = llm::segments(input.page, input.overwrite);
                 if segments.is_empty() {
                     return Ok(PageOutcome::default());
                 }
@@ -223,18 +225,16 @@ pub fn page_image(page: &Page) -> Option<&crate::core::blobs::BlobHash> {
 
 /// One `UpdateNode` per text node with text, setting the translation that
 /// `translate` returns.
-fn translations(
-    page: &Page,
-    default_font: Option<&str>,
-    translate: impl Fn(&str) -> Option<String>,
-) -> Vec<Op> {
+fn translations(input: &PageInput<'_>, translate: impl Fn(&str) -> Option<String>) -> Vec<Op> {
+    let page = input.page;
     page.nodes
         .iter()
+        .filter(|n| input.overwrite.allows(n))
         .filter_map(|n| match &n.kind {
             NodeKind::Text {
                 text: Some(text), ..
             } if !text.trim().is_empty() => {
-                translate(text).map(|t| translation_op(page, n, t, default_font))
+                translate(text).map(|t| translation_op(page, n, t, input.default_font))
             }
             _ => None,
         })
@@ -267,6 +267,8 @@ fn translation_op(
                 translation: Some(Some(translation)),
                 source_lang: None,
                 style,
+                state: None,
+                origin: None,
             }),
             ..NodePatch::default()
         },

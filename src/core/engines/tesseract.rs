@@ -118,6 +118,8 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
                         .join("\n"),
                 ),
                 translation: None,
+                state: None,
+                origin: None,
                 source_lang: None,
                 style: None,
             },

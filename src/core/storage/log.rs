@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use crate::core::error::{CoreError, CoreResult};
+use crate::core::history::Group;
 use crate::core::op::Op;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +36,9 @@ pub struct Frame {
     pub at: String,
     pub op: Op,
     pub inverse: Op,
+    /// The job step the change belongs to (history joins its pages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<Group>,
 }
 
 /// How many hex digits of BLAKE3 a checksum keeps.
@@ -55,7 +59,14 @@ fn checksum_bytes(epoch: u64, frame: &[u8]) -> String {
 /// One log line, newline included.
 #[cfg(test)]
 pub fn encode(epoch: u64, frame: &Frame) -> CoreResult<Vec<u8>> {
-    encode_parts(epoch, frame.kind, &frame.at, &frame.op, &frame.inverse).map(|e| e.bytes)
+    let parts = Parts {
+        kind: frame.kind,
+        at: &frame.at,
+        op: &frame.op,
+        inverse: &frame.inverse,
+        group: frame.group.as_ref(),
+    };
+    encode_parts(epoch, &parts).map(|e| e.bytes)
 }
 
 /// An encoded log line.
@@ -70,13 +81,23 @@ pub struct Encoded {
 /// [`Frame`], written by hand into one buffer (the checksum's place is
 /// filled in last), so a 20 MiB batch is serialized once and never copied,
 /// and the op's size is known without a second serialization.
-pub fn encode_parts(
-    epoch: u64,
-    kind: FrameKind,
-    at: &str,
-    op: &Op,
-    inverse: &Op,
-) -> CoreResult<Encoded> {
+/// A frame's fields, borrowed.
+pub struct Parts<'a> {
+    pub kind: FrameKind,
+    pub at: &'a str,
+    pub op: &'a Op,
+    pub inverse: &'a Op,
+    pub group: Option<&'a Group>,
+}
+
+pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
+    let Parts {
+        kind,
+        at,
+        op,
+        inverse,
+        group,
+    } = *parts;
     let fail =
         |e: serde_json::Error| CoreError::internal(format!("cannot encode an ops.log frame: {e}"));
     let mut op_len = 0;
@@ -91,6 +112,10 @@ pub fn encode_parts(
         op_len = out.len() - op_at;
         out.extend_from_slice(b",\"inverse\":");
         serde_json::to_writer(&mut *out, inverse).map_err(fail)?;
+        if let Some(group) = group {
+            out.extend_from_slice(b",\"group\":");
+            serde_json::to_writer(&mut *out, group).map_err(fail)?;
+        }
         out.push(b'}');
         Ok(())
     })?;
@@ -255,6 +280,11 @@ mod tests {
             at: "2026-01-01T00:00:00.000Z".into(),
             op: Op::RemovePage { id },
             inverse: Op::RemovePage { id },
+            group: Some(Group {
+                key: "job/0".into(),
+                what: "pseudo-translate".into(),
+                pages: 1,
+            }),
         }
     }
 
@@ -268,7 +298,14 @@ mod tests {
             line,
             format!("{{\"epoch\":7,\"sum\":\"{sum}\",\"frame\":{expected}}}\n")
         );
-        let encoded = encode_parts(7, f.kind, &f.at, &f.op, &f.inverse).unwrap();
+        let parts = Parts {
+            kind: f.kind,
+            at: &f.at,
+            op: &f.op,
+            inverse: &f.inverse,
+            group: f.group.as_ref(),
+        };
+        let encoded = encode_parts(7, &parts).unwrap();
         assert_eq!(encoded.op_len, serde_json::to_string(&f.op).unwrap().len());
         check_replayable(&encoded.bytes).unwrap();
     }

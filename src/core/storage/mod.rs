@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::error::{CoreError, CoreResult};
+use super::history::Stacks;
 use super::ids::ProjectId;
-use super::scene::Scene;
+use super::scene::{NodeKind, Scene};
 
 /// Bumped when the on-disk layout changes incompatibly. 2: `scene.json`
 /// carries a checksum and `project.toml` an epoch (quire 0.1.0 wrote 1,
@@ -54,6 +55,9 @@ impl ProjectFiles {
     }
     pub fn ops_log(&self) -> PathBuf {
         self.dir.join("ops.log")
+    }
+    pub fn history_json(&self) -> PathBuf {
+        self.dir.join("history.json")
     }
     pub fn lock(&self) -> PathBuf {
         self.dir.join(".lock")
@@ -167,7 +171,14 @@ impl SnapshotFile {
                 "checksum mismatch: the file was changed or damaged".into(),
             ));
         }
-        let scene = serde_json::from_str(raw).map_err(|e| corrupt(None, e.to_string()))?;
+        let mut scene: Scene =
+            serde_json::from_str(raw).map_err(|e| corrupt(None, e.to_string()))?;
+        // A 0.1.0 scene has no translation states: they are inferred.
+        for page in &mut scene.pages {
+            if page.nodes.iter().any(|n| matches!(n.kind, NodeKind::Text { state: None, .. })) {
+                std::sync::Arc::make_mut(page).infer_states();
+            }
+        }
         Ok(Some(SnapshotFile {
             epoch: stored.epoch,
             scene,
@@ -180,6 +191,57 @@ impl SnapshotFile {
         log::checksummed(self.epoch, "scene", |out| {
             serde_json::to_writer(out, &self.scene)
                 .map_err(|e| CoreError::internal(format!("cannot encode scene: {e}")))
+        })
+    }
+}
+
+/// `history.json`: the undo and redo stacks at a snapshot's epoch, with a
+/// checksum as `scene.json` has. Written just before `scene.json`, so it is
+/// never older than the snapshot unless a crash came between the two.
+pub struct HistoryFile {
+    pub epoch: u64,
+    pub stacks: Stacks,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredHistory<'a> {
+    epoch: u64,
+    sum: &'a str,
+    #[serde(borrow)]
+    history: &'a serde_json::value::RawValue,
+}
+
+impl HistoryFile {
+    /// `Ok(None)` when the file does not exist (a 0.1.0 project).
+    pub fn read(path: &Path) -> CoreResult<Option<Self>> {
+        let bytes = match std::fs::read(path) {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(CoreError::io(path, e)),
+        };
+        let corrupt = |message: String| CoreError::Corrupt {
+            file: path.to_path_buf(),
+            line: None,
+            message,
+        };
+        let stored: StoredHistory<'_> =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
+        let raw = stored.history.get();
+        if log::checksum(stored.epoch, raw) != stored.sum {
+            return Err(corrupt("checksum mismatch".into()));
+        }
+        let stacks = serde_json::from_str(raw).map_err(|e| corrupt(e.to_string()))?;
+        Ok(Some(HistoryFile {
+            epoch: stored.epoch,
+            stacks,
+        }))
+    }
+
+    pub fn encode(&self) -> CoreResult<Vec<u8>> {
+        log::checksummed(self.epoch, "history", |out| {
+            serde_json::to_writer(out, &self.stacks)
+                .map_err(|e| CoreError::internal(format!("cannot encode history: {e}")))
         })
     }
 }
@@ -269,6 +331,7 @@ pub fn tidy(files: &ProjectFiles) -> u64 {
         files.ops_log(),
         files.lock(),
         files.scene_json(),
+        files.history_json(),
         files.project_toml(),
         blobs,
     ] {

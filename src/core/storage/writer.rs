@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::{FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile, private_file, write_atomic};
+use super::{
+    FORMAT_VERSION, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, private_file, write_atomic,
+};
 use crate::config::schema::Durability;
 use crate::core::error::{CoreError, CoreResult};
 
@@ -41,6 +43,8 @@ pub enum Item {
 
 pub struct SnapshotJob {
     pub snapshot: SnapshotFile,
+    /// The undo and redo stacks at the snapshot's epoch.
+    pub history: HistoryFile,
     /// The project's new name, for `project.toml`, when it changed.
     pub rename: Option<String>,
 }
@@ -340,6 +344,7 @@ impl Flusher {
     fn snapshot(&mut self, job: SnapshotJob) -> CoreResult<()> {
         let path = self.files.ops_log();
         let io = |e| CoreError::io(&path, e);
+        write_atomic(&self.files.history_json(), &job.history.encode()?)?;
         write_atomic(&self.files.scene_json(), &job.snapshot.encode()?)?;
         let old_format = self.project.format_version < FORMAT_VERSION;
         if let Some(name) = job.rename {

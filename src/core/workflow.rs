@@ -1,0 +1,382 @@
+//! Who writes a translation, and what they may overwrite.
+//!
+//! Every op a session accepts passes [`stamp`] under the session's lock,
+//! against the scene it is about to change: a person's translation edits
+//! get a human origin, an engine's get the engine's origin and are held to
+//! the job's [`Overwrite`] policy (a forbidden edit is dropped and
+//! reported, never applied), and a `final` translation is locked — against
+//! engines always, against a person unless the same patch sets a state
+//! (the API's "force"). The stamped op is what `apply` resolves and the
+//! log records, so replay needs none of this.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{CoreError, CoreResult};
+use super::ids::{NodeId, PageId};
+use super::op::{KindPatch, NewNode, Op};
+use super::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
+
+/// Which existing translations a translation engine may replace.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub enum Overwrite {
+    /// Only nodes without a translation.
+    #[default]
+    Untranslated,
+    /// Also an engine's translations that nobody has reviewed.
+    Machine,
+    /// Everything but `final`.
+    All,
+}
+
+impl Overwrite {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overwrite::Untranslated => "untranslated",
+            Overwrite::Machine => "machine",
+            Overwrite::All => "all",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Overwrite> {
+        [Overwrite::Untranslated, Overwrite::Machine, Overwrite::All]
+            .into_iter()
+            .find(|o| o.as_str() == s)
+    }
+
+    /// Whether the policy lets an engine replace `node`'s translation.
+    pub fn allows(self, node: &Node) -> bool {
+        self.forbids(node).is_none()
+    }
+
+    /// Why this policy forbids replacing `node`'s translation, if it does.
+    fn forbids(self, node: &Node) -> Option<&'static str> {
+        let NodeKind::Text {
+            translation,
+            origin,
+            ..
+        } = &node.kind
+        else {
+            return None;
+        };
+        let state = node.kind.state().unwrap_or(TextState::Initial);
+        let has = translation.as_deref().is_some_and(|t| !t.is_empty());
+        let machine = origin.as_ref().is_some_and(|o| o.by == Author::Engine)
+            && state == TextState::Translated;
+        match self {
+            _ if state == TextState::Final => Some("it is final"),
+            Overwrite::Untranslated if has => Some("it is translated (overwrite: untranslated)"),
+            Overwrite::Machine if has && !machine => Some(match state {
+                TextState::Reviewed => "it is reviewed (overwrite: machine)",
+                _ => "a person wrote it (overwrite: machine)",
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Who is submitting an op.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Writer {
+    /// A person, through any frontend (an MCP agent included, unless its
+    /// patch names another origin).
+    Person,
+    /// A translation or other engine, run by a job.
+    Engine { id: String, overwrite: Overwrite },
+}
+
+/// A translation edit an engine made that its policy forbade.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dropped {
+    pub page: PageId,
+    pub node: NodeId,
+    pub why: String,
+}
+
+/// The op to apply (`None` when every edit in it was dropped) and the
+/// dropped edits.
+#[derive(Debug)]
+pub struct Stamped {
+    pub op: Option<Op>,
+    pub dropped: Vec<Dropped>,
+}
+
+/// Stamps origins on `op`'s translation edits and enforces the locks; see
+/// the module doc. `at` is the time recorded in origins.
+pub fn stamp(scene: &Scene, op: Op, writer: &Writer, at: &str) -> CoreResult<Stamped> {
+    let mut dropped = Vec::new();
+    let op = Stamper {
+        scene,
+        writer,
+        at,
+        dropped: &mut dropped,
+    }
+    .op(op)?;
+    Ok(Stamped { op, dropped })
+}
+
+struct Stamper<'a, 'b> {
+    scene: &'a Scene,
+    writer: &'a Writer,
+    at: &'a str,
+    dropped: &'b mut Vec<Dropped>,
+}
+
+impl Stamper<'_, '_> {
+    fn op(&mut self, op: Op) -> CoreResult<Option<Op>> {
+        Ok(match op {
+            Op::Batch { ops, label } => {
+                let mut kept = Vec::with_capacity(ops.len());
+                for op in ops {
+                    kept.extend(self.op(op)?);
+                }
+                (!kept.is_empty()).then_some(Op::Batch { ops: kept, label })
+            }
+            Op::AddPage { mut page, at } => {
+                for node in page.nodes.iter_mut().flatten() {
+                    self.new_node(node);
+                }
+                Some(Op::AddPage { page, at })
+            }
+            Op::AddNode {
+                page,
+                mut node,
+                at,
+            } => {
+                self.new_node(&mut node);
+                Some(Op::AddNode { page, node, at })
+            }
+            Op::UpdateNode {
+                page,
+                id,
+                mut patch,
+            } => {
+                if let Some(KindPatch::Text {
+                    translation: Some(translation),
+                    state,
+                    origin,
+                    ..
+                }) = &mut patch.kind
+                {
+                    let current = self
+                        .scene
+                        .page(page)
+                        .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]));
+                    if let Some(node) = current
+                        && let Some(why) = self.refuse(node, state.is_some())?
+                    {
+                        self.dropped.push(Dropped {
+                            page,
+                            node: id,
+                            why: why.to_owned(),
+                        });
+                        return Ok(None);
+                    }
+                    let written = translation.as_deref().is_some_and(|t| !t.is_empty());
+                    if let Writer::Engine { .. } = self.writer {
+                        // An engine's translation is never more than
+                        // `translated`: review is a person's.
+                        *state = Some(TextState::inferred(translation.as_deref()));
+                    }
+                    if origin.is_none() {
+                        *origin = Some(written.then(|| self.origin()));
+                    }
+                }
+                Some(Op::UpdateNode { page, id, patch })
+            }
+            other => Some(other),
+        })
+    }
+
+    /// `Ok(Some(why))` when an engine's edit of `node` is to be dropped;
+    /// an error when a person edits a final translation without a state.
+    fn refuse(&self, node: &Node, sets_state: bool) -> CoreResult<Option<&'static str>> {
+        match self.writer {
+            Writer::Engine { overwrite, .. } => Ok(overwrite.forbids(node)),
+            Writer::Person if node.kind.state() == Some(TextState::Final) && !sets_state => {
+                Err(CoreError::InvalidOp(format!(
+                    "node {} is final: its translation is locked; set `state` in the same \
+                     patch (e.g. \"translated\") to change it anyway",
+                    node.id
+                )))
+            }
+            Writer::Person => Ok(None),
+        }
+    }
+
+    fn new_node(&self, node: &mut NewNode) {
+        if let NodeKind::Text {
+            translation: Some(t),
+            origin: origin @ None,
+            state,
+            ..
+        } = &mut node.kind
+            && !t.is_empty()
+        {
+            *origin = Some(self.origin());
+            if let Writer::Engine { .. } = self.writer {
+                *state = Some(TextState::Translated);
+            }
+        }
+    }
+
+    fn origin(&self) -> Origin {
+        match self.writer {
+            Writer::Person => Origin {
+                by: Author::Human,
+                engine: None,
+                at: self.at.to_owned(),
+            },
+            Writer::Engine { id, .. } => Origin {
+                by: Author::Engine,
+                engine: Some(id.clone()),
+                at: self.at.to_owned(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::apply::apply;
+    use crate::core::op::{NewPage, NodePatch};
+
+    const AT: &str = "2026-12-01T00:00:00Z";
+
+    fn text(translation: Option<&str>) -> NodeKind {
+        NodeKind::Text {
+            text: Some("source".into()),
+            translation: translation.map(str::to_owned),
+            source_lang: None,
+            style: None,
+            state: None,
+            origin: None,
+        }
+    }
+
+    fn scene_with(kinds: Vec<NodeKind>) -> (Scene, PageId, Vec<NodeId>) {
+        let mut scene = Scene::new("p", AT);
+        let ids: Vec<NodeId> = kinds.iter().map(|_| NodeId::new()).collect();
+        let page = PageId::new();
+        let nodes = kinds
+            .into_iter()
+            .zip(&ids)
+            .map(|(kind, id)| NewNode {
+                id: Some(*id),
+                transform: Default::default(),
+                visible: true,
+                kind,
+            })
+            .collect();
+        let op = Op::AddPage {
+            page: NewPage {
+                id: Some(page),
+                name: "1".into(),
+                width: None,
+                height: None,
+                nodes: Some(nodes),
+            },
+            at: None,
+        };
+        apply(&mut scene, op, &|_| true).unwrap();
+        (scene, page, ids)
+    }
+
+    fn set(page: PageId, id: NodeId, translation: &str, state: Option<TextState>) -> Op {
+        Op::UpdateNode {
+            page,
+            id,
+            patch: NodePatch {
+                kind: Some(KindPatch::Text {
+                    text: None,
+                    translation: Some(Some(translation.into())),
+                    source_lang: None,
+                    style: None,
+                    state,
+                    origin: None,
+                }),
+                ..NodePatch::default()
+            },
+        }
+    }
+
+    fn node_kind(scene: &Scene, id: NodeId) -> &NodeKind {
+        let page = &scene.pages[0];
+        &page.nodes[page.node_index(id).unwrap()].kind
+    }
+
+    #[test]
+    fn a_person_s_edit_is_translated_by_a_human() {
+        let (mut scene, page, ids) = scene_with(vec![text(None)]);
+        assert_eq!(
+            node_kind(&scene, ids[0]).state(),
+            Some(TextState::Initial)
+        );
+        let stamped = stamp(&scene, set(page, ids[0], "hi", None), &Writer::Person, AT).unwrap();
+        apply(&mut scene, stamped.op.unwrap(), &|_| true).unwrap();
+        let NodeKind::Text { state, origin, .. } = node_kind(&scene, ids[0]) else {
+            panic!()
+        };
+        assert_eq!(*state, Some(TextState::Translated));
+        assert_eq!(origin.as_ref().unwrap().by, Author::Human);
+    }
+
+    #[test]
+    fn each_policy_drops_what_it_forbids_and_final_is_always_locked() {
+        let machine = NodeKind::Text {
+            state: Some(TextState::Translated),
+            origin: Some(Origin {
+                by: Author::Engine,
+                engine: Some("pseudo-translate".into()),
+                at: AT.into(),
+            }),
+            ..text(Some("machine"))
+        };
+        let human = text(Some("human"));
+        let reviewed = NodeKind::Text {
+            state: Some(TextState::Reviewed),
+            ..text(Some("reviewed"))
+        };
+        let fin = NodeKind::Text {
+            state: Some(TextState::Final),
+            ..text(Some("final"))
+        };
+        let kinds = vec![text(None), machine, human, reviewed, fin];
+        let (scene, page, ids) = scene_with(kinds);
+        let kept = |overwrite| {
+            let ops = ids.iter().map(|id| set(page, *id, "new", None)).collect();
+            let writer = Writer::Engine {
+                id: "e".into(),
+                overwrite,
+            };
+            let batch = Op::Batch { ops, label: None };
+            let stamped = stamp(&scene, batch, &writer, AT).unwrap();
+            let dropped: Vec<NodeId> = stamped.dropped.iter().map(|d| d.node).collect();
+            ids.iter()
+                .map(|id| !dropped.contains(id))
+                .collect::<Vec<bool>>()
+        };
+        assert_eq!(
+            kept(Overwrite::Untranslated),
+            [true, false, false, false, false]
+        );
+        assert_eq!(kept(Overwrite::Machine), [true, true, false, false, false]);
+        assert_eq!(kept(Overwrite::All), [true, true, true, true, false]);
+    }
+
+    #[test]
+    fn a_person_unlocks_final_only_by_setting_a_state() {
+        let fin = NodeKind::Text {
+            state: Some(TextState::Final),
+            ..text(Some("final"))
+        };
+        let (scene, page, ids) = scene_with(vec![fin]);
+        let err = stamp(&scene, set(page, ids[0], "x", None), &Writer::Person, AT).unwrap_err();
+        assert!(err.to_string().contains("is final"), "{err}");
+        let op = set(page, ids[0], "x", Some(TextState::Translated));
+        assert!(stamp(&scene, op, &Writer::Person, AT).unwrap().op.is_some());
+    }
+}
