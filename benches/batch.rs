@@ -38,6 +38,8 @@ fn node(i: usize) -> NewNode {
             translation: None,
             source_lang: None,
             style: None,
+            state: None,
+            origin: None,
         },
     }
 }

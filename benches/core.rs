@@ -47,6 +47,8 @@ fn text_node(i: usize) -> NewNode {
             )),
             source_lang: Some("en".into()),
             style: None,
+            state: None,
+            origin: None,
         },
     }
 }
@@ -74,6 +76,8 @@ fn translate(page: PageId, node: NodeId, n: u64) -> Op {
                 translation: Some(Some(format!("translation {n}"))),
                 source_lang: None,
                 style: None,
+                state: None,
+                origin: None,
             }),
             ..NodePatch::default()
         },

@@ -32,6 +32,8 @@ fn big_app() -> App {
                     )),
                     source_lang: Some("en".into()),
                     style: None,
+                    state: None,
+                    origin: None,
                 },
             })
             .collect();

@@ -10,8 +10,8 @@ use super::blobs::BlobHash;
 use super::events::{Event, SessionSummary};
 use super::ids::{ProjectId, SessionId};
 use super::op::Op;
-use super::workflow::Writer;
 use super::session::{Pending, Session};
+use super::workflow::Writer;
 use super::{
     Core, CoreError, CoreResult, ProjectEntry, check_project_name, init_project_dir,
     list_projects_in, slug,

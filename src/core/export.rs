@@ -69,8 +69,7 @@ pub struct ExportSpec {
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// XLIFF `trgLang`; defaults to the project's target language, else
-    /// `und` when targets exist.
+    /// XLIFF `trgLang`; default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
 }

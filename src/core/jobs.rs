@@ -18,8 +18,8 @@ use super::Core;
 use super::engines::{Engine, PageInput, page_image};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, JobStatus};
-use super::ids::{JobId, PageId, SessionId};
 use super::history::Group;
+use super::ids::{JobId, PageId, SessionId};
 use super::op::Op;
 use super::workflow::{Overwrite, Writer};
 use crate::config::schema::ProviderConfig;
@@ -35,20 +35,19 @@ pub struct PipelineSpec {
     /// Pages to process, in this order; all pages when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// Target language (BCP 47) for translation engines such as
-    /// llm-translate; default: the project's.
+    /// For translation engines (BCP 47); default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
-    /// Font family given to translated text nodes that have none.
+    /// Font family for translated text nodes without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_font: Option<String>,
-    /// The `[providers.<id>]` llm-translate uses when several are set.
+    /// Which `[providers.<id>]` llm-translate uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    /// Which translations engines may replace: `untranslated` (default),
-    /// `machine` (also unreviewed engine output), `all` (all but final).
+    /// What engines may overwrite: untranslated nodes (default), also
+    /// unreviewed machine output, or all but final.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overwrite: Option<Overwrite>,
 }
@@ -430,7 +429,10 @@ impl Core {
                                         warn(
                                             page_index,
                                             engine,
-                                            format!("node {} kept its translation: {}", d.node, d.why),
+                                            format!(
+                                                "node {} kept its translation: {}",
+                                                d.node, d.why
+                                            ),
                                         );
                                     }
                                 }

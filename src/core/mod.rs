@@ -50,14 +50,14 @@ pub use self::blocking::Blocking;
 use self::engines::{EngineInfo, Registry};
 pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
+use self::history::Group;
 use self::ids::{ProjectId, SessionId};
 use self::op::Op;
 use self::scene::Scene;
-use self::history::Group;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
-use self::workflow::{Dropped, Writer};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
+use self::workflow::{Dropped, Writer};
 use crate::config::schema::{EnginesConfig, ProviderConfig};
 
 /// What the core needs from the configuration.

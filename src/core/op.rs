@@ -287,11 +287,9 @@ pub enum KindPatch {
             skip_serializing_if = "Option::is_none"
         )]
         style: Option<StylePatch>,
-        /// `reviewed`/`final` are a person's; editing a `final` translation
-        /// needs a state in the same patch.
+        /// A `final` translation changes only with a state given.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         state: Option<TextState>,
-        /// Set by quire when absent.
         #[serde(
             default,
             deserialize_with = "objects::clearable",

@@ -86,12 +86,10 @@ pub enum NodeKind {
             skip_serializing_if = "Option::is_none"
         )]
         style: Option<Style>,
-        /// Where the translation stands; every text node in a scene has
-        /// one (a node added without it gets `initial`, or `translated`
-        /// when it has a translation).
+        /// Default: `translated` if it has a translation, else `initial`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         state: Option<TextState>,
-        /// Who wrote the current translation.
+        /// Who wrote the translation (quire records it).
         #[serde(
             default,
             deserialize_with = "super::objects::optional",
@@ -114,7 +112,17 @@ pub enum NodeKind {
 
 /// The XLIFF 2.0 segment states. `final` is locked: no engine writes it.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "camelCase")]
 pub enum TextState {
@@ -253,13 +261,31 @@ impl Scene {
         self.pages.iter().find(|p| p.id == id).map(|p| &**p)
     }
 
-    /// Equal in everything a person edits: the project name and every page.
-    /// `updatedAt` is the time of the last change and so differs between
-    /// two replays of the same ops at different moments.
+    /// Equal in everything a person edits: the project and every page.
+    /// `updatedAt` and the times in translation origins say when a change
+    /// was made, and so differ between two runs of the same edits.
     pub fn same_content(&self, other: &Scene) -> bool {
-        self.project.name == other.project.name
-            && self.project.created_at == other.project.created_at
-            && self.pages == other.pages
+        let untimed = |scene: &Scene| {
+            let mut pages: Vec<Page> = scene.pages.iter().map(|p| (**p).clone()).collect();
+            for node in pages.iter_mut().flat_map(|p| p.nodes.iter_mut()) {
+                if let NodeKind::Text {
+                    origin: Some(o), ..
+                } = &mut node.kind
+                {
+                    o.at.clear();
+                }
+            }
+            pages
+        };
+        let project = |p: &ProjectMeta| {
+            (
+                p.name.clone(),
+                p.created_at.clone(),
+                p.source_language.clone(),
+                p.target_language.clone(),
+            )
+        };
+        project(&self.project) == project(&other.project) && untimed(self) == untimed(other)
     }
 }
 

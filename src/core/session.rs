@@ -26,9 +26,7 @@ use super::scene::Scene;
 use super::storage::lock::{Holder, ProjectLock};
 use super::storage::log::{self, FrameKind};
 use super::storage::writer::{Durable, Item, LogWriter, SnapshotJob, Start};
-use super::storage::{
-    self, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339,
-};
+use super::storage::{self, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339};
 use super::workflow::{self, Dropped, Writer};
 use crate::config::schema::Durability;
 

@@ -22,12 +22,13 @@ use super::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
 )]
 #[serde(rename_all = "camelCase")]
 pub enum Overwrite {
-    /// Only nodes without a translation.
+    // Only nodes without a translation. (Plain comments: a doc comment per
+    // variant would make the schema a long `anyOf`.)
     #[default]
     Untranslated,
-    /// Also an engine's translations that nobody has reviewed.
+    // Also an engine's translations that nobody has reviewed.
     Machine,
-    /// Everything but `final`.
+    // Everything but `final`.
     All,
 }
 
@@ -128,11 +129,14 @@ impl Stamper<'_, '_> {
     fn op(&mut self, op: Op) -> CoreResult<Option<Op>> {
         Ok(match op {
             Op::Batch { ops, label } => {
-                let mut kept = Vec::with_capacity(ops.len());
+                let given = ops.len();
+                let mut kept = Vec::with_capacity(given);
                 for op in ops {
                     kept.extend(self.op(op)?);
                 }
-                (!kept.is_empty()).then_some(Op::Batch { ops: kept, label })
+                // Gone only when edits were dropped from it (an empty batch
+                // given as such is `apply`'s to refuse).
+                (kept.len() == given || !kept.is_empty()).then_some(Op::Batch { ops: kept, label })
             }
             Op::AddPage { mut page, at } => {
                 for node in page.nodes.iter_mut().flatten() {
@@ -140,11 +144,7 @@ impl Stamper<'_, '_> {
                 }
                 Some(Op::AddPage { page, at })
             }
-            Op::AddNode {
-                page,
-                mut node,
-                at,
-            } => {
+            Op::AddNode { page, mut node, at } => {
                 self.new_node(&mut node);
                 Some(Op::AddNode { page, node, at })
             }
@@ -247,13 +247,21 @@ mod tests {
     const AT: &str = "2026-12-01T00:00:00Z";
 
     fn text(translation: Option<&str>) -> NodeKind {
+        with(translation, None, None)
+    }
+
+    fn with(
+        translation: Option<&str>,
+        state: Option<TextState>,
+        origin: Option<Origin>,
+    ) -> NodeKind {
         NodeKind::Text {
             text: Some("source".into()),
             translation: translation.map(str::to_owned),
             source_lang: None,
             style: None,
-            state: None,
-            origin: None,
+            state,
+            origin,
         }
     }
 
@@ -311,10 +319,7 @@ mod tests {
     #[test]
     fn a_person_s_edit_is_translated_by_a_human() {
         let (mut scene, page, ids) = scene_with(vec![text(None)]);
-        assert_eq!(
-            node_kind(&scene, ids[0]).state(),
-            Some(TextState::Initial)
-        );
+        assert_eq!(node_kind(&scene, ids[0]).state(), Some(TextState::Initial));
         let stamped = stamp(&scene, set(page, ids[0], "hi", None), &Writer::Person, AT).unwrap();
         apply(&mut scene, stamped.op.unwrap(), &|_| true).unwrap();
         let NodeKind::Text { state, origin, .. } = node_kind(&scene, ids[0]) else {
@@ -326,24 +331,15 @@ mod tests {
 
     #[test]
     fn each_policy_drops_what_it_forbids_and_final_is_always_locked() {
-        let machine = NodeKind::Text {
-            state: Some(TextState::Translated),
-            origin: Some(Origin {
-                by: Author::Engine,
-                engine: Some("pseudo-translate".into()),
-                at: AT.into(),
-            }),
-            ..text(Some("machine"))
+        let engine = Origin {
+            by: Author::Engine,
+            engine: Some("pseudo-translate".into()),
+            at: AT.into(),
         };
+        let machine = with(Some("machine"), Some(TextState::Translated), Some(engine));
         let human = text(Some("human"));
-        let reviewed = NodeKind::Text {
-            state: Some(TextState::Reviewed),
-            ..text(Some("reviewed"))
-        };
-        let fin = NodeKind::Text {
-            state: Some(TextState::Final),
-            ..text(Some("final"))
-        };
+        let reviewed = with(Some("reviewed"), Some(TextState::Reviewed), None);
+        let fin = with(Some("final"), Some(TextState::Final), None);
         let kinds = vec![text(None), machine, human, reviewed, fin];
         let (scene, page, ids) = scene_with(kinds);
         let kept = |overwrite| {
@@ -369,10 +365,7 @@ mod tests {
 
     #[test]
     fn a_person_unlocks_final_only_by_setting_a_state() {
-        let fin = NodeKind::Text {
-            state: Some(TextState::Final),
-            ..text(Some("final"))
-        };
+        let fin = with(Some("final"), Some(TextState::Final), None);
         let (scene, page, ids) = scene_with(vec![fin]);
         let err = stamp(&scene, set(page, ids[0], "x", None), &Writer::Person, AT).unwrap_err();
         assert!(err.to_string().contains("is final"), "{err}");

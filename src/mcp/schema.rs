@@ -79,10 +79,11 @@ const STANDARD_FORMATS: &[&str] = &[
 /// plain values (ids, hashes, enums), which are written in place instead,
 /// and `additionalProperties: false` (a stray field is still refused, as
 /// `invalid_arguments` naming it, and OpenAI's strict mode closes every
-/// object itself).
+/// object itself). Fields quire records itself ([`RECORDED`]) are left
+/// out too: an op may carry them, but a model never needs to.
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
     let mut value = merge_identical_definitions(inline_plain_definitions(without_null_defaults(
-        open_objects(portable(generate::<T>())),
+        without_recorded(open_objects(portable(generate::<T>()))),
     )));
     // A definition's description documents a Rust type; the properties
     // that use it carry their own.
@@ -108,6 +109,44 @@ pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
 pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
     let value = shallow(&portable(generate::<T>()));
     Arc::new(value.as_object().cloned().unwrap_or_default())
+}
+
+/// Properties quire fills in when a client leaves them out: a
+/// translation's `origin` (who wrote it, when).
+pub const RECORDED: &[&str] = &["origin"];
+
+fn without_recorded(schema: Value) -> Value {
+    let mut schema = map_subschemas(schema, &|s| match s {
+        Value::Object(mut map) => {
+            if let Some(Value::Object(props)) = map.get_mut("properties") {
+                for name in RECORDED {
+                    props.remove(*name);
+                }
+            }
+            Value::Object(map)
+        }
+        other => other,
+    });
+    // Definitions only those properties used are gone with them.
+    loop {
+        let Some(Value::Object(defs)) = schema.get("$defs") else {
+            return schema;
+        };
+        let text = schema.to_string();
+        let unused: Vec<String> = defs
+            .keys()
+            .filter(|name| !text.contains(&format!("\"#/$defs/{name}\"")))
+            .cloned()
+            .collect();
+        if unused.is_empty() {
+            return schema;
+        }
+        if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+            for name in unused {
+                defs.remove(&name);
+            }
+        }
+    }
 }
 
 fn generate<T: JsonSchema>() -> Value {

@@ -31,11 +31,10 @@ pub fn valid_tool_name(name: &str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenProjectArgs {
-    /// A project directory. Relative paths are inside the projects
-    /// directory; `..` may not climb out of it.
+    /// A project directory; `..` may not climb out of the projects
+    /// directory.
     pub path: String,
-    /// Create a new project at `path` (which must not exist or be empty)
-    /// with this name, instead of opening one.
+    /// Create a project at `path` (absent or empty) with this name.
     #[serde(default)]
     pub create_name: Option<String>,
 }
@@ -70,12 +69,10 @@ pub struct StartPipelineArgs {
     pub spec: PipelineSpec,
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Return when the job has ended (progress notifications with a
-    /// progress token).
+    /// Return when the job ends (progress with a progress token).
     #[serde(default)]
     pub wait: bool,
-    /// With wait: stop waiting after this many seconds (default 600); the
-    /// job goes on.
+    /// With wait: stop waiting after N s (default 600); the job goes on.
     #[serde(default)]
     pub wait_timeout_secs: Option<u64>,
 }
@@ -108,7 +105,7 @@ pub struct ExportArgs {
     pub spec: ExportSpec,
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Write the export to this file instead of returning it (stdio only).
+    /// Write to this file instead (stdio only).
     #[serde(default)]
     pub out_path: Option<String>,
 }
@@ -131,8 +128,7 @@ pub struct ImportPagesArgs {
     /// text (a node per paragraph). Paths follow the project path rules.
     #[serde(default)]
     pub files: Option<Vec<String>>,
-    /// Pages given inline: `{ name, text }` or `{ name, mimeType, data }`
-    /// (base64).
+    /// Inline pages: text, or an image in base64.
     #[serde(default)]
     pub items: Option<Vec<ImportItem>>,
     /// Language tag of the imported text (BCP 47).
@@ -379,7 +375,7 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Apply an op",
             changes(true, false),
-            "Apply one change to the scene; a Batch applies several as one undo step, all or nothing. Send only new values; null clears a field. Returns the new epoch and the ids of what was added. An op that does not apply changes nothing.",
+            "Apply one change to the scene (a Batch: several as one undo step, all or nothing). Send only new values; null clears a field. Returns the new epoch and the added ids; an op that fails changes nothing.",
         ),
         ToolName::Undo => tool::<SessionArgs, Epoch>(
             name,
@@ -445,7 +441,7 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Import pages",
             changes(false, false),
-            "Add pages as one undo step, files first, then items, each in order: image or text files, or inline items ({name, text} or {name, mimeType, data} in base64). Returns the new epoch and the added ids.",
+            "Add pages as one undo step: files first, then inline items, each in order. Returns the new epoch and the added ids.",
         ),
     }
 }

@@ -173,9 +173,7 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             Some(("overwrite", v)) => match Overwrite::parse(v) {
                 Some(o) => spec.overwrite = Some(o),
                 None => {
-                    return app.fail(format!(
-                        "overwrite={v}: say untranslated, machine or all"
-                    ));
+                    return app.fail(format!("overwrite={v}: say untranslated, machine or all"));
                 }
             },
             Some(("font", v)) => spec.default_font = Some(v.to_owned()),

@@ -15,9 +15,9 @@ use super::backend::BackendEvent;
 use super::commands;
 use super::layout::{Hit, hit_test};
 use crate::core::events::{Event, JobStatus, JobSummary};
+use crate::core::ids::{PageId, SessionId};
 use crate::core::jobs::Approval;
 use crate::core::op::{KindPatch, NodePatch, Op};
-use crate::core::ids::{PageId, SessionId};
 use crate::core::scene::{Node, NodeKind, TextState};
 
 /// Applies `msg` at time `now`; returns what the runtime must do.

@@ -297,8 +297,8 @@ fn node_summary(node: &Node, width: usize) -> (String, Style) {
             let source = text.as_deref().unwrap_or("");
             let mark = state_mark(&node.kind);
             match translation {
-                Some(t) => format!("T{mark} {source}  →  {t}"),
-                None => format!("T{mark} {source}  →  ·"),
+                Some(t) => format!("T {mark} {source}  →  {t}"),
+                None => format!("T {mark} {source}  →  ·"),
             }
         }
         NodeKind::Image { name, role, .. } => {

@@ -65,8 +65,8 @@ async fn crash_child(args: &[&str]) {
         let action = generator.action(&replica.scene, &replica.history);
         let epoch = match &action {
             Action::Op(op) => core.apply(id, op.clone()).await.unwrap().epoch,
-            Action::Undo => core.undo(id).await.unwrap().unwrap(),
-            Action::Redo => core.redo(id).await.unwrap().unwrap(),
+            Action::Undo => core.undo(id).await.unwrap().unwrap().epoch,
+            Action::Redo => core.redo(id).await.unwrap().unwrap().epoch,
         };
         replica.perform(&action);
         assert_eq!(epoch, replica.epoch);

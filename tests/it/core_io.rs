@@ -470,6 +470,8 @@ async fn xliff_stays_well_formed_with_control_characters() {
                 translation: Some(Some(translation.into())),
                 source_lang: None,
                 style: None,
+                state: None,
+                origin: None,
             }),
             ..Default::default()
         },

@@ -19,6 +19,7 @@ use quire::core::ids::PageId;
 use quire::core::limits::{self, MAX_BATCH_DEPTH, MAX_BATCH_OPS, MAX_NAME_CHARS, MAX_TEXT_BYTES};
 use quire::core::op::{KindPatch, NodePatch, Op, PagePatch, ProjectPatch};
 use quire::core::scene::{NodeKind, Scene};
+use quire::core::workflow::{Writer, stamp};
 
 use crate::core_support::{
     Action, Intent, TestCore, add_page, core_at, intent, settings, text_node,
@@ -205,8 +206,10 @@ proptest! {
             for shape in &shapes {
                 let op = build(shape, &mut replica.clone());
                 let mut expected = replica.clone();
+                // As the session does: a person's edit is stamped first.
+                let stamped = stamp(&expected, op.clone(), &Writer::Person, "2026-01-01T00:00:00Z");
                 let accepted = limits::check_op(&op).is_ok()
-                    && apply(&mut expected, op.clone(), &no_blobs).is_ok();
+                    && stamped.is_ok_and(|s| apply(&mut expected, s.op.unwrap(), &no_blobs).is_ok());
                 let before = t.core.scene(id).await.unwrap();
                 match t.core.apply(id, op).await {
                     Ok(result) => {

@@ -93,8 +93,8 @@ proptest! {
                         };
                         let epoch = match &action {
                             Action::Op(op) => core.apply(id, op.clone()).await.unwrap().epoch,
-                            Action::Undo => core.undo(id).await.unwrap().unwrap(),
-                            Action::Redo => core.redo(id).await.unwrap().unwrap(),
+                            Action::Undo => core.undo(id).await.unwrap().unwrap().epoch,
+                            Action::Redo => core.redo(id).await.unwrap().unwrap().epoch,
                         };
                         replica.perform(&action);
                         prop_assert_eq!(epoch, before.epoch + 1);

@@ -10,11 +10,12 @@ use quire::config::schema::{
 };
 use quire::core::apply::apply;
 use quire::core::blobs::BlobHash;
-use quire::core::history::{Entry, History};
+use quire::core::history::{Entry, History, describe};
 use quire::core::ids::{NodeId, PageId, SessionId};
 use quire::core::op::{KindPatch, NewNode, NewPage, NodePatch, Op};
 use quire::core::scene::{NodeKind, Scene, Transform};
 use quire::core::session::SessionSettings;
+use quire::core::workflow::{Writer, stamp};
 use quire::core::{Core, CoreConfig};
 use tempfile::TempDir;
 
@@ -142,6 +143,8 @@ pub fn text_node(text: &str) -> NewNode {
             translation: None,
             source_lang: None,
             style: None,
+            state: None,
+            origin: None,
         },
     }
 }
@@ -169,6 +172,8 @@ pub fn translate(page: PageId, node: NodeId, text: &str) -> Op {
                 translation: Some(Some(text.into())),
                 source_lang: None,
                 style: None,
+                state: None,
+                origin: None,
             }),
             ..NodePatch::default()
         },
@@ -344,10 +349,15 @@ impl Replica {
         let no_blobs = |_: &BlobHash| false;
         match action {
             Action::Op(op) => {
-                let applied = apply(&mut self.scene, op.clone(), &no_blobs).unwrap();
+                // As a session does: a person's edit, stamped, then applied.
+                let at = "2026-01-01T00:00:00Z";
+                let stamped = stamp(&self.scene, op.clone(), &Writer::Person, at).unwrap();
+                let applied = apply(&mut self.scene, stamped.op.unwrap(), &no_blobs).unwrap();
                 self.history.push(Entry {
+                    label: describe(&self.scene, &applied.op),
                     forward: applied.op,
                     inverse: applied.inverse,
+                    group: None,
                 });
             }
             Action::Undo => {

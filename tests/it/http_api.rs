@@ -283,13 +283,13 @@ async fn apply_undo_redo_and_addressed_routes() {
     assert_eq!(applied["created"].as_array().unwrap().len(), 1);
     assert_eq!(
         s.post("/api/v1/history/undo", json!(null)).await.1,
-        json!({ "epoch": 3 })
+        json!({ "epoch": 3, "label": "add page p2", "ops": 1 })
     );
     assert_eq!(
         s.post(&format!("/api/v1/sessions/{id}/history/undo"), json!(null))
             .await
             .1,
-        json!({ "epoch": 4 })
+        json!({ "epoch": 4, "label": "import text p1", "ops": 1 })
     );
     assert_eq!(
         s.post("/api/v1/history/undo", json!(null)).await.1,
@@ -297,7 +297,7 @@ async fn apply_undo_redo_and_addressed_routes() {
     );
     assert_eq!(
         s.post("/api/v1/history/redo", json!(null)).await.1,
-        json!({ "epoch": 5 })
+        json!({ "epoch": 5, "label": "import text p1", "ops": 1 })
     );
     let (_, one) = s.get(&format!("/api/v1/sessions/{id}")).await;
     assert_eq!(one["epoch"], 5);

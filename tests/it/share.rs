@@ -78,10 +78,10 @@ impl Backend for Gated {
     fn apply(&self, id: SessionId, op: quire::core::op::Op) -> Reply<'_, quire::core::ApplyResult> {
         self.inner.apply(id, op)
     }
-    fn undo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<quire::core::StepResult>> {
         self.inner.undo(id)
     }
-    fn redo(&self, id: SessionId) -> Reply<'_, Option<u64>> {
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<quire::core::StepResult>> {
         self.inner.redo(id)
     }
     fn start_pipeline(

@@ -265,7 +265,9 @@ fn editing_a_translation_is_a_draft_until_saved() {
             text: None,
             translation: Some(Some("Salut".into())),
             source_lang: None,
-            style: None
+            style: None,
+            state: None,
+            origin: None,
         })
     );
     // Esc drops a draft without an effect.

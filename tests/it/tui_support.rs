@@ -53,6 +53,8 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             translation: translation.map(Into::into),
             source_lang: Some("en".into()),
             style: None,
+            state: None,
+            origin: None,
         },
     }
 }

@@ -105,6 +105,8 @@ mod tests {
                 translation: translation.map(Into::into),
                 source_lang: None,
                 style: None,
+                state: None,
+                origin: None,
             },
         }
     }

@@ -175,7 +175,11 @@ impl SnapshotFile {
             serde_json::from_str(raw).map_err(|e| corrupt(None, e.to_string()))?;
         // A 0.1.0 scene has no translation states: they are inferred.
         for page in &mut scene.pages {
-            if page.nodes.iter().any(|n| matches!(n.kind, NodeKind::Text { state: None, .. })) {
+            if page
+                .nodes
+                .iter()
+                .any(|n| matches!(n.kind, NodeKind::Text { state: None, .. }))
+            {
                 std::sync::Arc::make_mut(page).infer_states();
             }
         }

@@ -26,7 +26,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::{
-    FORMAT_VERSION, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, private_file, write_atomic,
+    FORMAT_VERSION, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, private_file,
+    write_atomic,
 };
 use crate::config::schema::Durability;
 use crate::core::error::{CoreError, CoreResult};
