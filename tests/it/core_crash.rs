@@ -1,7 +1,8 @@
 //! Crash safety with real processes: a child applies ops and prints each
 //! acknowledged epoch; the parent kills it with SIGKILL at random moments
-//! and checks that every acknowledged op survived and that the recovered
-//! scene equals an in-memory replay of the same ops. Also: the project lock
+//! and checks that every acknowledged op survived, that the recovered
+//! scene equals an in-memory replay of the same ops, and that undo goes
+//! back through the same history. Also: the project lock
 //! between two processes.
 //!
 //! The child is this same test binary, re-run on the ignored test
@@ -230,6 +231,25 @@ fn every_acknowledged_op_survives_sigkill() {
             "round {round} ({durability}, snapshot every {every}): recovered scene at epoch {} differs from the replay",
             recovered.epoch
         );
+        // History came back too (history.json at the last snapshot, the
+        // log on top): the same undos as the replay, to its bottom or 8.
+        for step in 0..8 {
+            let undone = runtime.block_on(core.undo(session.id)).unwrap();
+            assert_eq!(
+                undone.is_some(),
+                replica.history.next_undo().is_some(),
+                "round {round}: undo {step} after recovery"
+            );
+            if undone.is_none() {
+                break;
+            }
+            replica.perform(&Action::Undo);
+            let scene = runtime.block_on(core.scene(session.id)).unwrap().scene;
+            assert!(
+                replica.scene.same_content(&scene),
+                "round {round}: undo {step} after recovery differs from the replay"
+            );
+        }
         core.blocking().close_session(session.id).unwrap();
     }
 }

@@ -14,7 +14,7 @@ use quire::core::scene::NodeKind;
 
 use crate::core_support::{TestCore, command_engine};
 
-fn spec(steps: &[&str]) -> PipelineSpec {
+pub fn spec(steps: &[&str]) -> PipelineSpec {
     PipelineSpec {
         steps: steps.iter().map(|s| (*s).to_owned()).collect(),
         ..PipelineSpec::default()
@@ -22,7 +22,7 @@ fn spec(steps: &[&str]) -> PipelineSpec {
 }
 
 /// Events of job `id` until its JobFinished (with a deadline).
-async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
+pub async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
     every_event_until_finished(sub, id)
         .await
         .into_iter()
@@ -34,14 +34,14 @@ async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
         .collect()
 }
 
-fn finished(events: &[Event]) -> (JobStatus, Option<String>) {
+pub fn finished(events: &[Event]) -> (JobStatus, Option<String>) {
     match events.last() {
         Some(Event::JobFinished { status, error, .. }) => (*status, error.clone()),
         other => panic!("no JobFinished: {other:?}"),
     }
 }
 
-fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
+pub fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -56,7 +56,7 @@ fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
         .collect()
 }
 
-async fn text_pages(t: &TestCore, id: SessionId, n: usize) -> Vec<PageId> {
+pub async fn text_pages(t: &TestCore, id: SessionId, n: usize) -> Vec<PageId> {
     let mut pages = Vec::new();
     for i in 0..n {
         let r = t
@@ -74,7 +74,7 @@ async fn text_pages(t: &TestCore, id: SessionId, n: usize) -> Vec<PageId> {
     pages
 }
 
-fn engines(list: &[(&str, CommandEngineConfig)]) -> EnginesConfig {
+pub fn engines(list: &[(&str, CommandEngineConfig)]) -> EnginesConfig {
     EnginesConfig {
         allow_unattended: false,
         commands: list

@@ -17,6 +17,7 @@ mod core_props;
 mod core_safety;
 mod core_storage;
 mod core_support;
+mod core_workflow;
 mod http_api;
 mod http_binary;
 mod http_refusals;
