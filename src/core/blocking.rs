@@ -3,7 +3,7 @@
 //! that may block their thread. The async methods of [`Core`] run these on
 //! tokio's blocking pool; this is for threads that may block.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::blobs::BlobHash;
@@ -85,20 +85,23 @@ impl Blocking<'_> {
         std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
         let path = {
             let _guard = self.0.lifecycle();
-            let slug = slug(&name);
-            let mut n = 1;
-            let path = loop {
-                let candidate = if n == 1 {
-                    root.join(&slug)
-                } else {
-                    root.join(format!("{slug}-{n}"))
-                };
-                if !candidate.exists() {
-                    break candidate;
-                }
-                n += 1;
-            };
+            let path = free_path(&root, &name);
             init_project_dir(&path, &name)?;
+            path
+        };
+        self.open_project(&path)
+    }
+
+    /// Unpacks a project archive into the projects directory as a new
+    /// project (a new id, a directory named after it) and opens it.
+    pub fn import_managed_archive(&self, bytes: &[u8]) -> CoreResult<SessionSummary> {
+        let name = super::export::archive_name(bytes)?;
+        let root = self.0.projects_dir().to_path_buf();
+        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
+        let path = {
+            let _guard = self.0.lifecycle();
+            let path = free_path(&root, &name);
+            super::export::unpack(bytes, &path)?;
             path
         };
         self.open_project(&path)
@@ -196,4 +199,17 @@ impl Blocking<'_> {
         super::export::unpack(bytes, dest)?;
         self.open_project(dest)
     }
+}
+
+/// A directory in `root` for a project called `name` that does not exist
+/// yet: its slug, else the slug with `-2`, `-3`, ….
+fn free_path(root: &Path, name: &str) -> PathBuf {
+    let slug = slug(name);
+    (1..)
+        .map(|n| match n {
+            1 => root.join(&slug),
+            n => root.join(format!("{slug}-{n}")),
+        })
+        .find(|candidate| !candidate.exists())
+        .unwrap_or_else(|| root.join(slug))
 }

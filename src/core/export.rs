@@ -7,8 +7,6 @@ use std::collections::HashSet;
 use std::io::{Cursor, Read, Write};
 use std::path::Path;
 
-use quick_xml::Writer;
-use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
 use serde::Deserialize;
 
 use super::blobs::{BlobHash, BlobStore};
@@ -21,6 +19,8 @@ use super::{Core, slug};
 
 /// Largest archive content quire unpacks (guards against zip bombs).
 const MAX_ARCHIVE_BYTES: u64 = 8 << 30;
+/// Most entries an archive may have (each is a file written).
+const MAX_ARCHIVE_ENTRIES: usize = 200_000;
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
@@ -105,7 +105,7 @@ impl Core {
             })
             .map_err(|e| CoreError::internal(format!("cannot encode the scene: {e}")))?,
             ExportFormat::Markdown => markdown(&scene).into_bytes(),
-            ExportFormat::Xliff => xliff(&scene, spec.target_language.as_deref())?,
+            ExportFormat::Xliff => super::xliff::export(&scene, spec.target_language.as_deref())?,
             ExportFormat::Archive => {
                 let project_id = self.session(session)?.project_id;
                 let store = self.blob_store(session)?;
@@ -121,6 +121,13 @@ impl Core {
             media_type: spec.format.media_type(),
             file_name: format!("{name}.{}", spec.format.extension()),
         })
+    }
+
+    /// Unpacks an archive into the projects directory as a new project
+    /// (see [`super::Blocking::import_managed_archive`]) and opens it.
+    pub async fn import_managed_archive(&self, bytes: Vec<u8>) -> CoreResult<SessionSummary> {
+        let core = self.clone();
+        super::blocking(move || core.blocking().import_managed_archive(&bytes)).await
     }
 
     /// Unpacks an archive made by `export` into `dest` (which must not exist
@@ -164,172 +171,6 @@ fn markdown(scene: &Scene) -> String {
         }
     }
     out
-}
-
-/// Whether XML 1.0 can carry `c` at all (its `Char` production); the C0
-/// controls but tab, LF and CR, and U+FFFE/U+FFFF, cannot appear even as
-/// character references.
-fn xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
-/// Segment text as XLIFF 2.0 content, escaped: markup characters as
-/// entities, CR as `&#13;` (a parser would turn a raw one into LF), and a
-/// character XML cannot carry as XLIFF's `<cp hex="…"/>`, so the text
-/// comes back exactly.
-fn xliff_content(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\r' => out.push_str("&#13;"),
-            c if !xml_char(c) => out.push_str(&format!("<cp hex=\"{:04X}\"/>", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// An attribute value, escaped: quotes and markup as entities, tab, LF and
-/// CR as character references (attribute normalisation would turn raw ones
-/// into spaces), and a character XML cannot carry replaced by U+FFFD
-/// (attributes have no `<cp>`; names cannot hold such characters since
-/// the name rule, but projects from 0.1.0 may).
-fn xml_attribute(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\t' => out.push_str("&#9;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c if !xml_char(c) => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `<name key="value" …>` with each value escaped by [`xml_attribute`].
-fn element<'a>(name: &'a str, attributes: &[(&str, &str)]) -> BytesStart<'a> {
-    let mut start = BytesStart::new(name);
-    for (key, value) in attributes {
-        start.push_attribute(quick_xml::events::attributes::Attribute {
-            key: quick_xml::name::QName(key),
-            value: xml_attribute(value).into(),
-        });
-    }
-    start
-}
-
-fn xml_err(e: impl std::fmt::Display) -> CoreError {
-    CoreError::internal(format!("cannot write XLIFF: {e}"))
-}
-
-fn xliff(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
-    let texts = || {
-        scene.pages.iter().flat_map(|p| {
-            p.nodes.iter().filter_map(move |n| match &n.kind {
-                NodeKind::Text {
-                    text,
-                    translation,
-                    source_lang,
-                    ..
-                } => Some((p, n, text, translation, source_lang)),
-                _ => None,
-            })
-        })
-    };
-    // The project's languages first, then what the nodes say.
-    let src_lang = scene
-        .project
-        .source_language
-        .clone()
-        .or_else(|| texts().find_map(|(.., lang)| lang.clone()))
-        .unwrap_or_else(|| "und".to_owned());
-    let target_language = target_language.or(scene.project.target_language.as_deref());
-    let has_targets = texts().any(|(_, _, _, t, _)| t.is_some());
-    let mut w = Writer::new_with_indent(Vec::new(), b' ', 2);
-    w.write_event(Xml::Decl(BytesDecl::new("1.0", Some("UTF-8"), None)))
-        .map_err(xml_err)?;
-    let trg = target_language.unwrap_or("und");
-    let mut root_attributes = vec![
-        ("xmlns", "urn:oasis:names:tc:xliff:document:2.0"),
-        ("version", "2.0"),
-        ("srcLang", src_lang.as_str()),
-    ];
-    if has_targets || target_language.is_some() {
-        root_attributes.push(("trgLang", trg));
-    }
-    w.write_event(Xml::Start(element("xliff", &root_attributes)))
-        .map_err(xml_err)?;
-    let file = element(
-        "file",
-        &[("id", "f1"), ("original", scene.project.name.as_str())],
-    );
-    w.write_event(Xml::Start(file)).map_err(xml_err)?;
-    for page in &scene.pages {
-        let id = format!("p{}", page.id);
-        let group = element("group", &[("id", &id), ("name", &page.name)]);
-        w.write_event(Xml::Start(group)).map_err(xml_err)?;
-        for node in &page.nodes {
-            let NodeKind::Text {
-                text, translation, ..
-            } = &node.kind
-            else {
-                continue;
-            };
-            let id = format!("n{}", node.id);
-            w.write_event(Xml::Start(element("unit", &[("id", &id)])))
-                .map_err(xml_err)?;
-            w.write_event(Xml::Start(BytesStart::new("notes")))
-                .map_err(xml_err)?;
-            for (category, value) in [("page", page.id.to_string()), ("node", node.id.to_string())]
-            {
-                let note = element("note", &[("category", category)]);
-                w.write_event(Xml::Start(note)).map_err(xml_err)?;
-                w.write_event(Xml::Text(BytesText::new(&value)))
-                    .map_err(xml_err)?;
-                w.write_event(Xml::End(BytesEnd::new("note")))
-                    .map_err(xml_err)?;
-            }
-            w.write_event(Xml::End(BytesEnd::new("notes")))
-                .map_err(xml_err)?;
-            w.write_event(Xml::Start(BytesStart::new("segment")))
-                .map_err(xml_err)?;
-            let parts = [
-                ("source", Some(text.as_deref().unwrap_or(""))),
-                ("target", translation.as_deref()),
-            ];
-            for (tag, value) in parts {
-                let Some(value) = value else { continue };
-                let el = element(tag, &[("xml:space", "preserve")]);
-                w.write_event(Xml::Start(el)).map_err(xml_err)?;
-                w.write_event(Xml::Text(BytesText::from_escaped(xliff_content(value))))
-                    .map_err(xml_err)?;
-                w.write_event(Xml::End(BytesEnd::new(tag)))
-                    .map_err(xml_err)?;
-            }
-            w.write_event(Xml::End(BytesEnd::new("segment")))
-                .map_err(xml_err)?;
-            w.write_event(Xml::End(BytesEnd::new("unit")))
-                .map_err(xml_err)?;
-        }
-        w.write_event(Xml::End(BytesEnd::new("group")))
-            .map_err(xml_err)?;
-    }
-    w.write_event(Xml::End(BytesEnd::new("file")))
-        .map_err(xml_err)?;
-    w.write_event(Xml::End(BytesEnd::new("xliff")))
-        .map_err(xml_err)?;
-    let mut bytes = w.into_inner();
-    bytes.push(b'\n');
-    Ok(bytes)
 }
 
 fn zip_err(e: impl std::fmt::Display) -> CoreError {
@@ -392,7 +233,41 @@ fn entry_path(name: &str) -> Option<String> {
     }
 }
 
+/// What an archive may hold: content and entry count (zip bombs), read
+/// as it inflates, whatever the entries declare.
+pub(super) struct ArchiveLimits {
+    pub bytes: u64,
+    pub entries: usize,
+}
+
+pub(super) const ARCHIVE_LIMITS: ArchiveLimits = ArchiveLimits {
+    bytes: MAX_ARCHIVE_BYTES,
+    entries: MAX_ARCHIVE_ENTRIES,
+};
+
 pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
+    unpack_within(bytes, dest, &ARCHIVE_LIMITS)
+}
+
+/// The project name an archive's `project.toml` records.
+pub(super) fn archive_name(bytes: &[u8]) -> CoreResult<String> {
+    let mut zip =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| bad_archive(e.to_string()))?;
+    let mut entry = zip
+        .by_name("project.toml")
+        .map_err(|_| bad_archive("no project.toml"))?;
+    let mut text = String::new();
+    entry
+        .by_ref()
+        .take(1 << 20)
+        .read_to_string(&mut text)
+        .map_err(|e| bad_archive(format!("project.toml: {e}")))?;
+    let toml: ProjectToml =
+        toml::from_str(&text).map_err(|e| bad_archive(format!("project.toml: {e}")))?;
+    Ok(toml.name)
+}
+
+fn unpack_within(bytes: &[u8], dest: &Path, limits: &ArchiveLimits) -> CoreResult<()> {
     if dest.exists()
         && std::fs::read_dir(dest)
             .map_err(|e| CoreError::io(dest, e))?
@@ -409,44 +284,36 @@ pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
+    let mut zip =
+        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| bad_archive(e.to_string()))?;
+    if zip.len() > limits.entries {
+        return Err(bad_archive(format!(
+            "{} entries; at most {} are allowed",
+            zip.len(),
+            limits.entries
+        )));
+    }
     // Unpack beside the destination, check everything, then rename: a
     // refused archive leaves nothing behind.
     let work = tempfile::Builder::new()
         .prefix(".quire-import-")
         .tempdir_in(parent)
         .map_err(|e| CoreError::io(parent, e))?;
-    let mut zip =
-        zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| bad_archive(e.to_string()))?;
-    let mut total = 0u64;
+    let mut left = limits.bytes;
     for i in 0..zip.len() {
         let mut entry = zip.by_index(i).map_err(|e| bad_archive(e.to_string()))?;
-        if entry.is_dir() {
-            continue;
-        }
         let name = entry
             .name()
             .map_err(|e| bad_archive(e.to_string()))?
             .into_owned();
+        if entry.is_symlink() {
+            return Err(bad_archive(format!("`{name}` is a symbolic link")));
+        }
+        if entry.is_dir() {
+            continue;
+        }
         let rel =
             entry_path(&name).ok_or_else(|| bad_archive(format!("unexpected entry `{name}`")))?;
-        total = total.saturating_add(entry.size());
-        if total > MAX_ARCHIVE_BYTES {
-            return Err(bad_archive("content larger than 8 GiB"));
-        }
-        let mut content = Vec::with_capacity(entry.size().min(1 << 26) as usize);
-        entry
-            .by_ref()
-            .take(MAX_ARCHIVE_BYTES)
-            .read_to_end(&mut content)
-            .map_err(|e| bad_archive(format!("`{name}`: {e}")))?;
-        if let Some(hex) = rel.strip_prefix("blobs/") {
-            let hash: BlobHash = hex.replace('/', "").parse().map_err(bad_archive)?;
-            if BlobHash::of(&content) != hash {
-                return Err(bad_archive(format!(
-                    "blob `{name}` does not match its hash"
-                )));
-            }
-        }
         let path = work.path().join(&rel);
         if let Some(dir) = path.parent() {
             let inside: Vec<&Path> = dir
@@ -457,7 +324,43 @@ pub(super) fn unpack(bytes: &[u8], dest: &Path) -> CoreResult<()> {
                 storage::private_dir(dir)?;
             }
         }
-        storage::write_private(&path, &content)?;
+        let mut file = storage::private_file()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => bad_archive(format!("`{name}` appears twice")),
+                _ => CoreError::io(&path, e),
+            })?;
+        // Inflated in chunks against what is left of the limit: an entry
+        // cannot blow past it by lying about its size.
+        let mut hasher = blake3::Hasher::new();
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = entry
+                .read(&mut buf)
+                .map_err(|e| bad_archive(format!("`{name}`: {e}")))?;
+            if n == 0 {
+                break;
+            }
+            left = left.checked_sub(n as u64).ok_or_else(|| {
+                bad_archive(format!(
+                    "it inflates to more than {} bytes (a zip bomb?)",
+                    limits.bytes
+                ))
+            })?;
+            hasher.update(&buf[..n]);
+            file.write_all(&buf[..n])
+                .map_err(|e| CoreError::io(&path, e))?;
+        }
+        if let Some(hex) = rel.strip_prefix("blobs/") {
+            let hash: BlobHash = hex.replace('/', "").parse().map_err(bad_archive)?;
+            if hash.to_hex() != hasher.finalize().to_hex().as_str() {
+                return Err(bad_archive(format!(
+                    "blob `{name}` does not match its hash"
+                )));
+            }
+        }
     }
     let files = ProjectFiles::new(work.path().to_path_buf());
     let mut project =

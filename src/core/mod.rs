@@ -36,6 +36,7 @@ pub mod scene;
 pub mod session;
 pub mod storage;
 pub mod workflow;
+pub mod xliff;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

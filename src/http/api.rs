@@ -22,8 +22,9 @@ pub enum Body {
     Text,
     /// Bytes of the given media type(s).
     Bytes(&'static [&'static str]),
-    /// multipart/form-data file upload, or the given JSON as an alternative.
-    MultipartOr(Schema),
+    /// multipart/form-data file upload (what its files are), or the given
+    /// JSON as an alternative.
+    MultipartOr(&'static str, Schema),
     /// text/event-stream.
     Events,
 }
@@ -245,11 +246,11 @@ fn content(body: &Body) -> Option<Value> {
             }
             Some(Value::Object(map))
         }
-        Body::MultipartOr(schema) => Some(json!({
+        Body::MultipartOr(files, schema) => Some(json!({
             "multipart/form-data": {
                 "schema": {
                     "type": "object",
-                    "description": "One or more image files (PNG, JPEG, WebP); one page each, in natural file name order",
+                    "description": files,
                     "properties": { "file": { "type": "array", "items": { "type": "string", "contentMediaType": "application/octet-stream" } } }
                 }
             },

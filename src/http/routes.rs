@@ -24,6 +24,7 @@ use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
+use crate::core::xliff::{ImportReport, TranslationFormat, TranslationImport};
 use crate::core::{ApplyResult, CoreError, ProjectEntry};
 use crate::wire::{Cancelled, Closed, Epoch, Started};
 
@@ -168,18 +169,114 @@ async fn export(
     Ok(response)
 }
 
+/// A translation file: multipart (`file`, format from its name, and
+/// `force`), or JSON [`TranslationImport`].
+async fn import_translations(
+    State(state): State<AppState>,
+    Target(id): Target,
+    request: Request,
+) -> ApiResult<Json<ImportReport>> {
+    let import = if is_multipart(&request) {
+        let mut form = Multipart::from_request(request, &state)
+            .await
+            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
+        let (mut file, mut force) = (None, false);
+        while let Some(field) = form
+            .next_field()
+            .await
+            .map_err(|e| multipart_error(e, &state))?
+        {
+            let name = field.name().unwrap_or_default().to_owned();
+            let file_name = field.file_name().map(str::to_owned);
+            let bytes = field
+                .bytes()
+                .await
+                .map_err(|e| multipart_error(e, &state))?;
+            match (name.as_str(), file_name) {
+                ("force", _) => force = matches!(&bytes[..], b"true" | b"1"),
+                (_, Some(file_name)) => file = Some((file_name, bytes)),
+                _ => {}
+            }
+        }
+        let Some((file_name, bytes)) = file else {
+            return Err(ApiError::bad_request(
+                "no_files",
+                "the multipart body has no file field",
+            ));
+        };
+        let format = TranslationFormat::from_path(&file_name).ok_or_else(|| {
+            ApiError::from(CoreError::InvalidInput(format!(
+                "`{file_name}`: the format is not known from its name (.xlf, .xliff)"
+            )))
+        })?;
+        let content = String::from_utf8(bytes.to_vec()).map_err(|_| {
+            ApiError::from(CoreError::InvalidInput(format!("`{file_name}` is not UTF-8")))
+        })?;
+        TranslationImport {
+            format,
+            content,
+            force,
+        }
+    } else {
+        let bytes = Bytes::from_request(request, &state)
+            .await
+            .map_err(|e| body_error(e, &state))?;
+        parse_json(&bytes)?
+    };
+    Ok(Json(state.core.import_translations(id, import).await?))
+}
+
+/// A project archive (`application/zip`, or one multipart file): a new
+/// project, opened.
+async fn import_archive(
+    State(state): State<AppState>,
+    request: Request,
+) -> ApiResult<Json<SessionSummary>> {
+    let bytes = if is_multipart(&request) {
+        let mut form = Multipart::from_request(request, &state)
+            .await
+            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
+        let mut file = None;
+        while let Some(field) = form
+            .next_field()
+            .await
+            .map_err(|e| multipart_error(e, &state))?
+        {
+            if field.file_name().is_some() {
+                file = Some(
+                    field
+                        .bytes()
+                        .await
+                        .map_err(|e| multipart_error(e, &state))?,
+                );
+            }
+        }
+        file.ok_or_else(|| ApiError::bad_request("no_files", "the multipart body has no file field"))?
+    } else {
+        Bytes::from_request(request, &state)
+            .await
+            .map_err(|e| body_error(e, &state))?
+    };
+    Ok(Json(
+        state.core.import_managed_archive(bytes.to_vec()).await?,
+    ))
+}
+
+fn is_multipart(request: &Request) -> bool {
+    request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("multipart/form-data"))
+}
+
 /// Multipart image files, or JSON `{ name, text }`.
 async fn import_pages(
     State(state): State<AppState>,
     Target(id): Target,
     request: Request,
 ) -> ApiResult<Json<ApplyResult>> {
-    let multipart = request
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("multipart/form-data"));
-    if multipart {
+    if is_multipart(&request) {
         let mut form = Multipart::from_request(request, &state)
             .await
             .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
@@ -334,6 +431,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
     let pipeline = api.schema::<PipelineSpec>();
     let started = api.schema::<Started>();
     let export_spec = api.schema::<ExportSpec>();
+    let translation_import = api.schema::<TranslationImport>();
+    let import_report = api.schema::<ImportReport>();
     let p = |path: &str| format!("{prefix}{path}");
     api.route(
         "POST",
@@ -342,7 +441,10 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
             id: "importPages",
             tag: "pages",
             summary: "Import pages: multipart image files (one page each, natural file name order) or JSON { name, text } (one text node per paragraph)",
-            request: Body::MultipartOr(text_page),
+            request: Body::MultipartOr(
+                "One or more image files (PNG, JPEG, WebP); one page each, in natural file name order",
+                text_page,
+            ),
             response: Body::Json(applied.clone()),
             errors: &[400, 404, 409, 413, 422],
         },
@@ -431,11 +533,30 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         },
         start_pipeline,
     );
-    let export_path = if prefix == "/api/v1" {
-        "/api/v1/projects/current/export".to_owned()
-    } else {
-        p("/export")
+    let current = |what: &str| {
+        if prefix == "/api/v1" {
+            format!("/api/v1/projects/current/{what}")
+        } else {
+            p(&format!("/{what}"))
+        }
     };
+    api.route(
+        "POST",
+        &current("import"),
+        Doc {
+            id: "importTranslations",
+            tag: "import",
+            summary: "Merge translations back (XLIFF 2.0) by unit id, as one history entry; conflicts are reported and left alone unless force",
+            request: Body::MultipartOr(
+                "One translation file (.xlf, .xliff) as the field `file`, and optionally `force` = true",
+                translation_import,
+            ),
+            response: Body::Json(import_report),
+            errors: &[400, 404, 409, 413, 422],
+        },
+        import_translations,
+    );
+    let export_path = current("export");
     api.route(
         "POST",
         &export_path,
@@ -534,6 +655,19 @@ pub fn api() -> Api<AppState> {
             errors: &[400, 409, 422],
         },
         create_project,
+    );
+    api.route(
+        "POST",
+        "/api/v1/projects/import",
+        Doc {
+            id: "importProject",
+            tag: "projects",
+            summary: "Import a project archive (the zip as the body, any content type, or one multipart file) as a new project with a new id, and open it",
+            request: Body::Bytes(&["application/octet-stream"]),
+            response: Body::Json(session_schema.clone()),
+            errors: &[400, 409, 413, 422],
+        },
+        import_archive,
     );
     api.route(
         "PUT",

@@ -625,6 +625,8 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         "PUT /api/v1/projects/current",
         "DELETE /api/v1/projects/current",
         "POST /api/v1/projects/current/export",
+        "POST /api/v1/projects/current/import",
+        "POST /api/v1/projects/import",
         "GET /api/v1/sessions",
         "GET /api/v1/sessions/{sessionId}",
         "PUT /api/v1/sessions/current",
@@ -649,6 +651,7 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         "POST /api/v1/sessions/{sessionId}/history/redo",
         "POST /api/v1/sessions/{sessionId}/pipelines",
         "POST /api/v1/sessions/{sessionId}/export",
+        "POST /api/v1/sessions/{sessionId}/import",
     ];
     let spec: BTreeSet<String> = spec.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(

@@ -147,9 +147,24 @@ class Checker:
             self.call("POST", f"{prefix}/pipelines", 422, json={"steps": ["nope"]})
             self.call("DELETE", f"/api/v1/operations/{job['jobId']}", 200)
             export = "/api/v1/projects/current/export" if prefix == "/api/v1" else f"{prefix}/export"
-            for fmt in ["archive", "json", "markdown", "xliff"]:
-                self.call("POST", export, 200, json={"format": fmt})
+            exported = {fmt: self.call("POST", export, 200, json={"format": fmt}).content
+                        for fmt in ["archive", "json", "markdown", "xliff"]}
             self.call("POST", export, 400, json={"format": "docx"})
+            imports = "/api/v1/projects/current/import" if prefix == "/api/v1" else f"{prefix}/import"
+            xliff = exported["xliff"].decode()
+            report = self.call("POST", imports, 200, json={"format": "xliff", "content": xliff}).json()
+            assert report["updated"] == 0 and report["unchanged"] > 0, report
+            self.call("POST", imports, 200, files={"file": ("back.xlf", exported["xliff"], "application/xliff+xml")},
+                      data={"force": "true"})
+            self.call("POST", imports, 422, json={"format": "xliff", "content": "<xliff"})
+            self.call("POST", imports, 400, json={"format": "po", "content": ""})
+            copy = self.call("POST", "/api/v1/projects/import", 200, content=exported["archive"],
+                             headers={"content-type": "application/zip"}).json()
+            assert copy["projectId"] != session["projectId"], "an imported archive kept the project id"
+            self.call("DELETE", f"/api/v1/sessions/{copy['id']}", 200)
+            self.call("PUT", "/api/v1/sessions/current", 200, json={"id": sid})
+        self.call("POST", "/api/v1/projects/import", 422, content=b"not a zip",
+                  headers={"content-type": "application/zip"})
         self.call("DELETE", f"/api/v1/operations/{uuid.uuid4()}", 404)
         self.call("DELETE", f"/api/v1/sessions/{sid}", 200)
         self.call("PUT", "/api/v1/projects/current", 200, json={"id": session["projectId"]})
