@@ -19,11 +19,11 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
 use serde::{Deserialize, Serialize};
 
+use super::Core;
 use super::error::{CoreError, CoreResult};
 use super::ids::{NodeId, PageId, SessionId};
 use super::op::{KindPatch, NodePatch, Op};
 use super::scene::{Node, NodeKind, Scene, TextState};
-use super::Core;
 
 const XLIFF_2: &str = "urn:oasis:names:tc:xliff:document:2.0";
 const XLIFF_1: &str = "urn:oasis:names:tc:xliff:document:1.2";
@@ -196,11 +196,8 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8
     Ok(bytes)
 }
 
-
 /// The formats translations come back in.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TranslationFormat {
     Xliff,
@@ -284,7 +281,11 @@ fn parse(text: &str) -> CoreResult<(Vec<Unit>, Option<String>)> {
             root.tag_name().name()
         )));
     }
-    if ns == Some(XLIFF_1) || root.attribute("version").is_some_and(|v| v.starts_with('1')) {
+    if ns == Some(XLIFF_1)
+        || root
+            .attribute("version")
+            .is_some_and(|v| v.starts_with('1'))
+    {
         return Err(bad(
             "this is XLIFF 1.2; export XLIFF 2.0 from your tool (or quire) and import that",
         ));
@@ -310,7 +311,10 @@ fn parse(text: &str) -> CoreResult<(Vec<Unit>, Option<String>)> {
         {
             if let Some(s) = part.attribute("state") {
                 let s = TextState::parse(s).ok_or_else(|| {
-                    bad(format!("unit {id}: unknown segment state `{s}` at {}", at()))
+                    bad(format!(
+                        "unit {id}: unknown segment state `{s}` at {}",
+                        at()
+                    ))
                 })?;
                 state = Some(state.map_or(s, |old| old.min(s)));
             }
@@ -335,7 +339,9 @@ fn parse(text: &str) -> CoreResult<(Vec<Unit>, Option<String>)> {
 }
 
 fn is(node: &roxmltree::Node<'_, '_>, name: &str) -> bool {
-    node.is_element() && node.tag_name().name() == name && node.tag_name().namespace() == Some(XLIFF_2)
+    node.is_element()
+        && node.tag_name().name() == name
+        && node.tag_name().namespace() == Some(XLIFF_2)
 }
 
 /// The text of a `<source>` or `<target>`: character data, `<cp hex>` as
@@ -350,7 +356,11 @@ fn content(node: &roxmltree::Node<'_, '_>, unit: &str) -> CoreResult<String> {
             let c = u32::from_str_radix(hex, 16)
                 .ok()
                 .and_then(char::from_u32)
-                .ok_or_else(|| bad(format!("unit {unit}: <cp hex=\"{hex}\"> is not a character")))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "unit {unit}: <cp hex=\"{hex}\"> is not a character"
+                    ))
+                })?;
             out.push(c);
         } else if child.is_element() {
             out.push_str(&content(&child, unit)?);

@@ -210,7 +210,9 @@ async fn import_translations(
             )))
         })?;
         let content = String::from_utf8(bytes.to_vec()).map_err(|_| {
-            ApiError::from(CoreError::InvalidInput(format!("`{file_name}` is not UTF-8")))
+            ApiError::from(CoreError::InvalidInput(format!(
+                "`{file_name}` is not UTF-8"
+            )))
         })?;
         TranslationImport {
             format,
@@ -251,7 +253,9 @@ async fn import_archive(
                 );
             }
         }
-        file.ok_or_else(|| ApiError::bad_request("no_files", "the multipart body has no file field"))?
+        file.ok_or_else(|| {
+            ApiError::bad_request("no_files", "the multipart body has no file field")
+        })?
     } else {
         Bytes::from_request(request, &state)
             .await

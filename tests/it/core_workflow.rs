@@ -411,3 +411,52 @@ async fn history_survives_a_restart_with_its_labels_and_redo() {
         ]
     );
 }
+
+#[tokio::test]
+async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
+    use quire::core::export::{ExportFormat, ExportSpec};
+    use quire::core::xliff::{TranslationFormat, TranslationImport};
+    let t = TestCore::new();
+    let id = t.session("Exact");
+    let r = t
+        .core
+        .import_text(
+            id,
+            "p",
+            "a\r\nb <c> & \"d\"\n\n\u{1}ctrl\u{FFFE}\n\nplain",
+            None,
+        )
+        .await
+        .unwrap();
+    let page = PageId(r.created[0]);
+    for (i, node) in r.created[1..].iter().enumerate() {
+        let text = ["x\r\ny <z> &", "\u{1}\u{1F600}", "  spaced  "][i];
+        t.core
+            .apply(id, translate(page, NodeId(*node), text))
+            .await
+            .unwrap();
+    }
+    let before = t.core.scene(id).await.unwrap();
+    let export = t
+        .core
+        .export(
+            id,
+            ExportSpec {
+                format: ExportFormat::Xliff,
+                pages: None,
+                target_language: None,
+            },
+        )
+        .await
+        .unwrap();
+    let import = TranslationImport {
+        format: TranslationFormat::Xliff,
+        content: String::from_utf8(export.bytes).unwrap(),
+        force: false,
+    };
+    let report = t.core.import_translations(id, import).await.unwrap();
+    assert_eq!((report.updated, report.unchanged), (0, 3), "{report:?}");
+    assert!(report.conflicts.is_empty() && report.unmatched.is_empty());
+    let after = t.core.scene(id).await.unwrap();
+    assert_eq!(after.epoch, before.epoch);
+}

@@ -31,3 +31,4 @@ mod tidy;
 mod tui;
 mod tui_live;
 mod tui_support;
+mod xliff;

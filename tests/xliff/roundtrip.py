@@ -1,0 +1,130 @@
+"""An XLIFF 2.0 round trip through an independent implementation.
+
+quire exports a project as XLIFF; Translate Toolkit's XLIFF 2.0 store (the
+one Weblate and Pootle use) reads it, a "reviewer" changes targets and
+states with it and writes the file again; quire imports that back and the
+scene must say what the reviewer did. Also: a conflict (the source changed
+in quire after the export) is reported and not applied unless forced, one
+undo takes the import back, and bad files (XLIFF 1.2, not well-formed,
+none of the units ours) change nothing.
+
+Usage: roundtrip.py BASE_URL
+"""
+
+import sys
+import uuid
+
+import httpx
+from translate.storage.xliff import xlifffile
+from translate.storage.xliff2 import Xliff2File
+
+
+def main(url):
+    http = httpx.Client(base_url=url.rstrip("/"), timeout=30)
+
+    def call(method, path, expect=200, **kwargs):
+        r = http.request(method, path, **kwargs)
+        assert r.status_code == expect, f"{method} {path}: {r.status_code} {r.text[:400]}"
+        return r
+
+    def apply(op):
+        return call("POST", "/api/v1/history/apply", json=op).json()
+
+    def scene():
+        return call("GET", "/api/v1/scene.json").json()
+
+    def nodes():
+        return {n["id"]: n for p in scene()["scene"]["pages"] for n in p["nodes"]}
+
+    call("POST", "/api/v1/projects", json={"name": "Round trip"})
+    apply({"type": "UpdateProject", "patch": {"sourceLanguage": "ja", "targetLanguage": "pt-BR"}})
+    page = call("POST", "/api/v1/pages",
+                json={"name": "p1", "text": "一つ\n\n二つ <b> & \"q\"\n\n三つ\n\n四つ", "sourceLang": "ja"}).json()
+    page_id, ids = page["created"][0], page["created"][1:]
+
+    def patch(node, **kind):
+        return {"type": "UpdateNode", "page": page_id, "id": node,
+                "patch": {"kind": {"type": "text", **kind}}}
+
+    apply(patch(ids[3], translation="quatro"))
+
+    # Export, read with Translate Toolkit.
+    xliff = call("POST", "/api/v1/projects/current/export", json={"format": "xliff"}).content
+    store = Xliff2File.parsestring(xliff)
+    assert store.getsourcelanguage() == "ja", store.getsourcelanguage()
+    assert store.gettargetlanguage() == "pt-BR", store.gettargetlanguage()
+    units = {u.getid(): u for u in store.units}
+    assert sorted(units) == sorted(f"n{i}" for i in ids), sorted(units)
+    assert units[f"n{ids[1]}"].source == "二つ <b> & \"q\"", units[f"n{ids[1]}"].source
+    assert units[f"n{ids[0]}"].xmlelement.get("state") == "initial"
+    assert units[f"n{ids[3]}"].xmlelement.get("state") == "translated"
+    assert units[f"n{ids[3]}"].target == "quatro"
+
+    # The reviewer: translates 0 and reviews it, translates 1 as final,
+    # translates 2 (whose source changes in quire meanwhile), confirms 3.
+    units[f"n{ids[0]}"].target = "um"
+    units[f"n{ids[0]}"].markapproved(True)
+    units[f"n{ids[1]}"].target = "dois <b> & \"q\""
+    units[f"n{ids[1]}"].xmlelement.set("state", "final")
+    units[f"n{ids[2]}"].target = "três"
+    units[f"n{ids[2]}"].marktranslated()
+    units[f"n{ids[3]}"].markapproved(True)
+    stray = store.UnitClass("not in the project")
+    stray.setid(f"n{uuid.uuid4()}")
+    store.addunit(stray)
+    reviewed = bytes(store)
+    apply(patch(ids[2], text="三つ (edited)"))
+
+    before = scene()["epoch"]
+    report = call("POST", "/api/v1/projects/current/import",
+                  files={"file": ("review.xlf", reviewed, "application/xliff+xml")}).json()
+    assert report["updated"] == 3, report
+    assert report["unchanged"] == 0, report
+    assert [c["nodeId"] for c in report["conflicts"]] == [ids[2]], report
+    assert report["conflicts"][0]["applied"] is False
+    assert "source changed" in report["conflicts"][0]["message"], report
+    assert report["unmatched"] == [stray.getid()], report
+    assert report["epoch"] == before + 1, report
+    got = nodes()
+    assert got[ids[0]]["kind"]["translation"] == "um"
+    assert got[ids[0]]["kind"]["state"] == "reviewed"
+    assert got[ids[0]]["kind"]["origin"]["by"] == "human"
+    assert got[ids[1]]["kind"]["translation"] == "dois <b> & \"q\""
+    assert got[ids[1]]["kind"]["state"] == "final"
+    assert "translation" not in got[ids[2]]["kind"], got[ids[2]]
+    assert got[ids[3]]["kind"]["state"] == "reviewed"
+
+    # The same file again: nothing new but the conflict; forced, it lands.
+    again = call("POST", "/api/v1/projects/current/import",
+                 json={"format": "xliff", "content": reviewed.decode()}).json()
+    assert again["updated"] == 0 and again["unchanged"] == 3, again
+    assert again["epoch"] == report["epoch"], again
+    forced = call("POST", "/api/v1/projects/current/import",
+                  json={"format": "xliff", "content": reviewed.decode(), "force": True}).json()
+    assert forced["updated"] == 1 and forced["conflicts"][0]["applied"] is True, forced
+    assert nodes()[ids[2]]["kind"]["translation"] == "três"
+    undone = call("POST", "/api/v1/history/undo").json()
+    assert undone["label"] == "import XLIFF · 1 segments", undone
+    assert "translation" not in nodes()[ids[2]]["kind"]
+
+    # Bad files: each refused with a clear message, nothing changed.
+    xliff1 = xlifffile()
+    xliff1.addsourceunit("一つ").target = "um"
+    bad = [
+        (bytes(xliff1), "XLIFF 1.2"),
+        (b"<xliff version='2.0' xmlns='urn:oasis:names:tc:xliff:document:2.0'><file", "well-formed"),
+        (reviewed.replace(b'id="n', b'id="x'), "none of the file"),
+        (b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]><xliff/>", "well-formed"),
+    ]
+    for content, expected in bad:
+        epoch = scene()["epoch"]
+        r = call("POST", "/api/v1/projects/current/import", 422,
+                 files={"file": ("bad.xlf", content, "application/xliff+xml")})
+        message = r.json()["error"]["message"]
+        assert expected in message, (expected, message)
+        assert scene()["epoch"] == epoch, "a refused import changed the scene"
+    print("xliff roundtrip: ok")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
