@@ -289,6 +289,9 @@ fn helper(
         Command::Projects(ProjectsCommand::List { json }) => {
             commands::projects::list(loaded, json, out)
         }
+        Command::Projects(ProjectsCommand::Import { file }) => {
+            commands::projects::import(loaded, &file, out)
+        }
         Command::Engines(EnginesCommand::List { json }) => {
             commands::engines::list(loaded, json, out)
         }

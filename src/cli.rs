@@ -193,6 +193,11 @@ pub enum ProjectsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Import a project archive (an `archive` export) as a new project
+    Import {
+        /// The .quire.zip file
+        file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -1,14 +1,16 @@
 //! `quire projects list`: the managed projects in the projects directory,
-//! and which are open in a running quire.
+//! and which are open in a running quire. `quire projects import FILE`: a
+//! project archive unpacked there as a new project.
 
 use std::io::Write;
+use std::path::Path;
 
 use serde::Serialize;
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::list_projects_in;
 use crate::core::storage::lock::{Holder, ProjectLock};
+use crate::core::{Core, CoreError, list_projects_in};
 use crate::error::Failure;
 
 #[derive(Serialize)]
@@ -64,4 +66,23 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
         })
         .collect();
     super::table(out, ["NAME", "UPDATED", "STATE", "PATH"], &cells)
+}
+
+pub fn import(loaded: &Loaded, file: &Path, out: &mut dyn Write) -> Result<(), Failure> {
+    let runtime = |e: CoreError| Failure::Runtime(anyhow::Error::new(e));
+    let paths = loaded.data_paths()?;
+    let bytes = std::fs::read(file).map_err(|e| runtime(CoreError::io(file, e)))?;
+    let core = Core::new(crate::launch::core_config(&loaded.config, &paths, "cli"));
+    let session = core
+        .blocking()
+        .import_managed_archive(&bytes)
+        .map_err(runtime)?;
+    core.blocking().close_session(session.id).map_err(runtime)?;
+    writeln!(
+        out,
+        "imported `{}` as a new project: {}",
+        session.name,
+        session.path.display()
+    )
+    .map_err(write_failed)
 }

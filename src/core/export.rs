@@ -401,6 +401,45 @@ fn unpack_within(bytes: &[u8], dest: &Path, limits: &ArchiveLimits) -> CoreResul
 mod tests {
     use super::*;
 
+    /// A zip of `entries` (name, bytes), deflated.
+    fn zip_of(entries: &[(&str, Vec<u8>)]) -> Vec<u8> {
+        use zip::write::SimpleFileOptions;
+        let mut zip = zip::ZipWriter::new(Cursor::new(Vec::new()));
+        for (name, bytes) in entries {
+            zip.start_file(*name, SimpleFileOptions::default()).unwrap();
+            zip.write_all(bytes).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn an_archive_that_inflates_past_the_limit_is_refused_and_leaves_nothing() {
+        // 4 MiB of zeros deflate to a few KiB: a small zip bomb.
+        let zeros = vec![0u8; 4 << 20];
+        let hash = BlobHash::of(&zeros).to_hex();
+        let blob = format!("blobs/{}/{}", &hash[..2], &hash[2..]);
+        let bomb = zip_of(&[("project.toml", Vec::new()), (&blob, zeros)]);
+        assert!(bomb.len() < 64 << 10, "{}", bomb.len());
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("p");
+        let limits = ArchiveLimits {
+            bytes: 1 << 20,
+            entries: 10,
+        };
+        let err = unpack_within(&bomb, &dest, &limits)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("inflates to more than 1048576 bytes"), "{err}");
+        let many: Vec<(String, Vec<u8>)> = (0..11).map(|i| (format!("f{i}"), Vec::new())).collect();
+        let many: Vec<(&str, Vec<u8>)> =
+            many.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        let err = unpack_within(&zip_of(&many), &dest, &limits)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("11 entries; at most 10"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
     #[test]
     fn only_project_files_may_be_unpacked() {
         assert!(entry_path("project.toml").is_some());

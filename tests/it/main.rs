@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod archive;
 mod cli_config;
 mod cli_docs;
 mod cli_modes;
