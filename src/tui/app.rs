@@ -353,6 +353,14 @@ pub enum Effect {
         approval: Approval,
     },
     Cancel(JobId),
+    /// `/import FILE.xlf [force]`: translations merged back.
+    ImportTranslations {
+        session: SessionId,
+        path: PathBuf,
+        force: bool,
+    },
+    /// `/import FILE.zip`: a project archive, opened as a new project.
+    ImportArchive(PathBuf),
     Import {
         session: SessionId,
         files: Vec<Attachment>,

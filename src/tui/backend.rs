@@ -13,6 +13,7 @@ use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
+use crate::core::xliff::{ImportReport, TranslationImport};
 use crate::core::{ApplyResult, Core, CoreError, ProjectEntry, StepResult};
 
 /// Why a backend call failed, as the person will read it.
@@ -89,6 +90,13 @@ pub trait Backend: Send + Sync {
     fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult>;
     fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult>;
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>>;
+    fn import_translations(
+        &self,
+        id: SessionId,
+        import: TranslationImport,
+    ) -> Reply<'_, ImportReport>;
+    /// A project archive, as a new project, opened.
+    fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary>;
     /// Starts delivering events; the receiver gets `Connected` first.
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
 }
@@ -205,6 +213,18 @@ impl Backend for Local {
 
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {
         Box::pin(async move { Ok(self.core.export(id, spec).await?.bytes) })
+    }
+
+    fn import_translations(
+        &self,
+        id: SessionId,
+        import: TranslationImport,
+    ) -> Reply<'_, ImportReport> {
+        Box::pin(async move { Ok(self.core.import_translations(id, import).await?) })
+    }
+
+    fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary> {
+        Box::pin(async move { Ok(self.core.import_managed_archive(bytes).await?) })
     }
 
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {

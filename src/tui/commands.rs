@@ -9,6 +9,7 @@ use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::update::{confirm_close, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::xliff::TranslationFormat;
 use crate::core::workflow::Overwrite;
 
 /// Command names and their one-line help, for `?` and completion hints.
@@ -23,10 +24,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/attach PATH",
         "stage an image (png, jpg, webp) or text file (txt, md)",
     ),
-    ("/import", "import the staged files as pages"),
+    ("/import [FILE]", "staged files; or FILE.xlf (translations), FILE.zip (project)"),
     (
         "/run STEP…",
-        "run engines: /run pseudo-translate qa [lang=fr] [overwrite=machine]",
+        "run engines: pseudo-translate qa lang=fr overwrite=machine",
     ),
     ("/cancel", "cancel the shown session's running job"),
     (
@@ -77,12 +78,13 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             None => app.fail("no session is shown"),
         },
         "attach" => attach(app, rest, fx),
+        "import" if !rest.is_empty() => import_file(app, rest, fx),
         "import" => {
             let Some(id) = app.shown_session() else {
                 return app.fail("open a session to import into");
             };
             if app.attachments.is_empty() {
-                return app.fail("nothing staged: /attach PATH first");
+                return app.fail("nothing staged: /attach PATH first (or /import FILE.xlf, FILE.zip)");
             }
             app.say("importing…");
             fx.push(Effect::Import {
@@ -222,6 +224,36 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         spec,
         approval: Approval::Person,
     });
+}
+
+/// `/import PATH [force]`: the format from the extension — XLIFF merged
+/// into the shown session, a `.zip` archive opened as a new project.
+fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    let (typed, force) = match rest.trim().rsplit_once(char::is_whitespace) {
+        Some((path, "force" | "--force")) => (path.trim(), true),
+        _ => (rest.trim(), false),
+    };
+    let path = PathBuf::from(expand(typed));
+    let lower = typed.to_ascii_lowercase();
+    if TranslationFormat::from_path(&lower).is_some() {
+        let Some(session) = app.shown_session() else {
+            return app.fail("open the session to merge the translations into");
+        };
+        app.say("importing translations…");
+        fx.push(Effect::ImportTranslations {
+            session,
+            path,
+            force,
+        });
+    } else if lower.ends_with(".zip") {
+        app.say("importing the archive as a new project…");
+        fx.push(Effect::ImportArchive(path));
+    } else {
+        app.fail(format!(
+            "`{typed}`: /import takes .xlf/.xliff (translations) or .zip (a project); \
+             stage pages with /attach"
+        ));
+    }
 }
 
 fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {

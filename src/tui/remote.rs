@@ -25,6 +25,7 @@ use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
+use crate::core::xliff::{ImportReport, TranslationImport};
 use crate::core::{ApplyResult, ProjectEntry, StepResult};
 use crate::wire::{Cancelled, Epoch, Started};
 
@@ -261,6 +262,27 @@ impl Backend for Remote {
                 .send(
                     self.request(reqwest::Method::POST, &Self::session_path(id, "/pages"))
                         .multipart(form),
+                )
+                .await?;
+            decode(r).await
+        })
+    }
+
+    fn import_translations(
+        &self,
+        id: SessionId,
+        import: TranslationImport,
+    ) -> Reply<'_, ImportReport> {
+        Box::pin(async move { self.post(&Self::session_path(id, "/import"), &import).await })
+    }
+
+    fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary> {
+        Box::pin(async move {
+            let r = self
+                .send(
+                    self.request(reqwest::Method::POST, "/api/v1/projects/import")
+                        .header(reqwest::header::CONTENT_TYPE, "application/zip")
+                        .body(bytes),
                 )
                 .await?;
             decode(r).await

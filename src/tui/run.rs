@@ -281,6 +281,15 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             }
             .to_owned()
         })),
+        Effect::ImportTranslations {
+            session,
+            path,
+            force,
+        } => Loaded::Done(import_translations(backend, session, &path, force).await),
+        Effect::ImportArchive(path) => Loaded::Opened(match read(&path).await {
+            Ok(bytes) => backend.import_archive(bytes).await,
+            Err(e) => Err(e),
+        }),
         Effect::Import { session, files } => {
             Loaded::Imported(import(backend, session, files).await)
         }
@@ -333,6 +342,42 @@ async fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BackendError> {
 }
 
 /// Text files become one text page each; images are imported together.
+async fn read(path: &Path) -> Result<Vec<u8>, BackendError> {
+    tokio::fs::read(path)
+        .await
+        .map_err(|e| BackendError::new("io", format!("cannot read {}: {e}", path.display())))
+}
+
+/// Merges an XLIFF file; says what it did in one line.
+async fn import_translations(
+    backend: &dyn Backend,
+    session: crate::core::ids::SessionId,
+    path: &Path,
+    force: bool,
+) -> Result<String, BackendError> {
+    let content = String::from_utf8(read(path).await?).map_err(|_| {
+        BackendError::new("invalid_input", format!("{} is not UTF-8", path.display()))
+    })?;
+    let import = crate::core::xliff::TranslationImport {
+        format: crate::core::xliff::TranslationFormat::Xliff,
+        content,
+        force,
+    };
+    let r = backend.import_translations(session, import).await?;
+    let mut line = format!("XLIFF: {} updated, {} unchanged", r.updated, r.unchanged);
+    if !r.conflicts.is_empty() {
+        let held = r.conflicts.iter().filter(|c| !c.applied).count();
+        line.push_str(&format!(", {} conflicts", r.conflicts.len()));
+        if held > 0 {
+            line.push_str(&format!(" ({held} left alone; add force to apply)"));
+        }
+    }
+    if !r.unmatched.is_empty() {
+        line.push_str(&format!(", {} units not in this project", r.unmatched.len()));
+    }
+    Ok(line)
+}
+
 async fn import(
     backend: &dyn Backend,
     session: crate::core::ids::SessionId,

@@ -110,6 +110,16 @@ impl Backend for Gated {
     ) -> Reply<'_, quire::core::ApplyResult> {
         self.inner.import_images(id, files)
     }
+    fn import_translations(
+        &self,
+        id: SessionId,
+        import: quire::core::xliff::TranslationImport,
+    ) -> Reply<'_, quire::core::xliff::ImportReport> {
+        self.inner.import_translations(id, import)
+    }
+    fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, quire::core::events::SessionSummary> {
+        self.inner.import_archive(bytes)
+    }
     fn export(&self, id: SessionId, spec: quire::core::export::ExportSpec) -> Reply<'_, Vec<u8>> {
         self.inner.export(id, spec)
     }

@@ -326,6 +326,34 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
     );
     let fx = command(&mut app, "export markdown /tmp/out.md");
     assert!(matches!(fx.as_slice(), [Effect::Export { .. }]));
+    assert_eq!(
+        command(&mut app, "run qa overwrite=machine"),
+        vec![Effect::Run {
+            session: sid(1),
+            spec: PipelineSpec {
+                steps: vec!["qa".into()],
+                overwrite: Some(quire::core::workflow::Overwrite::Machine),
+                ..PipelineSpec::default()
+            },
+            approval: Approval::Person,
+        }]
+    );
+    assert!(command(&mut app, "run qa overwrite=everything").is_empty());
+    // /import FILE: the format from the extension.
+    assert_eq!(
+        command(&mut app, "import /tmp/review.XLF force"),
+        vec![Effect::ImportTranslations {
+            session: sid(1),
+            path: "/tmp/review.XLF".into(),
+            force: true,
+        }]
+    );
+    assert_eq!(
+        command(&mut app, "import /tmp/ch1.quire.zip"),
+        vec![Effect::ImportArchive("/tmp/ch1.quire.zip".into())]
+    );
+    assert!(command(&mut app, "import /tmp/notes.docx").is_empty());
+    assert!(app.status.as_ref().unwrap().text.contains("/import takes .xlf"));
     assert!(command(&mut app, "cancel").is_empty(), "no job to cancel");
     app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
     assert!(matches!(
