@@ -86,7 +86,7 @@ pub enum NodeKind {
             skip_serializing_if = "Option::is_none"
         )]
         style: Option<Style>,
-        /// Default: `translated` if it has a translation, else `initial`.
+        // Default: `translated` if it has a translation, else `initial`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         state: Option<TextState>,
         /// Who wrote the translation (quire records it).

@@ -21,9 +21,8 @@ fn too_large(what: &str, bytes: u64, limit: u64) -> CoreError {
     ))
 }
 
-/// A file: an image becomes an image page, UTF-8 text a text page named
-/// after the file.
-pub(super) async fn read_file(path: &Path, limit: u64) -> Outcome<PageSource> {
+/// A file's bytes, if it is a file of at most `limit` bytes.
+pub(super) async fn read_bytes(path: &Path, limit: u64) -> Outcome<Vec<u8>> {
     let shown = path.display().to_string();
     let meta = tokio::fs::metadata(path)
         .await
@@ -34,9 +33,16 @@ pub(super) async fn read_file(path: &Path, limit: u64) -> Outcome<PageSource> {
     if meta.len() > limit {
         return Err(too_large(&shown, meta.len(), limit).into());
     }
-    let bytes = tokio::fs::read(path)
+    Ok(tokio::fs::read(path)
         .await
-        .map_err(|e| CoreError::io(path, e))?;
+        .map_err(|e| CoreError::io(path, e))?)
+}
+
+/// A file: an image becomes an image page, UTF-8 text a text page named
+/// after the file.
+pub(super) async fn read_file(path: &Path, limit: u64) -> Outcome<PageSource> {
+    let shown = path.display().to_string();
+    let bytes = read_bytes(path, limit).await?;
     let name = path
         .file_name()
         .map_or_else(|| shown.clone(), |n| n.to_string_lossy().into_owned());

@@ -35,14 +35,15 @@ use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
-use self::reply::{Failure, Outcome, ok, parse};
+use self::reply::{Failure, Outcome, ToolError, ok, parse};
 use self::tools::*;
 use crate::core::events::{Event, JobProgress};
 use crate::core::ids::SessionId;
 use crate::core::jobs::Approval;
 use crate::core::paths;
-use crate::core::scene::NodeKind;
+use crate::core::scene::{NodeKind, TextState};
 use crate::core::storage::SnapshotFile;
+use crate::core::xliff::{TranslationFormat, TranslationImport};
 use crate::core::{Core, CoreError};
 use crate::wire::{self, Cancelled, Closed, Epoch};
 
@@ -217,6 +218,7 @@ impl QuireMcp {
             ToolName::Export => self.export(parse(args)?).await,
             ToolName::ViewPage => self.view_page(parse(args)?).await,
             ToolName::ImportPages => self.import_pages(parse(args)?).await,
+            ToolName::ImportTranslations => self.import_translations(parse(args)?).await,
         }
     }
 
@@ -240,6 +242,7 @@ impl QuireMcp {
                     id: n.id,
                     text: text.clone(),
                     translation: translation.clone(),
+                    state: n.kind.state().unwrap_or(TextState::Initial),
                     bounds: PixelBox {
                         x: pixels(n.transform.x * scale),
                         y: pixels(n.transform.y * scale),
@@ -291,10 +294,41 @@ impl QuireMcp {
             .await?)
     }
 
+    async fn import_translations(&self, a: ImportTranslationsArgs) -> Outcome<CallToolResult> {
+        let id = self.session(a.session_id)?;
+        let content = match (a.path, a.content) {
+            (Some(given), None) => {
+                let path = paths::resolve(&given, self.core.projects_dir(), self.any_path())?;
+                let bytes = import::read_bytes(&path, self.allowed.item_bytes).await?;
+                String::from_utf8(bytes).map_err(|_| {
+                    CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
+                })?
+            }
+            (None, Some(content)) => content,
+            _ => {
+                let message = "invalid arguments: give path or content (one of them)";
+                return Err(ToolError::new("invalid_arguments", message).into());
+            }
+        };
+        let import = TranslationImport {
+            format: TranslationFormat::Xliff,
+            content,
+            force: a.force,
+        };
+        ok(&self.core.import_translations(id, import).await?)
+    }
+
     async fn open_project(&self, a: OpenProjectArgs) -> Outcome<CallToolResult> {
         let path = paths::resolve(&a.path, self.core.projects_dir(), self.any_path())?;
+        let is_archive = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
         let s = match a.create_name {
             Some(name) => self.core.create_project(&path, &name).await?,
+            None if is_archive => {
+                let bytes = import::read_bytes(&path, u64::MAX).await?;
+                self.core.import_managed_archive(bytes).await?
+            }
             None => self.core.open_project(&path).await?,
         };
         self.set_active(s.id);

@@ -14,7 +14,9 @@ use crate::core::export::{ExportFormat, ExportSpec};
 use crate::core::ids::{JobId, NodeId, PageId, SessionId};
 use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
+use crate::core::scene::TextState;
 use crate::core::storage::SnapshotFile;
+use crate::core::xliff::ImportReport;
 use crate::wire::{Cancelled, Closed, Epoch};
 
 use super::schema;
@@ -31,12 +33,28 @@ pub fn valid_tool_name(name: &str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenProjectArgs {
-    /// A project directory; `..` may not climb out of the projects
-    /// directory.
+    /// A project directory (`..` may not climb out of the projects
+    /// directory), or a .zip archive: opened as a new copy.
     pub path: String,
     /// Create a project at `path` (absent or empty) with this name.
     #[serde(default)]
     pub create_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportTranslationsArgs {
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+    /// An XLIFF 2.0 file (path rules as for projects).
+    #[serde(default)]
+    pub path: Option<String>,
+    /// Or the file's text.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// Apply conflicting units too.
+    #[serde(default)]
+    pub force: bool,
 }
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -52,8 +70,7 @@ pub struct SessionArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApplyArgs {
-    /// The change to make; a Batch makes several one undo step. Never send
-    /// previous values: the server keeps what undo needs.
+    // The change (the tool's description says the rest).
     #[serde(deserialize_with = "crate::core::objects::one")]
     pub op: Op,
     #[serde(default)]
@@ -193,6 +210,7 @@ pub struct ViewNode {
     pub text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub translation: Option<String>,
+    pub state: TextState,
     /// In image pixels; all zero for a node not placed on the page yet.
     #[serde(rename = "box")]
     pub bounds: PixelBox,
@@ -277,10 +295,11 @@ pub enum ToolName {
     Export,
     ViewPage,
     ImportPages,
+    ImportTranslations,
 }
 
 impl ToolName {
-    pub const ALL: [ToolName; 14] = [
+    pub const ALL: [ToolName; 15] = [
         ToolName::OpenProject,
         ToolName::CloseProject,
         ToolName::Apply,
@@ -295,6 +314,7 @@ impl ToolName {
         ToolName::Export,
         ToolName::ViewPage,
         ToolName::ImportPages,
+        ToolName::ImportTranslations,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -313,6 +333,7 @@ impl ToolName {
             ToolName::Export => "quire_export",
             ToolName::ViewPage => "quire_view_page",
             ToolName::ImportPages => "quire_import_pages",
+            ToolName::ImportTranslations => "quire_import_translations",
         }
     }
 
@@ -340,13 +361,19 @@ fn reads() -> ToolAnnotations {
     ToolAnnotations::new().read_only(true).open_world(false)
 }
 
-/// A tool that changes the workspace, on this machine only.
+/// A tool that changes the workspace, on this machine only. Only hints
+/// that differ from MCP's defaults are written (`readOnlyHint` false,
+/// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true):
+/// what a client reads is the same, and `tools/list` is shorter.
 fn changes(destructive: bool, idempotent: bool) -> ToolAnnotations {
-    ToolAnnotations::new()
-        .read_only(false)
-        .destructive(destructive)
-        .idempotent(idempotent)
-        .open_world(false)
+    let mut hints = ToolAnnotations::new().open_world(false);
+    if !destructive {
+        hints = hints.destructive(false);
+    }
+    if idempotent {
+        hints = hints.idempotent(true);
+    }
+    hints
 }
 
 /// Every workspace tool, described once per process and shared by every
@@ -363,7 +390,7 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Open or create a project",
             changes(false, false),
-            "Open a project directory (relative paths are inside the projects directory), or create one there with createName. It becomes this connection's active session, which later calls without sessionId act on.",
+            "Open a project (relative paths are in the projects directory), or create one with createName. It becomes this connection's active session, used when sessionId is left out.",
         ),
         ToolName::CloseProject => tool::<SessionArgs, Closed>(
             name,
@@ -381,19 +408,19 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Undo",
             changes(true, false),
-            "Undo the latest change. Returns the new epoch, or null when there is nothing to undo.",
+            "Undo the latest change; says what it undid (epoch null: nothing to undo).",
         ),
         ToolName::Redo => tool::<SessionArgs, Epoch>(
             name,
             "Redo",
             changes(true, false),
-            "Redo the latest undone change. Returns the new epoch, or null when there is nothing to redo.",
+            "Redo the latest undone change (epoch null: nothing to redo).",
         ),
         ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
             name,
             "Start a pipeline",
             changes(true, false).open_world(true),
-            "Run engines (steps, in order) over the pages in the background. Returns the jobId at once; with wait=true when the job ends, with its status and warnings, and progress notifications if the request has a progress token.",
+            "Run engines (steps, in order) over the pages in the background. Returns the jobId at once, or with wait=true the outcome when the job ends.",
         ),
         ToolName::ListSessions => tool::<NoArgs, Sessions>(
             name,
@@ -405,13 +432,13 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Get the scene",
             reads(),
-            "The scene (pages, their text, image and mask nodes) and its epoch, optionally only some pages.",
+            "The scene (pages and their text, image and mask nodes) and its epoch.",
         ),
         ToolName::ListEngines => tool::<NoArgs, Engines>(
             name,
             "List engines",
             reads(),
-            "The pipeline engines: id, stage, description, whether a person must approve them.",
+            "The pipeline engines and whether a person must approve them.",
         ),
         ToolName::GetJob => tool::<JobArgs, JobSummary>(
             name,
@@ -429,19 +456,25 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Export",
             changes(false, true),
-            "Export as markdown, xliff or json (inline text) or archive (a zip, as an embedded base64 resource up to 16 MiB). Over stdio, outPath writes a file instead.",
+            "Export as markdown, xliff or json (text) or archive (a zip resource, up to 16 MiB). Over stdio, outPath writes a file instead.",
         ),
         ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
             name,
             "View a page",
             reads(),
-            "See a page: its image (long side at most maxSide, default 1568 px) and its text nodes with boxes in that image's pixels. Text pages have no image.",
+            "See a page: its image (long side at most maxSide, default 1568 px) and its text nodes with boxes in its pixels.",
         ),
         ToolName::ImportPages => tool::<ImportPagesArgs, ApplyResult>(
             name,
             "Import pages",
             changes(false, false),
             "Add pages as one undo step: files first, then inline items, each in order. Returns the new epoch and the added ids.",
+        ),
+        ToolName::ImportTranslations => tool::<ImportTranslationsArgs, ImportReport>(
+            name,
+            "Import translations",
+            changes(false, true),
+            "Merge an XLIFF file back by unit id, as one undo step. Conflicts (source changed, or final here) apply only with force.",
         ),
     }
 }
@@ -453,7 +486,7 @@ mod tests {
     #[test]
     fn every_tool_name_is_accepted_by_common_clients() {
         let tools = all();
-        assert_eq!(tools.len(), 14);
+        assert_eq!(tools.len(), 15);
         for tool in tools.iter() {
             assert!(valid_tool_name(&tool.name), "{}", tool.name);
             for schema in [Some(&tool.input_schema), tool.output_schema.as_ref()]

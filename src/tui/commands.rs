@@ -9,8 +9,8 @@ use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::update::{confirm_close, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::jobs::{Approval, PipelineSpec};
-use crate::core::xliff::TranslationFormat;
 use crate::core::workflow::Overwrite;
+use crate::core::xliff::TranslationFormat;
 
 /// Command names and their one-line help, for `?` and completion hints.
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -24,7 +24,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "/attach PATH",
         "stage an image (png, jpg, webp) or text file (txt, md)",
     ),
-    ("/import [FILE]", "staged files; or FILE.xlf (translations), FILE.zip (project)"),
+    (
+        "/import [FILE]",
+        "staged files; or FILE.xlf (translations), FILE.zip (project)",
+    ),
     (
         "/run STEP…",
         "run engines: pseudo-translate qa lang=fr overwrite=machine",
@@ -84,7 +87,8 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
                 return app.fail("open a session to import into");
             };
             if app.attachments.is_empty() {
-                return app.fail("nothing staged: /attach PATH first (or /import FILE.xlf, FILE.zip)");
+                return app
+                    .fail("nothing staged: /attach PATH first (or /import FILE.xlf, FILE.zip)");
             }
             app.say("importing…");
             fx.push(Effect::Import {

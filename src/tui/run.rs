@@ -373,7 +373,10 @@ async fn import_translations(
         }
     }
     if !r.unmatched.is_empty() {
-        line.push_str(&format!(", {} units not in this project", r.unmatched.len()));
+        line.push_str(&format!(
+            ", {} units not in this project",
+            r.unmatched.len()
+        ));
     }
     Ok(line)
 }

@@ -353,7 +353,13 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         vec![Effect::ImportArchive("/tmp/ch1.quire.zip".into())]
     );
     assert!(command(&mut app, "import /tmp/notes.docx").is_empty());
-    assert!(app.status.as_ref().unwrap().text.contains("/import takes .xlf"));
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("/import takes .xlf")
+    );
     assert!(command(&mut app, "cancel").is_empty(), "no job to cancel");
     app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
     assert!(matches!(

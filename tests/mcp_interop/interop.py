@@ -29,7 +29,7 @@ EXPECTED_TOOLS = {
     "quire_open_project", "quire_close_project", "quire_apply", "quire_undo",
     "quire_redo", "quire_start_pipeline", "quire_list_sessions", "quire_get_scene",
     "quire_list_engines", "quire_get_job", "quire_cancel_job", "quire_export",
-    "quire_view_page", "quire_import_pages",
+    "quire_view_page", "quire_import_pages", "quire_import_translations",
 }
 
 
@@ -245,6 +245,29 @@ async def run(session, transport):
     await until(lambda: len(mine()) == len(qa["warnings"]), "a log message per QA warning")
     check(all(m.level == "warning" for m in mine()), f"levels: {mine()}")
 
+    # XLIFF out and back in: a reviewer's target and state merge; a unit
+    # whose source changed here is a conflict, applied only with force.
+    xliff = structured(await session.call_tool("quire_export", {"format": "xliff", "pages": [page_id]}), "export xliff")["text"]
+    node = scene["scene"]["pages"][0]["nodes"][0]["id"]
+    other = scene["scene"]["pages"][0]["nodes"][1]["id"]
+    reviewed = re.sub(rf'(<unit id="n{node}">.*?<segment state=")[a-z]+(">.*?<target[^>]*>)[^<]*',
+                      r"\g<1>final\g<2>Revu", xliff, flags=re.S)
+    reviewed = re.sub(rf'(<unit id="n{other}">.*?<target[^>]*>)[^<]*', r"\g<1>Autre", reviewed, flags=re.S)
+    check(reviewed.count("Revu") == 1 and reviewed.count("Autre") == 1, "the reviewer's edits")
+    structured(await session.call_tool("quire_apply", {"op": {"type": "UpdateNode", "page": page_id, "id": other,
+        "patch": {"kind": {"type": "text", "text": "Changed source"}}}}), "change a source")
+    report = structured(await session.call_tool("quire_import_translations", {"content": reviewed}), "import xliff")
+    check(report["updated"] == 1 and [c["nodeId"] for c in report["conflicts"]] == [other], f"report: {report}")
+    page = structured(await session.call_tool("quire_get_scene", {"pages": [page_id]}), "scene")["scene"]["pages"][0]
+    merged = next(n["kind"] for n in page["nodes"] if n["id"] == node)
+    check(merged["translation"] == "Revu" and merged["state"] == "final", f"merged: {merged}")
+    forced = structured(await session.call_tool("quire_import_translations", {"content": reviewed, "force": True}), "forced")
+    check(forced["updated"] == 1 and forced["conflicts"][0]["applied"], f"forced: {forced}")
+    undone = structured(await session.call_tool("quire_undo", {}), "undo the import")
+    check(undone["label"].startswith("import XLIFF"), f"undo: {undone}")
+    tool_error(await session.call_tool("quire_import_translations", {"content": "<xliff version='1.2'/>"}),
+               "invalid_input", "XLIFF 1.2")
+
     md = structured(await session.call_tool("quire_export", {"format": "markdown"}), "export markdown")
     check(md["mediaType"].startswith("text/markdown") and "# Interop" in md["text"], f"markdown: {md}")
     archive = await session.call_tool("quire_export", {"format": "archive"})
@@ -252,13 +275,22 @@ async def run(session, transport):
     check(meta["mediaType"] == "application/zip", f"archive: {meta}")
     blobs = [c for c in archive.content if c.type == "resource"]
     check(blobs and blobs[0].resource.mime_type == "application/zip", "archive is an embedded resource")
+    if transport == "stdio":
+        # The archive opens again as a copy: a new project, a new session.
+        copy_path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"interop-{os.getpid()}.quire.zip")
+        with open(copy_path, "wb") as f:
+            f.write(base64.b64decode(blobs[0].resource.blob))
+        copy = structured(await session.call_tool("quire_open_project", {"path": copy_path}), "open an archive")
+        os.remove(copy_path)
+        check(copy["sessionId"] != session_id and copy["name"] == "Interop", f"copy: {copy}")
+        structured(await session.call_tool("quire_close_project", {"sessionId": copy["sessionId"]}), "close the copy")
     if transport == "http":
         refused = await session.call_tool("quire_export", {"format": "json", "outPath": "/tmp/x.json"})
         tool_error(refused, "invalid_input", "outPath over http")
         outside = await session.call_tool("quire_open_project", {"path": "/tmp"})
         tool_error(outside, "invalid_input", "absolute path outside projects over http")
 
-    closed = structured(await session.call_tool("quire_close_project", {}), "close")
+    closed = structured(await session.call_tool("quire_close_project", {"sessionId": session_id}), "close")
     check(closed["closed"] == session_id, "closed")
     tool_error(await session.call_tool("quire_get_scene", {}), "no_session", "after close")
 
