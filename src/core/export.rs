@@ -13,7 +13,7 @@ use super::blobs::{BlobHash, BlobStore};
 use super::error::{CoreError, CoreResult};
 use super::events::SessionSummary;
 use super::ids::{PageId, ProjectId, SessionId};
-use super::scene::{NodeKind, Scene};
+use super::scene::{NodeKind, Scene, TextState};
 use super::storage::{self, FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile};
 use super::{Core, slug};
 
@@ -144,30 +144,64 @@ impl Core {
     }
 }
 
+/// Each page as a table (one row per text node: source, translation, state),
+/// so the source and its translation stay apart when rendered; all text
+/// escaped, line breaks as `<br>`.
 fn markdown(scene: &Scene) -> String {
-    let mut out = format!("# {}\n", scene.project.name);
+    let mut out = format!("# {}\n", md_escape(&scene.project.name));
     for (i, page) in scene.pages.iter().enumerate() {
-        out.push_str(&format!("\n## {}. {}\n", i + 1, page.name));
-        let mut any = false;
-        for node in &page.nodes {
-            let NodeKind::Text {
-                text, translation, ..
-            } = &node.kind
-            else {
-                continue;
-            };
-            any = true;
-            let one_line = |s: &str| s.trim().replace('\n', "<br>");
-            out.push_str(&format!(
-                "\n- **Source:** {}\n  **Translation:** {}\n",
-                text.as_deref().map_or_else(|| "—".to_owned(), one_line),
-                translation
-                    .as_deref()
-                    .map_or_else(|| "_(not translated)_".to_owned(), one_line)
-            ));
+        out.push_str(&format!("\n## {}. {}\n\n", i + 1, md_escape(&page.name)));
+        let rows: Vec<String> = page
+            .nodes
+            .iter()
+            .filter_map(|node| match &node.kind {
+                NodeKind::Text {
+                    text, translation, ..
+                } => Some((node, text, translation)),
+                _ => None,
+            })
+            .enumerate()
+            .map(|(n, (node, text, translation))| {
+                let state = node.kind.state().unwrap_or(TextState::Initial);
+                format!(
+                    "| {} | {} | {} | {} |\n",
+                    n + 1,
+                    text.as_deref().map_or_else(String::new, md_escape),
+                    translation
+                        .as_deref()
+                        .map_or_else(|| "*(not translated)*".to_owned(), md_escape),
+                    state.as_str()
+                )
+            })
+            .collect();
+        if rows.is_empty() {
+            out.push_str("*(no text)*\n");
+            continue;
         }
-        if !any {
-            out.push_str("\n_(no text)_\n");
+        out.push_str("| # | Source | Translation | State |\n| ---: | --- | --- | --- |\n");
+        out.extend(rows);
+    }
+    out
+}
+
+/// Text as Markdown that renders as exactly that text inside a table cell
+/// or heading (inline content, where no block syntax applies): the
+/// characters inline syntax uses backslash-escaped, `<`, `>` and `&` as
+/// entities, line breaks as `<br>`; other punctuation stays readable.
+fn md_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.trim().chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' => out.push_str("<br>"),
+            '\r' => {}
+            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' | '#' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
         }
     }
     out

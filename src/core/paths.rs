@@ -115,15 +115,27 @@ pub fn check_output(path: &Path) -> CoreResult<()> {
 }
 
 /// [`write_output`] on tokio's blocking pool, for async callers.
-pub async fn write_output_file(path: PathBuf, bytes: Vec<u8>) -> CoreResult<()> {
-    crate::core::blocking(move || write_output(&path, &bytes)).await
+pub async fn write_output_file(path: PathBuf, bytes: Vec<u8>, overwrite: bool) -> CoreResult<()> {
+    crate::core::blocking(move || write_output(&path, &bytes, overwrite)).await
 }
 
 /// Writes an output file under [`check_output`]: missing parent
 /// directories are created, and the file appears whole or not at all
-/// (temporary file beside it, then rename).
-pub fn write_output(path: &Path, bytes: &[u8]) -> CoreResult<()> {
+/// (temporary file beside it, then rename). An existing file is replaced
+/// only with `overwrite`; otherwise it is a conflict and stays as it was
+/// (checked by the rename itself, so a file that appears meanwhile is not
+/// lost either).
+pub fn write_output(path: &Path, bytes: &[u8], overwrite: bool) -> CoreResult<()> {
     check_output(path)?;
+    let exists = || {
+        CoreError::Conflict(format!(
+            "{} already exists; say to overwrite it",
+            path.display()
+        ))
+    };
+    if !overwrite && std::fs::symlink_metadata(path).is_ok() {
+        return Err(exists());
+    }
     let dir = match path.parent().filter(|p| !p.as_os_str().is_empty()) {
         Some(dir) => dir.to_path_buf(),
         None => PathBuf::from("."),
@@ -133,6 +145,13 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> CoreResult<()> {
     tmp.write_all(bytes)
         .and_then(|_| tmp.as_file().sync_all())
         .map_err(|e| CoreError::io(path, e))?;
+    if !overwrite {
+        return match tmp.persist_noclobber(path) {
+            Ok(_) => Ok(()),
+            Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => Err(exists()),
+            Err(e) => Err(CoreError::io(path, e.error)),
+        };
+    }
     // Follow a link at the target: what it points to is what was checked.
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     tmp.persist(&target)
@@ -235,15 +254,22 @@ mod tests {
             project.join("blobs/new/x.zip"),
             project.join("export.xlf"),
         ] {
-            let err = write_output(&bad, b"x").unwrap_err().to_string();
+            let err = write_output(&bad, b"x", false).unwrap_err().to_string();
             assert!(err.contains("is inside the quire project"), "{err}");
             assert!(!bad.exists() || bad.ends_with("scene.json"));
         }
         assert!(!project.join("scene.json").exists());
         let good = dir.path().join("out/export.xlf");
-        write_output(&good, b"ok").unwrap();
+        write_output(&good, b"ok", false).unwrap();
         assert_eq!(std::fs::read(&good).unwrap(), b"ok");
-        assert!(write_output(dir.path(), b"x").is_err(), "a directory");
+        assert!(write_output(dir.path(), b"x", true).is_err(), "a directory");
+        // An existing file stays unless overwriting is asked for.
+        let err = write_output(&good, b"again", false).unwrap_err();
+        assert_eq!(err.code(), "conflict");
+        assert!(err.to_string().contains("already exists"), "{err}");
+        assert_eq!(std::fs::read(&good).unwrap(), b"ok");
+        write_output(&good, b"again", true).unwrap();
+        assert_eq!(std::fs::read(&good).unwrap(), b"again");
     }
 
     #[cfg(unix)]
@@ -256,9 +282,9 @@ mod tests {
         std::fs::write(project.join("scene.json"), "keep").unwrap();
         let link = dir.path().join("innocent.json");
         std::os::unix::fs::symlink(project.join("scene.json"), &link).unwrap();
-        assert!(write_output(&link, b"boom").is_err());
+        assert!(write_output(&link, b"boom", true).is_err());
         std::os::unix::fs::symlink(&project, dir.path().join("dirlink")).unwrap();
-        assert!(write_output(&dir.path().join("dirlink/scene.json"), b"boom").is_err());
+        assert!(write_output(&dir.path().join("dirlink/scene.json"), b"boom", true).is_err());
         assert_eq!(std::fs::read(project.join("scene.json")).unwrap(), b"keep");
     }
 

@@ -443,14 +443,17 @@ impl QuireMcp {
         let export = self.core.export(id, a.spec).await?;
         let size = export.bytes.len() as u64;
         let too_big = export.bytes.len() > INLINE_EXPORT_LIMIT;
+        // (where, whether an existing file there may be replaced): quire's
+        // own exports directory is quire's to overwrite.
         let target = match (out_path, too_big) {
-            (Some(path), _) => Some(path),
-            (None, true) if self.transport == Transport::Stdio => Some(
+            (Some(path), _) => Some((path, a.overwrite)),
+            (None, true) if self.transport == Transport::Stdio => Some((
                 self.core
                     .projects_dir()
                     .join("exports")
                     .join(&export.file_name),
-            ),
+                true,
+            )),
             (None, true) => {
                 return Err(CoreError::InvalidInput(format!(
                     "the export is {} MiB, over the 16 MiB MCP limit; use the HTTP route POST /api/v1/projects/current/export",
@@ -468,8 +471,8 @@ impl QuireMcp {
             text: None,
             path: None,
         };
-        if let Some(path) = target {
-            paths::write_output_file(path.clone(), export.bytes).await?;
+        if let Some((path, overwrite)) = target {
+            paths::write_output_file(path.clone(), export.bytes, overwrite).await?;
             result.path = Some(path.display().to_string());
             return ok(&result);
         }

@@ -125,6 +125,9 @@ pub struct ExportArgs {
     /// Write to this file instead (stdio only).
     #[serde(default)]
     pub out_path: Option<String>,
+    /// Replace outPath if it exists.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

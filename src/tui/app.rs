@@ -69,6 +69,8 @@ pub enum ConfirmAction {
     /// Edit the selected node's final translation (saving makes it
     /// `translated` again).
     EditFinal(SessionId),
+    /// Run this export again, replacing the file that is there.
+    Overwrite(Box<Effect>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -327,6 +329,11 @@ pub enum Loaded {
     Imported(Result<usize, BackendError>),
     /// `/attach`: the file exists (its absolute path), or why not.
     Located(Result<Attachment, BackendError>),
+    /// An export found its file there already: ask, then run this.
+    Exists {
+        path: PathBuf,
+        retry: Effect,
+    },
 }
 
 /// What `update` asks the runtime to do.
@@ -369,6 +376,8 @@ pub enum Effect {
         session: SessionId,
         format: ExportFormat,
         path: PathBuf,
+        /// Replace the file if it exists (after the person said so).
+        overwrite: bool,
     },
     /// `/attach`: check that the file (as typed) exists, and stage it.
     Locate {

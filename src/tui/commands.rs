@@ -285,5 +285,6 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         session,
         format,
         path,
+        overwrite: false,
     });
 }

@@ -297,18 +297,33 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             session,
             format,
             path,
+            overwrite,
         } => {
             let spec = crate::core::export::ExportSpec {
                 format,
                 pages: None,
                 target_language: None,
             };
-            Loaded::Done(match backend.export(session, spec).await {
-                Ok(bytes) => write_file(&path, &bytes)
-                    .await
-                    .map(|()| format!("wrote {} ({} bytes)", path.display(), bytes.len())),
-                Err(e) => Err(e),
-            })
+            match backend.export(session, spec).await {
+                Ok(bytes) => match write_file(&path, &bytes, overwrite).await {
+                    Ok(()) => Loaded::Done(Ok(format!(
+                        "wrote {} ({} bytes)",
+                        path.display(),
+                        bytes.len()
+                    ))),
+                    Err(e) if e.code == "conflict" => Loaded::Exists {
+                        path: path.clone(),
+                        retry: Effect::Export {
+                            session,
+                            format,
+                            path,
+                            overwrite: true,
+                        },
+                    },
+                    Err(e) => Loaded::Done(Err(e)),
+                },
+                Err(e) => Loaded::Done(Err(e)),
+            }
         }
         Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
         Effect::Revoke => return None,
@@ -335,8 +350,8 @@ pub async fn locate(typed: &str, kind: AttachmentKind) -> Result<Attachment, Bac
 }
 
 /// Writes an export under the output rule (never into a project).
-async fn write_file(path: &Path, bytes: &[u8]) -> Result<(), BackendError> {
-    crate::core::paths::write_output_file(path.to_path_buf(), bytes.to_vec())
+async fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), BackendError> {
+    crate::core::paths::write_output_file(path.to_path_buf(), bytes.to_vec(), overwrite)
         .await
         .map_err(BackendError::from)
 }

@@ -138,6 +138,7 @@ fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
                 match action {
                     ConfirmAction::CloseSession(id) => fx.push(Effect::Close(id)),
                     ConfirmAction::EditFinal(id) => open_edit(app, id, true),
+                    ConfirmAction::Overwrite(effect) => fx.push(*effect),
                 }
             } else if no {
                 app.modal = None;
@@ -770,6 +771,12 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             app.say(format!("imported {pages} page(s)"));
         }
         Loaded::Located(Ok(file)) => commands::stage(app, file),
+        Loaded::Exists { path, retry } => {
+            app.modal = Some(Modal::Confirm {
+                message: format!("{} exists. Overwrite it?", path.display()),
+                action: ConfirmAction::Overwrite(Box::new(retry)),
+            });
+        }
         Loaded::Sessions(Err(e))
         | Loaded::Projects(Err(e))
         | Loaded::Engines(Err(e))

@@ -325,7 +325,43 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             .contains("unknown step `nope`")
     );
     let fx = command(&mut app, "export markdown /tmp/out.md");
-    assert!(matches!(fx.as_slice(), [Effect::Export { .. }]));
+    assert!(matches!(
+        fx.as_slice(),
+        [Effect::Export {
+            overwrite: false,
+            ..
+        }]
+    ));
+    // The file was there: the person is asked, and only yes overwrites.
+    let Effect::Export {
+        session,
+        format,
+        path,
+        ..
+    } = fx[0].clone()
+    else {
+        unreachable!()
+    };
+    let retry = Effect::Export {
+        session,
+        format,
+        path: path.clone(),
+        overwrite: true,
+    };
+    let exists = || {
+        Msg::Loaded(Loaded::Exists {
+            path: path.clone(),
+            retry: retry.clone(),
+        })
+    };
+    update(&mut app, exists(), Instant::now());
+    assert!(draw(&app).contains("/tmp/out.md exists. Overwrite it?"));
+    assert!(update(&mut app, key(KeyCode::Char('n')), Instant::now()).is_empty());
+    update(&mut app, exists(), Instant::now());
+    assert_eq!(
+        update(&mut app, key(KeyCode::Char('y')), Instant::now()),
+        vec![retry.clone()]
+    );
     assert_eq!(
         command(&mut app, "run qa overwrite=machine"),
         vec![Effect::Run {
