@@ -332,7 +332,7 @@ pub enum Loaded {
     /// An export found its file there already: ask, then run this.
     Exists {
         path: PathBuf,
-        retry: Effect,
+        retry: Box<Effect>,
     },
 }
 

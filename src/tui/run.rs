@@ -313,12 +313,12 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
                     ))),
                     Err(e) if e.code == "conflict" => Loaded::Exists {
                         path: path.clone(),
-                        retry: Effect::Export {
+                        retry: Box::new(Effect::Export {
                             session,
                             format,
                             path,
                             overwrite: true,
-                        },
+                        }),
                     },
                     Err(e) => Loaded::Done(Err(e)),
                 },

@@ -774,7 +774,7 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         Loaded::Exists { path, retry } => {
             app.modal = Some(Modal::Confirm {
                 message: format!("{} exists. Overwrite it?", path.display()),
-                action: ConfirmAction::Overwrite(Box::new(retry)),
+                action: ConfirmAction::Overwrite(retry),
             });
         }
         Loaded::Sessions(Err(e))
