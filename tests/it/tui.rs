@@ -351,7 +351,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
     let exists = || {
         Msg::Loaded(Loaded::Exists {
             path: path.clone(),
-            retry: retry.clone(),
+            retry: Box::new(retry.clone()),
         })
     };
     update(&mut app, exists(), Instant::now());
