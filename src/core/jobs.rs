@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::Core;
 use super::engines::{Engine, PageInput, page_image};
 use super::error::{CoreError, CoreResult};
-use super::events::{Event, JobStatus};
+use super::events::{Event, Finding, JobStatus, Severity};
 use super::history::Group;
 use super::ids::{JobId, PageId, SessionId};
 use super::op::Op;
@@ -336,14 +336,17 @@ impl Core {
                 overall_percent,
             });
         };
-        let warn = |page_index: usize, engine: &Engine, message: String| {
+        let warn = |page_index: usize, engine: &Engine, finding: Finding| {
             self.inner.bus.publish(Event::JobWarning {
                 job_id: job.id,
                 page_index,
                 total_pages,
                 step_id: engine.info.id.clone(),
-                message,
+                finding,
             });
+        };
+        let failed = |page: PageId, message: String| {
+            Finding::new("engine-failed", Severity::Error, message).on(page, None)
         };
         let provider = job.provider.as_ref().map(|(id, p)| (id.as_str(), p));
         let overwrite = job.spec.overwrite.unwrap_or_default();
@@ -369,7 +372,12 @@ impl Core {
                 };
                 let Some(page) = snapshot.scene.page(*page_id) else {
                     warned = true;
-                    warn(page_index, engine, format!("page {page_id} was removed"));
+                    let gone = format!("page {} was removed", page_index + 1);
+                    warn(
+                        page_index,
+                        engine,
+                        Finding::new("page-removed", Severity::Warning, gone),
+                    );
                     progress(step_index, engine, page_index + 1);
                     continue;
                 };
@@ -378,11 +386,8 @@ impl Core {
                         Ok(bytes) => Some(bytes),
                         Err(e) => {
                             warned = true;
-                            warn(
-                                page_index,
-                                engine,
-                                format!("cannot read the page image: {e}"),
-                            );
+                            let message = format!("cannot read the page image: {e}");
+                            warn(page_index, engine, failed(*page_id, message));
                             progress(step_index, engine, page_index + 1);
                             continue;
                         }
@@ -406,9 +411,9 @@ impl Core {
                 };
                 match outcome {
                     Ok(outcome) => {
-                        for message in outcome.warnings {
+                        for finding in outcome.warnings {
                             warned = true;
-                            warn(page_index, engine, message);
+                            warn(page_index, engine, finding);
                         }
                         if !outcome.ops.is_empty() {
                             let batch = Op::Batch {
@@ -426,30 +431,26 @@ impl Core {
                                 Ok(dropped) => {
                                     for d in dropped {
                                         warned = true;
-                                        warn(
-                                            page_index,
-                                            engine,
-                                            format!(
-                                                "node {} kept its translation: {}",
-                                                d.node, d.why
-                                            ),
+                                        let message = format!("kept the translation: {}", d.why);
+                                        let kept = Finding::new(
+                                            "kept-translation",
+                                            Severity::Warning,
+                                            message,
                                         );
+                                        warn(page_index, engine, kept.on(d.page, Some(d.node)));
                                     }
                                 }
                                 Err(e) => {
                                     warned = true;
-                                    warn(
-                                        page_index,
-                                        engine,
-                                        format!("the engine's edits do not apply: {e}"),
-                                    );
+                                    let message = format!("the engine's edits do not apply: {e}");
+                                    warn(page_index, engine, failed(*page_id, message));
                                 }
                             }
                         }
                     }
                     Err(message) => {
                         warned = true;
-                        warn(page_index, engine, message);
+                        warn(page_index, engine, failed(*page_id, message));
                     }
                 }
                 progress(step_index, engine, page_index + 1);

@@ -125,7 +125,7 @@ pub struct ExportArgs {
     /// Write to this file instead (stdio only).
     #[serde(default)]
     pub out_path: Option<String>,
-    /// Replace outPath if it exists.
+    // Replace outPath if it exists (the name says it; no description).
     #[serde(default)]
     pub overwrite: bool,
 }

@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::resources::Uri;
 use crate::core::Core;
-use crate::core::events::{Event, JobStatus};
+use crate::core::events::{Event, JobStatus, Severity};
 use crate::core::ids::SessionId;
 
 /// After a resource update is told, how long further changes are gathered
@@ -179,17 +179,21 @@ async fn run(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>) {
                 job_id,
                 page_index,
                 step_id,
-                message,
+                finding,
                 ..
-            } => log(
-                &peer,
-                &watch,
-                Level::Warning,
-                json!({
-                    "jobId": job_id, "pageIndex": page_index, "step": step_id, "message": message,
-                }),
-            )
-            .await,
+            } => {
+                let level = match finding.severity {
+                    Severity::Error => Level::Error,
+                    Severity::Warning | Severity::Info => Level::Warning,
+                };
+                let mut data = json!({ "jobId": job_id, "pageIndex": page_index, "step": step_id });
+                if let (Some(map), Ok(serde_json::Value::Object(f))) =
+                    (data.as_object_mut(), serde_json::to_value(finding))
+                {
+                    map.extend(f);
+                }
+                log(&peer, &watch, level, data).await
+            }
             Event::JobFinished { id, status, error } => match status {
                 JobStatus::Failed | JobStatus::CompletedWithErrors => {
                     let level = if *status == JobStatus::Failed {

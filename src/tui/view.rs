@@ -515,10 +515,14 @@ fn jobs(app: &App, frame: &mut Frame, area: Rect) {
         .iter()
         .rev()
         .flat_map(|j| {
-            j.warnings
-                .iter()
-                .rev()
-                .map(|w| format!("⚠ page {} · {}: {}", w.page_index + 1, w.step_id, w.message))
+            j.warnings.iter().rev().map(|w| {
+                format!(
+                    "⚠ page {} · {}: {}",
+                    w.page_index + 1,
+                    w.step_id,
+                    w.finding.message
+                )
+            })
         })
         .take(bottom.saturating_sub(y) as usize)
         .collect();

@@ -48,9 +48,9 @@ pub fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
             Event::JobWarning {
                 page_index,
                 step_id,
-                message,
+                finding,
                 ..
-            } => Some((*page_index, step_id.clone(), message.clone())),
+            } => Some((*page_index, step_id.clone(), finding.message.clone())),
             _ => None,
         })
         .collect()

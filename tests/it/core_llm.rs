@@ -182,8 +182,8 @@ async fn run_with(provider: ProviderConfig, project: Option<&str>, pipeline: Opt
             .unwrap();
         match &e.event {
             Event::JobWarning {
-                job_id, message, ..
-            } if *job_id == job => warnings.push(message.clone()),
+                job_id, finding, ..
+            } if *job_id == job => warnings.push(finding.message.clone()),
             Event::JobFinished { id: j, status, .. } if *j == job => {
                 return (*status, warnings, t, id);
             }

@@ -602,7 +602,11 @@ fn workspace_events_update_the_view() {
             page_index: 0,
             total_pages: 3,
             step_id: "qa".into(),
-            message: "missing".into(),
+            finding: quire::core::events::Finding::new(
+                "missing-translation",
+                quire::core::events::Severity::Warning,
+                "missing",
+            ),
         })),
         Instant::now(),
     );

@@ -160,7 +160,11 @@ pub fn job(session: SessionId, status: JobStatus, percent: f64, warnings: usize)
                 page_index: i,
                 total_pages: 3,
                 step_id: "qa".into(),
-                message: format!("missing translation: node {i}"),
+                finding: quire::core::events::Finding::new(
+                    "missing-translation",
+                    quire::core::events::Severity::Warning,
+                    format!("missing translation: \"line {i}\""),
+                ),
             })
             .collect(),
         warnings_omitted: 0,

@@ -295,19 +295,25 @@ async function run(client) {
   await ok(client, "quire_apply", { op: { type: "AddPage", page: { name: "qa", nodes: [{ kind: { type: "text", text: "Hi {0}", translation: "Salut" } }] } } });
   const first = (await ok(client, "quire_start_pipeline", { steps: ["qa"], wait: true })).structuredContent;
   check(first.warnings.length > 0, "QA warns");
-  // One log message per warning of the job, each at warning level.
+  // One log message per warning of the job, at its severity's level, naming
+  // the rule, page and node a client can jump to.
   const ofFirst = () => logged.filter((m) => m.data.jobId === first.jobId && m.data.step);
   await until(() => ofFirst().length === first.warnings.length, "a log message per warning");
-  check(ofFirst().every((m) => m.level === "warning" && m.logger === "quire.jobs"), JSON.stringify(ofFirst()));
+  check(ofFirst().every((m) => m.logger === "quire.jobs" && m.data.rule && m.data.pageId && m.data.nodeId
+    && m.level === (m.data.severity === "error" ? "error" : "warning")), JSON.stringify(ofFirst()));
+  check(ofFirst().some((m) => m.data.rule === "placeholders" && m.level === "error"), "the placeholder error");
   await client.setLoggingLevel("error");
   const before = logged.length;
   const second = (await ok(client, "quire_start_pipeline", { steps: ["qa"], wait: true })).structuredContent;
   check(second.warnings.length > 0, "the second QA run also warns");
+  const errors = second.warnings.filter((w) => w.severity === "error").length;
   // An update told after the job proves the watch has moved past it.
   updated.length = 0;
   await ok(client, "quire_apply", { op: { type: "UpdateProject", patch: { name: "TS interop" } } });
   await until(() => updated.includes(sceneUri), "a later update");
-  check(logged.length === before, `warnings sent above the level: ${JSON.stringify(logged.slice(before))}`);
+  const since = logged.slice(before).filter((m) => m.data.jobId === second.jobId && m.data.step);
+  check(since.length === errors && since.every((m) => m.level === "error"),
+    `only errors at level error: ${JSON.stringify(since)} (${errors} expected)`);
 
   // Opening and closing a session changes the resource list.
   const changesBefore = listChanged;

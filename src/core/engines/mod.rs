@@ -17,6 +17,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::config::schema::{CommandEngineConfig, ProviderConfig};
+use crate::core::events::Finding;
 use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
 use crate::core::scene::{ImageRole, NodeKind, Page};
 use crate::core::workflow::Overwrite;
@@ -145,7 +146,7 @@ pub struct PageInput<'a> {
 pub struct PageOutcome {
     pub ops: Vec<Op>,
     /// Problems found (each becomes one `JobWarning`); the step did not fail.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Finding>,
 }
 
 impl Engine {

@@ -1,8 +1,10 @@
-//! `qa`: checks each text node and reports every problem as one warning:
-//! a missing translation, a placeholder set that differs, a translation
-//! too long for its box, leading or trailing whitespace that differs.
+//! `qa`: checks each text node and reports every problem as one finding
+//! naming its page and node: a missing translation, a placeholder set
+//! that differs, a translation too long for its box, leading or trailing
+//! whitespace that differs.
 
 use super::text::placeholders;
+use crate::core::events::{Finding, Severity};
 use crate::core::scene::{NodeKind, Page};
 
 /// Font size assumed when a node has none.
@@ -32,8 +34,8 @@ fn edges(s: &str) -> (&str, &str) {
     (start, end)
 }
 
-/// The problems of every text node of `page`, one message each.
-pub fn check_page(page: &Page) -> Vec<String> {
+/// The problems of every text node of `page`, one finding each.
+pub fn check_page(page: &Page) -> Vec<Finding> {
     let mut problems = Vec::new();
     for node in &page.nodes {
         let NodeKind::Text {
@@ -48,18 +50,29 @@ pub fn check_page(page: &Page) -> Vec<String> {
         let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) else {
             continue;
         };
-        let what = format!("node {} \"{}\"", node.id, short(text));
+        let what = format!("\"{}\"", short(text));
+        let mut found = |rule: &str, severity: Severity, message: String| {
+            problems.push(Finding::new(rule, severity, message).on(page.id, Some(node.id)));
+        };
         let Some(translation) = translation.as_deref().filter(|t| !t.trim().is_empty()) else {
-            problems.push(format!("missing translation: {what}"));
+            found(
+                "missing-translation",
+                Severity::Warning,
+                format!("missing translation: {what}"),
+            );
             continue;
         };
         let (want, got) = (placeholders(text), placeholders(translation));
         if want != got {
-            problems.push(format!(
-                "placeholders differ: {what} has [{}] but the translation has [{}]",
-                want.join(" "),
-                got.join(" ")
-            ));
+            found(
+                "placeholders",
+                Severity::Error,
+                format!(
+                    "placeholders differ: {what} has [{}] but the translation has [{}]",
+                    want.join(" "),
+                    got.join(" ")
+                ),
+            );
         }
         let t = &node.transform;
         if t.width > 0.0 && t.height > 0.0 {
@@ -70,14 +83,22 @@ pub fn check_page(page: &Page) -> Vec<String> {
             let capacity = box_capacity(t.width, t.height, size);
             let length = translation.chars().count();
             if length > capacity {
-                problems.push(format!(
-                    "translation too long: {what}: {length} characters, the {}×{} box holds about {capacity} at font size {size}",
-                    t.width, t.height
-                ));
+                found(
+                    "too-long",
+                    Severity::Warning,
+                    format!(
+                        "translation too long: {what}: {length} characters, the {}×{} box holds about {capacity} at font size {size}",
+                        t.width, t.height
+                    ),
+                );
             }
         }
         if edges(text) != edges(translation) {
-            problems.push(format!("leading or trailing whitespace differs: {what}"));
+            found(
+                "whitespace",
+                Severity::Warning,
+                format!("leading or trailing whitespace differs: {what}"),
+            );
         }
     }
     problems
@@ -132,11 +153,24 @@ mod tests {
             ],
         };
         let problems = check_page(&page);
-        assert_eq!(problems.len(), 4, "{problems:#?}");
-        assert!(problems[0].starts_with("missing translation"));
-        assert!(problems[1].starts_with("placeholders differ") && problems[1].contains("[{0}]"));
-        assert!(problems[2].starts_with("translation too long"));
-        assert!(problems[3].starts_with("leading or trailing whitespace differs"));
+        let rules: Vec<&str> = problems.iter().map(|p| p.rule.as_str()).collect();
+        assert_eq!(
+            rules,
+            [
+                "missing-translation",
+                "placeholders",
+                "too-long",
+                "whitespace"
+            ],
+            "{problems:#?}"
+        );
+        for (p, node) in problems.iter().zip(&page.nodes) {
+            assert_eq!((p.page_id, p.node_id), (Some(page.id), Some(node.id)));
+            // The ids travel as fields; the message is for people.
+            assert!(!p.message.contains(&node.id.to_string()), "{}", p.message);
+        }
+        assert!(problems[1].message.contains("[{0}]"));
+        assert_eq!(problems[1].severity, Severity::Error);
     }
 
     #[test]
