@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::blobs::BlobHash;
 use super::events::{Event, SessionSummary};
 use super::ids::{ProjectId, SessionId};
+use super::lang::Languages;
 use super::op::Op;
 use super::session::{Pending, Session};
 use super::workflow::Writer;
@@ -73,20 +74,29 @@ impl Blocking<'_> {
         let name = check_project_name(name)?;
         {
             let _guard = self.0.lifecycle();
-            init_project_dir(path, &name)?;
+            init_project_dir(path, &name, &Languages::default())?;
         }
         self.open_project(path)
     }
 
     /// Creates a managed project in the projects directory .
     pub fn create_managed_project(&self, name: &str) -> CoreResult<SessionSummary> {
+        self.create_managed_project_with(name, &Languages::default())
+    }
+
+    /// [`Blocking::create_managed_project`] with its languages.
+    pub fn create_managed_project_with(
+        &self,
+        name: &str,
+        languages: &Languages,
+    ) -> CoreResult<SessionSummary> {
         let name = check_project_name(name)?;
         let root = self.0.projects_dir().to_path_buf();
         std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
         let path = {
             let _guard = self.0.lifecycle();
             let path = free_path(&root, &name);
-            init_project_dir(&path, &name)?;
+            init_project_dir(&path, &name, languages)?;
             path
         };
         self.open_project(&path)

@@ -20,6 +20,34 @@ pub fn check_tag(what: &str, tag: &str) -> CoreResult<()> {
     }
 }
 
+/// A project's languages, as given when it is created.
+#[derive(
+    Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "camelCase")]
+pub struct Languages {
+    /// BCP 47, e.g. `ja`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_language: Option<String>,
+    /// BCP 47, e.g. `pt-BR`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_language: Option<String>,
+}
+
+impl Languages {
+    pub fn check(&self) -> CoreResult<()> {
+        for (what, tag) in [
+            ("sourceLanguage", &self.source_language),
+            ("targetLanguage", &self.target_language),
+        ] {
+            if let Some(tag) = tag {
+                check_tag(what, tag)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

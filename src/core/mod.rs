@@ -53,6 +53,7 @@ pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
 use self::history::Group;
 use self::ids::{ProjectId, SessionId};
+use self::lang::Languages;
 use self::op::Op;
 use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
@@ -269,8 +270,23 @@ impl Core {
 
     /// Creates a managed project in the projects directory and opens it.
     pub async fn create_managed_project(&self, name: &str) -> CoreResult<SessionSummary> {
+        self.create_managed_project_with(name, Languages::default())
+            .await
+    }
+
+    /// [`Core::create_managed_project`] with its languages set from the
+    /// start (checked before anything is created).
+    pub async fn create_managed_project_with(
+        &self,
+        name: &str,
+        languages: Languages,
+    ) -> CoreResult<SessionSummary> {
         let (core, name) = (self.clone(), name.to_owned());
-        blocking(move || core.blocking().create_managed_project(&name)).await
+        blocking(move || {
+            core.blocking()
+                .create_managed_project_with(&name, &languages)
+        })
+        .await
     }
 
     /// Opens a managed project by id and makes it current.
@@ -484,7 +500,8 @@ pub(crate) fn slug(name: &str) -> String {
 
 /// Writes a new, empty project. `project.toml` is written last: a directory
 /// without it is not a project, so a crash here leaves no half project.
-fn init_project_dir(path: &Path, name: &str) -> CoreResult<()> {
+fn init_project_dir(path: &Path, name: &str, languages: &Languages) -> CoreResult<()> {
+    languages.check()?;
     if path.exists() {
         let empty = std::fs::read_dir(path)
             .map_err(|e| CoreError::io(path, e))?
@@ -502,10 +519,16 @@ fn init_project_dir(path: &Path, name: &str) -> CoreResult<()> {
     storage::private_dir(&path.join("blobs"))?;
     let files = ProjectFiles::new(path.to_path_buf());
     let now = now_rfc3339();
-    let snapshot = SnapshotFile {
-        epoch: 0,
-        scene: Scene::new(name, &now),
-    };
+    let mut scene = Scene::new(name, &now);
+    scene
+        .project
+        .source_language
+        .clone_from(&languages.source_language);
+    scene
+        .project
+        .target_language
+        .clone_from(&languages.target_language);
+    let snapshot = SnapshotFile { epoch: 0, scene };
     storage::write_atomic(&files.scene_json(), &snapshot.encode()?)?;
     storage::write_private(&files.ops_log(), b"")?;
     ProjectToml {

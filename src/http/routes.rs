@@ -22,6 +22,7 @@ use crate::core::export::ExportSpec;
 use crate::core::ids::{JobId, ProjectId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::core::xliff::{ImportReport, TranslationFormat, TranslationImport};
@@ -39,9 +40,15 @@ pub struct Meta {
 }
 
 #[derive(Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProject {
     name: String,
+    /// BCP 47, e.g. `ja`.
+    #[serde(default)]
+    source_language: Option<String>,
+    /// BCP 47, e.g. `pt-BR`.
+    #[serde(default)]
+    target_language: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -98,7 +105,18 @@ async fn create_project(
     State(state): State<AppState>,
     JsonBody(body): JsonBody<CreateProject>,
 ) -> ApiResult<Json<SessionSummary>> {
-    Ok(Json(state.core.create_managed_project(&body.name).await?))
+    Ok(Json(
+        state
+            .core
+            .create_managed_project_with(
+                &body.name,
+                Languages {
+                    source_language: body.source_language,
+                    target_language: body.target_language,
+                },
+            )
+            .await?,
+    ))
 }
 
 async fn open_project(

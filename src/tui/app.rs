@@ -13,6 +13,7 @@ use crate::core::events::{JobStatus, JobSummary, SessionSummary};
 use crate::core::export::ExportFormat;
 use crate::core::ids::{JobId, NodeId, PageId, SessionId};
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 
@@ -351,7 +352,7 @@ pub enum Effect {
     },
     Undo(SessionId),
     Redo(SessionId),
-    Create(String),
+    Create(String, Languages),
     Open(String),
     Close(SessionId),
     Run {

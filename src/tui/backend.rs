@@ -11,6 +11,7 @@ use crate::core::export::ExportSpec;
 use crate::core::ids::{JobId, ProjectId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::core::xliff::{ImportReport, TranslationImport};
@@ -71,7 +72,7 @@ pub trait Backend: Send + Sync {
     fn projects(&self) -> Reply<'_, Vec<ProjectEntry>>;
     fn engines(&self) -> Reply<'_, Vec<EngineInfo>>;
     fn jobs(&self) -> Reply<'_, Vec<JobSummary>>;
-    fn create_project(&self, name: String) -> Reply<'_, SessionSummary>;
+    fn create_project(&self, name: String, languages: Languages) -> Reply<'_, SessionSummary>;
     /// Opens a project: a path (in-process only), or a managed project by
     /// name or id.
     fn open_project(&self, target: String) -> Reply<'_, SessionSummary>;
@@ -146,8 +147,13 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.jobs()) })
     }
 
-    fn create_project(&self, name: String) -> Reply<'_, SessionSummary> {
-        Box::pin(async move { Ok(self.core.create_managed_project(&name).await?) })
+    fn create_project(&self, name: String, languages: Languages) -> Reply<'_, SessionSummary> {
+        Box::pin(async move {
+            Ok(self
+                .core
+                .create_managed_project_with(&name, languages)
+                .await?)
+        })
     }
 
     fn open_project(&self, target: String) -> Reply<'_, SessionSummary> {

@@ -9,12 +9,16 @@ use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::update::{confirm_close, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::lang::Languages;
 use crate::core::workflow::Overwrite;
 use crate::core::xliff::TranslationFormat;
 
 /// Command names and their one-line help, for `?` and completion hints.
 pub const COMMANDS: &[(&str, &str)] = &[
-    ("/new NAME", "create a project and open it"),
+    (
+        "/new NAME",
+        "create a project and open it (from=ja to=fr: its languages)",
+    ),
     (
         "/open PATH",
         "open a project directory (or a managed project by name)",
@@ -58,11 +62,26 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
     };
     match name {
         "new" => {
-            if rest.is_empty() {
-                return app.fail("usage: /new NAME");
+            // `from=ja to=fr` at the end set the languages.
+            let mut words: Vec<&str> = rest.split_whitespace().collect();
+            let mut languages = Languages::default();
+            while let Some((key, tag)) = words.last().and_then(|w| w.split_once('=')) {
+                match key {
+                    "from" => languages.source_language = Some(tag.to_owned()),
+                    "to" => languages.target_language = Some(tag.to_owned()),
+                    _ => break,
+                }
+                words.pop();
             }
-            app.say(format!("creating {rest}…"));
-            fx.push(Effect::Create(rest.to_owned()));
+            if words.is_empty() {
+                return app.fail("usage: /new NAME [from=LANG] [to=LANG]");
+            }
+            if let Err(e) = languages.check() {
+                return app.fail(e.to_string());
+            }
+            let name = words.join(" ");
+            app.say(format!("creating {name}…"));
+            fx.push(Effect::Create(name, languages));
         }
         "open" => {
             if rest.is_empty() {

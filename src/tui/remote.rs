@@ -23,6 +23,7 @@ use crate::core::export::ExportSpec;
 use crate::core::ids::{JobId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
+use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
 use crate::core::xliff::{ImportReport, TranslationImport};
@@ -150,10 +151,14 @@ impl Backend for Remote {
         Box::pin(self.get("/api/v1/operations"))
     }
 
-    fn create_project(&self, name: String) -> Reply<'_, SessionSummary> {
+    fn create_project(&self, name: String, languages: Languages) -> Reply<'_, SessionSummary> {
         Box::pin(async move {
-            self.post("/api/v1/projects", &json!({ "name": name }))
-                .await
+            let body = json!({
+                "name": name,
+                "sourceLanguage": languages.source_language,
+                "targetLanguage": languages.target_language,
+            });
+            self.post("/api/v1/projects", &body).await
         })
     }
 

@@ -252,7 +252,9 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             Some(step) => format!("redone: {}", step.label),
             None => "nothing to redo".to_owned(),
         })),
-        Effect::Create(name) => Loaded::Opened(backend.create_project(name).await),
+        Effect::Create(name, languages) => {
+            Loaded::Opened(backend.create_project(name, languages).await)
+        }
         Effect::Open(target) => Loaded::Opened(backend.open_project(target).await),
         Effect::Close(id) => Loaded::Done(
             backend

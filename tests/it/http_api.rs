@@ -717,3 +717,42 @@ async fn load_8_clients_500_requests_each() {
     let (_, sessions) = s.get("/api/v1/sessions").await;
     assert_eq!(sessions[0]["epoch"], end);
 }
+
+#[tokio::test]
+async fn a_project_is_created_with_its_languages_or_not_at_all() {
+    let s = TestServer::start().await;
+    let (status, created) = s
+        .post(
+            "/api/v1/projects",
+            json!({ "name": "Langs", "sourceLanguage": "ja", "targetLanguage": "pt-BR" }),
+        )
+        .await;
+    assert_eq!(status, 200, "{created}");
+    let scene = s.scene().await;
+    assert_eq!(scene["scene"]["project"]["sourceLanguage"], "ja");
+    assert_eq!(scene["scene"]["project"]["targetLanguage"], "pt-BR");
+    // Nothing to undo: the languages are the project's from the start.
+    assert_eq!(
+        s.post("/api/v1/history/undo", json!(null)).await.1,
+        json!({ "epoch": null })
+    );
+    let projects = s.get("/api/v1/projects").await.1;
+    let bad = s
+        .post(
+            "/api/v1/projects",
+            json!({ "name": "Bad", "targetLanguage": "--output=x" }),
+        )
+        .await;
+    assert_error(&bad, 422, "invalid_input");
+    assert!(
+        bad.1["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("targetLanguage")
+    );
+    assert_eq!(
+        s.get("/api/v1/projects").await.1,
+        projects,
+        "a refused create left a project"
+    );
+}

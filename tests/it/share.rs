@@ -63,8 +63,12 @@ impl Backend for Gated {
     fn jobs(&self) -> Reply<'_, Vec<quire::core::events::JobSummary>> {
         self.inner.jobs()
     }
-    fn create_project(&self, name: String) -> Reply<'_, quire::core::events::SessionSummary> {
-        self.inner.create_project(name)
+    fn create_project(
+        &self,
+        name: String,
+        languages: quire::core::lang::Languages,
+    ) -> Reply<'_, quire::core::events::SessionSummary> {
+        self.inner.create_project(name, languages)
     }
     fn open_project(&self, target: String) -> Reply<'_, quire::core::events::SessionSummary> {
         self.inner.open_project(target)

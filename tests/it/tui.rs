@@ -298,7 +298,25 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
     assert_eq!(command(&mut app, "redo"), vec![Effect::Redo(sid(1))]);
     assert_eq!(
         command(&mut app, "new Fresh start"),
-        vec![Effect::Create("Fresh start".into())]
+        vec![Effect::Create("Fresh start".into(), Default::default())]
+    );
+    assert_eq!(
+        command(&mut app, "new Chapter 2 from=ja to=pt-BR"),
+        vec![Effect::Create(
+            "Chapter 2".into(),
+            quire::core::lang::Languages {
+                source_language: Some("ja".into()),
+                target_language: Some("pt-BR".into()),
+            }
+        )]
+    );
+    assert!(command(&mut app, "new Bad to=--output=x").is_empty());
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("not a BCP 47 language tag")
     );
     assert_eq!(
         command(&mut app, "/open /tmp/p"),
