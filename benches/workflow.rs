@@ -69,7 +69,13 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
     }
 }
 
-async fn project(core: &Core, name: &str, pages: usize, nodes: usize, translated: bool) -> SessionId {
+async fn project(
+    core: &Core,
+    name: &str,
+    pages: usize,
+    nodes: usize,
+    translated: bool,
+) -> SessionId {
     let languages = Languages {
         source_language: Some("en".into()),
         target_language: Some("fr".into()),

@@ -27,6 +27,7 @@ mod mcp;
 mod mcp_stdio;
 mod mcp_ts;
 mod openapi;
+mod readme;
 mod share;
 mod tidy;
 mod tui;
