@@ -239,6 +239,23 @@ pub struct NodePatch {
     pub kind: Option<KindPatch>,
 }
 
+impl NodePatch {
+    /// A text node's translation and/or state, nothing else.
+    pub fn text(translation: Clearable<String>, state: Option<TextState>) -> NodePatch {
+        NodePatch {
+            kind: Some(KindPatch::Text {
+                text: None,
+                translation,
+                source_lang: None,
+                style: None,
+                state,
+                origin: None,
+            }),
+            ..NodePatch::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TransformPatch {

@@ -297,17 +297,7 @@ mod tests {
         Op::UpdateNode {
             page,
             id,
-            patch: NodePatch {
-                kind: Some(KindPatch::Text {
-                    text: None,
-                    translation: Some(Some(translation.into())),
-                    source_lang: None,
-                    style: None,
-                    state,
-                    origin: None,
-                }),
-                ..NodePatch::default()
-            },
+            patch: NodePatch::text(Some(Some(translation.into())), state),
         }
     }
 

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::Core;
 use super::error::{CoreError, CoreResult};
 use super::ids::{NodeId, PageId, SessionId};
-use super::op::{KindPatch, NodePatch, Op};
+use super::op::{NodePatch, Op};
 use super::scene::{Node, NodeKind, Scene, TextState};
 
 const XLIFF_2: &str = "urn:oasis:names:tc:xliff:document:2.0";
@@ -478,17 +478,7 @@ impl Core {
             ops.push(Op::UpdateNode {
                 page: *page,
                 id: node.id,
-                patch: NodePatch {
-                    kind: Some(KindPatch::Text {
-                        text: None,
-                        translation,
-                        source_lang: None,
-                        style: None,
-                        state: Some(state),
-                        origin: None,
-                    }),
-                    ..NodePatch::default()
-                },
+                patch: NodePatch::text(translation, Some(state)),
             });
         }
         if !units.is_empty() && report.unmatched.len() == units.len() {

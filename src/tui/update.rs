@@ -17,7 +17,7 @@ use super::layout::{Hit, hit_test};
 use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::ids::{PageId, SessionId};
 use crate::core::jobs::Approval;
-use crate::core::op::{KindPatch, NodePatch, Op};
+use crate::core::op::{NodePatch, Op};
 use crate::core::scene::{Node, NodeKind, TextState};
 
 /// Applies `msg` at time `now`; returns what the runtime must do.
@@ -214,18 +214,11 @@ fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
                 op: Op::UpdateNode {
                     page: edit.page,
                     id: edit.node,
-                    patch: NodePatch {
-                        kind: Some(KindPatch::Text {
-                            text: None,
-                            translation: Some(translation),
-                            source_lang: None,
-                            style: None,
-                            // Saying the state is what unlocks a final one.
-                            state: edit.unlock.then_some(TextState::Translated),
-                            origin: None,
-                        }),
-                        ..NodePatch::default()
-                    },
+                    // Saying the state is what unlocks a final one.
+                    patch: NodePatch::text(
+                        Some(translation),
+                        edit.unlock.then_some(TextState::Translated),
+                    ),
                 },
                 what: "translation saved".into(),
             });
@@ -466,17 +459,7 @@ fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) 
         op: Op::UpdateNode {
             page,
             id: node.id,
-            patch: NodePatch {
-                kind: Some(KindPatch::Text {
-                    text: None,
-                    translation: None,
-                    source_lang: None,
-                    style: None,
-                    state: Some(state),
-                    origin: None,
-                }),
-                ..NodePatch::default()
-            },
+            patch: NodePatch::text(None, Some(state)),
         },
         what: format!("marked {}", state.as_str()),
     });

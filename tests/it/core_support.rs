@@ -12,7 +12,7 @@ use quire::core::apply::apply;
 use quire::core::blobs::BlobHash;
 use quire::core::history::{Entry, History, describe};
 use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::op::{KindPatch, NewNode, NewPage, NodePatch, Op};
+use quire::core::op::{NewNode, NewPage, NodePatch, Op};
 use quire::core::scene::{NodeKind, Scene, Transform};
 use quire::core::session::SessionSettings;
 use quire::core::workflow::{Writer, stamp};
@@ -166,17 +166,7 @@ pub fn translate(page: PageId, node: NodeId, text: &str) -> Op {
     Op::UpdateNode {
         page,
         id: node,
-        patch: NodePatch {
-            kind: Some(KindPatch::Text {
-                text: None,
-                translation: Some(Some(text.into())),
-                source_lang: None,
-                style: None,
-                state: None,
-                origin: None,
-            }),
-            ..NodePatch::default()
-        },
+        patch: NodePatch::text(Some(Some(text.into())), None),
     }
 }
 

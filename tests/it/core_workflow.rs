@@ -19,18 +19,19 @@ fn mark(page: PageId, id: NodeId, state: TextState) -> Op {
     Op::UpdateNode {
         page,
         id,
-        patch: NodePatch {
-            kind: Some(KindPatch::Text {
-                text: None,
-                translation: None,
-                source_lang: None,
-                style: None,
-                state: Some(state),
-                origin: None,
-            }),
-            ..NodePatch::default()
-        },
+        patch: NodePatch::text(None, Some(state)),
     }
+}
+
+/// Starts a pipeline and follows it to its end: its events.
+async fn run(t: &TestCore, id: SessionId, spec: PipelineSpec) -> Vec<quire::core::events::Event> {
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec, Approval::Unattended)
+        .await
+        .unwrap();
+    follow(&mut sub, job).await
 }
 
 fn text_of(
@@ -87,28 +88,12 @@ async fn five_kinds(t: &TestCore, id: SessionId) -> (PageId, Vec<NodeId>) {
         .apply(id, mark(page, nodes[4], TextState::Final))
         .await
         .unwrap();
-    let job = t
-        .core
-        .start_pipeline(id, spec(&["pseudo-translate"]), Approval::Unattended)
-        .await
-        .unwrap();
-    let mut sub = t.core.subscribe(None);
-    let _ = follow(&mut sub, job).await;
+    run(t, id, spec(&["pseudo-translate"])).await;
     // That run filled nodes 0 and 1 (untranslated); a person then clears 0.
     let clear = Op::UpdateNode {
         page,
         id: nodes[0],
-        patch: NodePatch {
-            kind: Some(KindPatch::Text {
-                text: None,
-                translation: Some(None),
-                source_lang: None,
-                style: None,
-                state: None,
-                origin: None,
-            }),
-            ..NodePatch::default()
-        },
+        patch: NodePatch::text(Some(None), None),
     };
     t.core.apply(id, clear).await.unwrap();
     (page, nodes)
@@ -161,20 +146,16 @@ async fn each_overwrite_mode_replaces_only_what_it_may_and_final_never() {
         let id = t.session("Modes");
         let (page, nodes) = five_kinds(&t, id).await;
         let before = t.core.scene(id).await.unwrap().scene;
-        let job = t
-            .core
-            .start_pipeline(
-                id,
-                PipelineSpec {
-                    overwrite: mode,
-                    ..spec(&["pseudo-translate"])
-                },
-                Approval::Unattended,
-            )
-            .await
-            .unwrap();
-        let mut sub = t.core.subscribe(None);
-        let events = follow(&mut sub, job).await;
+        let events = run(
+            &t,
+            id,
+            PipelineSpec {
+                overwrite: mode,
+                ..spec(&["pseudo-translate"])
+            },
+        )
+        .await;
+
         assert_eq!(finished(&events).0, JobStatus::Completed, "{mode:?}");
         let after = t.core.scene(id).await.unwrap().scene;
         let kind = |scene: &Scene, node: NodeId| {
@@ -238,20 +219,16 @@ async fn an_engine_edit_the_policy_forbids_is_dropped_with_a_warning() {
     let (page, nodes) = five_kinds(&t, id).await;
     let before = t.core.scene(id).await.unwrap().scene;
     for mode in [Overwrite::Untranslated, Overwrite::Machine, Overwrite::All] {
-        let job = t
-            .core
-            .start_pipeline(
-                id,
-                PipelineSpec {
-                    overwrite: Some(mode),
-                    ..spec(&["eager"])
-                },
-                Approval::Unattended,
-            )
-            .await
-            .unwrap();
-        let mut sub = t.core.subscribe(None);
-        let events = follow(&mut sub, job).await;
+        let events = run(
+            &t,
+            id,
+            PipelineSpec {
+                overwrite: Some(mode),
+                ..spec(&["eager"])
+            },
+        )
+        .await;
+
         // The final node is named in a warning in every mode.
         let kept = findings(&events);
         assert!(
@@ -272,13 +249,8 @@ async fn an_engine_edit_the_policy_forbids_is_dropped_with_a_warning() {
     }
     // Under `untranslated`, the person's and the reviewed work were kept
     // too, each with its own warning.
-    let job = t
-        .core
-        .start_pipeline(id, spec(&["eager"]), Approval::Unattended)
-        .await
-        .unwrap();
-    let mut sub = t.core.subscribe(None);
-    let w = warnings(&follow(&mut sub, job).await);
+    let events = run(&t, id, spec(&["eager"])).await;
+    let w = warnings(&events);
     assert_eq!(w.len(), 4, "{w:?}");
     let after = t.core.scene(id).await.unwrap().scene;
     assert_eq!(text_of(&after, page, nodes[0]).0.as_deref(), Some("eager"));
@@ -342,16 +314,8 @@ async fn a_600_page_step_is_one_undo_and_one_redo() {
     let id = t.session("Long run");
     let pages = text_pages(&t, id, 600).await;
     let untouched = t.core.scene(id).await.unwrap().scene;
-    let job = t
-        .core
-        .start_pipeline(id, spec(&["pseudo-translate", "qa"]), Approval::Unattended)
-        .await
-        .unwrap();
-    let mut sub = t.core.subscribe(None);
-    assert_eq!(
-        finished(&follow(&mut sub, job).await).0,
-        JobStatus::Completed
-    );
+    let events = run(&t, id, spec(&["pseudo-translate", "qa"])).await;
+    assert_eq!(finished(&events).0, JobStatus::Completed);
     let translated = t.core.scene(id).await.unwrap().scene;
     assert_eq!(pages.len(), 600);
     let undone = t.core.undo(id).await.unwrap().unwrap();
@@ -383,13 +347,7 @@ async fn history_survives_a_restart_with_its_labels_and_redo() {
     let t = TestCore::new();
     let id = t.session("Restart");
     let pages = text_pages(&t, id, 3).await;
-    let job = t
-        .core
-        .start_pipeline(id, spec(&["pseudo-translate"]), Approval::Unattended)
-        .await
-        .unwrap();
-    let mut sub = t.core.subscribe(None);
-    let _ = follow(&mut sub, job).await;
+    run(&t, id, spec(&["pseudo-translate"])).await;
     let scene = t.core.scene(id).await.unwrap().scene;
     let node = scene.page(pages[1]).unwrap().nodes[0].id;
     t.core
