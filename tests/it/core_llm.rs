@@ -2,7 +2,8 @@
 //! 127.0.0.1:0): a good answer, malformed JSON, the wrong number of
 //! translations, 429 then success, persistent 500s, and a hang past the
 //! timeout. Also: the API key is sent as a bearer token and appears in no
-//! warning.
+//! warning, and a run asks only for the translations its `overwrite` lets
+//! it replace (never a final one).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -30,6 +31,8 @@ struct Fake {
     calls: AtomicUsize,
     /// Authorization headers seen.
     auth: std::sync::Mutex<Vec<String>>,
+    /// The source texts of every segment asked for.
+    asked: std::sync::Mutex<Vec<String>>,
 }
 
 /// The segments the request carried.
@@ -69,6 +72,10 @@ async fn chat(
     Json(body): Json<Value>,
 ) -> Response {
     let call = fake.calls.fetch_add(1, Ordering::SeqCst);
+    if body["messages"][1]["content"].is_string() {
+        let asked = segments(&body).into_iter().map(|(_, text)| text);
+        fake.asked.lock().unwrap().extend(asked);
+    }
     if let Some(auth) = headers.get("authorization") {
         fake.auth
             .lock()
@@ -375,4 +382,78 @@ async fn a_provider_whose_key_variable_is_unset_refuses_only_its_pipeline() {
         .start_pipeline(id, spec("pseudo-translate"), Approval::Unattended)
         .await
         .unwrap();
+}
+
+#[tokio::test]
+async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
+    use quire::core::op::{NodePatch, Op};
+    use quire::core::scene::TextState;
+    use quire::core::workflow::Overwrite;
+    let (base, fake) = fake_provider().await;
+    let (status, _, t, id) = run(provider(&base, "good", 10, 0)).await;
+    assert_eq!(status, JobStatus::Completed);
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let one = &scene.pages[0];
+    // A person locks the first line and rewrites the second.
+    let patch = |node: usize, patch: NodePatch| Op::UpdateNode {
+        page: one.id,
+        id: one.nodes[node].id,
+        patch,
+    };
+    t.core
+        .apply(id, patch(0, NodePatch::text(None, Some(TextState::Final))))
+        .await
+        .unwrap();
+    t.core
+        .apply(
+            id,
+            patch(1, NodePatch::text(Some(Some("Bonne nuit".into())), None)),
+        )
+        .await
+        .unwrap();
+    for (overwrite, asked) in [
+        (Overwrite::Untranslated, vec![]),
+        (Overwrite::Machine, vec!["See you"]),
+        (Overwrite::All, vec!["Good night", "See you"]),
+    ] {
+        fake.asked.lock().unwrap().clear();
+        let mut sub = t.core.subscribe(None);
+        let spec = PipelineSpec {
+            steps: vec!["llm-translate".into()],
+            target_language: Some("fr".into()),
+            overwrite: Some(overwrite),
+            ..PipelineSpec::default()
+        };
+        let job = t
+            .core
+            .start_pipeline(id, spec, Approval::Unattended)
+            .await
+            .unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        loop {
+            let e = tokio::time::timeout_at(deadline, sub.next())
+                .await
+                .unwrap()
+                .unwrap();
+            if let Event::JobFinished { id: j, status, .. } = &e.event
+                && *j == job
+            {
+                assert_eq!(*status, JobStatus::Completed, "{overwrite:?}");
+                break;
+            }
+        }
+        let mut got = fake.asked.lock().unwrap().clone();
+        got.sort();
+        assert_eq!(got, asked, "{overwrite:?}");
+        // The final line is the person's, whatever the mode.
+        let now = t.core.scene(id).await.unwrap().scene;
+        let NodeKind::Text {
+            translation, state, ..
+        } = &now.pages[0].nodes[0].kind
+        else {
+            panic!()
+        };
+        assert_eq!(translation.as_deref(), Some("FR Hello {0}"));
+        assert_eq!(*state, Some(TextState::Final));
+    }
 }
