@@ -102,8 +102,16 @@ fn xliff_spec() -> ExportSpec {
     }
 }
 
-async fn xliff(core: &Core) {
-    let id = project(core, "xliff", 1000, 50, true).await;
+/// The sizes measured: the real ones under `--bench`, small ones when
+/// `cargo test --all-targets` runs this as a smoke test.
+struct Sizes {
+    pages: usize,
+    job_pages: usize,
+}
+
+async fn xliff(core: &Core, sizes: &Sizes) {
+    let id = project(core, "xliff", sizes.pages, 50, true).await;
+    let units = sizes.pages * 50;
     let mut export = Vec::new();
     let mut bytes = Vec::new();
     for _ in 0..RUNS {
@@ -135,18 +143,20 @@ async fn xliff(core: &Core) {
             .await
             .expect("import");
         import.push(start.elapsed());
-        assert_eq!(report.updated, 50_000, "{:?}", report.conflicts.first());
+        assert_eq!(report.updated, units, "{:?}", report.conflicts.first());
     }
     println!(
-        "XLIFF 1,000 pages × 50 nodes ({:.1} MiB): export {}, import of 50,000 changed units {} (medians of {RUNS})",
+        "XLIFF {} pages × 50 nodes ({:.1} MiB): export {}, import of {units} changed units {} (medians of {RUNS})",
+        sizes.pages,
         bytes.len() as f64 / (1 << 20) as f64,
         ms(median(export)),
         ms(median(import)),
     );
 }
 
-async fn undo_job(core: &Core) {
-    let id = project(core, "job", 600, 4, false).await;
+async fn undo_job(core: &Core, sizes: &Sizes) {
+    let pages = sizes.job_pages;
+    let id = project(core, "job", pages, 4, false).await;
     let mut events = core.subscribe(None);
     let job = core
         .start_pipeline(
@@ -173,13 +183,14 @@ async fn undo_job(core: &Core) {
         let start = Instant::now();
         let step = core.undo(id).await.expect("undo").expect("an entry");
         undo.push(start.elapsed());
-        assert_eq!(step.label, "pseudo-translate · 600 pages");
+        assert_eq!(step.label, format!("pseudo-translate · {pages} pages"));
         let start = Instant::now();
         core.redo(id).await.expect("redo").expect("an entry");
         redo.push(start.elapsed());
     }
     println!(
-        "undo of a 600-page pseudo-translate step (2,400 edits, one entry): undo {}, redo {} (medians of {RUNS})",
+        "undo of a {pages}-page pseudo-translate step ({} edits, one entry): undo {}, redo {} (medians of {RUNS})",
+        pages * 4,
         ms(median(undo)),
         ms(median(redo)),
     );
@@ -189,8 +200,19 @@ fn main() {
     let rt = tokio::runtime::Runtime::new().expect("runtime");
     let dir = tempfile::tempdir().expect("temp dir");
     let core = support::core(dir.path(), Durability::Batch, 1_000_000, 500);
+    let sizes = if std::env::args().any(|a| a == "--bench") {
+        Sizes {
+            pages: 1000,
+            job_pages: 600,
+        }
+    } else {
+        Sizes {
+            pages: 10,
+            job_pages: 12,
+        }
+    };
     rt.block_on(async {
-        xliff(&core).await;
-        undo_job(&core).await;
+        xliff(&core, &sizes).await;
+        undo_job(&core, &sizes).await;
     });
 }
