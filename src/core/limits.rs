@@ -147,7 +147,7 @@ fn check_new_node(node: &NewNode) -> Result<(), String> {
             origin,
             ..
         } => {
-            check_origin(origin.as_ref())?;
+            check_origin(origin.as_deref())?;
             check_text("text", text.as_deref())?;
             check_text("translation", translation.as_deref())?;
             check_attribute("sourceLang", source_lang.as_deref())?;
@@ -178,7 +178,7 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
             origin,
             ..
         }) => {
-            check_origin(origin.as_ref().and_then(Option::as_ref))?;
+            check_origin(origin.as_ref().and_then(Option::as_deref))?;
             check_text("text", text.as_ref().and_then(Option::as_deref))?;
             check_text(
                 "translation",

@@ -312,7 +312,7 @@ pub enum KindPatch {
             deserialize_with = "objects::clearable",
             skip_serializing_if = "Option::is_none"
         )]
-        origin: Clearable<Origin>,
+        origin: Clearable<Box<Origin>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {

@@ -95,7 +95,7 @@ pub enum NodeKind {
             deserialize_with = "super::objects::optional",
             skip_serializing_if = "Option::is_none"
         )]
-        origin: Option<Origin>,
+        origin: Option<Box<Origin>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {

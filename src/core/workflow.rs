@@ -222,8 +222,8 @@ impl Stamper<'_, '_> {
         }
     }
 
-    fn origin(&self) -> Origin {
-        match self.writer {
+    fn origin(&self) -> Box<Origin> {
+        Box::new(match self.writer {
             Writer::Person => Origin {
                 by: Author::Human,
                 engine: None,
@@ -234,7 +234,7 @@ impl Stamper<'_, '_> {
                 engine: Some(id.clone()),
                 at: self.at.to_owned(),
             },
-        }
+        })
     }
 }
 
@@ -253,7 +253,7 @@ mod tests {
     fn with(
         translation: Option<&str>,
         state: Option<TextState>,
-        origin: Option<Origin>,
+        origin: Option<Box<Origin>>,
     ) -> NodeKind {
         NodeKind::Text {
             text: Some("source".into()),
@@ -326,7 +326,11 @@ mod tests {
             engine: Some("pseudo-translate".into()),
             at: AT.into(),
         };
-        let machine = with(Some("machine"), Some(TextState::Translated), Some(engine));
+        let machine = with(
+            Some("machine"),
+            Some(TextState::Translated),
+            Some(Box::new(engine)),
+        );
         let human = text(Some("human"));
         let reviewed = with(Some("reviewed"), Some(TextState::Reviewed), None);
         let fin = with(Some("final"), Some(TextState::Final), None);
