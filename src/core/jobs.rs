@@ -362,6 +362,14 @@ impl Core {
                 id: engine.info.id.clone(),
                 overwrite,
             };
+            let sources = if engine.needs_sources() {
+                match self.scene(job.session).await {
+                    Ok(s) => Some(super::engines::qa::Sources::of(&s.scene)),
+                    Err(e) => return (JobStatus::Failed, Some(e.to_string())),
+                }
+            } else {
+                None
+            };
             for (page_index, page_id) in job.pages.iter().enumerate() {
                 if job.cancelled.load(Ordering::SeqCst) {
                     return (JobStatus::Cancelled, None);
@@ -403,6 +411,7 @@ impl Core {
                     http: self.http(),
                     provider,
                     overwrite,
+                    sources: sources.as_ref(),
                 };
                 let outcome = tokio::select! {
                     outcome = engine.run(&input) => outcome,

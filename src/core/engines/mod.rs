@@ -139,6 +139,8 @@ pub struct PageInput<'a> {
     /// Which translations a translation engine may replace; the engines
     /// skip the rest (and the core drops any edit that gets through).
     pub overwrite: Overwrite,
+    /// For `qa`: the project's translated sources, built once per step.
+    pub sources: Option<&'a qa::Sources>,
 }
 
 /// What an engine made of one page.
@@ -150,6 +152,12 @@ pub struct PageOutcome {
 }
 
 impl Engine {
+    /// Whether the engine checks pages against the whole project (the job
+    /// builds a [`qa::Sources`] for its step).
+    pub fn needs_sources(&self) -> bool {
+        matches!(self.kind, EngineKind::Qa)
+    }
+
     /// Whether the job must read the page's image for this engine.
     pub fn needs_image(&self) -> bool {
         matches!(&self.kind, EngineKind::Command(c) if command::needs_image(c))
@@ -164,7 +172,7 @@ impl Engine {
             }),
             EngineKind::Qa => Ok(PageOutcome {
                 ops: Vec::new(),
-                warnings: qa::check_page(input.page),
+                warnings: qa::check_page(input.page, input.sources),
             }),
             EngineKind::LlmTranslate => {
                 let segments = llm::segments(input.page, input.overwrite);

@@ -1,11 +1,119 @@
 //! `qa`: checks each text node and reports every problem as one finding
 //! naming its page and node: a missing translation, a placeholder set
 //! that differs, a translation too long for its box, leading or trailing
-//! whitespace that differs.
+//! whitespace that differs, numbers that differ, end punctuation (`?`,
+//! `!`, `…`) that differs, and the same source translated differently
+//! elsewhere in the project (against a [`Sources`] index built once per
+//! job step, so a page costs its own nodes, not the project's).
 
-use super::text::placeholders;
+use std::collections::HashMap;
+
+use super::text::{Piece, pieces, placeholders};
 use crate::core::events::{Finding, Severity};
-use crate::core::scene::{NodeKind, Page};
+use crate::core::ids::{NodeId, PageId};
+use crate::core::scene::{NodeKind, Page, Scene};
+
+/// Every translated source of a project: its translations and where.
+#[derive(Debug, Default)]
+pub struct Sources {
+    by_source: HashMap<String, Vec<(String, PageId, NodeId)>>,
+    page_numbers: HashMap<PageId, usize>,
+}
+
+impl Sources {
+    pub fn of(scene: &Scene) -> Sources {
+        let mut sources = Sources::default();
+        for (i, page) in scene.pages.iter().enumerate() {
+            sources.page_numbers.insert(page.id, i + 1);
+            for node in &page.nodes {
+                if let NodeKind::Text {
+                    text: Some(text),
+                    translation: Some(translation),
+                    ..
+                } = &node.kind
+                    && !text.trim().is_empty()
+                    && !translation.trim().is_empty()
+                {
+                    sources
+                        .by_source
+                        .entry(text.trim().to_owned())
+                        .or_default()
+                        .push((translation.trim().to_owned(), page.id, node.id));
+                }
+            }
+        }
+        sources
+    }
+
+    /// Another translation of `source` than `translation`: which, and the
+    /// page number it is on.
+    fn other(&self, source: &str, translation: &str, node: NodeId) -> Option<(&str, usize)> {
+        self.by_source
+            .get(source.trim())?
+            .iter()
+            .find(|(t, _, n)| *n != node && t != translation.trim())
+            .map(|(t, page, _)| {
+                (
+                    t.as_str(),
+                    self.page_numbers.get(page).copied().unwrap_or(0),
+                )
+            })
+    }
+}
+
+/// The numbers in `text` outside its placeholders (`{0}` is the
+/// placeholder rule's), digits only (`1,000`, `1 000` and `1000` are one
+/// number; full-width digits count), sorted.
+fn numbers(text: &str) -> Vec<String> {
+    let plain: String = pieces(text)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Plain(s) => s,
+            Piece::Placeholder(_) => " ",
+        })
+        .collect();
+    let text = plain.as_str();
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let digit = match c {
+            '0'..='9' => Some(c),
+            '０'..='９' => char::from_u32(u32::from(c) - 0xFF10 + u32::from('0')),
+            _ => None,
+        };
+        match digit {
+            Some(d) => current.push(d),
+            // A separator inside a number (`1,000`, `3.5`, `1 000`).
+            None if !current.is_empty()
+                && matches!(c, ',' | '.' | ' ' | '\u{202F}' | '\u{A0}')
+                && chars.peek().is_some_and(char::is_ascii_digit) => {}
+            None if !current.is_empty() => out.push(std::mem::take(&mut current)),
+            None => {}
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out.sort();
+    out
+}
+
+/// The kind of end punctuation a text closes with: `?`, `!` or `…`
+/// (fullwidth and `...` forms counted as those), else none.
+fn end_mark(text: &str) -> Option<char> {
+    let text = text.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '"' | '\'' | '」' | '』' | '”' | '’' | ')' | '）' | '»')
+    });
+    if text.ends_with("...") || text.ends_with('…') || text.ends_with('⋯') {
+        return Some('…');
+    }
+    match text.chars().last()? {
+        '?' | '？' | '¿' => Some('?'),
+        '!' | '！' | '¡' => Some('!'),
+        _ => None,
+    }
+}
 
 /// Font size assumed when a node has none.
 const DEFAULT_FONT_SIZE: f64 = 16.0;
@@ -34,8 +142,9 @@ fn edges(s: &str) -> (&str, &str) {
     (start, end)
 }
 
-/// The problems of every text node of `page`, one finding each.
-pub fn check_page(page: &Page) -> Vec<Finding> {
+/// The problems of every text node of `page`, one finding each;
+/// `sources` (the project's, when given) finds inconsistencies.
+pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
     let mut problems = Vec::new();
     for node in &page.nodes {
         let NodeKind::Text {
@@ -100,6 +209,45 @@ pub fn check_page(page: &Page) -> Vec<Finding> {
                 format!("leading or trailing whitespace differs: {what}"),
             );
         }
+        let (want, got) = (numbers(text), numbers(translation));
+        if want != got {
+            found(
+                "numbers",
+                Severity::Warning,
+                format!(
+                    "numbers differ: {what} has [{}] but the translation has [{}]",
+                    want.join(" "),
+                    got.join(" ")
+                ),
+            );
+        }
+        let (want, got) = (end_mark(text), end_mark(translation));
+        if want.is_some() && want != got {
+            let mark =
+                |m: Option<char>| m.map_or_else(|| "no mark".to_owned(), |c| format!("`{c}`"));
+            found(
+                "end-punctuation",
+                Severity::Warning,
+                format!(
+                    "end punctuation differs: {what} ends with {} but the translation with {}",
+                    mark(want),
+                    mark(got)
+                ),
+            );
+        }
+        if let Some((other, page_number)) =
+            sources.and_then(|s| s.other(text, translation, node.id))
+        {
+            found(
+                "inconsistent",
+                Severity::Warning,
+                format!(
+                    "inconsistent: {what} is translated \"{}\" here and \"{}\" on page {page_number}",
+                    short(translation.trim()),
+                    short(other)
+                ),
+            );
+        }
     }
     problems
 }
@@ -152,7 +300,7 @@ mod tests {
                 node("Fine {0}", Some("Bien {0}"), 500.0, 100.0),
             ],
         };
-        let problems = check_page(&page);
+        let problems = check_page(&page, None);
         let rules: Vec<&str> = problems.iter().map(|p| p.rule.as_str()).collect();
         assert_eq!(
             rules,
@@ -171,6 +319,105 @@ mod tests {
         }
         assert!(problems[1].message.contains("[{0}]"));
         assert_eq!(problems[1].severity, Severity::Error);
+    }
+
+    fn page_of(nodes: Vec<Node>) -> Page {
+        Page {
+            id: PageId::new(),
+            name: "p".into(),
+            width: None,
+            height: None,
+            nodes,
+        }
+    }
+
+    fn rules(page: &Page, sources: Option<&Sources>) -> Vec<String> {
+        check_page(page, sources)
+            .into_iter()
+            .map(|f| f.rule)
+            .collect()
+    }
+
+    #[test]
+    fn numbers_must_match_whatever_their_separators() {
+        let bad = page_of(vec![node(
+            "Wait 10 min for 1,000 pages",
+            Some("Attendez 15 min pour 1 000 pages"),
+            0.0,
+            0.0,
+        )]);
+        assert_eq!(rules(&bad, None), ["numbers"]);
+        let good = page_of(vec![node(
+            "1,000 pages in 3.5 s",
+            Some("1 000 pages en 3,5 s"),
+            0.0,
+            0.0,
+        )]);
+        assert!(
+            rules(&good, None).is_empty(),
+            "{:?}",
+            check_page(&good, None)
+        );
+        let wide = page_of(vec![node("第３話", Some("Episode 3"), 0.0, 0.0)]);
+        assert!(rules(&wide, None).is_empty());
+    }
+
+    #[test]
+    fn a_question_stays_a_question() {
+        let bad = page_of(vec![
+            node("Are you there?", Some("Tu es là."), 0.0, 0.0),
+            node("本当に！", Some("Vraiment"), 0.0, 0.0),
+            node("Well...", Some("Bon."), 0.0, 0.0),
+        ]);
+        assert_eq!(rules(&bad, None), ["end-punctuation"; 3]);
+        let good = page_of(vec![
+            node("本当？", Some("Vraiment ?"), 0.0, 0.0),
+            node("「行くぞ！」", Some("« On y va ! »"), 0.0, 0.0),
+            node("Well…", Some("Bon..."), 0.0, 0.0),
+            node("Fine.", Some("Bien"), 0.0, 0.0),
+        ]);
+        assert!(
+            rules(&good, None).is_empty(),
+            "{:?}",
+            check_page(&good, None)
+        );
+    }
+
+    #[test]
+    fn the_same_source_translated_two_ways_is_inconsistent() {
+        let one = page_of(vec![node("Yes", Some("Oui"), 0.0, 0.0)]);
+        let two = page_of(vec![
+            node("Yes", Some("Ouais"), 0.0, 0.0),
+            node("No", Some("Non"), 0.0, 0.0),
+        ]);
+        let scene = Scene {
+            project: Scene::new("p", "2026-12-01T00:00:00Z").project,
+            pages: vec![
+                std::sync::Arc::new(one.clone()),
+                std::sync::Arc::new(two.clone()),
+            ],
+        };
+        let sources = Sources::of(&scene);
+        let found = check_page(&two, Some(&sources));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, "inconsistent");
+        assert_eq!(found[0].node_id, Some(two.nodes[0].id));
+        assert!(
+            found[0].message.contains("\"Oui\" on page 1"),
+            "{}",
+            found[0].message
+        );
+        // The same translation everywhere is fine.
+        assert!(
+            check_page(
+                &one,
+                Some(&Sources::of(&Scene {
+                    project: scene.project.clone(),
+                    pages: vec![std::sync::Arc::new(one.clone())],
+                }))
+            )
+            .is_empty()
+        );
     }
 
     #[test]
