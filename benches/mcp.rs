@@ -388,6 +388,7 @@ fn share_bench(data: &std::path::Path) {
             mode: "bench".into(),
             engines: Default::default(),
             providers: Default::default(),
+            qa: Default::default(),
         });
         let backend: Arc<dyn Backend> = Arc::new(Local::new(core));
         let share = quire::tui::share::Share::start_in(backend.clone(), root.path()).unwrap();

@@ -91,6 +91,7 @@ pub fn core_config(
         mode: mode.to_owned(),
         engines: config.engines.clone(),
         providers: config.providers.clone(),
+        qa: config.qa.clone(),
     }
 }
 

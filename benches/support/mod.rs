@@ -29,6 +29,7 @@ pub fn core(
         mode: "bench".into(),
         engines: Default::default(),
         providers: Default::default(),
+        qa: Default::default(),
     })
 }
 

@@ -32,6 +32,60 @@ pub struct Config {
     pub attach: AttachConfig,
     pub engines: EnginesConfig,
     pub providers: BTreeMap<String, ProviderConfig>,
+    pub qa: QaConfig,
+}
+
+/// How much a QA rule's findings matter, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    Off,
+    Info,
+    Warning,
+    Error,
+}
+
+/// `[qa]`: each rule of the `qa` engine, on (at a severity) or off.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QaConfig {
+    pub missing_translation: RuleLevel,
+    pub placeholders: RuleLevel,
+    pub too_long: RuleLevel,
+    pub whitespace: RuleLevel,
+    pub numbers: RuleLevel,
+    pub end_punctuation: RuleLevel,
+    pub inconsistent: RuleLevel,
+}
+
+impl Default for QaConfig {
+    fn default() -> Self {
+        QaConfig {
+            missing_translation: RuleLevel::Warning,
+            placeholders: RuleLevel::Error,
+            too_long: RuleLevel::Warning,
+            whitespace: RuleLevel::Warning,
+            numbers: RuleLevel::Warning,
+            end_punctuation: RuleLevel::Warning,
+            inconsistent: RuleLevel::Warning,
+        }
+    }
+}
+
+impl QaConfig {
+    /// The level of a rule by its finding name (`too-long`).
+    pub fn level(&self, rule: &str) -> RuleLevel {
+        match rule {
+            "missing-translation" => self.missing_translation,
+            "placeholders" => self.placeholders,
+            "too-long" => self.too_long,
+            "whitespace" => self.whitespace,
+            "numbers" => self.numbers,
+            "end-punctuation" => self.end_punctuation,
+            "inconsistent" => self.inconsistent,
+            _ => RuleLevel::Warning,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -412,6 +412,7 @@ impl Core {
                     provider,
                     overwrite,
                     sources: sources.as_ref(),
+                    qa: &self.config().qa,
                 };
                 let outcome = tokio::select! {
                     outcome = engine.run(&input) => outcome,

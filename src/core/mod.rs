@@ -60,7 +60,7 @@ use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use self::workflow::{Dropped, Writer};
-use crate::config::schema::{EnginesConfig, ProviderConfig};
+use crate::config::schema::{EnginesConfig, ProviderConfig, QaConfig};
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -73,6 +73,8 @@ pub struct CoreConfig {
     pub engines: EnginesConfig,
     /// Translation providers for `llm-translate`.
     pub providers: BTreeMap<String, ProviderConfig>,
+    /// Which QA rules run, at what severity.
+    pub qa: QaConfig,
 }
 
 /// The result of an applied op.

@@ -44,6 +44,7 @@ pub fn core_at(projects_dir: &Path, session: SessionSettings) -> Core {
         mode: "test".into(),
         engines: Default::default(),
         providers: Default::default(),
+        qa: Default::default(),
     })
 }
 
@@ -95,6 +96,7 @@ impl TestCore {
             mode: "test".into(),
             engines,
             providers,
+            qa: Default::default(),
         });
         TestCore { dir, core }
     }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::config::schema::{CommandEngineConfig, ProviderConfig};
+use crate::config::schema::{CommandEngineConfig, ProviderConfig, QaConfig};
 use crate::core::events::Finding;
 use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
 use crate::core::scene::{ImageRole, NodeKind, Page};
@@ -141,6 +141,8 @@ pub struct PageInput<'a> {
     pub overwrite: Overwrite,
     /// For `qa`: the project's translated sources, built once per step.
     pub sources: Option<&'a qa::Sources>,
+    /// For `qa`: which rules run, at what severity (`[qa]`).
+    pub qa: &'a QaConfig,
 }
 
 /// What an engine made of one page.
@@ -172,7 +174,7 @@ impl Engine {
             }),
             EngineKind::Qa => Ok(PageOutcome {
                 ops: Vec::new(),
-                warnings: qa::check_page(input.page, input.sources),
+                warnings: qa::check_page(input.page, input.sources, input.qa),
             }),
             EngineKind::LlmTranslate => {
                 let segments = llm::segments(input.page, input.overwrite);

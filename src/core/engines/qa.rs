@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use super::text::{Piece, pieces, placeholders};
+use crate::config::schema::{QaConfig, RuleLevel};
 use crate::core::events::{Finding, Severity};
 use crate::core::ids::{NodeId, PageId};
 use crate::core::scene::{NodeKind, Page, Scene};
@@ -144,7 +145,7 @@ fn edges(s: &str) -> (&str, &str) {
 
 /// The problems of every text node of `page`, one finding each;
 /// `sources` (the project's, when given) finds inconsistencies.
-pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
+pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaConfig) -> Vec<Finding> {
     let mut problems = Vec::new();
     for node in &page.nodes {
         let NodeKind::Text {
@@ -160,13 +161,18 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
             continue;
         };
         let what = format!("\"{}\"", short(text));
-        let mut found = |rule: &str, severity: Severity, message: String| {
+        let mut found = |rule: &str, message: String| {
+            let severity = match levels.level(rule) {
+                RuleLevel::Off => return,
+                RuleLevel::Info => Severity::Info,
+                RuleLevel::Warning => Severity::Warning,
+                RuleLevel::Error => Severity::Error,
+            };
             problems.push(Finding::new(rule, severity, message).on(page.id, Some(node.id)));
         };
         let Some(translation) = translation.as_deref().filter(|t| !t.trim().is_empty()) else {
             found(
                 "missing-translation",
-                Severity::Warning,
                 format!("missing translation: {what}"),
             );
             continue;
@@ -175,7 +181,6 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
         if want != got {
             found(
                 "placeholders",
-                Severity::Error,
                 format!(
                     "placeholders differ: {what} has [{}] but the translation has [{}]",
                     want.join(" "),
@@ -194,7 +199,6 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
             if length > capacity {
                 found(
                     "too-long",
-                    Severity::Warning,
                     format!(
                         "translation too long: {what}: {length} characters, the {}×{} box holds about {capacity} at font size {size}",
                         t.width, t.height
@@ -205,7 +209,6 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
         if edges(text) != edges(translation) {
             found(
                 "whitespace",
-                Severity::Warning,
                 format!("leading or trailing whitespace differs: {what}"),
             );
         }
@@ -213,7 +216,6 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
         if want != got {
             found(
                 "numbers",
-                Severity::Warning,
                 format!(
                     "numbers differ: {what} has [{}] but the translation has [{}]",
                     want.join(" "),
@@ -227,7 +229,6 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
                 |m: Option<char>| m.map_or_else(|| "no mark".to_owned(), |c| format!("`{c}`"));
             found(
                 "end-punctuation",
-                Severity::Warning,
                 format!(
                     "end punctuation differs: {what} ends with {} but the translation with {}",
                     mark(want),
@@ -240,7 +241,6 @@ pub fn check_page(page: &Page, sources: Option<&Sources>) -> Vec<Finding> {
         {
             found(
                 "inconsistent",
-                Severity::Warning,
                 format!(
                     "inconsistent: {what} is translated \"{}\" here and \"{}\" on page {page_number}",
                     short(translation.trim()),
@@ -300,7 +300,7 @@ mod tests {
                 node("Fine {0}", Some("Bien {0}"), 500.0, 100.0),
             ],
         };
-        let problems = check_page(&page, None);
+        let problems = check_page(&page, None, &QaConfig::default());
         let rules: Vec<&str> = problems.iter().map(|p| p.rule.as_str()).collect();
         assert_eq!(
             rules,
@@ -332,7 +332,7 @@ mod tests {
     }
 
     fn rules(page: &Page, sources: Option<&Sources>) -> Vec<String> {
-        check_page(page, sources)
+        check_page(page, sources, &QaConfig::default())
             .into_iter()
             .map(|f| f.rule)
             .collect()
@@ -356,7 +356,7 @@ mod tests {
         assert!(
             rules(&good, None).is_empty(),
             "{:?}",
-            check_page(&good, None)
+            check_page(&good, None, &QaConfig::default())
         );
         let wide = page_of(vec![node("第３話", Some("Episode 3"), 0.0, 0.0)]);
         assert!(rules(&wide, None).is_empty());
@@ -379,7 +379,7 @@ mod tests {
         assert!(
             rules(&good, None).is_empty(),
             "{:?}",
-            check_page(&good, None)
+            check_page(&good, None, &QaConfig::default())
         );
     }
 
@@ -398,7 +398,7 @@ mod tests {
             ],
         };
         let sources = Sources::of(&scene);
-        let found = check_page(&two, Some(&sources));
+        let found = check_page(&two, Some(&sources), &QaConfig::default());
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].rule, "inconsistent");
         assert_eq!(found[0].node_id, Some(two.nodes[0].id));
@@ -414,9 +414,36 @@ mod tests {
                 Some(&Sources::of(&Scene {
                     project: scene.project.clone(),
                     pages: vec![std::sync::Arc::new(one.clone())],
-                }))
+                })),
+                &QaConfig::default()
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn each_rule_is_off_or_at_the_severity_configured() {
+        let page = page_of(vec![
+            node("Hello", None, 0.0, 0.0),
+            node("Hi {0} 5?", Some("Salut 6"), 0.0, 0.0),
+        ]);
+        let levels = QaConfig {
+            missing_translation: RuleLevel::Off,
+            numbers: RuleLevel::Error,
+            end_punctuation: RuleLevel::Info,
+            ..QaConfig::default()
+        };
+        let got: Vec<(String, Severity)> = check_page(&page, None, &levels)
+            .into_iter()
+            .map(|f| (f.rule, f.severity))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("placeholders".to_owned(), Severity::Error),
+                ("numbers".to_owned(), Severity::Error),
+                ("end-punctuation".to_owned(), Severity::Info),
+            ]
         );
     }
 
