@@ -429,19 +429,9 @@ async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
             .start_pipeline(id, spec, Approval::Unattended)
             .await
             .unwrap();
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-        loop {
-            let e = tokio::time::timeout_at(deadline, sub.next())
-                .await
-                .unwrap()
-                .unwrap();
-            if let Event::JobFinished { id: j, status, .. } = &e.event
-                && *j == job
-            {
-                assert_eq!(*status, JobStatus::Completed, "{overwrite:?}");
-                break;
-            }
-        }
+        let events = crate::core_jobs::follow(&mut sub, job).await;
+        let status = crate::core_jobs::finished(&events).0;
+        assert_eq!(status, JobStatus::Completed, "{overwrite:?}");
         let mut got = fake.asked.lock().unwrap().clone();
         got.sort();
         assert_eq!(got, asked, "{overwrite:?}");
