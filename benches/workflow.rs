@@ -19,7 +19,7 @@ use quire::core::ids::SessionId;
 use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{NewNode, NewPage, Op};
 use quire::core::scene::{NodeKind, Transform};
-use quire::core::xliff::{TranslationFormat, TranslationImport};
+use quire::core::translations::{TranslationFormat, TranslationImport};
 use quire::core::{Core, lang::Languages};
 
 const RUNS: usize = 3;

@@ -1,7 +1,8 @@
 //! Export a session (optionally some pages): `archive` (a zip of the
 //! project, importable again), `json` (the scene snapshot), `markdown`
-//! (each text block's source and translation) and `xliff` (XLIFF 2.0, one
-//! unit per text node). Also the archive's way back in.
+//! (each text block's source and translation), `xliff` (XLIFF 2.0, one
+//! unit per text node) and `po` (gettext, one entry per text node). Also
+//! the archive's way back in.
 
 use std::collections::HashSet;
 use std::io::{Cursor, Read, Write};
@@ -31,6 +32,7 @@ pub enum ExportFormat {
     Json,
     Markdown,
     Xliff,
+    Po,
 }
 
 impl ExportFormat {
@@ -40,6 +42,7 @@ impl ExportFormat {
             ExportFormat::Json => "application/json",
             ExportFormat::Markdown => "text/markdown; charset=utf-8",
             ExportFormat::Xliff => "application/xliff+xml",
+            ExportFormat::Po => "text/x-gettext-translation; charset=utf-8",
         }
     }
 
@@ -49,6 +52,7 @@ impl ExportFormat {
             ExportFormat::Json => "json",
             ExportFormat::Markdown => "md",
             ExportFormat::Xliff => "xlf",
+            ExportFormat::Po => "po",
         }
     }
 
@@ -64,12 +68,13 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
-    /// archive (zip of the project), json, markdown or xliff (XLIFF 2.0).
+    /// archive (zip of the project), json, markdown, xliff (XLIFF 2.0) or
+    /// po (gettext).
     pub format: ExportFormat,
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// XLIFF `trgLang`; default: the project's.
+    /// XLIFF `trgLang`, PO `Language:`; default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
 }
@@ -106,6 +111,9 @@ impl Core {
             .map_err(|e| CoreError::internal(format!("cannot encode the scene: {e}")))?,
             ExportFormat::Markdown => markdown(&scene).into_bytes(),
             ExportFormat::Xliff => super::xliff::export(&scene, spec.target_language.as_deref())?,
+            ExportFormat::Po => {
+                super::po::export(&scene, spec.target_language.as_deref()).into_bytes()
+            }
             ExportFormat::Archive => {
                 let project_id = self.session(session)?.project_id;
                 let store = self.blob_store(session)?;

@@ -32,9 +32,11 @@ pub mod objects;
 pub mod op;
 pub mod paths;
 pub mod picture;
+pub mod po;
 pub mod scene;
 pub mod session;
 pub mod storage;
+pub mod translations;
 pub mod workflow;
 pub mod xliff;
 

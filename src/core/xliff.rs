@@ -5,25 +5,18 @@
 //! `<segment state=…>` holding the source and, when there is one, the
 //! translation as target; `srcLang`/`trgLang` from the project.
 //!
-//! Import merges a file like that back ([`Core::import_translations`]):
-//! targets and states by unit id, as one history entry. A unit whose source
-//! differs from the node's current text, or whose node is `final` here, is
-//! a conflict: reported and left alone unless the import is forced. Units
-//! this project does not have are reported as unmatched. A file that is not
-//! XLIFF 2.0 (XLIFF 1.2 included), is not well-formed, holds a DTD, or
-//! matches nothing changes nothing and says why.
-
-use std::collections::HashMap;
+//! Import reads a file like that back into units by id for
+//! [`super::translations`] to merge: targets and states. A file that is not
+//! XLIFF 2.0 (XLIFF 1.2 included), is not well-formed or holds a DTD is
+//! refused and says why.
 
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
-use serde::{Deserialize, Serialize};
 
-use super::Core;
 use super::error::{CoreError, CoreResult};
-use super::ids::{NodeId, PageId, SessionId};
-use super::op::{NodePatch, Op};
-use super::scene::{Node, NodeKind, Scene, TextState};
+use super::ids::NodeId;
+use super::scene::{NodeKind, Scene, TextState};
+use super::translations::{Parsed, Unit};
 
 const XLIFF_2: &str = "urn:oasis:names:tc:xliff:document:2.0";
 const XLIFF_1: &str = "urn:oasis:names:tc:xliff:document:1.2";
@@ -196,77 +189,12 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8
     Ok(bytes)
 }
 
-/// The formats translations come back in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TranslationFormat {
-    Xliff,
-}
-
-impl TranslationFormat {
-    /// From a file name's extension.
-    pub fn from_path(path: &str) -> Option<TranslationFormat> {
-        let lower = path.to_ascii_lowercase();
-        (lower.ends_with(".xlf") || lower.ends_with(".xliff")).then_some(TranslationFormat::Xliff)
-    }
-}
-
-/// What an import of translations is asked for: the HTTP body and the MCP
-/// tool's arguments.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct TranslationImport {
-    /// xliff (XLIFF 2.0, as quire exports it).
-    pub format: TranslationFormat,
-    /// The file's text.
-    pub content: String,
-    /// Apply conflicting units too.
-    #[serde(default)]
-    pub force: bool,
-}
-
-/// What an import did.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ImportReport {
-    /// The epoch after the import (unchanged when nothing was updated).
-    pub epoch: u64,
-    /// Units whose translation or state changed.
-    pub updated: usize,
-    /// Units that matched and already said the same.
-    pub unchanged: usize,
-    /// Units left alone (or, forced, applied anyway) and why.
-    pub conflicts: Vec<Conflict>,
-    /// Unit ids this project has no text node for.
-    pub unmatched: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Conflict {
-    pub unit: String,
-    pub page_id: PageId,
-    pub node_id: NodeId,
-    pub message: String,
-    /// Whether it was applied anyway (`force`).
-    pub applied: bool,
-}
-
-/// One `<unit>` as read.
-#[derive(Debug, PartialEq)]
-struct Unit {
-    id: String,
-    source: String,
-    target: Option<String>,
-    state: Option<TextState>,
-}
-
 fn bad(message: impl std::fmt::Display) -> CoreError {
     CoreError::InvalidInput(format!("not an XLIFF 2.0 file quire can merge: {message}"))
 }
 
 /// The units of an XLIFF 2.0 document and its `trgLang`.
-fn parse(text: &str) -> CoreResult<(Vec<Unit>, Option<String>)> {
+pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     let options = roxmltree::ParsingOptions {
         allow_dtd: false,
         ..roxmltree::ParsingOptions::default()
@@ -328,14 +256,26 @@ fn parse(text: &str) -> CoreResult<(Vec<Unit>, Option<String>)> {
                 }
             }
         }
+        let node = id
+            .strip_prefix('n')
+            .and_then(|id| id.parse().ok())
+            .map(NodeId);
         units.push(Unit {
             id: id.to_owned(),
+            node,
             source,
             target,
             state,
+            ..Unit::default()
         });
     }
-    Ok((units, root.attribute("trgLang").map(str::to_owned)))
+    if units.is_empty() {
+        return Err(bad("it has no <unit>"));
+    }
+    Ok(Parsed {
+        units,
+        language: root.attribute("trgLang").map(str::to_owned),
+    })
 }
 
 fn is(node: &roxmltree::Node<'_, '_>, name: &str) -> bool {
@@ -367,137 +307,4 @@ fn content(node: &roxmltree::Node<'_, '_>, unit: &str) -> CoreResult<String> {
         }
     }
     Ok(out)
-}
-
-/// What a matched unit asks of its node: `None` when it says what the
-/// node already says.
-fn change(node: &Node, unit: &Unit) -> Option<(Option<Option<String>>, TextState)> {
-    let NodeKind::Text { translation, .. } = &node.kind else {
-        return None;
-    };
-    let current = node.kind.state().unwrap_or(TextState::Initial);
-    let target = match &unit.target {
-        Some(t) if t.is_empty() => Some(None),
-        Some(t) => Some(Some(t.clone())),
-        None => None,
-    };
-    let new_translation = target.clone().unwrap_or_else(|| translation.clone());
-    let changed = new_translation != *translation;
-    let has = new_translation.as_deref().is_some_and(|t| !t.is_empty());
-    let mut state = match unit.state {
-        Some(s) => s,
-        None if changed => TextState::inferred(new_translation.as_deref()),
-        None => current,
-    };
-    // A state says where a translation stands: none without one, at least
-    // `translated` with one.
-    if !has {
-        state = TextState::Initial;
-    } else if state == TextState::Initial {
-        state = TextState::Translated;
-    }
-    (changed || state != current).then(|| (changed.then_some(new_translation), state))
-}
-
-impl Core {
-    /// Merges translations from an XLIFF 2.0 file into the session as one
-    /// history entry; see the module doc.
-    pub async fn import_translations(
-        &self,
-        session: SessionId,
-        import: TranslationImport,
-    ) -> CoreResult<ImportReport> {
-        let TranslationImport {
-            format: TranslationFormat::Xliff,
-            content,
-            force,
-        } = import;
-        let (units, trg_lang) = super::blocking(move || parse(&content)).await?;
-        let snapshot = self.scene(session).await?;
-        let scene = &snapshot.scene;
-        if let (Some(file), Some(project)) = (&trg_lang, &scene.project.target_language)
-            && !file.eq_ignore_ascii_case(project)
-            && !force
-        {
-            return Err(CoreError::InvalidInput(format!(
-                "the file translates into `{file}` but the project into `{project}`; \
-                 import it with force to merge it anyway"
-            )));
-        }
-        let nodes: HashMap<NodeId, (PageId, &Node)> = scene
-            .pages
-            .iter()
-            .flat_map(|p| p.nodes.iter().map(move |n| (n.id, (p.id, n))))
-            .collect();
-        let mut report = ImportReport {
-            epoch: snapshot.epoch,
-            updated: 0,
-            unchanged: 0,
-            conflicts: Vec::new(),
-            unmatched: Vec::new(),
-        };
-        let mut ops = Vec::new();
-        for unit in &units {
-            let found = unit
-                .id
-                .strip_prefix('n')
-                .and_then(|id| id.parse().ok())
-                .and_then(|id: uuid::Uuid| nodes.get(&NodeId(id)))
-                .filter(|(_, n)| matches!(n.kind, NodeKind::Text { .. }));
-            let Some((page, node)) = found else {
-                report.unmatched.push(unit.id.clone());
-                continue;
-            };
-            let Some((translation, state)) = change(node, unit) else {
-                report.unchanged += 1;
-                continue;
-            };
-            let NodeKind::Text { text, .. } = &node.kind else {
-                continue;
-            };
-            let why = if text.as_deref().unwrap_or("") != unit.source {
-                Some("its source changed since the export".to_owned())
-            } else if node.kind.state() == Some(TextState::Final) {
-                Some("it is final here".to_owned())
-            } else {
-                None
-            };
-            if let Some(message) = why {
-                report.conflicts.push(Conflict {
-                    unit: unit.id.clone(),
-                    page_id: *page,
-                    node_id: node.id,
-                    message,
-                    applied: force,
-                });
-                if !force {
-                    continue;
-                }
-            }
-            report.updated += 1;
-            ops.push(Op::UpdateNode {
-                page: *page,
-                id: node.id,
-                patch: NodePatch::text(translation, Some(state)),
-            });
-        }
-        if !units.is_empty() && report.unmatched.len() == units.len() {
-            return Err(CoreError::InvalidInput(format!(
-                "none of the file's {} units is a text node of this project (was it exported from another one?)",
-                units.len()
-            )));
-        }
-        if units.is_empty() {
-            return Err(bad("it has no <unit>"));
-        }
-        if !ops.is_empty() {
-            let label = format!("import XLIFF · {} segments", ops.len());
-            let batch = Op::Batch {
-                ops,
-                label: Some(label),
-            };
-            report.epoch = self.apply(session, batch).await?.epoch;
-        }
-        Ok(report)
-    }
 }

@@ -25,7 +25,7 @@ use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
-use crate::core::xliff::{ImportReport, TranslationFormat, TranslationImport};
+use crate::core::translations::{ImportReport, TranslationFormat, TranslationImport};
 use crate::core::{ApplyResult, CoreError, ProjectEntry};
 use crate::wire::{Cancelled, Closed, Epoch, Started};
 
@@ -224,7 +224,7 @@ async fn import_translations(
         };
         let format = TranslationFormat::from_path(&file_name).ok_or_else(|| {
             ApiError::from(CoreError::InvalidInput(format!(
-                "`{file_name}`: the format is not known from its name (.xlf, .xliff)"
+                "`{file_name}`: the format is not known from its name (.xlf, .xliff, .po)"
             )))
         })?;
         let content = String::from_utf8(bytes.to_vec()).map_err(|_| {

@@ -43,7 +43,7 @@ use crate::core::jobs::Approval;
 use crate::core::paths;
 use crate::core::scene::{NodeKind, TextState};
 use crate::core::storage::SnapshotFile;
-use crate::core::xliff::{TranslationFormat, TranslationImport};
+use crate::core::translations::{TranslationFormat, TranslationImport};
 use crate::core::{Core, CoreError};
 use crate::wire::{self, Cancelled, Closed, Epoch};
 
@@ -296,22 +296,23 @@ impl QuireMcp {
 
     async fn import_translations(&self, a: ImportTranslationsArgs) -> Outcome<CallToolResult> {
         let id = self.session(a.session_id)?;
-        let content = match (a.path, a.content) {
+        let (content, named) = match (a.path, a.content) {
             (Some(given), None) => {
                 let path = paths::resolve(&given, self.core.projects_dir(), self.any_path())?;
                 let bytes = import::read_bytes(&path, self.allowed.item_bytes).await?;
-                String::from_utf8(bytes).map_err(|_| {
+                let content = String::from_utf8(bytes).map_err(|_| {
                     CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
-                })?
+                })?;
+                (content, TranslationFormat::from_path(&given))
             }
-            (None, Some(content)) => content,
+            (None, Some(content)) => (content, None),
             _ => {
                 let message = "invalid arguments: give path or content (one of them)";
                 return Err(ToolError::new("invalid_arguments", message).into());
             }
         };
         let import = TranslationImport {
-            format: TranslationFormat::Xliff,
+            format: named.unwrap_or_else(|| TranslationFormat::sniff(&content)),
             content,
             force: a.force,
         };

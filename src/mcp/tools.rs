@@ -16,7 +16,7 @@ use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::scene::TextState;
 use crate::core::storage::SnapshotFile;
-use crate::core::xliff::ImportReport;
+use crate::core::translations::ImportReport;
 use crate::wire::{Cancelled, Closed, Epoch};
 
 use super::schema;
@@ -46,7 +46,7 @@ pub struct OpenProjectArgs {
 pub struct ImportTranslationsArgs {
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// An XLIFF 2.0 file (path rules as for projects).
+    /// An XLIFF 2.0 or PO file (path rules as for projects).
     #[serde(default)]
     pub path: Option<String>,
     /// Or the file's text.

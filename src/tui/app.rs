@@ -361,10 +361,11 @@ pub enum Effect {
         approval: Approval,
     },
     Cancel(JobId),
-    /// `/import FILE.xlf [force]`: translations merged back.
+    /// `/import FILE.xlf|FILE.po [force]`: translations merged back.
     ImportTranslations {
         session: SessionId,
         path: PathBuf,
+        format: crate::core::translations::TranslationFormat,
         force: bool,
     },
     /// `/import FILE.zip`: a project archive, opened as a new project.

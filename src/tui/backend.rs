@@ -14,7 +14,7 @@ use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
-use crate::core::xliff::{ImportReport, TranslationImport};
+use crate::core::translations::{ImportReport, TranslationImport};
 use crate::core::{ApplyResult, Core, CoreError, ProjectEntry, StepResult};
 
 /// Why a backend call failed, as the person will read it.

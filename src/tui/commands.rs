@@ -10,8 +10,8 @@ use super::update::{confirm_close, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
+use crate::core::translations::TranslationFormat;
 use crate::core::workflow::Overwrite;
-use crate::core::xliff::TranslationFormat;
 
 /// Command names and their one-line help, for `?` and completion hints.
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -30,7 +30,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/import [FILE]",
-        "staged files; or FILE.xlf (translations), FILE.zip (project)",
+        "staged files; or FILE.xlf/.po (translations), FILE.zip (project)",
     ),
     (
         "/run STEP…",
@@ -249,7 +249,7 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     });
 }
 
-/// `/import PATH [force]`: the format from the extension — XLIFF merged
+/// `/import PATH [force]`: the format from the extension — XLIFF or PO merged
 /// into the shown session, a `.zip` archive opened as a new project.
 fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let (typed, force) = match rest.trim().rsplit_once(char::is_whitespace) {
@@ -258,7 +258,7 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     };
     let path = PathBuf::from(expand(typed));
     let lower = typed.to_ascii_lowercase();
-    if TranslationFormat::from_path(&lower).is_some() {
+    if let Some(format) = TranslationFormat::from_path(&lower) {
         let Some(session) = app.shown_session() else {
             return app.fail("open the session to merge the translations into");
         };
@@ -266,6 +266,7 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         fx.push(Effect::ImportTranslations {
             session,
             path,
+            format,
             force,
         });
     } else if lower.ends_with(".zip") {
@@ -273,7 +274,7 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         fx.push(Effect::ImportArchive(path));
     } else {
         app.fail(format!(
-            "`{typed}`: /import takes .xlf/.xliff (translations) or .zip (a project); \
+            "`{typed}`: /import takes .xlf/.xliff/.po (translations) or .zip (a project); \
              stage pages with /attach"
         ));
     }
@@ -285,16 +286,17 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     };
     let mut words = rest.splitn(2, char::is_whitespace);
     let (Some(format), Some(path)) = (words.next(), words.next()) else {
-        return app.fail("usage: /export markdown|xliff|json|archive PATH");
+        return app.fail("usage: /export markdown|xliff|po|json|archive PATH");
     };
     let format = match format {
         "markdown" | "md" => ExportFormat::Markdown,
         "xliff" | "xlf" => ExportFormat::Xliff,
+        "po" => ExportFormat::Po,
         "json" => ExportFormat::Json,
         "archive" | "zip" => ExportFormat::Archive,
         other => {
             return app.fail(format!(
-                "unknown format `{other}` (markdown, xliff, json, archive)"
+                "unknown format `{other}` (markdown, xliff, po, json, archive)"
             ));
         }
     };

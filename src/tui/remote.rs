@@ -26,7 +26,7 @@ use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
 use crate::core::storage::SnapshotFile;
-use crate::core::xliff::{ImportReport, TranslationImport};
+use crate::core::translations::{ImportReport, TranslationImport};
 use crate::core::{ApplyResult, ProjectEntry, StepResult};
 use crate::wire::{Cancelled, Epoch, Started};
 

@@ -286,8 +286,9 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::ImportTranslations {
             session,
             path,
+            format,
             force,
-        } => Loaded::Done(import_translations(backend, session, &path, force).await),
+        } => Loaded::Done(import_translations(backend, session, &path, format, force).await),
         Effect::ImportArchive(path) => Loaded::Opened(match read(&path).await {
             Ok(bytes) => backend.import_archive(bytes).await,
             Err(e) => Err(e),
@@ -365,23 +366,29 @@ async fn read(path: &Path) -> Result<Vec<u8>, BackendError> {
         .map_err(|e| BackendError::new("io", format!("cannot read {}: {e}", path.display())))
 }
 
-/// Merges an XLIFF file; says what it did in one line.
+/// Merges an XLIFF or PO file; says what it did in one line.
 async fn import_translations(
     backend: &dyn Backend,
     session: crate::core::ids::SessionId,
     path: &Path,
+    format: crate::core::translations::TranslationFormat,
     force: bool,
 ) -> Result<String, BackendError> {
     let content = String::from_utf8(read(path).await?).map_err(|_| {
         BackendError::new("invalid_input", format!("{} is not UTF-8", path.display()))
     })?;
-    let import = crate::core::xliff::TranslationImport {
-        format: crate::core::xliff::TranslationFormat::Xliff,
+    let import = crate::core::translations::TranslationImport {
+        format,
         content,
         force,
     };
     let r = backend.import_translations(session, import).await?;
-    let mut line = format!("XLIFF: {} updated, {} unchanged", r.updated, r.unchanged);
+    let mut line = format!(
+        "{}: {} updated, {} unchanged",
+        format.name(),
+        r.updated,
+        r.unchanged
+    );
     if !r.conflicts.is_empty() {
         let held = r.conflicts.iter().filter(|c| !c.applied).count();
         line.push_str(&format!(", {} conflicts", r.conflicts.len()));

@@ -384,7 +384,7 @@ async fn history_survives_a_restart_with_its_labels_and_redo() {
 #[tokio::test]
 async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
     use quire::core::export::{ExportFormat, ExportSpec};
-    use quire::core::xliff::{TranslationFormat, TranslationImport};
+    use quire::core::translations::{TranslationFormat, TranslationImport};
     let t = TestCore::new();
     let id = t.session("Exact");
     let r = t

@@ -117,8 +117,8 @@ impl Backend for Gated {
     fn import_translations(
         &self,
         id: SessionId,
-        import: quire::core::xliff::TranslationImport,
-    ) -> Reply<'_, quire::core::xliff::ImportReport> {
+        import: quire::core::translations::TranslationImport,
+    ) -> Reply<'_, quire::core::translations::ImportReport> {
         self.inner.import_translations(id, import)
     }
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, quire::core::events::SessionSummary> {

@@ -8,6 +8,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use quire::core::events::{Event, JobStatus};
 use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{KindPatch, Op};
+use quire::core::translations::TranslationFormat;
 use quire::tui::app::{
     App, Attachment, AttachmentKind, Effect, Loaded, Modal, Msg, Pane, Route, ShareBar,
 };
@@ -399,7 +400,17 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         vec![Effect::ImportTranslations {
             session: sid(1),
             path: "/tmp/review.XLF".into(),
+            format: TranslationFormat::Xliff,
             force: true,
+        }]
+    );
+    assert_eq!(
+        command(&mut app, "import ~/fr.po"),
+        vec![Effect::ImportTranslations {
+            session: sid(1),
+            path: quire::tui::commands::expand("~/fr.po").into(),
+            format: TranslationFormat::Po,
+            force: false,
         }]
     );
     assert_eq!(

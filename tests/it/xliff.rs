@@ -1,6 +1,8 @@
-//! XLIFF 2.0 round trips through an independent implementation:
-//! `tests/xliff/roundtrip.py` edits quire's export with Translate
-//! Toolkit's XLIFF 2.0 store and imports it back over HTTP (see there).
+//! Translation round trips through independent implementations:
+//! `tests/xliff/roundtrip.py` edits quire's XLIFF export with Translate
+//! Toolkit's XLIFF 2.0 store, `tests/po/roundtrip.py` its PO export with
+//! polib (checked by GNU `msgfmt --check`), and each imports it back over
+//! HTTP (see there).
 
 use std::process::Command;
 
@@ -25,5 +27,34 @@ fn an_export_edited_with_translate_toolkit_comes_back() {
     .arg(&server.url);
     let out = run_checker(&s, &mut cmd, "ok");
     assert!(out.contains("xliff roundtrip: ok"), "{out}");
+    assert!(server.terminate().success());
+}
+
+#[test]
+fn a_po_export_edited_with_polib_comes_back() {
+    let Some(python) =
+        crate::mcp::python_with("a_po_export_edited_with_polib_comes_back", "httpx, polib")
+    else {
+        return;
+    };
+    let missing = crate::harness::missing_program("msgfmt", "--version");
+    if !crate::harness::tool_available(
+        "msgfmt",
+        "a_po_export_edited_with_polib_comes_back",
+        missing,
+    ) {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let mut cmd = Command::new(&python);
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/po/roundtrip.py"
+    ))
+    .arg(&server.url)
+    .arg(s.path(""));
+    let out = run_checker(&s, &mut cmd, "ok");
+    assert!(out.contains("po roundtrip: ok"), "{out}");
     assert!(server.terminate().success());
 }
