@@ -40,6 +40,7 @@ fn node(i: usize) -> NewNode {
             style: None,
             state: None,
             origin: None,
+            timing: None,
         },
     }
 }

@@ -49,6 +49,7 @@ fn text_node(i: usize) -> NewNode {
             style: None,
             state: None,
             origin: None,
+            timing: None,
         },
     }
 }
@@ -78,6 +79,7 @@ fn translate(page: PageId, node: NodeId, n: u64) -> Op {
                 style: None,
                 state: None,
                 origin: None,
+                timing: None,
             }),
             ..NodePatch::default()
         },

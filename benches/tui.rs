@@ -34,6 +34,7 @@ fn big_app() -> App {
                     style: None,
                     state: None,
                     origin: None,
+                    timing: None,
                 },
             })
             .collect();

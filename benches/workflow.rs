@@ -60,6 +60,7 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
                             style: None,
                             state: None,
                             origin: None,
+                            timing: None,
                         },
                     })
                     .collect(),

@@ -1,8 +1,8 @@
 //! Export a session (optionally some pages): `archive` (a zip of the
 //! project, importable again), `json` (the scene snapshot), `markdown`
 //! (each text block's source and translation), `xliff` (XLIFF 2.0, one
-//! unit per text node) and `po` (gettext, one entry per text node). Also
-//! the archive's way back in.
+//! unit per text node), `po` (gettext, one entry per text node), `srt` and
+//! `vtt` (a subtitle page's cues). Also the archive's way back in.
 
 use std::collections::HashSet;
 use std::io::{Cursor, Read, Write};
@@ -16,6 +16,7 @@ use super::events::SessionSummary;
 use super::ids::{PageId, ProjectId, SessionId};
 use super::scene::{NodeKind, Scene, TextState};
 use super::storage::{self, FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile};
+use super::subtitles::{self, SubtitleFormat};
 use super::{Core, slug};
 
 /// Largest archive content quire unpacks (guards against zip bombs).
@@ -33,6 +34,8 @@ pub enum ExportFormat {
     Markdown,
     Xliff,
     Po,
+    Srt,
+    Vtt,
 }
 
 impl ExportFormat {
@@ -43,6 +46,8 @@ impl ExportFormat {
             ExportFormat::Markdown => "text/markdown; charset=utf-8",
             ExportFormat::Xliff => "application/xliff+xml",
             ExportFormat::Po => "text/x-gettext-translation; charset=utf-8",
+            ExportFormat::Srt => "application/x-subrip; charset=utf-8",
+            ExportFormat::Vtt => "text/vtt; charset=utf-8",
         }
     }
 
@@ -53,6 +58,8 @@ impl ExportFormat {
             ExportFormat::Markdown => "md",
             ExportFormat::Xliff => "xlf",
             ExportFormat::Po => "po",
+            ExportFormat::Srt => "srt",
+            ExportFormat::Vtt => "vtt",
         }
     }
 
@@ -68,8 +75,7 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
-    /// archive (zip of the project), json, markdown, xliff (XLIFF 2.0) or
-    /// po (gettext).
+    /// archive: the project as a zip; srt, vtt: one subtitle page's cues.
     pub format: ExportFormat,
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -114,6 +120,8 @@ impl Core {
             ExportFormat::Po => {
                 super::po::export(&scene, spec.target_language.as_deref()).into_bytes()
             }
+            ExportFormat::Srt => subtitles::export(&scene, SubtitleFormat::Srt)?.into_bytes(),
+            ExportFormat::Vtt => subtitles::export(&scene, SubtitleFormat::Vtt)?.into_bytes(),
             ExportFormat::Archive => {
                 let project_id = self.session(session)?.project_id;
                 let store = self.blob_store(session)?;

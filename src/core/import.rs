@@ -1,5 +1,7 @@
-//! Importing pages: from text (one text node per paragraph) and from image
-//! files (PNG, JPEG, WebP; one page each with a `source` image node). Each
+//! Importing pages: from text (one text node per paragraph), image files
+//! (PNG, JPEG, WebP; one page each with a `source` image node), subtitle
+//! files (one page, a timed text node per cue: [`super::subtitles`]) and
+//! comic archives (CBZ or ZIP; a page per image: [`super::comic`]). Each
 //! import is one undoable `Batch`. Every file is checked before anything is
 //! stored, so a bad file imports nothing.
 
@@ -8,11 +10,12 @@ use std::sync::Arc;
 use super::error::{CoreError, CoreResult};
 use super::ids::SessionId;
 use super::op::{NewNode, NewPage, Op};
-use super::scene::{ImageRole, NodeKind, Transform};
+use super::scene::{ImageRole, NodeKind, Timing, Transform};
+use super::subtitles::{self, SubtitleFormat};
 use super::{ApplyResult, Core};
 
 /// An uploaded file.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct ImageFile {
     /// The file name as given (used for ordering and the page name).
     pub name: String,
@@ -83,13 +86,111 @@ fn counted(n: usize, what: &str) -> String {
     format!("{n} {what}{}", if n == 1 { "" } else { "s" })
 }
 
-/// What one imported page is made from.
+/// What imported pages are made from.
 #[derive(Debug, Clone)]
 pub enum PageSource {
     /// A page with a text node per paragraph.
     Text { name: String, text: String },
     /// A page with the image as its full-page `source` node.
     Image(ImageFile),
+    /// A page with a timed text node per cue.
+    Subtitles {
+        name: String,
+        text: String,
+        format: SubtitleFormat,
+    },
+    /// A CBZ or ZIP: a page per image in it.
+    Comic(ImageFile),
+}
+
+impl PageSource {
+    /// A file as the kind of page its name and bytes say: a subtitle file
+    /// (`.srt`, `.vtt`), a comic archive (`.cbz`, `.zip`), an image (by its
+    /// bytes), or UTF-8 text (`.txt`, `.md`, or no extension).
+    pub fn from_file(file: ImageFile) -> CoreResult<PageSource> {
+        if let Some(format) = SubtitleFormat::from_path(&file.name) {
+            let text = String::from_utf8(file.bytes).map_err(|_| {
+                CoreError::InvalidInput(format!("{}: a subtitle file must be UTF-8", file.name))
+            })?;
+            return Ok(PageSource::Subtitles {
+                name: page_name(&file.name),
+                text,
+                format,
+            });
+        }
+        if super::comic::is_comic(&file.name) {
+            return Ok(PageSource::Comic(file));
+        }
+        if imagesize::image_type(&file.bytes).is_ok() {
+            return Ok(PageSource::Image(file));
+        }
+        let base = file.name.rsplit(['/', '\\']).next().unwrap_or(&file.name);
+        let is_text = match base.rsplit_once('.') {
+            Some((stem, ext)) if !stem.is_empty() => {
+                ["txt", "md", "text", "markdown"].contains(&ext.to_ascii_lowercase().as_str())
+            }
+            _ => true,
+        };
+        let not_a_page = |name: &str| {
+            CoreError::InvalidInput(format!(
+                "{name}: not an image (PNG, JPEG, WebP), text (.txt, .md), subtitles \
+                 (.srt, .vtt) or a comic archive (.cbz, .zip)"
+            ))
+        };
+        if !is_text {
+            return Err(not_a_page(&file.name));
+        }
+        let name = file.name;
+        match String::from_utf8(file.bytes) {
+            Ok(text) => Ok(PageSource::Text {
+                name: page_name(&name),
+                text,
+            }),
+            Err(_) => Err(CoreError::InvalidInput(format!("{name}: not UTF-8 text"))),
+        }
+    }
+}
+
+/// The `AddPage` of a subtitle file: a text node per cue, with its timing.
+fn subtitle_page(
+    name: &str,
+    text: &str,
+    format: SubtitleFormat,
+    source_lang: Option<&str>,
+) -> CoreResult<Op> {
+    let cues = subtitles::parse(format, text)
+        .map_err(|e| CoreError::InvalidInput(format!("{name}: {e}")))?;
+    let nodes = cues
+        .into_iter()
+        .map(|cue| text_node(cue.text, source_lang, Some(cue.timing)))
+        .collect();
+    Ok(Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: name.to_owned(),
+            width: None,
+            height: None,
+            nodes: Some(nodes),
+        },
+        at: None,
+    })
+}
+
+fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) -> NewNode {
+    NewNode {
+        id: None,
+        transform: Transform::default(),
+        visible: true,
+        kind: NodeKind::Text {
+            text: Some(text),
+            translation: None,
+            source_lang: source_lang.map(str::to_owned),
+            style: None,
+            state: None,
+            origin: None,
+            timing,
+        },
+    }
 }
 
 /// The `AddPage` of a text page; refuses an empty name or text.
@@ -101,19 +202,7 @@ fn text_page(name: &str, text: &str, source_lang: Option<&str>) -> CoreResult<Op
     }
     let nodes: Vec<NewNode> = paragraphs(text)
         .into_iter()
-        .map(|p| NewNode {
-            id: None,
-            transform: Transform::default(),
-            visible: true,
-            kind: NodeKind::Text {
-                text: Some(p),
-                translation: None,
-                source_lang: source_lang.map(str::to_owned),
-                style: None,
-                state: None,
-                origin: None,
-            },
-        })
+        .map(|p| text_node(p, source_lang, None))
         .collect();
     if nodes.is_empty() {
         return Err(CoreError::InvalidInput(format!(
@@ -163,9 +252,9 @@ impl Core {
         .await
     }
 
-    /// One page per image, in natural file name order (`page2` before
-    /// `page10`), each with a full-page `source` image node.
-    pub async fn import_images(
+    /// Pages from uploaded files, in natural file name order (`page2`
+    /// before `page10`), each file as [`PageSource::from_file`] reads it.
+    pub async fn import_files(
         &self,
         session: SessionId,
         mut files: Vec<ImageFile>,
@@ -174,15 +263,16 @@ impl Core {
             return Err(CoreError::InvalidInput("no files to import".into()));
         }
         files.sort_by(|a, b| natord::compare(&a.name, &b.name));
-        let ops = self.image_pages(session, files).await?;
-        let label = counted(ops.len(), "image");
-        self.apply_as_one(session, ops, format!("import {label}"))
-            .await
+        let sources = files
+            .into_iter()
+            .map(PageSource::from_file)
+            .collect::<CoreResult<Vec<_>>>()?;
+        self.import_pages(session, sources, None).await
     }
 
-    /// Pages from text and images, in the order given, as one history
-    /// entry. Every source is checked before anything is stored; a bad
-    /// one refuses the whole import and names itself.
+    /// Pages from text, images, subtitles and comic archives, in the order
+    /// given, as one history entry. Every source is checked before anything
+    /// is stored; a bad one refuses the whole import and names itself.
     pub async fn import_pages(
         &self,
         session: SessionId,
@@ -192,28 +282,42 @@ impl Core {
         if sources.is_empty() {
             return Err(CoreError::InvalidInput("nothing to import".into()));
         }
-        let count = sources.len();
-        let mut slots: Vec<Option<Op>> = Vec::with_capacity(count);
-        let mut images = Vec::new();
-        for (i, source) in sources.into_iter().enumerate() {
+        // Each page's op, or the image it is to be made from (images are
+        // stored together once all of them are checked).
+        let mut slots: Vec<Result<Op, ImageFile>> = Vec::with_capacity(sources.len());
+        for source in sources {
             match source {
                 PageSource::Text { name, text } => {
-                    slots.push(Some(text_page(&name, &text, source_lang)?));
+                    slots.push(Ok(text_page(&name, &text, source_lang)?));
                 }
-                PageSource::Image(file) => {
-                    slots.push(None);
-                    images.push((i, file));
+                PageSource::Subtitles { name, text, format } => {
+                    slots.push(Ok(subtitle_page(&name, &text, format, source_lang)?));
+                }
+                PageSource::Image(file) => slots.push(Err(file)),
+                PageSource::Comic(file) => {
+                    let name = file.name;
+                    let pages =
+                        super::blocking(move || super::comic::images(&name, &file.bytes)).await?;
+                    slots.extend(pages.into_iter().map(Err));
                 }
             }
         }
-        let (at, files): (Vec<usize>, Vec<ImageFile>) = images.into_iter().unzip();
+        let count = slots.len();
+        let mut at = Vec::new();
+        let mut files = Vec::new();
+        for (i, slot) in slots.iter_mut().enumerate() {
+            if let Err(file) = slot {
+                at.push(i);
+                files.push(std::mem::take(file));
+            }
+        }
+        let mut ops: Vec<Option<Op>> = slots.into_iter().map(Result::ok).collect();
         if !files.is_empty() {
-            let ops = self.image_pages(session, files).await?;
-            for (i, op) in at.into_iter().zip(ops) {
-                slots[i] = Some(op);
+            for (i, op) in at.into_iter().zip(self.image_pages(session, files).await?) {
+                ops[i] = Some(op);
             }
         }
-        let ops: Vec<Op> = slots.into_iter().flatten().collect();
+        let ops: Vec<Op> = ops.into_iter().flatten().collect();
         self.apply_as_one(session, ops, format!("import {}", counted(count, "page")))
             .await
     }

@@ -18,6 +18,7 @@
 pub mod apply;
 pub mod blobs;
 mod blocking;
+pub mod comic;
 pub mod engines;
 pub mod error;
 pub mod events;
@@ -36,6 +37,7 @@ pub mod po;
 pub mod scene;
 pub mod session;
 pub mod storage;
+pub mod subtitles;
 pub mod translations;
 pub mod workflow;
 pub mod xliff;

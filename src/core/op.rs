@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::blobs::BlobHash;
 use super::ids::{NodeId, PageId};
 use super::objects;
-use super::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Transform};
+use super::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Timing, Transform};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
@@ -250,6 +250,7 @@ impl NodePatch {
                 style: None,
                 state,
                 origin: None,
+                timing: None,
             }),
             ..NodePatch::default()
         }
@@ -313,6 +314,12 @@ pub enum KindPatch {
             skip_serializing_if = "Option::is_none"
         )]
         origin: Clearable<Box<Origin>>,
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        timing: Clearable<Timing>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -405,6 +412,7 @@ mod tests {
                 style: None,
                 state: None,
                 origin: None,
+                timing: None,
             })
         );
         let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();

@@ -3,7 +3,8 @@
 //! Export: a header (`Language:` from the project, UTF-8), then an entry per
 //! text node with a source: `msgctxt` the node id, `msgid` the source,
 //! `msgstr` the translation (empty when there is none), the page's name as
-//! an extracted comment (`#. page: …`), and `#, fuzzy` when an engine wrote
+//! an extracted comment (`#. page: …`, and `#. timing: …` for a subtitle
+//! cue), and `#, fuzzy` when an engine wrote
 //! the translation and nobody has reviewed it.
 //!
 //! Import reads such a file into units for [`super::translations`] to merge
@@ -86,6 +87,7 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
                 text: Some(text),
                 translation,
                 origin,
+                timing,
                 ..
             } = &node.kind
             else {
@@ -97,6 +99,9 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
             }
             out.push('\n');
             let _ = writeln!(out, "#. page: {}", one_line(&page.name));
+            if let Some(t) = timing {
+                let _ = writeln!(out, "#. timing: {}", super::subtitles::format_timing(t));
+            }
             let machine = origin.as_ref().is_some_and(|o| o.by == Author::Engine)
                 && node.kind.state() == Some(TextState::Translated);
             if machine {

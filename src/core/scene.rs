@@ -96,6 +96,9 @@ pub enum NodeKind {
             skip_serializing_if = "Option::is_none"
         )]
         origin: Option<Box<Origin>>,
+        /// When a subtitle cue is shown.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timing: Option<Timing>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -160,6 +163,14 @@ impl TextState {
         .into_iter()
         .find(|t| t.as_str() == s)
     }
+}
+
+/// When a subtitle cue is on screen, in milliseconds from the start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Timing {
+    pub start: u64,
+    pub end: u64,
 }
 
 /// Who wrote a translation: a person, or an engine (by id).

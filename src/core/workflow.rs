@@ -262,6 +262,7 @@ mod tests {
             style: None,
             state,
             origin,
+            timing: None,
         }
     }
 

@@ -146,8 +146,14 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8
                 .map_err(xml_err)?;
             w.write_event(Xml::Start(BytesStart::new("notes")))
                 .map_err(xml_err)?;
-            for (category, value) in [("page", page.id.to_string()), ("node", node.id.to_string())]
-            {
+            let timing = match &node.kind {
+                NodeKind::Text {
+                    timing: Some(t), ..
+                } => Some(("timing", super::subtitles::format_timing(t))),
+                _ => None,
+            };
+            let notes = [("page", page.id.to_string()), ("node", node.id.to_string())];
+            for (category, value) in notes.into_iter().chain(timing) {
                 let note = element("note", &[("category", category)]);
                 w.write_event(Xml::Start(note)).map_err(xml_err)?;
                 w.write_event(Xml::Text(BytesText::new(&value)))

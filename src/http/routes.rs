@@ -328,7 +328,7 @@ async fn import_pages(
         }
         return state
             .core
-            .import_images(id, files)
+            .import_files(id, files)
             .await
             .map(Json)
             .map_err(ApiError::from);

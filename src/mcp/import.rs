@@ -38,27 +38,15 @@ pub(super) async fn read_bytes(path: &Path, limit: u64) -> Outcome<Vec<u8>> {
         .map_err(|e| CoreError::io(path, e))?)
 }
 
-/// A file: an image becomes an image page, UTF-8 text a text page named
-/// after the file.
+/// A file, as the kind of page its name and bytes say (an image, a
+/// subtitle file, a comic archive or UTF-8 text).
 pub(super) async fn read_file(path: &Path, limit: u64) -> Outcome<PageSource> {
     let shown = path.display().to_string();
     let bytes = read_bytes(path, limit).await?;
     let name = path
         .file_name()
-        .map_or_else(|| shown.clone(), |n| n.to_string_lossy().into_owned());
-    if imagesize::image_type(&bytes).is_ok() {
-        return Ok(PageSource::Image(ImageFile { name, bytes }));
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(PageSource::Text {
-            name: stem(&name),
-            text,
-        }),
-        Err(_) => Err(CoreError::InvalidInput(format!(
-            "{shown} is neither an image (PNG, JPEG, WebP) nor UTF-8 text"
-        ))
-        .into()),
-    }
+        .map_or(shown, |n| n.to_string_lossy().into_owned());
+    Ok(PageSource::from_file(ImageFile { name, bytes })?)
 }
 
 /// An inline item: text as given; image data decoded, its type checked
@@ -115,14 +103,6 @@ pub(super) fn inline(item: ImportItem, limit: u64) -> Outcome<PageSource> {
                 bytes,
             }))
         }
-    }
-}
-
-/// `chapter1.txt` → `chapter1`.
-fn stem(name: &str) -> String {
-    match name.rsplit_once('.') {
-        Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
-        _ => name.to_owned(),
     }
 }
 

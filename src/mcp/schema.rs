@@ -111,9 +111,11 @@ pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
     Arc::new(value.as_object().cloned().unwrap_or_default())
 }
 
-/// Properties quire fills in when a client leaves them out: a
-/// translation's `origin` (who wrote it, when).
-pub const RECORDED: &[&str] = &["origin"];
+/// Properties quire fills in itself, which a model never needs to write: a
+/// translation's `origin` (who wrote it, when; recorded on every edit) and
+/// a subtitle cue's `timing` (from the imported file). An op may still
+/// carry them.
+pub const RECORDED: &[&str] = &["origin", "timing"];
 
 fn without_recorded(schema: Value) -> Value {
     let mut schema = map_subschemas(schema, &|s| match s {

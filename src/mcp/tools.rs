@@ -459,7 +459,7 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Export",
             changes(false, true),
-            "Export as markdown, xliff or json (text) or archive (a zip resource, up to 16 MiB). Over stdio, outPath writes a file instead.",
+            "Export as text, or archive (a zip resource, up to 16 MiB). Over stdio, outPath writes a file instead.",
         ),
         ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
             name,

@@ -54,6 +54,10 @@ pub struct InputLine {
 pub enum AttachmentKind {
     Image,
     Text,
+    /// A `.srt` or `.vtt` file: a page of timed cues.
+    Subtitles,
+    /// A `.cbz` or `.zip` of images: a page each.
+    Comic,
 }
 
 /// A file staged by `/attach`, imported as pages by `/import`.

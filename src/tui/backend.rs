@@ -89,7 +89,7 @@ pub trait Backend: Send + Sync {
     ) -> Reply<'_, JobId>;
     fn cancel_job(&self, id: JobId) -> Reply<'_, bool>;
     fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult>;
-    fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult>;
+    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult>;
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>>;
     fn import_translations(
         &self,
@@ -213,8 +213,8 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.import_text(id, &name, &text, None).await?) })
     }
 
-    fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
-        Box::pin(async move { Ok(self.core.import_images(id, files).await?) })
+    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
+        Box::pin(async move { Ok(self.core.import_files(id, files).await?) })
     }
 
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {

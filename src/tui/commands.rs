@@ -26,11 +26,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/close", "save and close the shown session"),
     (
         "/attach PATH",
-        "stage an image (png, jpg, webp) or text file (txt, md)",
+        "stage images, text (txt, md), subtitles (srt, vtt), a cbz",
     ),
     (
         "/import [FILE]",
-        "staged files; or FILE.xlf/.po (translations), FILE.zip (project)",
+        "staged files, or FILE.xlf/.po (translations), FILE.zip",
     ),
     (
         "/run STEP…",
@@ -43,7 +43,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/export FORMAT PATH",
-        "write markdown, xliff, json or archive to PATH",
+        "write markdown, xliff, po, srt, vtt, json or archive",
     ),
     ("/tui-mcp-revoke", "stop sharing this TUI"),
     ("/quit", "quit (also q, Ctrl-c)"),
@@ -165,9 +165,12 @@ fn attach(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let kind = match ext.as_str() {
         "png" | "jpg" | "jpeg" | "webp" => AttachmentKind::Image,
         "txt" | "md" | "text" => AttachmentKind::Text,
+        "srt" | "vtt" => AttachmentKind::Subtitles,
+        "cbz" | "zip" => AttachmentKind::Comic,
         _ => {
             return app.fail(format!(
-                "{rest}: attach png, jpg, webp (image pages) or txt, md (text pages)"
+                "{rest}: attach png, jpg, webp (image pages), txt, md (text pages), \
+                 srt, vtt (subtitles) or cbz, zip (a comic's images)"
             ));
         }
     };
@@ -286,17 +289,19 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     };
     let mut words = rest.splitn(2, char::is_whitespace);
     let (Some(format), Some(path)) = (words.next(), words.next()) else {
-        return app.fail("usage: /export markdown|xliff|po|json|archive PATH");
+        return app.fail("usage: /export markdown|xliff|po|srt|vtt|json|archive PATH");
     };
     let format = match format {
         "markdown" | "md" => ExportFormat::Markdown,
         "xliff" | "xlf" => ExportFormat::Xliff,
         "po" => ExportFormat::Po,
+        "srt" => ExportFormat::Srt,
+        "vtt" => ExportFormat::Vtt,
         "json" => ExportFormat::Json,
         "archive" | "zip" => ExportFormat::Archive,
         other => {
             return app.fail(format!(
-                "unknown format `{other}` (markdown, xliff, po, json, archive)"
+                "unknown format `{other}` (markdown, xliff, po, srt, vtt, json, archive)"
             ));
         }
     };

@@ -254,7 +254,7 @@ impl Backend for Remote {
         })
     }
 
-    fn import_images(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
+    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
         Box::pin(async move {
             let mut form = reqwest::multipart::Form::new();
             for file in files {

@@ -359,7 +359,7 @@ async fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), Ba
         .map_err(BackendError::from)
 }
 
-/// Text files become one text page each; images are imported together.
+/// A file's bytes, or a clear error.
 async fn read(path: &Path) -> Result<Vec<u8>, BackendError> {
     tokio::fs::read(path)
         .await
@@ -405,38 +405,22 @@ async fn import_translations(
     Ok(line)
 }
 
+/// The staged files as pages, in one history entry.
 async fn import(
     backend: &dyn Backend,
     session: crate::core::ids::SessionId,
     files: Vec<super::app::Attachment>,
 ) -> Result<usize, BackendError> {
-    let mut images = Vec::new();
-    let mut pages = 0;
+    let mut read = Vec::with_capacity(files.len());
     for file in &files {
         let bytes = tokio::fs::read(&file.path).await.map_err(|e| {
             BackendError::new("io", format!("cannot read {}: {e}", file.path.display()))
         })?;
-        match file.kind {
-            AttachmentKind::Image => images.push(ImageFile {
-                name: file.name.clone(),
-                bytes,
-            }),
-            AttachmentKind::Text => {
-                let text = String::from_utf8(bytes).map_err(|_| {
-                    BackendError::new("invalid_input", format!("{} is not UTF-8 text", file.name))
-                })?;
-                let name = file
-                    .path
-                    .file_stem()
-                    .map_or_else(|| file.name.clone(), |s| s.to_string_lossy().into_owned());
-                backend.import_text(session, name, text).await?;
-                pages += 1;
-            }
-        }
+        read.push(ImageFile {
+            name: file.name.clone(),
+            bytes,
+        });
     }
-    if !images.is_empty() {
-        pages += images.len();
-        backend.import_images(session, images).await?;
-    }
-    Ok(pages)
+    backend.import_files(session, read).await?;
+    Ok(files.len())
 }

@@ -749,9 +749,9 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             show_session(app, session.id, fx);
         }
         Loaded::Done(Ok(message)) => app.say(message),
-        Loaded::Imported(Ok(pages)) => {
+        Loaded::Imported(Ok(files)) => {
             app.attachments.clear();
-            app.say(format!("imported {pages} page(s)"));
+            app.say(format!("imported {files} file(s) as pages"));
         }
         Loaded::Located(Ok(file)) => commands::stage(app, file),
         Loaded::Exists { path, retry } => {

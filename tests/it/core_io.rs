@@ -97,7 +97,7 @@ async fn images_import_in_natural_order_as_one_undoable_batch() {
         renamed("p2.jpg", "tiny.jpg"),
         renamed("p1.webp", "tiny.webp"),
     ];
-    let r = t.core.import_images(id, files).await.unwrap();
+    let r = t.core.import_files(id, files).await.unwrap();
     assert_eq!(r.epoch, 1);
     let scene = t.core.scene(id).await.unwrap().scene;
     let pages: Vec<(String, Option<u32>, Option<u32>)> = scene
@@ -139,17 +139,22 @@ async fn a_bad_file_is_named_and_nothing_is_imported() {
         bytes: b"GIF89a\x01\x00\x01\x00\x00\x00\x00;".to_vec(),
     };
     let text = ImageFile {
-        name: "notes.txt".into(),
+        name: "notes.docx".into(),
         bytes: b"hello".to_vec(),
+    };
+    let binary = ImageFile {
+        name: "notes.txt".into(),
+        bytes: vec![0xff, 0xfe, 0],
     };
     for (bad, expected) in [
         (truncated, "cut.png: corrupt or truncated image"),
         (gif, "anim.gif: unsupported image format"),
-        (text, "notes.txt: not an image"),
+        (text, "notes.docx: not an image"),
+        (binary, "notes.txt: not UTF-8"),
     ] {
         let err = t
             .core
-            .import_images(id, vec![png.clone(), bad])
+            .import_files(id, vec![png.clone(), bad])
             .await
             .unwrap_err();
         assert_eq!(err.code(), "invalid_input");
@@ -157,7 +162,7 @@ async fn a_bad_file_is_named_and_nothing_is_imported() {
     }
     assert_eq!(t.core.scene(id).await.unwrap().epoch, 0);
     assert_eq!(blob_files(&t, id), 0, "no blob was stored");
-    let err = t.core.import_images(id, vec![]).await.unwrap_err();
+    let err = t.core.import_files(id, vec![]).await.unwrap_err();
     assert!(err.to_string().contains("no files"));
 }
 
@@ -181,7 +186,7 @@ async fn translated_project(t: &TestCore) -> (SessionId, Vec<PageId>) {
         .unwrap();
     let b = t
         .core
-        .import_images(id, vec![fixture("tiny.png")])
+        .import_files(id, vec![fixture("tiny.png")])
         .await
         .unwrap();
     (id, vec![page, PageId(b.created[0])])
@@ -472,6 +477,7 @@ async fn xliff_stays_well_formed_with_control_characters() {
                 style: None,
                 state: None,
                 origin: None,
+                timing: None,
             }),
             ..Default::default()
         },

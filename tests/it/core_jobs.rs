@@ -664,7 +664,7 @@ async fn tesseract_end_to_end() {
     let id = t.session("OCR");
     let png = include_bytes!("../fixtures/ocr.png").to_vec();
     t.core
-        .import_images(
+        .import_files(
             id,
             vec![quire::core::import::ImageFile {
                 name: "ocr.png".into(),

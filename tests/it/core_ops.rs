@@ -193,6 +193,7 @@ async fn every_op_changes_what_it_says() {
                 style: None,
                 state: None,
                 origin: None,
+                timing: None,
             }),
             ..Default::default()
         },

@@ -147,6 +147,7 @@ pub fn text_node(text: &str) -> NewNode {
             style: None,
             state: None,
             origin: None,
+            timing: None,
         },
     }
 }

@@ -350,7 +350,7 @@ fn import_pages_refuses_what_it_cannot_take_and_changes_nothing() {
         ),
         (
             json!({ "files": [binary.display().to_string()] }),
-            "neither an image",
+            "blob.bin: not an image (PNG, JPEG, WebP), text",
         ),
         (
             json!({ "files": [s.path("missing.png").display().to_string()] }),

@@ -107,12 +107,12 @@ impl Backend for Gated {
     ) -> Reply<'_, quire::core::ApplyResult> {
         self.inner.import_text(id, name, text)
     }
-    fn import_images(
+    fn import_files(
         &self,
         id: SessionId,
         files: Vec<quire::core::import::ImageFile>,
     ) -> Reply<'_, quire::core::ApplyResult> {
-        self.inner.import_images(id, files)
+        self.inner.import_files(id, files)
     }
     fn import_translations(
         &self,

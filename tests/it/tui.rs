@@ -269,6 +269,7 @@ fn editing_a_translation_is_a_draft_until_saved() {
             style: None,
             state: None,
             origin: None,
+            timing: None,
         })
     );
     // Esc drops a draft without an effect.

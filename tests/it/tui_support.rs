@@ -55,6 +55,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             style: None,
             state: None,
             origin: None,
+            timing: None,
         },
     }
 }

@@ -157,7 +157,7 @@ class Checker:
             self.call("POST", imports, 200, files={"file": ("back.xlf", exported["xliff"], "application/xliff+xml")},
                       data={"force": "true"})
             self.call("POST", imports, 422, json={"format": "xliff", "content": "<xliff"})
-            self.call("POST", imports, 400, json={"format": "po", "content": ""})
+            self.call("POST", imports, 400, json={"format": "tmx", "content": ""})
             copy = self.call("POST", "/api/v1/projects/import", 200, content=exported["archive"],
                              headers={"content-type": "application/zip"}).json()
             assert copy["projectId"] != session["projectId"], "an imported archive kept the project id"

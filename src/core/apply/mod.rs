@@ -19,7 +19,7 @@ use super::ids::{NodeId, PageId};
 use super::op::{
     KindPatch, NewNode, NewPage, NodePatch, Op, PagePatch, StylePatch, TransformPatch,
 };
-use super::scene::{Node, NodeKind, Page, Scene, Style, TextState, Transform};
+use super::scene::{Node, NodeKind, Page, Scene, Style, TextState, Timing, Transform};
 use index::Index;
 
 /// The result of applying one op.
@@ -467,11 +467,11 @@ fn check_blob(hash: &BlobHash, blobs: BlobCheck<'_>) -> Result<(), String> {
 
 fn check_kind(kind: &NodeKind, blobs: BlobCheck<'_>) -> Result<(), String> {
     match kind {
-        NodeKind::Text { style, .. } => {
+        NodeKind::Text { style, timing, .. } => {
             if let Some(size) = style.as_ref().and_then(|s| s.font_size) {
                 check_font_size(size)?;
             }
-            Ok(())
+            timing.as_ref().map_or(Ok(()), check_timing)
         }
         NodeKind::Image { blob, opacity, .. } => {
             check_opacity(*opacity)?;
@@ -479,6 +479,16 @@ fn check_kind(kind: &NodeKind, blobs: BlobCheck<'_>) -> Result<(), String> {
         }
         NodeKind::Mask { blob, .. } => check_blob(blob, blobs),
     }
+}
+
+fn check_timing(t: &Timing) -> Result<(), String> {
+    if t.end < t.start {
+        return Err(format!(
+            "timing ends ({} ms) before it starts ({} ms)",
+            t.end, t.start
+        ));
+    }
+    Ok(())
 }
 
 fn check_font_size(size: f64) -> Result<(), String> {
@@ -509,9 +519,12 @@ fn check_node_patch(node: &Node, patch: &NodePatch, blobs: BlobCheck<'_>) -> Res
         ));
     }
     match kind {
-        KindPatch::Text { style, .. } => {
+        KindPatch::Text { style, timing, .. } => {
             if let Some(Some(size)) = style.as_ref().and_then(|s| s.font_size) {
                 check_font_size(size)?;
+            }
+            if let Some(Some(t)) = timing {
+                check_timing(t)?;
             }
         }
         KindPatch::Image { blob, opacity, .. } => {
@@ -576,6 +589,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 style,
                 state,
                 origin,
+                timing,
             },
             Some(KindPatch::Text {
                 text: p_text,
@@ -584,6 +598,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 style: p_style,
                 state: p_state,
                 origin: p_origin,
+                timing: p_timing,
             }),
         ) => {
             let was = state.unwrap_or_else(|| TextState::inferred(translation.as_deref()));
@@ -597,6 +612,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                     was
                 }),
                 origin: swap(origin, p_origin),
+                timing: swap(timing, p_timing),
             })
         }
         (

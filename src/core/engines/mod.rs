@@ -280,6 +280,7 @@ fn translation_op(
                 style,
                 state: None,
                 origin: None,
+                timing: None,
             }),
             ..NodePatch::default()
         },

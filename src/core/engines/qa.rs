@@ -276,6 +276,7 @@ mod tests {
                 style: None,
                 state: None,
                 origin: None,
+                timing: None,
             },
         }
     }

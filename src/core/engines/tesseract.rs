@@ -122,6 +122,7 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
                 origin: None,
                 source_lang: None,
                 style: None,
+                timing: None,
             },
         })
         .collect())

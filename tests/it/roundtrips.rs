@@ -2,7 +2,8 @@
 //! `tests/xliff/roundtrip.py` edits quire's XLIFF export with Translate
 //! Toolkit's XLIFF 2.0 store, `tests/po/roundtrip.py` its PO export with
 //! polib (checked by GNU `msgfmt --check`), and each imports it back over
-//! HTTP (see there).
+//! HTTP (see there); `tests/subtitles/roundtrip.py` reads subtitle exports
+//! with pysrt and webvtt-py and imports a CBZ.
 
 use std::process::Command;
 
@@ -56,5 +57,24 @@ fn a_po_export_edited_with_polib_comes_back() {
     .arg(s.path(""));
     let out = run_checker(&s, &mut cmd, "ok");
     assert!(out.contains("po roundtrip: ok"), "{out}");
+    assert!(server.terminate().success());
+}
+
+#[test]
+fn subtitles_and_comics_go_in_and_out_through_pysrt_and_webvtt_py() {
+    let test = "subtitles_and_comics_go_in_and_out_through_pysrt_and_webvtt_py";
+    let Some(python) = crate::mcp::python_with(test, "httpx, pysrt, webvtt") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let mut cmd = Command::new(&python);
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/subtitles/roundtrip.py"
+    ))
+    .arg(&server.url);
+    let out = run_checker(&s, &mut cmd, "ok");
+    assert!(out.contains("subtitles roundtrip: ok"), "{out}");
     assert!(server.terminate().success());
 }

@@ -1,0 +1,388 @@
+//! SubRip (`.srt`) and WebVTT (`.vtt`), both ways.
+//!
+//! Import: a subtitle file becomes one page whose text nodes are its cues,
+//! in order, each with its [`Timing`]. Cue text is kept as written (markup
+//! such as `<i>` included); WebVTT cue ids, settings and `NOTE`, `STYLE` and
+//! `REGION` blocks are not kept. Times must be well-formed, each cue must
+//! end after it starts and start after the previous one ended: a file that
+//! breaks that is refused with the line that does.
+//!
+//! Export: the timed text nodes of one page as cues, with their original
+//! timings, the translation where there is one and the source where there
+//! is none.
+
+use std::fmt::Write as _;
+
+use super::error::{CoreError, CoreResult};
+use super::scene::{NodeKind, Page, Scene, Timing};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubtitleFormat {
+    Srt,
+    Vtt,
+}
+
+impl SubtitleFormat {
+    /// From a file name's extension.
+    pub fn from_path(name: &str) -> Option<SubtitleFormat> {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".srt") {
+            Some(SubtitleFormat::Srt)
+        } else if lower.ends_with(".vtt") {
+            Some(SubtitleFormat::Vtt)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            SubtitleFormat::Srt => "SubRip",
+            SubtitleFormat::Vtt => "WebVTT",
+        }
+    }
+}
+
+/// One cue as read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cue {
+    pub timing: Timing,
+    pub text: String,
+}
+
+/// `HH:MM:SS,mmm` (SubRip) or `HH:MM:SS.mmm` (WebVTT).
+pub fn format_time(ms: u64, format: SubtitleFormat) -> String {
+    let separator = match format {
+        SubtitleFormat::Srt => ',',
+        SubtitleFormat::Vtt => '.',
+    };
+    let (h, m, s, milli) = (ms / 3_600_000, ms / 60_000 % 60, ms / 1000 % 60, ms % 1000);
+    format!("{h:02}:{m:02}:{s:02}{separator}{milli:03}")
+}
+
+/// `start --> end`, as SubRip writes it (the notes of XLIFF and PO).
+pub fn format_timing(t: &Timing) -> String {
+    format!(
+        "{} --> {}",
+        format_time(t.start, SubtitleFormat::Srt),
+        format_time(t.end, SubtitleFormat::Srt)
+    )
+}
+
+/// A time: `H…H:MM:SS,mmm` in SubRip (`.` tolerated), `[H…H:]MM:SS.mmm` in
+/// WebVTT.
+fn parse_time(s: &str, format: SubtitleFormat) -> Option<u64> {
+    let (clock, milli) = match format {
+        SubtitleFormat::Srt => s.split_once([',', '.'])?,
+        SubtitleFormat::Vtt => s.split_once('.')?,
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
+    let (h, m, sec) = match (format, parts.as_slice()) {
+        (_, [h, m, s]) => (*h, *m, *s),
+        (SubtitleFormat::Vtt, [m, s]) => ("0", *m, *s),
+        _ => return None,
+    };
+    let digits = |t: &str, len: Option<usize>| {
+        (!t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) && len.is_none_or(|l| t.len() == l))
+            .then(|| t.parse::<u64>().ok())
+            .flatten()
+    };
+    let (h, m, sec, milli) = (
+        digits(h, None)?,
+        digits(m, Some(2))?,
+        digits(sec, Some(2))?,
+        digits(milli, Some(3))?,
+    );
+    (m < 60 && sec < 60).then(|| ((h * 60 + m) * 60 + sec) * 1000 + milli)
+}
+
+fn bad(format: SubtitleFormat, line: usize, message: impl std::fmt::Display) -> CoreError {
+    CoreError::InvalidInput(format!(
+        "not a {} file quire can read: line {line}: {message}",
+        format.name()
+    ))
+}
+
+/// `start --> end[ settings]` on line `n`.
+fn parse_timing(line: &str, n: usize, format: SubtitleFormat) -> CoreResult<Timing> {
+    let expected = match format {
+        SubtitleFormat::Srt => "HH:MM:SS,mmm",
+        SubtitleFormat::Vtt => "HH:MM:SS.mmm or MM:SS.mmm",
+    };
+    let (start, rest) = line
+        .split_once("-->")
+        .ok_or_else(|| bad(format, n, "a cue without a `start --> end` line"))?;
+    let end = rest.split_whitespace().next().unwrap_or("");
+    let time = |t: &str| {
+        parse_time(t.trim(), format).ok_or_else(|| {
+            bad(
+                format,
+                n,
+                format!("`{}` is not a time ({expected})", t.trim()),
+            )
+        })
+    };
+    let timing = Timing {
+        start: time(start)?,
+        end: time(end)?,
+    };
+    if timing.end < timing.start {
+        return Err(bad(
+            format,
+            n,
+            format!(
+                "the cue ends ({}) before it starts ({})",
+                end.trim(),
+                start.trim()
+            ),
+        ));
+    }
+    Ok(timing)
+}
+
+/// The cues of a subtitle file; see the module doc.
+pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // Blocks of non-blank lines, each with the number of its first line.
+    let mut blocks: Vec<(usize, Vec<&str>)> = Vec::new();
+    let mut current: Option<(usize, Vec<&str>)> = None;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.trim().is_empty() {
+            blocks.extend(current.take());
+        } else {
+            current
+                .get_or_insert_with(|| (i + 1, Vec::new()))
+                .1
+                .push(line);
+        }
+    }
+    blocks.extend(current);
+    let mut blocks = blocks.into_iter();
+    if format == SubtitleFormat::Vtt {
+        let header = blocks.next();
+        let ok = header.as_ref().is_some_and(|(_, b)| {
+            b[0].strip_prefix("WEBVTT")
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+        });
+        if !ok {
+            return Err(bad(format, 1, "a WebVTT file starts with `WEBVTT`"));
+        }
+    }
+    let mut cues: Vec<Cue> = Vec::new();
+    for (start, lines) in blocks {
+        if format == SubtitleFormat::Vtt
+            && ["NOTE", "STYLE", "REGION"].iter().any(|k| {
+                lines[0]
+                    .strip_prefix(k)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
+            })
+        {
+            continue;
+        }
+        // The timing line is the first or, after a cue number or id, the
+        // second.
+        let at = usize::from(!lines[0].contains("-->"));
+        let Some(timing_line) = lines.get(at) else {
+            return Err(bad(format, start, "a cue without a `start --> end` line"));
+        };
+        if format == SubtitleFormat::Srt && at == 1 && lines[0].trim().parse::<u64>().is_err() {
+            return Err(bad(
+                format,
+                start,
+                format!("`{}` is not a cue number", lines[0].trim()),
+            ));
+        }
+        let n = start + at;
+        let timing = parse_timing(timing_line, n, format)?;
+        if let Some(previous) = cues.last()
+            && timing.start < previous.timing.end
+        {
+            return Err(bad(
+                format,
+                n,
+                format!(
+                    "the cue starts at {} before the previous one ends at {} (overlapping cues)",
+                    format_time(timing.start, format),
+                    format_time(previous.timing.end, format)
+                ),
+            ));
+        }
+        cues.push(Cue {
+            timing,
+            text: lines[at + 1..].join("\n"),
+        });
+    }
+    if cues.is_empty() {
+        return Err(bad(format, 1, "it has no cues"));
+    }
+    Ok(cues)
+}
+
+/// Cue text that stays one cue: no blank lines, and no `-->` in WebVTT.
+fn cue_text(text: &str, format: SubtitleFormat) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let joined = lines.join("\n");
+    match format {
+        SubtitleFormat::Srt => joined,
+        SubtitleFormat::Vtt => joined.replace("-->", "--&gt;"),
+    }
+}
+
+/// The cues of `page`: its timed text nodes, in order.
+fn page_cues(page: &Page) -> Vec<(Timing, &str)> {
+    page.nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text {
+                text,
+                translation,
+                timing: Some(t),
+                ..
+            } => Some((
+                *t,
+                translation
+                    .as_deref()
+                    .filter(|t| !t.is_empty())
+                    .or(text.as_deref())
+                    .unwrap_or(""),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The subtitle page of `scene` (or of the pages kept in it) as a file.
+pub fn export(scene: &Scene, format: SubtitleFormat) -> CoreResult<String> {
+    let pages: Vec<&Page> = scene
+        .pages
+        .iter()
+        .filter(|p| !page_cues(p).is_empty())
+        .map(|p| &**p)
+        .collect();
+    let page = match pages.as_slice() {
+        [page] => page,
+        [] => {
+            return Err(CoreError::InvalidInput(
+                "no page has timed cues to export (import a .srt or .vtt file first)".into(),
+            ));
+        }
+        more => {
+            return Err(CoreError::InvalidInput(format!(
+                "{} pages have timed cues ({}); export one of them with `pages`",
+                more.len(),
+                more.iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    };
+    let mut out = String::new();
+    if format == SubtitleFormat::Vtt {
+        out.push_str("WEBVTT\n\n");
+    }
+    for (i, (timing, text)) in page_cues(page).into_iter().enumerate() {
+        if format == SubtitleFormat::Srt {
+            let _ = writeln!(out, "{}", i + 1);
+        }
+        let _ = writeln!(
+            out,
+            "{} --> {}\n{}\n",
+            format_time(timing.start, format),
+            format_time(timing.end, format),
+            cue_text(text, format)
+        );
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRT: SubtitleFormat = SubtitleFormat::Srt;
+    const VTT: SubtitleFormat = SubtitleFormat::Vtt;
+
+    #[test]
+    fn reads_subrip_and_webvtt_cues() {
+        let srt = "\u{feff}1\r\n00:00:01,000 --> 00:00:02,500\r\nHello\r\nthere\r\n\r\n\r\n2\r\n01:02:03,004 --> 01:02:04,000 X1:0\r\n<i>Bye</i>\r\n";
+        let cues = parse(SRT, srt).expect("parses");
+        assert_eq!(cues.len(), 2);
+        assert_eq!(
+            cues[0].timing,
+            Timing {
+                start: 1000,
+                end: 2500
+            }
+        );
+        assert_eq!(cues[0].text, "Hello\nthere");
+        assert_eq!(cues[1].timing.start, 3_723_004);
+        assert_eq!(cues[1].text, "<i>Bye</i>");
+        let vtt = "WEBVTT - a title\n\nNOTE a comment\nover lines\n\nintro\n00:01.000 --> 00:02.000 align:start\nHi\n\n00:00:03.000 --> 00:00:04.000\nYo\n";
+        let cues = parse(VTT, vtt).expect("parses");
+        assert_eq!(
+            cues.iter()
+                .map(|c| (c.timing.start, c.text.as_str()))
+                .collect::<Vec<_>>(),
+            vec![(1000, "Hi"), (3000, "Yo")]
+        );
+    }
+
+    #[test]
+    fn bad_times_name_their_line() {
+        let cases = [
+            (
+                SRT,
+                "1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:1,500 --> 00:00:03,000\nB\n",
+                "line 6: `00:00:1,500` is not a time",
+            ),
+            (
+                SRT,
+                "1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:01,500 --> 00:00:03,000\nB\n",
+                "line 6: the cue starts at 00:00:01,500 before the previous one ends",
+            ),
+            (
+                SRT,
+                "1\n00:00:05,000 --> 00:00:02,000\nA\n",
+                "line 2: the cue ends",
+            ),
+            (SRT, "1\nHello\n", "line 2: a cue without"),
+            (
+                SRT,
+                "one\n00:00:01,000 --> 00:00:02,000\nA\n",
+                "line 1: `one` is not a cue number",
+            ),
+            (
+                SRT,
+                "1\n00:00:01,000 --> 00:61:02,000\nA\n",
+                "line 2: `00:61:02,000`",
+            ),
+            (
+                VTT,
+                "1\n00:01.000 --> 00:02.000\nA\n",
+                "line 1: a WebVTT file starts",
+            ),
+            (
+                VTT,
+                "WEBVTT\n\n00:01,000 --> 00:02.000\nA\n",
+                "line 3: `00:01,000`",
+            ),
+            (SRT, "\n\n", "no cues"),
+        ];
+        for (format, text, expected) in cases {
+            let e = parse(format, text).expect_err(text).to_string();
+            assert!(e.contains(expected), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn times_are_written_back_as_read() {
+        for ms in [0, 999, 61_001, 3_599_999, 360_000_000] {
+            for format in [SRT, VTT] {
+                assert_eq!(parse_time(&format_time(ms, format), format), Some(ms));
+            }
+        }
+        assert_eq!(cue_text("a\n\n-->b", VTT), "a\n--&gt;b");
+    }
+}
