@@ -56,6 +56,7 @@ pub struct QaConfig {
     pub numbers: RuleLevel,
     pub end_punctuation: RuleLevel,
     pub inconsistent: RuleLevel,
+    pub terminology: RuleLevel,
 }
 
 impl Default for QaConfig {
@@ -68,6 +69,7 @@ impl Default for QaConfig {
             numbers: RuleLevel::Warning,
             end_punctuation: RuleLevel::Warning,
             inconsistent: RuleLevel::Warning,
+            terminology: RuleLevel::Warning,
         }
     }
 }
@@ -83,6 +85,7 @@ impl QaConfig {
             "numbers" => self.numbers,
             "end-punctuation" => self.end_punctuation,
             "inconsistent" => self.inconsistent,
+            "terminology" => self.terminology,
             _ => RuleLevel::Warning,
         }
     }

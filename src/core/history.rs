@@ -203,6 +203,11 @@ pub fn describe(scene: &Scene, op: &Op) -> String {
         Op::RemoveNode { page: p, .. } => format!("remove node{}", page(*p)),
         Op::ReorderNodes { page: p, .. } => format!("reorder nodes{}", page(*p)),
         Op::UpdateProject { .. } => "edit project".into(),
+        Op::UpdateGlossary { set, remove } => match (set.as_slice(), remove.as_slice()) {
+            ([term], []) => format!("glossary: set {}", term.source),
+            ([], [source]) => format!("glossary: remove {source}"),
+            _ => "edit glossary".into(),
+        },
         Op::UpdateNode { page: p, patch, .. } => {
             let what = match &patch.kind {
                 Some(KindPatch::Text {

@@ -114,6 +114,16 @@ fn walk(op: &Op, depth: usize, path: &str, count: &mut usize) -> Result<(), Stri
             Some(name) => check_name("a project name", name).map_err(fail),
             None => Ok(()),
         },
+        Op::UpdateGlossary { set, remove } => {
+            for (i, term) in set.iter().enumerate() {
+                check_term(term).map_err(|e| fail(format!("set[{i}]: {e}")))?;
+            }
+            for (i, source) in remove.iter().enumerate() {
+                check_text("source", Some(source))
+                    .map_err(|e| fail(format!("remove[{i}]: {e}")))?;
+            }
+            Ok(())
+        }
         Op::RemovePage { .. }
         | Op::ReorderPages { .. }
         | Op::RemoveNode { .. }
@@ -206,6 +216,14 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
         }) => check_name("an image name", name),
         _ => Ok(()),
     }
+}
+
+/// A glossary term's texts: each at most a name's length, no control
+/// characters.
+fn check_term(term: &crate::core::glossary::Term) -> Result<(), String> {
+    check_name("a term's source", &term.source)?;
+    check_name("a term's target", &term.target)?;
+    check_text("note", term.note.as_deref())
 }
 
 fn check_text(field: &str, value: Option<&str>) -> Result<(), String> {

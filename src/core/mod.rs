@@ -23,6 +23,7 @@ pub mod engines;
 pub mod error;
 pub mod events;
 pub mod export;
+pub mod glossary;
 pub mod history;
 pub mod ids;
 pub mod import;

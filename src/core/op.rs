@@ -9,6 +9,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 
 use super::blobs::BlobHash;
+use super::glossary::Term;
 use super::ids::{NodeId, PageId};
 use super::objects;
 use super::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Timing, Transform};
@@ -57,6 +58,15 @@ pub enum Op {
         #[serde(deserialize_with = "objects::one")]
         patch: ProjectPatch,
     },
+    /// Set glossary terms (by source: added, or replacing the term with
+    /// that source) and remove terms by source.
+    #[serde(rename_all = "camelCase")]
+    UpdateGlossary {
+        #[serde(default)]
+        set: Vec<Term>,
+        #[serde(default)]
+        remove: Vec<String>,
+    },
     #[serde(rename_all = "camelCase")]
     Batch {
         #[serde(deserialize_with = "objects::list")]
@@ -78,6 +88,7 @@ impl Op {
             Op::UpdateNode { .. } => "UpdateNode",
             Op::ReorderNodes { .. } => "ReorderNodes",
             Op::UpdateProject { .. } => "UpdateProject",
+            Op::UpdateGlossary { .. } => "UpdateGlossary",
             Op::Batch { .. } => "Batch",
         }
     }

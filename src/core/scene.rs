@@ -33,6 +33,9 @@ pub struct ProjectMeta {
     /// and the default `targetLanguage` of translation engines.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
+    /// Terms and their required translations, sorted by source.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub glossary: Vec<super::glossary::Term>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -259,6 +262,7 @@ impl Scene {
                 updated_at: now.to_owned(),
                 source_language: None,
                 target_language: None,
+                glossary: Vec::new(),
             },
             pages: Vec::new(),
         }
@@ -294,6 +298,7 @@ impl Scene {
                 p.created_at.clone(),
                 p.source_language.clone(),
                 p.target_language.clone(),
+                p.glossary.clone(),
             )
         };
         project(&self.project) == project(&other.project) && untimed(self) == untimed(other)

@@ -18,7 +18,9 @@ use axum::{Json, Router};
 use quire::config::schema::{EnginesConfig, ProviderConfig};
 use quire::config::secret::Secret;
 use quire::core::events::{Event, JobStatus};
+use quire::core::glossary::Term;
 use quire::core::jobs::{Approval, PipelineSpec};
+use quire::core::op::Op;
 use quire::core::scene::NodeKind;
 use serde_json::{Value, json};
 
@@ -33,6 +35,8 @@ struct Fake {
     auth: std::sync::Mutex<Vec<String>>,
     /// The source texts of every segment asked for.
     asked: std::sync::Mutex<Vec<String>>,
+    /// Each request's system prompt and glossary (null when it had none).
+    glossaries: std::sync::Mutex<Vec<(String, Value)>>,
 }
 
 /// The segments the request carried.
@@ -75,6 +79,13 @@ async fn chat(
     if body["messages"][1]["content"].is_string() {
         let asked = segments(&body).into_iter().map(|(_, text)| text);
         fake.asked.lock().unwrap().extend(asked);
+        let user: Value =
+            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+        let system = body["messages"][0]["content"].as_str().unwrap().to_owned();
+        fake.glossaries
+            .lock()
+            .unwrap()
+            .push((system, user["glossary"].clone()));
     }
     if let Some(auth) = headers.get("authorization") {
         fake.auth
@@ -142,22 +153,26 @@ type Ran = (
 /// Runs llm-translate over two text pages with `provider`, into French;
 /// returns the final status, the warnings and the core.
 async fn run(provider: ProviderConfig) -> Ran {
-    run_with(provider, None, Some("fr")).await
+    run_with(provider, vec![], Some("fr")).await
 }
 
-/// [`run`], with the project's target language set to `project` and the
-/// pipeline's to `pipeline`.
-async fn run_with(provider: ProviderConfig, project: Option<&str>, pipeline: Option<&str>) -> Ran {
+/// The op that sets the project's target language.
+fn project_language(tag: &str) -> Op {
+    Op::UpdateProject {
+        patch: quire::core::op::ProjectPatch {
+            target_language: Some(Some(tag.to_owned())),
+            ..Default::default()
+        },
+    }
+}
+
+/// [`run`], with `setup` applied to the project first and the pipeline's
+/// target language `pipeline`.
+async fn run_with(provider: ProviderConfig, setup: Vec<Op>, pipeline: Option<&str>) -> Ran {
     let providers = BTreeMap::from([("fake".to_owned(), provider)]);
     let t = TestCore::with_engines(EnginesConfig::default(), providers);
     let id = t.session("LLM");
-    if let Some(tag) = project {
-        let op = quire::core::op::Op::UpdateProject {
-            patch: quire::core::op::ProjectPatch {
-                target_language: Some(Some(tag.to_owned())),
-                ..Default::default()
-            },
-        };
+    for op in setup {
         t.core.apply(id, op).await.unwrap();
     }
     t.core
@@ -241,12 +256,48 @@ async fn a_good_provider_translates_every_page_and_gets_the_key() {
 #[tokio::test]
 async fn the_projects_target_language_is_the_default() {
     let (base, _) = fake_provider().await;
-    let (status, warnings, t, id) = run_with(provider(&base, "good", 5, 0), Some("fr"), None).await;
+    let (status, warnings, t, id) = run_with(
+        provider(&base, "good", 5, 0),
+        vec![project_language("fr")],
+        None,
+    )
+    .await;
     assert_eq!(status, JobStatus::Completed, "{warnings:?}");
     assert_eq!(
         translations(&t, id).await[0].as_deref(),
         Some("FR Hello {0}")
     );
+}
+
+#[tokio::test]
+async fn each_page_is_sent_the_glossary_terms_it_has() {
+    let (base, fake) = fake_provider().await;
+    let term = |source: &str, target: &str, note: Option<&str>| Term {
+        source: source.into(),
+        target: target.into(),
+        note: note.map(str::to_owned),
+        case_sensitive: false,
+    };
+    let glossary = Op::UpdateGlossary {
+        set: vec![
+            term("good night", "bonne nuit", Some("a farewell")),
+            term("moon", "lune", None),
+        ],
+        remove: vec![],
+    };
+    let (status, warnings, _t, _id) =
+        run_with(provider(&base, "good", 5, 0), vec![glossary], Some("fr")).await;
+    assert_eq!(status, JobStatus::Completed, "{warnings:?}");
+    let sent = fake.glossaries.lock().unwrap().clone();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(
+        sent[0].1,
+        json!([{ "source": "good night", "target": "bonne nuit", "note": "a farewell" }]),
+        "page one has `Good night`"
+    );
+    assert!(sent[0].0.contains("glossary term"), "{}", sent[0].0);
+    assert_eq!(sent[1].1, Value::Null, "page two has no term");
+    assert!(!sent[1].0.contains("glossary"), "{}", sent[1].0);
 }
 
 #[tokio::test]

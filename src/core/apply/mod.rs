@@ -15,6 +15,7 @@ use uuid::Uuid;
 
 use super::blobs::BlobHash;
 use super::error::CoreError;
+use super::glossary::{self, Term};
 use super::ids::{NodeId, PageId};
 use super::op::{
     KindPatch, NewNode, NewPage, NodePatch, Op, PagePatch, StylePatch, TransformPatch,
@@ -234,6 +235,9 @@ fn apply_at(
                 created: Vec::new(),
             })
         }
+        Op::UpdateGlossary { set, remove } => {
+            update_glossary(&mut scene.project.glossary, set, remove).map_err(fail)
+        }
         Op::UpdateProject { patch } => {
             if patch == super::op::ProjectPatch::default() {
                 return Err(fail("the patch changes nothing".into()));
@@ -269,6 +273,61 @@ fn apply_at(
             })
         }
     }
+}
+
+/// Sets and removes glossary terms by source; the inverse puts back what
+/// was there.
+fn update_glossary(
+    glossary: &mut Vec<Term>,
+    set: Vec<Term>,
+    remove: Vec<String>,
+) -> Result<Applied, String> {
+    if set.is_empty() && remove.is_empty() {
+        return Err("it changes nothing (give terms to set or sources to remove)".into());
+    }
+    let mut sources = std::collections::HashSet::new();
+    for source in set.iter().map(|t| &t.source).chain(&remove) {
+        if !sources.insert(source.as_str()) {
+            return Err(format!("the term `{source}` is named twice"));
+        }
+    }
+    for term in &set {
+        if term.source.trim().is_empty() || term.target.trim().is_empty() {
+            return Err(format!(
+                "the term `{}` needs a source and a target",
+                term.source
+            ));
+        }
+    }
+    if let Some(missing) = remove
+        .iter()
+        .find(|s| glossary::position(glossary, s).is_err())
+    {
+        return Err(format!("the glossary has no term `{missing}`"));
+    }
+    let (mut restore, mut drop) = (Vec::new(), Vec::new());
+    for source in &remove {
+        if let Ok(i) = glossary::position(glossary, source) {
+            restore.push(glossary.remove(i));
+        }
+    }
+    for term in &set {
+        match glossary::position(glossary, &term.source) {
+            Ok(i) => restore.push(std::mem::replace(&mut glossary[i], term.clone())),
+            Err(i) => {
+                drop.push(term.source.clone());
+                glossary.insert(i, term.clone());
+            }
+        }
+    }
+    Ok(Applied {
+        op: Op::UpdateGlossary { set, remove },
+        inverse: Op::UpdateGlossary {
+            set: restore,
+            remove: drop,
+        },
+        created: Vec::new(),
+    })
 }
 
 fn apply_batch(

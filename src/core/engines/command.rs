@@ -309,6 +309,7 @@ fn touches_only(op: &Op, page: PageId) -> bool {
         Op::AddPage { .. }
         | Op::RemovePage { .. }
         | Op::ReorderPages { .. }
-        | Op::UpdateProject { .. } => false,
+        | Op::UpdateProject { .. }
+        | Op::UpdateGlossary { .. } => false,
     }
 }

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::config::schema::ProviderConfig;
+use crate::core::glossary::Matcher;
 use crate::core::scene::{NodeKind, Page};
 use crate::core::workflow::Overwrite;
 
@@ -23,6 +24,10 @@ const FORMAT_RULES: &str = "You translate the text segments of one page. \
 Answer with a JSON object {\"translations\": [{\"id\": \"<segment id>\", \"translation\": \"<text>\"}]} \
 holding exactly one entry for every segment, with the same ids. Keep placeholders such as {0}, \
 {{name}}, %s, %1$s, <b>, </b> and \\n exactly as they are. Do not add notes.";
+
+/// Added to the rules when the request carries glossary terms.
+const GLOSSARY_RULE: &str = "Translate every glossary term that occurs in a segment \
+as its glossary entry says.";
 
 const BACKOFF_START: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(8);
@@ -108,6 +113,33 @@ pub fn parse_answer(content: &str, sent: &[Segment]) -> Result<HashMap<String, S
     Ok(out)
 }
 
+/// A glossary term as a request carries it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GlossaryEntry {
+    pub source: String,
+    pub target: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The glossary terms that occur in `segments`, each once.
+pub fn page_terms(glossary: &Matcher, segments: &[Segment]) -> Vec<GlossaryEntry> {
+    if glossary.is_empty() {
+        return Vec::new();
+    }
+    let mut seen = std::collections::HashSet::new();
+    segments
+        .iter()
+        .flat_map(|s| glossary.found(&s.text))
+        .filter(|t| seen.insert(t.source.clone()))
+        .map(|t| GlossaryEntry {
+            source: t.source.clone(),
+            target: t.target.clone(),
+            note: t.note.clone(),
+        })
+        .collect()
+}
+
 /// What to ask for.
 pub struct Request<'a> {
     pub provider_id: &'a str,
@@ -115,6 +147,8 @@ pub struct Request<'a> {
     pub target_language: &'a str,
     pub system_prompt: Option<&'a str>,
     pub segments: &'a [Segment],
+    /// The glossary terms found in the segments.
+    pub glossary: &'a [GlossaryEntry],
 }
 
 /// Sends one page's segments; returns their translations by segment id.
@@ -126,14 +160,22 @@ pub async fn translate(
         "{}/chat/completions",
         req.provider.base_url.trim_end_matches('/')
     );
-    let system = match req.system_prompt {
-        Some(prompt) if !prompt.trim().is_empty() => format!("{prompt}\n\n{FORMAT_RULES}"),
-        _ => FORMAT_RULES.to_owned(),
+    let rules = if req.glossary.is_empty() {
+        FORMAT_RULES.to_owned()
+    } else {
+        format!("{FORMAT_RULES} {GLOSSARY_RULE}")
     };
-    let user = json!({
+    let system = match req.system_prompt {
+        Some(prompt) if !prompt.trim().is_empty() => format!("{prompt}\n\n{rules}"),
+        _ => rules,
+    };
+    let mut user = json!({
         "targetLanguage": req.target_language,
         "segments": req.segments,
     });
+    if !req.glossary.is_empty() {
+        user["glossary"] = json!(req.glossary);
+    }
     let body = json!({
         "model": req.provider.model,
         "messages": [

@@ -154,10 +154,11 @@ pub struct PageOutcome {
 }
 
 impl Engine {
-    /// Whether the engine checks pages against the whole project (the job
-    /// builds a [`qa::Sources`] for its step).
+    /// Whether the engine needs the whole project's sources or glossary
+    /// (the job builds a [`qa::Sources`] for its step): `qa` checks pages
+    /// against them, `llm-translate` sends a page's glossary terms.
     pub fn needs_sources(&self) -> bool {
-        matches!(self.kind, EngineKind::Qa)
+        matches!(self.kind, EngineKind::Qa | EngineKind::LlmTranslate)
     }
 
     /// Whether the job must read the page's image for this engine.
@@ -187,12 +188,17 @@ impl Engine {
                 let target_language = input
                     .target_language
                     .ok_or("llm-translate needs targetLanguage")?;
+                let glossary = input
+                    .sources
+                    .map(|s| llm::page_terms(&s.glossary, &segments))
+                    .unwrap_or_default();
                 let request = llm::Request {
                     provider_id,
                     provider,
                     target_language,
                     system_prompt: input.system_prompt,
                     segments: &segments,
+                    glossary: &glossary,
                 };
                 let mut translated = llm::translate(input.http, &request).await?;
                 let ops = input

@@ -11,19 +11,26 @@ use std::collections::HashMap;
 use super::text::{Piece, pieces, placeholders};
 use crate::config::schema::{QaConfig, RuleLevel};
 use crate::core::events::{Finding, Severity};
+use crate::core::glossary::{Matcher, rendered};
 use crate::core::ids::{NodeId, PageId};
 use crate::core::scene::{NodeKind, Page, Scene};
 
-/// Every translated source of a project: its translations and where.
-#[derive(Debug, Default)]
+/// What the project-wide rules check against, built once per step: every
+/// translated source of the project (its translations and where) and the
+/// glossary's terms.
 pub struct Sources {
     by_source: HashMap<String, Vec<(String, PageId, NodeId)>>,
     page_numbers: HashMap<PageId, usize>,
+    pub glossary: Matcher,
 }
 
 impl Sources {
     pub fn of(scene: &Scene) -> Sources {
-        let mut sources = Sources::default();
+        let mut sources = Sources {
+            by_source: HashMap::new(),
+            page_numbers: HashMap::new(),
+            glossary: Matcher::new(&scene.project.glossary),
+        };
         for (i, page) in scene.pages.iter().enumerate() {
             sources.page_numbers.insert(page.id, i + 1);
             for node in &page.nodes {
@@ -248,6 +255,17 @@ pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaConfig) -> 
                 ),
             );
         }
+        for term in sources.map_or_else(Vec::new, |s| s.glossary.found(text)) {
+            if !rendered(term, translation) {
+                found(
+                    "terminology",
+                    format!(
+                        "terminology: {what} has the glossary term \"{}\", to be translated \"{}\", but the translation does not have it",
+                        term.source, term.target
+                    ),
+                );
+            }
+        }
     }
     problems
 }
@@ -419,6 +437,35 @@ mod tests {
                 &QaConfig::default()
             )
             .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_glossary_term_must_be_translated_as_the_glossary_says() {
+        let mut project = Scene::new("p", "2026-12-01T00:00:00Z").project;
+        project.glossary = vec![crate::core::glossary::Term {
+            source: "Shinigami".into(),
+            target: "dieu de la mort".into(),
+            note: None,
+            case_sensitive: false,
+        }];
+        let page = page_of(vec![
+            node("The shinigami laughs", Some("Le démon rit"), 0.0, 0.0),
+            node("A Shinigami!", Some("Un Dieu de la mort !"), 0.0, 0.0),
+            node("Shinigamis", Some("Des démons"), 0.0, 0.0),
+        ]);
+        let scene = Scene {
+            project,
+            pages: vec![std::sync::Arc::new(page.clone())],
+        };
+        let found = check_page(&page, Some(&Sources::of(&scene)), &QaConfig::default());
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].rule, "terminology");
+        assert_eq!(found[0].node_id, Some(page.nodes[0].id));
+        assert!(
+            found[0].message.contains("\"dieu de la mort\""),
+            "{}",
+            found[0].message
         );
     }
 
