@@ -11,7 +11,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{
-    Cli, Command, ConfigCommand, EnginesCommand, McpCommand, ModesCommand, ProjectsCommand,
+    Cli, Command, ConfigCommand, EnginesCommand, GlossaryCommand, McpCommand, ModesCommand,
+    ProjectsCommand,
 };
 use crate::commands;
 use crate::config::modes::Frontend;
@@ -291,6 +292,9 @@ fn helper(
         }
         Command::Projects(ProjectsCommand::Import { file }) => {
             commands::projects::import(loaded, &file, out)
+        }
+        Command::Glossary(GlossaryCommand::Import { file, into }) => {
+            commands::glossary::import(loaded, &file, &into, out)
         }
         Command::Engines(EnginesCommand::List { json }) => {
             commands::engines::list(loaded, json, out)

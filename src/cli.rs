@@ -112,6 +112,9 @@ pub enum Command {
     /// Pipeline engines
     #[command(subcommand)]
     Engines(EnginesCommand),
+    /// A project's glossary
+    #[command(subcommand)]
+    Glossary(GlossaryCommand),
     /// Print a shell completion script
     Completions {
         /// bash, zsh, fish, elvish or powershell
@@ -197,6 +200,19 @@ pub enum ProjectsCommand {
     Import {
         /// The .quire.zip file
         file: std::path::PathBuf,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GlossaryCommand {
+    /// Add the terms of a CSV or TBX file (one history entry; a term whose
+    /// source the glossary has replaces it)
+    Import {
+        /// The .csv (header row: source, target, note?, caseSensitive?) or .tbx file
+        file: std::path::PathBuf,
+        /// The managed project (name or id) or project directory to add them to
+        #[arg(long, value_name = "PROJECT")]
+        into: String,
     },
 }
 

@@ -6,6 +6,7 @@
 pub mod config;
 pub mod docs;
 pub mod engines;
+pub mod glossary;
 pub mod modes;
 pub mod projects;
 

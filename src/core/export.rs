@@ -80,7 +80,7 @@ pub struct ExportSpec {
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// XLIFF `trgLang`, PO `Language:`; default: the project's.
+    /// XLIFF `trgLang`, PO `Language`; default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
 }

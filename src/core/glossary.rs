@@ -25,7 +25,7 @@ pub struct Term {
     pub target: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// Match the source (and look for the target) with case as written.
+    // Match the source (and look for the target) with case as written.
     #[serde(default, skip_serializing_if = "is_false")]
     pub case_sensitive: bool,
 }
@@ -145,6 +145,24 @@ pub enum GlossaryFormat {
 }
 
 impl GlossaryFormat {
+    /// From a file's text, when there is no name to go by: XML whose root
+    /// is `<tbx>` or `<martif>` is TBX, a first line naming a `source` and
+    /// a `target` column is CSV; anything else is not a glossary.
+    pub fn sniff(content: &str) -> Option<GlossaryFormat> {
+        let text = content.trim_start_matches('\u{feff}').trim_start();
+        if text.starts_with('<') {
+            let head: String = text.chars().take(1024).collect();
+            return (head.contains("<tbx") || head.contains("<martif"))
+                .then_some(GlossaryFormat::Tbx);
+        }
+        let first = text.lines().next().unwrap_or("").to_ascii_lowercase();
+        let columns: Vec<&str> = first
+            .split(',')
+            .map(|c| c.trim().trim_matches('"'))
+            .collect();
+        (columns.contains(&"source") && columns.contains(&"target")).then_some(GlossaryFormat::Csv)
+    }
+
     /// From a file name's extension.
     pub fn from_path(path: &str) -> Option<GlossaryFormat> {
         let lower = path.to_ascii_lowercase();

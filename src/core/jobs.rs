@@ -35,19 +35,19 @@ pub struct PipelineSpec {
     /// Pages to process, in this order; all pages when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
-    /// For translation engines (BCP 47); default: the project's.
+    /// BCP 47; default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub system_prompt: Option<String>,
-    /// Font family for translated text nodes without one.
+    /// For translated nodes without a font.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_font: Option<String>,
     /// Which `[providers.<id>]` llm-translate uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    /// What engines may overwrite: untranslated nodes (default), also
-    /// unreviewed machine output, or all but final.
+    /// untranslated nodes (default), also unreviewed machine output, or
+    /// all but final.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overwrite: Option<Overwrite>,
 }

@@ -113,6 +113,21 @@ pub struct ProjectEntry {
     pub session_id: Option<SessionId>,
 }
 
+impl ProjectEntry {
+    /// A managed project by id or by name (case-insensitive).
+    pub fn find(projects: &[ProjectEntry], target: &str) -> Option<ProjectId> {
+        if let Ok(id) = target.parse::<ProjectId>()
+            && projects.iter().any(|p| p.id == id)
+        {
+            return Some(id);
+        }
+        projects
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(target))
+            .map(|p| p.id)
+    }
+}
+
 /// A cheap, cloneable handle on the process's one core.
 #[derive(Clone)]
 pub struct Core {

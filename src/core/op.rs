@@ -58,8 +58,9 @@ pub enum Op {
         #[serde(deserialize_with = "objects::one")]
         patch: ProjectPatch,
     },
-    /// Set glossary terms (by source: added, or replacing the term with
-    /// that source) and remove terms by source.
+    // Sets glossary terms (by source: added, or replacing the term with
+    // that source) and removes terms by source. (A plain comment: the MCP
+    // schema budget.)
     #[serde(rename_all = "camelCase")]
     UpdateGlossary {
         #[serde(default)]
@@ -241,7 +242,7 @@ pub struct NodePatch {
     pub transform: Option<TransformPatch>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visible: Option<bool>,
-    /// Fields of the node's kind; its `type` must match the node's.
+    /// Its `type` must match the node's.
     #[serde(
         default,
         deserialize_with = "objects::optional",

@@ -19,6 +19,7 @@ use crate::core::blobs::BlobHash;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
+use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
 use crate::core::ids::{JobId, ProjectId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
@@ -187,6 +188,66 @@ async fn export(
     Ok(response)
 }
 
+/// The files of a multipart body (name and bytes, in order) and its other
+/// fields.
+struct Form {
+    files: Vec<ImageFile>,
+    fields: Vec<(String, Bytes)>,
+}
+
+impl Form {
+    async fn read(request: Request, state: &AppState) -> ApiResult<Form> {
+        let mut form = Multipart::from_request(request, state)
+            .await
+            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
+        let (mut files, mut fields) = (Vec::new(), Vec::new());
+        while let Some(field) = form
+            .next_field()
+            .await
+            .map_err(|e| multipart_error(e, state))?
+        {
+            let name = field.name().unwrap_or_default().to_owned();
+            let file_name = field.file_name().map(str::to_owned);
+            let bytes = field.bytes().await.map_err(|e| multipart_error(e, state))?;
+            match file_name {
+                Some(name) => files.push(ImageFile {
+                    name,
+                    bytes: bytes.to_vec(),
+                }),
+                None => fields.push((name, bytes)),
+            }
+        }
+        if files.is_empty() {
+            return Err(ApiError::bad_request(
+                "no_files",
+                "the multipart body has no file field",
+            ));
+        }
+        Ok(Form { files, fields })
+    }
+
+    /// Whether the field `name` is `true` or `1`.
+    fn flag(&self, name: &str) -> bool {
+        self.fields
+            .iter()
+            .any(|(n, v)| n == name && matches!(&v[..], b"true" | b"1"))
+    }
+
+    /// The first file, as UTF-8 text, with its name.
+    fn text(self) -> ApiResult<(String, String)> {
+        let Some(file) = self.files.into_iter().next() else {
+            return Err(ApiError::bad_request("no_files", "no file field"));
+        };
+        let text = String::from_utf8(file.bytes).map_err(|_| {
+            ApiError::from(CoreError::InvalidInput(format!(
+                "`{}` is not UTF-8",
+                file.name
+            )))
+        })?;
+        Ok((file.name, text))
+    }
+}
+
 /// A translation file: multipart (`file`, format from its name, and
 /// `force`), or JSON [`TranslationImport`].
 async fn import_translations(
@@ -195,41 +256,12 @@ async fn import_translations(
     request: Request,
 ) -> ApiResult<Json<ImportReport>> {
     let import = if is_multipart(&request) {
-        let mut form = Multipart::from_request(request, &state)
-            .await
-            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
-        let (mut file, mut force) = (None, false);
-        while let Some(field) = form
-            .next_field()
-            .await
-            .map_err(|e| multipart_error(e, &state))?
-        {
-            let name = field.name().unwrap_or_default().to_owned();
-            let file_name = field.file_name().map(str::to_owned);
-            let bytes = field
-                .bytes()
-                .await
-                .map_err(|e| multipart_error(e, &state))?;
-            match (name.as_str(), file_name) {
-                ("force", _) => force = matches!(&bytes[..], b"true" | b"1"),
-                (_, Some(file_name)) => file = Some((file_name, bytes)),
-                _ => {}
-            }
-        }
-        let Some((file_name, bytes)) = file else {
-            return Err(ApiError::bad_request(
-                "no_files",
-                "the multipart body has no file field",
-            ));
-        };
+        let form = Form::read(request, &state).await?;
+        let force = form.flag("force");
+        let (file_name, content) = form.text()?;
         let format = TranslationFormat::from_path(&file_name).ok_or_else(|| {
             ApiError::from(CoreError::InvalidInput(format!(
                 "`{file_name}`: the format is not known from its name (.xlf, .xliff, .po)"
-            )))
-        })?;
-        let content = String::from_utf8(bytes.to_vec()).map_err(|_| {
-            ApiError::from(CoreError::InvalidInput(format!(
-                "`{file_name}` is not UTF-8"
             )))
         })?;
         TranslationImport {
@@ -246,6 +278,48 @@ async fn import_translations(
     Ok(Json(state.core.import_translations(id, import).await?))
 }
 
+/// A glossary file: multipart (`file`, format from its name) or JSON
+/// [`GlossaryImport`].
+async fn import_glossary(
+    State(state): State<AppState>,
+    Target(id): Target,
+    request: Request,
+) -> ApiResult<Json<GlossaryReport>> {
+    let import = if is_multipart(&request) {
+        let (file_name, content) = Form::read(request, &state).await?.text()?;
+        let format = GlossaryFormat::from_path(&file_name).ok_or_else(|| {
+            ApiError::from(CoreError::InvalidInput(format!(
+                "`{file_name}`: the format is not known from its name (.csv, .tbx)"
+            )))
+        })?;
+        GlossaryImport { format, content }
+    } else {
+        let bytes = Bytes::from_request(request, &state)
+            .await
+            .map_err(|e| body_error(e, &state))?;
+        parse_json(&bytes)?
+    };
+    Ok(Json(state.core.import_glossary(id, import).await?))
+}
+
+/// The session's glossary.
+#[derive(Serialize, JsonSchema)]
+pub struct GlossaryView {
+    epoch: u64,
+    terms: Vec<Term>,
+}
+
+async fn glossary(
+    State(state): State<AppState>,
+    Target(id): Target,
+) -> ApiResult<Json<GlossaryView>> {
+    let s = state.core.scene(id).await?;
+    Ok(Json(GlossaryView {
+        epoch: s.epoch,
+        terms: s.scene.project.glossary.clone(),
+    }))
+}
+
 /// A project archive (`application/zip`, or one multipart file): a new
 /// project, opened.
 async fn import_archive(
@@ -253,35 +327,19 @@ async fn import_archive(
     request: Request,
 ) -> ApiResult<Json<SessionSummary>> {
     let bytes = if is_multipart(&request) {
-        let mut form = Multipart::from_request(request, &state)
-            .await
-            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
-        let mut file = None;
-        while let Some(field) = form
-            .next_field()
-            .await
-            .map_err(|e| multipart_error(e, &state))?
-        {
-            if field.file_name().is_some() {
-                file = Some(
-                    field
-                        .bytes()
-                        .await
-                        .map_err(|e| multipart_error(e, &state))?,
-                );
-            }
-        }
-        file.ok_or_else(|| {
-            ApiError::bad_request("no_files", "the multipart body has no file field")
-        })?
+        let form = Form::read(request, &state).await?;
+        form.files
+            .into_iter()
+            .next()
+            .map(|f| f.bytes)
+            .unwrap_or_default()
     } else {
         Bytes::from_request(request, &state)
             .await
             .map_err(|e| body_error(e, &state))?
+            .to_vec()
     };
-    Ok(Json(
-        state.core.import_managed_archive(bytes.to_vec()).await?,
-    ))
+    Ok(Json(state.core.import_managed_archive(bytes).await?))
 }
 
 fn is_multipart(request: &Request) -> bool {
@@ -292,43 +350,18 @@ fn is_multipart(request: &Request) -> bool {
         .is_some_and(|v| v.starts_with("multipart/form-data"))
 }
 
-/// Multipart image files, or JSON `{ name, text }`.
+/// Multipart files (images, text, subtitles, comic archives), or JSON
+/// `{ name, text }`.
 async fn import_pages(
     State(state): State<AppState>,
     Target(id): Target,
     request: Request,
 ) -> ApiResult<Json<ApplyResult>> {
     if is_multipart(&request) {
-        let mut form = Multipart::from_request(request, &state)
-            .await
-            .map_err(|e| ApiError::bad_request("bad_multipart", e.body_text()))?;
-        let mut files = Vec::new();
-        while let Some(field) = form
-            .next_field()
-            .await
-            .map_err(|e| multipart_error(e, &state))?
-        {
-            let Some(name) = field.file_name().map(str::to_owned) else {
-                continue;
-            };
-            let bytes = field
-                .bytes()
-                .await
-                .map_err(|e| multipart_error(e, &state))?;
-            files.push(ImageFile {
-                name,
-                bytes: bytes.to_vec(),
-            });
-        }
-        if files.is_empty() {
-            return Err(ApiError::bad_request(
-                "no_files",
-                "the multipart body has no file fields",
-            ));
-        }
+        let form = Form::read(request, &state).await?;
         return state
             .core
-            .import_files(id, files)
+            .import_files(id, form.files)
             .await
             .map(Json)
             .map_err(ApiError::from);
@@ -455,6 +488,9 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
     let export_spec = api.schema::<ExportSpec>();
     let translation_import = api.schema::<TranslationImport>();
     let import_report = api.schema::<ImportReport>();
+    let glossary_view = api.schema::<GlossaryView>();
+    let glossary_import = api.schema::<GlossaryImport>();
+    let glossary_report = api.schema::<GlossaryReport>();
     let p = |path: &str| format!("{prefix}{path}");
     api.route(
         "POST",
@@ -462,9 +498,9 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         Doc {
             id: "importPages",
             tag: "pages",
-            summary: "Import pages: multipart image files (one page each, natural file name order) or JSON { name, text } (one text node per paragraph)",
+            summary: "Import pages: multipart files (natural file name order) or JSON { name, text } (one text node per paragraph)",
             request: Body::MultipartOr(
-                "One or more image files (PNG, JPEG, WebP); one page each, in natural file name order",
+                "One or more files: images (PNG, JPEG, WebP) and text (.txt, .md) a page each, subtitles (.srt, .vtt) a page of timed cues, comic archives (.cbz, .zip) a page per image",
                 text_page,
             ),
             response: Body::Json(applied.clone()),
@@ -568,15 +604,44 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         Doc {
             id: "importTranslations",
             tag: "import",
-            summary: "Merge translations back (XLIFF 2.0) by unit id, as one history entry; conflicts are reported and left alone unless force",
+            summary: "Merge translations back (XLIFF 2.0 or gettext PO) by node id, as one history entry; conflicts are reported and left alone unless force",
             request: Body::MultipartOr(
-                "One translation file (.xlf, .xliff) as the field `file`, and optionally `force` = true",
+                "One translation file (.xlf, .xliff, .po) as the field `file`, and optionally `force` = true",
                 translation_import,
             ),
             response: Body::Json(import_report),
             errors: &[400, 404, 409, 413, 422],
         },
         import_translations,
+    );
+    api.route(
+        "GET",
+        &current("glossary"),
+        Doc {
+            id: "getGlossary",
+            tag: "glossary",
+            summary: "The project's glossary, sorted by source; edit it with an UpdateGlossary op",
+            request: Body::None,
+            response: Body::Json(glossary_view),
+            errors: &[404],
+        },
+        glossary,
+    );
+    api.route(
+        "POST",
+        &current("glossary/import"),
+        Doc {
+            id: "importGlossary",
+            tag: "glossary",
+            summary: "Add terms from a CSV or TBX file (a term with a source the glossary has replaces it), as one history entry",
+            request: Body::MultipartOr(
+                "One glossary file (.csv with a header row naming source and target, or .tbx) as the field `file`",
+                glossary_import,
+            ),
+            response: Body::Json(glossary_report),
+            errors: &[400, 404, 409, 413, 422],
+        },
+        import_glossary,
     );
     let export_path = current("export");
     api.route(
@@ -585,13 +650,16 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         Doc {
             id: "exportProject",
             tag: "export",
-            summary: "Export as archive (zip), json, markdown or xliff, optionally some pages",
+            summary: "Export as archive (zip), json, markdown, xliff, po, srt or vtt, optionally some pages",
             request: Body::Json(export_spec),
             response: Body::Bytes(&[
                 "application/zip",
                 "application/json",
                 "text/markdown",
                 "application/xliff+xml",
+                "text/x-gettext-translation",
+                "application/x-subrip",
+                "text/vtt",
             ]),
             errors: &[400, 404, 409, 422],
         },

@@ -38,6 +38,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use self::reply::{Failure, Outcome, ToolError, ok, parse};
 use self::tools::*;
 use crate::core::events::{Event, JobProgress};
+use crate::core::glossary::{GlossaryFormat, GlossaryImport};
 use crate::core::ids::SessionId;
 use crate::core::jobs::Approval;
 use crate::core::paths;
@@ -303,7 +304,7 @@ impl QuireMcp {
                 let content = String::from_utf8(bytes).map_err(|_| {
                     CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
                 })?;
-                (content, TranslationFormat::from_path(&given))
+                (content, Some(given))
             }
             (None, Some(content)) => (content, None),
             _ => {
@@ -311,8 +312,22 @@ impl QuireMcp {
                 return Err(ToolError::new("invalid_arguments", message).into());
             }
         };
+        // A glossary file by its name, or (inline) by its look: TBX is XML
+        // with a <tbx> or <martif> root, CSV a first line naming columns.
+        let glossary = match &named {
+            Some(name) => GlossaryFormat::from_path(name),
+            None => GlossaryFormat::sniff(&content),
+        };
+        if let Some(format) = glossary {
+            let import = GlossaryImport { format, content };
+            return ok(&self.core.import_glossary(id, import).await?);
+        }
+        let format = named
+            .as_deref()
+            .and_then(TranslationFormat::from_path)
+            .unwrap_or_else(|| TranslationFormat::sniff(&content));
         let import = TranslationImport {
-            format: named.unwrap_or_else(|| TranslationFormat::sniff(&content)),
+            format,
             content,
             force: a.force,
         };

@@ -75,16 +75,17 @@ const STANDARD_FORMATS: &[&str] = &[
 /// Every byte of `tools/list` is in a model's context on every turn, so
 /// what says nothing to a model goes: the root's `title` and
 /// `description` (a Rust type name and a note for programmers; the tool's
-/// description speaks to the model), `default: null`, definitions of
+/// description speaks to the model), defaults that are `null`, objects or
+/// arrays (an absent field is null, an unplaced box or empty), definitions of
 /// plain values (ids, hashes, enums), which are written in place instead,
 /// and `additionalProperties: false` (a stray field is still refused, as
 /// `invalid_arguments` naming it, and OpenAI's strict mode closes every
-/// object itself). Fields quire records itself ([`RECORDED`]) are left
+/// object itself). Fields quire fills in itself ([`RECORDED`]) are left
 /// out too: an op may carry them, but a model never needs to.
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
-    let mut value = merge_identical_definitions(inline_plain_definitions(without_null_defaults(
-        without_recorded(open_objects(portable(generate::<T>()))),
-    )));
+    let mut value = merge_identical_definitions(inline_plain_definitions(
+        without_structured_defaults(without_recorded(open_objects(portable(generate::<T>())))),
+    ));
     // A definition's description documents a Rust type; the properties
     // that use it carry their own.
     if let Some(Value::Object(defs)) = value.get_mut("$defs") {
@@ -200,10 +201,13 @@ fn open_objects(schema: Value) -> Value {
     })
 }
 
-fn without_null_defaults(schema: Value) -> Value {
+fn without_structured_defaults(schema: Value) -> Value {
     map_subschemas(schema, &|mut s| {
         if let Value::Object(map) = &mut s
-            && map.get("default") == Some(&Value::Null)
+            && matches!(
+                map.get("default"),
+                Some(Value::Null | Value::Object(_) | Value::Array(_))
+            )
         {
             map.remove("default");
         }

@@ -33,8 +33,8 @@ pub fn valid_tool_name(name: &str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenProjectArgs {
-    /// A project directory (`..` may not climb out of the projects
-    /// directory), or a .zip archive: opened as a new copy.
+    /// A project directory (not out of the projects directory), or a .zip
+    /// archive: opened as a new copy.
     pub path: String,
     /// Create a project at `path` (absent or empty) with this name.
     #[serde(default)]
@@ -46,7 +46,7 @@ pub struct OpenProjectArgs {
 pub struct ImportTranslationsArgs {
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// An XLIFF 2.0 or PO file (path rules as for projects).
+    /// .xlf, .po, .csv or .tbx (path rules as for projects).
     #[serde(default)]
     pub path: Option<String>,
     /// Or the file's text.
@@ -86,10 +86,10 @@ pub struct StartPipelineArgs {
     pub spec: PipelineSpec,
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Return when the job ends (progress with a progress token).
+    /// Return when the job ends.
     #[serde(default)]
     pub wait: bool,
-    /// With wait: stop waiting after N s (default 600); the job goes on.
+    /// Default 600; the job goes on.
     #[serde(default)]
     pub wait_timeout_secs: Option<u64>,
 }
@@ -136,7 +136,7 @@ pub struct ViewPageArgs {
     pub page_id: PageId,
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Longest side of the returned image in pixels (default 1568).
+    /// Of the image, in pixels (default 1568).
     #[serde(default)]
     pub max_side: Option<u32>,
 }
@@ -144,8 +144,8 @@ pub struct ViewPageArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportPagesArgs {
-    /// Files to import, one page each: PNG, JPEG or WebP images, or UTF-8
-    /// text (a node per paragraph). Paths follow the project path rules.
+    /// Images, text (.txt, .md: a node per paragraph), subtitles (.srt,
+    /// .vtt), comics (.cbz, .zip). Project path rules apply.
     #[serde(default)]
     pub files: Option<Vec<String>>,
     /// Inline pages: text, or an image in base64.
@@ -393,7 +393,7 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Open or create a project",
             changes(false, false),
-            "Open a project (relative paths are in the projects directory), or create one with createName. It becomes this connection's active session, used when sessionId is left out.",
+            "Open a project (relative paths: in the projects directory) or create one (createName). It becomes this connection's active session, the default sessionId.",
         ),
         ToolName::CloseProject => tool::<SessionArgs, Closed>(
             name,
@@ -405,13 +405,13 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Apply an op",
             changes(true, false),
-            "Apply one change to the scene (a Batch: several as one undo step, all or nothing). Send only new values; null clears a field. Returns the new epoch and the added ids; an op that fails changes nothing.",
+            "Apply one change (a Batch: several as one undo step). Send only new values; null clears a field. An op that fails changes nothing.",
         ),
         ToolName::Undo => tool::<SessionArgs, Epoch>(
             name,
             "Undo",
             changes(true, false),
-            "Undo the latest change; says what it undid (epoch null: nothing to undo).",
+            "Undo the latest change; says what it undid (epoch null: none).",
         ),
         ToolName::Redo => tool::<SessionArgs, Epoch>(
             name,
@@ -423,25 +423,25 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Start a pipeline",
             changes(true, false).open_world(true),
-            "Run engines (steps, in order) over the pages in the background. Returns the jobId at once, or with wait=true the outcome when the job ends.",
+            "Run engines (steps, in order) over the pages in the background: the jobId at once, or with wait=true the outcome.",
         ),
         ToolName::ListSessions => tool::<NoArgs, Sessions>(
             name,
             "List open sessions",
             reads(),
-            "The open sessions: epoch, whether a job keeps them busy, which is current.",
+            "The open sessions: epoch, busy (a job runs), current.",
         ),
         ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
             name,
             "Get the scene",
             reads(),
-            "The scene (pages and their text, image and mask nodes) and its epoch.",
+            "The scene (pages with their nodes) and its epoch.",
         ),
         ToolName::ListEngines => tool::<NoArgs, Engines>(
             name,
             "List engines",
             reads(),
-            "The pipeline engines and whether a person must approve them.",
+            "The engines and whether a person must approve them.",
         ),
         ToolName::GetJob => tool::<JobArgs, JobSummary>(
             name,
@@ -453,31 +453,31 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Cancel a job",
             changes(false, true),
-            "Cancel a queued or running job before its next page; false when it had already finished.",
+            "Cancel a job before its next page; false if it had finished.",
         ),
         ToolName::Export => tool::<ExportArgs, Exported>(
             name,
             "Export",
             changes(false, true),
-            "Export as text, or archive (a zip resource, up to 16 MiB). Over stdio, outPath writes a file instead.",
+            "Export as text or a zip resource (archive, up to 16 MiB); over stdio outPath writes a file.",
         ),
         ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
             name,
             "View a page",
             reads(),
-            "See a page: its image (long side at most maxSide, default 1568 px) and its text nodes with boxes in its pixels.",
+            "See a page: its image and its text nodes with boxes in its pixels.",
         ),
         ToolName::ImportPages => tool::<ImportPagesArgs, ApplyResult>(
             name,
             "Import pages",
             changes(false, false),
-            "Add pages as one undo step: files first, then inline items, each in order. Returns the new epoch and the added ids.",
+            "Add pages as one undo step: files, then items, in order.",
         ),
         ToolName::ImportTranslations => tool::<ImportTranslationsArgs, ImportReport>(
             name,
             "Import translations",
             changes(false, true),
-            "Merge an XLIFF file back by unit id, as one undo step. Conflicts (source changed, or final here) apply only with force.",
+            "Merge an XLIFF or PO file back by node id, or add a CSV or TBX file's glossary terms, as one undo step. Conflicts (source changed, or final here) apply only with force.",
         ),
     }
 }

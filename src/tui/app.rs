@@ -372,6 +372,12 @@ pub enum Effect {
         format: crate::core::translations::TranslationFormat,
         force: bool,
     },
+    /// `/import FILE.csv|FILE.tbx`: glossary terms.
+    ImportGlossary {
+        session: SessionId,
+        path: PathBuf,
+        format: crate::core::glossary::GlossaryFormat,
+    },
     /// `/import FILE.zip`: a project archive, opened as a new project.
     ImportArchive(PathBuf),
     Import {

@@ -8,7 +8,8 @@ use tokio::sync::mpsc;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
-use crate::core::ids::{JobId, ProjectId, SessionId};
+use crate::core::glossary::{GlossaryImport, GlossaryReport};
+use crate::core::ids::{JobId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
@@ -96,6 +97,8 @@ pub trait Backend: Send + Sync {
         id: SessionId,
         import: TranslationImport,
     ) -> Reply<'_, ImportReport>;
+    /// Terms from a CSV or TBX file into the glossary.
+    fn import_glossary(&self, id: SessionId, import: GlossaryImport) -> Reply<'_, GlossaryReport>;
     /// A project archive, as a new project, opened.
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary>;
     /// Starts delivering events; the receiver gets `Connected` first.
@@ -111,19 +114,6 @@ impl Local {
     pub fn new(core: Core) -> Self {
         Local { core }
     }
-}
-
-/// Finds a managed project by id or by name (case-insensitive).
-pub fn find_project(projects: &[ProjectEntry], target: &str) -> Option<ProjectId> {
-    if let Ok(id) = target.parse::<ProjectId>()
-        && projects.iter().any(|p| p.id == id)
-    {
-        return Some(id);
-    }
-    projects
-        .iter()
-        .find(|p| p.name.eq_ignore_ascii_case(target))
-        .map(|p| p.id)
 }
 
 impl Backend for Local {
@@ -163,7 +153,7 @@ impl Backend for Local {
                 return Ok(self.core.open_project(path).await?);
             }
             let projects = self.core.list_projects().await?;
-            match find_project(&projects, &target) {
+            match ProjectEntry::find(&projects, &target) {
                 Some(id) => Ok(self.core.open_managed_project(id).await?),
                 None => Err(CoreError::not_found("project", &target).into()),
             }
@@ -227,6 +217,10 @@ impl Backend for Local {
         import: TranslationImport,
     ) -> Reply<'_, ImportReport> {
         Box::pin(async move { Ok(self.core.import_translations(id, import).await?) })
+    }
+
+    fn import_glossary(&self, id: SessionId, import: GlossaryImport) -> Reply<'_, GlossaryReport> {
+        Box::pin(async move { Ok(self.core.import_glossary(id, import).await?) })
     }
 
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary> {

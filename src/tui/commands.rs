@@ -8,8 +8,10 @@ use std::path::PathBuf;
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::update::{confirm_close, request_quit};
 use crate::core::export::ExportFormat;
+use crate::core::glossary::{GlossaryFormat, Term};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
+use crate::core::op::Op;
 use crate::core::translations::TranslationFormat;
 use crate::core::workflow::Overwrite;
 
@@ -37,6 +39,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "run engines: pseudo-translate qa lang=fr overwrite=machine",
     ),
     ("/cancel", "cancel the shown session's running job"),
+    (
+        "/term SRC = TGT",
+        "set a glossary term (/term -SRC removes it, /glossary lists)",
+    ),
     (
         "/undo, /redo",
         "undo or redo the last change (also u, Ctrl-r)",
@@ -116,6 +122,8 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             });
         }
         "run" => run_steps(app, rest, fx),
+        "term" => term(app, rest, fx),
+        "glossary" => glossary(app),
         "cancel" => {
             let Some(id) = app.shown_session() else {
                 return app.fail("no session is shown");
@@ -272,15 +280,92 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             format,
             force,
         });
+    } else if let Some(format) = GlossaryFormat::from_path(&lower) {
+        let Some(session) = app.shown_session() else {
+            return app.fail("open the session whose glossary to add to");
+        };
+        app.say("importing glossary terms…");
+        fx.push(Effect::ImportGlossary {
+            session,
+            path,
+            format,
+        });
     } else if lower.ends_with(".zip") {
         app.say("importing the archive as a new project…");
         fx.push(Effect::ImportArchive(path));
     } else {
         app.fail(format!(
-            "`{typed}`: /import takes .xlf/.xliff/.po (translations) or .zip (a project); \
+            "`{typed}`: /import takes .xlf/.xliff/.po (translations), .csv/.tbx (glossary) \
+             or .zip (a project); \
              stage pages with /attach"
         ));
     }
+}
+
+/// `/term SOURCE = TARGET [# NOTE]` sets a glossary term, `/term -SOURCE`
+/// removes one.
+fn term(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let (op, what) = if let Some(source) = rest.strip_prefix('-') {
+        let source = source.trim().to_owned();
+        let what = format!("glossary: removed {source}");
+        let op = Op::UpdateGlossary {
+            set: Vec::new(),
+            remove: vec![source],
+        };
+        (op, what)
+    } else {
+        let Some((source, target)) = rest.split_once('=') else {
+            return app.fail("usage: /term SOURCE = TARGET [# note], or /term -SOURCE");
+        };
+        let (target, note) = match target.split_once('#') {
+            Some((t, n)) => (t, Some(n.trim().to_owned()).filter(|n| !n.is_empty())),
+            None => (target, None),
+        };
+        let (source, target) = (source.trim().to_owned(), target.trim().to_owned());
+        if source.is_empty() || target.is_empty() {
+            return app.fail("usage: /term SOURCE = TARGET [# note], or /term -SOURCE");
+        }
+        let what = format!("glossary: {source} → {target}");
+        let op = Op::UpdateGlossary {
+            set: vec![Term {
+                source,
+                target,
+                note,
+                case_sensitive: false,
+            }],
+            remove: Vec::new(),
+        };
+        (op, what)
+    };
+    fx.push(Effect::Apply { session, op, what });
+}
+
+/// `/glossary`: the shown project's terms, in one line.
+fn glossary(app: &mut App) {
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let terms = match &app.scene {
+        Some((id, s)) if *id == session => &s.scene.project.glossary,
+        _ => return app.fail("the scene is still loading"),
+    };
+    if terms.is_empty() {
+        return app.say("the glossary is empty (/term SOURCE = TARGET, or /import FILE.csv)");
+    }
+    let shown: Vec<String> = terms
+        .iter()
+        .take(12)
+        .map(|t| format!("{} → {}", t.source, t.target))
+        .collect();
+    let more = terms.len().saturating_sub(shown.len());
+    let mut line = format!("glossary ({}): {}", terms.len(), shown.join(", "));
+    if more > 0 {
+        line.push_str(&format!(", … {more} more"));
+    }
+    app.say(line);
 }
 
 fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {

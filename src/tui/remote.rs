@@ -15,11 +15,12 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::backend::{Backend, BackendError, BackendEvent, Reply, find_project};
+use super::backend::{Backend, BackendError, BackendEvent, Reply};
 use crate::config::secret::Secret;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
+use crate::core::glossary::{GlossaryImport, GlossaryReport};
 use crate::core::ids::{JobId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
@@ -165,7 +166,7 @@ impl Backend for Remote {
     fn open_project(&self, target: String) -> Reply<'_, SessionSummary> {
         Box::pin(async move {
             let projects: Vec<ProjectEntry> = self.get("/api/v1/projects").await?;
-            let id = find_project(&projects, &target).ok_or_else(|| {
+            let id = crate::core::ProjectEntry::find(&projects, &target).ok_or_else(|| {
                 BackendError::new(
                     "not_found",
                     format!("the server has no project `{target}` (attached TUIs open projects by name or id)"),
@@ -279,6 +280,13 @@ impl Backend for Remote {
         import: TranslationImport,
     ) -> Reply<'_, ImportReport> {
         Box::pin(async move { self.post(&Self::session_path(id, "/import"), &import).await })
+    }
+
+    fn import_glossary(&self, id: SessionId, import: GlossaryImport) -> Reply<'_, GlossaryReport> {
+        Box::pin(async move {
+            self.post(&Self::session_path(id, "/glossary/import"), &import)
+                .await
+        })
     }
 
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary> {

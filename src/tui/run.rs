@@ -289,6 +289,11 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             format,
             force,
         } => Loaded::Done(import_translations(backend, session, &path, format, force).await),
+        Effect::ImportGlossary {
+            session,
+            path,
+            format,
+        } => Loaded::Done(import_glossary(backend, session, &path, format).await),
         Effect::ImportArchive(path) => Loaded::Opened(match read(&path).await {
             Ok(bytes) => backend.import_archive(bytes).await,
             Err(e) => Err(e),
@@ -403,6 +408,24 @@ async fn import_translations(
         ));
     }
     Ok(line)
+}
+
+/// Adds a glossary file's terms; says what it did in one line.
+async fn import_glossary(
+    backend: &dyn Backend,
+    session: crate::core::ids::SessionId,
+    path: &Path,
+    format: crate::core::glossary::GlossaryFormat,
+) -> Result<String, BackendError> {
+    let content = String::from_utf8(read(path).await?).map_err(|_| {
+        BackendError::new("invalid_input", format!("{} is not UTF-8", path.display()))
+    })?;
+    let import = crate::core::glossary::GlossaryImport { format, content };
+    let r = backend.import_glossary(session, import).await?;
+    Ok(format!(
+        "glossary: {} added, {} updated, {} unchanged",
+        r.added, r.updated, r.unchanged
+    ))
 }
 
 /// The staged files as pages, in one history entry.

@@ -19,6 +19,7 @@ mod core_safety;
 mod core_storage;
 mod core_support;
 mod core_workflow;
+mod glossary;
 mod http_api;
 mod http_binary;
 mod http_refusals;

@@ -388,3 +388,72 @@ fn base64_of(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
+
+/// The glossary over MCP: terms set with an UpdateGlossary op, a CSV file
+/// and inline TBX added through `quire_import_translations`, a bad CSV
+/// refused naming its line with nothing changed, the terms in the scene.
+#[test]
+fn the_glossary_is_edited_and_imported_over_mcp() {
+    let s = Sandbox::new();
+    let mut mcp = RawMcp::start(&s);
+    mcp.tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "terms", "createName": "Terms" }),
+    );
+    let set = json!({ "op": { "type": "UpdateGlossary", "set": [{ "source": "moon", "target": "lune" }] } });
+    let applied = mcp.tool(3, "quire_apply", set);
+    assert_eq!(
+        applied["result"]["structuredContent"]["epoch"], 1,
+        "{applied}"
+    );
+    let csv = s.write("terms.csv", "source,target,note\nsun,soleil,\nmoon,lune,\n");
+    let report = mcp.tool(
+        4,
+        "quire_import_translations",
+        json!({ "path": csv.display().to_string() }),
+    );
+    let report = &report["result"]["structuredContent"];
+    assert_eq!(
+        (report["added"].clone(), report["unchanged"].clone()),
+        (json!(1), json!(1)),
+        "{report}"
+    );
+    let tbx = r#"<martif type="TBX"><text><body><termEntry><langSet xml:lang="en"><tig><term>star</term></tig></langSet><langSet xml:lang="fr"><tig><term>étoile</term></tig></langSet></termEntry></body></text></martif>"#;
+    let report = mcp.tool(5, "quire_import_translations", json!({ "content": tbx }));
+    assert_eq!(
+        report["result"]["structuredContent"]["added"], 1,
+        "{report}"
+    );
+    let bad = mcp.tool(
+        6,
+        "quire_import_translations",
+        json!({ "content": "source,target\nplanet\n" }),
+    );
+    let error = crate::mcp::tool_error(&bad);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("line 2: the `target` column is missing"),
+        "{error}"
+    );
+    let scene = mcp.tool(7, "quire_get_scene", json!({}));
+    let scene = &scene["result"]["structuredContent"];
+    assert_eq!(
+        scene["epoch"], 3,
+        "the refused file changed nothing: {scene}"
+    );
+    let sources: Vec<&str> = scene["scene"]["project"]["glossary"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["source"].as_str().unwrap())
+        .collect();
+    assert_eq!(sources, ["moon", "star", "sun"]);
+    let undone = mcp.tool(8, "quire_undo", json!({}));
+    assert_eq!(
+        undone["result"]["structuredContent"]["label"], "import glossary · 1 term",
+        "{undone}"
+    );
+}

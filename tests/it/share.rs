@@ -121,6 +121,13 @@ impl Backend for Gated {
     ) -> Reply<'_, quire::core::translations::ImportReport> {
         self.inner.import_translations(id, import)
     }
+    fn import_glossary(
+        &self,
+        id: SessionId,
+        import: quire::core::glossary::GlossaryImport,
+    ) -> Reply<'_, quire::core::glossary::GlossaryReport> {
+        self.inner.import_glossary(id, import)
+    }
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, quire::core::events::SessionSummary> {
         self.inner.import_archive(bytes)
     }

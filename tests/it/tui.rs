@@ -415,6 +415,44 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         }]
     );
     assert_eq!(
+        command(&mut app, "import /tmp/terms.TBX"),
+        vec![Effect::ImportGlossary {
+            session: sid(1),
+            path: "/tmp/terms.TBX".into(),
+            format: quire::core::glossary::GlossaryFormat::Tbx,
+        }]
+    );
+    // /term sets and removes glossary terms, as ops.
+    let moon = quire::core::glossary::Term {
+        source: "moon".into(),
+        target: "lune".into(),
+        note: Some("at night".into()),
+        case_sensitive: false,
+    };
+    assert_eq!(
+        command(&mut app, "term moon = lune # at night"),
+        vec![Effect::Apply {
+            session: sid(1),
+            op: Op::UpdateGlossary {
+                set: vec![moon],
+                remove: vec![],
+            },
+            what: "glossary: moon → lune".into(),
+        }]
+    );
+    assert_eq!(
+        command(&mut app, "term -moon"),
+        vec![Effect::Apply {
+            session: sid(1),
+            op: Op::UpdateGlossary {
+                set: vec![],
+                remove: vec!["moon".into()],
+            },
+            what: "glossary: removed moon".into(),
+        }]
+    );
+    assert!(command(&mut app, "term moon").is_empty());
+    assert_eq!(
         command(&mut app, "import /tmp/ch1.quire.zip"),
         vec![Effect::ImportArchive("/tmp/ch1.quire.zip".into())]
     );

@@ -148,8 +148,23 @@ class Checker:
             self.call("DELETE", f"/api/v1/operations/{job['jobId']}", 200)
             export = "/api/v1/projects/current/export" if prefix == "/api/v1" else f"{prefix}/export"
             exported = {fmt: self.call("POST", export, 200, json={"format": fmt}).content
-                        for fmt in ["archive", "json", "markdown", "xliff"]}
+                        for fmt in ["archive", "json", "markdown", "xliff", "po"]}
             self.call("POST", export, 400, json={"format": "docx"})
+            self.call("POST", export, 422, json={"format": "srt"})  # no subtitle page
+            glossary = "/api/v1/projects/current/glossary" if prefix == "/api/v1" else f"{prefix}/glossary"
+            self.call("POST", f"{prefix}/history/apply", 200,
+                      json={"type": "UpdateGlossary", "set": [{"source": "One", "target": "Un"}]})
+            assert self.call("GET", glossary, 200).json()["terms"][0]["target"] == "Un"
+            report = self.call("POST", f"{glossary}/import", 200,
+                               json={"format": "csv", "content": "source,target\nTwo,Deux\nOne,Un\n"}).json()
+            assert report["added"] + report["unchanged"] == 2 and report["unchanged"] >= 1, report
+            tbx = (b'<tbx xmlns="urn:iso:std:iso:30042:ed-2"><text><body><conceptEntry id="c">'
+                   b'<langSec xml:lang="en"><termSec><term>Three</term></termSec></langSec>'
+                   b'<langSec xml:lang="fr"><termSec><term>Trois</term></termSec></langSec>'
+                   b'</conceptEntry></body></text></tbx>')
+            self.call("POST", f"{glossary}/import", 200, files={"file": ("terms.tbx", tbx, "application/x-tbx")})
+            self.call("POST", f"{glossary}/import", 422, json={"format": "csv", "content": "source,target\nFour\n"})
+            self.call("POST", f"{glossary}/import", 400, json={"format": "xlsx", "content": ""})
             imports = "/api/v1/projects/current/import" if prefix == "/api/v1" else f"{prefix}/import"
             xliff = exported["xliff"].decode()
             report = self.call("POST", imports, 200, json={"format": "xliff", "content": xliff}).json()
