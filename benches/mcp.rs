@@ -389,6 +389,7 @@ fn share_bench(data: &std::path::Path) {
             engines: Default::default(),
             providers: Default::default(),
             qa: Default::default(),
+            tm: Default::default(),
         });
         let backend: Arc<dyn Backend> = Arc::new(Local::new(core));
         let share = quire::tui::share::Share::start_in(backend.clone(), root.path()).unwrap();

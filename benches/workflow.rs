@@ -1,7 +1,10 @@
 //! The translation workflow at size: XLIFF export and import of a project
 //! of 1,000 pages × 50 text nodes (every target changed, so the import
-//! updates 50,000 units in one history entry), and the undo of a
-//! `pseudo-translate` step over 600 pages (one entry of 600 page batches).
+//! updates 50,000 units in one history entry), `qa` over that project
+//! (every rule, a 500-term glossary), the undo of a `pseudo-translate`
+//! step over 600 pages (one entry of 600 page batches), and the
+//! translation memory: index build over 100,000 segments and exact and
+//! fuzzy lookups per second.
 //!
 //! `cargo bench --bench workflow` (pin with `taskset -c 0` to compare builds).
 
@@ -15,10 +18,12 @@ use std::time::{Duration, Instant};
 use quire::config::schema::Durability;
 use quire::core::events::{Event, JobStatus};
 use quire::core::export::{ExportFormat, ExportSpec};
+use quire::core::glossary::Term;
 use quire::core::ids::SessionId;
 use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{NewNode, NewPage, Op};
 use quire::core::scene::{NodeKind, Transform};
+use quire::core::tm::Memory;
 use quire::core::translations::{TranslationFormat, TranslationImport};
 use quire::core::{Core, lang::Languages};
 
@@ -108,6 +113,7 @@ fn xliff_spec() -> ExportSpec {
 struct Sizes {
     pages: usize,
     job_pages: usize,
+    segments: usize,
 }
 
 async fn xliff(core: &Core, sizes: &Sizes) {
@@ -152,6 +158,178 @@ async fn xliff(core: &Core, sizes: &Sizes) {
         bytes.len() as f64 / (1 << 20) as f64,
         ms(median(export)),
         ms(median(import)),
+    );
+    qa(core, id, sizes).await;
+}
+
+/// Runs `steps` on session `id` to the end; how long it took.
+async fn run_job(core: &Core, id: SessionId, steps: &[&str]) -> Duration {
+    let mut events = core.subscribe(None);
+    let start = Instant::now();
+    let job = core
+        .start_pipeline(
+            id,
+            PipelineSpec {
+                steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+                ..PipelineSpec::default()
+            },
+            Approval::Unattended,
+        )
+        .await
+        .expect("pipeline");
+    loop {
+        let envelope = events.next().await.expect("events");
+        if let Event::JobFinished { id, status, .. } = &envelope.event
+            && *id == job
+        {
+            assert!(matches!(
+                status,
+                JobStatus::Completed | JobStatus::CompletedWithErrors
+            ));
+            return start.elapsed();
+        }
+    }
+}
+
+/// `qa` over the XLIFF project, with a glossary of 500 terms (one of
+/// which, `page`, occurs in every node).
+async fn qa(core: &Core, id: SessionId, sizes: &Sizes) {
+    let mut set: Vec<Term> = (0..499)
+        .map(|i| Term {
+            source: format!("term{i:03}"),
+            target: format!("terme{i:03}"),
+            note: None,
+            case_sensitive: false,
+        })
+        .collect();
+    set.push(Term {
+        source: "page".into(),
+        target: "page".into(),
+        note: None,
+        case_sensitive: false,
+    });
+    core.apply(
+        id,
+        Op::UpdateGlossary {
+            set,
+            remove: Vec::new(),
+        },
+    )
+    .await
+    .expect("glossary");
+    let mut times = Vec::new();
+    for _ in 0..RUNS {
+        times.push(run_job(core, id, &["qa"]).await);
+    }
+    println!(
+        "qa over {} pages × 50 nodes (every rule, 500 glossary terms): {} (median of {RUNS})",
+        sizes.pages,
+        ms(median(times)),
+    );
+}
+
+/// A deterministic sentence of 8 to 15 words.
+fn sentence(seed: &mut u64) -> String {
+    const WORDS: [&str; 48] = [
+        "the",
+        "cat",
+        "dog",
+        "moon",
+        "city",
+        "sword",
+        "river",
+        "night",
+        "we",
+        "you",
+        "never",
+        "always",
+        "run",
+        "hide",
+        "fight",
+        "remember",
+        "forget",
+        "tomorrow",
+        "yesterday",
+        "quietly",
+        "before",
+        "after",
+        "under",
+        "over",
+        "red",
+        "blue",
+        "old",
+        "young",
+        "king",
+        "girl",
+        "boy",
+        "ghost",
+        "train",
+        "school",
+        "friend",
+        "enemy",
+        "promise",
+        "secret",
+        "window",
+        "door",
+        "fire",
+        "rain",
+        "summer",
+        "winter",
+        "letter",
+        "dream",
+        "shadow",
+        "light",
+    ];
+    let mut next = || {
+        *seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (*seed >> 33) as usize
+    };
+    let n = 8 + next() % 8;
+    let words: Vec<&str> = (0..n).map(|_| WORDS[next() % WORDS.len()]).collect();
+    format!("{} #{}", words.join(" "), next() % 100_000)
+}
+
+fn memory(sizes: &Sizes) {
+    let mut seed = 7;
+    let pairs: Vec<(String, String)> = (0..sizes.segments)
+        .map(|i| (sentence(&mut seed), format!("traduction {i}")))
+        .collect();
+    let mut builds = Vec::new();
+    let mut memory = Memory::default();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        memory = Memory::new(pairs.iter().map(|(s, t)| (s.as_str(), t.as_str())));
+        builds.push(start.elapsed());
+    }
+    let queries = 2000.min(sizes.segments);
+    let exact: Vec<&str> = pairs
+        .iter()
+        .step_by(pairs.len() / queries)
+        .map(|(s, _)| s.as_str())
+        .collect();
+    // One word changed: a near-identical source.
+    let fuzzy: Vec<String> = exact.iter().map(|s| s.replacen(' ', " and ", 1)).collect();
+    let per_second = |queries: &[&str]| {
+        let start = Instant::now();
+        let hits = queries
+            .iter()
+            .filter(|q| memory.lookup(q, 0.85).is_some())
+            .count();
+        (queries.len() as f64 / start.elapsed().as_secs_f64(), hits)
+    };
+    let (exact_rate, exact_hits) = per_second(&exact);
+    let fuzzy_refs: Vec<&str> = fuzzy.iter().map(String::as_str).collect();
+    let (fuzzy_rate, fuzzy_hits) = per_second(&fuzzy_refs);
+    assert_eq!(exact_hits, exact.len());
+    println!(
+        "translation memory of {} segments: index build {} (median of {RUNS}); {:.0} exact lookups/s, {:.0} fuzzy lookups/s ({fuzzy_hits} of {} near-identical found)",
+        memory.len(),
+        ms(median(builds)),
+        exact_rate,
+        fuzzy_rate,
+        fuzzy.len(),
     );
 }
 
@@ -205,15 +383,18 @@ fn main() {
         Sizes {
             pages: 1000,
             job_pages: 600,
+            segments: 100_000,
         }
     } else {
         Sizes {
             pages: 10,
             job_pages: 12,
+            segments: 1000,
         }
     };
     rt.block_on(async {
         xliff(&core, &sizes).await;
         undo_job(&core, &sizes).await;
     });
+    memory(&sizes);
 }

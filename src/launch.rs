@@ -92,6 +92,7 @@ pub fn core_config(
         engines: config.engines.clone(),
         providers: config.providers.clone(),
         qa: config.qa.clone(),
+        tm: config.tm.clone(),
     }
 }
 

@@ -30,6 +30,7 @@ pub fn core(
         engines: Default::default(),
         providers: Default::default(),
         qa: Default::default(),
+        tm: Default::default(),
     })
 }
 

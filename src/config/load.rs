@@ -506,6 +506,13 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
     if config.server.host.trim().is_empty() {
         return Err(at("server.host", "must not be empty".into()));
     }
+    let score = config.tm.min_score;
+    if !(score.is_finite() && (0.0..=1.0).contains(&score)) {
+        return Err(at(
+            "tm.min_score",
+            format!("is {score}; it must be from 0 to 1 (0.85: close matches, 1: identical only)"),
+        ));
+    }
     for (id, engine) in &config.engines.commands {
         if super::schema::BUILT_IN_ENGINES.contains(&id.as_str()) {
             return Err(at(

@@ -33,6 +33,22 @@ pub struct Config {
     pub engines: EnginesConfig,
     pub providers: BTreeMap<String, ProviderConfig>,
     pub qa: QaConfig,
+    pub tm: TmConfig,
+}
+
+/// `[tm]`: the translation memory the `tm` engine fills from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TmConfig {
+    /// How similar a remembered source must be to be used, from 0 (any)
+    /// to 1 (identical only).
+    pub min_score: f64,
+}
+
+impl Default for TmConfig {
+    fn default() -> Self {
+        TmConfig { min_score: 0.85 }
+    }
 }
 
 /// How much a QA rule's findings matter, or `off`.
@@ -325,7 +341,7 @@ impl<'de> Deserialize<'de> for EnginesConfig {
 
 /// Ids of the engines built into the core; a command engine may not take
 /// one (the core's registry is checked against this list by a test).
-pub const BUILT_IN_ENGINES: [&str; 3] = ["pseudo-translate", "qa", "llm-translate"];
+pub const BUILT_IN_ENGINES: [&str; 4] = ["pseudo-translate", "qa", "llm-translate", "tm"];
 
 /// Ids of engines, providers and modes: short, shell- and URL-safe names.
 pub fn is_valid_id(id: &str) -> bool {

@@ -370,6 +370,17 @@ impl Core {
             } else {
                 None
             };
+            let memory = if engine.needs_memory() {
+                match self
+                    .memory(job.session, job.spec.target_language.as_deref())
+                    .await
+                {
+                    Ok(m) => Some(m),
+                    Err(e) => return (JobStatus::Failed, Some(e.to_string())),
+                }
+            } else {
+                None
+            };
             for (page_index, page_id) in job.pages.iter().enumerate() {
                 if job.cancelled.load(Ordering::SeqCst) {
                     return (JobStatus::Cancelled, None);
@@ -413,6 +424,8 @@ impl Core {
                     overwrite,
                     sources: sources.as_ref(),
                     qa: &self.config().qa,
+                    memory: memory.as_ref(),
+                    min_score: self.config().tm.min_score,
                 };
                 let outcome = tokio::select! {
                     outcome = engine.run(&input) => outcome,

@@ -143,6 +143,11 @@ fn check_origin(origin: Option<&Origin>) -> Result<(), String> {
     if let Some(origin) = origin {
         check_attribute("origin.engine", origin.engine.as_deref())?;
         check_attribute("origin.at", Some(&origin.at))?;
+        if let Some(score) = origin.score
+            && !(score.is_finite() && (0.0..=1.0).contains(&score))
+        {
+            return Err(format!("origin.score is {score}; it must be from 0 to 1"));
+        }
     }
     Ok(())
 }

@@ -39,6 +39,7 @@ pub mod scene;
 pub mod session;
 pub mod storage;
 pub mod subtitles;
+pub mod tm;
 pub mod translations;
 pub mod workflow;
 pub mod xliff;
@@ -65,7 +66,7 @@ use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use self::workflow::{Dropped, Writer};
-use crate::config::schema::{EnginesConfig, ProviderConfig, QaConfig};
+use crate::config::schema::{EnginesConfig, ProviderConfig, QaConfig, TmConfig};
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -80,6 +81,8 @@ pub struct CoreConfig {
     pub providers: BTreeMap<String, ProviderConfig>,
     /// Which QA rules run, at what severity.
     pub qa: QaConfig,
+    /// The translation memory's settings.
+    pub tm: TmConfig,
 }
 
 /// The result of an applied op.

@@ -177,7 +177,7 @@ pub struct Timing {
 }
 
 /// Who wrote a translation: a person, or an engine (by id).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Origin {
     pub by: Author,
@@ -186,6 +186,10 @@ pub struct Origin {
     pub engine: Option<String>,
     /// RFC 3339.
     pub at: String,
+    /// For a translation memory's: how similar the remembered source was
+    /// (1 identical; at least `tm.min_score`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

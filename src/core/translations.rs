@@ -187,6 +187,7 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
             by: Author::Engine,
             engine: Some(IMPORTED_ENGINE.to_owned()),
             at: now_rfc3339(),
+            score: None,
         })));
     }
     Some(patch)

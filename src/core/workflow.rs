@@ -180,8 +180,21 @@ impl Stamper<'_, '_> {
                         // `translated`: review is a person's.
                         *state = Some(TextState::inferred(translation.as_deref()));
                     }
-                    if origin.is_none() {
-                        *origin = Some(written.then(|| self.origin()));
+                    match self.writer {
+                        // An engine's translation is always recorded as
+                        // its own; only the score it gives is kept.
+                        Writer::Engine { .. } => {
+                            let score = origin.as_ref().and_then(|o| o.as_ref()?.score);
+                            *origin = Some(written.then(|| {
+                                let mut o = self.origin();
+                                o.score = score;
+                                o
+                            }));
+                        }
+                        Writer::Person if origin.is_none() => {
+                            *origin = Some(written.then(|| self.origin()));
+                        }
+                        Writer::Person => {}
                     }
                 }
                 Some(Op::UpdateNode { page, id, patch })
@@ -228,11 +241,13 @@ impl Stamper<'_, '_> {
                 by: Author::Human,
                 engine: None,
                 at: self.at.to_owned(),
+                score: None,
             },
             Writer::Engine { id, .. } => Origin {
                 by: Author::Engine,
                 engine: Some(id.clone()),
                 at: self.at.to_owned(),
+                score: None,
             },
         })
     }
@@ -326,6 +341,7 @@ mod tests {
             by: Author::Engine,
             engine: Some("pseudo-translate".into()),
             at: AT.into(),
+            score: None,
         };
         let machine = with(
             Some("machine"),

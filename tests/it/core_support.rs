@@ -45,6 +45,7 @@ pub fn core_at(projects_dir: &Path, session: SessionSettings) -> Core {
         engines: Default::default(),
         providers: Default::default(),
         qa: Default::default(),
+        tm: Default::default(),
     })
 }
 
@@ -97,6 +98,7 @@ impl TestCore {
             engines,
             providers,
             qa: Default::default(),
+            tm: Default::default(),
         });
         TestCore { dir, core }
     }

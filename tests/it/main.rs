@@ -32,6 +32,7 @@ mod readme;
 mod roundtrips;
 mod share;
 mod tidy;
+mod tm;
 mod tui;
 mod tui_live;
 mod tui_support;

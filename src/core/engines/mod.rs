@@ -45,6 +45,7 @@ pub enum EngineKind {
     PseudoTranslate,
     Qa,
     LlmTranslate,
+    Tm,
     Command(CommandEngineConfig),
 }
 
@@ -95,6 +96,12 @@ impl Registry {
                 "Translates each page's text nodes with an OpenAI-compatible chat-completions provider",
                 EngineKind::LlmTranslate,
             ),
+            built_in(
+                "tm",
+                "translate",
+                "Fills untranslated text nodes from the reviewed and final translations of the managed projects (translation memory; similarity at least tm.min_score, kept in the origin)",
+                EngineKind::Tm,
+            ),
         ];
         for (id, config) in commands {
             engines.push(Arc::new(Engine {
@@ -143,6 +150,9 @@ pub struct PageInput<'a> {
     pub sources: Option<&'a qa::Sources>,
     /// For `qa`: which rules run, at what severity (`[qa]`).
     pub qa: &'a QaConfig,
+    /// For `tm`: the memory, built once per step, and `tm.min_score`.
+    pub memory: Option<&'a crate::core::tm::Memory>,
+    pub min_score: f64,
 }
 
 /// What an engine made of one page.
@@ -161,6 +171,11 @@ impl Engine {
         matches!(self.kind, EngineKind::Qa | EngineKind::LlmTranslate)
     }
 
+    /// Whether the job builds a translation memory for this engine's step.
+    pub fn needs_memory(&self) -> bool {
+        matches!(self.kind, EngineKind::Tm)
+    }
+
     /// Whether the job must read the page's image for this engine.
     pub fn needs_image(&self) -> bool {
         matches!(&self.kind, EngineKind::Command(c) if command::needs_image(c))
@@ -177,6 +192,48 @@ impl Engine {
                 ops: Vec::new(),
                 warnings: qa::check_page(input.page, input.sources, input.qa),
             }),
+            EngineKind::Tm => {
+                let Some(memory) = input.memory else {
+                    return Err("no translation memory was built for this step".into());
+                };
+                let ops = input
+                    .page
+                    .nodes
+                    .iter()
+                    .filter(|n| input.overwrite.allows(n))
+                    .filter_map(|n| {
+                        let NodeKind::Text {
+                            text: Some(text), ..
+                        } = &n.kind
+                        else {
+                            return None;
+                        };
+                        let hit = memory.lookup(text, input.min_score)?;
+                        let mut op = translation_op(
+                            input.page,
+                            n,
+                            hit.target.to_owned(),
+                            input.default_font,
+                        );
+                        if let Op::UpdateNode { patch, .. } = &mut op
+                            && let Some(KindPatch::Text { origin, .. }) = &mut patch.kind
+                        {
+                            // The core records the engine and the time.
+                            *origin = Some(Some(Box::new(crate::core::scene::Origin {
+                                by: crate::core::scene::Author::Engine,
+                                engine: None,
+                                at: String::new(),
+                                score: Some((hit.score * 1000.0).round() / 1000.0),
+                            })));
+                        }
+                        Some(op)
+                    })
+                    .collect();
+                Ok(PageOutcome {
+                    ops,
+                    warnings: Vec::new(),
+                })
+            }
             EngineKind::LlmTranslate => {
                 let segments = llm::segments(input.page, input.overwrite);
                 if segments.is_empty() {

@@ -1,0 +1,330 @@
+//! Translation memory: the `reviewed` and `final` translations of the
+//! managed projects, looked up by source for the `tm` engine.
+//!
+//! A [`Memory`] holds one entry per distinct source (the most recent
+//! project's translation wins) and two indexes: the normalised source
+//! (identical text, case and spacing aside) and a character-trigram index.
+//! A fuzzy lookup counts the trigrams each entry shares with the query
+//! through the posting lists (the rare ones only, when the query has
+//! enough: a common word's trigrams are in most entries), scores the few
+//! best candidates by edit distance (`strsim`'s normalised Levenshtein over
+//! characters) and keeps the best at or above the minimum score: no scan of
+//! the memory per node.
+//!
+//! The memory is built per `tm` step from the projects as they are then
+//! (open sessions live, closed ones from their snapshot), so a segment
+//! reviewed a moment ago is already in it.
+
+use std::collections::HashMap;
+
+use super::Core;
+use super::error::CoreResult;
+use super::ids::SessionId;
+use super::scene::{NodeKind, Scene, TextState};
+use super::storage::{ProjectFiles, SnapshotFile};
+
+/// A translation the memory offers for a source, and how similar the
+/// stored source is (1.0: identical).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit<'a> {
+    pub source: &'a str,
+    pub target: &'a str,
+    pub score: f64,
+}
+
+struct Entry {
+    source: String,
+    target: String,
+    /// How many distinct trigrams the source has.
+    grams: u32,
+}
+
+/// How many candidates (by shared trigrams) are scored by edit distance.
+const CANDIDATES: usize = 16;
+
+#[derive(Default)]
+pub struct Memory {
+    entries: Vec<Entry>,
+    exact: HashMap<String, u32>,
+    grams: HashMap<u64, Vec<u32>>,
+}
+
+/// Lower-cased, with runs of whitespace as one space and none at the ends.
+fn normalise(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// The distinct character trigrams of a normalised text (padded, so short
+/// texts have some), as hashes.
+fn trigrams(normalised: &str) -> Vec<u64> {
+    let chars: Vec<char> = std::iter::once(' ')
+        .chain(normalised.chars())
+        .chain(std::iter::once(' '))
+        .collect();
+    let mut out: Vec<u64> = chars
+        .windows(3)
+        .map(|w| {
+            (u64::from(u32::from(w[0])) << 42)
+                | (u64::from(u32::from(w[1])) << 21)
+                | u64::from(u32::from(w[2]))
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl Memory {
+    /// A memory of `(source, target)` pairs; a later pair with the same
+    /// normalised source replaces an earlier one.
+    pub fn new<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Memory {
+        let mut memory = Memory::default();
+        for (source, target) in pairs {
+            memory.insert(source, target);
+        }
+        memory
+    }
+
+    fn insert(&mut self, source: &str, target: &str) {
+        let key = normalise(source);
+        if key.is_empty() || target.trim().is_empty() {
+            return;
+        }
+        if let Some(&i) = self.exact.get(&key) {
+            let entry = &mut self.entries[i as usize];
+            entry.source = source.to_owned();
+            entry.target = target.to_owned();
+            return;
+        }
+        let Ok(id) = u32::try_from(self.entries.len()) else {
+            return;
+        };
+        let grams = trigrams(&key);
+        for g in &grams {
+            self.grams.entry(*g).or_default().push(id);
+        }
+        self.entries.push(Entry {
+            source: source.to_owned(),
+            target: target.to_owned(),
+            grams: u32::try_from(grams.len()).unwrap_or(u32::MAX),
+        });
+        self.exact.insert(key, id);
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The best translation for `source` scoring at least `min_score`.
+    pub fn lookup(&self, source: &str, min_score: f64) -> Option<Hit<'_>> {
+        let key = normalise(source);
+        if key.is_empty() {
+            return None;
+        }
+        if let Some(&i) = self.exact.get(&key) {
+            let e = &self.entries[i as usize];
+            let score = if e.source.trim() == source.trim() {
+                1.0
+            } else {
+                // Case or spacing differs: as close as it gets, not equal.
+                0.99
+            };
+            return (score >= min_score).then_some(Hit {
+                source: &e.source,
+                target: &e.target,
+                score,
+            });
+        }
+        let grams = trigrams(&key);
+        // The query's posting lists, rarest first. Lists longer than a
+        // twentieth of the memory (trigrams of common words) are left out
+        // when at least three rarer ones remain: they cost the most and
+        // tell the least.
+        let mut lists: Vec<&Vec<u32>> = grams.iter().filter_map(|g| self.grams.get(g)).collect();
+        lists.sort_by_key(|l| l.len());
+        let common = (self.entries.len() / 20).max(1000);
+        let rare = lists.iter().take_while(|l| l.len() <= common).count();
+        let all = rare < 3 || rare == lists.len();
+        let used = if all { &lists[..] } else { &lists[..rare] };
+        // Shared trigrams per entry, counted through the posting lists.
+        let mut shared = vec![0u16; self.entries.len()];
+        let mut touched = Vec::new();
+        for list in used {
+            for &id in list.iter() {
+                let n = &mut shared[id as usize];
+                if *n == 0 {
+                    touched.push(id);
+                }
+                *n = n.saturating_add(1);
+            }
+        }
+        // Dice over trigrams bounds how alike two texts can be: with every
+        // list counted, skip entries that share too few to reach the
+        // score; with the rare ones only, rank by what they share.
+        let query = grams.len() as f64;
+        let mut candidates: Vec<(u32, f64)> = touched
+            .into_iter()
+            .map(|id| {
+                let n = f64::from(shared[id as usize]);
+                let rank = if all {
+                    2.0 * n / (query + f64::from(self.entries[id as usize].grams))
+                } else {
+                    n / used.len() as f64
+                };
+                (id, rank)
+            })
+            .filter(|(_, rank)| *rank >= min_score * 0.5)
+            .collect();
+        candidates.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        candidates
+            .into_iter()
+            .take(CANDIDATES)
+            .filter_map(|(id, _)| {
+                let e = &self.entries[id as usize];
+                let stored = normalise(&e.source);
+                let score = strsim::normalized_levenshtein(&key, &stored);
+                (score >= min_score).then_some(Hit {
+                    source: &e.source,
+                    target: &e.target,
+                    score,
+                })
+            })
+            .max_by(|a, b| a.score.total_cmp(&b.score))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_near_and_dissimilar_sources() {
+        let m = Memory::new([
+            ("Where are you going?", "Où vas-tu ?"),
+            (
+                "The cat sleeps on the red sofa.",
+                "Le chat dort sur le canapé rouge.",
+            ),
+            ("Hello", "Bonjour"),
+        ]);
+        let hit = m.lookup("Where are you going?", 0.85).expect("identical");
+        assert_eq!((hit.target, hit.score), ("Où vas-tu ?", 1.0));
+        let hit = m
+            .lookup("where are  you going?", 0.85)
+            .expect("case and spacing");
+        assert!(hit.score < 1.0 && hit.score > 0.98);
+        let hit = m
+            .lookup("The cat sleeps on the red sofas.", 0.85)
+            .expect("near");
+        assert_eq!(hit.target, "Le chat dort sur le canapé rouge.");
+        assert!(hit.score >= 0.85 && hit.score < 1.0, "{}", hit.score);
+        assert_eq!(m.lookup("The dog runs in the green park.", 0.85), None);
+        assert_eq!(m.lookup("Hello there, old friend", 0.85), None);
+        assert_eq!(m.lookup("   ", 0.85), None);
+    }
+
+    #[test]
+    fn a_later_translation_of_the_same_source_wins() {
+        let m = Memory::new([("Yes", "Oui"), ("yes", "Ouais")]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m.lookup("Yes", 0.85).map(|h| h.target), Some("Ouais"));
+    }
+}
+
+/// Whether two optional language tags can be the same language: equal
+/// (case aside), or one of them unknown.
+fn same_language(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.eq_ignore_ascii_case(b),
+        _ => true,
+    }
+}
+
+/// The `(source, translation)` pairs a scene adds to a memory: its
+/// reviewed and final text nodes.
+fn remembered(scene: &Scene) -> Vec<(String, String)> {
+    scene
+        .pages
+        .iter()
+        .flat_map(|p| p.nodes.iter())
+        .filter(|n| matches!(n.kind.state(), Some(TextState::Reviewed | TextState::Final)))
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text {
+                text: Some(text),
+                translation: Some(translation),
+                ..
+            } if !text.trim().is_empty() && !translation.trim().is_empty() => {
+                Some((text.clone(), translation.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+impl Core {
+    /// The translation memory for `session` translating into `target`:
+    /// the reviewed and final translations of the managed projects and
+    /// open sessions whose languages can match this project's, the
+    /// least recently changed first (so the latest wins), this session's
+    /// own last. Closed projects are read from their snapshots.
+    pub async fn memory(&self, session: SessionId, target: Option<&str>) -> CoreResult<Memory> {
+        let own = self.scene(session).await?;
+        let source = own.scene.project.source_language.clone();
+        let target = target
+            .map(str::to_owned)
+            .or_else(|| own.scene.project.target_language.clone());
+        let fits = |scene: &Scene| {
+            same_language(scene.project.source_language.as_deref(), source.as_deref())
+                && same_language(scene.project.target_language.as_deref(), target.as_deref())
+        };
+        let mut scenes: Vec<(u64, Vec<(String, String)>)> = Vec::new();
+        for open in self.sessions() {
+            if open.id == session {
+                continue;
+            }
+            if let Ok(s) = self.scene(open.id).await
+                && fits(&s.scene)
+            {
+                scenes.push((0, remembered(&s.scene)));
+            }
+        }
+        let closed: Vec<_> = self
+            .list_projects()
+            .await?
+            .into_iter()
+            .filter(|p| p.session_id.is_none())
+            .collect();
+        let from_disk = super::blocking(move || {
+            Ok(closed
+                .into_iter()
+                .filter_map(|p| {
+                    let file = ProjectFiles::new(p.path).scene_json();
+                    // A project that cannot be read adds nothing.
+                    let snapshot = SnapshotFile::read(&file).ok().flatten()?;
+                    Some((p.updated_at_ms, snapshot.scene))
+                })
+                .collect::<Vec<_>>())
+        })
+        .await?;
+        for (updated, scene) in from_disk {
+            if fits(&scene) {
+                scenes.push((updated, remembered(&scene)));
+            }
+        }
+        scenes.sort_by_key(|(updated, _)| *updated);
+        scenes.push((u64::MAX, remembered(&own.scene)));
+        super::blocking(move || {
+            Ok(Memory::new(scenes.iter().flat_map(|(_, pairs)| {
+                pairs.iter().map(|(s, t)| (s.as_str(), t.as_str()))
+            })))
+        })
+        .await
+    }
+}
