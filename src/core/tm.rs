@@ -200,44 +200,6 @@ impl Memory {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn identical_near_and_dissimilar_sources() {
-        let m = Memory::new([
-            ("Where are you going?", "Où vas-tu ?"),
-            (
-                "The cat sleeps on the red sofa.",
-                "Le chat dort sur le canapé rouge.",
-            ),
-            ("Hello", "Bonjour"),
-        ]);
-        let hit = m.lookup("Where are you going?", 0.85).expect("identical");
-        assert_eq!((hit.target, hit.score), ("Où vas-tu ?", 1.0));
-        let hit = m
-            .lookup("where are  you going?", 0.85)
-            .expect("case and spacing");
-        assert!(hit.score < 1.0 && hit.score > 0.98);
-        let hit = m
-            .lookup("The cat sleeps on the red sofas.", 0.85)
-            .expect("near");
-        assert_eq!(hit.target, "Le chat dort sur le canapé rouge.");
-        assert!(hit.score >= 0.85 && hit.score < 1.0, "{}", hit.score);
-        assert_eq!(m.lookup("The dog runs in the green park.", 0.85), None);
-        assert_eq!(m.lookup("Hello there, old friend", 0.85), None);
-        assert_eq!(m.lookup("   ", 0.85), None);
-    }
-
-    #[test]
-    fn a_later_translation_of_the_same_source_wins() {
-        let m = Memory::new([("Yes", "Oui"), ("yes", "Ouais")]);
-        assert_eq!(m.len(), 1);
-        assert_eq!(m.lookup("Yes", 0.85).map(|h| h.target), Some("Ouais"));
-    }
-}
-
 /// Whether two optional language tags can be the same language: equal
 /// (case aside), or one of them unknown.
 fn same_language(a: Option<&str>, b: Option<&str>) -> bool {
@@ -326,5 +288,43 @@ impl Core {
             })))
         })
         .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_near_and_dissimilar_sources() {
+        let m = Memory::new([
+            ("Where are you going?", "Où vas-tu ?"),
+            (
+                "The cat sleeps on the red sofa.",
+                "Le chat dort sur le canapé rouge.",
+            ),
+            ("Hello", "Bonjour"),
+        ]);
+        let hit = m.lookup("Where are you going?", 0.85).expect("identical");
+        assert_eq!((hit.target, hit.score), ("Où vas-tu ?", 1.0));
+        let hit = m
+            .lookup("where are  you going?", 0.85)
+            .expect("case and spacing");
+        assert!(hit.score < 1.0 && hit.score > 0.98);
+        let hit = m
+            .lookup("The cat sleeps on the red sofas.", 0.85)
+            .expect("near");
+        assert_eq!(hit.target, "Le chat dort sur le canapé rouge.");
+        assert!(hit.score >= 0.85 && hit.score < 1.0, "{}", hit.score);
+        assert_eq!(m.lookup("The dog runs in the green park.", 0.85), None);
+        assert_eq!(m.lookup("Hello there, old friend", 0.85), None);
+        assert_eq!(m.lookup("   ", 0.85), None);
+    }
+
+    #[test]
+    fn a_later_translation_of_the_same_source_wins() {
+        let m = Memory::new([("Yes", "Oui"), ("yes", "Ouais")]);
+        assert_eq!(m.len(), 1);
+        assert_eq!(m.lookup("Yes", 0.85).map(|h| h.target), Some("Ouais"));
     }
 }
