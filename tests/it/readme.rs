@@ -1,5 +1,5 @@
-//! The README's walkthrough works as written: the block between
-//! `walkthrough:start` and `walkthrough:end` runs in bash against a fresh
+//! The README's walkthroughs work as written: each block between
+//! `<name>:start` and `<name>:end` runs in bash against a fresh
 //! `quire --headless` (its own, in place of the block's first line) and
 //! says what the README says it does.
 
@@ -8,12 +8,16 @@ use std::process::Command;
 use crate::harness::{Sandbox, tool_available};
 use crate::http_support::Binary;
 
-fn walkthrough() -> String {
+/// The `sh` block between the markers `<!-- {name}:start -->` and
+/// `<!-- {name}:end -->`.
+fn block(name: &str) -> String {
     let readme = include_str!("../../README.md");
     let start = readme
-        .find("<!-- walkthrough:start -->")
+        .find(&format!("<!-- {name}:start -->"))
         .expect("start marker");
-    let end = readme.find("<!-- walkthrough:end -->").expect("end marker");
+    let end = readme
+        .find(&format!("<!-- {name}:end -->"))
+        .expect("end marker");
     let block = &readme[start..end];
     let body = block
         .split_once("```sh\n")
@@ -23,8 +27,9 @@ fn walkthrough() -> String {
     body.to_owned()
 }
 
-#[test]
-fn the_translator_walkthrough_runs_as_written() {
+/// Runs block `name` against a fresh server; its stdout, or `None` when a
+/// tool it needs is missing and allowed to be.
+fn run(name: &str, test: &str) -> Option<String> {
     let missing = |tool: &str| {
         (!Command::new(tool)
             .arg("--version")
@@ -33,15 +38,11 @@ fn the_translator_walkthrough_runs_as_written() {
         .then(|| format!("`{tool} --version` does not run"))
     };
     for tool in ["curl", "python3"] {
-        if !tool_available(
-            tool,
-            "the_translator_walkthrough_runs_as_written",
-            missing(tool),
-        ) {
-            return;
+        if !tool_available(tool, test, missing(tool)) {
+            return None;
         }
     }
-    let script = walkthrough();
+    let script = block(name);
     let (first, rest) = script.split_once('\n').unwrap();
     assert_eq!(first, "quire --headless --port 4096 &", "{script}");
     let s = Sandbox::new();
@@ -53,21 +54,54 @@ fn the_translator_walkthrough_runs_as_written() {
         .current_dir(s.root())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "{stdout}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    for said in [
-        "\"by\":\"human\"\n\"by\":\"engine\"\n\"by\":\"engine\"",
-        r#"{"epoch":5,"updated":2,"unchanged":1,"conflicts":[],"unmatched":[]}"#,
-        r#"{"epoch":6,"label":"import XLIFF · 2 segments","ops":2}"#,
-    ] {
+    assert!(server.terminate().success());
+    Some(stdout)
+}
+
+fn says(stdout: &str, said: &[&str]) {
+    for said in said {
         assert!(
             stdout.contains(said),
             "the README says {said:?}; it printed:\n{stdout}"
         );
     }
-    assert!(server.terminate().success());
+}
+
+#[test]
+fn the_translator_walkthrough_runs_as_written() {
+    let Some(stdout) = run("walkthrough", "the_translator_walkthrough_runs_as_written") else {
+        return;
+    };
+    says(
+        &stdout,
+        &[
+            "\"by\":\"human\"\n\"by\":\"engine\"\n\"by\":\"engine\"",
+            r#"{"epoch":5,"updated":2,"unchanged":1,"conflicts":[],"unmatched":[]}"#,
+            r#"{"epoch":6,"label":"import XLIFF · 2 segments","ops":2}"#,
+        ],
+    );
+}
+
+#[test]
+fn the_formats_walkthrough_runs_as_written() {
+    let Some(stdout) = run("formats", "the_formats_walkthrough_runs_as_written") else {
+        return;
+    };
+    says(
+        &stdout,
+        &[
+            r#"{"epoch":2,"updated":2,"unchanged":0,"conflicts":[],"unmatched":[]}"#,
+            r#"{"epoch":3,"added":1,"updated":0,"unchanged":0}"#,
+            "terminology: \"Home, to the moon.\" has the glossary term \"moon\", to be translated \"lune\", but the translation does not have it",
+            "1\n00:00:01,000 --> 00:00:02,500\nOù vas-tu ?\n\n2\n00:00:03,000 --> 00:00:04,200\nÀ la maison, vers la lune.\n",
+            "\"score\":0.952\n\"score\":1.0",
+            "WEBVTT\n\n00:00:05.000 --> 00:00:06.000\nOù vas-tu ?\n\n00:00:07.000 --> 00:00:08.000\nÀ la maison, vers la lune.\n\n00:00:09.000 --> 00:00:10.000\nGood night.\n",
+        ],
+    );
 }
