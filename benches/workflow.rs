@@ -336,27 +336,7 @@ fn memory(sizes: &Sizes) {
 async fn undo_job(core: &Core, sizes: &Sizes) {
     let pages = sizes.job_pages;
     let id = project(core, "job", pages, 4, false).await;
-    let mut events = core.subscribe(None);
-    let job = core
-        .start_pipeline(
-            id,
-            PipelineSpec {
-                steps: vec!["pseudo-translate".into()],
-                ..PipelineSpec::default()
-            },
-            Approval::Unattended,
-        )
-        .await
-        .expect("pipeline");
-    loop {
-        let envelope = events.next().await.expect("events");
-        if let Event::JobFinished { id, status, .. } = &envelope.event
-            && *id == job
-        {
-            assert_eq!(*status, JobStatus::Completed);
-            break;
-        }
-    }
+    run_job(core, id, &["pseudo-translate"]).await;
     let (mut undo, mut redo) = (Vec::new(), Vec::new());
     for _ in 0..RUNS {
         let start = Instant::now();

@@ -412,18 +412,28 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                 text,
                 translation,
                 source_lang,
+                timing,
                 ..
             } => vec![
-                Line::styled(
-                    format!(
-                        "Source{}",
-                        source_lang
-                            .as_deref()
-                            .map(|l| format!(" ({l})"))
-                            .unwrap_or_default()
+                Line::from(vec![
+                    Span::styled(
+                        format!(
+                            "Source{}",
+                            source_lang
+                                .as_deref()
+                                .map(|l| format!(" ({l})"))
+                                .unwrap_or_default()
+                        ),
+                        bold(),
                     ),
-                    bold(),
-                ),
+                    Span::styled(
+                        timing
+                            .as_ref()
+                            .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
+                            .unwrap_or_default(),
+                        dim(),
+                    ),
+                ]),
                 Line::raw(text.clone().unwrap_or_default()),
                 Line::from(vec![
                     Span::styled("Translation", bold()),

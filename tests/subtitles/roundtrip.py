@@ -9,7 +9,7 @@ refused naming the line, nothing changed. A CBZ made here with unsorted
 names (p10, p2, p1, and a ComicInfo.xml) becomes three image pages in
 natural order as one history entry; one with a `../` entry is refused.
 
-Usage: roundtrip.py BASE_URL
+Usage: roundtrip.py BASE_URL [WORK_DIR]
 """
 
 import io

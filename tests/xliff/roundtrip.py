@@ -8,7 +8,7 @@ in quire after the export) is reported and not applied unless forced, one
 undo takes the import back, and bad files (XLIFF 1.2, not well-formed,
 none of the units ours) change nothing.
 
-Usage: roundtrip.py BASE_URL
+Usage: roundtrip.py BASE_URL [WORK_DIR]
 """
 
 import sys
