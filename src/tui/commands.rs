@@ -159,28 +159,33 @@ pub fn expand(path: &str) -> String {
     }
 }
 
+/// What kind of pages a file makes, by its extension.
+fn page_kind(path: &str) -> Option<AttachmentKind> {
+    let ext = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    Some(match ext.as_str() {
+        "png" | "jpg" | "jpeg" | "webp" => AttachmentKind::Image,
+        "txt" | "md" | "text" => AttachmentKind::Text,
+        "srt" | "vtt" => AttachmentKind::Subtitles,
+        "cbz" | "zip" => AttachmentKind::Comic,
+        _ => return None,
+    })
+}
+
 /// `/attach PATH`: the kind comes from the name; whether the file exists
 /// is checked by the `Locate` effect, which answers with [`stage`].
 fn attach(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     if rest.is_empty() {
         return app.fail("usage: /attach PATH");
     }
-    let ext = std::path::Path::new(rest)
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    let kind = match ext.as_str() {
-        "png" | "jpg" | "jpeg" | "webp" => AttachmentKind::Image,
-        "txt" | "md" | "text" => AttachmentKind::Text,
-        "srt" | "vtt" => AttachmentKind::Subtitles,
-        "cbz" | "zip" => AttachmentKind::Comic,
-        _ => {
-            return app.fail(format!(
-                "{rest}: attach png, jpg, webp (image pages), txt, md (text pages), \
-                 srt, vtt (subtitles) or cbz, zip (a comic's images)"
-            ));
-        }
+    let Some(kind) = page_kind(rest) else {
+        return app.fail(format!(
+            "{rest}: attach png, jpg, webp (image pages), txt, md (text pages), \
+             srt, vtt (subtitles) or cbz, zip (a comic's images)"
+        ));
     };
     fx.push(Effect::Locate {
         path: rest.to_owned(),
@@ -260,7 +265,8 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     });
 }
 
-/// `/import PATH [force]`: the format from the extension — XLIFF or PO merged
+/// `/import PATH [force]`: the format from the extension — pages (images,
+/// text, subtitles, a .cbz) added with what is staged, XLIFF or PO merged
 /// into the shown session, a `.zip` archive opened as a new project.
 fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let (typed, force) = match rest.trim().rsplit_once(char::is_whitespace) {
@@ -293,11 +299,23 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     } else if lower.ends_with(".zip") {
         app.say("importing the archive as a new project…");
         fx.push(Effect::ImportArchive(path));
+    } else if let Some(kind) = page_kind(&lower) {
+        // A page file: imported with whatever is staged, as one entry.
+        let Some(session) = app.shown_session() else {
+            return app.fail("open a session to import into");
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut files = app.attachments.clone();
+        files.push(Attachment { path, name, kind });
+        app.say("importing…");
+        fx.push(Effect::Import { session, files });
     } else {
         app.fail(format!(
-            "`{typed}`: /import takes .xlf/.xliff/.po (translations), .csv/.tbx (glossary) \
-             or .zip (a project); \
-             stage pages with /attach"
+            "`{typed}`: /import takes pages (png, jpg, webp, txt, md, srt, vtt, cbz), \
+             translations (xlf, po), a glossary (csv, tbx) or a project (zip)"
         ));
     }
 }

@@ -452,6 +452,18 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         }]
     );
     assert!(command(&mut app, "term moon").is_empty());
+    // A page file goes in directly, with whatever is staged.
+    assert_eq!(
+        command(&mut app, "import /tmp/ep1.SRT"),
+        vec![Effect::Import {
+            session: sid(1),
+            files: vec![quire::tui::app::Attachment {
+                path: "/tmp/ep1.SRT".into(),
+                name: "ep1.SRT".into(),
+                kind: quire::tui::app::AttachmentKind::Subtitles,
+            }],
+        }]
+    );
     assert_eq!(
         command(&mut app, "import /tmp/ch1.quire.zip"),
         vec![Effect::ImportArchive("/tmp/ch1.quire.zip".into())]
@@ -462,7 +474,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             .as_ref()
             .unwrap()
             .text
-            .contains("/import takes .xlf")
+            .contains("/import takes pages (png")
     );
     assert!(command(&mut app, "cancel").is_empty(), "no job to cancel");
     app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
