@@ -2,7 +2,7 @@
 //! session as one history entry ([`Core::import_translations`]).
 //!
 //! Each format's parser ([`super::xliff`], [`super::po`]) reads its file
-//! into [`Unit`]s that name a node; the merge is the same for both. A unit
+//! into `Unit`s that name a node; the merge is the same for both. A unit
 //! sets its node's translation and state. One whose source differs from the
 //! node's current text, or whose node is `final` here, is a conflict:
 //! reported and left alone unless the import is forced. Units this project
