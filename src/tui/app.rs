@@ -163,6 +163,8 @@ pub struct App {
     /// Terminal size, for layout and mouse hit-testing.
     pub width: u16,
     pub height: u16,
+    /// How far the help modal is scrolled.
+    pub help_scroll: u16,
 }
 
 impl App {
@@ -205,6 +207,7 @@ impl App {
             theme: crate::config::schema::Theme::Auto,
             width: 80,
             height: 24,
+            help_scroll: 0,
         }
     }
 

@@ -125,12 +125,21 @@ fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
     let no = matches!(key.code, KeyCode::Char('n') | KeyCode::Esc);
     match modal {
         Modal::Help => {
-            if matches!(
-                key.code,
-                KeyCode::Esc | KeyCode::Char('?') | KeyCode::Char('q') | KeyCode::Enter
-            ) {
-                app.modal = None;
-            }
+            let (max, page) = super::view::help_scroll_range(app);
+            let now = app.help_scroll.min(max);
+            app.help_scroll = match key.code {
+                KeyCode::Esc | KeyCode::Char('?' | 'q') | KeyCode::Enter => {
+                    app.modal = None;
+                    0
+                }
+                KeyCode::Down | KeyCode::Char('j') => now.saturating_add(1).min(max),
+                KeyCode::Up | KeyCode::Char('k') => now.saturating_sub(1),
+                KeyCode::PageDown | KeyCode::Char(' ') => now.saturating_add(page).min(max),
+                KeyCode::PageUp => now.saturating_sub(page),
+                KeyCode::Home | KeyCode::Char('g') => 0,
+                KeyCode::End | KeyCode::Char('G') => max,
+                _ => now,
+            };
         }
         Modal::Confirm { action, .. } => {
             if yes {

@@ -662,7 +662,11 @@ fn modal_box(app: &App, frame: &mut Frame, area: Rect, title: &str, lines: Vec<L
     );
 }
 
-fn help(app: &App, frame: &mut Frame, area: Rect) {
+/// The help modal's width, at most.
+const HELP_WIDTH: u16 = 88;
+
+/// Everything help lists: keys, commands, engines.
+fn help_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = vec![
         Line::styled("Keys", bold()),
         Line::raw("  ↑↓ j k     move            Enter     open / select"),
@@ -693,8 +697,47 @@ fn help(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     lines.push(Line::raw(""));
-    lines.push(Line::styled("Esc closes this help", dim()));
-    modal_box(app, frame, area, "Help", lines, 88);
+    lines.push(Line::styled(
+        "Esc closes this help · ↑↓ PgUp PgDn Home End scroll",
+        dim(),
+    ));
+    lines
+}
+
+/// How far help scrolls at the app's terminal size, and how many rows it
+/// shows at once.
+pub fn help_scroll_range(app: &App) -> (u16, u16) {
+    let inner = HELP_WIDTH.min(app.width).saturating_sub(2);
+    let rows = Paragraph::new(help_lines(app))
+        .wrap(Wrap { trim: false })
+        .line_count(inner);
+    let rows = u16::try_from(rows).unwrap_or(u16::MAX);
+    let visible = rows.min(app.height.saturating_sub(2));
+    (rows - visible, visible)
+}
+
+fn help(app: &App, frame: &mut Frame, area: Rect) {
+    let (max, visible) = help_scroll_range(app);
+    let scroll = app.help_scroll.min(max);
+    let box_area = centered(area, HELP_WIDTH, visible + 2);
+    let title = if max > 0 {
+        format!(" Help · {}/{} ", scroll + visible, max + visible)
+    } else {
+        " Help ".to_owned()
+    };
+    frame.render_widget(Clear, box_area);
+    frame.render_widget(
+        Paragraph::new(help_lines(app))
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0))
+            .block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .border_style(Style::default().fg(accent(app)))
+                    .title(title),
+            ),
+        box_area,
+    );
 }
 
 fn confirm(app: &App, frame: &mut Frame, area: Rect, message: &str) {

@@ -96,6 +96,34 @@ fn screen_help_modal() {
     insta::assert_snapshot!(draw(&app));
 }
 
+/// At 80×24 help does not fit: it scrolls, and its end (the engines, how
+/// to close it) is reachable.
+#[test]
+fn help_scrolls_to_its_end_at_80_by_24() {
+    let mut app = session_app();
+    app.width = 80;
+    app.height = 24;
+    update(&mut app, key(KeyCode::Char('?')), Instant::now());
+    let top = draw(&app);
+    assert!(top.contains("Keys"), "{top}");
+    assert!(!top.contains("Esc closes this help"), "{top}");
+    update(&mut app, key(KeyCode::End), Instant::now());
+    let end = draw(&app);
+    assert!(end.contains("Esc closes this help"), "{end}");
+    assert!(end.contains("Engines"), "{end}");
+    insta::assert_snapshot!(end);
+    // Past the end is the end; Home is the top again.
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(draw(&app), end);
+    update(&mut app, key(KeyCode::Home), Instant::now());
+    assert_eq!(draw(&app), top);
+    update(&mut app, key(KeyCode::PageDown), Instant::now());
+    assert_ne!(draw(&app), top);
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    assert_eq!(app.modal, None);
+    assert_eq!(app.help_scroll, 0, "help opens at its top next time");
+}
+
 #[test]
 fn screen_confirm_modal() {
     let mut app = session_app();

@@ -87,7 +87,7 @@ impl Registry {
             built_in(
                 "qa",
                 "check",
-                "Warns about missing translations, changed placeholders, text too long for its box, whitespace that differs",
+                "Checks each translation: missing, placeholders, too long for its box, whitespace, numbers, end punctuation, consistency across the project, glossary terms",
                 EngineKind::Qa,
             ),
             built_in(
