@@ -690,9 +690,11 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
             } else {
                 ""
             };
+            // One row each, whatever the width: descriptions are long.
+            let width = usize::from(HELP_WIDTH.min(app.width).saturating_sub(2));
             lines.push(Line::raw(clip(
                 &format!("  {:<18} {}{approval}", e.id, e.description),
-                84,
+                width,
             )));
         }
     }
