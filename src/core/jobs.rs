@@ -362,13 +362,19 @@ impl Core {
                 id: engine.info.id.clone(),
                 overwrite,
             };
-            let sources = if engine.needs_sources() {
+            let (sources, glossary) = if engine.needs_sources() || engine.needs_glossary() {
                 match self.scene(job.session).await {
-                    Ok(s) => Some(super::engines::qa::Sources::of(&s.scene)),
+                    Ok(s) if engine.needs_sources() => {
+                        (Some(super::engines::qa::Sources::of(&s.scene)), None)
+                    }
+                    Ok(s) => (
+                        None,
+                        Some(super::glossary::Matcher::new(&s.scene.project.glossary)),
+                    ),
                     Err(e) => return (JobStatus::Failed, Some(e.to_string())),
                 }
             } else {
-                None
+                (None, None)
             };
             let memory = if engine.needs_memory() {
                 match self
@@ -423,6 +429,7 @@ impl Core {
                     provider,
                     overwrite,
                     sources: sources.as_ref(),
+                    glossary: glossary.as_ref(),
                     qa: &self.config().qa,
                     memory: memory.as_ref(),
                     min_score: self.config().tm.min_score,

@@ -150,6 +150,8 @@ pub struct PageInput<'a> {
     pub sources: Option<&'a qa::Sources>,
     /// For `qa`: which rules run, at what severity (`[qa]`).
     pub qa: &'a QaConfig,
+    /// For `llm-translate`: the project's glossary, built once per step.
+    pub glossary: Option<&'a crate::core::glossary::Matcher>,
     /// For `tm`: the memory, built once per step, and `tm.min_score`.
     pub memory: Option<&'a crate::core::tm::Memory>,
     pub min_score: f64,
@@ -164,11 +166,16 @@ pub struct PageOutcome {
 }
 
 impl Engine {
-    /// Whether the engine needs the whole project's sources or glossary
-    /// (the job builds a [`qa::Sources`] for its step): `qa` checks pages
-    /// against them, `llm-translate` sends a page's glossary terms.
+    /// Whether the engine checks pages against the whole project (the job
+    /// builds a [`qa::Sources`] for its step).
     pub fn needs_sources(&self) -> bool {
-        matches!(self.kind, EngineKind::Qa | EngineKind::LlmTranslate)
+        matches!(self.kind, EngineKind::Qa)
+    }
+
+    /// Whether the engine sends each page's glossary terms (the job builds
+    /// a glossary `Matcher` for its step).
+    pub fn needs_glossary(&self) -> bool {
+        matches!(self.kind, EngineKind::LlmTranslate)
     }
 
     /// Whether the job builds a translation memory for this engine's step.
@@ -246,8 +253,8 @@ impl Engine {
                     .target_language
                     .ok_or("llm-translate needs targetLanguage")?;
                 let glossary = input
-                    .sources
-                    .map(|s| llm::page_terms(&s.glossary, &segments))
+                    .glossary
+                    .map(|m| llm::page_terms(m, &segments))
                     .unwrap_or_default();
                 let request = llm::Request {
                     provider_id,
