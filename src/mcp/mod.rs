@@ -757,7 +757,10 @@ pub async fn serve_stdio(
     if let Some(id) = active {
         handler.set_active(id);
     }
-    let transport = stdio::StdioTransport::new(tokio::io::stdin(), tokio::io::stdout());
+    // Pipes (how MCP clients spawn a server) are driven by the IO reactor;
+    // anything else falls back to tokio's blocking stdin/stdout.
+    let (read, write) = rmcp::transport::stdio_pipes();
+    let transport = stdio::StdioTransport::new(read, write);
     let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The client went away before it said hello: nothing to do.

@@ -368,7 +368,7 @@ pub async fn run(endpoint: PathBuf, deadline: Duration) -> Result<(), ShareError
     use rmcp::ServiceExt;
     let adapter = Adapter::connect(&endpoint, deadline).await?;
     let running = adapter
-        .serve(rmcp::transport::stdio())
+        .serve(rmcp::transport::stdio_pipes())
         .await
         .map_err(|e| ShareError::Mcp(e.to_string()))?;
     running
