@@ -52,6 +52,45 @@ fn typescript_sdk_over_http() {
     assert!(server.terminate().success());
 }
 
+/// The `mcpServers.quire` entries of the README, in order.
+fn readme_servers() -> Vec<serde_json::Value> {
+    include_str!("../../README.md")
+        .split("```json\n")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("```"))
+        .filter_map(|(block, _)| serde_json::from_str::<serde_json::Value>(block).ok())
+        .filter_map(|config| config["mcpServers"].get("quire").cloned())
+        .collect()
+}
+
+#[test]
+fn the_readme_client_configs_work_as_written() {
+    if !node_or_skip("the_readme_client_configs_work_as_written") {
+        return;
+    }
+    let servers = readme_servers();
+    let spawned = servers
+        .iter()
+        .find(|s| s.get("command").is_some())
+        .expect("the README's stdio config");
+    let http = servers
+        .iter()
+        .find(|s| s["type"] == "http")
+        .expect("the README's HTTP config");
+    // It names `quire`, found on PATH as an installed binary would be.
+    let bin_dir = Path::new(BIN).parent().unwrap().to_str().unwrap();
+    interop(&Sandbox::new(), &["config", &spawned.to_string(), bin_dir]);
+    // The same entry, with the test server's address for the default one.
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let mut entry = http.clone();
+    let url = entry["url"].as_str().unwrap();
+    assert!(url.starts_with("http://127.0.0.1:4096/"), "{url}");
+    entry["url"] = url.replace("http://127.0.0.1:4096", &server.url).into();
+    interop(&s, &["config", &entry.to_string(), bin_dir]);
+    assert!(server.terminate().success());
+}
+
 #[test]
 fn every_tool_schema_converts_for_openai_strict_and_gemini_and_the_list_is_small() {
     let Some(python) = crate::mcp::python_with(

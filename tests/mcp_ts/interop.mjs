@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import zlib from "node:zlib";
 
-const [transportName, target] = process.argv.slice(2);
+const [transportName, target, binDir] = process.argv.slice(2);
 
 function check(ok, what) {
   if (!ok) throw new Error(`check failed: ${what}`);
@@ -340,6 +340,17 @@ async function main() {
   let transport;
   if (transportName === "stdio") {
     transport = new StdioClientTransport({ command: target, args: ["mcp", "stdio"], env: process.env, stderr: "inherit" });
+  } else if (transportName === "config") {
+    // An `mcpServers` entry as a client reads it from its config file;
+    // the programs it names are looked up on PATH (with `binDir` first).
+    const entry = JSON.parse(target);
+    if (entry.command) {
+      const env = { ...process.env, PATH: `${binDir}:${process.env.PATH}` };
+      transport = new StdioClientTransport({ command: entry.command, args: entry.args ?? [], env, stderr: "inherit" });
+    } else {
+      check(entry.type === "http", `an entry with a command or type http: ${target}`);
+      transport = new StreamableHTTPClientTransport(new URL(entry.url));
+    }
   } else {
     transport = new StreamableHTTPClientTransport(new URL(target));
   }
@@ -347,7 +358,7 @@ async function main() {
   try {
     await run(client);
   } finally {
-    if (transportName === "http") await transport.terminateSession();
+    if (transport instanceof StreamableHTTPClientTransport) await transport.terminateSession();
     await client.close();
   }
   console.log(`interop ${transportName}: ok`);
