@@ -31,16 +31,62 @@ pub enum Pane {
 }
 
 /// Editing a text node's translation: a draft until saved or dropped.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct EditBox {
     pub session: SessionId,
     pub page: PageId,
     pub node: NodeId,
-    pub text: String,
-    /// Cursor position in characters.
-    pub cursor: usize,
+    /// The draft in a multi-line editor (word motions, its own undo).
+    pub area: tui_textarea::TextArea<'static>,
     /// The translation was final and the person chose to edit it anyway.
     pub unlock: bool,
+}
+
+impl EditBox {
+    pub fn new(draft: Draft) -> Self {
+        let lines: Vec<String> = draft.text.split('\n').map(str::to_owned).collect();
+        let mut area = tui_textarea::TextArea::new(lines);
+        area.set_wrap_mode(tui_textarea::WrapMode::Word);
+        area.set_cursor_line_style(ratatui::style::Style::default());
+        area.move_cursor(tui_textarea::CursorMove::Bottom);
+        area.move_cursor(tui_textarea::CursorMove::End);
+        EditBox {
+            session: draft.session,
+            page: draft.page,
+            node: draft.node,
+            area,
+            unlock: draft.unlock,
+        }
+    }
+
+    pub fn draft(&self) -> Draft {
+        Draft {
+            session: self.session,
+            page: self.page,
+            node: self.node,
+            text: self.area.lines().join("\n"),
+            unlock: self.unlock,
+        }
+    }
+}
+
+/// What an edit box holds, as text: what a save sends, and what comes back
+/// into a box when the save fails.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Draft {
+    pub session: SessionId,
+    pub page: PageId,
+    pub node: NodeId,
+    pub text: String,
+    pub unlock: bool,
+}
+
+/// A saved translation shown before the core's scene has it, so that keys
+/// typed right after the save see it (`epoch` once the save is applied).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingSave {
+    pub draft: Draft,
+    pub epoch: Option<u64>,
 }
 
 /// The `:` / `/` command line: a draft until run or dropped.
@@ -139,6 +185,8 @@ pub struct App {
     pub node_selected: usize,
     pub input: Option<InputLine>,
     pub edit: Option<EditBox>,
+    /// Saves sent and not yet in a loaded scene.
+    pub saving: Vec<PendingSave>,
     pub attachments: Vec<Attachment>,
     pub modal: Option<Modal>,
     /// Shown while the workspace loads or the first connection is made.
@@ -191,6 +239,7 @@ impl App {
             node_selected: 0,
             input: None,
             edit: None,
+            saving: Vec::new(),
             attachments: Vec::new(),
             modal: None,
             start_overlay: Some(connecting),
@@ -333,6 +382,8 @@ pub enum Loaded {
     Opened(Result<SessionSummary, BackendError>),
     /// Something finished: what to tell the person.
     Done(Result<String, BackendError>),
+    /// A translation save: its epoch, or why not (the draft comes back).
+    Saved(Draft, Result<u64, BackendError>),
     /// An import succeeded: clear the staged files.
     Imported(Result<usize, BackendError>),
     /// `/attach`: the file exists (its absolute path), or why not.
@@ -356,6 +407,11 @@ pub enum Effect {
         session: SessionId,
         op: Op,
         what: String,
+    },
+    /// Save an edit box's translation.
+    Save {
+        draft: Draft,
+        op: Op,
     },
     Undo(SessionId),
     Redo(SessionId),

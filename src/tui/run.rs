@@ -244,6 +244,10 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::Apply { session, op, what } => {
             Loaded::Done(backend.apply(session, op).await.map(|_| what))
         }
+        Effect::Save { draft, op } => {
+            let session = draft.session;
+            Loaded::Saved(draft, backend.apply(session, op).await.map(|r| r.epoch))
+        }
         Effect::Undo(id) => Loaded::Done(backend.undo(id).await.map(|e| match e {
             Some(step) => format!("undone: {}", step.label),
             None => "nothing to undo".to_owned(),

@@ -8,10 +8,10 @@ use crossterm::event::{
 };
 
 use super::app::{
-    App, ConfirmAction, EditBox, Effect, HomeRow, InputLine, Loaded, Modal, Msg, Pane, Route,
-    ShareEvent,
+    App, ConfirmAction, Draft, EditBox, Effect, HomeRow, InputLine, Loaded, Modal, Msg, Pane,
+    PendingSave, Route, ShareEvent,
 };
-use super::backend::BackendEvent;
+use super::backend::{BackendError, BackendEvent};
 use super::commands;
 use super::layout::{Hit, hit_test};
 use crate::core::events::{Event, JobStatus, JobSummary};
@@ -206,34 +206,111 @@ fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
     let Some(edit) = app.edit.as_mut() else {
         return;
     };
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match key.code {
         KeyCode::Esc => {
             app.edit = None;
             app.say("edit dropped");
         }
+        // Alt-Enter or Ctrl-j: a line break in the translation.
+        KeyCode::Enter if alt => edit.area.insert_newline(),
+        KeyCode::Char('j') if ctrl => edit.area.insert_newline(),
         KeyCode::Enter => {
-            let Some(edit) = app.edit.take() else { return };
-            let translation = if edit.text.is_empty() {
-                None
-            } else {
-                Some(edit.text)
-            };
-            fx.push(Effect::Apply {
-                session: edit.session,
-                op: Op::UpdateNode {
-                    page: edit.page,
-                    id: edit.node,
-                    // Saying the state is what unlocks a final one.
-                    patch: NodePatch::text(
-                        Some(translation),
-                        edit.unlock.then_some(TextState::Translated),
-                    ),
-                },
-                what: "translation saved".into(),
-            });
+            if let Some(edit) = app.edit.take() {
+                save(app, edit.draft(), fx);
+            }
         }
         _ => {
-            edit_text(&mut edit.text, &mut edit.cursor, key);
+            edit.area.input(key);
+        }
+    }
+}
+
+/// Sends a draft and shows it as saved at once, so that the next key (in
+/// the same burst, say `e`) acts on the saved value.
+fn save(app: &mut App, draft: Draft, fx: &mut Vec<Effect>) {
+    let translation = (!draft.text.is_empty()).then(|| draft.text.clone());
+    let op = Op::UpdateNode {
+        page: draft.page,
+        id: draft.node,
+        // Saying the state is what unlocks a final one.
+        patch: NodePatch::text(
+            Some(translation),
+            draft.unlock.then_some(TextState::Translated),
+        ),
+    };
+    app.saving.push(PendingSave {
+        draft: draft.clone(),
+        epoch: None,
+    });
+    show_saves(app);
+    fx.push(Effect::Save { draft, op });
+}
+
+/// Puts the pending saves into the shown scene (until a loaded scene has
+/// them).
+fn show_saves(app: &mut App) {
+    let Some((shown, snapshot)) = app.scene.as_mut() else {
+        return;
+    };
+    for pending in app.saving.iter().filter(|p| p.draft.session == *shown) {
+        let d = &pending.draft;
+        let node = snapshot
+            .scene
+            .pages
+            .iter_mut()
+            .find(|p| p.id == d.page)
+            .map(std::sync::Arc::make_mut)
+            .and_then(|p| p.nodes.iter_mut().find(|n| n.id == d.node));
+        if let Some(Node {
+            kind:
+                NodeKind::Text {
+                    translation,
+                    state,
+                    origin,
+                    ..
+                },
+            ..
+        }) = node
+        {
+            *translation = (!d.text.is_empty()).then(|| d.text.clone());
+            *state = Some(TextState::inferred(translation.as_deref()));
+            // A person's, until the scene says more.
+            *origin = None;
+        }
+    }
+}
+
+fn on_saved(app: &mut App, draft: Draft, result: Result<u64, BackendError>, fx: &mut Vec<Effect>) {
+    let Some(i) = app.saving.iter().position(|p| p.draft == draft) else {
+        return;
+    };
+    match result {
+        Ok(epoch) => {
+            let loaded = app
+                .scene
+                .as_ref()
+                .is_some_and(|(id, s)| *id == draft.session && s.epoch >= epoch);
+            if loaded {
+                app.saving.remove(i);
+            } else {
+                app.saving[i].epoch = Some(epoch);
+            }
+            app.say("translation saved");
+        }
+        Err(e) => {
+            app.saving.remove(i);
+            // What the scene really holds again.
+            request_scene(app, draft.session, fx);
+            if app.edit.is_none() {
+                app.edit = Some(EditBox::new(draft));
+                app.fail(format!(
+                    "not saved: {e} · the draft is kept: Enter retries, Esc drops it"
+                ));
+            } else {
+                app.fail(format!("a save failed: {e}"));
+            }
         }
     }
 }
@@ -258,15 +335,7 @@ fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
 fn paste(app: &mut App, text: &str) {
     let line = text.replace(['\r', '\n'], " ");
     if let Some(edit) = app.edit.as_mut() {
-        for c in text.chars().filter(|c| *c != '\r') {
-            let b = edit
-                .text
-                .char_indices()
-                .nth(edit.cursor)
-                .map_or(edit.text.len(), |(b, _)| b);
-            edit.text.insert(b, c);
-            edit.cursor += 1;
-        }
+        edit.area.insert_str(text.replace('\r', ""));
     } else if let Some(input) = app.input.as_mut() {
         for c in line.chars() {
             let b = input
@@ -497,15 +566,13 @@ fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
     let NodeKind::Text { translation, .. } = node.kind else {
         return;
     };
-    let text = translation.unwrap_or_default();
-    app.edit = Some(EditBox {
+    app.edit = Some(EditBox::new(Draft {
         session,
         page,
         node: node.id,
-        cursor: text.chars().count(),
-        text,
+        text: translation.unwrap_or_default(),
         unlock,
-    });
+    }));
 }
 
 fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>) {
@@ -734,7 +801,12 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             app.scene_loading = false;
             match result {
                 Ok(snapshot) if app.shown_session() == Some(id) => {
+                    let epoch = snapshot.epoch;
+                    app.saving.retain(|p| {
+                        p.draft.session != id || p.epoch.is_none_or(|saved| saved > epoch)
+                    });
                     app.scene = Some((id, snapshot));
+                    show_saves(app);
                     let pages = page_count(app);
                     app.page_selected = app.page_selected.min(pages.saturating_sub(1));
                     let nodes = node_count(app);
@@ -758,6 +830,7 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             show_session(app, session.id, fx);
         }
         Loaded::Done(Ok(message)) => app.say(message),
+        Loaded::Saved(draft, result) => on_saved(app, draft, result, fx),
         Loaded::Imported(Ok(files)) => {
             app.attachments.clear();
             app.say(format!("imported {files} file(s) as pages"));

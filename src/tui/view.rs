@@ -7,6 +7,7 @@ use ratatui::layout::{Alignment, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::app::{App, HomeRow, Modal, Pane, Route};
 use super::commands::COMMANDS;
@@ -38,18 +39,32 @@ fn bold() -> Style {
     Style::default().add_modifier(Modifier::BOLD)
 }
 
-/// One line of at most `width` characters, with an ellipsis when cut.
+/// One line of at most `width` columns (display width: a CJK character
+/// takes two), with an ellipsis when cut; line breaks show as `⏎`.
 fn clip(text: &str, width: usize) -> String {
-    let flat: String = text
-        .chars()
-        .map(|c| if c == '\n' { '⏎' } else { c })
-        .collect();
-    if flat.chars().count() <= width {
+    let flat = text.replace('\n', "⏎");
+    if flat.width() <= width {
         return flat;
     }
-    let mut s: String = flat.chars().take(width.saturating_sub(1)).collect();
-    s.push('…');
-    s
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut out: String = flat
+        .chars()
+        .take_while(|c| {
+            used += c.width().unwrap_or(0);
+            used <= room
+        })
+        .collect();
+    out.push('…');
+    out
+}
+
+/// `text` clipped and padded to exactly `width` columns.
+fn fit(text: &str, width: usize) -> String {
+    let mut line = clip(text, width);
+    let pad = width.saturating_sub(line.width());
+    line.extend(std::iter::repeat_n(' ', pad));
+    line
 }
 
 pub fn view(app: &App, frame: &mut Frame) {
@@ -232,7 +247,7 @@ fn home(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 Style::default()
             };
-            Line::styled(format!("{:<width$}", clip(&text, width)), style)
+            Line::styled(fit(&text, width), style)
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), list);
@@ -314,6 +329,11 @@ fn node_summary(node: &Node, width: usize) -> (String, Style) {
     (clip(&format!("{text}{hidden}"), width), style)
 }
 
+/// A text as lines, its line breaks kept.
+fn lines_of(text: &str) -> Vec<Line<'static>> {
+    text.split('\n').map(|l| Line::raw(l.to_owned())).collect()
+}
+
 fn session(app: &App, frame: &mut Frame, area: Rect) {
     let s = session_areas(app, area);
     let focused = |pane: Pane| {
@@ -351,7 +371,7 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
             } else {
                 Style::default()
             };
-            Line::styled(format!("{text:<width$}"), style)
+            Line::styled(fit(&text, width), style)
         })
         .collect();
     frame.render_widget(
@@ -387,7 +407,7 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                 } else {
                     style
                 };
-                Line::styled(format!("{text:<width$}"), style)
+                Line::styled(fit(&text, width), style)
             })
             .collect()
     };
@@ -414,36 +434,36 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                 source_lang,
                 timing,
                 ..
-            } => vec![
-                Line::from(vec![
-                    Span::styled(
-                        format!(
-                            "Source{}",
-                            source_lang
-                                .as_deref()
-                                .map(|l| format!(" ({l})"))
-                                .unwrap_or_default()
-                        ),
-                        bold(),
+            } => vec![Line::from(vec![
+                Span::styled(
+                    format!(
+                        "Source{}",
+                        source_lang
+                            .as_deref()
+                            .map(|l| format!(" ({l})"))
+                            .unwrap_or_default()
                     ),
-                    Span::styled(
-                        timing
-                            .as_ref()
-                            .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
-                            .unwrap_or_default(),
-                        dim(),
-                    ),
-                ]),
-                Line::raw(text.clone().unwrap_or_default()),
-                Line::from(vec![
-                    Span::styled("Translation", bold()),
-                    Span::styled(format!("  {}", state_words(&node.kind)), dim()),
-                ]),
-                match translation {
-                    Some(t) => Line::raw(t.clone()),
-                    None => Line::styled("not translated · e to edit", dim()),
-                },
-            ],
+                    bold(),
+                ),
+                Span::styled(
+                    timing
+                        .as_ref()
+                        .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
+                        .unwrap_or_default(),
+                    dim(),
+                ),
+            ])]
+            .into_iter()
+            .chain(lines_of(text.as_deref().unwrap_or_default()))
+            .chain([Line::from(vec![
+                Span::styled("Translation", bold()),
+                Span::styled(format!("  {}", state_words(&node.kind)), dim()),
+            ])])
+            .chain(match translation {
+                Some(t) => lines_of(t),
+                None => vec![Line::styled("not translated · e to edit", dim())],
+            })
+            .collect(),
             NodeKind::Image {
                 blob,
                 role,
@@ -599,7 +619,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             Modal::Approval { .. } => "y/Enter run these commands · n/Esc do not run",
         }
     } else if app.edit.is_some() {
-        "Enter save · Esc drop · ←/→ move · Ctrl-u clear"
+        "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo"
     } else if app.input.is_some() {
         "Enter run · Esc drop · ? for commands"
     } else {
@@ -621,30 +641,35 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
 fn edit_box(app: &App, frame: &mut Frame, area: Rect) {
     let Some(edit) = &app.edit else { return };
     let w = area.width.saturating_sub(4).min(100);
+    let mut draft = edit.area.clone();
+    draft.set_block(
+        Block::default()
+            .borders(Borders::ALL)
+            .border_style(Style::default().fg(accent(app)))
+            .title(" Translation (draft) "),
+    );
+    // As tall as the draft, at most half the screen.
+    let rows = draft
+        .measure(w)
+        .preferred_rows
+        .clamp(3, (area.height / 2).max(3))
+        .min(area.height);
     let box_area = Rect {
         x: area.x + (area.width - w) / 2,
-        y: area.y + area.height.saturating_sub(7),
+        y: area.y
+            + area
+                .height
+                .saturating_sub(rows + 3)
+                .max(1)
+                .min(area.height - rows),
         width: w,
-        height: 4.min(area.height),
+        height: rows,
     };
     frame.render_widget(Clear, box_area);
-    frame.render_widget(
-        Paragraph::new(edit.text.clone())
-            .wrap(Wrap { trim: false })
-            .block(
-                Block::default()
-                    .borders(Borders::ALL)
-                    .border_style(Style::default().fg(accent(app)))
-                    .title(" Translation (draft) "),
-            ),
-        box_area,
-    );
-    let inner_w = box_area.width.saturating_sub(2).max(1) as usize;
-    let (row, col) = (edit.cursor / inner_w, edit.cursor % inner_w);
-    frame.set_cursor_position((
-        box_area.x + 1 + col as u16,
-        (box_area.y + 1 + row as u16).min(box_area.y + box_area.height.saturating_sub(2)),
-    ));
+    frame.render_widget(&draft, box_area);
+    if let Some(position) = draft.rendered_cursor_position() {
+        frame.set_cursor_position(position);
+    }
 }
 
 fn modal_box(app: &App, frame: &mut Frame, area: Rect, title: &str, lines: Vec<Line>, w: u16) {
@@ -672,6 +697,8 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
         Line::raw("  ↑↓ j k     move            Enter     open / select"),
         Line::raw("  Tab        switch pane     mouse     click, wheel"),
         Line::raw("  e          edit a translation (Enter saves, Esc drops)"),
+        Line::raw("    in it:   Alt-Enter or Ctrl-j new line, Ctrl-u/Ctrl-r undo/redo,"),
+        Line::raw("             Alt-f/Alt-b word, Ctrl-a/Ctrl-e line start/end"),
         Line::raw("  r / f      mark reviewed / final (again: step back)"),
         Line::raw("  u / Ctrl-r undo / redo     Esc       back home"),
         Line::raw("  : or /     command line    q Ctrl-c  quit"),

@@ -273,14 +273,14 @@ fn editing_a_translation_is_a_draft_until_saved() {
     assert!(app.edit.is_some());
     assert!(view_state(&app).draft);
     assert!(draw(&app).contains("Translation (draft)"));
-    update(&mut app, ctrl('u'), Instant::now());
+    clear_draft(&mut app);
     typed(&mut app, "Salut");
     let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
     assert!(app.edit.is_none());
     assert!(!view_state(&app).draft);
     assert!(!draw(&app).contains("Translation (draft)"));
     let [
-        Effect::Apply {
+        Effect::Save {
             op: Op::UpdateNode { patch, .. },
             ..
         },
@@ -310,6 +310,113 @@ fn editing_a_translation_is_a_draft_until_saved() {
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
     assert!(app.edit.is_none());
     assert!(app.status.as_ref().unwrap().error);
+}
+
+/// Ctrl-a, Ctrl-k: the editor's start of line, then delete to its end.
+fn clear_draft(app: &mut App) {
+    update(app, ctrl('a'), Instant::now());
+    update(app, ctrl('k'), Instant::now());
+}
+
+fn alt_enter() -> Msg {
+    Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT))
+}
+
+/// The translation of the selected node as the shown scene has it.
+fn shown_translation(app: &App) -> Option<String> {
+    let (_, snapshot) = app.scene.as_ref()?;
+    let node = &snapshot.scene.pages[app.page_selected].nodes[app.node_selected];
+    match &node.kind {
+        quire::core::scene::NodeKind::Text { translation, .. } => translation.clone(),
+        _ => None,
+    }
+}
+
+#[test]
+fn keys_right_after_a_save_see_the_saved_value() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    // One burst: e, clear, type, Enter, e — no effect has been carried out
+    // between the keys.
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    clear_draft(&mut app);
+    typed(&mut app, "Bonjour");
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    let edit = app.edit.as_ref().expect("the box opened again");
+    assert_eq!(edit.draft().text, "Bonjour");
+    assert_eq!(shown_translation(&app).as_deref(), Some("Bonjour"));
+    // A scene loaded before the save was applied does not take it back.
+    let Effect::Save { draft, .. } = &fx[0] else {
+        panic!("{fx:?}")
+    };
+    let old = app.scene.clone().unwrap();
+    let mut stale = old.1.clone();
+    if let quire::core::scene::NodeKind::Text { translation, .. } =
+        &mut std::sync::Arc::make_mut(&mut stale.scene.pages[0]).nodes[1].kind
+    {
+        *translation = Some("old".into());
+    }
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Scene(old.0, Ok(stale.clone()))),
+        Instant::now(),
+    );
+    assert_eq!(shown_translation(&app).as_deref(), Some("Bonjour"));
+    // Applied at the next epoch; a scene of that epoch is the truth again.
+    let applied = old.1.epoch + 1;
+    let saved = Loaded::Saved(draft.clone(), Ok(applied));
+    update(&mut app, Msg::Loaded(saved), Instant::now());
+    assert!(!app.saving.is_empty(), "kept until a scene has the save");
+    stale.epoch = applied;
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Scene(old.0, Ok(stale))),
+        Instant::now(),
+    );
+    assert!(app.saving.is_empty());
+    assert_eq!(shown_translation(&app).as_deref(), Some("old"));
+}
+
+#[test]
+fn a_failed_save_keeps_the_draft_open_with_the_error() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    update(&mut app, key(KeyCode::Char('e')), Instant::now());
+    clear_draft(&mut app);
+    typed(&mut app, "Line one");
+    update(&mut app, alt_enter(), Instant::now());
+    typed(&mut app, "line two");
+    update(&mut app, ctrl('j'), Instant::now());
+    typed(&mut app, "三");
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    let [Effect::Save { draft, .. }] = fx.as_slice() else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(draft.text, "Line one\nline two\n三");
+    let down = quire::tui::backend::BackendError::disconnected("connection refused");
+    let fx = update(
+        &mut app,
+        Msg::Loaded(Loaded::Saved(draft.clone(), Err(down))),
+        Instant::now(),
+    );
+    let edit = app.edit.as_ref().expect("the draft is open again");
+    assert_eq!(edit.draft().text, "Line one\nline two\n三");
+    let status = app.status.as_ref().unwrap();
+    assert!(
+        status.error && status.text.contains("connection refused"),
+        "{status:?}"
+    );
+    assert!(app.saving.is_empty());
+    assert!(
+        fx.iter().any(|e| matches!(e, Effect::LoadScene(_))),
+        "{fx:?}"
+    );
+    // Enter tries again.
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert!(matches!(fx.as_slice(), [Effect::Save { .. }]), "{fx:?}");
 }
 
 #[test]

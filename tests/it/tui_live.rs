@@ -121,6 +121,10 @@ impl Tmux {
     }
 
     fn start_with(s: &Sandbox, name: &str, args: &str) -> Option<Tmux> {
+        Self::start_sized(s, name, args, (120, 36))
+    }
+
+    fn start_sized(s: &Sandbox, name: &str, args: &str, size: (u16, u16)) -> Option<Tmux> {
         let missing = crate::harness::missing_program("tmux", "-V");
         if !crate::harness::tool_available("tmux", name, missing) {
             return None;
@@ -140,9 +144,9 @@ impl Tmux {
                 "-s",
                 name,
                 "-x",
-                "120",
+                &size.0.to_string(),
                 "-y",
-                "36",
+                &size.1.to_string(),
                 &env,
             ])
             .status()
@@ -256,6 +260,50 @@ fn the_whole_flow_by_keyboard_in_a_real_terminal() {
         node["translation"].as_str().unwrap().starts_with("[Ĥéļļö"),
         "{node}"
     );
+}
+
+#[test]
+fn enter_then_e_in_one_burst_reopens_the_saved_two_line_translation_at_80_by_24() {
+    let s = Sandbox::new();
+    let name = format!("quire-burst-{}", std::process::id());
+    let Some(tmux) = Tmux::start_sized(&s, &name, "", (80, 24)) else {
+        return;
+    };
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line("/new Burst");
+    tmux.wait_for("Burst · epoch 0");
+    let page = s.write("page1.txt", "Hello there\n\nSee you\n");
+    tmux.type_line(&format!("/attach {}", page.display()));
+    tmux.wait_for("staged:");
+    tmux.type_line("/import");
+    tmux.wait_for("page1 (2)");
+    tmux.keys(&["Tab", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "Salut"]);
+    tmux.keys(&["M-Enter"]);
+    tmux.keys(&["-l", "ça va"]);
+    tmux.wait_for("ça va");
+    // Save and open again in one write: the box must hold what was saved.
+    tmux.keys(&["Enter", "e"]);
+    let screen = tmux.wait_for("Translation (draft)");
+    assert!(
+        screen.contains("│Salut") && screen.contains("│ça va"),
+        "{screen}"
+    );
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("edit dropped");
+    tmux.keys(&["q"]);
+    let end = Instant::now() + Duration::from_secs(30);
+    while tmux.alive() {
+        assert!(Instant::now() < end, "quire did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let scene: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(s.data_dir().join("projects/burst/scene.json")).unwrap(),
+    )
+    .unwrap();
+    let node = &scene["scene"]["pages"][0]["nodes"][0]["kind"];
+    assert_eq!(node["translation"], "Salut\nça va", "{node}");
 }
 
 #[test]
