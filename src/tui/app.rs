@@ -9,7 +9,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 use super::backend::{BackendError, BackendEvent};
 use crate::core::ProjectEntry;
 use crate::core::engines::EngineInfo;
-use crate::core::events::{JobStatus, JobSummary, SessionSummary};
+use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use crate::core::export::ExportFormat;
 use crate::core::ids::{JobId, NodeId, PageId, SessionId};
 use crate::core::jobs::{Approval, PipelineSpec};
@@ -28,6 +28,8 @@ pub enum Route {
 pub enum Pane {
     Pages,
     Nodes,
+    /// The jobs pane and its warnings.
+    Jobs,
 }
 
 /// Editing a text node's translation: a draft until saved or dropped.
@@ -183,6 +185,10 @@ pub struct App {
     pub focus: Pane,
     pub page_selected: usize,
     pub node_selected: usize,
+    /// The selected warning of the jobs pane (newest first).
+    pub warning_selected: usize,
+    /// `w` hides the jobs pane.
+    pub jobs_hidden: bool,
     pub input: Option<InputLine>,
     pub edit: Option<EditBox>,
     /// Saves sent and not yet in a loaded scene.
@@ -237,6 +243,8 @@ impl App {
             focus: Pane::Pages,
             page_selected: 0,
             node_selected: 0,
+            warning_selected: 0,
+            jobs_hidden: false,
             input: None,
             edit: None,
             saving: Vec::new(),
@@ -286,6 +294,16 @@ impl App {
     /// The jobs of a session, newest last.
     pub fn jobs_of(&self, id: SessionId) -> impl Iterator<Item = &JobSummary> {
         self.jobs.iter().filter(move |j| j.session_id == id)
+    }
+
+    /// The warnings of a session's jobs, newest first (what the jobs pane
+    /// lists).
+    pub fn warnings_of(&self, id: SessionId) -> Vec<&JobWarningInfo> {
+        let jobs: Vec<_> = self.jobs_of(id).collect();
+        jobs.into_iter()
+            .rev()
+            .flat_map(|j| j.warnings.iter().rev())
+            .collect()
     }
 
     /// The latest queued or running job of a session.

@@ -3,10 +3,36 @@
 
 use ratatui::layout::{Constraint, Direction, Layout, Rect};
 
-use super::app::{App, Route};
+use unicode_width::UnicodeWidthStr;
+
+use super::app::{App, Pane, Route, ShareBar};
 
 /// A label of the sharing bar that can be clicked.
 pub const REVOKE: &str = "[Revoke]";
+
+/// The sharing bar's text; `with_endpoint` puts the endpoint on it.
+pub fn share_line(share: &ShareBar, with_endpoint: bool) -> String {
+    let place = if with_endpoint {
+        format!(" · {}", share.endpoint)
+    } else {
+        String::new()
+    };
+    format!(
+        " shared with an MCP client{place} · {}/{} navigations ",
+        share.used, share.limit
+    )
+}
+
+/// One row when everything fits beside `[Revoke]`, else the endpoint
+/// wrapped on the rows below.
+fn share_rows(share: &ShareBar, width: u16) -> u16 {
+    let width = usize::from(width.max(1));
+    if share_line(share, true).width() + REVOKE.len() < width {
+        return 1;
+    }
+    let endpoint = share.endpoint.width() + 1;
+    (1 + endpoint.div_ceil(width)).min(4) as u16
+}
 
 pub struct Areas {
     pub title: Rect,
@@ -20,8 +46,8 @@ pub struct Areas {
 
 pub fn areas(app: &App, area: Rect) -> Areas {
     let mut constraints = vec![Constraint::Length(1)];
-    if app.share.is_some() {
-        constraints.push(Constraint::Length(1));
+    if let Some(share) = &app.share {
+        constraints.push(Constraint::Length(share_rows(share, area.width)));
     }
     constraints.push(Constraint::Min(3));
     if !app.attachments.is_empty() {
@@ -72,17 +98,36 @@ pub struct SessionAreas {
     pub jobs: Option<Rect>,
 }
 
-/// How many rows the jobs pane takes when the session has jobs.
+/// How many rows the jobs pane takes while a job runs or it has the focus.
 const JOBS_HEIGHT: u16 = 7;
 
+/// The jobs pane's rows: none without jobs or when hidden (`w`); one line
+/// (no border) when idle; a bordered pane while a job is queued or
+/// running; half the body when it has the focus, to read the warnings.
+pub fn jobs_height(app: &App, body: Rect) -> u16 {
+    let Some(id) = app.shown_session() else {
+        return 0;
+    };
+    if app.jobs_hidden || app.jobs_of(id).next().is_none() {
+        return 0;
+    }
+    let wanted = if app.focus == Pane::Jobs {
+        JOBS_HEIGHT.max(body.height / 2)
+    } else if app.live_job(id).is_some() {
+        JOBS_HEIGHT.min(body.height / 3)
+    } else {
+        1
+    };
+    // The lists above keep at least 6 rows.
+    wanted.min(body.height.saturating_sub(6)).max(1)
+}
+
 pub fn session_areas(app: &App, body: Rect) -> SessionAreas {
-    let has_jobs = app
-        .shown_session()
-        .is_some_and(|id| app.jobs_of(id).next().is_some());
-    let (main, jobs) = if has_jobs && body.height > JOBS_HEIGHT + 6 {
+    let jobs_rows = jobs_height(app, body);
+    let (main, jobs) = if jobs_rows > 0 && body.height > jobs_rows + 3 {
         let v = Layout::default()
             .direction(Direction::Vertical)
-            .constraints([Constraint::Min(6), Constraint::Length(JOBS_HEIGHT)])
+            .constraints([Constraint::Min(3), Constraint::Length(jobs_rows)])
             .split(body);
         (v[0], Some(v[1]))
     } else {
@@ -90,17 +135,31 @@ pub fn session_areas(app: &App, body: Rect) -> SessionAreas {
     };
     let h = Layout::default()
         .direction(Direction::Horizontal)
-        .constraints([Constraint::Percentage(28), Constraint::Percentage(72)])
+        .constraints([Constraint::Percentage(24), Constraint::Percentage(76)])
         .split(main);
     let right = Layout::default()
         .direction(Direction::Vertical)
-        .constraints([Constraint::Percentage(62), Constraint::Percentage(38)])
+        .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
         .split(h[1]);
     SessionAreas {
         pages: h[0],
         nodes: right[0],
         detail: right[1],
         jobs,
+    }
+}
+
+/// The warning rows of a jobs pane of `rows` rows, and where they start.
+pub fn warning_rows(jobs: Rect, live: usize) -> Rect {
+    if jobs.height <= 1 {
+        return Rect { height: 0, ..jobs };
+    }
+    let inside = inner(jobs);
+    let gauges = (live as u16).min(inside.height);
+    Rect {
+        y: inside.y + gauges,
+        height: inside.height - gauges,
+        ..inside
     }
 }
 
@@ -131,6 +190,10 @@ pub enum Hit {
     HomeRow(usize),
     Page(usize),
     Node(usize),
+    /// A warning of the jobs pane, by its index (newest first).
+    Warning(usize),
+    /// The one-line jobs pane: click to open it.
+    Jobs,
 }
 
 fn contains(r: Rect, col: u16, row: u16) -> bool {
@@ -161,6 +224,21 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
                 let offset = scroll_offset(app.page_selected, len, pages.height as usize);
                 return Some(Hit::Page(offset + (row - pages.y) as usize));
             }
+            if let (Some(jobs), Route::Session(id)) = (s.jobs, app.route)
+                && contains(jobs, col, row)
+            {
+                if jobs.height <= 1 {
+                    return Some(Hit::Jobs);
+                }
+                let list = warning_rows(jobs, shown_gauges(app, id));
+                let len = app.warnings_of(id).len();
+                if !contains(list, col, row) {
+                    return Some(Hit::Jobs);
+                }
+                let offset = scroll_offset(app.warning_selected, len, list.height as usize);
+                let i = offset + (row - list.y) as usize;
+                return Some(if i < len { Hit::Warning(i) } else { Hit::Jobs });
+            }
             let nodes = inner(s.nodes);
             if contains(nodes, col, row) {
                 let len = app
@@ -174,6 +252,11 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
         }
     }
     None
+}
+
+/// How many job gauges a bordered jobs pane shows above its warnings.
+pub fn shown_gauges(app: &App, id: crate::core::ids::SessionId) -> usize {
+    app.jobs_of(id).count().min(2)
 }
 
 /// The list of the home route (inside its border).

@@ -455,11 +455,27 @@ fn session_key(
     }
     match key.code {
         KeyCode::Tab | KeyCode::BackTab => {
-            app.focus = match app.focus {
-                Pane::Pages => Pane::Nodes,
-                Pane::Nodes => Pane::Pages,
+            let has_jobs = !app.jobs_hidden && app.jobs_of(id).next().is_some();
+            let back = key.code == KeyCode::BackTab;
+            app.focus = match (app.focus, has_jobs, back) {
+                (Pane::Pages, _, false) | (Pane::Jobs, _, true) => Pane::Nodes,
+                (Pane::Nodes, true, false) | (Pane::Pages, true, true) => Pane::Jobs,
+                _ => Pane::Pages,
             }
         }
+        KeyCode::Char('w') => {
+            app.jobs_hidden = !app.jobs_hidden;
+            if app.jobs_hidden && app.focus == Pane::Jobs {
+                app.focus = Pane::Nodes;
+            }
+            app.say(if app.jobs_hidden {
+                "jobs pane hidden · w shows it"
+            } else {
+                "jobs pane shown"
+            });
+        }
+        KeyCode::Enter if app.focus == Pane::Jobs => jump_to_warning(app, id),
+        KeyCode::Esc if app.focus == Pane::Jobs => app.focus = Pane::Nodes,
         KeyCode::Right | KeyCode::Char('l') | KeyCode::Enter if app.focus == Pane::Pages => {
             app.focus = Pane::Nodes;
         }
@@ -487,6 +503,50 @@ fn move_in_focus(app: &mut App, delta: isize) {
             let n = node_count(app);
             move_sel(&mut app.node_selected, n, delta);
         }
+        Pane::Jobs => {
+            let n = app
+                .shown_session()
+                .map_or(0, |id| app.warnings_of(id).len());
+            move_sel(&mut app.warning_selected, n, delta);
+        }
+    }
+}
+
+/// Enter on a warning: show its node (by id, so a reordered page still
+/// finds it), with the focus on the nodes.
+fn jump_to_warning(app: &mut App, id: SessionId) {
+    let Some(w) = app
+        .warnings_of(id)
+        .get(app.warning_selected)
+        .copied()
+        .cloned()
+    else {
+        app.fail("no warning selected");
+        return;
+    };
+    let Some((_, snapshot)) = &app.scene else {
+        return;
+    };
+    let pages = &snapshot.scene.pages;
+    let page = match w.finding.page_id {
+        Some(pid) => pages.iter().position(|p| p.id == pid),
+        None => (w.page_index < pages.len()).then_some(w.page_index),
+    };
+    let Some(page) = page else {
+        app.fail("that page is gone");
+        return;
+    };
+    let node = w
+        .finding
+        .node_id
+        .and_then(|nid| pages[page].nodes.iter().position(|n| n.id == nid));
+    app.page_selected = page;
+    app.node_selected = node.unwrap_or(0);
+    app.focus = Pane::Nodes;
+    if w.finding.node_id.is_some() && node.is_none() {
+        app.fail("that node is gone; its page is shown");
+    } else {
+        app.say(format!("{}: {}", w.finding.rule, w.finding.message));
     }
 }
 
@@ -603,6 +663,14 @@ fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>) {
                     app.node_selected = i;
                 }
             }
+            // A click on a warning jumps to its node; on the pane, opens it.
+            Some(Hit::Warning(i)) if app.modal.is_none() => {
+                app.warning_selected = i;
+                if let Some(id) = app.shown_session() {
+                    jump_to_warning(app, id);
+                }
+            }
+            Some(Hit::Jobs) if app.modal.is_none() => app.focus = Pane::Jobs,
             _ => {}
         },
         MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
@@ -622,6 +690,10 @@ fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>) {
                 }
                 Some(Hit::Node(_)) => {
                     app.focus = Pane::Nodes;
+                    move_in_focus(app, delta);
+                }
+                Some(Hit::Warning(_) | Hit::Jobs) => {
+                    app.focus = Pane::Jobs;
                     move_in_focus(app, delta);
                 }
                 _ => {}

@@ -11,10 +11,13 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::app::{App, HomeRow, Modal, Pane, Route};
 use super::commands::COMMANDS;
-use super::layout::{REVOKE, areas, centered, home_list, inner, scroll_offset, session_areas};
+use super::layout::{
+    REVOKE, areas, centered, home_list, inner, scroll_offset, session_areas, share_line,
+    shown_gauges, warning_rows,
+};
 use crate::config::schema::Theme;
-use crate::core::events::JobStatus;
-use crate::core::ids::SessionId;
+use crate::core::events::{JobStatus, JobSummary};
+use crate::core::ids::{NodeId, SessionId};
 use crate::core::scene::{Author, Node, NodeKind, TextState};
 
 /// The accent colour of the config's `tui.theme`: cyan reads well on dark
@@ -157,13 +160,16 @@ fn title(app: &App, frame: &mut Frame, area: Rect) {
 
 fn share_bar(app: &App, frame: &mut Frame, area: Rect) {
     let Some(share) = &app.share else { return };
-    let text = format!(
-        " shared with an MCP client · {} · {}/{} navigations ",
-        share.endpoint, share.used, share.limit
-    );
     let style = Style::default().fg(Color::Black).bg(Color::Yellow);
+    // The endpoint is what a person copies: never cut. On one row when it
+    // fits, else on the rows below, wrapped.
+    let text = if area.height <= 1 {
+        share_line(share, true)
+    } else {
+        format!("{}\n {}", share_line(share, false), share.endpoint)
+    };
     frame.render_widget(
-        Paragraph::new(clip(&text, area.width as usize)).style(style),
+        Paragraph::new(text).style(style).wrap(Wrap { trim: false }),
         area,
     );
     frame.render_widget(
@@ -303,30 +309,56 @@ fn state_words(kind: &NodeKind) -> String {
     }
 }
 
-fn node_summary(node: &Node, width: usize) -> (String, Style) {
+/// A node's row: kind, state mark, `!` when a warning names it, then the
+/// source and the translation side by side, so both show at any width.
+fn node_summary(node: &Node, warned: bool, width: usize) -> (String, Style) {
     let hidden = if node.visible { "" } else { " (hidden)" };
+    let flag = if warned { '!' } else { ' ' };
     let text = match &node.kind {
         NodeKind::Text {
             text, translation, ..
         } => {
-            let source = text.as_deref().unwrap_or("");
+            let source = format!("{}{hidden}", text.as_deref().unwrap_or(""));
             let mark = state_mark(&node.kind);
-            match translation {
-                Some(t) => format!("T {mark} {source}  →  {t}"),
-                None => format!("T {mark} {source}  →  ·"),
-            }
+            let rest = width.saturating_sub(5 + 3);
+            let source_w = rest / 2;
+            let translation = translation.as_deref().unwrap_or("·");
+            format!(
+                "T {mark}{flag} {} → {}",
+                fit(&source, source_w),
+                clip(translation, rest - source_w)
+            )
         }
-        NodeKind::Image { name, role, .. } => {
-            format!("I  {} ({role:?})", name.as_deref().unwrap_or("image")).to_lowercase()
+        NodeKind::Image { name, role, .. } => format!(
+            "I  {flag} {}{hidden}",
+            format!("{} ({role:?})", name.as_deref().unwrap_or("image")).to_lowercase()
+        ),
+        NodeKind::Mask { role, .. } => {
+            format!(
+                "M  {flag} {}{hidden}",
+                format!("mask ({role:?})").to_lowercase()
+            )
         }
-        NodeKind::Mask { role, .. } => format!("M  mask ({role:?})").to_lowercase(),
     };
-    let style = if node.visible {
+    let style = if warned {
+        Style::default().fg(Color::Yellow)
+    } else if node.visible {
         Style::default()
     } else {
         dim()
     };
-    (clip(&format!("{text}{hidden}"), width), style)
+    (fit(&text, width), style)
+}
+
+/// Rows for a source part of `top` rows above a translation part of
+/// `bottom` rows in `height`: both whole when they fit; otherwise the
+/// translation keeps at least half (or all it needs, if less).
+pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
+    if top + bottom <= height {
+        return (top, height - top);
+    }
+    let keep = bottom.min(height.div_ceil(2).max(height.saturating_sub(top)));
+    (height - keep, keep)
 }
 
 /// A text as lines, its line breaks kept.
@@ -362,10 +394,16 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
         .skip(offset)
         .take(height)
         .map(|(i, p)| {
-            let text = clip(
-                &format!("{:>3} {} ({})", i + 1, p.name, p.nodes.len()),
-                width,
-            );
+            // Progress: text nodes translated (or further) of all.
+            let (done, texts) = p.nodes.iter().fold((0, 0), |(done, all), n| match &n.kind {
+                NodeKind::Text { translation, .. } => {
+                    (done + usize::from(translation.is_some()), all + 1)
+                }
+                _ => (done, all),
+            });
+            let progress = format!(" {done}/{texts}");
+            let name_w = width.saturating_sub(4 + progress.len());
+            let text = format!("{:>3} {}{progress}", i + 1, fit(&p.name, name_w));
             let style = if i == app.page_selected {
                 selected()
             } else {
@@ -390,6 +428,13 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
     let height = inner_nodes.height as usize;
     let offset = scroll_offset(app.node_selected, nodes.len(), height);
     let width = inner_nodes.width as usize;
+    let warned: std::collections::HashSet<NodeId> = app
+        .shown_session()
+        .map(|id| app.warnings_of(id))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|w| w.finding.node_id)
+        .collect();
     let node_lines: Vec<Line> = if nodes.is_empty() {
         vec![Line::styled("no nodes on this page", dim())]
     } else {
@@ -399,7 +444,7 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
             .skip(offset)
             .take(height)
             .map(|(i, n)| {
-                let (text, style) = node_summary(n, width);
+                let (text, style) = node_summary(n, warned.contains(&n.id), width);
                 let style = if i == app.node_selected && app.focus == Pane::Nodes {
                     selected()
                 } else if i == app.node_selected {
@@ -425,8 +470,9 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
         ),
         s.nodes,
     );
-    // Detail of the selected node.
-    let detail: Vec<Line> = match nodes.get(app.node_selected) {
+    // Detail of the selected node: its source above, its translation
+    // below, each given rows so that the translation always shows.
+    let (top, bottom): (Vec<Line>, Vec<Line>) = match nodes.get(app.node_selected) {
         Some(node) => match &node.kind {
             NodeKind::Text {
                 text,
@@ -434,142 +480,217 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                 source_lang,
                 timing,
                 ..
-            } => vec![Line::from(vec![
-                Span::styled(
-                    format!(
-                        "Source{}",
-                        source_lang
-                            .as_deref()
-                            .map(|l| format!(" ({l})"))
-                            .unwrap_or_default()
+            } => {
+                let heading = Line::from(vec![
+                    Span::styled(
+                        format!(
+                            "Source{}",
+                            source_lang
+                                .as_deref()
+                                .map(|l| format!(" ({l})"))
+                                .unwrap_or_default()
+                        ),
+                        bold(),
                     ),
-                    bold(),
-                ),
-                Span::styled(
-                    timing
-                        .as_ref()
-                        .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
-                        .unwrap_or_default(),
-                    dim(),
-                ),
-            ])]
-            .into_iter()
-            .chain(lines_of(text.as_deref().unwrap_or_default()))
-            .chain([Line::from(vec![
-                Span::styled("Translation", bold()),
-                Span::styled(format!("  {}", state_words(&node.kind)), dim()),
-            ])])
-            .chain(match translation {
-                Some(t) => lines_of(t),
-                None => vec![Line::styled("not translated · e to edit", dim())],
-            })
-            .collect(),
+                    Span::styled(
+                        timing
+                            .as_ref()
+                            .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
+                            .unwrap_or_default(),
+                        dim(),
+                    ),
+                ]);
+                let mut top = vec![heading];
+                top.extend(lines_of(text.as_deref().unwrap_or_default()));
+                let mut bottom = vec![Line::from(vec![
+                    Span::styled("Translation", bold()),
+                    Span::styled(format!("  {}", state_words(&node.kind)), dim()),
+                ])];
+                match translation {
+                    Some(t) => bottom.extend(lines_of(t)),
+                    None => bottom.push(Line::styled("not translated · e to edit", dim())),
+                }
+                (top, bottom)
+            }
             NodeKind::Image {
                 blob,
                 role,
                 opacity,
                 name,
-            } => vec![
-                Line::styled(format!("Image ({role:?})"), bold()),
-                Line::raw(format!(
-                    "{} · opacity {opacity}",
-                    name.as_deref().unwrap_or("unnamed")
-                )),
-                Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
-            ],
-            NodeKind::Mask { blob, role } => vec![
-                Line::styled(format!("Mask ({role:?})"), bold()),
-                Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
-            ],
+            } => (
+                vec![
+                    Line::styled(format!("Image ({role:?})"), bold()),
+                    Line::raw(format!(
+                        "{} · opacity {opacity}",
+                        name.as_deref().unwrap_or("unnamed")
+                    )),
+                    Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
+                ],
+                Vec::new(),
+            ),
+            NodeKind::Mask { blob, role } => (
+                vec![
+                    Line::styled(format!("Mask ({role:?})"), bold()),
+                    Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
+                ],
+                Vec::new(),
+            ),
         },
-        None => vec![Line::styled("select a node", dim())],
+        None => (vec![Line::styled("select a node", dim())], Vec::new()),
     };
     frame.render_widget(
-        Paragraph::new(detail)
-            .wrap(Wrap { trim: false })
-            .block(Block::default().borders(Borders::ALL).title(" Node ")),
+        Block::default().borders(Borders::ALL).title(" Node "),
         s.detail,
+    );
+    let inside = inner(s.detail);
+    let top = Paragraph::new(top).wrap(Wrap { trim: false });
+    let bottom = Paragraph::new(bottom).wrap(Wrap { trim: false });
+    let (top_rows, bottom_rows) = split_rows(
+        inside.height,
+        top.line_count(inside.width) as u16,
+        bottom.line_count(inside.width) as u16,
+    );
+    frame.render_widget(
+        top,
+        Rect {
+            height: top_rows,
+            ..inside
+        },
+    );
+    frame.render_widget(
+        bottom,
+        Rect {
+            y: inside.y + top_rows,
+            height: bottom_rows,
+            ..inside
+        },
     );
     if let Some(jobs_area) = s.jobs {
         jobs(app, frame, jobs_area);
     }
 }
 
+/// `1 warning`, `2 warnings`.
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+fn job_label(job: &JobSummary) -> (String, f64, Color) {
+    let percent = job.progress.as_ref().map_or(0.0, |p| p.overall_percent);
+    let status = match job.status {
+        JobStatus::Queued => "queued",
+        JobStatus::Running => "running",
+        JobStatus::Completed => "done",
+        JobStatus::CompletedWithErrors => "done with warnings",
+        JobStatus::Cancelled => "cancelled",
+        JobStatus::Failed => "failed",
+    };
+    let warnings = job.warnings.len() + job.warnings_omitted;
+    let counted = match warnings {
+        0 => String::new(),
+        n => format!(" · {}", count(n, "warning")),
+    };
+    let label = format!(
+        "{} · {status} · {percent:.0}%{counted}",
+        job.steps.join(" → ")
+    );
+    let color = if matches!(
+        job.status,
+        JobStatus::Failed | JobStatus::CompletedWithErrors
+    ) {
+        Color::Yellow
+    } else {
+        Color::Green
+    };
+    (label, (percent / 100.0).clamp(0.0, 1.0), color)
+}
+
 fn jobs(app: &App, frame: &mut Frame, area: Rect) {
     let Some(id) = app.shown_session() else {
         return;
     };
-    let block = Block::default().borders(Borders::ALL).title(" Jobs ");
-    let inside = inner(area);
-    frame.render_widget(block, area);
     let jobs: Vec<_> = app.jobs_of(id).collect();
-    let mut y = inside.y;
-    let bottom = inside.y + inside.height;
-    for job in jobs.iter().rev().take(2) {
-        if y >= bottom {
-            break;
+    // Idle: the latest job on one line.
+    if area.height <= 1 {
+        if let Some(job) = jobs.last() {
+            let (label, _, color) = job_label(job);
+            let hint = " · Tab to read · w hides";
+            let line = Line::from(vec![
+                Span::styled("Jobs ", bold()),
+                Span::styled(label, Style::default().fg(color)),
+                Span::styled(hint, dim()),
+            ]);
+            frame.render_widget(Paragraph::new(line), area);
         }
-        let percent = job.progress.as_ref().map_or(0.0, |p| p.overall_percent);
-        let status = match job.status {
-            JobStatus::Queued => "queued",
-            JobStatus::Running => "running",
-            JobStatus::Completed => "done",
-            JobStatus::CompletedWithErrors => "done with warnings",
-            JobStatus::Cancelled => "cancelled",
-            JobStatus::Failed => "failed",
-        };
-        let label = format!("{} · {status} · {percent:.0}%", job.steps.join(" → "));
-        let ratio = (percent / 100.0).clamp(0.0, 1.0);
-        let color = if matches!(
-            job.status,
-            JobStatus::Failed | JobStatus::CompletedWithErrors
-        ) {
-            Color::Yellow
+        return;
+    }
+    let warnings = app.warnings_of(id);
+    let focused = app.focus == Pane::Jobs;
+    let title = if focused {
+        format!(
+            " Jobs · {} · Enter shows the node ",
+            count(warnings.len(), "warning")
+        )
+    } else {
+        format!(" Jobs · {} ", count(warnings.len(), "warning"))
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused {
+            Style::default().fg(accent(app))
         } else {
-            Color::Green
-        };
+            Style::default()
+        })
+        .title(title);
+    frame.render_widget(block, area);
+    let inside = inner(area);
+    for (row, job) in jobs.iter().rev().take(shown_gauges(app, id)).enumerate() {
+        let (label, ratio, color) = job_label(job);
         frame.render_widget(
             Gauge::default()
                 .gauge_style(Style::default().fg(color))
                 .ratio(ratio)
                 .label(clip(&label, inside.width as usize)),
             Rect {
-                y,
+                y: inside.y + row as u16,
                 height: 1,
                 ..inside
             },
         );
-        y += 1;
     }
-    let warnings: Vec<String> = jobs
+    let list = warning_rows(area, shown_gauges(app, id));
+    let height = list.height as usize;
+    let offset = scroll_offset(app.warning_selected, warnings.len(), height);
+    let width = list.width as usize;
+    let lines: Vec<Line> = warnings
         .iter()
-        .rev()
-        .flat_map(|j| {
-            j.warnings.iter().rev().map(|w| {
-                format!(
-                    "⚠ page {} · {}: {}",
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(i, w)| {
+            let text = fit(
+                &format!(
+                    "⚠ page {} · {} · {}: {}",
                     w.page_index + 1,
                     w.step_id,
+                    w.finding.rule,
                     w.finding.message
-                )
-            })
+                ),
+                width,
+            );
+            let style = if focused && i == app.warning_selected {
+                selected()
+            } else {
+                Style::default().fg(Color::Yellow)
+            };
+            Line::styled(text, style)
         })
-        .take(bottom.saturating_sub(y) as usize)
         .collect();
-    for w in warnings {
-        frame.render_widget(
-            Paragraph::new(Span::styled(
-                clip(&w, inside.width as usize),
-                Style::default().fg(Color::Yellow),
-            )),
-            Rect {
-                y,
-                height: 1,
-                ..inside
-            },
-        );
-        y += 1;
-    }
+    frame.render_widget(Paragraph::new(lines), list);
 }
 
 fn attachments(app: &App, frame: &mut Frame, area: Rect) {
@@ -695,7 +816,8 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
     let mut lines = vec![
         Line::styled("Keys", bold()),
         Line::raw("  ↑↓ j k     move            Enter     open / select"),
-        Line::raw("  Tab        switch pane     mouse     click, wheel"),
+        Line::raw("  Tab        pages → nodes → jobs       mouse  click, wheel"),
+        Line::raw("  Enter      on a warning: show its node  w  hide/show jobs"),
         Line::raw("  e          edit a translation (Enter saves, Esc drops)"),
         Line::raw("    in it:   Alt-Enter or Ctrl-j new line, Ctrl-u/Ctrl-r undo/redo,"),
         Line::raw("             Alt-f/Alt-b word, Ctrl-a/Ctrl-e line start/end"),
@@ -800,4 +922,27 @@ fn exit_overlay(app: &App, frame: &mut Frame, area: Rect) {
         Line::styled("y quit anyway · n stay", dim()),
     ];
     modal_box(app, frame, area, "Quit?", lines, 64);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_translation_keeps_its_rows_when_the_source_is_long() {
+        assert_eq!(split_rows(10, 3, 2), (3, 7));
+        // A long source: the translation keeps what it needs, up to half.
+        assert_eq!(split_rows(6, 9, 2), (4, 2));
+        assert_eq!(split_rows(6, 9, 9), (3, 3));
+        // A short source leaves the rest to a long translation.
+        assert_eq!(split_rows(6, 2, 9), (2, 4));
+    }
+
+    #[test]
+    fn clipping_counts_display_columns() {
+        assert_eq!(fit("今日は", 4), "今… ");
+        assert_eq!(fit("今日は", 6), "今日は");
+        assert_eq!(fit("ab", 4), "ab  ");
+        assert_eq!(clip("a\nb", 5), "a⏎b");
+    }
 }

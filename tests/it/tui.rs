@@ -45,11 +45,7 @@ fn command(app: &mut App, line: &str) -> Vec<Effect> {
 #[test]
 fn screen_start_overlay() {
     let app = App::new("http://127.0.0.1:4096".into(), true);
-    insta::assert_snapshot!(draw(&App {
-        width: 80,
-        height: 16,
-        ..app
-    }));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -58,7 +54,7 @@ fn screen_home_welcome_for_a_newcomer() {
     let screen = draw(&app);
     assert!(screen.contains("There are no projects yet."));
     assert!(screen.contains("/new My comic"));
-    insta::assert_snapshot!(screen);
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -70,7 +66,7 @@ fn screen_home_with_sessions_and_projects() {
     ];
     app.projects = vec![project(1, "Archive")];
     app.home_selected = 1;
-    insta::assert_snapshot!(draw(&app));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -78,14 +74,14 @@ fn screen_session_with_pages_nodes_and_detail() {
     let mut app = session_app();
     app.focus = Pane::Nodes;
     app.node_selected = 1;
-    insta::assert_snapshot!(draw(&app));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
 fn screen_session_with_jobs_and_warnings() {
     let mut app = session_app();
     app.jobs = vec![job(sid(1), JobStatus::Running, 42.0, 2)];
-    insta::assert_snapshot!(draw(&app));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -93,7 +89,7 @@ fn screen_help_modal() {
     let mut app = session_app();
     app.height = 40;
     app.modal = Some(Modal::Help);
-    insta::assert_snapshot!(draw(&app));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 /// At 80×24 help does not fit: it scrolls, and its end (the engines, how
@@ -128,7 +124,7 @@ fn help_scrolls_to_its_end_at_80_by_24() {
 fn screen_confirm_modal() {
     let mut app = session_app();
     quire::tui::update::confirm_close(&mut app, sid(1));
-    insta::assert_snapshot!(draw(&app));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -138,7 +134,7 @@ fn screen_approval_modal_names_engine_and_command() {
     let screen = draw(&app);
     assert!(screen.contains("ocr"));
     assert!(screen.contains("tesseract {image} - tsv"));
-    insta::assert_snapshot!(screen);
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -146,7 +142,7 @@ fn screen_exit_overlay() {
     let mut app = session_app();
     app.jobs = vec![job(sid(1), JobStatus::Running, 10.0, 0)];
     update(&mut app, key(KeyCode::Char('q')), Instant::now());
-    insta::assert_snapshot!(draw(&app));
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
@@ -166,11 +162,126 @@ fn screen_edit_box_input_line_chips_and_sharing_bar() {
     app.node_selected = 1;
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
     typed(&mut app, "!");
-    insta::assert_snapshot!("edit_box", draw(&app));
+    insta::assert_snapshot!("edit_box", at_three_sizes(&app));
     update(&mut app, key(KeyCode::Esc), Instant::now());
     update(&mut app, key(KeyCode::Char(':')), Instant::now());
     typed(&mut app, "run pseudo");
-    insta::assert_snapshot!("input_line", draw(&app));
+    insta::assert_snapshot!("input_line", at_three_sizes(&app));
+}
+
+/// A session whose nodes are Japanese, with a long source, a two-line
+/// translation and a warning, the jobs pane idle.
+fn cjk_app() -> App {
+    use quire::core::scene::NodeKind;
+    let mut app = session_app();
+    let (_, snapshot) = app.scene.as_mut().unwrap();
+    let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
+    let texts = [
+        (
+            "今日は本当にいい天気ですね。散歩に行きましょうか。川の近くまで歩いて、それから駅前の喫茶店でコーヒーを飲みましょう。",
+            Some("Il fait vraiment beau.\nOn va se promener ?"),
+        ),
+        ("ありがとう", None),
+        ("「待って！」", Some("« Attends ! »")),
+    ];
+    for (node, (text, translation)) in page.nodes.iter_mut().skip(1).zip(texts) {
+        if let NodeKind::Text {
+            text: t,
+            translation: tr,
+            ..
+        } = &mut node.kind
+        {
+            *t = Some(text.to_owned());
+            *tr = translation.map(str::to_owned);
+        }
+    }
+    let warned = page.nodes[2].id;
+    let mut qa = job(sid(1), JobStatus::CompletedWithErrors, 100.0, 1);
+    qa.warnings[0].finding.node_id = Some(warned);
+    app.jobs = vec![qa];
+    app.focus = Pane::Nodes;
+    app.node_selected = 1;
+    app
+}
+
+#[test]
+fn screen_session_with_cjk_text_and_idle_jobs() {
+    let app = cjk_app();
+    let screen = draw(&app);
+    assert!(
+        screen.contains("On va se promener ?"),
+        "the translation shows:\n{screen}"
+    );
+    assert!(screen.contains("Jobs "), "one line of jobs:\n{screen}");
+    insta::assert_snapshot!(at_three_sizes(&app));
+}
+
+#[test]
+fn screen_jobs_pane_focused() {
+    let mut app = cjk_app();
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.focus, Pane::Jobs);
+    insta::assert_snapshot!(at_three_sizes(&app));
+}
+
+#[test]
+fn a_warning_jumps_to_its_node_by_key_and_by_click() {
+    let mut app = session_app();
+    let (_, snapshot) = app.scene.as_ref().unwrap();
+    let (page, node) = (
+        snapshot.scene.pages[2].id,
+        snapshot.scene.pages[2].nodes[3].id,
+    );
+    let mut qa = job(sid(1), JobStatus::CompletedWithErrors, 100.0, 2);
+    qa.warnings[1].finding.page_id = Some(page);
+    qa.warnings[1].finding.node_id = Some(node);
+    app.jobs = vec![qa];
+    // Idle: one line, which Tab (twice, past the nodes) opens.
+    assert!(draw(&app).contains("Jobs pseudo-translate"));
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.focus, Pane::Jobs);
+    let screen = draw(&app);
+    assert!(screen.contains("Enter shows the node"), "{screen}");
+    // Newest first: the second warning is the first row.
+    update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert_eq!(
+        (app.focus, app.page_selected, app.node_selected),
+        (Pane::Nodes, 2, 3)
+    );
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("missing-translation")
+    );
+    // A click on the other warning jumps to its page (it names no node).
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    let screen = draw(&app);
+    let row = screen
+        .lines()
+        .position(|l| l.contains("line 0"))
+        .expect("the warning row") as u16;
+    let click = Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 10,
+        row,
+        modifiers: KeyModifiers::NONE,
+    });
+    update(&mut app, click, Instant::now());
+    assert_eq!(
+        (app.focus, app.page_selected, app.node_selected),
+        (Pane::Nodes, 0, 0)
+    );
+    // w hides the pane, and Tab then skips it.
+    update(&mut app, key(KeyCode::Char('w')), Instant::now());
+    assert!(!draw(&app).contains("Jobs"));
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.focus, Pane::Pages);
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.focus, Pane::Pages);
 }
 
 #[test]
@@ -185,7 +296,7 @@ fn screen_disconnected_in_attach_mode() {
     );
     let screen = draw(&app);
     assert!(screen.contains("disconnected"));
-    insta::assert_snapshot!(screen);
+    insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 // ---- update ---------------------------------------------------------------

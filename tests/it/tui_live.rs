@@ -234,7 +234,7 @@ fn the_whole_flow_by_keyboard_in_a_real_terminal() {
     tmux.type_line(&format!("/attach {}", page.display()));
     tmux.wait_for("staged:");
     tmux.type_line("/import");
-    tmux.wait_for("page1 (2)");
+    tmux.wait_for(" 0/2");
     tmux.keys(&["?"]);
     tmux.wait_for("Commands");
     tmux.keys(&["Escape"]);
@@ -276,7 +276,7 @@ fn enter_then_e_in_one_burst_reopens_the_saved_two_line_translation_at_80_by_24(
     tmux.type_line(&format!("/attach {}", page.display()));
     tmux.wait_for("staged:");
     tmux.type_line("/import");
-    tmux.wait_for("page1 (2)");
+    tmux.wait_for(" 0/2");
     tmux.keys(&["Tab", "e"]);
     tmux.wait_for("Translation (draft)");
     tmux.keys(&["-l", "Salut"]);
@@ -393,7 +393,7 @@ fn a_signal_quits_cleanly_saving_projects_and_the_terminal() {
     tmux.type_line(&format!("/attach {}", page.display()));
     tmux.wait_for("staged:");
     tmux.type_line("/import");
-    tmux.wait_for("page1 (2)");
+    tmux.wait_for(" 0/2");
     assert_eq!(
         tmux.pane("#{alternate_on}"),
         "1",

@@ -173,6 +173,19 @@ pub fn job(session: SessionId, status: JobStatus, percent: f64, warnings: usize)
     }
 }
 
+/// The screen of `app` at 80×24, 100×30 and 160×45, one after the other.
+pub fn at_three_sizes(app: &App) -> String {
+    [(80, 24), (100, 30), (160, 45)]
+        .into_iter()
+        .map(|(width, height)| {
+            let mut sized = app.clone();
+            sized.width = width;
+            sized.height = height;
+            format!("── {width}×{height} ──\n{}", draw(&sized))
+        })
+        .collect()
+}
+
 /// The screen of `app` as text.
 pub fn draw(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(app.width, app.height)).unwrap();
@@ -181,8 +194,12 @@ pub fn draw(app: &App) -> String {
     let mut out = String::new();
     for y in 0..buffer.area.height {
         let mut line = String::new();
-        for x in 0..buffer.area.width {
-            line.push_str(buffer[(x, y)].symbol());
+        let mut x = 0;
+        while x < buffer.area.width {
+            let symbol = buffer[(x, y)].symbol();
+            line.push_str(symbol);
+            // A wide character covers the next cell too.
+            x += unicode_width::UnicodeWidthStr::width(symbol).max(1) as u16;
         }
         out.push_str(line.trim_end());
         out.push('\n');
