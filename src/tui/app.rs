@@ -189,6 +189,14 @@ pub struct App {
     pub warning_selected: usize,
     /// `w` hides the jobs pane.
     pub jobs_hidden: bool,
+    /// The text of the last `/find` (Ctrl-f): `n`/`N` go to its matches.
+    pub find: Option<String>,
+    /// Command lines run, oldest first (Up/Down on the command line).
+    pub history: Vec<String>,
+    /// Where Up/Down are in `history` while browsing it.
+    pub history_at: Option<usize>,
+    /// What Tab could complete to, shown under the command line.
+    pub choices: Vec<String>,
     pub input: Option<InputLine>,
     pub edit: Option<EditBox>,
     /// Saves sent and not yet in a loaded scene.
@@ -245,6 +253,10 @@ impl App {
             node_selected: 0,
             warning_selected: 0,
             jobs_hidden: false,
+            find: None,
+            history: Vec::new(),
+            history_at: None,
+            choices: Vec::new(),
             input: None,
             edit: None,
             saving: Vec::new(),
@@ -404,6 +416,8 @@ pub enum Loaded {
     Saved(Draft, Result<u64, BackendError>),
     /// An import succeeded: clear the staged files.
     Imported(Result<usize, BackendError>),
+    /// A directory's entries (name, is a directory) for completing `line`.
+    Listed(InputLine, Vec<(String, bool)>),
     /// `/attach`: the file exists (its absolute path), or why not.
     Located(Result<Attachment, BackendError>),
     /// An export found its file there already: ask, then run this.
@@ -467,6 +481,12 @@ pub enum Effect {
         path: PathBuf,
         /// Replace the file if it exists (after the person said so).
         overwrite: bool,
+    },
+    /// Tab on a path: list `dir` (as typed; empty is the working
+    /// directory) to complete `line`.
+    ListDir {
+        dir: String,
+        line: InputLine,
     },
     /// `/attach`: check that the file (as typed) exists, and stage it.
     Locate {

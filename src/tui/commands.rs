@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
-use super::update::{confirm_close, request_quit};
+use super::update::{confirm_close, go_to_page, next_node, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::glossary::{GlossaryFormat, Term};
 use crate::core::jobs::{Approval, PipelineSpec};
@@ -39,6 +39,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "run engines: pseudo-translate qa lang=fr overwrite=machine",
     ),
     ("/cancel", "cancel the shown session's running job"),
+    ("/N", "go to page N (also :N)"),
+    (
+        "/find TEXT",
+        "next node whose source or translation holds TEXT (Ctrl-f)",
+    ),
     (
         "/term SRC = TGT",
         "set a glossary term (/term -SRC removes it, /glossary lists)",
@@ -66,7 +71,21 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         Some((n, r)) => (n, r.trim()),
         None => (line, ""),
     };
+    if let Ok(page) = line.parse::<usize>() {
+        return go_to_page(app, page);
+    }
     match name {
+        "find" if rest.is_empty() => {
+            app.find = None;
+            app.say("find cleared: n/N go to nodes that need work");
+        }
+        "find" => {
+            app.find = Some(rest.to_lowercase());
+            next_node(app, false);
+            if app.status.as_ref().is_none_or(|s| !s.error) {
+                app.say(format!("found `{rest}` · n/N next/previous · /find clears"));
+            }
+        }
         "new" => {
             // `from=ja to=fr` at the end set the languages.
             let mut words: Vec<&str> = rest.split_whitespace().collect();

@@ -338,8 +338,36 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             }
         }
         Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
+        Effect::ListDir { dir, line } => Loaded::Listed(line, list_dir(&dir).await),
         Effect::Revoke => return None,
     })
+}
+
+/// The entries of a directory as typed (`~/` expanded, empty = the
+/// working directory): names and whether each is a directory; at most
+/// 1,000, none when it cannot be read.
+async fn list_dir(typed: &str) -> Vec<(String, bool)> {
+    let dir = if typed.is_empty() {
+        ".".to_owned()
+    } else {
+        super::commands::expand(typed)
+    };
+    let mut entries = Vec::new();
+    let Ok(mut read) = tokio::fs::read_dir(&dir).await else {
+        return entries;
+    };
+    while let Ok(Some(entry)) = read.next_entry().await {
+        if entries.len() == 1_000 {
+            break;
+        }
+        // Links to directories count as directories.
+        let is_dir = tokio::fs::metadata(entry.path())
+            .await
+            .is_ok_and(|m| m.is_dir());
+        entries.push((entry.file_name().to_string_lossy().into_owned(), is_dir));
+    }
+    entries.sort();
+    entries
 }
 
 /// `/attach`: the typed path made absolute (`~/` expanded), if it names a

@@ -13,7 +13,9 @@ use super::app::{
 };
 use super::backend::{BackendError, BackendEvent};
 use super::commands;
+use super::complete::{self, Completion};
 use super::layout::{Hit, hit_test};
+use super::navigate;
 use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::ids::{PageId, SessionId};
 use crate::core::jobs::Approval;
@@ -315,15 +317,57 @@ fn on_saved(app: &mut App, draft: Draft, result: Result<u64, BackendError>, fx: 
     }
 }
 
+/// How many command lines the history keeps.
+const HISTORY: usize = 200;
+
 fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
     let Some(input) = app.input.as_mut() else {
         return;
     };
+    if key.code != KeyCode::Tab {
+        app.choices.clear();
+    }
     match key.code {
-        KeyCode::Esc => app.input = None,
+        KeyCode::Esc => {
+            app.input = None;
+            app.history_at = None;
+        }
         KeyCode::Enter => {
             let text = app.input.take().map(|i| i.text).unwrap_or_default();
+            app.history_at = None;
+            if !text.trim().is_empty() && app.history.last() != Some(&text) {
+                app.history.push(text.clone());
+                if app.history.len() > HISTORY {
+                    app.history.remove(0);
+                }
+            }
             commands::run(app, &text, fx);
+        }
+        KeyCode::Up | KeyCode::Down => {
+            let len = app.history.len();
+            let at = match (app.history_at, key.code) {
+                (None, KeyCode::Up) if len > 0 => Some(len - 1),
+                (Some(i), KeyCode::Up) => Some(i.saturating_sub(1)),
+                (Some(i), KeyCode::Down) if i + 1 < len => Some(i + 1),
+                _ => None,
+            };
+            app.history_at = at;
+            let text = at.map(|i| app.history[i].clone()).unwrap_or_default();
+            *input = InputLine {
+                cursor: text.chars().count(),
+                text,
+            };
+        }
+        KeyCode::Tab => {
+            let line = input.clone();
+            match complete::complete(app, &line) {
+                Completion::Line { input, choices } => {
+                    app.input = Some(input);
+                    app.choices = choices;
+                }
+                Completion::ListDir { dir } => fx.push(Effect::ListDir { dir, line }),
+                Completion::None => app.choices.clear(),
+            }
         }
         KeyCode::Backspace if input.text.is_empty() => app.input = None,
         _ => {
@@ -365,6 +409,8 @@ fn home_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
         KeyCode::Down | KeyCode::Char('j') => move_sel(&mut app.home_selected, rows.len(), 1),
         KeyCode::PageUp => move_sel(&mut app.home_selected, rows.len(), -10),
         KeyCode::PageDown => move_sel(&mut app.home_selected, rows.len(), 10),
+        KeyCode::Home | KeyCode::Char('g') => app.home_selected = 0,
+        KeyCode::End | KeyCode::Char('G') => app.home_selected = rows.len().saturating_sub(1),
         KeyCode::Enter => open_home_row(app, rows.get(app.home_selected).cloned(), fx),
         KeyCode::Char('n') => {
             app.input = Some(InputLine {
@@ -453,7 +499,17 @@ fn session_key(
         move_in_focus(app, delta);
         return;
     }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match key.code {
+        KeyCode::Char('f') if ctrl => {
+            app.input = Some(InputLine {
+                text: "find ".into(),
+                cursor: 5,
+            })
+        }
+        KeyCode::Home | KeyCode::Char('g') => move_in_focus(app, isize::MIN / 2),
+        KeyCode::End | KeyCode::Char('G') => move_in_focus(app, isize::MAX / 2),
+        KeyCode::Char(c @ ('n' | 'N')) => next_node(app, c == 'N'),
         KeyCode::Tab | KeyCode::BackTab => {
             let has_jobs = !app.jobs_hidden && app.jobs_of(id).next().is_some();
             let back = key.code == KeyCode::BackTab;
@@ -510,6 +566,37 @@ fn move_in_focus(app: &mut App, delta: isize) {
             move_sel(&mut app.warning_selected, n, delta);
         }
     }
+}
+
+/// `n`/`N`: the next (previous) match of the last `/find`, or else the
+/// next node that needs work.
+pub fn next_node(app: &mut App, back: bool) {
+    let found = match &app.find {
+        Some(needle) => navigate::next_where(app, back, |n| navigate::holds(n, needle)),
+        None => {
+            let warned = navigate::warned(app);
+            navigate::next_where(app, back, |n| navigate::needs_work(n, &warned))
+        }
+    };
+    match found {
+        Some((page, node)) => {
+            app.page_selected = page;
+            app.node_selected = node;
+            app.focus = Pane::Nodes;
+        }
+        None if app.find.is_some() => app.fail("no node holds that text"),
+        None => app.say("nothing left to do: every node is translated and none is flagged"),
+    }
+}
+
+/// `/N`: page N (from 1).
+pub fn go_to_page(app: &mut App, n: usize) {
+    let pages = page_count(app);
+    if n == 0 || n > pages {
+        return app.fail(format!("there are {pages} pages"));
+    }
+    app.page_selected = n - 1;
+    app.node_selected = 0;
 }
 
 /// Enter on a warning: show its node (by id, so a reordered page still
@@ -908,6 +995,17 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             app.say(format!("imported {files} file(s) as pages"));
         }
         Loaded::Located(Ok(file)) => commands::stage(app, file),
+        // Only if the line is still what was completed.
+        Loaded::Listed(line, entries) if app.input.as_ref() == Some(&line) => {
+            match complete::paths(&line, &entries) {
+                Completion::Line { input, choices } => {
+                    app.input = Some(input);
+                    app.choices = choices;
+                }
+                _ => app.choices.clear(),
+            }
+        }
+        Loaded::Listed(..) => {}
         Loaded::Exists { path, retry } => {
             app.modal = Some(Modal::Confirm {
                 message: format!("{} exists. Overwrite it?", path.display()),

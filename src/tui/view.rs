@@ -713,7 +713,8 @@ fn bottom_line(app: &App, frame: &mut Frame, area: Rect) {
             Span::raw(input.text.clone()),
         ]);
         frame.render_widget(Paragraph::new(line), area);
-        let x = area.x + 1 + input.cursor.min(area.width as usize) as u16;
+        let before: String = input.text.chars().take(input.cursor).collect();
+        let x = area.x + 1 + before.width().min(area.width as usize) as u16;
         frame.set_cursor_position((x.min(area.x + area.width.saturating_sub(1)), area.y));
         return;
     }
@@ -741,8 +742,16 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         }
     } else if app.edit.is_some() {
         "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo"
+    } else if app.input.is_some() && !app.choices.is_empty() {
+        return frame.render_widget(
+            Paragraph::new(Span::styled(
+                clip(&app.choices.join("  "), area.width as usize),
+                dim(),
+            )),
+            area,
+        );
     } else if app.input.is_some() {
-        "Enter run · Esc drop · ? for commands"
+        "Enter run · Esc drop · Tab completes · ↑↓ history · ? for commands"
     } else {
         match app.route {
             Route::Home => {

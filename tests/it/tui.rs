@@ -285,6 +285,101 @@ fn a_warning_jumps_to_its_node_by_key_and_by_click() {
 }
 
 #[test]
+fn moving_by_page_number_ends_work_and_find() {
+    let mut app = session_app();
+    // Pages: 5, 4, 4 nodes; on page 1 node 0 is an image, odd text nodes
+    // are untranslated.
+    command(&mut app, "3");
+    assert_eq!((app.page_selected, app.node_selected), (2, 0));
+    command(&mut app, "9");
+    assert!(app.status.as_ref().unwrap().error);
+    update(&mut app, key(KeyCode::Char('g')), Instant::now());
+    assert_eq!(app.page_selected, 0);
+    update(&mut app, key(KeyCode::End), Instant::now());
+    assert_eq!(app.page_selected, 2);
+    update(&mut app, key(KeyCode::Home), Instant::now());
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    update(&mut app, key(KeyCode::Char('G')), Instant::now());
+    assert_eq!(app.node_selected, 4);
+    // n: the next node without a translation, across pages, wrapping.
+    let mut seen = Vec::new();
+    for _ in 0..4 {
+        update(&mut app, key(KeyCode::Char('n')), Instant::now());
+        seen.push((app.page_selected, app.node_selected));
+    }
+    let needs = |app: &App, (p, n): (usize, usize)| {
+        let node = &app.scene.as_ref().unwrap().1.scene.pages[p].nodes[n];
+        matches!(
+            &node.kind,
+            quire::core::scene::NodeKind::Text {
+                translation: None,
+                ..
+            }
+        )
+    };
+    assert!(seen.iter().all(|&place| needs(&app, place)), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0] != w[1]), "{seen:?}");
+    update(&mut app, key(KeyCode::Char('N')), Instant::now());
+    assert_eq!((app.page_selected, app.node_selected), seen[2]);
+    // Ctrl-f opens `find `; n/N then go to its matches; /find clears.
+    update(&mut app, ctrl('f'), Instant::now());
+    assert_eq!(app.input.as_ref().unwrap().text, "find ");
+    typed(&mut app, "PAGE 3");
+    update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert_eq!(app.page_selected, 2);
+    let first = app.node_selected;
+    update(&mut app, key(KeyCode::Char('n')), Instant::now());
+    assert_eq!(app.page_selected, 2);
+    assert_ne!(app.node_selected, first);
+    command(&mut app, "find nowhere to be found");
+    assert!(app.status.as_ref().unwrap().error);
+    command(&mut app, "find");
+    assert_eq!(app.find, None);
+}
+
+#[test]
+fn the_command_line_remembers_and_completes() {
+    let mut app = session_app();
+    command(&mut app, "2");
+    command(&mut app, "find hello");
+    update(&mut app, key(KeyCode::Char(':')), Instant::now());
+    update(&mut app, key(KeyCode::Up), Instant::now());
+    assert_eq!(app.input.as_ref().unwrap().text, "find hello");
+    update(&mut app, key(KeyCode::Up), Instant::now());
+    assert_eq!(app.input.as_ref().unwrap().text, "2");
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(app.input.as_ref().unwrap().text, "");
+    // Tab: a command, then an engine; several choices are listed.
+    typed(&mut app, "ru");
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.input.as_ref().unwrap().text, "run ");
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert!(app.choices.len() > 1, "{:?}", app.choices);
+    assert!(draw(&app).contains("pseudo-translate"));
+    typed(&mut app, "ps");
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    assert_eq!(app.input.as_ref().unwrap().text, "run pseudo-translate ");
+    // A path: the runtime lists the directory, the answer completes it.
+    typed(&mut app, "x");
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    update(&mut app, key(KeyCode::Char(':')), Instant::now());
+    typed(&mut app, "attach pa");
+    let fx = update(&mut app, key(KeyCode::Tab), Instant::now());
+    let [Effect::ListDir { dir, line }] = fx.as_slice() else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(dir, "");
+    let entries = vec![("pages".to_owned(), true), ("notes.txt".to_owned(), false)];
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Listed(line.clone(), entries)),
+        Instant::now(),
+    );
+    assert_eq!(app.input.as_ref().unwrap().text, "attach pages/");
+}
+
+#[test]
 fn screen_disconnected_in_attach_mode() {
     let mut app = session_app();
     app.attached = true;

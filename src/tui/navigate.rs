@@ -1,0 +1,82 @@
+//! Moving in a session: to a page by number, to the next node that needs
+//! work (no translation yet, or named by a warning), and to the next node
+//! whose source or translation holds a text. Pure: they read the state and
+//! say where to go.
+
+use std::collections::HashSet;
+
+use super::app::App;
+use crate::core::ids::NodeId;
+use crate::core::scene::{Node, NodeKind};
+
+/// A node's place: page index, node index.
+pub type Place = (usize, usize);
+
+/// Whether a node needs work: a text node without a translation, or one a
+/// warning names.
+pub fn needs_work(node: &Node, warned: &HashSet<NodeId>) -> bool {
+    matches!(
+        &node.kind,
+        NodeKind::Text {
+            translation: None,
+            ..
+        }
+    ) || warned.contains(&node.id)
+}
+
+/// Whether a text node's source or translation holds `needle` (already
+/// lowercased).
+pub fn holds(node: &Node, needle: &str) -> bool {
+    let NodeKind::Text {
+        text, translation, ..
+    } = &node.kind
+    else {
+        return false;
+    };
+    [text, translation]
+        .into_iter()
+        .flatten()
+        .any(|t| t.to_lowercase().contains(needle))
+}
+
+/// The node ids the shown session's warnings name.
+pub fn warned(app: &App) -> HashSet<NodeId> {
+    app.shown_session()
+        .map(|id| app.warnings_of(id))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|w| w.finding.node_id)
+        .collect()
+}
+
+/// The first node after the selection (before it, when `back`) for which
+/// `wanted` holds, in reading order across pages, wrapping around; the
+/// selected node itself comes last.
+pub fn next_where(app: &App, back: bool, wanted: impl Fn(&Node) -> bool) -> Option<Place> {
+    let (_, snapshot) = app.scene.as_ref()?;
+    let places: Vec<Place> = snapshot
+        .scene
+        .pages
+        .iter()
+        .enumerate()
+        .flat_map(|(p, page)| (0..page.nodes.len()).map(move |n| (p, n)))
+        .collect();
+    if places.is_empty() {
+        return None;
+    }
+    let here = places
+        .iter()
+        .position(|&place| place == (app.page_selected, app.node_selected))
+        .unwrap_or(0);
+    let len = places.len();
+    (1..=len)
+        .map(|step| {
+            if back {
+                (here + len - step % len) % len
+            } else {
+                (here + step) % len
+            }
+        })
+        .map(|i| places[i])
+        .find(|&(p, n)| wanted(&snapshot.scene.pages[p].nodes[n]))
+}
