@@ -1,11 +1,13 @@
 //! The command line (`:` or `/`): `/open PATH`, `/new NAME`, `/close`,
 //! `/run STEP… [lang=L] [overwrite=O] [font=F] [provider=P]`, `/cancel`, `/undo`,
 //! `/redo`, `/attach PATH`, `/import`, `/export FORMAT PATH`,
-//! `/tui-mcp-revoke`, `/help`, `/quit`.
+//! `/tui-mcp-revoke`, `/help`, `/quit`; `/N`, `/find`; pages, nodes and
+//! staged files in `manage`.
 
 use std::path::PathBuf;
 
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
+use super::manage;
 use super::update::{confirm_close, go_to_page, next_node, request_quit};
 use crate::core::export::ExportFormat;
 use crate::core::glossary::{GlossaryFormat, Term};
@@ -39,6 +41,16 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "run engines: pseudo-translate qa lang=fr overwrite=machine",
     ),
     ("/cancel", "cancel the shown session's running job"),
+    (
+        "/box X Y W H [TEXT]",
+        "add a text box to the page (image pixels), TEXT its source",
+    ),
+    (
+        "/page rename NAME",
+        "rename the page (/page move N, /page delete)",
+    ),
+    ("/node move N", "move the node to position N (/node delete)"),
+    ("/unstage [NAME]", "drop a staged file (all without NAME)"),
     ("/N", "go to page N (also :N)"),
     (
         "/find TEXT",
@@ -105,6 +117,16 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
                 return app.fail(e.to_string());
             }
             let name = words.join(" ");
+            let exists = app
+                .projects
+                .iter()
+                .map(|p| &p.name)
+                .chain(app.sessions.iter().map(|s| &s.name));
+            if let Some(taken) = exists.into_iter().find(|n| n.eq_ignore_ascii_case(&name)) {
+                return app.fail(format!(
+                    "a project named {taken} exists: /open {taken} opens it"
+                ));
+            }
             app.say(format!("creating {name}…"));
             fx.push(Effect::Create(name, languages));
         }
@@ -141,6 +163,10 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             });
         }
         "run" => run_steps(app, rest, fx),
+        "page" => manage::page(app, rest, fx),
+        "node" => manage::node(app, rest, fx),
+        "box" => manage::add_box(app, rest, fx),
+        "unstage" => manage::unstage(app, rest),
         "term" => term(app, rest, fx),
         "glossary" => glossary(app),
         "cancel" => {

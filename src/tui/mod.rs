@@ -21,6 +21,7 @@ pub mod commands;
 pub mod complete;
 pub mod context;
 pub mod layout;
+pub mod manage;
 pub mod navigate;
 pub mod remote;
 pub mod run;

@@ -379,6 +379,122 @@ fn the_command_line_remembers_and_completes() {
     assert_eq!(app.input.as_ref().unwrap().text, "attach pages/");
 }
 
+/// The one op a command line asked for.
+fn one_op(fx: Vec<Effect>) -> Op {
+    match <[Effect; 1]>::try_from(fx) {
+        Ok([Effect::Apply { op, .. }]) => op,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn pages_and_nodes_are_managed_from_the_command_line() {
+    let mut app = session_app();
+    let pages: Vec<_> = app
+        .scene
+        .as_ref()
+        .unwrap()
+        .1
+        .scene
+        .pages
+        .iter()
+        .map(|p| p.id)
+        .collect();
+    let Op::UpdatePage { id, patch } = one_op(command(&mut app, "page rename Cover")) else {
+        panic!()
+    };
+    assert_eq!((id, patch.name.as_deref()), (pages[0], Some("Cover")));
+    let Op::ReorderPages { order } = one_op(command(&mut app, "page move 3")) else {
+        panic!()
+    };
+    assert_eq!(order, [pages[1], pages[2], pages[0]]);
+    assert_eq!(app.page_selected, 2, "the selection follows the page");
+    // (No backend here: the scene is as before the move.)
+    app.page_selected = 0;
+    assert!(
+        matches!(one_op(command(&mut app, "page delete")), Op::RemovePage { id } if id == pages[0])
+    );
+    // A box on the page, in image pixels, with its source text.
+    let Op::AddNode { page, node, .. } = one_op(command(&mut app, "box 10 20 300 80 「待って！」"))
+    else {
+        panic!()
+    };
+    assert_eq!(page, pages[0]);
+    assert_eq!(
+        (
+            node.transform.x,
+            node.transform.y,
+            node.transform.width,
+            node.transform.height
+        ),
+        (10.0, 20.0, 300.0, 80.0)
+    );
+    assert!(
+        matches!(&node.kind, quire::core::scene::NodeKind::Text { text: Some(t), .. } if t == "「待って！」")
+    );
+    app.node_selected = 1;
+    let nodes: Vec<_> = app.scene.as_ref().unwrap().1.scene.pages[0]
+        .nodes
+        .iter()
+        .map(|n| n.id)
+        .collect();
+    let Op::ReorderNodes { order, .. } = one_op(command(&mut app, "node move 1")) else {
+        panic!()
+    };
+    assert_eq!(order[0], nodes[1]);
+    assert!(
+        matches!(one_op(command(&mut app, "node delete")), Op::RemoveNode { id, .. } if id == nodes[0])
+    );
+    // Bad input: a clear error, no op.
+    for bad in [
+        "box 10 20 300",
+        "box 10 20 0 80",
+        "box -1 0 10 10",
+        "box 10 20 NaN 80",
+        "box 0 0 5000 10",
+        "page move 9",
+        "page move x",
+        "page rename",
+        "page frobnicate",
+        "node move 0",
+        "node",
+        "unstage nothing.png",
+    ] {
+        app.status = None;
+        let fx = command(&mut app, bad);
+        assert!(fx.is_empty(), "{bad}: {fx:?}");
+        assert!(
+            app.status.as_ref().is_some_and(|s| s.error),
+            "{bad}: {:?}",
+            app.status
+        );
+    }
+}
+
+#[test]
+fn staged_files_are_unstaged_and_new_refuses_a_taken_name() {
+    let mut app = session_app();
+    app.attachments = ["p1.png", "p2.png"]
+        .map(|name| Attachment {
+            path: format!("/tmp/{name}").into(),
+            name: name.into(),
+            kind: AttachmentKind::Image,
+        })
+        .to_vec();
+    command(&mut app, "unstage p1.png");
+    assert_eq!(app.attachments.len(), 1);
+    command(&mut app, "unstage");
+    assert!(app.attachments.is_empty());
+    app.projects = vec![project(5, "Archive")];
+    let fx = command(&mut app, "new archive");
+    assert!(fx.is_empty(), "{fx:?}");
+    let status = app.status.as_ref().unwrap();
+    assert!(
+        status.error && status.text.contains("/open Archive"),
+        "{status:?}"
+    );
+}
+
 #[test]
 fn screen_disconnected_in_attach_mode() {
     let mut app = session_app();
