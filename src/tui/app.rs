@@ -11,7 +11,7 @@ use crate::core::ProjectEntry;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use crate::core::export::ExportFormat;
-use crate::core::ids::{JobId, NodeId, PageId, SessionId};
+use crate::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
@@ -197,6 +197,12 @@ pub struct App {
     pub history_at: Option<usize>,
     /// What Tab could complete to, shown under the command line.
     pub choices: Vec<String>,
+    /// Attach mode, after a disconnect: the projects that were open (to
+    /// reopen if the server came back without them) and the one shown.
+    pub reopen: Vec<ProjectId>,
+    pub reopen_shown: Option<ProjectId>,
+    /// When the session list shown was asked for.
+    pub sessions_asked: Option<Instant>,
     pub input: Option<InputLine>,
     pub edit: Option<EditBox>,
     /// Saves sent and not yet in a loaded scene.
@@ -257,6 +263,9 @@ impl App {
             history: Vec::new(),
             history_at: None,
             choices: Vec::new(),
+            reopen: Vec::new(),
+            reopen_shown: None,
+            sessions_asked: None,
             input: None,
             edit: None,
             saving: Vec::new(),
@@ -403,13 +412,19 @@ pub enum ShareEvent {
 /// Results of effects.
 #[derive(Debug)]
 pub enum Loaded {
-    Sessions(Result<Vec<SessionSummary>, BackendError>),
+    /// The open sessions, as of the moment they were asked for (answers
+    /// can overtake each other: an older list is not applied over a newer
+    /// one).
+    Sessions(Instant, Result<Vec<SessionSummary>, BackendError>),
     Projects(Result<Vec<ProjectEntry>, BackendError>),
     Engines(Result<Vec<EngineInfo>, BackendError>),
     Jobs(Result<Vec<JobSummary>, BackendError>),
     Scene(SessionId, Result<SnapshotFile, BackendError>),
     /// A project was created or opened: show it.
     Opened(Result<SessionSummary, BackendError>),
+    /// A project open before a server restart is open again, as of
+    /// `Instant`.
+    Reopened(ProjectId, Instant, Result<SessionSummary, BackendError>),
     /// Something finished: what to tell the person.
     Done(Result<String, BackendError>),
     /// A translation save: its epoch, or why not (the draft comes back).
@@ -449,6 +464,8 @@ pub enum Effect {
     Redo(SessionId),
     Create(String, Languages),
     Open(String),
+    /// Open again a project that was open before the server restarted.
+    Reopen(ProjectId),
     Close(SessionId),
     Run {
         session: SessionId,

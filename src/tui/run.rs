@@ -236,7 +236,10 @@ impl<B: ratatui::backend::Backend> Runner<B> {
 
 async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
     Some(match effect {
-        Effect::LoadSessions => Loaded::Sessions(backend.sessions().await),
+        Effect::LoadSessions => {
+            let asked = Instant::now();
+            Loaded::Sessions(asked, backend.sessions().await)
+        }
         Effect::LoadProjects => Loaded::Projects(backend.projects().await),
         Effect::LoadEngines => Loaded::Engines(backend.engines().await),
         Effect::LoadJobs => Loaded::Jobs(backend.jobs().await),
@@ -260,6 +263,10 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             Loaded::Opened(backend.create_project(name, languages).await)
         }
         Effect::Open(target) => Loaded::Opened(backend.open_project(target).await),
+        Effect::Reopen(project) => {
+            let opened = backend.open_project(project.to_string()).await;
+            Loaded::Reopened(project, Instant::now(), opened)
+        }
         Effect::Close(id) => Loaded::Done(
             backend
                 .close_session(id)

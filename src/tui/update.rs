@@ -814,8 +814,20 @@ fn backend_event(app: &mut App, event: BackendEvent, fx: &mut Vec<Effect>) {
             reload(app, fx);
         }
         BackendEvent::Disconnected(why) => {
+            if app.connected && app.loaded {
+                app.reopen = app.sessions.iter().map(|s| s.project_id).collect();
+                app.reopen_shown = app
+                    .shown_session()
+                    .and_then(|id| app.session(id))
+                    .map(|s| s.project_id);
+            }
             app.connected = false;
-            app.fail(format!("disconnected: {why}; retrying"));
+            let hint = if why.contains("401") {
+                " · the server wants a token: pass --token (or set QUIRE_ATTACH__TOKEN)"
+            } else {
+                ""
+            };
+            app.fail(format!("disconnected: {why}{hint}; retrying"));
         }
         BackendEvent::Event(event) => workspace_event(app, event, fx),
     }
@@ -826,8 +838,10 @@ fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
         Event::Snapshot { jobs, sessions } => {
             app.jobs = jobs;
             app.sessions = sessions;
-            fx.push(Effect::LoadProjects);
-            leave_closed_session(app);
+            // The stream and the API are two connections: a snapshot can
+            // be older than an answer already in. The list asked for now
+            // is newer, and decides whether the shown session is gone.
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
             if let Some(id) = app.shown_session() {
                 request_scene(app, id, fx);
             }
@@ -894,9 +908,32 @@ fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
 }
 
 /// The shown session was closed elsewhere: go home and say so.
+/// Keeps the home selection on the row it was on when the lists change
+/// under it (a list re-sorted by an edit elsewhere), else in range.
+fn keep_home_row(app: &mut App, keep: Option<HomeRow>) {
+    let rows = app.home_rows();
+    app.home_selected = keep
+        .and_then(|row| rows.iter().position(|r| *r == row))
+        .unwrap_or_else(|| app.home_selected.min(rows.len().saturating_sub(1)));
+}
+
+/// The shown project has a new session (the server restarted): show it
+/// in place, selection, draft and pending saves kept.
+fn session_moved(app: &mut App, old: SessionId, new: SessionId, fx: &mut Vec<Effect>) {
+    app.route = Route::Session(new);
+    app.scene = None;
+    if let Some(edit) = app.edit.as_mut().filter(|e| e.session == old) {
+        edit.session = new;
+    }
+    app.saving.retain(|p| p.draft.session != old);
+    request_scene(app, new, fx);
+}
+
+/// Home, when the shown session is gone (unless it is being reopened).
 fn leave_closed_session(app: &mut App) {
     if let Some(id) = app.shown_session()
         && app.loaded
+        && app.reopen_shown.is_none()
         && !app.sessions.iter().any(|s| s.id == id)
     {
         app.route = Route::Home;
@@ -918,7 +955,10 @@ fn share_event(app: &mut App, event: ShareEvent, fx: &mut Vec<Effect>) {
 
 fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
-        Loaded::Sessions(Ok(sessions)) => {
+        Loaded::Sessions(asked, Ok(_)) if app.sessions_asked.is_some_and(|t| asked < t) => {}
+        Loaded::Sessions(asked, Ok(sessions)) => {
+            app.sessions_asked = Some(asked);
+            let keep = app.home_rows().get(app.home_selected).cloned();
             // A server that restarted gives the same project a new session:
             // keep showing the project.
             let shown_project = app
@@ -934,9 +974,19 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                     .find(|s| s.project_id == project)
                     .map(|s| s.id)
             {
-                app.route = Route::Session(new);
-                app.scene = None;
-                request_scene(app, new, fx);
+                session_moved(app, old, new, fx);
+            }
+            // A server that restarted without them: open them again.
+            for project in std::mem::take(&mut app.reopen) {
+                if !app.sessions.iter().any(|s| s.project_id == project) {
+                    fx.push(Effect::Reopen(project));
+                }
+            }
+            if app
+                .reopen_shown
+                .is_some_and(|p| app.sessions.iter().any(|s| s.project_id == p))
+            {
+                app.reopen_shown = None;
             }
             if !app.loaded {
                 app.loaded = true;
@@ -946,13 +996,12 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                 }
             }
             leave_closed_session(app);
-            let rows = app.home_rows().len();
-            app.home_selected = app.home_selected.min(rows.saturating_sub(1));
+            keep_home_row(app, keep);
         }
         Loaded::Projects(Ok(projects)) => {
+            let keep = app.home_rows().get(app.home_selected).cloned();
             app.projects = projects;
-            let rows = app.home_rows().len();
-            app.home_selected = app.home_selected.min(rows.saturating_sub(1));
+            keep_home_row(app, keep);
         }
         Loaded::Engines(Ok(engines)) => app.engines = engines,
         Loaded::Jobs(Ok(jobs)) => app.jobs = jobs,
@@ -971,14 +1020,46 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                     let nodes = node_count(app);
                     app.node_selected = app.node_selected.min(nodes.saturating_sub(1));
                 }
-                Ok(_) => {}
-                Err(e) => app.fail(format!("cannot load the session: {e}")),
+                Err(e) if app.shown_session() == Some(id) => {
+                    app.fail(format!("cannot load the session: {e}"));
+                }
+                // For a session no longer shown (closed, or moved to a new
+                // id by a server restart): nothing to show.
+                Ok(_) | Err(_) => {}
             }
             if std::mem::take(&mut app.scene_stale)
                 && let Some(shown) = app.shown_session()
             {
                 request_scene(app, shown, fx);
             }
+        }
+        Loaded::Reopened(_, at, Ok(session)) => {
+            // Lists asked for before this would not have it.
+            app.sessions_asked = Some(at);
+            let shown_gone = app
+                .shown_session()
+                .is_none_or(|id| app.session(id).is_none());
+            if !app.sessions.iter().any(|s| s.id == session.id) {
+                app.sessions.push(session.clone());
+            }
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+            // `reopen_shown` stays until a session list has it, so that a
+            // list from before the open does not send the view home.
+            if app.reopen_shown == Some(session.project_id) {
+                match app.shown_session() {
+                    Some(old) if shown_gone => session_moved(app, old, session.id, fx),
+                    None => show_session(app, session.id, fx),
+                    Some(_) => {}
+                }
+                app.say(format!("reopened {}", session.name));
+            }
+        }
+        Loaded::Reopened(project, _, Err(e)) => {
+            if app.reopen_shown == Some(project) {
+                app.reopen_shown = None;
+                leave_closed_session(app);
+            }
+            app.fail(format!("could not open the project again: {e}"));
         }
         Loaded::Opened(Ok(session)) => {
             app.say(format!("opened {}", session.name));
@@ -1012,7 +1093,7 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                 action: ConfirmAction::Overwrite(retry),
             });
         }
-        Loaded::Sessions(Err(e))
+        Loaded::Sessions(_, Err(e))
         | Loaded::Projects(Err(e))
         | Loaded::Engines(Err(e))
         | Loaded::Jobs(Err(e))

@@ -496,6 +496,49 @@ fn staged_files_are_unstaged_and_new_refuses_a_taken_name() {
 }
 
 #[test]
+fn the_home_selection_stays_on_its_project_when_the_list_resorts() {
+    let mut app = home_app();
+    app.projects = vec![project(1, "A"), project(2, "B"), project(3, "C")];
+    app.home_selected = 1;
+    // B was edited elsewhere: it now comes first.
+    let resorted = vec![project(2, "B"), project(1, "A"), project(3, "C")];
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Projects(Ok(resorted))),
+        Instant::now(),
+    );
+    assert_eq!(app.home_selected, 0);
+    let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::Open(t) if *t == project(2, "B").id.to_string())),
+        "{fx:?}"
+    );
+    // A row that went away leaves the selection in range.
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Projects(Ok(vec![project(1, "A")]))),
+        Instant::now(),
+    );
+    assert_eq!(app.home_selected, 0);
+}
+
+#[test]
+fn a_401_says_to_pass_a_token() {
+    let mut app = session_app();
+    app.attached = true;
+    app.connected = true;
+    let why = "the server answered HTTP 401 Unauthorized".to_owned();
+    update(
+        &mut app,
+        Msg::Backend(BackendEvent::Disconnected(why)),
+        Instant::now(),
+    );
+    let status = app.status.as_ref().unwrap();
+    assert!(status.text.contains("--token"), "{status:?}");
+}
+
+#[test]
 fn screen_disconnected_in_attach_mode() {
     let mut app = session_app();
     app.attached = true;
@@ -1063,7 +1106,7 @@ fn modals_and_overlays_are_in_the_state_exactly_when_shown() {
     );
     update(
         &mut fresh,
-        Msg::Loaded(Loaded::Sessions(Ok(vec![]))),
+        Msg::Loaded(Loaded::Sessions(Instant::now(), Ok(vec![]))),
         Instant::now(),
     );
     assert!(!view_state(&fresh).start_overlay);
@@ -1161,7 +1204,10 @@ fn workspace_events_update_the_view() {
     // The shown session closed elsewhere: back home.
     update(
         &mut app,
-        Msg::Loaded(Loaded::Sessions(Ok(vec![session(2, "Slides", 3, true)]))),
+        Msg::Loaded(Loaded::Sessions(
+            Instant::now(),
+            Ok(vec![session(2, "Slides", 3, true)]),
+        )),
         Instant::now(),
     );
     assert_eq!(app.route, Route::Home);

@@ -110,6 +110,150 @@ async fn attach_mode_survives_a_server_restart() {
     assert!(again.terminate().success());
 }
 
+fn press(runner: &mut Runner<TestBackend>, code: KeyCode, modifiers: KeyModifiers) {
+    runner.apply(Msg::Key(KeyEvent::new(code, modifiers)));
+}
+
+fn type_text(runner: &mut Runner<TestBackend>, text: &str) {
+    for c in text.chars() {
+        press(runner, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+/// The server comes back without the project: the TUI opens it again and
+/// shows it, and a draft whose save failed meanwhile is still there and
+/// saves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_mode_reopens_its_project_and_keeps_a_draft_across_a_restart() {
+    let s = Sandbox::new();
+    let port = crate::http_support::free_port();
+    let server = Binary::start(&s, &["--headless", "--port", &port], &[]);
+    let client = reqwest::Client::new();
+    let url = format!("{}/api/v1/projects", server.url);
+    let (status, session) = json_post(&client, url, json!({ "name": "Remote comic" })).await;
+    assert_eq!(status, 200, "{session}");
+    let url = format!("{}/api/v1/pages", server.url);
+    let (status, body) = json_post(
+        &client,
+        url,
+        json!({ "name": "p1", "text": "Hello\n\nBye" }),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+
+    let remote = Remote::new(&server.url, Secret::default()).unwrap();
+    let app = App::new(server.url.clone(), true);
+    let mut runner = Runner::new(
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        Arc::new(remote),
+        app,
+    );
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.loaded
+                && !a.sessions.is_empty())
+            .await
+    );
+    press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.scene.is_some())
+            .await
+    );
+    let (project, before) = (runner.app.sessions[0].project_id, runner.app.sessions[0].id);
+
+    assert!(server.terminate().success());
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| !a.connected)
+            .await
+    );
+    // A translation typed and saved while the server is down.
+    press(&mut runner, KeyCode::Tab, KeyModifiers::NONE);
+    press(&mut runner, KeyCode::Char('e'), KeyModifiers::NONE);
+    type_text(&mut runner, "Salut");
+    press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.edit.is_some()
+                && a.status
+                    .as_ref()
+                    .is_some_and(|s| s.error && s.text.contains("not saved")))
+            .await,
+        "the failed save did not keep the draft: {:?}",
+        runner.app.status
+    );
+
+    // Back on the same port, but with nothing open.
+    let again = Binary::start(&s, &["--headless", "--port", &port], &[]);
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a.connected
+                && matches!(a.route, Route::Session(id)
+                    if id != before
+                        && a.session(id).is_some_and(|s| s.project_id == project)
+                        && a.scene.as_ref().is_some_and(|(s, _)| *s == id)))
+            .await,
+        "the project was not reopened: {:?}, {:?}",
+        runner.app.route,
+        runner.app.status
+    );
+    let edit = runner.app.edit.as_ref().expect("the draft survived");
+    assert_eq!(edit.draft().text, "Salut");
+    press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a
+                .status
+                .as_ref()
+                .is_some_and(|s| s.text == "translation saved"))
+            .await,
+        "{:?}",
+        runner.app.status
+    );
+    let scene: serde_json::Value = client
+        .get(format!("{}/api/v1/scene.json", again.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let node = &scene["scene"]["pages"][0]["nodes"][0]["kind"];
+    assert_eq!(node["translation"], "Salut", "{scene}");
+    assert!(again.terminate().success());
+}
+
+/// A server that wants a token, attached without one: the TUI says so.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attach_mode_without_the_token_says_to_pass_it() {
+    let s = Sandbox::new();
+    let server = Binary::start(
+        &s,
+        &["--headless", "--port", "0"],
+        &[("QUIRE_SERVER__TOKEN", "open-sesame")],
+    );
+    let remote = Remote::new(&server.url, Secret::default()).unwrap();
+    let app = App::new(server.url.clone(), true);
+    let mut runner = Runner::new(
+        Terminal::new(TestBackend::new(80, 24)).unwrap(),
+        Arc::new(remote),
+        app,
+    );
+    assert!(
+        runner
+            .run_until(Duration::from_secs(30), |a| a
+                .status
+                .as_ref()
+                .is_some_and(|s| s.error && s.text.contains("pass --token")))
+            .await,
+        "{:?}",
+        runner.app.status
+    );
+    assert!(!runner.app.connected);
+    assert!(server.terminate().success());
+}
+
 /// A tmux session running quire, read by polling the screen with a deadline.
 struct Tmux {
     name: String,
