@@ -295,6 +295,24 @@ fn state_mark(kind: &NodeKind) -> char {
     }
 }
 
+/// A text node's colour by state, with its mark: an engine's translation
+/// magenta, a person's cyan, reviewed green, final blue and bold (and a
+/// warning, yellow, over all of them).
+fn state_style(kind: &NodeKind) -> Style {
+    let colour = match state_mark(kind) {
+        'm' => Color::Magenta,
+        't' => Color::Cyan,
+        'R' => Color::Green,
+        'F' => {
+            return Style::default()
+                .fg(Color::Blue)
+                .add_modifier(Modifier::BOLD);
+        }
+        _ => return Style::default(),
+    };
+    Style::default().fg(colour)
+}
+
 /// `translated · llm-translate`, for the detail pane's heading.
 fn state_words(kind: &NodeKind) -> String {
     let state = kind.state().map_or("", TextState::as_str);
@@ -343,7 +361,7 @@ fn node_summary(node: &Node, warned: bool, width: usize) -> (String, Style) {
     let style = if warned {
         Style::default().fg(Color::Yellow)
     } else if node.visible {
-        Style::default()
+        state_style(&node.kind)
     } else {
         dim()
     };

@@ -539,6 +539,44 @@ fn a_401_says_to_pass_a_token() {
 }
 
 #[test]
+fn node_rows_are_coloured_by_state() {
+    use quire::core::scene::{NodeKind, TextState};
+    use ratatui::style::Color;
+    let mut app = session_app();
+    let (_, snapshot) = app.scene.as_mut().unwrap();
+    let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
+    for (node, state) in page.nodes.iter_mut().skip(1).zip([
+        TextState::Reviewed,
+        TextState::Initial,
+        TextState::Final,
+    ]) {
+        if let NodeKind::Text { state: s, .. } = &mut node.kind {
+            *s = Some(state);
+        }
+    }
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(100, 30)).unwrap();
+    terminal.draw(|f| quire::tui::view::view(&app, f)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let colour_of = |needle: &str| {
+        let y = (0..buffer.area.height)
+            .find(|&y| {
+                let row: String = (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol())
+                    .collect();
+                row.contains(needle)
+            })
+            .expect(needle);
+        let x = (0..buffer.area.width)
+            .find(|&x| buffer[(x, y)].symbol() == "T")
+            .unwrap();
+        buffer[(x, y)].fg
+    };
+    assert_eq!(colour_of("Hello number 0 on page 1  "), Color::Green);
+    assert_eq!(colour_of("Hello number 1 on page 1  "), Color::Reset);
+    assert_eq!(colour_of("Hello number 2 on page 1  "), Color::Blue);
+}
+
+#[test]
 fn screen_disconnected_in_attach_mode() {
     let mut app = session_app();
     app.attached = true;
