@@ -450,6 +450,84 @@ fn enter_then_e_in_one_burst_reopens_the_saved_two_line_translation_at_80_by_24(
     assert_eq!(node["translation"], "Salut\nça va", "{node}");
 }
 
+/// A day's work at 80×24 in a real terminal: a chapter of a text page and
+/// an image page comes in, a box goes onto the image page, its translation
+/// is typed over two lines and marked reviewed, `qa` finds the untranslated
+/// lines and a warning is followed to its node, and XLIFF goes out to a
+/// directory that did not exist.
+#[test]
+fn a_chapter_by_keyboard_at_80_by_24() {
+    let s = Sandbox::new();
+    let name = format!("quire-day-{}", std::process::id());
+    let Some(tmux) = Tmux::start_sized(&s, &name, "", (80, 24)) else {
+        return;
+    };
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line("/new Chapter from=en to=fr");
+    tmux.wait_for("en → fr");
+    let text = s.write("p1.txt", "Hello there\n\nSee you\n");
+    let image = s.path("p2.png");
+    image::RgbImage::from_pixel(400, 300, image::Rgb([250, 250, 250]))
+        .save(&image)
+        .unwrap();
+    tmux.type_line(&format!("/attach {}", text.display()));
+    tmux.wait_for("p1.txt");
+    tmux.type_line(&format!("/attach {}", image.display()));
+    tmux.wait_for("p2.png");
+    tmux.type_line("/import");
+    tmux.wait_for("imported 2 file(s)");
+    tmux.type_line("/2");
+    tmux.type_line("/box 20 30 200 60 Welcome!");
+    tmux.wait_for("text box added");
+    tmux.keys(&["Tab", "G", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "Bienvenue"]);
+    tmux.keys(&["M-Enter"]);
+    tmux.keys(&["-l", "à bord !"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    tmux.keys(&["r"]);
+    tmux.wait_for("reviewed");
+    tmux.type_line("/run qa");
+    tmux.wait_for("2 warnings");
+    // Tab from the nodes to the jobs pane, Enter on the newest warning.
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("Enter shows the node");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("missing-translation:");
+    assert!(
+        screen.contains("Hello there") || screen.contains("See you"),
+        "{screen}"
+    );
+    let out = s.path("out/new/chapter.xlf");
+    tmux.type_line(&format!("/export xliff {}", out.display()));
+    tmux.wait_for("wrote ");
+    let xliff = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        xliff.contains("Bienvenue") && xliff.contains("à bord !"),
+        "{xliff}"
+    );
+    tmux.keys(&["q"]);
+    let end = Instant::now() + Duration::from_secs(30);
+    while tmux.alive() {
+        assert!(Instant::now() < end, "quire did not quit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let scene: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(s.data_dir().join("projects/chapter/scene.json")).unwrap(),
+    )
+    .unwrap();
+    let page = &scene["scene"]["pages"][1];
+    let added = page["nodes"].as_array().unwrap().last().unwrap();
+    assert_eq!(added["transform"]["width"], 200.0, "{added}");
+    assert_eq!(added["kind"]["text"], "Welcome!", "{added}");
+    assert_eq!(
+        added["kind"]["translation"], "Bienvenue\nà bord !",
+        "{added}"
+    );
+    assert_eq!(added["kind"]["state"], "reviewed", "{added}");
+}
+
 #[test]
 fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
     let python =
