@@ -8,6 +8,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::backend::{BackendError, BackendEvent};
 use crate::core::ProjectEntry;
+use crate::core::blobs::BlobHash;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use crate::core::export::ExportFormat;
@@ -203,6 +204,11 @@ pub struct App {
     pub reopen_shown: Option<ProjectId>,
     /// When the session list shown was asked for.
     pub sessions_asked: Option<Instant>,
+    /// The terminal's graphics protocol, found at start (half-blocks when
+    /// none, and in tests).
+    pub picker: Option<ratatui_image::picker::Picker>,
+    /// The selected image page's picture.
+    pub preview: Option<super::preview::Preview>,
     pub input: Option<InputLine>,
     pub edit: Option<EditBox>,
     /// Saves sent and not yet in a loaded scene.
@@ -266,6 +272,8 @@ impl App {
             reopen: Vec::new(),
             reopen_shown: None,
             sessions_asked: None,
+            picker: None,
+            preview: None,
             input: None,
             edit: None,
             saving: Vec::new(),
@@ -433,6 +441,12 @@ pub enum Loaded {
     Imported(Result<usize, BackendError>),
     /// A directory's entries (name, is a directory) for completing `line`.
     Listed(InputLine, Vec<(String, bool)>),
+    /// A page image, decoded and scaled, or why not.
+    Picture(
+        SessionId,
+        BlobHash,
+        Result<std::sync::Arc<image::DynamicImage>, String>,
+    ),
     /// `/attach`: the file exists (its absolute path), or why not.
     Located(Result<Attachment, BackendError>),
     /// An export found its file there already: ask, then run this.
@@ -504,6 +518,11 @@ pub enum Effect {
     ListDir {
         dir: String,
         line: InputLine,
+    },
+    /// Read and decode a page image for the preview.
+    LoadPicture {
+        session: SessionId,
+        blob: BlobHash,
     },
     /// `/attach`: check that the file (as typed) exists, and stage it.
     Locate {

@@ -5,6 +5,7 @@
 use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
+use crate::core::blobs::BlobHash;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
@@ -101,6 +102,8 @@ pub trait Backend: Send + Sync {
     fn import_glossary(&self, id: SessionId, import: GlossaryImport) -> Reply<'_, GlossaryReport>;
     /// A project archive, as a new project, opened.
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary>;
+    /// A blob's bytes (a page image, for the preview).
+    fn blob(&self, id: SessionId, hash: BlobHash) -> Reply<'_, Vec<u8>>;
     /// Starts delivering events; the receiver gets `Connected` first.
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
 }
@@ -225,6 +228,10 @@ impl Backend for Local {
 
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary> {
         Box::pin(async move { Ok(self.core.import_managed_archive(bytes).await?) })
+    }
+
+    fn blob(&self, id: SessionId, hash: BlobHash) -> Reply<'_, Vec<u8>> {
+        Box::pin(async move { Ok(self.core.read_blob(id, hash).await?) })
     }
 
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {

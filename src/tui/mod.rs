@@ -23,6 +23,7 @@ pub mod context;
 pub mod layout;
 pub mod manage;
 pub mod navigate;
+pub mod preview;
 pub mod remote;
 pub mod run;
 pub mod share;
@@ -62,6 +63,7 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let (terminal, _guard) = terminal::enter(options.mouse)?;
     let mut app = App::new(backend.describe(), options.attached);
+    app.picker = Some(preview::picker());
     app.pending_show = options.show;
     app.theme = options.theme;
     if let Some(status) = options.status {

@@ -17,6 +17,7 @@ use tokio::sync::mpsc;
 
 use super::backend::{Backend, BackendError, BackendEvent, Reply};
 use crate::config::secret::Secret;
+use crate::core::blobs::BlobHash;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
@@ -299,6 +300,17 @@ impl Backend for Remote {
                 )
                 .await?;
             decode(r).await
+        })
+    }
+
+    fn blob(&self, id: SessionId, hash: BlobHash) -> Reply<'_, Vec<u8>> {
+        Box::pin(async move {
+            let path = Self::session_path(id, &format!("/blobs/{}", hash.to_hex()));
+            let r = self.send(self.request(reqwest::Method::GET, &path)).await?;
+            r.bytes()
+                .await
+                .map(|b| b.to_vec())
+                .map_err(|e| BackendError::disconnected(e.to_string()))
         })
     }
 

@@ -346,6 +346,15 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         }
         Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
         Effect::ListDir { dir, line } => Loaded::Listed(line, list_dir(&dir).await),
+        Effect::LoadPicture { session, blob } => {
+            let image = match backend.blob(session, blob).await {
+                Ok(bytes) => tokio::task::spawn_blocking(move || super::preview::decode(&bytes))
+                    .await
+                    .unwrap_or_else(|e| Err(e.to_string())),
+                Err(e) => Err(e.to_string()),
+            };
+            Loaded::Picture(session, blob, image)
+        }
         Effect::Revoke => return None,
     })
 }

@@ -59,6 +59,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         }
         Msg::Share(event) => share_event(app, event, &mut fx),
     }
+    super::preview::refresh(app, &mut fx);
     if changes {
         app.revision += 1;
     }
@@ -1087,6 +1088,15 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             }
         }
         Loaded::Listed(..) => {}
+        Loaded::Picture(session, blob, image) => {
+            if let Some(preview) = app
+                .preview
+                .as_mut()
+                .filter(|p| p.session == session && p.blob == blob)
+            {
+                preview.image = image;
+            }
+        }
         Loaded::Exists { path, retry } => {
             app.modal = Some(Modal::Confirm {
                 message: format!("{} exists. Overwrite it?", path.display()),

@@ -535,17 +535,29 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                 role,
                 opacity,
                 name,
-            } => (
-                vec![
-                    Line::styled(format!("Image ({role:?})"), bold()),
-                    Line::raw(format!(
-                        "{} · opacity {opacity}",
+            } => {
+                let size = match page.and_then(|p| p.width.zip(p.height)) {
+                    Some((w, h)) => format!(" · {w}×{h}"),
+                    None => String::new(),
+                };
+                let mut top = vec![Line::from(vec![
+                    Span::styled(format!("Image ({role:?}) "), bold()),
+                    Span::raw(format!(
+                        "{}{size} · opacity {opacity}",
                         name.as_deref().unwrap_or("unnamed")
                     )),
-                    Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
-                ],
-                Vec::new(),
-            ),
+                ])];
+                let shown = app.preview.as_ref().filter(|p| p.blob == *blob);
+                match shown.map(|p| (&p.image, &p.protocol)) {
+                    Some((Ok(_), Some(_))) => {}
+                    Some((Err(why), _)) => top.push(Line::styled(why.clone(), dim())),
+                    _ => top.push(Line::styled(
+                        format!("blob {}", &blob.to_hex()[..16]),
+                        dim(),
+                    )),
+                }
+                (top, Vec::new())
+            }
             NodeKind::Mask { blob, role } => (
                 vec![
                     Line::styled(format!("Mask ({role:?})"), bold()),
@@ -583,6 +595,27 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
             ..inside
         },
     );
+    // The page picture, with its boxes, under the image's heading.
+    let picture = nodes.get(app.node_selected).and_then(|n| match &n.kind {
+        NodeKind::Image { blob, .. } => app
+            .preview
+            .as_ref()
+            .filter(|p| p.blob == *blob)
+            .and_then(|p| p.protocol.as_ref()),
+        _ => None,
+    });
+    if let Some(protocol) = picture
+        && inside.height > 1
+    {
+        frame.render_widget(
+            ratatui_image::Image::new(protocol),
+            Rect {
+                y: inside.y + 1,
+                height: inside.height - 1,
+                ..inside
+            },
+        );
+    }
     if let Some(jobs_area) = s.jobs {
         jobs(app, frame, jobs_area);
     }

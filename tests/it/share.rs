@@ -134,6 +134,9 @@ impl Backend for Gated {
     fn export(&self, id: SessionId, spec: quire::core::export::ExportSpec) -> Reply<'_, Vec<u8>> {
         self.inner.export(id, spec)
     }
+    fn blob(&self, id: SessionId, hash: quire::core::blobs::BlobHash) -> Reply<'_, Vec<u8>> {
+        self.inner.blob(id, hash)
+    }
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {
         self.inner.events()
     }

@@ -26,6 +26,14 @@ fn ctrl(c: char) -> Msg {
     Msg::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
 }
 
+/// The effects but the page picture's load (which the first update of a
+/// session showing its image node asks for).
+fn without_pictures(fx: Vec<Effect>) -> Vec<Effect> {
+    fx.into_iter()
+        .filter(|e| !matches!(e, Effect::LoadPicture { .. }))
+        .collect()
+}
+
 fn typed(app: &mut App, text: &str) -> Vec<Effect> {
     let mut fx = Vec::new();
     for c in text.chars() {
@@ -574,6 +582,83 @@ fn node_rows_are_coloured_by_state() {
     assert_eq!(colour_of("Hello number 0 on page 1  "), Color::Green);
     assert_eq!(colour_of("Hello number 1 on page 1  "), Color::Reset);
     assert_eq!(colour_of("Hello number 2 on page 1  "), Color::Blue);
+}
+
+#[test]
+fn an_image_page_is_previewed_with_its_boxes() {
+    use ratatui::style::Color;
+    let mut app = session_app();
+    app.focus = Pane::Nodes;
+    // Selecting the image node asks for its picture, once.
+    let fx = update(&mut app, key(KeyCode::Char('g')), Instant::now());
+    let [Effect::LoadPicture { session, blob }] = fx.as_slice() else {
+        panic!("{fx:?}")
+    };
+    assert!(draw(&app).contains("loading the picture"));
+    assert!(update(&mut app, key(KeyCode::Char('g')), Instant::now()).is_empty());
+    // A 400×600 picture of the 800×1200 page; node 1's box is 0,0 100×40.
+    let picture = image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(
+        400,
+        600,
+        image::Rgb([250, 250, 250]),
+    ));
+    let (_, snapshot) = app.scene.as_mut().unwrap();
+    let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
+    page.nodes[1].transform = quire::core::scene::Transform {
+        x: 0.0,
+        y: 0.0,
+        width: 400.0,
+        height: 600.0,
+        rotation: None,
+    };
+    let loaded = Loaded::Picture(*session, *blob, Ok(std::sync::Arc::new(picture)));
+    update(&mut app, Msg::Loaded(loaded), Instant::now());
+    let preview = app.preview.as_ref().unwrap();
+    assert!(preview.protocol.is_some(), "{preview:?}");
+    let mut terminal =
+        ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.width, app.height)).unwrap();
+    terminal.draw(|f| quire::tui::view::view(&app, f)).unwrap();
+    let buffer = terminal.backend().buffer();
+    let cells: Vec<_> = buffer.content().iter().collect();
+    assert!(
+        cells.iter().any(|c| c.symbol() == "▀" || c.symbol() == "▄"),
+        "half-blocks drawn"
+    );
+    // Node 1 is translated by a person: its box is drawn in cyan-blue.
+    // (Half-blocks average what falls in a cell: near the colour is enough.)
+    let near = |c: Color, to: (u8, u8, u8)| match c {
+        Color::Rgb(r, g, b) => {
+            r.abs_diff(to.0) < 40 && g.abs_diff(to.1) < 40 && b.abs_diff(to.2) < 40
+        }
+        _ => false,
+    };
+    assert!(
+        cells
+            .iter()
+            .any(|c| near(c.fg, (0, 160, 200)) || near(c.bg, (0, 160, 200))),
+        "the box is drawn"
+    );
+    let page_colour = Color::Rgb(250, 250, 250);
+    assert!(
+        cells
+            .iter()
+            .any(|c| c.fg == page_colour || c.bg == page_colour),
+        "the page is drawn"
+    );
+    // A text node shows no picture; an unreadable image says why.
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert!(!draw(&app).contains('▀'));
+    update(&mut app, key(KeyCode::Up), Instant::now());
+    let bad = Loaded::Picture(
+        *session,
+        *blob,
+        Err("the page image cannot be read: bad PNG".into()),
+    );
+    if let Some(p) = app.preview.as_mut() {
+        p.protocol = None;
+    }
+    update(&mut app, Msg::Loaded(bad), Instant::now());
+    assert!(draw(&app).contains("cannot be read"));
 }
 
 #[test]
@@ -1181,7 +1266,7 @@ fn workspace_events_update_the_view() {
         })),
         Instant::now(),
     );
-    assert_eq!(fx, vec![Effect::LoadScene(sid(1))]);
+    assert_eq!(without_pictures(fx), vec![Effect::LoadScene(sid(1))]);
     assert_eq!(app.session(sid(1)).unwrap().epoch, 13);
     // A second change while loading is coalesced into one more load later.
     let fx = update(
@@ -1308,5 +1393,5 @@ fn clicking_revoke_on_the_sharing_bar_revokes() {
         }),
         Instant::now(),
     );
-    assert_eq!(fx, vec![Effect::Revoke]);
+    assert_eq!(without_pictures(fx), vec![Effect::Revoke]);
 }
