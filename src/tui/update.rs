@@ -962,10 +962,13 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             let keep = app.home_rows().get(app.home_selected).cloned();
             // A server that restarted gives the same project a new session:
             // keep showing the project.
+            // (While the server restarts, the shown session may be missing
+            // from the list already: the project being reopened is the one.)
             let shown_project = app
                 .shown_session()
                 .and_then(|id| app.session(id))
-                .map(|s| s.project_id);
+                .map(|s| s.project_id)
+                .or(app.reopen_shown);
             app.sessions = sessions;
             if let (Some(old), Some(project)) = (app.shown_session(), shown_project)
                 && app.session(old).is_none()

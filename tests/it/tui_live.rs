@@ -34,32 +34,12 @@ fn screen(runner: &Runner<TestBackend>) -> String {
 async fn attach_mode_survives_a_server_restart() {
     let s = Sandbox::new();
     let port = crate::http_support::free_port();
-    let server = Binary::start(&s, &["--headless", "--port", &port], &[]);
-    let client = reqwest::Client::new();
-    let url = format!("{}/api/v1/projects", server.url);
-    let (status, session) = json_post(&client, url, json!({ "name": "Remote comic" })).await;
-    assert_eq!(status, 200, "{session}");
-    let path = session["path"].as_str().unwrap().to_owned();
-    let url = format!("{}/api/v1/pages", server.url);
-    let page = json!({ "name": "p1", "text": "Hello\n\nBye" });
-    let (status, body) = json_post(&client, url, page).await;
-    assert_eq!(status, 200, "{body}");
-
-    let remote = Remote::new(&server.url, Secret::default()).unwrap();
-    let app = App::new(server.url.clone(), true);
-    let mut runner = Runner::new(
-        Terminal::new(TestBackend::new(100, 30)).unwrap(),
-        Arc::new(remote),
-        app,
-    );
-    assert!(
-        runner
-            .run_until(Duration::from_secs(30), |a| a.loaded
-                && a.connected
-                && !a.sessions.is_empty())
-            .await,
-        "never connected"
-    );
+    let Attached {
+        server,
+        mut runner,
+        path,
+        ..
+    } = Attached::start(&s, &port, (100, 30)).await;
     runner.apply(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     assert!(
         runner
@@ -110,6 +90,50 @@ async fn attach_mode_survives_a_server_restart() {
     assert!(again.terminate().success());
 }
 
+/// A headless server on `port` with one project ("Remote comic", a text
+/// page "Hello" / "Bye"), and a TUI of `size` attached to it that has
+/// loaded the workspace.
+struct Attached {
+    server: Binary,
+    runner: Runner<TestBackend>,
+    client: reqwest::Client,
+    /// The project's directory.
+    path: String,
+}
+
+impl Attached {
+    async fn start(s: &Sandbox, port: &str, size: (u16, u16)) -> Attached {
+        let server = Binary::start(s, &["--headless", "--port", port], &[]);
+        let client = reqwest::Client::new();
+        let url = format!("{}/api/v1/projects", server.url);
+        let (status, session) = json_post(&client, url, json!({ "name": "Remote comic" })).await;
+        assert_eq!(status, 200, "{session}");
+        let path = session["path"].as_str().unwrap().to_owned();
+        let url = format!("{}/api/v1/pages", server.url);
+        let page = json!({ "name": "p1", "text": "Hello\n\nBye" });
+        let (status, body) = json_post(&client, url, page).await;
+        assert_eq!(status, 200, "{body}");
+        let remote = Remote::new(&server.url, Secret::default()).unwrap();
+        let app = App::new(server.url.clone(), true);
+        let terminal = Terminal::new(TestBackend::new(size.0, size.1)).unwrap();
+        let mut runner = Runner::new(terminal, Arc::new(remote), app);
+        assert!(
+            runner
+                .run_until(Duration::from_secs(30), |a| a.loaded
+                    && a.connected
+                    && !a.sessions.is_empty())
+                .await,
+            "never connected"
+        );
+        Attached {
+            server,
+            runner,
+            client,
+            path,
+        }
+    }
+}
+
 fn press(runner: &mut Runner<TestBackend>, code: KeyCode, modifiers: KeyModifiers) {
     runner.apply(Msg::Key(KeyEvent::new(code, modifiers)));
 }
@@ -127,33 +151,12 @@ fn type_text(runner: &mut Runner<TestBackend>, text: &str) {
 async fn attach_mode_reopens_its_project_and_keeps_a_draft_across_a_restart() {
     let s = Sandbox::new();
     let port = crate::http_support::free_port();
-    let server = Binary::start(&s, &["--headless", "--port", &port], &[]);
-    let client = reqwest::Client::new();
-    let url = format!("{}/api/v1/projects", server.url);
-    let (status, session) = json_post(&client, url, json!({ "name": "Remote comic" })).await;
-    assert_eq!(status, 200, "{session}");
-    let url = format!("{}/api/v1/pages", server.url);
-    let (status, body) = json_post(
-        &client,
-        url,
-        json!({ "name": "p1", "text": "Hello\n\nBye" }),
-    )
-    .await;
-    assert_eq!(status, 200, "{body}");
-
-    let remote = Remote::new(&server.url, Secret::default()).unwrap();
-    let app = App::new(server.url.clone(), true);
-    let mut runner = Runner::new(
-        Terminal::new(TestBackend::new(80, 24)).unwrap(),
-        Arc::new(remote),
-        app,
-    );
-    assert!(
-        runner
-            .run_until(Duration::from_secs(30), |a| a.loaded
-                && !a.sessions.is_empty())
-            .await
-    );
+    let Attached {
+        server,
+        mut runner,
+        client,
+        ..
+    } = Attached::start(&s, &port, (80, 24)).await;
     press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
         runner
