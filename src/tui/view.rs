@@ -882,6 +882,8 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
         Line::raw("    in it:   Alt-Enter or Ctrl-j new line, Ctrl-u/Ctrl-r undo/redo,"),
         Line::raw("             Alt-f/Alt-b word, Ctrl-a/Ctrl-e line start/end"),
         Line::raw("  r / f      mark reviewed / final (again: step back)"),
+        Line::raw("  n / N      next / previous node that needs work (or /find match)"),
+        Line::raw("  g G Home End  first / last row    Ctrl-f  find    :N  page N"),
         Line::raw("  u / Ctrl-r undo / redo     Esc       back home"),
         Line::raw("  : or /     command line    q Ctrl-c  quit"),
         Line::raw(""),
