@@ -889,8 +889,18 @@ fn help_lines(app: &App) -> Vec<Line<'static>> {
         Line::raw(""),
         Line::styled("Commands", bold()),
     ];
+    let width = usize::from(HELP_WIDTH.min(app.width).saturating_sub(2));
     for (cmd, what) in COMMANDS {
-        lines.push(Line::raw(format!("  {cmd:<22} {what}")));
+        // A description too long for the row goes on under itself.
+        let mut row = format!("  {cmd:<22}");
+        for word in what.split(' ') {
+            if row.width() + 1 + word.width() > width && row.trim().len() > cmd.len() {
+                lines.push(Line::raw(std::mem::replace(&mut row, " ".repeat(24))));
+            }
+            row.push(' ');
+            row.push_str(word);
+        }
+        lines.push(Line::raw(row));
     }
     if !app.engines.is_empty() {
         lines.push(Line::raw(""));
