@@ -192,6 +192,8 @@ pub struct App {
     pub jobs_hidden: bool,
     /// The text of the last `/find` (Ctrl-f): `n`/`N` go to its matches.
     pub find: Option<String>,
+    /// `/filter STATE`: the node list shows only those nodes.
+    pub filter: Option<super::navigate::Filter>,
     /// Command lines run, oldest first (Up/Down on the command line).
     pub history: Vec<String>,
     /// Where Up/Down are in `history` while browsing it.
@@ -266,6 +268,7 @@ impl App {
             warning_selected: 0,
             jobs_hidden: false,
             find: None,
+            filter: None,
             history: Vec::new(),
             history_at: None,
             choices: Vec::new(),

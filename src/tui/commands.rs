@@ -53,6 +53,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ("/unstage [NAME]", "drop a staged file (all without NAME)"),
     ("/N", "go to page N (also :N)"),
     (
+        "/filter STATE",
+        "show untranslated, machine, translated, reviewed, final or warned nodes (all)",
+    ),
+    (
         "/find TEXT",
         "next node whose source or translation holds TEXT (Ctrl-f)",
     ),
@@ -98,6 +102,24 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
                 app.say(format!("found `{rest}` · n/N next/previous · /find clears"));
             }
         }
+        "filter" => match rest {
+            "" | "all" => {
+                app.filter = None;
+                app.say("every node shown");
+            }
+            name => match super::navigate::Filter::parse(name) {
+                Some(filter) => {
+                    app.filter = Some(filter);
+                    app.say(format!(
+                        "showing {name} nodes · /filter all shows every node"
+                    ));
+                }
+                None => app.fail(format!(
+                    "filter by {} (or all)",
+                    super::navigate::Filter::NAMES.join(", ")
+                )),
+            },
+        },
         "new" => {
             // `from=ja to=fr` at the end set the languages.
             let mut words: Vec<&str> = rest.split_whitespace().collect();

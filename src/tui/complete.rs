@@ -133,6 +133,18 @@ pub fn complete(app: &App, input: &InputLine) -> Completion {
             &word,
             named(app.engines.iter().map(|e| e.id.clone()).collect()),
         ),
+        Some("filter") => choose(
+            input,
+            start,
+            &word,
+            named(
+                super::navigate::Filter::NAMES
+                    .iter()
+                    .chain(&["all"])
+                    .map(|f| (*f).to_owned())
+                    .collect(),
+            ),
+        ),
         Some("export") if earlier.len() == 1 => choose(
             input,
             start,

@@ -241,13 +241,14 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
             }
             let nodes = inner(s.nodes);
             if contains(nodes, col, row) {
-                let len = app
-                    .scene
-                    .as_ref()
-                    .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
-                    .map_or(0, |p| p.nodes.len());
-                let offset = scroll_offset(app.node_selected, len, nodes.height as usize);
-                return Some(Hit::Node(offset + (row - nodes.y) as usize));
+                let shown = super::navigate::shown_nodes(app);
+                let at = shown
+                    .iter()
+                    .position(|&i| i == app.node_selected)
+                    .unwrap_or(0);
+                let offset = scroll_offset(at, shown.len(), nodes.height as usize);
+                let row = offset + (row - nodes.y) as usize;
+                return shown.get(row).map(|&i| Hit::Node(i));
             }
         }
     }

@@ -80,3 +80,97 @@ pub fn next_where(app: &App, back: bool, wanted: impl Fn(&Node) -> bool) -> Opti
         .map(|i| places[i])
         .find(|&(p, n)| wanted(&snapshot.scene.pages[p].nodes[n]))
 }
+
+/// `/filter`: which nodes the node list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    /// Text nodes without a translation.
+    Untranslated,
+    /// Translated by an engine, not yet looked at.
+    Machine,
+    Translated,
+    Reviewed,
+    Final,
+    /// Named by a warning.
+    Warned,
+}
+
+impl Filter {
+    pub const NAMES: &[&str] = &[
+        "untranslated",
+        "machine",
+        "translated",
+        "reviewed",
+        "final",
+        "warned",
+    ];
+
+    pub fn parse(name: &str) -> Option<Filter> {
+        Some(match name {
+            "untranslated" => Filter::Untranslated,
+            "machine" => Filter::Machine,
+            "translated" => Filter::Translated,
+            "reviewed" => Filter::Reviewed,
+            "final" => Filter::Final,
+            "warned" => Filter::Warned,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        Filter::NAMES[self as usize]
+    }
+
+    pub fn keeps(self, node: &Node, warned: &HashSet<NodeId>) -> bool {
+        use crate::core::scene::{Author, TextState};
+        let NodeKind::Text {
+            translation,
+            origin,
+            ..
+        } = &node.kind
+        else {
+            return self == Filter::Warned && warned.contains(&node.id);
+        };
+        let machine = origin.as_ref().is_some_and(|o| o.by == Author::Engine);
+        match self {
+            Filter::Untranslated => translation.is_none(),
+            Filter::Machine => machine && node.kind.state() == Some(TextState::Translated),
+            Filter::Translated => node.kind.state() == Some(TextState::Translated),
+            Filter::Reviewed => node.kind.state() == Some(TextState::Reviewed),
+            Filter::Final => node.kind.state() == Some(TextState::Final),
+            Filter::Warned => warned.contains(&node.id),
+        }
+    }
+}
+
+/// The indices of the selected page's nodes the node list shows (all of
+/// them without a filter).
+pub fn shown_nodes(app: &App) -> Vec<usize> {
+    let Some(page) = app
+        .scene
+        .as_ref()
+        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+    else {
+        return Vec::new();
+    };
+    match app.filter {
+        None => (0..page.nodes.len()).collect(),
+        Some(filter) => {
+            let warned = warned(app);
+            (0..page.nodes.len())
+                .filter(|&i| filter.keeps(&page.nodes[i], &warned))
+                .collect()
+        }
+    }
+}
+
+/// With a filter, keeps the selection on a shown node.
+pub fn keep_selection_shown(app: &mut App) {
+    if app.filter.is_none() {
+        return;
+    }
+    let shown = shown_nodes(app);
+    if !shown.is_empty() && !shown.contains(&app.node_selected) {
+        app.node_selected = shown[0];
+    }
+}

@@ -72,8 +72,8 @@ impl Preview {
 }
 
 /// The graphics protocol of this terminal, from its environment: kitty's
-/// own, iTerm2's (iTerm2, WezTerm), else half-blocks, which every terminal
-/// shows. It is not asked on stdin: a terminal that does not answer would
+/// own, iTerm2's (iTerm2, WezTerm), sixel (foot, mlterm), else
+/// half-blocks, which every terminal shows. It is not asked on stdin: a terminal that does not answer would
 /// leave the query reading, and eating, the keys typed next.
 pub fn picker() -> Picker {
     use ratatui_image::picker::ProtocolType;
@@ -85,6 +85,8 @@ pub fn picker() -> Picker {
         ProtocolType::Kitty
     } else if matches!(env("TERM_PROGRAM").as_str(), "iTerm.app" | "WezTerm") {
         ProtocolType::Iterm2
+    } else if env("TERM").starts_with("foot") || env("TERM").starts_with("mlterm") {
+        ProtocolType::Sixel
     } else {
         ProtocolType::Halfblocks
     };

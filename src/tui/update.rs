@@ -59,6 +59,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
         }
         Msg::Share(event) => share_event(app, event, &mut fx),
     }
+    navigate::keep_selection_shown(app);
     super::preview::refresh(app, &mut fx);
     if changes {
         app.revision += 1;
@@ -557,8 +558,16 @@ fn move_in_focus(app: &mut App, delta: isize) {
             }
         }
         Pane::Nodes => {
-            let n = node_count(app);
-            move_sel(&mut app.node_selected, n, delta);
+            // Among the nodes the list shows (a filter may hide some).
+            let shown = navigate::shown_nodes(app);
+            let mut at = shown
+                .iter()
+                .position(|&i| i == app.node_selected)
+                .unwrap_or(0);
+            move_sel(&mut at, shown.len(), delta);
+            if let Some(&i) = shown.get(at) {
+                app.node_selected = i;
+            }
         }
         Pane::Jobs => {
             let n = app

@@ -444,7 +444,12 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
     let inner_nodes = inner(s.nodes);
     let nodes: &[Node] = page.map_or(&[], |p| &p.nodes);
     let height = inner_nodes.height as usize;
-    let offset = scroll_offset(app.node_selected, nodes.len(), height);
+    let shown = super::navigate::shown_nodes(app);
+    let at = shown
+        .iter()
+        .position(|&i| i == app.node_selected)
+        .unwrap_or(0);
+    let offset = scroll_offset(at, shown.len(), height);
     let width = inner_nodes.width as usize;
     let warned: std::collections::HashSet<NodeId> = app
         .shown_session()
@@ -455,12 +460,17 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
         .collect();
     let node_lines: Vec<Line> = if nodes.is_empty() {
         vec![Line::styled("no nodes on this page", dim())]
+    } else if shown.is_empty() {
+        vec![Line::styled(
+            "no node here passes the filter · /filter all",
+            dim(),
+        )]
     } else {
-        nodes
+        shown
             .iter()
-            .enumerate()
             .skip(offset)
             .take(height)
+            .map(|&i| (i, &nodes[i]))
             .map(|(i, n)| {
                 let (text, style) = node_summary(n, warned.contains(&n.id), width);
                 let style = if i == app.node_selected && app.focus == Pane::Nodes {
@@ -474,10 +484,17 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
             })
             .collect()
     };
-    let title = match page {
-        Some(p) => format!(" {} · {} nodes ", p.name, p.nodes.len()),
-        None if pages.is_empty() => " no pages yet: /attach a file, then /import ".to_owned(),
-        None => " Nodes ".to_owned(),
+    let title = match (page, app.filter) {
+        (Some(p), Some(filter)) => format!(
+            " {} · {} of {} nodes {} ",
+            p.name,
+            shown.len(),
+            p.nodes.len(),
+            filter.name()
+        ),
+        (Some(p), None) => format!(" {} · {} nodes ", p.name, p.nodes.len()),
+        (None, _) if pages.is_empty() => " no pages yet: /attach a file, then /import ".to_owned(),
+        (None, _) => " Nodes ".to_owned(),
     };
     frame.render_widget(
         Paragraph::new(node_lines).block(

@@ -346,6 +346,48 @@ fn moving_by_page_number_ends_work_and_find() {
 }
 
 #[test]
+fn the_node_list_filters_by_state() {
+    let mut app = session_app();
+    update(&mut app, key(KeyCode::Tab), Instant::now());
+    // Page 1: an image, then texts 0..4 with the even ones translated.
+    command(&mut app, "filter untranslated");
+    let screen = draw(&app);
+    assert!(screen.contains("2 of 5 nodes untranslated"), "{screen}");
+    assert!(screen.contains("Hello number 1") && screen.contains("Hello number 3"));
+    assert!(!screen.contains("Hello number 0"), "{screen}");
+    assert_eq!(app.node_selected, 2, "the selection moved to a shown node");
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(app.node_selected, 4, "moving skips the hidden");
+    update(&mut app, key(KeyCode::Down), Instant::now());
+    assert_eq!(app.node_selected, 4);
+    // A click on the first row is the first shown node.
+    let row = draw(&app)
+        .lines()
+        .position(|l| l.contains("Hello number 1"))
+        .unwrap() as u16;
+    let click = Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: 40,
+        row,
+        modifiers: KeyModifiers::NONE,
+    });
+    update(&mut app, click, Instant::now());
+    assert_eq!(app.node_selected, 2);
+    command(&mut app, "filter final");
+    assert!(draw(&app).contains("passes the filter"));
+    command(&mut app, "filter sparkly");
+    assert!(app.status.as_ref().unwrap().error);
+    assert_eq!(
+        app.filter,
+        Some(quire::tui::navigate::Filter::Final),
+        "a bad name changes nothing"
+    );
+    command(&mut app, "filter all");
+    assert_eq!(app.filter, None);
+    assert!(draw(&app).contains("Hello number 0"));
+}
+
+#[test]
 fn the_command_line_remembers_and_completes() {
     let mut app = session_app();
     command(&mut app, "2");
