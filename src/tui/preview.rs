@@ -176,17 +176,18 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
         .scene
         .as_ref()
         .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
-        .cloned()
     else {
         return;
     };
+    // Only an image node shows the picture.
     let selected_image = page
         .nodes
         .get(app.node_selected)
         .is_some_and(|n| matches!(n.kind, NodeKind::Image { .. }));
-    let Some(blob) = page_image(&page).copied().filter(|_| selected_image) else {
+    let Some(blob) = page_image(page).copied().filter(|_| selected_image) else {
         return;
     };
+    let (page_id, page_width, page_boxes) = (page.id, page.width, boxes(page));
     let current = app
         .preview
         .as_ref()
@@ -194,7 +195,7 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     if !current {
         app.preview = Some(Preview::new(
             session,
-            page.id,
+            page_id,
             blob,
             Err("loading the picture…".into()),
         ));
@@ -208,17 +209,16 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(preview) = app.preview.as_mut() else {
         return;
     };
-    let wanted = (boxes(&page), size);
+    let wanted = (page_boxes, size);
     if preview.built.as_ref() == Some(&wanted) || preview.image.is_err() {
         return;
     }
     let Ok(image) = &preview.image else { return };
     let mut drawn = image.to_rgba8();
-    let page_width = page
-        .width
+    let units = page_width
         .filter(|w| *w > 0)
         .map_or(f64::from(image.width()), f64::from);
-    let scale = f64::from(drawn.width()) / page_width;
+    let scale = f64::from(drawn.width()) / units;
     // At least one cell's worth of pixels (a half cell down), so that the
     // lines survive the scaling to the pane.
     let thick = (drawn.width() / u32::from(size.width.max(1)))
@@ -228,8 +228,8 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     preview.protocol = picker
         .new_protocol(DynamicImage::ImageRgba8(drawn), size, Resize::Fit(None))
         .ok();
-    preview.page = page.id;
-    preview.page_width = page.width;
+    preview.page = page_id;
+    preview.page_width = page_width;
     preview.built = Some(wanted);
 }
 

@@ -340,6 +340,19 @@ impl Tmux {
         }
     }
 
+    /// Types `q`, waits for quire to end, and reads the managed project
+    /// `dir`'s saved scene.
+    fn quit_and_read(&self, s: &Sandbox, dir: &str) -> serde_json::Value {
+        self.keys(&["q"]);
+        let end = Instant::now() + Duration::from_secs(30);
+        while self.alive() {
+            assert!(Instant::now() < end, "quire did not quit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let path = s.data_dir().join(format!("projects/{dir}/scene.json"));
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    }
+
     /// A tmux format (`#{pane_pid}`, …) of the pane.
     fn pane(&self, format: &str) -> String {
         let out = Command::new("tmux")
@@ -391,17 +404,8 @@ fn the_whole_flow_by_keyboard_in_a_real_terminal() {
         screen.contains("pseudo-translate: done") || screen.contains("done"),
         "{screen}"
     );
-    tmux.keys(&["q"]);
-    let end = Instant::now() + Duration::from_secs(30);
-    while tmux.alive() {
-        assert!(Instant::now() < end, "quire did not quit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // Quitting saved the project.
-    let scene: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(s.data_dir().join("projects/demo-comic/scene.json")).unwrap(),
-    )
-    .unwrap();
+    // Quitting saves the project.
+    let scene = tmux.quit_and_read(&s, "demo-comic");
     let node = &scene["scene"]["pages"][0]["nodes"][0]["kind"];
     assert!(
         node["translation"].as_str().unwrap().starts_with("[Ĥéļļö"),
@@ -439,16 +443,8 @@ fn enter_then_e_in_one_burst_reopens_the_saved_two_line_translation_at_80_by_24(
     );
     tmux.keys(&["Escape"]);
     tmux.wait_for("edit dropped");
-    tmux.keys(&["q"]);
-    let end = Instant::now() + Duration::from_secs(30);
-    while tmux.alive() {
-        assert!(Instant::now() < end, "quire did not quit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let scene: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(s.data_dir().join("projects/burst/scene.json")).unwrap(),
-    )
-    .unwrap();
+    // Quitting saves the project.
+    let scene = tmux.quit_and_read(&s, "burst");
     let node = &scene["scene"]["pages"][0]["nodes"][0]["kind"];
     assert_eq!(node["translation"], "Salut\nça va", "{node}");
 }
@@ -510,16 +506,8 @@ fn a_chapter_by_keyboard_at_80_by_24() {
         xliff.contains("Bienvenue") && xliff.contains("à bord !"),
         "{xliff}"
     );
-    tmux.keys(&["q"]);
-    let end = Instant::now() + Duration::from_secs(30);
-    while tmux.alive() {
-        assert!(Instant::now() < end, "quire did not quit");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let scene: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(s.data_dir().join("projects/chapter/scene.json")).unwrap(),
-    )
-    .unwrap();
+    // Quitting saves the project.
+    let scene = tmux.quit_and_read(&s, "chapter");
     let page = &scene["scene"]["pages"][1];
     let added = page["nodes"].as_array().unwrap().last().unwrap();
     assert_eq!(added["transform"]["width"], 200.0, "{added}");
