@@ -33,15 +33,7 @@ fn node(i: usize) -> NewNode {
             rotation: None,
         },
         visible: true,
-        kind: NodeKind::Text {
-            text: Some(format!("node {i}")),
-            translation: None,
-            source_lang: None,
-            style: None,
-            state: None,
-            origin: None,
-            timing: None,
-        },
+        kind: NodeKind::source(Some(format!("node {i}"))),
     }
 }
 

@@ -204,6 +204,19 @@ fn full_opacity() -> f64 {
 }
 
 impl NodeKind {
+    /// A text node with only its source text (no translation yet).
+    pub fn source(text: Option<String>) -> NodeKind {
+        NodeKind::Text {
+            text,
+            translation: None,
+            source_lang: None,
+            style: None,
+            state: None,
+            origin: None,
+            timing: None,
+        }
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
             NodeKind::Text { .. } => "text",

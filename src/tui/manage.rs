@@ -157,15 +157,7 @@ pub fn add_box(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             rotation: None,
         },
         visible: true,
-        kind: NodeKind::Text {
-            text: text.map(str::to_owned),
-            translation: None,
-            source_lang: None,
-            style: None,
-            state: None,
-            origin: None,
-            timing: None,
-        },
+        kind: NodeKind::source(text.map(str::to_owned)),
     };
     app.node_selected = page.nodes.len();
     fx.push(Effect::Apply {

@@ -142,15 +142,7 @@ pub fn text_node(text: &str) -> NewNode {
             rotation: None,
         },
         visible: true,
-        kind: NodeKind::Text {
-            text: Some(text.into()),
-            translation: None,
-            source_lang: None,
-            style: None,
-            state: None,
-            origin: None,
-            timing: None,
-        },
+        kind: NodeKind::source(Some(text.into())),
     }
 }
 
