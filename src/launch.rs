@@ -149,9 +149,9 @@ async fn serve_http(
     Ok(Served {
         url,
         what: if with_mcp {
-            "API /api/v1, MCP /mcp"
+            "web /, API /api/v1, MCP /mcp"
         } else {
-            "API /api/v1"
+            "web /, API /api/v1"
         },
         state,
         task,

@@ -149,6 +149,10 @@ struct Inner {
     /// The last pictures made of page images (`picture.rs`): an agent
     /// looks at a page again after each edit, and its image is the same.
     pictures: picture::Recent,
+    /// Thumbnails of image blobs (`blob_picture`), for page strips.
+    thumbnails: picture::Recent,
+    /// Permits for decoding images at once (one per core).
+    decoding: tokio::sync::Semaphore,
     // Quick lookups only; never held across I/O or an await.
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
@@ -193,7 +197,11 @@ impl Core {
                 bus: Arc::new(EventBus::new()),
                 jobs: jobs::Jobs::default(),
                 http: std::sync::OnceLock::new(),
-                pictures: picture::Recent::default(),
+                pictures: picture::Recent::new(picture::RECENT_PAGES),
+                thumbnails: picture::Recent::new(picture::RECENT_THUMBNAILS),
+                decoding: tokio::sync::Semaphore::new(
+                    std::thread::available_parallelism().map_or(2, usize::from),
+                ),
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
                 advertised_url: Mutex::new(None),

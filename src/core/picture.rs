@@ -69,18 +69,31 @@ fn encode(image: &DynamicImage) -> CoreResult<(&'static str, Vec<u8>)> {
     Ok(("image/jpeg", out.into_inner()))
 }
 
-/// How many pictures are kept (each a few hundred KiB).
-const RECENT: usize = 8;
+/// How many pictures of pages are kept (each a few hundred KiB).
+pub(crate) const RECENT_PAGES: usize = 8;
 
-/// The last [`RECENT`] pictures, by what they were made from.
-#[derive(Default)]
-pub(crate) struct Recent(Mutex<VecDeque<(Key, Arc<Picture>)>>);
+/// How many thumbnails are kept (a few KiB each at 256 px): every page of
+/// a long chapter's strip.
+pub(crate) const RECENT_THUMBNAILS: usize = 1024;
+
+/// The last pictures made, by what they were made from, oldest first.
+pub(crate) struct Recent {
+    made: Mutex<VecDeque<(Key, Arc<Picture>)>>,
+    capacity: usize,
+}
 
 type Key = (BlobHash, u32, Option<u32>);
 
 impl Recent {
+    pub(crate) fn new(capacity: usize) -> Recent {
+        Recent {
+            made: Mutex::new(VecDeque::new()),
+            capacity,
+        }
+    }
+
     fn get(&self, key: &Key) -> Option<Arc<Picture>> {
-        let recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let recent = self.made.lock().unwrap_or_else(PoisonError::into_inner);
         recent
             .iter()
             .find(|(k, _)| k == key)
@@ -88,9 +101,9 @@ impl Recent {
     }
 
     fn put(&self, key: Key, picture: Arc<Picture>) {
-        let mut recent = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut recent = self.made.lock().unwrap_or_else(PoisonError::into_inner);
         recent.retain(|(k, _)| *k != key);
-        if recent.len() == RECENT {
+        if recent.len() >= self.capacity {
             recent.pop_front();
         }
         recent.push_back((key, picture));
@@ -107,13 +120,7 @@ impl Core {
         page: PageId,
         max_side: u32,
     ) -> CoreResult<(Page, Arc<Picture>)> {
-        if !MAX_SIDE.contains(&max_side) {
-            return Err(CoreError::InvalidInput(format!(
-                "maxSide {max_side} is outside {}..={}",
-                MAX_SIDE.start(),
-                MAX_SIDE.end()
-            )));
-        }
+        check_max_side(max_side)?;
         let snapshot = self.scene(session).await?;
         let page = snapshot
             .scene
@@ -130,12 +137,59 @@ impl Core {
         if let Some(made) = self.inner.pictures.get(&key) {
             return Ok((page, made));
         }
-        let bytes = self.read_blob(session, blob).await?;
-        let width = page.width;
-        let made = Arc::new(blocking(move || picture(&bytes, max_side, width)).await?);
+        let made = self.make_picture(session, key).await?;
         self.inner.pictures.put(key, made.clone());
         Ok((page, made))
     }
+
+    /// The image blob `blob` scaled down so that its long side is at most
+    /// `max_side` (a thumbnail). A blob that is not an image is refused.
+    pub async fn blob_picture(
+        &self,
+        session: SessionId,
+        blob: BlobHash,
+        max_side: u32,
+    ) -> CoreResult<Arc<Picture>> {
+        check_max_side(max_side)?;
+        let key = (blob, max_side, None);
+        if let Some(made) = self.inner.thumbnails.get(&key) {
+            return Ok(made);
+        }
+        let made = self.make_picture(session, key).await?;
+        self.inner.thumbnails.put(key, made.clone());
+        Ok(made)
+    }
+
+    /// Decodes and scales on the blocking pool, as many at a time as there
+    /// are cores: a strip asking for a hundred thumbnails at once must not
+    /// hold a hundred decoded pages in memory.
+    async fn make_picture(
+        &self,
+        session: SessionId,
+        (blob, max_side, width): Key,
+    ) -> CoreResult<Arc<Picture>> {
+        let bytes = self.read_blob(session, blob).await?;
+        let _permit = self
+            .inner
+            .decoding
+            .acquire()
+            .await
+            .map_err(|e| CoreError::internal(format!("decoding closed: {e}")))?;
+        Ok(Arc::new(
+            blocking(move || picture(&bytes, max_side, width)).await?,
+        ))
+    }
+}
+
+fn check_max_side(max_side: u32) -> CoreResult<()> {
+    if MAX_SIDE.contains(&max_side) {
+        return Ok(());
+    }
+    Err(CoreError::InvalidInput(format!(
+        "maxSide {max_side} is outside {}..={}",
+        MAX_SIDE.start(),
+        MAX_SIDE.end()
+    )))
 }
 
 #[cfg(test)]

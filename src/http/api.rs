@@ -38,7 +38,9 @@ pub struct Doc {
     pub summary: &'static str,
     pub request: Body,
     pub response: Body,
-    /// Error statuses this operation can answer (besides the common ones).
+    /// Error statuses this operation can answer (besides the common ones);
+    /// 304 (not modified), for an operation with an `ETag`, is listed here
+    /// too.
     pub errors: &'static [u16],
 }
 
@@ -106,6 +108,22 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .entry(path.to_owned())
             .or_default()
             .insert(method.to_ascii_lowercase(), op);
+    }
+
+    /// Documents an optional query parameter of a registered operation.
+    pub fn query(&mut self, method: &str, path: &str, name: &str, description: &str, schema: Value) {
+        let Some(op) = self
+            .paths
+            .get_mut(path)
+            .and_then(|ops| ops.get_mut(&method.to_ascii_lowercase()))
+        else {
+            panic!("no operation {method} {path} to add `{name}` to");
+        };
+        let param = json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema });
+        match op.get_mut("parameters").and_then(Value::as_array_mut) {
+            Some(params) => params.push(param),
+            None => op["parameters"] = json!([param]),
+        }
     }
 
     /// The router and the OpenAPI document. `secured`: a bearer token is
@@ -294,10 +312,13 @@ fn operation(path: &str, doc: &Doc, id_suffix: &str) -> Value {
     responses.insert("200".into(), ok);
     // 401 is added by `finish` when a token is configured.
     for status in doc.errors.iter().chain(&[403, 500]) {
-        responses.insert(
-            status.to_string(),
-            json!({ "$ref": "#/components/responses/Error" }),
-        );
+        let response = if *status == 304 {
+            // Not an error: the client's cached copy (its ETag) is current.
+            json!({ "description": "Not modified: the ETag sent in If-None-Match is current" })
+        } else {
+            json!({ "$ref": "#/components/responses/Error" })
+        };
+        responses.insert(status.to_string(), response);
     }
     op.insert("responses".into(), Value::Object(responses));
     Value::Object(op)

@@ -1,9 +1,10 @@
 //! Checks every request passes before it reaches a route (`/mcp`
 //! included): the `Host` header names this server (DNS-rebinding
 //! protection), an `Origin` header is this server's own origin or an
-//! allowed one (`server.allowed_origins`), the bearer
-//! token matches (compared in constant time), the body is not too large,
-//! and the core has finished starting.
+//! allowed one (`server.allowed_origins`), no token travels in the query
+//! string, the bearer token matches (compared in constant time; the web
+//! workbench's static files and `/healthz` need none), the body is not too
+//! large, and the core has finished starting.
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
@@ -125,7 +126,21 @@ fn same_origin(origin: &str, host: Option<&str>) -> bool {
 
 /// Routes that answer while the core is still starting.
 fn open_while_starting(path: &str) -> bool {
-    matches!(path, "/healthz" | "/api/v1/meta" | "/api/v1/events")
+    matches!(path, "/healthz" | "/api/v1/meta" | "/api/v1/events") || super::web::is_web_path(path)
+}
+
+/// Query parameters that look like a credential. A token in a URL ends up
+/// in logs, browser history and `Referer` headers, so a request carrying
+/// one is refused outright, whether or not the token is right.
+const TOKEN_PARAMS: [&str; 4] = ["token", "access_token", "bearer", "auth"];
+
+fn token_in_query(query: Option<&str>) -> bool {
+    query.is_some_and(|q| {
+        q.split('&').any(|pair| {
+            let name = pair.split_once('=').map_or(pair, |(n, _)| n);
+            TOKEN_PARAMS.iter().any(|t| name.eq_ignore_ascii_case(t))
+        })
+    })
 }
 
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
@@ -162,9 +177,18 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
             .into_response();
         }
     }
+    if token_in_query(request.uri().query()) {
+        return ApiError::bad_request(
+            "token_in_query",
+            "a token is never accepted in the URL; send it as `Authorization: Bearer <token>`",
+        )
+        .into_response();
+    }
     let path = request.uri().path();
-    let health = path == "/healthz" && request.method() == Method::GET;
-    if !health && !guard.token_ok(headers) {
+    // The workbench's files hold no data; the page asks for the token.
+    let open = (path == "/healthz" || super::web::is_web_path(path))
+        && matches!(*request.method(), Method::GET | Method::HEAD);
+    if !open && !guard.token_ok(headers) {
         let mut response = ApiError::new(
             StatusCode::UNAUTHORIZED,
             "unauthorized",
@@ -230,6 +254,17 @@ mod tests {
         assert!(!g.host_allowed("evil.example:4096"));
         assert!(g.origin_allowed("https://app.example/"));
         assert!(!g.origin_allowed("https://evil.example"));
+    }
+
+    #[test]
+    fn a_credential_in_the_query_is_seen_by_its_name() {
+        for q in ["token=x", "a=1&access_token=x", "Bearer", "auth=&b=2"] {
+            assert!(token_in_query(Some(q)), "{q}");
+        }
+        for q in ["maxSide=256", "tokens=1", "a=token"] {
+            assert!(!token_in_query(Some(q)), "{q}");
+        }
+        assert!(!token_in_query(None));
     }
 
     #[test]

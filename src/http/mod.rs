@@ -3,6 +3,8 @@
 //!
 //! - `api.rs` registers routes and writes the OpenAPI document as it goes;
 //!   `routes.rs` holds the handlers, `events.rs` the SSE stream.
+//! - `web.rs` serves the web workbench's embedded files at `/` (outside
+//!   the API and its document: the page is a client of the API).
 //! - `guard.rs` is the one middleware every request passes (Host, Origin,
 //!   bearer token, body size, readiness); `extract.rs` and `error.rs` keep
 //!   the error contract.
@@ -13,6 +15,7 @@ pub mod events;
 pub mod extract;
 pub mod guard;
 pub mod routes;
+pub mod web;
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -86,6 +89,8 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
     };
     let limit = usize::try_from(state.guard.max_body_bytes).unwrap_or(usize::MAX);
     let mut router = router
+        .route("/", axum::routing::get(web::index))
+        .route("/assets/{*path}", axum::routing::get(web::asset))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());

@@ -4,8 +4,9 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Multipart, Path, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequest, Multipart, Path, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -394,25 +395,55 @@ async fn scene(State(state): State<AppState>, Target(id): Target) -> ApiResult<J
     }))
 }
 
+/// `?maxSide=N` asks for a thumbnail instead of the bytes.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BlobQuery {
+    #[serde(default)]
+    max_side: Option<u32>,
+}
+
+/// A blob never changes (its hash is its name): an `ETag` a client sent
+/// back is answered with 304 without reading anything.
 async fn blob(
     State(state): State<AppState>,
     Target(id): Target,
     Path(params): Path<std::collections::HashMap<String, String>>,
+    query: Result<Query<BlobQuery>, QueryRejection>,
+    request: HeaderMap,
 ) -> ApiResult<Response> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
     let text = params.get("hash").cloned().unwrap_or_default();
     let hash: BlobHash = text
         .parse()
         .map_err(|_| ApiError::from(CoreError::not_found("blob", &text)))?;
-    let bytes = state.core.read_blob(id, hash).await?;
-    let media = crate::core::blobs::media_type(&bytes);
-    let mut response = bytes.into_response();
+    let etag = match query.max_side {
+        Some(side) => format!("\"{hash}-{side}\""),
+        None => format!("\"{hash}\""),
+    };
+    let fresh = request
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag));
+    let (mut response, media) = if fresh {
+        (StatusCode::NOT_MODIFIED.into_response(), None)
+    } else if let Some(side) = query.max_side {
+        let picture = state.core.blob_picture(id, hash, side).await?;
+        (picture.bytes.clone().into_response(), Some(picture.mime_type))
+    } else {
+        let bytes = state.core.read_blob(id, hash).await?;
+        let media = crate::core::blobs::media_type(&bytes);
+        (bytes.into_response(), Some(media))
+    };
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
+    if let Some(media) = media {
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
+    }
     headers.insert(
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=31536000, immutable"),
     );
-    if let Ok(etag) = HeaderValue::from_str(&format!("\"{hash}\"")) {
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
         headers.insert(header::ETAG, etag);
     }
     Ok(response)
@@ -527,7 +558,7 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         Doc {
             id: "getBlob",
             tag: "scene",
-            summary: "A blob's bytes (immutable, cacheable)",
+            summary: "A blob's bytes, or with maxSide an image blob's thumbnail (JPEG, or PNG when it has transparency); immutable, with an ETag (304 for If-None-Match)",
             request: Body::None,
             response: Body::Bytes(&[
                 "image/png",
@@ -535,9 +566,16 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
                 "image/webp",
                 "application/octet-stream",
             ]),
-            errors: &[404, 409],
+            errors: &[304, 400, 404, 409, 422],
         },
         blob,
+    );
+    api.query(
+        "GET",
+        &p("/blobs/{hash}"),
+        "maxSide",
+        "A thumbnail whose long side is at most this many pixels (16 to 8192; never scaled up)",
+        json!({ "type": "integer", "minimum": 16, "maximum": 8192 }),
     );
     api.route(
         "POST",

@@ -1,0 +1,107 @@
+// The HTTP API as the page uses it: every call goes to the public
+// /api/v1 routes with the bearer token (kept in sessionStorage, never in
+// a URL), and every failure becomes an ApiError with the server's code
+// and message.
+
+const TOKEN_KEY = 'quire.token';
+
+let token = sessionStorage.getItem(TOKEN_KEY);
+const unauthorizedListeners = new Set();
+
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+export function setToken(value) {
+  token = value || null;
+  if (token) sessionStorage.setItem(TOKEN_KEY, token);
+  else sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export function hasToken() {
+  return Boolean(token);
+}
+
+export function authHeaders(extra = {}) {
+  return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
+}
+
+/** Called with no argument whenever the server answers 401. */
+export function onUnauthorized(listener) {
+  unauthorizedListeners.add(listener);
+  return () => unauthorizedListeners.delete(listener);
+}
+
+async function failure(response) {
+  let code = `http_${response.status}`;
+  let message = `${response.status} ${response.statusText}`;
+  try {
+    const body = await response.json();
+    if (body && body.error) {
+      code = body.error.code;
+      message = body.error.message;
+    }
+  } catch {
+    // Not the API's JSON error body (a proxy's page, say): keep the status.
+  }
+  if (response.status === 401) unauthorizedListeners.forEach((l) => l());
+  return new ApiError(response.status, code, message);
+}
+
+/**
+ * One API call. `body` is sent as JSON, or as is when it is FormData or a
+ * Blob. Answers the parsed JSON, or the Response itself with `raw`.
+ */
+export async function call(method, path, body, { raw = false, signal } = {}) {
+  const headers = authHeaders({ Accept: 'application/json' });
+  let payload;
+  if (body instanceof FormData || body instanceof Blob) {
+    payload = body;
+  } else if (body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    payload = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, { method, headers, body: payload, signal, cache: 'no-store' });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new ApiError(0, 'offline', 'quire cannot be reached; is it still running?');
+  }
+  if (!response.ok) throw await failure(response);
+  return raw ? response : response.json();
+}
+
+/** A route of one session (never the server's "current" one, which other clients move). */
+export function inSession(sessionId, rest) {
+  return `/api/v1/sessions/${sessionId}${rest}`;
+}
+
+/** A blob's URL; `maxSide` asks for a thumbnail. Blob URLs carry no token: see blobUrl in images.js. */
+export function blobPath(sessionId, hash, maxSide) {
+  const base = inSession(sessionId, `/blobs/${hash}`);
+  return maxSide ? `${base}?maxSide=${maxSide}` : base;
+}
+
+/** Saves a download the way a link with `download` does. */
+export function saveBytes(blob, fileName) {
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = fileName;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** The file name a Content-Disposition header gives, else `fallback`. */
+export function fileNameOf(response, fallback) {
+  const disposition = response.headers.get('Content-Disposition') || '';
+  const match = /filename="?([^";]+)"?/i.exec(disposition);
+  return match ? match[1] : fallback;
+}

@@ -1,0 +1,285 @@
+// An image page: the picture with every text node's box on it, coloured
+// by state. Boxes are buttons (Tab moves between them, Enter edits, the
+// arrow keys move a box, Delete removes it); a box is moved or resized by
+// dragging, a new one drawn with the draw tool. Each gesture is one op
+// when it ends; zoom with the buttons, Ctrl+wheel or + and -, pan by
+// dragging the background.
+
+import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mjs';
+import { useBlobUrl } from './images.js';
+import { Legend, PageTools } from './pagetools.js';
+import { preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
+import { apply, select, setCanvas, state } from './store.js';
+import { html, typing, useKeys } from './ui.js';
+import { warnedNodes } from './jobs.js';
+
+const MIN_BOX = 4;
+const ZOOMS = [0.1, 0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
+
+function clampBox(t, w, h) {
+  const width = Math.max(MIN_BOX, Math.min(t.width, w));
+  const height = Math.max(MIN_BOX, Math.min(t.height, h));
+  return {
+    ...t,
+    x: Math.round(Math.max(0, Math.min(t.x, w - width))),
+    y: Math.round(Math.max(0, Math.min(t.y, h - height))),
+    width: Math.round(width),
+    height: Math.round(height),
+  };
+}
+
+/** The box a drag of `mode` ('move' or a corner 'nw' 'ne' 'sw' 'se') by (dx, dy) makes of `t`. */
+function dragged(t, mode, dx, dy) {
+  if (mode === 'move') return { ...t, x: t.x + dx, y: t.y + dy };
+  let { x, y, width, height } = t;
+  if (mode.includes('w')) {
+    x += dx;
+    width -= dx;
+  }
+  if (mode.includes('e')) width += dx;
+  if (mode.includes('n')) {
+    y += dy;
+    height -= dy;
+  }
+  if (mode.includes('s')) height += dy;
+  if (width < MIN_BOX) {
+    if (mode.includes('w')) x -= MIN_BOX - width;
+    width = MIN_BOX;
+  }
+  if (height < MIN_BOX) {
+    if (mode.includes('n')) y -= MIN_BOX - height;
+    height = MIN_BOX;
+  }
+  return { ...t, x, y, width, height };
+}
+
+function label(node, number) {
+  const k = node.kind;
+  const source = preview(k.text, 40) || 'no source text';
+  const translation = preview(k.translation, 40) || 'untranslated';
+  return `Box ${number}: ${source} → ${translation} (${STATE_LABELS[stateOf(k)]})`;
+}
+
+function Box({ node, number, z, selected, warned, onGesture, onSelect, onEdit }) {
+  const t = node.transform;
+  const shade = shadeOf(node.kind);
+  const classes = ['box', `shade-${shade}`, selected && 'selected', warned && 'warned'].filter(Boolean).join(' ');
+  return html`<button type="button" class=${classes} data-node=${node.id} data-state=${stateOf(node.kind)}
+    aria-label=${label(node, number)} aria-pressed=${selected}
+    title=${node.kind.translation || node.kind.text || ''}
+    style=${{ left: `${t.x * z}px`, top: `${t.y * z}px`, width: `${t.width * z}px`, height: `${t.height * z}px` }}
+    onPointerDown=${(e) => onGesture(e, node, 'move')}
+    onFocus=${() => !selected && onSelect(node)}
+    onClick=${(e) => e.detail === 0 && onEdit(node)}>
+    <span class="box-number" aria-hidden="true">${number}</span>
+    ${selected && ['nw', 'ne', 'sw', 'se'].map((corner) => html`<span class=${`handle handle-${corner}`}
+      aria-hidden="true" onPointerDown=${(e) => onGesture(e, node, corner)}></span>`)}
+  </button>`;
+}
+
+export function Canvas({ info }) {
+  const page = info.page;
+  const viewport = useRef(null);
+  const surface = useRef(null);
+  const gesture = useRef(null);
+  const [ghost, setGhost] = useState(null);
+  const [natural, setNatural] = useState(null);
+  const [fit, setFit] = useState(1);
+  const { tool, zoom, rendered } = state.canvas;
+  const showRendered = rendered && info.rendered;
+  const url = useBlobUrl(state.sessionId, showRendered ? info.rendered : info.source);
+  const width = page.width || (natural && natural.w) || 1000;
+  const height = page.height || (natural && natural.h) || 1400;
+  const z = zoom === 'fit' ? fit : zoom;
+  const warned = warnedNodes();
+  const selectedId = state.route.nodeId;
+
+  useLayoutEffect(() => {
+    const el = viewport.current;
+    const measure = () => {
+      const w = el.clientWidth - 32;
+      const h = el.clientHeight - 32;
+      if (w > 0 && h > 0) setFit(Math.max(0.05, Math.min(w / width, h / height)));
+    };
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [width, height]);
+
+  // Ctrl+wheel zooms (a non-passive listener, so the page itself does not zoom).
+  useEffect(() => {
+    const el = viewport.current;
+    const wheel = (e) => {
+      if (!e.ctrlKey) return;
+      e.preventDefault();
+      zoomBy(e.deltaY < 0 ? 1 : -1);
+    };
+    el.addEventListener('wheel', wheel, { passive: false });
+    return () => el.removeEventListener('wheel', wheel);
+  });
+
+  function zoomBy(step) {
+    const at = ZOOMS.findIndex((v) => v >= z - 1e-9);
+    const from = at < 0 ? ZOOMS.length - 1 : at;
+    const next = ZOOMS[Math.max(0, Math.min(ZOOMS.length - 1, from + step))];
+    setCanvas({ zoom: next });
+  }
+
+  function pagePoint(e) {
+    const r = surface.current.getBoundingClientRect();
+    return { x: (e.clientX - r.left) / z, y: (e.clientY - r.top) / z };
+  }
+
+  function onGesture(e, node, mode) {
+    if (e.button !== 0 || tool === 'draw') return;
+    e.stopPropagation();
+    if (node.id !== selectedId) select(page.id, node.id);
+    gesture.current = { kind: 'box', node, mode, start: pagePoint(e), moved: false };
+    surface.current.setPointerCapture(e.pointerId);
+  }
+
+  function onSelect(node) {
+    select(page.id, node.id);
+  }
+
+  // Enter on a focused box (a click without a pointer) edits its translation.
+  function onEdit(node) {
+    select(page.id, node.id);
+    setTimeout(() => document.getElementById('translation')?.focus(), 0);
+  }
+
+  function onPointerDown(e) {
+    if (e.button !== 0) return;
+    if (tool === 'draw') {
+      const p = pagePoint(e);
+      gesture.current = { kind: 'draw', start: p };
+      setGhost({ x: p.x, y: p.y, width: 0, height: 0 });
+    } else {
+      const el = viewport.current;
+      gesture.current = { kind: 'pan', x: e.clientX, y: e.clientY, left: el.scrollLeft, top: el.scrollTop };
+    }
+    surface.current.setPointerCapture(e.pointerId);
+  }
+
+  function onPointerMove(e) {
+    const g = gesture.current;
+    if (!g) return;
+    if (g.kind === 'pan') {
+      viewport.current.scrollLeft = g.left - (e.clientX - g.x);
+      viewport.current.scrollTop = g.top - (e.clientY - g.y);
+      return;
+    }
+    const p = pagePoint(e);
+    if (g.kind === 'draw') {
+      setGhost({
+        x: Math.min(g.start.x, p.x),
+        y: Math.min(g.start.y, p.y),
+        width: Math.abs(p.x - g.start.x),
+        height: Math.abs(p.y - g.start.y),
+      });
+      return;
+    }
+    const dx = p.x - g.start.x;
+    const dy = p.y - g.start.y;
+    if (!g.moved && Math.abs(dx) * z < 3 && Math.abs(dy) * z < 3) return;
+    g.moved = true;
+    setGhost({ node: g.node.id, ...clampBox(dragged(g.node.transform, g.mode, dx, dy), width, height) });
+  }
+
+  async function onPointerUp() {
+    const g = gesture.current;
+    gesture.current = null;
+    const box = ghost;
+    setGhost(null);
+    if (!g || !box) return;
+    if (g.kind === 'draw') {
+      if (box.width < MIN_BOX || box.height < MIN_BOX) return;
+      const transform = clampBox(box, width, height);
+      const node = { transform, visible: true, kind: { type: 'text' } };
+      const result = await apply({ type: 'AddNode', page: page.id, node }, 'Adding the box');
+      if (result && result.created.length) {
+        setCanvas({ tool: 'select' });
+        select(page.id, result.created[0]);
+        setTimeout(() => document.getElementById('translation')?.focus(), 0);
+      }
+    } else if (g.kind === 'box' && g.moved) {
+      const { node: _id, ...t } = box;
+      const { x, y, width: w, height: h } = t;
+      const transform = { ...g.node.transform, x, y, width: w, height: h };
+      apply({ type: 'UpdateNode', page: page.id, id: g.node.id, patch: { transform } },
+        g.mode === 'move' ? 'Moving the box' : 'Resizing the box');
+    }
+  }
+
+  // Keys for the focused box: arrows move it (Shift: by 10), Delete removes it.
+  useKeys((e) => {
+    const el = e.target;
+    if (typing(el) || !el.dataset || !el.dataset.node || e.ctrlKey || e.metaKey || e.altKey) {
+      if (!typing(el) && !e.ctrlKey && !e.metaKey) {
+        if (e.key === '+' || e.key === '=') zoomBy(1);
+        else if (e.key === '-') zoomBy(-1);
+        else if (e.key === '0') setCanvas({ zoom: 'fit' });
+        else if (e.key === 'Escape' && tool === 'draw') setCanvas({ tool: 'select' });
+      }
+      return;
+    }
+    const found = state.view.index.nodes.get(el.dataset.node);
+    if (!found) return;
+    const step = e.shiftKey ? 10 : 1;
+    const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
+    if (moves[e.key]) {
+      e.preventDefault();
+      const [dx, dy] = moves[e.key];
+      const transform = clampBox({ ...found.node.transform, x: found.node.transform.x + dx, y: found.node.transform.y + dy }, width, height);
+      apply({ type: 'UpdateNode', page: page.id, id: found.node.id, patch: { transform } }, 'Moving the box');
+    } else if (e.key === 'Delete' || e.key === 'Backspace') {
+      e.preventDefault();
+      apply({ type: 'RemoveNode', page: page.id, id: found.node.id }, 'Deleting the box');
+    } else if (e.key === '+' || e.key === '=') zoomBy(1);
+    else if (e.key === '-') zoomBy(-1);
+  });
+
+  const boxes = info.texts.filter((n) => n.visible !== false).map((node, i) => {
+    const moving = ghost && ghost.node === node.id;
+    const shown = moving ? { ...node, transform: { ...node.transform, x: ghost.x, y: ghost.y, width: ghost.width, height: ghost.height } } : node;
+    return html`<${Box} key=${node.id} node=${shown} number=${i + 1} z=${z} selected=${node.id === selectedId}
+      warned=${warned.has(node.id)} onGesture=${onGesture} onSelect=${onSelect} onEdit=${onEdit} />`;
+  });
+  const drawing = ghost && ghost.node === undefined && tool === 'draw';
+
+  return html`<div class="canvas">
+    <${PageTools} info=${info}>
+      <div class="segmented" role="group" aria-label="Tool">
+        <button type="button" aria-pressed=${tool === 'select'} onClick=${() => setCanvas({ tool: 'select' })}
+          title="Select and move boxes (v)">Select</button>
+        <button type="button" aria-pressed=${tool === 'draw'} onClick=${() => setCanvas({ tool: 'draw' })}
+          title="Draw a new box (b)" data-testid="draw">Draw box</button>
+      </div>
+      <div class="segmented" role="group" aria-label="Zoom">
+        <button type="button" onClick=${() => zoomBy(-1)} aria-label="Zoom out" title="Zoom out (-)">−</button>
+        <span class="zoom" aria-live="polite">${Math.round(z * 100)} %</span>
+        <button type="button" onClick=${() => zoomBy(1)} aria-label="Zoom in" title="Zoom in (+)">+</button>
+        <button type="button" onClick=${() => setCanvas({ zoom: 'fit' })} aria-pressed=${zoom === 'fit'} title="Fit the page (0)">Fit</button>
+      </div>
+      ${info.rendered && html`<div class="segmented" role="group" aria-label="Image">
+        <button type="button" aria-pressed=${!showRendered} onClick=${() => setCanvas({ rendered: false })}>Source</button>
+        <button type="button" aria-pressed=${Boolean(showRendered)} onClick=${() => setCanvas({ rendered: true })}>Rendered</button>
+      </div>`}
+    <//>
+    <div class=${`viewport tool-${tool}`} ref=${viewport}>
+      <div class="surface" ref=${surface} style=${{ width: `${width * z}px`, height: `${height * z}px` }}
+        onPointerDown=${onPointerDown} onPointerMove=${onPointerMove} onPointerUp=${onPointerUp}
+        onPointerCancel=${() => { gesture.current = null; setGhost(null); }}>
+        <img class="page-image" src=${url || undefined} alt=${`Page ${info.number}: ${page.name}`} draggable="false"
+          width=${Math.round(width * z)} height=${Math.round(height * z)}
+          onLoad=${(e) => !page.width && setNatural({ w: e.currentTarget.naturalWidth, h: e.currentTarget.naturalHeight })} />
+        ${boxes}
+        ${drawing && html`<div class="box drawing" aria-hidden="true" style=${{
+          left: `${ghost.x * z}px`, top: `${ghost.y * z}px`, width: `${ghost.width * z}px`, height: `${ghost.height * z}px`,
+        }}></div>`}
+      </div>
+    </div>
+    <${Legend} />
+  </div>`;
+}

@@ -1,0 +1,135 @@
+// The side panel for the selected text node: its source, the translation
+// being edited (multi-line), its state, who wrote it, and its QA
+// warnings. A remote change to the node while the person types never
+// replaces the draft: a notice shows both and the person chooses.
+
+import { useState } from '../vendor/hooks.mjs';
+import { qaWarnings } from './jobs.js';
+import { STATE_LABELS, STATES, stateOf } from './scene.js';
+import { goNextNeedingWork } from './session.js';
+import { apply, commitEditor, editDraft, resolveConflict, state } from './store.js';
+import { html } from './ui.js';
+
+function origin(kind) {
+  const o = kind.origin;
+  if (!o) return kind.translation ? 'Written before quire recorded who wrote what' : null;
+  const at = o.at ? new Date(o.at).toLocaleString() : '';
+  if (o.by === 'engine') {
+    const score = o.score !== undefined && o.score !== null ? `, ${Math.round(o.score * 100)} % match` : '';
+    return `Machine: ${o.engine || 'an engine'}${score} · ${at}`;
+  }
+  return `By a person · ${at}`;
+}
+
+function Conflict({ conflict }) {
+  if (conflict.deleted) {
+    return html`<div class="conflict" role="alert">
+      <p>This box was deleted elsewhere (another browser, the TUI or an agent). Your draft is below; copy it if you need it.</p>
+      <button type="button" onClick=${() => resolveConflict(false)}>Close</button>
+    </div>`;
+  }
+  return html`<div class="conflict" role="alert" data-testid="conflict">
+    <p>Changed elsewhere while you were typing. Theirs:</p>
+    <blockquote>${conflict.theirs || html`<em>(cleared)</em>`}</blockquote>
+    <div class="row">
+      <button type="button" class="primary" onClick=${() => resolveConflict(true)}>Keep mine</button>
+      <button type="button" onClick=${() => resolveConflict(false)}>Use theirs</button>
+    </div>
+  </div>`;
+}
+
+function SourceText({ page, node }) {
+  const [editing, setEditing] = useState(false);
+  const k = node.kind;
+  if (!editing) {
+    return html`<div class="source">
+      <div class="field-head"><h3>Source</h3>
+        <button type="button" class="link" onClick=${() => setEditing(true)}>Edit source</button></div>
+      <p lang=${k.sourceLang || undefined} class="source-text">${k.text || html`<em class="muted">no source text</em>`}</p>
+    </div>`;
+  }
+  const submit = (e) => {
+    e.preventDefault();
+    const text = new FormData(e.currentTarget).get('source');
+    setEditing(false);
+    if (text !== (k.text || '')) {
+      apply({ type: 'UpdateNode', page: page.id, id: node.id, patch: { kind: { type: 'text', text: text || null } } },
+        'Saving the source text');
+    }
+  };
+  return html`<form class="source" onSubmit=${submit}>
+    <label for="source">Source</label>
+    <textarea id="source" name="source" rows="3" autofocus>${k.text || ''}</textarea>
+    <div class="row"><button type="submit">Save source</button>
+      <button type="button" onClick=${() => setEditing(false)}>Cancel</button></div>
+  </form>`;
+}
+
+export function Editor() {
+  const view = state.view;
+  const nodeId = state.route.nodeId;
+  const found = view && nodeId ? view.index.nodes.get(nodeId) : null;
+  const editor = state.editor && state.editor.nodeId === nodeId ? state.editor : null;
+  if (!found || found.node.kind.type !== 'text' || !editor) {
+    return html`<section class="editor" aria-label="Editor">
+      <h2>Editor</h2>
+      <p class="muted">Click a box or a block (or Tab to it and press Enter) to edit its translation;
+        <kbd>n</kbd> goes to the next untranslated one, <kbd>b</kbd> draws a new box on an image page.</p>
+    </section>`;
+  }
+  const { page, node } = found;
+  const k = node.kind;
+  const info = view.index.pages.get(page.id);
+  const number = info.texts.findIndex((n) => n.id === node.id) + 1;
+  const current = stateOf(k);
+  const dirty = editor.draft !== editor.base;
+  const warnings = qaWarnings().filter((w) => w.nodeId === node.id);
+  const setState = (next) => {
+    const patch = { kind: { type: 'text', state: next } };
+    if (dirty && !editor.conflict) patch.kind.translation = editor.draft === '' ? null : editor.draft;
+    apply({ type: 'UpdateNode', page: page.id, id: node.id, patch }, `Marking ${STATE_LABELS[next]}`);
+  };
+  const keys = (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      commitEditor().then(() => goNextNeedingWork(1));
+    } else if (e.key === 'Escape') {
+      e.preventDefault();
+      editDraft(editor.base);
+      document.querySelector(`[data-node="${node.id}"]`)?.focus();
+    }
+  };
+  return html`<section class="editor" aria-label="Editor">
+    <div class="field-head">
+      <h2>${info.source ? 'Box' : 'Block'} ${number} <span class="muted">· page ${info.number}</span></h2>
+      <span class=${`badge shade-${current}`} data-testid="state">${STATE_LABELS[current]}</span>
+    </div>
+    <${SourceText} page=${page} node=${node} key=${node.id} />
+    ${editor.conflict && html`<${Conflict} conflict=${editor.conflict} />`}
+    <label for="translation">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
+    <textarea id="translation" rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}
+      onInput=${(e) => editDraft(e.currentTarget.value)} onKeyDown=${keys} onBlur=${() => commitEditor()}
+      aria-describedby="translation-help"></textarea>
+    <p id="translation-help" class="muted small">Saved when you leave the field; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves and goes to the next untranslated one, <kbd>Esc</kbd> drops the change.</p>
+    <div class="row">
+      <button type="button" class="primary" disabled=${!dirty || Boolean(editor.conflict)} onClick=${() => commitEditor()}>Save</button>
+      <button type="button" disabled=${!dirty} onClick=${() => editDraft(editor.base)}>Revert</button>
+    </div>
+    <fieldset class="states">
+      <legend>State</legend>
+      ${STATES.map((s) => html`<label class=${`state-option shade-${s}`}>
+        <input type="radio" name="state" value=${s} checked=${current === s}
+          disabled=${s === 'initial' || (!k.translation && !dirty)} onChange=${() => setState(s)} />
+        ${STATE_LABELS[s]}</label>`)}
+    </fieldset>
+    ${origin(k) && html`<p class="origin muted small">${origin(k)}</p>`}
+    ${warnings.length > 0 && html`<div class="node-warnings"><h3>QA</h3><ul>
+      ${warnings.map((w) => html`<li class=${`sev-${w.severity}`}><strong>${w.rule}</strong> ${w.message}</li>`)}
+    </ul></div>`}
+    <p class="geometry muted small">${info.source
+      ? `x ${Math.round(node.transform.x)}, y ${Math.round(node.transform.y)}, ${Math.round(node.transform.width)} × ${Math.round(node.transform.height)}`
+      : ''}</p>
+    <button type="button" class="danger" onClick=${() => apply({ type: 'RemoveNode', page: page.id, id: node.id }, 'Deleting')}>
+      Delete ${info.source ? 'box' : 'block'}</button>
+  </section>`;
+}

@@ -1,0 +1,171 @@
+// Pipelines: the dialog that starts engines (steps in the order picked,
+// the overwrite policy, the target language, all pages or this one; an
+// engine that runs a program shows its exact command and asks first),
+// the jobs of the shown session with a progress bar each, and the QA
+// warnings as a list that goes to the node.
+
+import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
+import { call, inSession } from './api.js';
+import { attempt, select, state, toast } from './store.js';
+import { html, Progress } from './ui.js';
+
+const ACTIVE = new Set(['queued', 'running']);
+
+const STATUS = {
+  queued: 'queued',
+  running: 'running',
+  completed: 'done',
+  completedWithErrors: 'done, with warnings',
+  cancelled: 'cancelled',
+  failed: 'failed',
+};
+
+/** The shown session's jobs, newest first. */
+export function sessionJobs() {
+  return [...state.jobs.values()].filter((j) => j.sessionId === state.sessionId).reverse();
+}
+
+/** The warnings of the newest job that ran `qa` (what the page is marked with). */
+export function qaWarnings() {
+  const job = sessionJobs().find((j) => j.steps.includes('qa'));
+  return job ? job.warnings : [];
+}
+
+export function warnedNodes() {
+  return new Set(qaWarnings().filter((w) => w.nodeId).map((w) => w.nodeId));
+}
+
+function percent(job) {
+  if (!ACTIVE.has(job.status)) return 100;
+  return job.progress ? job.progress.overallPercent : 0;
+}
+
+function JobRow({ job }) {
+  const active = ACTIVE.has(job.status);
+  const p = job.progress;
+  const where = active && p ? `${p.step}: page ${p.page} of ${p.totalPages}` : STATUS[job.status] || job.status;
+  const cancel = () => attempt('Cancelling', () => call('DELETE', `/api/v1/operations/${job.id}`));
+  return html`<li class=${`job status-${job.status}`} data-job=${job.id}>
+    <div class="job-head">
+      <strong>${job.steps.join(' → ')}</strong>
+      <span class="muted small">${job.totalPages} page${job.totalPages === 1 ? '' : 's'}</span>
+      ${active && html`<button type="button" class="small" onClick=${cancel} aria-label=${`Cancel ${job.steps.join(', ')}`}>Cancel</button>`}
+    </div>
+    <${Progress} value=${percent(job)} label=${`${job.steps.join(', ')}: ${where}`} />
+    <div class="muted small" aria-live="polite">${where}${job.warnings.length ? ` · ${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}` : ''}
+      ${job.error ? ` · ${job.error}` : ''}</div>
+  </li>`;
+}
+
+function Warnings() {
+  const warnings = qaWarnings();
+  if (!warnings.length) return null;
+  const pages = state.view ? state.view.index.pages : new Map();
+  return html`<div class="warnings">
+    <h3>QA warnings (${warnings.length})</h3>
+    <ul class="warning-list">
+      ${warnings.slice(0, 300).map((w) => {
+        const info = w.pageId && pages.get(w.pageId);
+        const where = info ? `p. ${info.number}` : `page ${w.pageIndex + 1}`;
+        return html`<li><button type="button" class=${`warning sev-${w.severity}`} disabled=${!w.nodeId || !info}
+          onClick=${() => select(w.pageId, w.nodeId)} data-rule=${w.rule}>
+          <span class="muted">${where}</span> <strong>${w.rule}</strong> ${w.message}</button></li>`;
+      })}
+    </ul>
+    ${warnings.length > 300 && html`<p class="muted small">…and ${warnings.length - 300} more.</p>`}
+  </div>`;
+}
+
+export function Jobs() {
+  const jobs = sessionJobs().slice(0, 8);
+  return html`<section class="jobs" aria-label="Jobs">
+    <h2>Jobs</h2>
+    ${jobs.length === 0 && html`<p class="muted">No jobs yet. <kbd>r</kbd> or Run… starts engines.</p>`}
+    <ul class="job-list">${jobs.map((j) => html`<${JobRow} key=${j.id} job=${j} />`)}</ul>
+    <${Warnings} />
+  </section>`;
+}
+
+export function RunDialog({ onClose, page }) {
+  const dialog = useRef(null);
+  const [steps, setSteps] = useState([]);
+  const [overwrite, setOverwrite] = useState('untranslated');
+  const [language, setLanguage] = useState((state.view && state.view.scene.project.targetLanguage) || '');
+  const [scope, setScope] = useState('all');
+  const [approved, setApproved] = useState(false);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    const el = dialog.current;
+    el.showModal();
+    const closed = () => onClose();
+    el.addEventListener('close', closed);
+    return () => el.removeEventListener('close', closed);
+  }, []);
+  const engines = state.engines;
+  const gated = engines.filter((e) => steps.includes(e.id) && e.requiresApproval);
+  const unattended = Boolean(state.config && state.config.engines && state.config.engines.allow_unattended);
+  const toggle = (id, on) => setSteps(on ? [...steps, id] : steps.filter((s) => s !== id));
+  const submit = async (e) => {
+    e.preventDefault();
+    if (!steps.length) return;
+    setBusy(true);
+    const spec = { steps, overwrite };
+    if (language.trim()) spec.targetLanguage = language.trim();
+    if (scope === 'page' && page) spec.pages = [page.id];
+    const started = await attempt('Starting', () => call('POST', inSession(state.sessionId, '/pipelines'), spec));
+    setBusy(false);
+    if (started) {
+      toast(`Started ${steps.join(' → ')}`);
+      dialog.current.close();
+    }
+  };
+  const blocked = gated.length > 0 && (!unattended || !approved);
+  return html`<dialog ref=${dialog} class="run-dialog" aria-labelledby="run-title">
+    <form onSubmit=${submit} method="dialog">
+      <h2 id="run-title">Run engines</h2>
+      <fieldset>
+        <legend>Steps (run in the order you tick them)</legend>
+        ${engines.map((e) => {
+          const at = steps.indexOf(e.id);
+          return html`<label class="engine" key=${e.id}>
+            <input type="checkbox" name="step" value=${e.id} checked=${at >= 0}
+              onChange=${(ev) => toggle(e.id, ev.currentTarget.checked)} />
+            <span class="engine-order" aria-hidden="true">${at >= 0 ? at + 1 : ''}</span>
+            <span><strong>${e.id}</strong> <span class="muted small">${e.stage}${e.requiresApproval ? ' · runs a program' : ''}</span><br />
+            <span class="small">${e.description}</span></span>
+          </label>`;
+        })}
+      </fieldset>
+      <div class="row">
+        <label>Overwrite
+          <select name="overwrite" value=${overwrite} onChange=${(e) => setOverwrite(e.currentTarget.value)}>
+            <option value="untranslated">only untranslated nodes</option>
+            <option value="machine">also unreviewed machine translations</option>
+            <option value="all">everything but final</option>
+          </select>
+        </label>
+        <label>Target language <input name="targetLanguage" size="8" value=${language}
+          onInput=${(e) => setLanguage(e.currentTarget.value)} placeholder="en" /></label>
+        <label>Pages
+          <select name="scope" value=${scope} onChange=${(e) => setScope(e.currentTarget.value)}>
+            <option value="all">all pages</option>
+            ${page && html`<option value="page">this page (${page.name})</option>`}
+          </select>
+        </label>
+      </div>
+      ${gated.length > 0 && html`<div class="approval" role="alert">
+        <p>These engines run a program on this machine:</p>
+        ${gated.map((e) => html`<pre key=${e.id}><code>${e.command || e.id}</code></pre>`)}
+        ${unattended
+          ? html`<label><input type="checkbox" checked=${approved} onChange=${(e) => setApproved(e.currentTarget.checked)} />
+              I have read these commands and want to run them</label>`
+          : html`<p>This server does not run them for HTTP clients (<code>engines.allow_unattended</code> is off).
+              Start them from the TUI, which shows the command and asks, or ask whoever runs this server.</p>`}
+      </div>`}
+      <div class="row end">
+        <button type="button" onClick=${() => dialog.current.close()}>Cancel</button>
+        <button type="submit" class="primary" disabled=${busy || !steps.length || blocked}>Start</button>
+      </div>
+    </form>
+  </dialog>`;
+}

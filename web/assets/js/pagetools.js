@@ -1,0 +1,76 @@
+// The shown page's own controls: its name (rename in place), moving it
+// up or down, deleting it, and the state colour legend. Each change is
+// one op.
+
+import { useState } from '../vendor/hooks.mjs';
+import { STATE_LABELS } from './scene.js';
+import { apply, go, state } from './store.js';
+import { html } from './ui.js';
+
+const LEGEND = [
+  ['initial', STATE_LABELS.initial],
+  ['machine', 'machine'],
+  ['translated', 'by a person'],
+  ['reviewed', STATE_LABELS.reviewed],
+  ['final', STATE_LABELS.final],
+];
+
+export function Legend() {
+  return html`<ul class="legend" aria-label="Box colours">
+    ${LEGEND.map(([shade, label]) => html`<li><span class=${`swatch shade-${shade}`} aria-hidden="true"></span>${label}</li>`)}
+  </ul>`;
+}
+
+function move(info, step) {
+  const order = state.view.index.order.map((i) => i.page.id);
+  const at = order.indexOf(info.page.id);
+  const to = at + step;
+  if (to < 0 || to >= order.length) return;
+  [order[at], order[to]] = [order[to], order[at]];
+  apply({ type: 'ReorderPages', order }, 'Moving the page');
+}
+
+async function remove(info) {
+  // eslint-disable-next-line no-alert
+  if (!window.confirm(`Delete page ${info.number}, “${info.page.name}”? (Undo brings it back.)`)) return;
+  const order = state.view.index.order;
+  const neighbour = order[info.number] || order[info.number - 2];
+  const done = await apply({ type: 'RemovePage', id: info.page.id }, 'Deleting the page');
+  if (done) go({ pageId: neighbour ? neighbour.page.id : null, nodeId: null });
+}
+
+function PageName({ info }) {
+  const [editing, setEditing] = useState(false);
+  if (!editing) {
+    return html`<button type="button" class="page-title" title="Rename the page"
+      aria-label=${`Page ${info.number}: ${info.page.name}. Rename`} onClick=${() => setEditing(true)}>
+      <span class="muted">${info.number}/${state.view.index.order.length}</span> ${info.page.name}
+    </button>`;
+  }
+  const submit = (e) => {
+    e.preventDefault();
+    const name = new FormData(e.currentTarget).get('name').trim();
+    setEditing(false);
+    if (name && name !== info.page.name) {
+      apply({ type: 'UpdatePage', id: info.page.id, patch: { name } }, 'Renaming the page');
+    }
+  };
+  return html`<form class="rename" onSubmit=${submit}>
+    <input name="name" aria-label="Page name" value=${info.page.name} maxlength="200" autofocus
+      onKeyDown=${(e) => e.key === 'Escape' && setEditing(false)} onBlur=${(e) => e.currentTarget.form.requestSubmit()} />
+  </form>`;
+}
+
+export function PageTools({ info, children }) {
+  const count = state.view.index.order.length;
+  return html`<div class="page-tools" role="toolbar" aria-label="Page tools">
+    <${PageName} info=${info} />
+    <button type="button" onClick=${() => move(info, -1)} disabled=${info.number === 1}
+      aria-label="Move the page up" title="Move the page up">↑</button>
+    <button type="button" onClick=${() => move(info, 1)} disabled=${info.number === count}
+      aria-label="Move the page down" title="Move the page down">↓</button>
+    <button type="button" onClick=${() => remove(info)} aria-label="Delete the page" title="Delete the page">🗑</button>
+    <span class="tools-gap"></span>
+    ${children}
+  </div>`;
+}

@@ -1,0 +1,86 @@
+// What the views need to know about a scene, computed once per epoch:
+// pages and nodes by id, each page's image and its state counts, and the
+// reading order of its text nodes.
+
+export const STATES = ['initial', 'translated', 'reviewed', 'final'];
+
+export const STATE_LABELS = {
+  initial: 'untranslated',
+  translated: 'translated',
+  reviewed: 'reviewed',
+  final: 'final',
+};
+
+/** A text node's state; nodes written before states existed infer it. */
+export function stateOf(kind) {
+  if (kind.state) return kind.state;
+  return kind.translation ? 'translated' : 'initial';
+}
+
+/** The state a box is coloured by: machine output is told apart from a person's. */
+export function shadeOf(kind) {
+  const s = stateOf(kind);
+  if (s === 'translated' && kind.origin && kind.origin.by === 'engine') return 'machine';
+  return s;
+}
+
+export function indexScene(scene) {
+  const pages = new Map();
+  const nodes = new Map();
+  const order = [];
+  for (const page of scene.pages) {
+    const texts = [];
+    let source = null;
+    let rendered = null;
+    const counts = { initial: 0, translated: 0, reviewed: 0, final: 0 };
+    for (const node of page.nodes) {
+      nodes.set(node.id, { page, node });
+      const kind = node.kind;
+      if (kind.type === 'text') {
+        texts.push(node);
+        counts[stateOf(kind)] += 1;
+      } else if (kind.type === 'image' && kind.role === 'source' && !source) {
+        source = kind.blob;
+      } else if (kind.type === 'image' && kind.role === 'rendered') {
+        rendered = kind.blob;
+      }
+    }
+    const info = { page, texts, source, rendered, counts, number: order.length + 1 };
+    pages.set(page.id, info);
+    order.push(info);
+  }
+  return { pages, nodes, order };
+}
+
+/** The next text node after `nodeId` in reading order (pages, then nodes) that `wanted` accepts. */
+export function nextNode(index, pageId, nodeId, wanted, step = 1) {
+  const flat = [];
+  for (const info of index.order) for (const node of info.texts) flat.push([info.page.id, node]);
+  if (!flat.length) return null;
+  let at = flat.findIndex(([, n]) => n.id === nodeId);
+  if (at < 0) {
+    // Nothing selected: start just before the shown page's first node.
+    const first = Math.max(0, flat.findIndex(([p]) => p === pageId));
+    at = step > 0 ? first - 1 : first;
+  }
+  for (let i = 1; i <= flat.length; i += 1) {
+    const [page, node] = flat[(((at + i * step) % flat.length) + flat.length) % flat.length];
+    if (wanted(node)) return { pageId: page, nodeId: node.id };
+  }
+  return null;
+}
+
+/** A one-line preview of a text, at most `max` characters. */
+export function preview(text, max = 60) {
+  const line = (text || '').replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** A subtitle cue's timing as 00:01:02.345. */
+export function clock(ms) {
+  const pad = (n, w = 2) => String(n).padStart(w, '0');
+  const h = Math.floor(ms / 3_600_000);
+  const m = Math.floor(ms / 60_000) % 60;
+  const s = Math.floor(ms / 1000) % 60;
+  return `${pad(h)}:${pad(m)}:${pad(s)}.${pad(ms % 1000, 3)}`;
+}

@@ -1,0 +1,136 @@
+// The workbench for one project: the page strip, the page (a canvas for
+// image pages, a list of blocks for text pages), the editor and the jobs,
+// with the keys that move between them.
+
+import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
+import { Canvas } from './canvas.js';
+import { Editor } from './editor.js';
+import { Jobs, RunDialog } from './jobs.js';
+import { nextNode, stateOf } from './scene.js';
+import { go, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
+import { Strip } from './strip.js';
+import { TextPage } from './textpage.js';
+import { download, EXPORTS, importFiles } from './transfer.js';
+import { FileButton, html, typing, useKeys } from './ui.js';
+
+function goPage(step) {
+  const order = state.view.index.order;
+  const info = shownPage();
+  const at = info ? order.indexOf(info) : -1;
+  const next = order[Math.max(0, Math.min(order.length - 1, at + step))];
+  if (next && next !== info) go({ pageId: next.page.id, nodeId: null });
+}
+
+export function goNextNeedingWork(step = 1) {
+  const info = shownPage();
+  const found = nextNode(state.view.index, info && info.page.id, state.route.nodeId,
+    (n) => stateOf(n.kind) === 'initial', step);
+  if (found) select(found.pageId, found.nodeId);
+}
+
+function ExportMenu() {
+  const info = shownPage();
+  const subtitles = info && info.texts.some((n) => n.kind.timing);
+  const formats = EXPORTS.filter((e) => !e.page || subtitles);
+  return html`<details class="menu">
+    <summary role="button" aria-label="Export">Export</summary>
+    <ul class="menu-list" role="menu">
+      ${formats.map((e) => html`<li role="none"><button type="button" role="menuitem" data-format=${e.format}
+        onClick=${(ev) => {
+          ev.currentTarget.closest('details').open = false;
+          download(state.sessionId, e.format, e.page ? [info.page.id] : undefined);
+        }}>${e.label}</button></li>`)}
+    </ul>
+  </details>`;
+}
+
+function SessionBar({ onRun }) {
+  const session = state.sessions.find((s) => s.id === state.sessionId);
+  const name = (state.view && state.view.scene.project.name) || (session && session.name) || '…';
+  return html`<div class="session-bar" role="toolbar" aria-label="Project">
+    <h1 class="project-title" title=${session ? session.path : ''}>${name}</h1>
+    <button type="button" onClick=${() => undoRedo('undo')} aria-label="Undo (Ctrl+Z)" title="Undo (Ctrl+Z)">↶ Undo</button>
+    <button type="button" onClick=${() => undoRedo('redo')} aria-label="Redo (Ctrl+Shift+Z)" title="Redo (Ctrl+Shift+Z)">↷ Redo</button>
+    <button type="button" onClick=${onRun} data-testid="run" title="Run engines (r)">▶ Run…</button>
+    <${ExportMenu} />
+    <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />
+  </div>`;
+}
+
+const PANES = [
+  ['pages', 'Pages'],
+  ['page', 'Page'],
+  ['edit', 'Edit'],
+  ['jobs', 'Jobs'],
+];
+
+/** The tab bar a phone-sized screen shows instead of the columns. */
+function PaneTabs() {
+  return html`<nav class="pane-tabs" aria-label="Panels">
+    ${PANES.map(([id, label]) => html`<button type="button" aria-pressed=${state.pane === id}
+      onClick=${() => setPane(id)}>${label}</button>`)}
+  </nav>`;
+}
+
+export function Workbench() {
+  const [running, setRunning] = useState(false);
+  const info = shownPage();
+  useKeys((e) => {
+    if (!state.view) return;
+    const mod = e.ctrlKey || e.metaKey;
+    if (mod && !typing(e.target) && (e.key === 'z' || e.key === 'Z' || e.key === 'y')) {
+      e.preventDefault();
+      undoRedo(e.key === 'y' || e.shiftKey ? 'redo' : 'undo');
+      return;
+    }
+    if (mod || e.altKey || typing(e.target) || running) return;
+    const keys = {
+      n: () => goNextNeedingWork(1),
+      N: () => goNextNeedingWork(-1),
+      PageDown: () => goPage(1),
+      PageUp: () => goPage(-1),
+      b: () => setCanvas({ tool: 'draw' }),
+      v: () => setCanvas({ tool: 'select' }),
+      r: () => setRunning(true),
+      e: () => document.getElementById('translation')?.focus(),
+      Enter: () => e.target === document.body && document.getElementById('translation')?.focus(),
+    };
+    const action = keys[e.key];
+    if (action) {
+      e.preventDefault();
+      action();
+    }
+  });
+  // A phone shows the editor when a node is picked.
+  const picked = useRef(state.route.nodeId);
+  useEffect(() => {
+    if (state.route.nodeId && state.route.nodeId !== picked.current && state.pane === 'page') setPane('edit');
+    picked.current = state.route.nodeId;
+  });
+
+  if (state.viewError && !state.view) {
+    return html`<main class="center"><div class="card">
+      <p role="alert">${state.viewError}</p>
+      <button type="button" onClick=${reopen}>Open it again</button>
+      <a href="#/">Back to the projects</a>
+    </div></main>`;
+  }
+  if (!state.view) return html`<main class="center"><p class="muted" role="status">Opening the project…</p></main>`;
+  return html`<main class=${`workbench pane-${state.pane}`} aria-label="Workbench">
+    <${SessionBar} onRun=${() => setRunning(true)} />
+    ${state.viewError && html`<p class="banner" role="alert">${state.viewError}
+      <button type="button" onClick=${reopen}>Open it again</button></p>`}
+    <${Strip} />
+    <section class="page-area" aria-label="Page">
+      ${!info && html`<div class="empty"><p>No pages yet.</p>
+        <p class="muted">Drop images, text or subtitle files here, or use Import.</p></div>`}
+      ${info && (info.source ? html`<${Canvas} info=${info} />` : html`<${TextPage} info=${info} />`)}
+    </section>
+    <aside class="side" aria-label="Details">
+      <${Editor} />
+      <${Jobs} />
+    </aside>
+    <${PaneTabs} />
+    ${running && html`<${RunDialog} onClose=${() => setRunning(false)} page=${info && info.page} />`}
+  </main>`;
+}

@@ -1,0 +1,507 @@
+// The page's state and everything that changes it: API answers and the
+// event stream. Views read `state` and call the actions below; they never
+// fetch on their own. A change schedules one render per animation frame,
+// so a burst of a thousand events is one update, not a thousand.
+
+import { ApiError, call, inSession, onUnauthorized, setToken } from './api.js';
+import { follow } from './events.js';
+import { indexScene } from './scene.js';
+
+export const state = {
+  /** 'checking' | 'login' | 'ok' */
+  auth: 'checking',
+  loginError: null,
+  meta: null,
+  engines: [],
+  config: null,
+  /** 'connecting' | 'online' | 'offline' | 'unauthorized' */
+  link: 'connecting',
+  projects: [],
+  sessions: [],
+  /** id -> JobSummary, as the events describe it */
+  jobs: new Map(),
+  /** { view: 'home' } | { view: 'project', projectId, pageId, nodeId } */
+  route: { view: 'home' },
+  /** The shown project's open session, when it is open. */
+  sessionId: null,
+  /** The highest epoch the stream announced for that session. */
+  announced: 0,
+  /** { epoch, scene, index } of that session. */
+  view: null,
+  viewError: null,
+  /** The translation being edited: { nodeId, draft, base, conflict } */
+  editor: null,
+  /** { tool: 'select' | 'draw', zoom: number | 'fit', rendered: bool } */
+  canvas: { tool: 'select', zoom: 'fit', rendered: false },
+  toasts: [],
+  /** Which panel is open on a phone-sized screen: 'page' | 'pages' | 'edit' | 'jobs' */
+  pane: 'page',
+};
+
+const listeners = new Set();
+let scheduled = false;
+
+export function subscribe(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Schedules one render for everything changed before the next frame. */
+export function changed() {
+  if (scheduled) return;
+  scheduled = true;
+  const run = () => {
+    scheduled = false;
+    listeners.forEach((l) => l());
+  };
+  // A hidden tab gets no animation frames; a timer still runs.
+  if (document.hidden) setTimeout(run, 0);
+  else requestAnimationFrame(run);
+}
+
+function set(patch) {
+  Object.assign(state, patch);
+  changed();
+}
+
+let toastId = 0;
+
+/** A short message at the bottom of the screen; errors stay until dismissed. */
+export function toast(text, kind = 'info') {
+  const id = ++toastId;
+  state.toasts = [...state.toasts.slice(-4), { id, text, kind }];
+  changed();
+  if (kind !== 'error') setTimeout(() => dismiss(id), 5_000);
+}
+
+export function dismiss(id) {
+  state.toasts = state.toasts.filter((t) => t.id !== id);
+  changed();
+}
+
+/** Runs an API action; its failure becomes an error toast. */
+export async function attempt(what, action) {
+  try {
+    return await action();
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return undefined;
+    toast(`${what}: ${e.message}`, 'error');
+    return undefined;
+  }
+}
+
+// ---- start, login ------------------------------------------------------
+
+let stream = null;
+
+export async function start() {
+  onUnauthorized(() => set({ auth: 'login' }));
+  window.addEventListener('hashchange', routeChanged);
+  window.addEventListener('online', () => stream && stream.reconnect());
+  try {
+    await loadBasics();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 401)) {
+      set({ auth: 'ok', link: 'offline' });
+      toast(`quire cannot be reached: ${e.message}`, 'error');
+    }
+  }
+  stream = follow({ onEvents: receive, onStatus: (link) => set({ link }) });
+  routeChanged();
+}
+
+async function loadBasics() {
+  const meta = await call('GET', '/api/v1/meta');
+  const [engines, config, projects] = await Promise.all([
+    call('GET', '/api/v1/engines'),
+    call('GET', '/api/v1/config'),
+    call('GET', '/api/v1/projects'),
+  ]);
+  set({ auth: 'ok', loginError: null, meta, engines, config, projects });
+}
+
+export async function login(token) {
+  setToken(token.trim());
+  try {
+    await loadBasics();
+  } catch (e) {
+    setToken(null);
+    set({ auth: 'login', loginError: e.status === 401 ? 'That token is not the one this quire was started with.' : e.message });
+    return;
+  }
+  if (stream) stream.reconnect();
+  routeChanged();
+}
+
+export function logout() {
+  setToken(null);
+  set({ auth: 'login', loginError: null });
+  if (stream) stream.reconnect();
+}
+
+// ---- routing -------------------------------------------------------------
+
+/** `#/p/<projectId>[/<pageId>[/<nodeId>]]`, else home. */
+export function parseRoute(hash) {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean);
+  if (parts[0] === 'p' && parts[1]) {
+    return { view: 'project', projectId: parts[1], pageId: parts[2] || null, nodeId: parts[3] || null };
+  }
+  return { view: 'home' };
+}
+
+function routeHash(route) {
+  if (route.view !== 'project') return '#/';
+  return ['#/p', route.projectId, route.pageId, route.nodeId].filter(Boolean).join('/');
+}
+
+/** Moves to `route` (a patch of the current one), as a history entry when `push`. */
+export function go(patch, { push = false } = {}) {
+  const route = { ...state.route, ...patch };
+  const hash = routeHash(route);
+  if (hash !== location.hash) {
+    if (push) history.pushState(null, '', hash);
+    else history.replaceState(null, '', hash);
+  }
+  applyRoute(route);
+}
+
+function routeChanged() {
+  applyRoute(parseRoute(location.hash));
+}
+
+function applyRoute(route) {
+  const before = state.route;
+  state.route = route;
+  if (route.view === 'project' && (before.view !== 'project' || before.projectId !== route.projectId)) {
+    state.view = null;
+    state.viewError = null;
+    state.sessionId = null;
+    state.editor = null;
+    state.pane = 'page';
+    ensureSession();
+  }
+  if (route.view === 'home') {
+    state.sessionId = null;
+    state.view = null;
+    state.editor = null;
+    refreshProjects();
+  }
+  if (state.editor && state.editor.nodeId !== route.nodeId) state.editor = null;
+  changed();
+}
+
+/** Finds the shown project's session, opening the project when it is closed. */
+async function ensureSession() {
+  const { projectId } = state.route;
+  if (state.auth !== 'ok' || !projectId) return;
+  const open = state.sessions.find((s) => s.projectId === projectId);
+  if (open) {
+    useSession(open.id);
+    return;
+  }
+  try {
+    const session = await call('PUT', '/api/v1/projects/current', { id: projectId });
+    if (state.route.projectId !== projectId) return;
+    addSession(session);
+    useSession(session.id);
+  } catch (e) {
+    if (state.route.projectId === projectId) set({ viewError: e.message });
+  }
+}
+
+function useSession(id) {
+  if (state.sessionId === id) return;
+  state.sessionId = id;
+  state.announced = 0;
+  state.view = null;
+  changed();
+  refreshScene();
+}
+
+// ---- the scene -------------------------------------------------------------
+
+let fetching = false;
+
+/**
+ * Brings the shown scene up to the newest announced epoch. At most one
+ * fetch is in flight; announcements meanwhile cause one more fetch after
+ * it, however many there were.
+ */
+export async function refreshScene() {
+  if (fetching || !state.sessionId) return;
+  fetching = true;
+  const id = state.sessionId;
+  try {
+    const { epoch, scene } = await call('GET', inSession(id, '/scene.json'));
+    if (state.sessionId === id) showScene(epoch, scene);
+  } catch (e) {
+    if (state.sessionId === id && !(e instanceof ApiError && e.status === 401)) {
+      set({ viewError: e.message });
+    }
+  } finally {
+    fetching = false;
+  }
+  if (state.sessionId === id && state.view && state.announced > state.view.epoch) refreshScene();
+}
+
+function showScene(epoch, scene) {
+  if (state.view && state.view.epoch >= epoch) return;
+  const index = indexScene(scene);
+  state.view = { epoch, scene, index };
+  state.viewError = null;
+  const route = state.route;
+  if (route.pageId && !index.pages.has(route.pageId)) go({ pageId: null, nodeId: null });
+  else if (route.nodeId && !index.nodes.has(route.nodeId)) go({ nodeId: null });
+  reconcileEditor();
+  changed();
+}
+
+/**
+ * The person's draft against what the scene now says. A remote change to
+ * the node being edited never replaces a draft that differs from what the
+ * editing started from: the person is told and chooses.
+ */
+function reconcileEditor() {
+  const editor = state.editor;
+  if (!editor) return;
+  const found = state.view.index.nodes.get(editor.nodeId);
+  if (!found) {
+    state.editor = { ...editor, conflict: { deleted: true } };
+    return;
+  }
+  const theirs = found.node.kind.translation ?? '';
+  if (theirs === editor.base) return;
+  if (editor.draft === editor.base || editor.draft === theirs) {
+    state.editor = { ...editor, draft: theirs, base: theirs, conflict: null };
+  } else {
+    state.editor = { ...editor, conflict: { theirs, origin: found.node.kind.origin ?? null } };
+  }
+}
+
+// ---- events ------------------------------------------------------------------
+
+function receive(events) {
+  for (const e of events) handle(e.body);
+  changed();
+  const view = state.view;
+  if (view && state.announced > view.epoch) refreshScene();
+}
+
+function handle(event) {
+  switch (event.event) {
+    case 'Snapshot': {
+      state.sessions = event.sessions;
+      state.jobs = new Map(event.jobs.map((j) => [j.id, j]));
+      afterSessionsChanged();
+      if (state.sessionId) {
+        const mine = state.sessions.find((s) => s.id === state.sessionId);
+        if (mine) state.announced = Math.max(state.announced, mine.epoch);
+      }
+      break;
+    }
+    case 'SessionOpened':
+      addSession({
+        id: event.sessionId,
+        projectId: event.projectId,
+        name: event.name,
+        path: event.path,
+        epoch: event.epoch,
+        busy: false,
+        current: false,
+        openedAt: event.openedAt,
+      });
+      break;
+    case 'SessionClosed':
+      state.sessions = state.sessions.filter((s) => s.id !== event.sessionId);
+      afterSessionsChanged();
+      break;
+    case 'CurrentSessionChanged':
+      state.sessions = state.sessions.map((s) => ({ ...s, current: s.id === event.sessionId }));
+      break;
+    case 'SceneAdvanced':
+      state.sessions = state.sessions.map((s) =>
+        s.id === event.sessionId ? { ...s, epoch: event.epoch, name: event.name } : s,
+      );
+      if (event.sessionId === state.sessionId) state.announced = Math.max(state.announced, event.epoch);
+      break;
+    case 'JobStarted':
+      state.jobs.set(event.id, {
+        id: event.id,
+        sessionId: event.sessionId,
+        steps: event.steps,
+        totalPages: event.totalPages,
+        status: 'queued',
+        warnings: [],
+      });
+      markBusy(event.sessionId, true);
+      break;
+    case 'JobProgress': {
+      const job = state.jobs.get(event.jobId);
+      if (job) {
+        const { jobId, event: _name, ...progress } = event;
+        state.jobs.set(jobId, { ...job, status: 'running', progress });
+      }
+      break;
+    }
+    case 'JobWarning': {
+      const job = state.jobs.get(event.jobId);
+      if (job) {
+        const { jobId, event: _name, ...warning } = event;
+        const warnings = job.warnings.length < 1000 ? [...job.warnings, warning] : job.warnings;
+        state.jobs.set(jobId, { ...job, warnings });
+      }
+      break;
+    }
+    case 'JobFinished': {
+      const job = state.jobs.get(event.id);
+      if (job) {
+        state.jobs.set(event.id, { ...job, status: event.status, error: event.error });
+        const stillBusy = [...state.jobs.values()].some(
+          (j) => j.sessionId === job.sessionId && (j.status === 'queued' || j.status === 'running'),
+        );
+        markBusy(job.sessionId, stillBusy);
+      }
+      break;
+    }
+    case 'ConfigChanged':
+      loadBasics().catch(() => {});
+      break;
+    default:
+      break;
+  }
+}
+
+function markBusy(sessionId, busy) {
+  state.sessions = state.sessions.map((s) => (s.id === sessionId ? { ...s, busy } : s));
+}
+
+function addSession(session) {
+  if (!state.sessions.some((s) => s.id === session.id)) state.sessions = [...state.sessions, session];
+  afterSessionsChanged();
+}
+
+/** The shown project's session may have opened, closed or changed id (a server restart). */
+function afterSessionsChanged() {
+  if (state.route.view !== 'project') return;
+  const open = state.sessions.find((s) => s.projectId === state.route.projectId);
+  if (open && open.id !== state.sessionId) {
+    state.sessionId = null;
+    useSession(open.id);
+  } else if (!open && state.sessionId) {
+    state.sessionId = null;
+    state.viewError = 'This project was closed (by another client, or the server restarted).';
+  }
+}
+
+// ---- actions -------------------------------------------------------------------
+
+export async function refreshProjects() {
+  if (state.auth !== 'ok') return;
+  const projects = await call('GET', '/api/v1/projects').catch(() => null);
+  if (projects) set({ projects });
+}
+
+export async function reopen() {
+  set({ viewError: null });
+  await ensureSession();
+}
+
+/** Applies an op to the shown session; answers { epoch, created } or undefined. */
+export async function apply(op, what = 'The change') {
+  const id = state.sessionId;
+  if (!id) return undefined;
+  const result = await attempt(what, () => call('POST', inSession(id, '/history/apply'), op));
+  if (result) {
+    state.announced = Math.max(state.announced, result.epoch);
+    refreshScene();
+  }
+  return result;
+}
+
+export async function undoRedo(which) {
+  const id = state.sessionId;
+  if (!id) return;
+  const result = await attempt(which === 'undo' ? 'Undo' : 'Redo', () =>
+    call('POST', inSession(id, `/history/${which}`)),
+  );
+  if (!result) return;
+  if (result.epoch === null) {
+    toast(which === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
+    return;
+  }
+  toast(`${which === 'undo' ? 'Undid' : 'Redid'}: ${result.label}`);
+  state.announced = Math.max(state.announced, result.epoch);
+  refreshScene();
+}
+
+/** The page the route names, else the first. */
+export function shownPage() {
+  const view = state.view;
+  if (!view) return null;
+  return (state.route.pageId && view.index.pages.get(state.route.pageId)) || view.index.order[0] || null;
+}
+
+// ---- the editor ------------------------------------------------------------------
+
+/** Selects a node (and its page) and opens its translation for editing. */
+export function select(pageId, nodeId) {
+  if (state.editor && state.editor.nodeId !== nodeId) commitEditor();
+  go({ pageId, nodeId });
+  if (!nodeId || !state.view) return;
+  const found = state.view.index.nodes.get(nodeId);
+  if (found && found.node.kind.type === 'text' && (!state.editor || state.editor.nodeId !== nodeId)) {
+    const value = found.node.kind.translation ?? '';
+    state.editor = { nodeId, draft: value, base: value, conflict: null };
+  }
+  changed();
+}
+
+export function editDraft(draft) {
+  if (!state.editor) return;
+  state.editor = { ...state.editor, draft };
+  changed();
+}
+
+/** Saves the draft when it differs from what it started from. */
+export async function commitEditor() {
+  const editor = state.editor;
+  if (!editor || editor.conflict || editor.draft === editor.base || !state.view) return;
+  const found = state.view.index.nodes.get(editor.nodeId);
+  if (!found) return;
+  const translation = editor.draft === '' ? null : editor.draft;
+  const patch = { kind: { type: 'text', translation } };
+  // A final translation is locked: the person changing it says so by
+  // setting the state with it (the API's "force").
+  if (found.node.kind.state === 'final') patch.kind.state = translation === null ? 'initial' : 'translated';
+  const saving = editor.draft;
+  const result = await apply({ type: 'UpdateNode', page: found.page.id, id: editor.nodeId, patch }, 'Saving the translation');
+  if (result && state.editor && state.editor.nodeId === editor.nodeId) {
+    state.editor = { ...state.editor, base: saving };
+    changed();
+  }
+}
+
+/** The person's answer to a remote change: keep the draft, or take theirs. */
+export function resolveConflict(keepMine) {
+  const editor = state.editor;
+  if (!editor || !editor.conflict) return;
+  if (editor.conflict.deleted) {
+    state.editor = null;
+  } else if (keepMine) {
+    state.editor = { ...editor, base: editor.conflict.theirs, conflict: null };
+    commitEditor();
+  } else {
+    state.editor = { ...editor, draft: editor.conflict.theirs, base: editor.conflict.theirs, conflict: null };
+  }
+  changed();
+}
+
+export function setCanvas(patch) {
+  state.canvas = { ...state.canvas, ...patch };
+  changed();
+}
+
+export function setPane(pane) {
+  set({ pane });
+}

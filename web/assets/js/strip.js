@@ -1,0 +1,83 @@
+// The page strip: a thumbnail per page with how many of its text nodes
+// are untranslated, translated, reviewed and final. Only the rows in
+// view (and a few around them) are built, so a thousand pages scroll as
+// lightly as ten.
+
+import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mjs';
+import { useBlobUrl } from './images.js';
+import { STATES, STATE_LABELS } from './scene.js';
+import { go, shownPage, state } from './store.js';
+import { html } from './ui.js';
+
+const ROW = 96;
+const EXTRA = 4;
+
+function StateBar({ counts }) {
+  const total = STATES.reduce((sum, s) => sum + counts[s], 0);
+  if (!total) return html`<div class="statebar empty" aria-hidden="true"></div>`;
+  return html`<div class="statebar" aria-hidden="true">
+    ${STATES.filter((s) => counts[s]).map((s) => html`<span class=${`seg shade-${s}`}
+      style=${{ flexGrow: counts[s] }}></span>`)}
+  </div>`;
+}
+
+function Thumb({ info }) {
+  const url = useBlobUrl(state.sessionId, info.source, 256);
+  if (!info.source) return html`<div class="thumb text-thumb" aria-hidden="true">¶</div>`;
+  return html`<img class="thumb" src=${url || undefined} alt="" loading="lazy" decoding="async"
+    width="64" height="80" />`;
+}
+
+function summary(info) {
+  const c = info.counts;
+  const parts = STATES.filter((s) => c[s]).map((s) => `${c[s]} ${STATE_LABELS[s]}`);
+  return `Page ${info.number}: ${info.page.name}${parts.length ? `, ${parts.join(', ')}` : ', no text'}`;
+}
+
+function Row({ info, top, current }) {
+  return html`<li class="strip-row" style=${{ top: `${top}px` }}>
+    <button type="button" class=${current ? 'page-button current' : 'page-button'} aria-current=${current ? 'page' : undefined}
+      aria-label=${summary(info)} data-page=${info.page.id}
+      onClick=${() => go({ pageId: info.page.id, nodeId: null })}>
+      <${Thumb} info=${info} />
+      <span class="page-meta">
+        <span class="page-number">${info.number}</span>
+        <span class="page-name">${info.page.name}</span>
+        <${StateBar} counts=${info.counts} />
+      </span>
+    </button>
+  </li>`;
+}
+
+export function Strip() {
+  const box = useRef(null);
+  const [scroll, setScroll] = useState(0);
+  const [height, setHeight] = useState(800);
+  const order = state.view.index.order;
+  const current = shownPage();
+  useLayoutEffect(() => {
+    const el = box.current;
+    const observer = new ResizeObserver(() => setHeight(el.clientHeight || 800));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  // Keeps the shown page's row in view.
+  useEffect(() => {
+    const el = box.current;
+    if (!el || !current) return;
+    const top = (current.number - 1) * ROW;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + ROW > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW - el.clientHeight;
+  }, [current && current.page.id]);
+  const first = Math.max(0, Math.floor(scroll / ROW) - EXTRA);
+  const last = Math.min(order.length, Math.ceil((scroll + height) / ROW) + EXTRA);
+  const rows = [];
+  for (let i = first; i < last; i += 1) {
+    const info = order[i];
+    rows.push(html`<${Row} key=${info.page.id} info=${info} top=${i * ROW} current=${info === current} />`);
+  }
+  return html`<nav class="strip" aria-label=${`Pages (${order.length})`} ref=${box}
+    onScroll=${(e) => setScroll(e.currentTarget.scrollTop)}>
+    <ol class="strip-list" style=${{ height: `${order.length * ROW}px` }}>${rows}</ol>
+  </nav>`;
+}

@@ -1,0 +1,62 @@
+// Shared view helpers: `html` (htm over Preact), the hook that re-renders
+// on store changes, and small widgets.
+
+import { h } from '../vendor/preact.mjs';
+import { useEffect, useReducer, useRef } from '../vendor/hooks.mjs';
+import htm from '../vendor/htm.mjs';
+import { subscribe } from './store.js';
+
+export const html = htm.bind(h);
+
+/** Re-renders the calling component whenever the store changed. */
+export function useStore() {
+  const [, bump] = useReducer((n) => n + 1, 0);
+  useEffect(() => subscribe(bump), []);
+}
+
+/** Whether the focus is somewhere typing goes (so single-key shortcuts stay off). */
+export function typing(target) {
+  const el = target || document.activeElement;
+  if (!el) return false;
+  return el.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName);
+}
+
+/** Calls `handler` for keydown on the window while mounted. */
+export function useKeys(handler) {
+  const ref = useRef(handler);
+  ref.current = handler;
+  useEffect(() => {
+    const listen = (e) => ref.current(e);
+    window.addEventListener('keydown', listen);
+    return () => window.removeEventListener('keydown', listen);
+  }, []);
+}
+
+/** A labelled progress bar (0-100). */
+export function Progress({ value, label }) {
+  const pct = Math.max(0, Math.min(100, Math.round(value)));
+  return html`<div class="progress" role="progressbar" aria-label=${label} aria-valuemin="0"
+    aria-valuemax="100" aria-valuenow=${pct} data-value=${pct}>
+    <div class="progress-fill" style=${{ width: `${pct}%` }}></div>
+    <span class="progress-text">${pct} %</span>
+  </div>`;
+}
+
+/** A file picker behind a button (drag and drop does the same). */
+export function FileButton({ label, accept, multiple = true, onFiles, testId }) {
+  const input = useRef(null);
+  return html`<span class="file-button">
+    <button type="button" onClick=${() => input.current.click()} data-testid=${testId}>${label}</button>
+    <input ref=${input} type="file" hidden accept=${accept} multiple=${multiple} aria-label=${label}
+      onChange=${(e) => {
+        const files = [...e.currentTarget.files];
+        e.currentTarget.value = '';
+        if (files.length) onFiles(files);
+      }} />
+  </span>`;
+}
+
+/** Date and time of epoch milliseconds, in the browser's locale. */
+export function when(ms) {
+  return new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
