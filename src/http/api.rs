@@ -111,7 +111,14 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
     }
 
     /// Documents an optional query parameter of a registered operation.
-    pub fn query(&mut self, method: &str, path: &str, name: &str, description: &str, schema: Value) {
+    pub fn query(
+        &mut self,
+        method: &str,
+        path: &str,
+        name: &str,
+        description: &str,
+        schema: Value,
+    ) {
         let Some(op) = self
             .paths
             .get_mut(path)

@@ -429,7 +429,10 @@ async fn blob(
         (StatusCode::NOT_MODIFIED.into_response(), None)
     } else if let Some(side) = query.max_side {
         let picture = state.core.blob_picture(id, hash, side).await?;
-        (picture.bytes.clone().into_response(), Some(picture.mime_type))
+        (
+            picture.bytes.clone().into_response(),
+            Some(picture.mime_type),
+        )
     } else {
         let bytes = state.core.read_blob(id, hash).await?;
         let media = crate::core::blobs::media_type(&bytes);

@@ -36,3 +36,4 @@ mod tm;
 mod tui;
 mod tui_live;
 mod tui_support;
+mod web;

@@ -9,7 +9,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mj
 import { useBlobUrl } from './images.js';
 import { Legend, PageTools } from './pagetools.js';
 import { preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
-import { apply, select, setCanvas, state } from './store.js';
+import { apply, edit, select, setCanvas, state } from './store.js';
 import { html, typing, useKeys } from './ui.js';
 import { warnedNodes } from './jobs.js';
 
@@ -145,8 +145,7 @@ export function Canvas({ info }) {
 
   // Enter on a focused box (a click without a pointer) edits its translation.
   function onEdit(node) {
-    select(page.id, node.id);
-    setTimeout(() => document.getElementById('translation')?.focus(), 0);
+    edit(page.id, node.id);
   }
 
   function onPointerDown(e) {
@@ -200,8 +199,7 @@ export function Canvas({ info }) {
       const result = await apply({ type: 'AddNode', page: page.id, node }, 'Adding the box');
       if (result && result.created.length) {
         setCanvas({ tool: 'select' });
-        select(page.id, result.created[0]);
-        setTimeout(() => document.getElementById('translation')?.focus(), 0);
+        edit(page.id, result.created[0]);
       }
     } else if (g.kind === 'box' && g.moved) {
       const { node: _id, ...t } = box;

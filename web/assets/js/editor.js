@@ -3,7 +3,7 @@
 // warnings. A remote change to the node while the person types never
 // replaces the draft: a notice shows both and the person chooses.
 
-import { useState } from '../vendor/hooks.mjs';
+import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { qaWarnings } from './jobs.js';
 import { STATE_LABELS, STATES, stateOf } from './scene.js';
 import { goNextNeedingWork } from './session.js';
@@ -66,6 +66,13 @@ function SourceText({ page, node }) {
 }
 
 export function Editor() {
+  const field = useRef(null);
+  useEffect(() => {
+    if (field.current && state.focusEdit === state.route.nodeId) {
+      state.focusEdit = null;
+      field.current.focus();
+    }
+  });
   const view = state.view;
   const nodeId = state.route.nodeId;
   const found = view && nodeId ? view.index.nodes.get(nodeId) : null;
@@ -106,8 +113,8 @@ export function Editor() {
     </div>
     <${SourceText} page=${page} node=${node} key=${node.id} />
     ${editor.conflict && html`<${Conflict} conflict=${editor.conflict} />`}
-    <label for="translation">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
-    <textarea id="translation" rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}
+    <label for="translation" class="field-label">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
+    <textarea id="translation" ref=${field} rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}
       onInput=${(e) => editDraft(e.currentTarget.value)} onKeyDown=${keys} onBlur=${() => commitEditor()}
       aria-describedby="translation-help"></textarea>
     <p id="translation-help" class="muted small">Saved when you leave the field; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves and goes to the next untranslated one, <kbd>Esc</kbd> drops the change.</p>

@@ -69,7 +69,7 @@ export function PageTools({ info, children }) {
       aria-label="Move the page up" title="Move the page up">↑</button>
     <button type="button" onClick=${() => move(info, 1)} disabled=${info.number === count}
       aria-label="Move the page down" title="Move the page down">↓</button>
-    <button type="button" onClick=${() => remove(info)} aria-label="Delete the page" title="Delete the page">🗑</button>
+    <button type="button" onClick=${() => remove(info)} title="Delete the page">Delete page</button>
     <span class="tools-gap"></span>
     ${children}
   </div>`;

@@ -93,7 +93,6 @@ export function Workbench() {
       v: () => setCanvas({ tool: 'select' }),
       r: () => setRunning(true),
       e: () => document.getElementById('translation')?.focus(),
-      Enter: () => e.target === document.body && document.getElementById('translation')?.focus(),
     };
     const action = keys[e.key];
     if (action) {

@@ -34,6 +34,8 @@ export const state = {
   /** { tool: 'select' | 'draw', zoom: number | 'fit', rendered: bool } */
   canvas: { tool: 'select', zoom: 'fit', rendered: false },
   toasts: [],
+  /** A node whose translation field takes the focus once it shows. */
+  focusEdit: null,
   /** Which panel is open on a phone-sized screen: 'page' | 'pages' | 'edit' | 'jobs' */
   pane: 'page',
 };
@@ -188,6 +190,7 @@ function applyRoute(route) {
     refreshProjects();
   }
   if (state.editor && state.editor.nodeId !== route.nodeId) state.editor = null;
+  openEditor();
   changed();
 }
 
@@ -254,7 +257,19 @@ function showScene(epoch, scene) {
   if (route.pageId && !index.pages.has(route.pageId)) go({ pageId: null, nodeId: null });
   else if (route.nodeId && !index.nodes.has(route.nodeId)) go({ nodeId: null });
   reconcileEditor();
+  openEditor();
   changed();
+}
+
+/** Opens the editor on the routed node once the scene has it (a box just drawn, a link). */
+function openEditor() {
+  const nodeId = state.route.nodeId;
+  if (!nodeId || !state.view || (state.editor && state.editor.nodeId === nodeId)) return;
+  const found = state.view.index.nodes.get(nodeId);
+  if (found && found.node.kind.type === 'text') {
+    const value = found.node.kind.translation ?? '';
+    state.editor = { nodeId, draft: value, base: value, conflict: null };
+  }
 }
 
 /**
@@ -448,12 +463,12 @@ export function shownPage() {
 export function select(pageId, nodeId) {
   if (state.editor && state.editor.nodeId !== nodeId) commitEditor();
   go({ pageId, nodeId });
-  if (!nodeId || !state.view) return;
-  const found = state.view.index.nodes.get(nodeId);
-  if (found && found.node.kind.type === 'text' && (!state.editor || state.editor.nodeId !== nodeId)) {
-    const value = found.node.kind.translation ?? '';
-    state.editor = { nodeId, draft: value, base: value, conflict: null };
-  }
+}
+
+/** Selects a node and puts the focus in its translation as soon as the editor shows it. */
+export function edit(pageId, nodeId) {
+  state.focusEdit = nodeId;
+  select(pageId, nodeId);
   changed();
 }
 

@@ -6,7 +6,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mj
 import { warnedNodes } from './jobs.js';
 import { Legend, PageTools } from './pagetools.js';
 import { clock, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
-import { select, state } from './store.js';
+import { edit, select, state } from './store.js';
 import { html } from './ui.js';
 
 const ROW = 72;
@@ -18,10 +18,7 @@ function Block({ node, number, top, selected, warned, pageId }) {
   return html`<li class="block-row" style=${{ top: `${top}px` }}>
     <button type="button" class=${classes} data-node=${node.id} data-state=${stateOf(k)} aria-pressed=${selected}
       aria-label=${`Block ${number}: ${preview(k.text, 50)} → ${preview(k.translation, 50) || 'untranslated'} (${STATE_LABELS[stateOf(k)]})`}
-      onClick=${(e) => {
-        select(pageId, node.id);
-        if (e.detail === 0) setTimeout(() => document.getElementById('translation')?.focus(), 0);
-      }}>
+      onClick=${(e) => (e.detail === 0 ? edit(pageId, node.id) : select(pageId, node.id))}>
       <span class="block-number">${number}${k.timing ? html`<br /><small>${clock(k.timing.start)}</small>` : ''}</span>
       <span class="block-source" lang=${k.sourceLang || undefined}>${k.text || ''}</span>
       <span class="block-translation">${k.translation || html`<em class="muted">untranslated</em>`}</span>

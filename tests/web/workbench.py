@@ -1,0 +1,403 @@
+"""The web workbench in a real browser: Debian's Chromium, driven by
+Playwright for Python, against a real `quire --headless --port 0`.
+
+Usage:
+  python workbench.py CHROMIUM open URL OUT_DIR     # a server without a token
+  python workbench.py CHROMIUM token URL OUT_DIR TOKEN
+
+`open` creates a project, uploads two image pages and a text page, refuses
+a file that is neither, draws a box and types its translation, sees its
+state colour, runs pseudo-translate to 100 %, sees edits made with curl
+and over MCP (the official Python SDK) appear without a reload, keeps a
+draft a remote change would overwrite, undoes, downloads an XLIFF export,
+shows the phone layout, and checks that a page on another origin cannot
+drive the server. `token` checks the login: a wrong token is refused, a
+token in the query string is refused, the right one works and images load
+with it. Screenshots go to OUT_DIR. Prints `web: ok` when every check
+passed; run by tests/it/web.rs.
+"""
+
+import json
+import os
+import struct
+import subprocess
+import sys
+import threading
+import time
+import xml.etree.ElementTree as ET
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from playwright.sync_api import expect, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+# What this machine's Chromium needs headless as root, and no background
+# traffic to the (unreachable) internet.
+ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+LIVE_MS = 5_000
+
+
+def png(width, height, tint):
+    """A real RGB PNG with a diagonal gradient, drawn with the standard library."""
+    def chunk(kind, data):
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+    rows = b"".join(
+        b"\x00" + bytes(v for x in range(width) for v in ((x + y) % 256, tint, 255 - tint))
+        for y in range(height)
+    )
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def curl(*args):
+    """curl, the independent HTTP client; answers (status, body)."""
+    out = subprocess.run(
+        ["curl", "-sS", "-o", "-", "-w", "\n%{http_code}", *args],
+        capture_output=True, text=True, check=True, timeout=30,
+    ).stdout
+    body, _, status = out.rpartition("\n")
+    return int(status), body
+
+
+def curl_json(*args):
+    status, body = curl(*args)
+    return status, (json.loads(body) if body.strip() else None)
+
+
+def apply_with_curl(url, session, op):
+    status, body = curl_json("-X", "POST", "-H", "Content-Type: application/json",
+                             "--data", json.dumps(op), f"{url}/api/v1/sessions/{session}/history/apply")
+    assert status == 200, (status, body)
+    return body
+
+
+def scene_with_curl(url, session):
+    status, body = curl_json(f"{url}/api/v1/sessions/{session}/scene.json")
+    assert status == 200, (status, body)
+    return body["scene"]
+
+
+async def _mcp_apply(url, session, op):
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    async with streamable_http_client(f"{url}/mcp") as (read, write, *_):
+        async with ClientSession(read, write) as mcp:
+            await mcp.initialize()
+            result = await mcp.call_tool("quire_apply", {"sessionId": session, "op": op})
+            assert not result.is_error, result
+            return result.structured_content
+
+
+def apply_with_mcp(url, session, op):
+    """On its own thread: Playwright's sync API holds this thread's event loop."""
+    import anyio
+    result = {}
+
+    def run():
+        try:
+            result["ok"] = anyio.run(_mcp_apply, url, session, op)
+        except BaseException as e:  # re-raised on the caller's thread
+            result["error"] = e
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join(30)
+    if "error" in result:
+        raise result["error"]
+    return result["ok"]
+
+
+def launch(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+
+
+def watch_errors(page, errors):
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
+            and errors.append(f"console: {m.text}"))
+
+
+def project_of(page):
+    """The project id in the page's route (#/p/ID)."""
+    project = page.evaluate("location.hash").split("/")[2]
+    return project
+
+
+def open_session_id(url, project_id):
+    status, sessions = curl_json(f"{url}/api/v1/sessions")
+    assert status == 200
+    return next(s["id"] for s in sessions if s["projectId"] == project_id)
+
+
+def draw(page, x0, y0, x1, y1):
+    surface = page.locator(".surface").bounding_box()
+    page.mouse.move(surface["x"] + x0, surface["y"] + y0)
+    page.mouse.down()
+    page.mouse.move(surface["x"] + x1, surface["y"] + y1, steps=6)
+    page.mouse.up()
+
+
+def colour_of(page, selector, prop):
+    return page.eval_on_selector(selector, f"e => getComputedStyle(e).{prop}")
+
+
+class Foreign(BaseHTTPRequestHandler):
+    """Another origin's page that tries to create a project on quire."""
+    target = ""
+
+    def do_GET(self):
+        body = f"""<!doctype html><title>elsewhere</title><script>
+          fetch({json.dumps(self.target + '/api/v1/projects')}, {{method: 'POST', mode: 'no-cors',
+            headers: {{'Content-Type': 'text/plain'}}, body: JSON.stringify({{name: 'forged'}})}})
+            .then(() => document.title = 'sent', () => document.title = 'sent');
+        </script>""".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *_):
+        pass
+
+
+def scenario_open(url, out):
+    files = os.path.join(out, "files")
+    os.makedirs(files, exist_ok=True)
+    pages = []
+    for i, (w, h) in enumerate([(600, 900), (640, 960)], start=1):
+        path = os.path.join(files, f"page-{i}.png")
+        with open(path, "wb") as f:
+            f.write(png(w, h, 60 * i))
+        pages.append(path)
+    notes = os.path.join(files, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("Where are we going?\n\nTo the sea, at {0} o'clock.\n\nBring the map!\n")
+    junk = os.path.join(files, "program.bin")
+    with open(junk, "wb") as f:
+        f.write(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)))
+
+    errors = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        watch_errors(page, errors)
+        page.goto(url + "/")
+        expect(page.get_by_role("heading", name="New project")).to_be_visible()
+        expect(page.get_by_test_id("link")).to_contain_text("online")
+
+        # A project, two image pages and a text page.
+        page.get_by_label("Name").fill("Chapter 1")
+        page.get_by_label("Target language").fill("fr")
+        page.get_by_role("button", name="Create").click()
+        expect(page.locator(".workbench")).to_be_visible()
+        project = project_of(page)
+        session = open_session_id(url, project)
+        page.locator(".session-bar input[type=file]").set_input_files(pages)
+        expect(page.locator(".strip-row")).to_have_count(2)
+        expect(page.locator(".page-image")).to_be_visible()
+        page.locator(".session-bar input[type=file]").set_input_files([notes])
+        expect(page.locator(".strip-row")).to_have_count(3)
+
+        # A file that is no page: a clear error, nothing added.
+        page.locator(".session-bar input[type=file]").set_input_files([junk])
+        expect(page.locator(".toast-error")).to_contain_text("program.bin: not an image")
+        expect(page.locator(".strip-row")).to_have_count(3)
+        assert len(scene_with_curl(url, session)["pages"]) == 3
+        page.locator(".toast-error button").click()
+
+        # Draw a box on page 1 and type its translation.
+        page.locator(".strip-row").nth(0).get_by_role("button").click()
+        page.get_by_test_id("draw").click()
+        draw(page, 40, 40, 200, 140)
+        expect(page.locator("#translation")).to_be_focused()
+        box = page.locator(".box[data-node]").first
+        expect(box).to_have_attribute("data-state", "initial")
+        page.keyboard.type("Hello there")
+        page.screenshot(path=os.path.join(out, "editing.png"))
+        page.keyboard.press("Tab")
+        expect(box).to_have_attribute("data-state", "translated")
+        node_id = box.get_attribute("data-node")
+        translated = colour_of(page, ".legend .swatch.shade-translated", "backgroundColor")
+        expect(box).to_have_css("border-top-color", translated)
+        assert colour_of(page, ".legend .swatch.shade-initial", "backgroundColor") != translated
+        page_one = scene_with_curl(url, session)["pages"][0]
+        drawn = next(n for n in page_one["nodes"] if n["id"] == node_id)
+        assert drawn["kind"]["translation"] == "Hello there", drawn
+        assert drawn["kind"]["origin"]["by"] == "human", drawn
+        page.screenshot(path=os.path.join(out, "session.png"))
+
+        # pseudo-translate over every page, its progress bar to 100 %.
+        page.locator(".strip-row").nth(2).get_by_role("button").click()
+        expect(page.locator(".block")).to_have_count(3)
+        page.get_by_test_id("run").click()
+        dialog = page.get_by_role("dialog", name="Run engines")
+        dialog.get_by_role("checkbox", name="pseudo-translate").check()
+        dialog.get_by_role("button", name="Start").click()
+        bar = page.locator(".job").first.get_by_role("progressbar")
+        seen = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            seen.append(int(bar.get_attribute("aria-valuenow")))
+            if seen[-1] == 100:
+                break
+            page.wait_for_timeout(20)
+        assert seen[-1] == 100 and seen == sorted(seen), seen
+        expect(page.locator(".job").first).to_contain_text("done")
+        first_block = page.locator(".block").first
+        expect(first_block).to_have_attribute("data-state", "translated")
+        expect(first_block).to_have_class("block shade-machine")
+        expect(box).to_have_count(0)  # another page is shown; the drawn box kept its text:
+        kinds = [n["kind"] for pg in scene_with_curl(url, session)["pages"] for n in pg["nodes"]
+                 if n["kind"]["type"] == "text"]
+        assert any(k.get("translation") == "Hello there" for k in kinds), kinds
+        assert sum(1 for k in kinds if k.get("origin", {}).get("engine") == "pseudo-translate") == 3, kinds
+
+        # Edits made elsewhere appear without a reload: curl, then an MCP agent.
+        text_page = scene_with_curl(url, session)["pages"][2]
+        first, second, third = (n["id"] for n in text_page["nodes"])
+        apply_with_curl(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": first,
+                                       "patch": {"kind": {"type": "text", "translation": "Depuis curl"}}})
+        expect(page.locator(f'.block[data-node="{first}"]')).to_contain_text("Depuis curl", timeout=LIVE_MS)
+        apply_with_mcp(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": third,
+                                      "patch": {"kind": {"type": "text", "translation": "Apportez la carte !"}}})
+        expect(page.locator(f'.block[data-node="{third}"]')).to_contain_text("Apportez la carte", timeout=LIVE_MS)
+
+        # A remote change never overwrites a draft: the person chooses.
+        page.locator(f'.block[data-node="{second}"]').click()
+        field = page.locator("#translation")
+        field.fill("À la mer, à {0} heures.")
+        apply_with_curl(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": second,
+                                       "patch": {"kind": {"type": "text", "translation": "Changé ailleurs"}}})
+        conflict = page.get_by_test_id("conflict")
+        expect(conflict).to_contain_text("Changé ailleurs", timeout=LIVE_MS)
+        expect(field).to_have_value("À la mer, à {0} heures.")
+        page.screenshot(path=os.path.join(out, "conflict.png"))
+        conflict.get_by_role("button", name="Keep mine").click()
+        expect(conflict).to_have_count(0)
+        expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("À la mer", timeout=LIVE_MS)
+        saved = next(n for n in scene_with_curl(url, session)["pages"][2]["nodes"] if n["id"] == second)
+        assert saved["kind"]["translation"] == "À la mer, à {0} heures.", saved
+
+        # Undo takes the last change back (here: keeping mine).
+        page.locator(".block").first.focus()
+        page.get_by_role("button", name="Undo (Ctrl+Z)").click()
+        expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("Changé ailleurs", timeout=LIVE_MS)
+        expect(page.locator(".toast").last).to_contain_text("Undid")
+
+        # An XLIFF export, downloaded.
+        page.get_by_role("button", name="Export").click()
+        with page.expect_download() as download:
+            page.get_by_role("menuitem", name="XLIFF 2.0 (.xlf)").click()
+        xlf = os.path.join(out, "export.xlf")
+        download.value.save_as(xlf)
+        assert download.value.suggested_filename.endswith(".xlf"), download.value.suggested_filename
+        root = ET.parse(xlf).getroot()
+        assert root.get("version") == "2.0" and root.get("trgLang") == "fr", root.attrib
+        targets = [t.text for t in root.iter("{urn:oasis:names:tc:xliff:document:2.0}target")]
+        assert "Changé ailleurs" in targets and "Hello there" in targets, targets
+
+        # The home screen lists the project.
+        page.goto(url + "/#/")
+        expect(page.get_by_role("link", name="Chapter 1")).to_be_visible()
+        page.screenshot(path=os.path.join(out, "home.png"))
+
+        # A phone: one panel at a time.
+        phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+        watch_errors(phone, errors)
+        phone.goto(f"{url}/#/p/{project}")
+        expect(phone.locator(".page-image")).to_be_visible()
+        expect(phone.locator(".strip")).to_be_hidden()
+        phone.screenshot(path=os.path.join(out, "phone.png"))
+        phone.get_by_role("button", name="Pages").click()
+        expect(phone.locator(".strip")).to_be_visible()
+        phone.locator(".strip-row").nth(2).get_by_role("button").click()
+        phone.get_by_role("button", name="Page", exact=True).click()
+        phone.locator(".block").first.click()
+        expect(phone.locator("#translation")).to_be_visible()
+        phone.screenshot(path=os.path.join(out, "phone-edit.png"))
+
+        # Another origin's page cannot drive quire (403 before any route).
+        Foreign.target = url
+        elsewhere = ThreadingHTTPServer(("127.0.0.1", 0), Foreign)
+        threading.Thread(target=elsewhere.serve_forever, daemon=True).start()
+        other = browser.new_page()
+        other.goto(f"http://127.0.0.1:{elsewhere.server_address[1]}/")
+        expect(other).to_have_title("sent")
+        elsewhere.shutdown()
+        status, projects = curl_json(f"{url}/api/v1/projects")
+        assert [p["name"] for p in projects] == ["Chapter 1"], projects
+        status, body = curl_json("-X", "POST", "-H", "Origin: http://evil.example", "--data", '{"name":"x"}',
+                                 f"{url}/api/v1/projects")
+        assert status == 403 and body["error"]["code"] == "forbidden_origin", (status, body)
+
+        browser.close()
+    assert not errors, errors
+
+
+def scenario_token(url, out, token):
+    errors = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        watch_errors(page, errors)
+        page.goto(url + "/")
+        expect(page.get_by_role("heading", name="This quire needs its token")).to_be_visible()
+        page.screenshot(path=os.path.join(out, "login.png"))
+        page.get_by_role("textbox", name="Token").fill("not-the-token")
+        page.get_by_role("button", name="Continue").click()
+        expect(page.get_by_role("alert")).to_contain_text("not the one")
+        expect(page.get_by_role("textbox", name="Token")).to_be_visible()
+
+        # A token in a URL is refused, even the right one.
+        status, body = curl_json(f"{url}/api/v1/projects?access_token={token}")
+        assert status == 400 and body["error"]["code"] == "token_in_query", (status, body)
+        status, body = curl_json(f"{url}/api/v1/projects?token={token}")
+        assert status == 400, (status, body)
+
+        page.get_by_role("textbox", name="Token").fill(token)
+        page.get_by_role("button", name="Continue").click()
+        expect(page.get_by_role("heading", name="New project")).to_be_visible()
+        expect(page.get_by_test_id("link")).to_contain_text("online")
+        assert page.evaluate("location.href").find(token) < 0
+        assert page.evaluate("sessionStorage.getItem('quire.token')") == token
+
+        # Images need the token too: the strip and the canvas still show them.
+        page.get_by_label("Name").fill("Locked")
+        page.get_by_role("button", name="Create").click()
+        expect(page.locator(".workbench")).to_be_visible()
+        path = os.path.join(out, "locked.png")
+        with open(path, "wb") as f:
+            f.write(png(300, 400, 200))
+        page.locator(".session-bar input[type=file]").set_input_files([path])
+        expect(page.locator(".strip-row")).to_have_count(1)
+        page.wait_for_function("() => { const i = document.querySelector('.page-image');"
+                               " return i && i.complete && i.naturalWidth === 300; }")
+        page.wait_for_function("() => { const i = document.querySelector('.strip .thumb');"
+                               " return i && i.complete && i.naturalWidth > 0 && i.naturalWidth <= 256; }")
+        # A reload keeps the login for this tab.
+        page.reload()
+        expect(page.locator(".page-image")).to_be_visible()
+        browser.close()
+    assert not errors, errors
+
+
+def main():
+    global CHROMIUM
+    CHROMIUM, what, url, out = sys.argv[1:5]
+    os.makedirs(out, exist_ok=True)
+    if what == "open":
+        scenario_open(url, out)
+    elif what == "token":
+        scenario_token(url, out, sys.argv[5])
+    else:
+        raise SystemExit(f"unknown scenario {what}")
+    print("web: ok")
+
+
+if __name__ == "__main__":
+    main()
