@@ -90,6 +90,7 @@ fn the_workbench_in_chromium() {
         ("conflict.png", 1280, 800),
         ("phone.png", 390, 844),
         ("phone-edit.png", 390, 844),
+        ("readme.png", 1280, 800),
     ] {
         assert_screenshot(&out, name, w, h);
     }
@@ -123,6 +124,22 @@ fn the_workbench_asks_for_the_token() {
     run_checker(&s, &mut cmd, "web: ok");
     assert_screenshot(&out, "login.png", 1280, 800);
     assert!(server.terminate().success());
+}
+
+#[test]
+fn the_workbench_reconnects_after_a_restart() {
+    let Some(python) = browser("the_workbench_reconnects_after_a_restart") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let out = out_dir("restart");
+    let mut cmd = Command::new(&python);
+    cmd.arg(SCRIPT)
+        .arg(chromium())
+        .args(["restart", crate::harness::BIN])
+        .arg(&out);
+    run_checker(&s, &mut cmd, "web: ok");
+    assert_screenshot(&out, "offline.png", 1280, 800);
 }
 
 #[tokio::test]

@@ -4,6 +4,7 @@ Playwright for Python, against a real `quire --headless --port 0`.
 Usage:
   python workbench.py CHROMIUM open URL OUT_DIR     # a server without a token
   python workbench.py CHROMIUM token URL OUT_DIR TOKEN
+  python workbench.py CHROMIUM restart QUIRE OUT_DIR  # starts and restarts QUIRE itself
 
 `open` creates a project, uploads two image pages and a text page, refuses
 a file that is neither, draws a box and types its translation, sees its
@@ -13,7 +14,9 @@ draft a remote change would overwrite, undoes, downloads an XLIFF export,
 shows the phone layout, and checks that a page on another origin cannot
 drive the server. `token` checks the login: a wrong token is refused, a
 token in the query string is refused, the right one works and images load
-with it. Screenshots go to OUT_DIR. Prints `web: ok` when every check
+with it. `restart` stops the server under the page and starts it again:
+the page says it is offline, reconnects, opens the project again and keeps
+the person's unsaved draft. Screenshots go to OUT_DIR. Prints `web: ok` when every check
 passed; run by tests/it/web.rs.
 """
 
@@ -165,6 +168,89 @@ class Foreign(BaseHTTPRequestHandler):
         pass
 
 
+COMIC = """() => {
+  const c = document.createElement('canvas');
+  c.width = 800; c.height = 1130;
+  const g = c.getContext('2d');
+  g.fillStyle = '#fff'; g.fillRect(0, 0, 800, 1130);
+  g.lineWidth = 6; g.strokeStyle = '#111';
+  const panels = [[30, 30, 740, 500], [30, 560, 360, 540], [410, 560, 360, 540]];
+  const tones = ['#dde7f0', '#f3e6d8', '#e4efe0'];
+  panels.forEach(([x, y, w, h], i) => {
+    g.fillStyle = tones[i]; g.fillRect(x, y, w, h); g.strokeRect(x, y, w, h);
+    g.fillStyle = '#9aa7b4';
+    for (let k = 0; k < 6; k += 1) g.fillRect(x + 30 + k * (w - 60) / 6, y + h - 120 - (k % 3) * 40, (w - 60) / 8, 120 + (k % 3) * 40);
+  });
+  const balloons = [
+    [220, 150, 160, 80, 'Where are we', 'going?'],
+    [560, 330, 170, 80, 'To the sea,', 'at dawn.'],
+    [210, 700, 140, 80, 'Bring the', 'map!'],
+    [590, 720, 150, 90, 'I forgot', 'it...'],
+    [590, 960, 140, 70, 'Again?!', ''],
+  ];
+  g.font = 'bold 26px sans-serif'; g.textAlign = 'center'; g.textBaseline = 'middle';
+  for (const [cx, cy, rx, ry, a, b] of balloons) {
+    g.fillStyle = '#fff'; g.strokeStyle = '#111'; g.lineWidth = 4;
+    g.beginPath(); g.ellipse(cx, cy, rx, ry, 0, 0, Math.PI * 2); g.fill(); g.stroke();
+    g.fillStyle = '#111';
+    g.fillText(a, cx, b ? cy - 16 : cy); if (b) g.fillText(b, cx, cy + 18);
+  }
+  return c.toDataURL('image/png').split(',')[1];
+}"""
+
+# The boxes over COMIC's balloons: (x, y, width, height, source).
+BALLOONS = [
+    (90, 90, 260, 120, "Where are we going?"),
+    (420, 270, 280, 120, "To the sea, at dawn."),
+    (95, 640, 230, 120, "Bring the map!"),
+    (470, 650, 240, 140, "I forgot it..."),
+    (480, 910, 220, 100, "Again?!"),
+]
+
+
+def readme_screenshot(page, url, out):
+    """The README's picture: a comic page drawn by Chromium, its balloons in every state."""
+    import base64
+    comic = os.path.join(out, "files", "comic.png")
+    with open(comic, "wb") as f:
+        f.write(base64.b64decode(page.evaluate(COMIC)))
+    page.goto(url + "/#/")
+    page.get_by_label("Name").fill("The sea, chapter 3")
+    page.get_by_label("Target language").fill("fr")
+    page.get_by_role("button", name="Create").click()
+    expect(page.locator(".workbench")).to_be_visible()
+    project = project_of(page)
+    session = open_session_id(url, project)
+    page.locator(".session-bar input[type=file]").set_input_files([comic])
+    expect(page.locator(".page-image")).to_be_visible()
+    page_id = scene_with_curl(url, session)["pages"][0]["id"]
+    ops = [{"type": "AddNode", "page": page_id, "node": {
+        "transform": {"x": x, "y": y, "width": w, "height": h}, "visible": True,
+        "kind": {"type": "text", "text": text, "sourceLang": "en"}}} for x, y, w, h, text in BALLOONS]
+    created = apply_with_curl(url, session, {"type": "Batch", "ops": ops})["created"]
+    status, _ = curl_json("-X", "POST", "-H", "Content-Type: application/json", "--data",
+                          json.dumps({"steps": ["pseudo-translate"], "pages": [page_id]}),
+                          f"{url}/api/v1/sessions/{session}/pipelines")
+    assert status == 200
+    expect(page.locator(".box.shade-machine")).to_have_count(5, timeout=LIVE_MS)
+    edits = [
+        (created[0], {"translation": "Où allons-nous ?", "state": "final"}),
+        (created[1], {"translation": "À la mer, à l'aube.", "state": "reviewed"}),
+        (created[2], {"translation": "Prends la carte !"}),
+        (created[4], {"translation": None}),
+    ]
+    apply_with_curl(url, session, {"type": "Batch", "ops": [
+        {"type": "UpdateNode", "page": page_id, "id": node, "patch": {"kind": {"type": "text", **patch}}}
+        for node, patch in edits]})
+    expect(page.locator(".box.shade-initial")).to_have_count(1, timeout=LIVE_MS)
+    page.locator(f'.box[data-node="{created[2]}"]').click()
+    expect(page.locator("#translation")).to_have_value("Prends la carte !")
+    page.mouse.move(5, 400)
+    for close in page.locator(".toast button").all():
+        close.click()
+    page.screenshot(path=os.path.join(out, "readme.png"))
+
+
 def scenario_open(url, out):
     files = os.path.join(out, "files")
     os.makedirs(files, exist_ok=True)
@@ -231,6 +317,18 @@ def scenario_open(url, out):
         assert drawn["kind"]["origin"]["by"] == "human", drawn
         page.screenshot(path=os.path.join(out, "session.png"))
 
+        # By keyboard: Enter on a focused box edits it, Esc goes back to the
+        # box, n goes to the next untranslated node (the text page's first).
+        box.focus()
+        page.keyboard.press("Enter")
+        expect(page.locator("#translation")).to_be_focused()
+        expect(page.locator("#translation")).to_have_value("Hello there")
+        page.keyboard.press("Escape")
+        expect(box).to_be_focused()
+        page.keyboard.press("n")
+        expect(page.locator(".block").first).to_have_attribute("aria-pressed", "true")
+        expect(page.get_by_role("heading", name="Block 1")).to_be_visible()
+
         # pseudo-translate over every page, its progress bar to 100 %.
         page.locator(".strip-row").nth(2).get_by_role("button").click()
         expect(page.locator(".block")).to_have_count(3)
@@ -283,11 +381,16 @@ def scenario_open(url, out):
         saved = next(n for n in scene_with_curl(url, session)["pages"][2]["nodes"] if n["id"] == second)
         assert saved["kind"]["translation"] == "À la mer, à {0} heures.", saved
 
-        # Undo takes the last change back (here: keeping mine).
+        # Undo takes the last change back (here: keeping mine): Ctrl+Z, then
+        # the buttons.
         page.locator(".block").first.focus()
-        page.get_by_role("button", name="Undo (Ctrl+Z)").click()
+        page.keyboard.press("Control+z")
         expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("Changé ailleurs", timeout=LIVE_MS)
         expect(page.locator(".toast").last).to_contain_text("Undid")
+        page.get_by_role("button", name="Redo (Ctrl+Shift+Z)").click()
+        expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("À la mer", timeout=LIVE_MS)
+        page.get_by_role("button", name="Undo (Ctrl+Z)").click()
+        expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("Changé ailleurs", timeout=LIVE_MS)
 
         # An XLIFF export, downloaded.
         page.get_by_role("button", name="Export").click()
@@ -305,6 +408,8 @@ def scenario_open(url, out):
         page.goto(url + "/#/")
         expect(page.get_by_role("link", name="Chapter 1")).to_be_visible()
         page.screenshot(path=os.path.join(out, "home.png"))
+
+        readme_screenshot(page, url, out)
 
         # A phone: one panel at a time.
         phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -330,7 +435,7 @@ def scenario_open(url, out):
         expect(other).to_have_title("sent")
         elsewhere.shutdown()
         status, projects = curl_json(f"{url}/api/v1/projects")
-        assert [p["name"] for p in projects] == ["Chapter 1"], projects
+        assert sorted(p["name"] for p in projects) == ["Chapter 1", "The sea, chapter 3"], projects
         status, body = curl_json("-X", "POST", "-H", "Origin: http://evil.example", "--data", '{"name":"x"}',
                                  f"{url}/api/v1/projects")
         assert status == 403 and body["error"]["code"] == "forbidden_origin", (status, body)
@@ -386,12 +491,72 @@ def scenario_token(url, out, token):
     assert not errors, errors
 
 
+def serve(binary, port):
+    """`quire --headless` on `port`, once it says it is serving."""
+    proc = subprocess.Popen([binary, "--headless", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if line.startswith("quire: serving "):
+            threading.Thread(target=proc.stderr.read, daemon=True).start()
+            return proc
+    raise AssertionError(f"quire exited with {proc.wait()} before serving")
+
+
+def scenario_restart(binary, out):
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}"
+    notes = os.path.join(out, "notes.txt")
+    with open(notes, "w") as f:
+        f.write("One.\n\nTwo.\n\nThree.\n")
+    server = serve(binary, port)
+    errors = []
+    try:
+        with sync_playwright() as p:
+            browser = launch(p)
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            watch_errors(page, errors)
+            page.goto(url + "/")
+            page.get_by_label("Name").fill("Restarted")
+            page.get_by_role("button", name="Create").click()
+            page.locator(".session-bar input[type=file]").set_input_files([notes])
+            expect(page.locator(".block")).to_have_count(3)
+            project = project_of(page)
+            page.locator(".block").first.click()
+            page.locator("#translation").fill("Un (brouillon)")
+
+            server.terminate()
+            assert server.wait(30) == 0
+            expect(page.get_by_test_id("link")).to_contain_text("offline")
+            page.screenshot(path=os.path.join(out, "offline.png"))
+            server = serve(binary, port)
+            expect(page.get_by_test_id("link")).to_contain_text("online", timeout=15_000)
+
+            # The page opened the project again, kept the draft, and follows the new session.
+            session = open_session_id(url, project)
+            expect(page.locator("#translation")).to_have_value("Un (brouillon)")
+            nodes = scene_with_curl(url, session)["pages"][0]["nodes"]
+            apply_with_curl(url, session, {"type": "UpdateNode", "page": scene_with_curl(url, session)["pages"][0]["id"],
+                                           "id": nodes[1]["id"],
+                                           "patch": {"kind": {"type": "text", "translation": "Deux"}}})
+            expect(page.locator(f'.block[data-node="{nodes[1]["id"]}"]')).to_contain_text("Deux", timeout=LIVE_MS)
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(30)
+    assert not errors, errors
+
+
 def main():
     global CHROMIUM
     CHROMIUM, what, url, out = sys.argv[1:5]
     os.makedirs(out, exist_ok=True)
     if what == "open":
         scenario_open(url, out)
+    elif what == "restart":
+        scenario_restart(url, out)
     elif what == "token":
         scenario_token(url, out, sys.argv[5])
     else:

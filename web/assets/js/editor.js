@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { qaWarnings } from './jobs.js';
 import { STATE_LABELS, STATES, stateOf } from './scene.js';
 import { goNextNeedingWork } from './session.js';
-import { apply, commitEditor, editDraft, resolveConflict, state } from './store.js';
+import { apply, commitEditor, editDraft, resolveConflict, state, takeFocus } from './store.js';
 import { html } from './ui.js';
 
 function origin(kind) {
@@ -68,10 +68,7 @@ function SourceText({ page, node }) {
 export function Editor() {
   const field = useRef(null);
   useEffect(() => {
-    if (field.current && state.focusEdit === state.route.nodeId) {
-      state.focusEdit = null;
-      field.current.focus();
-    }
+    if (field.current && takeFocus(state.route.nodeId)) field.current.focus();
   });
   const view = state.view;
   const nodeId = state.route.nodeId;

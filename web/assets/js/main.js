@@ -103,7 +103,11 @@ function App() {
   else if (state.auth === 'login') body = html`<${Login} />`;
   else if (state.route.view === 'project') body = html`<${Workbench} />`;
   else body = html`<${Home} />`;
-  return html`<${Header} />${body}<${Toasts} />
+  const offline = state.auth === 'ok' && state.link === 'offline';
+  return html`<${Header} />
+    ${offline && html`<p class="offline" role="status">The connection to quire dropped; reconnecting…
+      Changes made elsewhere meanwhile show once it is back; your unsaved text stays here.</p>`}
+    ${body}<${Toasts} />
     ${dragging && html`<div class="drop-overlay" aria-hidden="true"><p>Drop to import</p></div>`}`;
 }
 

@@ -71,7 +71,7 @@ let toastId = 0;
 /** A short message at the bottom of the screen; errors stay until dismissed. */
 export function toast(text, kind = 'info') {
   const id = ++toastId;
-  state.toasts = [...state.toasts.slice(-4), { id, text, kind }];
+  state.toasts = [...state.toasts.slice(-2), { id, text, kind }];
   changed();
   if (kind !== 'error') setTimeout(() => dismiss(id), 5_000);
 }
@@ -181,6 +181,7 @@ function applyRoute(route) {
     state.sessionId = null;
     state.editor = null;
     state.pane = 'page';
+    state.toasts = state.toasts.filter((t) => t.kind === 'error');
     ensureSession();
   }
   if (route.view === 'home') {
@@ -213,11 +214,12 @@ async function ensureSession() {
   }
 }
 
+/** Follows session `id` of the shown project; the view it had stays until the new scene comes. */
 function useSession(id) {
   if (state.sessionId === id) return;
   state.sessionId = id;
   state.announced = 0;
-  state.view = null;
+  state.viewError = null;
   changed();
   refreshScene();
 }
@@ -235,8 +237,10 @@ export async function refreshScene() {
   if (fetching || !state.sessionId) return;
   fetching = true;
   const id = state.sessionId;
+  let fetched = false;
   try {
     const { epoch, scene } = await call('GET', inSession(id, '/scene.json'));
+    fetched = true;
     if (state.sessionId === id) showScene(epoch, scene);
   } catch (e) {
     if (state.sessionId === id && !(e instanceof ApiError && e.status === 401)) {
@@ -245,7 +249,10 @@ export async function refreshScene() {
   } finally {
     fetching = false;
   }
-  if (state.sessionId === id && state.view && state.announced > state.view.epoch) refreshScene();
+  // Another session meanwhile, or more announced: once more (not after a
+  // failure: the next announcement or reconnect tries again).
+  const stale = fetched && state.view && state.announced > state.view.epoch;
+  if (state.sessionId && (state.sessionId !== id || stale)) refreshScene();
 }
 
 function showScene(epoch, scene) {
@@ -308,7 +315,7 @@ function handle(event) {
     case 'Snapshot': {
       state.sessions = event.sessions;
       state.jobs = new Map(event.jobs.map((j) => [j.id, j]));
-      afterSessionsChanged();
+      afterSessionsChanged({ reopen: true });
       if (state.sessionId) {
         const mine = state.sessions.find((s) => s.id === state.sessionId);
         if (mine) state.announced = Math.max(state.announced, mine.epoch);
@@ -396,16 +403,25 @@ function addSession(session) {
   afterSessionsChanged();
 }
 
-/** The shown project's session may have opened, closed or changed id (a server restart). */
-function afterSessionsChanged() {
+/**
+ * The shown project's session may have opened, closed or changed id. After
+ * a reconnect (`reopen`: the server may have restarted) a project that is
+ * no longer open is opened again, as the TUI's attach mode does; one
+ * closed while the page watched (by the TUI, an agent, another browser)
+ * stays closed until the person opens it again.
+ */
+function afterSessionsChanged({ reopen: again = false } = {}) {
   if (state.route.view !== 'project') return;
   const open = state.sessions.find((s) => s.projectId === state.route.projectId);
   if (open && open.id !== state.sessionId) {
     state.sessionId = null;
     useSession(open.id);
+  } else if (!open && again) {
+    state.sessionId = null;
+    ensureSession();
   } else if (!open && state.sessionId) {
     state.sessionId = null;
-    state.viewError = 'This project was closed (by another client, or the server restarted).';
+    state.viewError = 'This project was closed by another client (the TUI, an agent or another browser).';
   }
 }
 
@@ -470,6 +486,13 @@ export function edit(pageId, nodeId) {
   state.focusEdit = nodeId;
   select(pageId, nodeId);
   changed();
+}
+
+/** Whether `nodeId`'s translation field was asked for the focus (the request is then spent). */
+export function takeFocus(nodeId) {
+  if (!nodeId || state.focusEdit !== nodeId) return false;
+  state.focusEdit = null;
+  return true;
 }
 
 export function editDraft(draft) {
