@@ -258,7 +258,7 @@ async fn attach_mode_without_the_token_says_to_pass_it() {
 }
 
 /// A tmux session running quire, read by polling the screen with a deadline.
-struct Tmux {
+pub(crate) struct Tmux {
     name: String,
 }
 
@@ -267,7 +267,7 @@ impl Tmux {
         Self::start_with(s, name, "")
     }
 
-    fn start_with(s: &Sandbox, name: &str, args: &str) -> Option<Tmux> {
+    pub(crate) fn start_with(s: &Sandbox, name: &str, args: &str) -> Option<Tmux> {
         Self::start_sized(s, name, args, (120, 36))
     }
 
@@ -313,7 +313,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.name];
         args.extend_from_slice(keys);
         assert!(Command::new("tmux").args(&args).status().unwrap().success());
@@ -325,7 +325,7 @@ impl Tmux {
     }
 
     /// Waits until the screen contains `text`.
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         let end = Instant::now() + Duration::from_secs(30);
         loop {
             let screen = self.screen();

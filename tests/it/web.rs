@@ -5,6 +5,7 @@
 //! `target/tmp/web/` and are looked at by a person before a change to
 //! the workbench is called done.
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -12,6 +13,7 @@ use crate::harness::{Sandbox, run_checker, tool_available};
 use serde_json::json;
 
 use crate::http_support::{Binary, TestServer, assert_error};
+use crate::tui_live::Tmux;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/web/workbench.py");
 
@@ -140,6 +142,74 @@ fn the_workbench_reconnects_after_a_restart() {
         .arg(&out);
     run_checker(&s, &mut cmd, "web: ok");
     assert_screenshot(&out, "offline.png", 1280, 800);
+}
+
+/// One project, three clients at once: the browser's edit shows in a TUI
+/// attached to the same server (`quire attach`, in tmux) and to an MCP
+/// client; the TUI's edit shows in the browser.
+#[test]
+fn the_browser_the_tui_and_an_agent_share_a_project() {
+    let Some(python) = browser("the_browser_the_tui_and_an_agent_share_a_project") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let client = reqwest::blocking::Client::new();
+    let session: serde_json::Value = client
+        .post(format!("{}/api/v1/projects", server.url))
+        .json(&json!({ "name": "Shared" }))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let imported = client
+        .post(format!("{}/api/v1/pages", server.url))
+        .json(&json!({ "name": "script", "text": "First line.\n\nSecond line.\n" }))
+        .send()
+        .unwrap();
+    assert_eq!(imported.status(), 200);
+    let name = format!("quire-web-live-{}", std::process::id());
+    let Some(tmux) = Tmux::start_with(&s, &name, &format!("attach {}", server.url)) else {
+        return;
+    };
+    tmux.wait_for("Shared");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Second line.");
+    let out = out_dir("live");
+    let mut cmd = Command::new(&python);
+    cmd.arg(SCRIPT)
+        .arg(chromium())
+        .args(["live", &server.url])
+        .arg(&out)
+        .arg(session["projectId"].as_str().unwrap());
+    let mut browser = s
+        .isolate(&mut cmd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The script says when the browser saved and an MCP client read it back.
+    let mut lines = BufReader::new(browser.stdout.take().unwrap()).lines();
+    let saved = lines
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|l| l == "web: saved");
+    tmux.wait_for("Depuis le navigateur");
+    assert!(saved, "the browser script ended before saving");
+    tmux.keys(&["Tab", "G", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "From the TUI"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    let done = browser.wait_with_output().unwrap();
+    assert!(
+        done.status.success() && rest.iter().any(|l| l == "web: ok"),
+        "{rest:?}\n{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert_screenshot(&out, "live.png", 1280, 800);
+    assert!(server.terminate().success());
 }
 
 #[tokio::test]

@@ -5,6 +5,7 @@ Usage:
   python workbench.py CHROMIUM open URL OUT_DIR     # a server without a token
   python workbench.py CHROMIUM token URL OUT_DIR TOKEN
   python workbench.py CHROMIUM restart QUIRE OUT_DIR  # starts and restarts QUIRE itself
+  python workbench.py CHROMIUM live URL OUT_DIR PROJECT_ID  # beside a TUI the caller drives
 
 `open` creates a project, uploads two image pages and a text page, refuses
 a file that is neither, draws a box and types its translation, sees its
@@ -16,7 +17,9 @@ drive the server. `token` checks the login: a wrong token is refused, a
 token in the query string is refused, the right one works and images load
 with it. `restart` stops the server under the page and starts it again:
 the page says it is offline, reconnects, opens the project again and keeps
-the person's unsaved draft. Screenshots go to OUT_DIR. Prints `web: ok` when every check
+the person's unsaved draft. `live` types a translation in the browser,
+reads it back as an MCP client, and waits for the TUI attached to the same
+server (driven by tests/it/web.rs in tmux) to answer with its own edit. Screenshots go to OUT_DIR. Prints `web: ok` when every check
 passed; run by tests/it/web.rs.
 """
 
@@ -85,25 +88,26 @@ def scene_with_curl(url, session):
     return body["scene"]
 
 
-async def _mcp_apply(url, session, op):
+async def _mcp_call(url, tool, arguments):
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
     async with streamable_http_client(f"{url}/mcp") as (read, write, *_):
         async with ClientSession(read, write) as mcp:
             await mcp.initialize()
-            result = await mcp.call_tool("quire_apply", {"sessionId": session, "op": op})
+            result = await mcp.call_tool(tool, arguments)
             assert not result.is_error, result
             return result.structured_content
 
 
-def apply_with_mcp(url, session, op):
-    """On its own thread: Playwright's sync API holds this thread's event loop."""
+def mcp_call(url, tool, arguments):
+    """A tool call with the official MCP Python SDK, on its own thread:
+    Playwright's sync API holds this thread's event loop."""
     import anyio
     result = {}
 
     def run():
         try:
-            result["ok"] = anyio.run(_mcp_apply, url, session, op)
+            result["ok"] = anyio.run(_mcp_call, url, tool, arguments)
         except BaseException as e:  # re-raised on the caller's thread
             result["error"] = e
     worker = threading.Thread(target=run)
@@ -361,8 +365,8 @@ def scenario_open(url, out):
         apply_with_curl(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": first,
                                        "patch": {"kind": {"type": "text", "translation": "Depuis curl"}}})
         expect(page.locator(f'.block[data-node="{first}"]')).to_contain_text("Depuis curl", timeout=LIVE_MS)
-        apply_with_mcp(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": third,
-                                      "patch": {"kind": {"type": "text", "translation": "Apportez la carte !"}}})
+        mcp_call(url, "quire_apply", {"sessionId": session, "op": {"type": "UpdateNode", "page": text_page["id"], "id": third,
+                                      "patch": {"kind": {"type": "text", "translation": "Apportez la carte !"}}}})
         expect(page.locator(f'.block[data-node="{third}"]')).to_contain_text("Apportez la carte", timeout=LIVE_MS)
 
         # A remote change never overwrites a draft: the person chooses.
@@ -549,12 +553,38 @@ def scenario_restart(binary, out):
     assert not errors, errors
 
 
+def scenario_live(url, out, project):
+    errors = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        watch_errors(page, errors)
+        page.goto(f"{url}/#/p/{project}")
+        expect(page.locator(".block")).to_have_count(2)
+        page.locator(".block").first.click()
+        page.locator("#translation").fill("Depuis le navigateur")
+        page.locator("#translation").press("Tab")
+        expect(page.locator(".block").first).to_have_attribute("data-state", "translated")
+        session = open_session_id(url, project)
+        scene = mcp_call(url, "quire_get_scene", {"sessionId": session})
+        first = scene["scene"]["pages"][0]["nodes"][0]["kind"]
+        assert first["translation"] == "Depuis le navigateur", first
+        print("web: saved", flush=True)
+        # The TUI's answer, typed in tmux once it showed ours.
+        expect(page.locator(".block").nth(1)).to_contain_text("From the TUI", timeout=60_000)
+        page.screenshot(path=os.path.join(out, "live.png"))
+        browser.close()
+    assert not errors, errors
+
+
 def main():
     global CHROMIUM
     CHROMIUM, what, url, out = sys.argv[1:5]
     os.makedirs(out, exist_ok=True)
     if what == "open":
         scenario_open(url, out)
+    elif what == "live":
+        scenario_live(url, out, sys.argv[5])
     elif what == "restart":
         scenario_restart(url, out)
     elif what == "token":
