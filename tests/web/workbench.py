@@ -408,6 +408,79 @@ def scenario_open(url, out):
         targets = [t.text for t in root.iter("{urn:oasis:names:tc:xliff:document:2.0}target")]
         assert "Changé ailleurs" in targets and "Hello there" in targets, targets
 
+        # QA: run it, and a warning goes to its node (the placeholder {0}
+        # that "Changé ailleurs" lost).
+        page.get_by_test_id("run").click()
+        dialog = page.get_by_role("dialog", name="Run engines")
+        dialog.get_by_role("checkbox", name="qa").check()
+        dialog.get_by_role("button", name="Start").click()
+        warning = page.locator('.warning[data-rule="placeholders"]')
+        expect(warning).to_have_count(1, timeout=LIVE_MS)
+        page.locator(".strip-row").nth(0).get_by_role("button").click()
+        warning.click()
+        expect(page.get_by_role("heading", name="Block 2")).to_be_visible()
+        expect(page.locator(f'.block[data-node="{second}"]')).to_have_class("block shade-translated selected warned")
+
+        # Move the drawn box by dragging it, then resize it by a corner; one op each.
+        def transform():
+            nodes = scene_with_curl(url, session)["pages"][0]["nodes"]
+            return next(n for n in nodes if n["id"] == node_id)["transform"]
+
+        def until(condition):
+            deadline = time.monotonic() + LIVE_MS / 1000
+            while not condition():
+                assert time.monotonic() < deadline, transform()
+                time.sleep(0.02)
+
+        page.locator(".strip-row").nth(0).get_by_role("button").click()
+        drawn_box = page.locator(f'.box[data-node="{node_id}"]')
+        start = transform()
+        b = drawn_box.bounding_box()
+        page.mouse.move(b["x"] + b["width"] / 2, b["y"] + b["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(b["x"] + b["width"] / 2 + 60, b["y"] + b["height"] / 2 + 40, steps=6)
+        page.mouse.up()
+        until(lambda: transform()["x"] > start["x"])
+        moved = transform()
+        assert moved["y"] > start["y"] and moved["width"] == start["width"], (start, moved)
+        corner = drawn_box.locator(".handle-se").bounding_box()
+        page.mouse.move(corner["x"] + 5, corner["y"] + 5)
+        page.mouse.down()
+        page.mouse.move(corner["x"] + 55, corner["y"] + 35, steps=6)
+        page.mouse.up()
+        until(lambda: transform()["width"] > moved["width"])
+        resized = transform()
+        assert (resized["x"], resized["y"]) == (moved["x"], moved["y"]), (moved, resized)
+        page.locator("body").click(position={"x": 5, "y": 300})
+        page.keyboard.press("Control+z")
+        until(lambda: transform()["width"] == moved["width"])
+
+        # Pages: rename the second, move it up, delete it; undo brings it back.
+        page.locator(".strip-row").nth(1).get_by_role("button").click()
+        page.locator(".page-tools .page-title").click()
+        name = page.get_by_role("textbox", name="Page name")
+        name.fill("Cover")
+        name.press("Enter")
+        expect(page.locator(".strip-row").nth(1)).to_contain_text("Cover")
+        page.get_by_role("button", name="Move the page up").click()
+        expect(page.locator(".strip-row").nth(0)).to_contain_text("Cover")
+        page.once("dialog", lambda d: d.accept())
+        page.get_by_role("button", name="Delete page").click()
+        expect(page.locator(".strip-row")).to_have_count(2)
+        page.get_by_role("button", name="Undo (Ctrl+Z)").click()
+        expect(page.locator(".strip-row")).to_have_count(3)
+        assert [p["name"] for p in scene_with_curl(url, session)["pages"]] == ["Cover", "page-1", "notes"]
+
+        # A file dropped on the window becomes a page.
+        page.evaluate("""() => {
+          const dt = new DataTransfer();
+          dt.items.add(new File(['Dropped line.\\n'], 'dropped.txt', { type: 'text/plain' }));
+          window.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt }));
+          window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+        }""")
+        expect(page.locator(".strip-row")).to_have_count(4)
+        expect(page.locator(".strip-row").nth(3)).to_contain_text("dropped")
+
         # The home screen lists the project.
         page.goto(url + "/#/")
         expect(page.get_by_role("link", name="Chapter 1")).to_be_visible()
