@@ -321,6 +321,15 @@ def scenario_open(url, out):
         assert drawn["kind"]["origin"]["by"] == "human", drawn
         page.screenshot(path=os.path.join(out, "session.png"))
 
+        # The drawn box has no source text yet: type it.
+        page.get_by_role("button", name="Edit source").click()
+        expect(page.locator("#source")).to_be_focused()
+        page.keyboard.type("Hi there")
+        page.get_by_role("button", name="Save source").click()
+        expect(page.locator(".source-text")).to_have_text("Hi there")
+        page_one = scene_with_curl(url, session)["pages"][0]
+        assert next(n for n in page_one["nodes"] if n["id"] == node_id)["kind"]["text"] == "Hi there"
+
         # By keyboard: Enter on a focused box edits it, Esc goes back to the
         # box, n goes to the next untranslated node (the text page's first).
         box.focus()
@@ -457,6 +466,7 @@ def scenario_open(url, out):
 
         # Pages: rename the second, move it up, delete it; undo brings it back.
         page.locator(".strip-row").nth(1).get_by_role("button").click()
+        expect(page.locator(".page-tools .page-title")).to_contain_text("page-2")
         page.locator(".page-tools .page-title").click()
         name = page.get_by_role("textbox", name="Page name")
         name.fill("Cover")

@@ -8,7 +8,7 @@ import { qaWarnings } from './jobs.js';
 import { STATE_LABELS, STATES, stateOf } from './scene.js';
 import { goNextNeedingWork } from './session.js';
 import { apply, commitEditor, editDraft, resolveConflict, state, takeFocus } from './store.js';
-import { html } from './ui.js';
+import { html, useAutofocus } from './ui.js';
 
 function origin(kind) {
   const o = kind.origin;
@@ -38,6 +38,21 @@ function Conflict({ conflict }) {
   </div>`;
 }
 
+function SourceField({ text, onSave, onCancel }) {
+  const field = useAutofocus();
+  const submit = (e) => {
+    e.preventDefault();
+    onSave(new FormData(e.currentTarget).get('source'));
+  };
+  return html`<form class="source" onSubmit=${submit}>
+    <label for="source" class="field-label">Source</label>
+    <textarea id="source" name="source" rows="3" ref=${field}
+      onKeyDown=${(e) => e.key === 'Escape' && onCancel()}>${text}</textarea>
+    <div class="row"><button type="submit">Save source</button>
+      <button type="button" onClick=${onCancel}>Cancel</button></div>
+  </form>`;
+}
+
 function SourceText({ page, node }) {
   const [editing, setEditing] = useState(false);
   const k = node.kind;
@@ -48,21 +63,14 @@ function SourceText({ page, node }) {
       <p lang=${k.sourceLang || undefined} class="source-text">${k.text || html`<em class="muted">no source text</em>`}</p>
     </div>`;
   }
-  const submit = (e) => {
-    e.preventDefault();
-    const text = new FormData(e.currentTarget).get('source');
+  const save = (text) => {
     setEditing(false);
     if (text !== (k.text || '')) {
       apply({ type: 'UpdateNode', page: page.id, id: node.id, patch: { kind: { type: 'text', text: text || null } } },
         'Saving the source text');
     }
   };
-  return html`<form class="source" onSubmit=${submit}>
-    <label for="source">Source</label>
-    <textarea id="source" name="source" rows="3" autofocus>${k.text || ''}</textarea>
-    <div class="row"><button type="submit">Save source</button>
-      <button type="button" onClick=${() => setEditing(false)}>Cancel</button></div>
-  </form>`;
+  return html`<${SourceField} text=${k.text || ''} onSave=${save} onCancel=${() => setEditing(false)} />`;
 }
 
 export function Editor() {

@@ -9,7 +9,7 @@ import { Home, importOnHome } from './home.js';
 import { Workbench } from './session.js';
 import { dismiss, login, logout, start, state } from './store.js';
 import { importFiles } from './transfer.js';
-import { html, useStore } from './ui.js';
+import { html, useAutofocus, useStore } from './ui.js';
 
 const LINK = {
   online: ['online', 'Live: changes from elsewhere show at once'],
@@ -31,6 +31,7 @@ function Header() {
 
 function Login() {
   const [value, setValue] = useState('');
+  const field = useAutofocus();
   const submit = (e) => {
     e.preventDefault();
     if (value.trim()) login(value);
@@ -41,7 +42,7 @@ function Login() {
       <p class="muted">The server was started with <code>server.token</code>. Enter it to continue; it is kept
         in this tab only and sent as an Authorization header, never in a URL.</p>
       <label for="token">Token</label>
-      <input id="token" type="password" autocomplete="current-password" value=${value} autofocus
+      <input id="token" type="password" autocomplete="current-password" value=${value} ref=${field}
         onInput=${(e) => setValue(e.currentTarget.value)} />
       ${state.loginError && html`<p class="error" role="alert">${state.loginError}</p>`}
       <button type="submit" class="primary">Continue</button>

@@ -5,7 +5,7 @@
 import { useState } from '../vendor/hooks.mjs';
 import { STATE_LABELS } from './scene.js';
 import { apply, go, state } from './store.js';
-import { html } from './ui.js';
+import { html, useAutofocus } from './ui.js';
 
 const LEGEND = [
   ['initial', STATE_LABELS.initial],
@@ -39,6 +39,18 @@ async function remove(info) {
   if (done) go({ pageId: neighbour ? neighbour.page.id : null, nodeId: null });
 }
 
+function NameField({ name, onDone }) {
+  const field = useAutofocus();
+  const submit = (e) => {
+    e.preventDefault();
+    onDone(new FormData(e.currentTarget).get('name').trim());
+  };
+  return html`<form class="rename" onSubmit=${submit}>
+    <input name="name" aria-label="Page name" value=${name} maxlength="200" ref=${field}
+      onKeyDown=${(e) => e.key === 'Escape' && onDone(null)} onBlur=${(e) => e.currentTarget.form.requestSubmit()} />
+  </form>`;
+}
+
 function PageName({ info }) {
   const [editing, setEditing] = useState(false);
   if (!editing) {
@@ -47,24 +59,19 @@ function PageName({ info }) {
       <span class="muted">${info.number}/${state.view.index.order.length}</span> ${info.page.name}
     </button>`;
   }
-  const submit = (e) => {
-    e.preventDefault();
-    const name = new FormData(e.currentTarget).get('name').trim();
+  const done = (name) => {
     setEditing(false);
     if (name && name !== info.page.name) {
       apply({ type: 'UpdatePage', id: info.page.id, patch: { name } }, 'Renaming the page');
     }
   };
-  return html`<form class="rename" onSubmit=${submit}>
-    <input name="name" aria-label="Page name" value=${info.page.name} maxlength="200" autofocus
-      onKeyDown=${(e) => e.key === 'Escape' && setEditing(false)} onBlur=${(e) => e.currentTarget.form.requestSubmit()} />
-  </form>`;
+  return html`<${NameField} name=${info.page.name} onDone=${done} />`;
 }
 
 export function PageTools({ info, children }) {
   const count = state.view.index.order.length;
   return html`<div class="page-tools" role="toolbar" aria-label="Page tools">
-    <${PageName} info=${info} />
+    <${PageName} info=${info} key=${info.page.id} />
     <button type="button" onClick=${() => move(info, -1)} disabled=${info.number === 1}
       aria-label="Move the page up" title="Move the page up">↑</button>
     <button type="button" onClick=${() => move(info, 1)} disabled=${info.number === count}

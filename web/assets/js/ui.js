@@ -32,6 +32,15 @@ export function useKeys(handler) {
   }, []);
 }
 
+/** A ref whose element takes the focus when it mounts (`autofocus` only works at page load). */
+export function useAutofocus() {
+  const ref = useRef(null);
+  useEffect(() => {
+    if (ref.current) ref.current.focus();
+  }, []);
+  return ref;
+}
+
 /** A labelled progress bar (0-100). */
 export function Progress({ value, label }) {
   const pct = Math.max(0, Math.min(100, Math.round(value)));
