@@ -37,18 +37,30 @@ pub async fn index(headers: HeaderMap) -> Response {
     file("index.html", &headers)
 }
 
+/// A file under `assets/`. A path with a `..`, `.` or empty segment is
+/// not one of them, whatever the embedding would make of it.
 pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    if path
+        .split(['/', '\\'])
+        .any(|s| matches!(s, "" | "." | ".."))
+    {
+        return not_found(&path);
+    }
     file(&format!("assets/{path}"), &headers)
+}
+
+fn not_found(path: &str) -> Response {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no file /{path}"),
+    )
+    .into_response()
 }
 
 fn file(path: &str, request: &HeaderMap) -> Response {
     let Some(found) = Files::get(path) else {
-        return ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            format!("no file /{path}"),
-        )
-        .into_response();
+        return not_found(path);
     };
     let etag = format!("\"{}\"", hex(&found.metadata.sha256_hash()));
     let fresh = request
