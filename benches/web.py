@@ -199,6 +199,23 @@ def burst(page, api, sid, scene, shown_page, is_shown, edits=1000, clients=8):
     return applied, caught_up, recorded["frames"], recorded["long"]
 
 
+def latency(page, api, sid, scene, shown_page, is_shown, edits=20):
+    """One edit at a time to a node in view: milliseconds from the API's
+    answer to the page showing it (the stream's event, the scene fetched
+    again, the render)."""
+    node = next(n["id"] for p in scene["pages"] if p["id"] == shown_page for n in p["nodes"]
+                if n["kind"]["type"] == "text")
+    times = []
+    for i in range(edits):
+        text = f"live {i}"
+        api.json("POST", f"/api/v1/sessions/{sid}/history/apply", {"type": "UpdateNode", "page": shown_page,
+                 "id": node, "patch": {"kind": {"type": "text", "translation": text}}})
+        t = time.perf_counter()
+        page.wait_for_function(is_shown, arg=text, timeout=30_000, polling="raf")
+        times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
 def big_session(browser, api, url):
     """1,000 text pages x 50 nodes, made in one batch."""
     session = api.json("POST", "/api/v1/projects", {"name": "Big"})
@@ -228,9 +245,10 @@ def big_session(browser, api, url):
     shown = scene["pages"][0]["id"]
     page.evaluate("() => { document.querySelector('.strip').scrollTop = 0; }")
     is_shown = "(t) => [...document.querySelectorAll('.block-translation')].some(b => b.textContent === t)"
+    single = latency(page, api, sid, scene, shown, is_shown)
     result = burst(page, api, sid, scene, shown, is_shown)
     page.close()
-    return ready, rows, built, scrolled, result
+    return ready, rows, built, scrolled, single, result
 
 
 def thumbnails(api, sid, scene):
@@ -285,6 +303,7 @@ def main():
                 page.goto(f"{url}/#/p/{project}")
                 page.wait_for_function(INTERACTIVE, timeout=30_000)
                 is_shown = "(t) => [...document.querySelectorAll('.surface .box')].some(b => b.title === t)"
+                single = latency(page, api, sid, scene, scene["pages"][0]["id"], is_shown)
                 small = burst(page, api, sid, scene, scene["pages"][0]["id"], is_shown)
                 page.close()
                 big = big_session(browser, api, url)
@@ -294,15 +313,19 @@ def main():
             proc.wait(30)
     print(f"first paint (ms, {runs} cold loads): median {statistics.median(paints):.0f}, max {max(paints):.0f}")
     print(f"interactive (ms): median {statistics.median(ready):.0f}, max {max(ready):.0f}")
+    print(f"one edit, API answer to page showing it (ms, 20): median {statistics.median(single):.0f},"
+          f" max {max(single):.0f}")
     report("SSE burst, 100 x 8 session", *small)
     for label, times in thumbs.items():
         print(f"thumbnail {label} (ms, {len(times)} pages): p50 {pct(times, 0.5):.2f}, p95 {pct(times, 0.95):.2f},"
               f" max {max(times):.2f}")
-    ready, rows, built, scrolled, result = big
+    ready, rows, built, scrolled, single, result = big
     frames = scrolled["frames"]
     print(f"1000 x 50 session: interactive after {ready:.0f} ms; strip rows built: {rows} at the top, {built} at the"
           f" bottom; scrolling it: {len(frames)} frames, p95 {pct(frames, 0.95):.1f} ms, longest {max(frames):.1f} ms,"
           f" long tasks {len(scrolled['long'])}")
+    print(f"1000 x 50 session: one edit, API answer to page showing it (ms, 20): median {statistics.median(single):.0f},"
+          f" max {max(single):.0f}")
     report("SSE burst, 1000 x 50 session", *result)
 
 

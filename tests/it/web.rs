@@ -1,7 +1,8 @@
 //! The web workbench at `/`: its files over HTTP (checked here), and the
 //! workbench itself in a real browser: Debian's Chromium driven by
 //! Playwright for Python (`tests/web/workbench.py`) against the real
-//! binary, with and without a token. Screenshots land in
+//! binary, with and without a token, and axe-core's WCAG 2 rules on its
+//! main screens. Screenshots land in
 //! `target/tmp/web/` and are looked at by a person before a change to
 //! the workbench is called done.
 
@@ -16,6 +17,11 @@ use crate::http_support::{Binary, TestServer, assert_error};
 use crate::tui_live::Tmux;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/web/workbench.py");
+/// axe-core, the accessibility checker the script runs on the main screens.
+const AXE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/web/node_modules/axe-core/axe.min.js"
+);
 
 /// The browser: `CHROMIUM`, else Debian's.
 fn chromium() -> PathBuf {
@@ -34,6 +40,10 @@ fn browser(test: &str) -> Option<PathBuf> {
         Some(format!(
             "{} cannot import playwright (./scripts/test installs it)",
             python.display()
+        ))
+    } else if !Path::new(AXE).exists() {
+        Some(format!(
+            "{AXE} is missing (./scripts/test runs npm ci in tests/web)"
         ))
     } else if !chromium().exists() {
         Some(format!(
@@ -142,6 +152,35 @@ fn the_workbench_reconnects_after_a_restart() {
         .arg(&out);
     run_checker(&s, &mut cmd, "web: ok");
     assert_screenshot(&out, "offline.png", 1280, 800);
+}
+
+/// A command engine that needs approval: the run dialog shows its exact
+/// command; it starts only when the server lets HTTP clients run it
+/// (`engines.allow_unattended`) and the person ticks that they read it.
+#[test]
+fn an_engine_that_runs_a_program_shows_its_command_and_asks() {
+    let Some(python) = browser("an_engine_that_runs_a_program_shows_its_command_and_asks") else {
+        return;
+    };
+    for (allowed, answer) in [(false, "refused"), (true, "allowed")] {
+        let s = Sandbox::new();
+        s.user_config(&format!(
+            "[engines]\nallow_unattended = {allowed}\n\n[engines.stamp]\nstage = \"check\"\n\
+             description = \"Reads the page and changes nothing\"\ncommand = [\"sed\", \"-n\", \"d\"]\n\
+             input = \"page-json\"\noutput = \"ops\"\nrequires_approval = true\n"
+        ));
+        let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+        let out = out_dir(&format!("approval-{answer}"));
+        let mut cmd = Command::new(&python);
+        cmd.arg(SCRIPT)
+            .arg(chromium())
+            .args(["approval", &server.url])
+            .arg(&out)
+            .arg(answer);
+        run_checker(&s, &mut cmd, "web: ok");
+        assert_screenshot(&out, "approval.png", 1280, 800);
+        assert!(server.terminate().success());
+    }
 }
 
 /// One project, three clients at once: the browser's edit shows in a TUI

@@ -6,6 +6,7 @@ Usage:
   python workbench.py CHROMIUM token URL OUT_DIR TOKEN
   python workbench.py CHROMIUM restart QUIRE OUT_DIR  # starts and restarts QUIRE itself
   python workbench.py CHROMIUM live URL OUT_DIR PROJECT_ID  # beside a TUI the caller drives
+  python workbench.py CHROMIUM approval URL OUT_DIR allowed|refused  # a command engine `stamp`
 
 `open` creates a project, uploads two image pages and a text page, refuses
 a file that is neither, draws a box and types its translation, sees its
@@ -19,7 +20,10 @@ with it. `restart` stops the server under the page and starts it again:
 the page says it is offline, reconnects, opens the project again and keeps
 the person's unsaved draft. `live` types a translation in the browser,
 reads it back as an MCP client, and waits for the TUI attached to the same
-server (driven by tests/it/web.rs in tmux) to answer with its own edit. Screenshots go to OUT_DIR. Prints `web: ok` when every check
+server (driven by tests/it/web.rs in tmux) to answer with its own edit.
+`approval` starts a command engine that needs a person's approval: its
+exact command is shown, and it starts only when the server lets HTTP
+clients run it and the person ticks that they read it. Screenshots go to OUT_DIR. Prints `web: ok` when every check
 passed; run by tests/it/web.rs.
 """
 
@@ -44,6 +48,7 @@ ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 LIVE_MS = 5_000
+AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "axe-core", "axe.min.js")
 
 
 def png(width, height, tint):
@@ -116,6 +121,43 @@ def mcp_call(url, tool, arguments):
     if "error" in result:
         raise result["error"]
     return result["ok"]
+
+
+def accessible(page, what):
+    """axe-core's WCAG 2 A and AA rules on the page as it is now: no
+    serious or critical violation. (Its script is injected, so the page's
+    context must bypass the Content-Security-Policy.)"""
+    page.add_script_tag(path=AXE)
+    result = page.evaluate("() => axe.run(document, { runOnly: ['wcag2a', 'wcag2aa'] })")
+    bad = [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, f"{what}: " + "; ".join(
+        f"{v['id']} ({v['help']}) at {[n['target'] for n in v['nodes'][:3]]}: {v['nodes'][0]['failureSummary']}"
+        for v in bad)
+    return len(result["passes"])
+
+
+def check_accessibility(browser, url, project, box_page, box):
+    """The main screens through axe-core, in a context that lets its script in."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
+    page = context.new_page()
+    page.goto(url + "/")
+    expect(page.get_by_role("heading", name="Projects")).to_be_visible()
+    accessible(page, "home")
+    page.goto(f"{url}/#/p/{project}")
+    expect(page.locator(".page-image")).to_be_visible()
+    accessible(page, "image page")
+    # A link to a node opens its page with the node in the editor.
+    page.goto(f"{url}/#/p/{project}/{box_page}/{box}")
+    expect(page.locator("#translation")).to_have_value("Hello there")
+    expect(page.locator(f'.box[data-node="{box}"]')).to_have_attribute("aria-pressed", "true")
+    accessible(page, "editor")
+    page.locator(".strip-row").nth(2).get_by_role("button").click()
+    expect(page.locator(".block").first).to_be_visible()
+    accessible(page, "text page and jobs")
+    page.get_by_test_id("run").click()
+    expect(page.get_by_role("dialog", name="Run engines")).to_be_visible()
+    accessible(page, "run dialog")
+    context.close()
 
 
 def launch(playwright):
@@ -497,6 +539,9 @@ def scenario_open(url, out):
         page.screenshot(path=os.path.join(out, "home.png"))
 
         readme_screenshot(page, url, out)
+        box_page = next(p["id"] for p in scene_with_curl(url, session)["pages"]
+                        if any(n["id"] == node_id for n in p["nodes"]))
+        check_accessibility(browser, url, project, box_page, node_id)
 
         # A phone: one panel at a time.
         phone = browser.new_page(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
@@ -660,12 +705,54 @@ def scenario_live(url, out, project):
     assert not errors, errors
 
 
+def scenario_approval(url, out, allowed):
+    errors = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        watch_errors(page, errors)
+        page.goto(url + "/")
+        page.get_by_label("Name").fill("Gated")
+        page.get_by_role("button", name="Create").click()
+        notes = os.path.join(out, "gated.txt")
+        with open(notes, "w") as f:
+            f.write("Stamp me.\n")
+        page.locator(".session-bar input[type=file]").set_input_files([notes])
+        expect(page.locator(".block")).to_have_count(1)
+        page.keyboard.press("r")
+        dialog = page.get_by_role("dialog", name="Run engines")
+        dialog.get_by_role("checkbox", name="stamp").check()
+        expect(dialog.locator(".approval pre")).to_have_text("sed -n d")
+        start = dialog.get_by_role("button", name="Start")
+        expect(start).to_be_disabled()
+        if allowed:
+            dialog.get_by_role("checkbox", name="I have read these commands").check()
+            page.screenshot(path=os.path.join(out, "approval.png"))
+            expect(start).to_be_enabled()
+            start.click()
+            expect(page.locator(".job").first).to_contain_text("stamp")
+            expect(page.locator(".job").first).to_contain_text("done", timeout=LIVE_MS)
+        else:
+            expect(dialog.locator(".approval")).to_contain_text("does not run them for HTTP clients")
+            page.screenshot(path=os.path.join(out, "approval.png"))
+            # The server refuses it too, whatever a page would send.
+            status, sessions = curl_json(f"{url}/api/v1/sessions")
+            status, body = curl_json("-X", "POST", "-H", "Content-Type: application/json", "--data",
+                                     json.dumps({"steps": ["stamp"]}),
+                                     f"{url}/api/v1/sessions/{sessions[0]['id']}/pipelines")
+            assert status == 403 and body["error"]["code"] == "approval_required", (status, body)
+        browser.close()
+    assert not errors, errors
+
+
 def main():
     global CHROMIUM
     CHROMIUM, what, url, out = sys.argv[1:5]
     os.makedirs(out, exist_ok=True)
     if what == "open":
         scenario_open(url, out)
+    elif what == "approval":
+        scenario_approval(url, out, sys.argv[5] == "allowed")
     elif what == "live":
         scenario_live(url, out, sys.argv[5])
     elif what == "restart":

@@ -24,7 +24,8 @@ function Header() {
     <a href="#/" class="brand" aria-label="quire: all projects"><img src="/assets/icon.svg" alt="" width="22" height="22" /> quire</a>
     <span class="version muted small">${state.meta ? state.meta.version : ''}</span>
     <span class="grow"></span>
-    <span class=${`link link-${state.link}`} role="status" title=${title} data-testid="link">● ${text}</span>
+    <span class=${`link link-${state.link}`} role="status" title=${title} data-testid="link">
+      <span class="dot" aria-hidden="true">●</span> ${text}</span>
     ${hasToken() && html`<button type="button" class="small" onClick=${logout}>Sign out</button>`}
   </header>`;
 }

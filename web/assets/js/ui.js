@@ -41,13 +41,15 @@ export function useAutofocus() {
   return ref;
 }
 
-/** A labelled progress bar (0-100). */
+/** A labelled progress bar (0-100) and its figure. */
 export function Progress({ value, label }) {
   const pct = Math.max(0, Math.min(100, Math.round(value)));
-  return html`<div class="progress" role="progressbar" aria-label=${label} aria-valuemin="0"
-    aria-valuemax="100" aria-valuenow=${pct} data-value=${pct}>
-    <div class="progress-fill" style=${{ width: `${pct}%` }}></div>
-    <span class="progress-text">${pct} %</span>
+  return html`<div class="progress-row">
+    <div class="progress" role="progressbar" aria-label=${label} aria-valuemin="0" aria-valuemax="100"
+      aria-valuenow=${pct}>
+      <div class="progress-fill" style=${{ width: `${pct}%` }}></div>
+    </div>
+    <span class="progress-text" aria-hidden="true">${pct} %</span>
   </div>`;
 }
 
