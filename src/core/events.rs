@@ -274,11 +274,16 @@ pub enum Event {
         session_id: Option<SessionId>,
     },
     /// After every durable op, undo or redo. `name` is the project's name
-    /// after the change.
+    /// after the change; `pages`, when present, are the only pages whose
+    /// content changed (read them with `scene.json?pages=…`); absent when
+    /// pages were added, removed or reordered, the project changed, or
+    /// many pages did.
     SceneAdvanced {
         session_id: SessionId,
         epoch: u64,
         name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pages: Option<Vec<PageId>>,
     },
     /// A pipeline was accepted (queued); its session is busy until
     /// `JobFinished`.
@@ -417,6 +422,7 @@ impl Model {
                 session_id,
                 epoch,
                 name,
+                ..
             } => {
                 if let Some(s) = self.sessions.iter_mut().find(|s| s.id == *session_id) {
                     s.epoch = *epoch;
@@ -666,6 +672,7 @@ mod tests {
             session_id: id,
             epoch: 1,
             name: "p".into(),
+            pages: None,
         });
         let next = sub.next().await.unwrap();
         assert_eq!(next.seq, 2);
@@ -681,6 +688,7 @@ mod tests {
                 session_id: id,
                 epoch,
                 name: "p".into(),
+                pages: None,
             });
         }
         let mut sub = bus.subscribe(Some(3));
@@ -696,6 +704,7 @@ mod tests {
                 session_id: id,
                 epoch,
                 name: "p".into(),
+                pages: None,
             });
         }
         let mut old = bus.subscribe(Some(2));
@@ -718,6 +727,7 @@ mod tests {
                 session_id: id,
                 epoch,
                 name: "p".into(),
+                pages: None,
             });
         }
         let e = sub.next().await.unwrap();

@@ -77,6 +77,10 @@ pub enum Op {
     },
 }
 
+/// The most pages [`Op::pages_changed`] names; past that, reading the
+/// whole scene costs about as much as reading them one by one.
+pub const MAX_CHANGED_PAGES: usize = 64;
+
 impl Op {
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -118,6 +122,41 @@ impl Op {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The pages whose content the op changes, when that is all it
+    /// changes: what a client showing the scene must read again. `None`
+    /// when the page list or the project changed (a page added, removed or
+    /// reordered, a project field, the glossary), or when more than
+    /// [`MAX_CHANGED_PAGES`] pages did: then the whole scene is the thing
+    /// to read.
+    pub fn pages_changed(&self) -> Option<Vec<PageId>> {
+        let mut pages = Vec::new();
+        if !self.collect_pages(&mut pages) {
+            return None;
+        }
+        pages.sort_unstable();
+        pages.dedup();
+        (pages.len() <= MAX_CHANGED_PAGES).then_some(pages)
+    }
+
+    fn collect_pages(&self, out: &mut Vec<PageId>) -> bool {
+        match self {
+            Op::UpdatePage { id: page, .. }
+            | Op::AddNode { page, .. }
+            | Op::RemoveNode { page, .. }
+            | Op::UpdateNode { page, .. }
+            | Op::ReorderNodes { page, .. } => {
+                out.push(*page);
+                true
+            }
+            Op::Batch { ops, .. } => ops.iter().all(|op| op.collect_pages(out)),
+            Op::AddPage { .. }
+            | Op::RemovePage { .. }
+            | Op::ReorderPages { .. }
+            | Op::UpdateProject { .. }
+            | Op::UpdateGlossary { .. } => false,
         }
     }
 
@@ -393,6 +432,44 @@ pub struct StylePatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn op(json: serde_json::Value) -> Op {
+        serde_json::from_value(json).unwrap()
+    }
+
+    #[test]
+    fn pages_changed_names_the_pages_or_none_when_the_list_changed() {
+        let (a, b) = (PageId::new(), PageId::new());
+        let edit = |page: PageId| {
+            serde_json::json!({ "type": "UpdateNode", "page": page, "id": NodeId::new(),
+                "patch": { "kind": { "type": "text", "translation": "x" } } })
+        };
+        assert_eq!(op(edit(a)).pages_changed(), Some(vec![a]));
+        let both = op(
+            serde_json::json!({ "type": "Batch", "ops": [edit(b), edit(a), edit(b),
+            { "type": "UpdatePage", "id": a, "patch": { "name": "n" } }] }),
+        );
+        let mut expected = vec![a, b];
+        expected.sort_unstable();
+        assert_eq!(both.pages_changed(), Some(expected));
+        let with_page = op(serde_json::json!({ "type": "Batch", "ops": [edit(a),
+            { "type": "AddPage", "page": { "name": "new" } }] }));
+        assert_eq!(with_page.pages_changed(), None);
+        for structural in [
+            serde_json::json!({ "type": "RemovePage", "id": a }),
+            serde_json::json!({ "type": "ReorderPages", "order": [b, a] }),
+            serde_json::json!({ "type": "UpdateProject", "patch": { "name": "p" } }),
+        ] {
+            assert_eq!(op(structural).pages_changed(), None);
+        }
+        let many: Vec<_> = (0..=MAX_CHANGED_PAGES)
+            .map(|_| edit(PageId::new()))
+            .collect();
+        assert_eq!(
+            op(serde_json::json!({ "type": "Batch", "ops": many })).pages_changed(),
+            None
+        );
+    }
 
     #[test]
     fn null_clears_and_absent_leaves() {

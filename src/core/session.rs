@@ -239,7 +239,7 @@ impl Session {
                 project,
             },
             settings.durability,
-            Box::new(move |epoch| {
+            Box::new(move |epoch, pages| {
                 let name = writer_name
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
@@ -248,6 +248,7 @@ impl Session {
                     session_id: id,
                     epoch,
                     name,
+                    pages,
                 });
             }),
         )?;
@@ -463,6 +464,8 @@ impl Session {
                 name.clone_from(&state.scene.project.name);
             }
         }
+        // Computed before the history takes the op.
+        let pages = applied.op.pages_changed();
         match kind {
             FrameKind::Apply => state.history.push(Entry {
                 label: history::describe(&state.scene, &applied.op),
@@ -473,7 +476,11 @@ impl Session {
             FrameKind::Undo => state.history.undone(),
             FrameKind::Redo => state.history.redone(),
         }
-        self.writer.push(Item::Frame { epoch, bytes });
+        self.writer.push(Item::Frame {
+            epoch,
+            bytes,
+            pages,
+        });
         state.since_snapshot += 1;
         if state.since_snapshot >= self.settings.snapshot_every_ops {
             self.queue_snapshot(state);

@@ -21,7 +21,7 @@ use crate::core::engines::EngineInfo;
 use crate::core::events::{JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
-use crate::core::ids::{JobId, ProjectId, SessionId};
+use crate::core::ids::{JobId, PageId, ProjectId, SessionId};
 use crate::core::import::ImageFile;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
@@ -387,8 +387,40 @@ fn multipart_error(e: axum::extract::multipart::MultipartError, state: &AppState
     }
 }
 
-async fn scene(State(state): State<AppState>, Target(id): Target) -> ApiResult<Json<SnapshotFile>> {
-    let s = state.core.scene(id).await?;
+/// `?pages=ID,ID` keeps only those pages (what a `SceneAdvanced` with
+/// `pages` says changed).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SceneQuery {
+    #[serde(default)]
+    pages: Option<String>,
+}
+
+async fn scene(
+    State(state): State<AppState>,
+    Target(id): Target,
+    query: Result<Query<SceneQuery>, QueryRejection>,
+) -> ApiResult<Json<SnapshotFile>> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request("bad_query", e.body_text()))?;
+    let wanted = query
+        .pages
+        .map(|list| {
+            list.split(',')
+                .map(|p| {
+                    p.trim()
+                        .parse::<PageId>()
+                        .map_err(|_| ApiError::from(CoreError::not_found("page", p.trim())))
+                })
+                .collect::<ApiResult<Vec<PageId>>>()
+        })
+        .transpose()?;
+    let mut s = state.core.scene(id).await?;
+    if let Some(wanted) = wanted {
+        if let Some(missing) = wanted.iter().find(|p| s.scene.page(**p).is_none()) {
+            return Err(CoreError::not_found("page", missing).into());
+        }
+        s.scene.pages.retain(|p| wanted.contains(&p.id));
+    }
     Ok(Json(SnapshotFile {
         epoch: s.epoch,
         scene: s.scene,
@@ -548,12 +580,19 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         Doc {
             id: "getScene",
             tag: "scene",
-            summary: "The scene and its epoch",
+            summary: "The scene and its epoch (with pages, only those pages)",
             request: Body::None,
             response: Body::Json(snapshot),
-            errors: &[404, 409],
+            errors: &[400, 404, 409],
         },
         scene,
+    );
+    api.query(
+        "GET",
+        &p("/scene.json"),
+        "pages",
+        "Page ids, comma-separated: only these pages, in scene order (404 when one is not in the scene)",
+        json!({ "type": "string" }),
     );
     api.route(
         "GET",

@@ -470,6 +470,7 @@ mod tests {
             session_id: SessionId::new(),
             epoch: 3,
             name: "第一話 夜".into(),
+            pages: None,
         };
         // The JSON over two `data:` lines, joined by the decoder with "\n".
         let json = serde_json::to_string(&event).unwrap();

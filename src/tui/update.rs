@@ -865,6 +865,7 @@ fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
             session_id,
             epoch,
             name,
+            ..
         } => {
             if let Some(s) = app.sessions.iter_mut().find(|s| s.id == session_id) {
                 s.epoch = epoch;

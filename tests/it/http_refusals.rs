@@ -261,6 +261,7 @@ async fn an_event_client_that_stops_reading_is_cut_off() {
                 session_id: session,
                 epoch,
                 name: "n".repeat(200),
+                pages: None,
             });
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

@@ -1305,6 +1305,7 @@ fn workspace_events_update_the_view() {
             session_id: sid(1),
             epoch: 13,
             name: "Comic".into(),
+            pages: None,
         })),
         Instant::now(),
     );
@@ -1317,6 +1318,7 @@ fn workspace_events_update_the_view() {
             session_id: sid(1),
             epoch: 14,
             name: "Comic".into(),
+            pages: None,
         })),
         Instant::now(),
     );

@@ -422,3 +422,104 @@ async fn a_token_in_the_query_string_is_refused_and_changes_nothing() {
     let (status, projects) = crate::http_support::decode(r).await;
     assert_eq!((status, projects), (200, json!([])));
 }
+
+/// What the workbench reads after a change: the stream names the pages an
+/// op changed, and `scene.json?pages=` reads just those.
+#[tokio::test]
+async fn the_stream_names_changed_pages_and_the_scene_reads_just_those() {
+    let server = TestServer::start().await;
+    let (status, _) = server
+        .post("/api/v1/projects", json!({ "name": "deltas" }))
+        .await;
+    assert_eq!(status, 200);
+    for name in ["one", "two"] {
+        let (status, _) = server
+            .post(
+                "/api/v1/pages",
+                json!({ "name": name, "text": "Hello.\n\nBye." }),
+            )
+            .await;
+        assert_eq!(status, 200);
+    }
+    let scene = server.scene().await;
+    let pages = scene["scene"]["pages"].as_array().unwrap().clone();
+    let (first, second) = (pages[0]["id"].clone(), pages[1]["id"].clone());
+    let node = pages[1]["nodes"][0]["id"].clone();
+    let epoch = scene["epoch"].as_u64().unwrap();
+    let mut sse =
+        crate::http_support::SseReader::connect(&server.client, &server.at("/api/v1/events"), None)
+            .await;
+    let (status, _) = server
+        .post(
+            "/api/v1/history/apply",
+            json!({ "type": "UpdateNode", "page": second, "id": node,
+                    "patch": { "kind": { "type": "text", "translation": "Salut." } } }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let (status, _) = server
+        .post(
+            "/api/v1/history/apply",
+            json!({ "type": "ReorderPages", "order": [second, first] }),
+        )
+        .await;
+    assert_eq!(status, 200);
+    let advanced: Vec<_> = sse
+        .until(|e| e.event == "SceneAdvanced" && e.data["epoch"] == epoch + 2)
+        .await
+        .into_iter()
+        .filter(|e| e.event == "SceneAdvanced")
+        .collect();
+    assert_eq!(
+        advanced.len(),
+        2,
+        "{:?}",
+        advanced.iter().map(|e| &e.data).collect::<Vec<_>>()
+    );
+    assert_eq!(advanced[0].data["pages"], json!([second]));
+    assert!(
+        advanced[1].data.get("pages").is_none(),
+        "{}",
+        advanced[1].data
+    );
+
+    let (status, just) = server
+        .get(&format!(
+            "/api/v1/scene.json?pages={}",
+            second.as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(just["epoch"], epoch + 2);
+    let kept = just["scene"]["pages"].as_array().unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0]["nodes"][0]["kind"]["translation"], "Salut.");
+    let (status, both) = server
+        .get(&format!(
+            "/api/v1/scene.json?pages={},{}",
+            first.as_str().unwrap(),
+            second.as_str().unwrap()
+        ))
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(both["scene"]["pages"][0]["id"], second, "scene order");
+    // An unknown page, a malformed id, an unknown parameter: refused.
+    let unknown = "0190d2a0-0000-7000-8000-000000000001";
+    assert_error(
+        &server
+            .get(&format!("/api/v1/scene.json?pages={unknown}"))
+            .await,
+        404,
+        "not_found",
+    );
+    assert_error(
+        &server.get("/api/v1/scene.json?pages=nope").await,
+        404,
+        "not_found",
+    );
+    assert_error(
+        &server.get("/api/v1/scene.json?page=x").await,
+        400,
+        "bad_query",
+    );
+}

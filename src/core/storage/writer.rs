@@ -31,6 +31,7 @@ use super::{
 };
 use crate::config::schema::Durability;
 use crate::core::error::{CoreError, CoreResult};
+use crate::core::ids::PageId;
 
 /// How long a frame may wait for other writers' frames to share its fsync,
 /// by durability setting.
@@ -38,7 +39,13 @@ const JOIN_WINDOW_FSYNC: Duration = Duration::from_micros(100);
 const JOIN_WINDOW_BATCH: Duration = Duration::from_millis(5);
 
 pub enum Item {
-    Frame { epoch: u64, bytes: Vec<u8> },
+    Frame {
+        epoch: u64,
+        bytes: Vec<u8>,
+        /// What the frame's op changed, for `SceneAdvanced`
+        /// ([`Op::pages_changed`](crate::core::op::Op::pages_changed)).
+        pages: Option<Vec<PageId>>,
+    },
     Snapshot(Box<SnapshotJob>),
 }
 
@@ -58,8 +65,9 @@ pub struct Durable {
     pub error: Option<CoreError>,
 }
 
-/// Called for each newly durable epoch, in order, before waiters wake.
-pub type OnDurable = Box<dyn Fn(u64) + Send>;
+/// Called for each newly durable epoch, in order, with the pages its frame
+/// changed, before waiters wake.
+pub type OnDurable = Box<dyn Fn(u64, Option<Vec<PageId>>) + Send>;
 
 struct Queue {
     items: Vec<Item>,
@@ -218,14 +226,16 @@ impl Flusher {
             };
             last_batch = items.len();
             match self.write(items) {
-                Ok(Some(epoch)) => {
-                    for e in self.epoch + 1..=epoch {
-                        (self.on_durable)(e);
+                Ok(written) => {
+                    let Some(epoch) = written.last().map(|(e, _)| *e) else {
+                        continue;
+                    };
+                    for (e, pages) in written {
+                        (self.on_durable)(e, pages);
                     }
                     self.epoch = epoch;
                     self.durable.send_modify(|d| d.epoch = epoch);
                 }
-                Ok(None) => {}
                 Err(e) => {
                     tracing::error!("ops.log of {} failed: {e}", self.files.dir.display());
                     self.durable.send_modify(|d| d.error = Some(e));
@@ -275,35 +285,40 @@ impl Flusher {
         Some(std::mem::take(&mut queue.items))
     }
 
-    /// Writes and syncs `items`; returns the highest epoch now durable.
-    fn write(&mut self, items: Vec<Item>) -> CoreResult<Option<u64>> {
+    /// Writes and syncs `items`; returns the frames now durable (epoch and
+    /// pages changed), in order.
+    fn write(&mut self, items: Vec<Item>) -> CoreResult<Vec<(u64, Option<Vec<PageId>>)>> {
         let mut buf = Vec::new();
-        // The last epoch in `buf`, and the last one written.
-        let (mut pending, mut written) = (None, None);
+        // The frames in `buf`, and those written before.
+        let (mut pending, mut written) = (Vec::new(), Vec::new());
         for item in items {
             match item {
-                Item::Frame { epoch, bytes } => {
+                Item::Frame {
+                    epoch,
+                    bytes,
+                    pages,
+                } => {
                     // The first frame is taken as is: a big one is not copied.
                     if buf.is_empty() {
                         buf = bytes;
                     } else {
                         buf.extend_from_slice(&bytes);
                     }
-                    pending = Some(epoch);
+                    pending.push((epoch, pages));
                 }
                 Item::Snapshot(job) => {
-                    if let Some(epoch) = pending.take() {
-                        self.append(&buf, epoch)?;
+                    if let Some((epoch, _)) = pending.last() {
+                        self.append(&buf, *epoch)?;
                         buf.clear();
-                        written = Some(epoch);
+                        written.append(&mut pending);
                     }
                     self.snapshot(*job)?;
                 }
             }
         }
-        if let Some(epoch) = pending {
-            self.append(&buf, epoch)?;
-            written = Some(epoch);
+        if let Some((epoch, _)) = pending.last() {
+            self.append(&buf, *epoch)?;
+            written.append(&mut pending);
         }
         Ok(written)
     }

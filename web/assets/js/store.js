@@ -220,6 +220,7 @@ function useSession(id) {
   state.sessionId = id;
   state.announced = 0;
   state.viewError = null;
+  wanted.all = true;
   changed();
   refreshScene();
 }
@@ -229,37 +230,83 @@ function useSession(id) {
 let fetching = false;
 
 /**
- * Brings the shown scene up to the newest announced epoch. At most one
- * fetch is in flight; announcements meanwhile cause one more fetch after
- * it, however many there were.
+ * What the shown scene lacks: the pages the stream said changed (its
+ * `SceneAdvanced` names them when an op changed only pages' contents), or
+ * the whole scene (pages added, removed or reordered, the project changed,
+ * a reconnect that missed events, another session).
+ */
+const wanted = { all: false, pages: new Set() };
+
+/** Notes what an announced change makes stale. */
+function want(pages) {
+  if (!pages || !state.view) wanted.all = true;
+  else if (!wanted.all) pages.forEach((p) => wanted.pages.add(p));
+}
+
+/**
+ * Reads what the shown scene lacks: the changed pages alone when that is
+ * all (`scene.json?pages=`), else the whole scene. One read at a time;
+ * what is announced meanwhile is read next, however much it was.
  */
 export async function refreshScene() {
   if (fetching || !state.sessionId) return;
+  if (!wanted.all && !wanted.pages.size && state.view) return;
   fetching = true;
   const id = state.sessionId;
+  const pages = wanted.all || !state.view ? null : [...wanted.pages];
+  const announced = state.announced;
+  wanted.all = false;
+  wanted.pages.clear();
   let fetched = false;
   try {
-    const { epoch, scene } = await call('GET', inSession(id, '/scene.json'));
+    const query = pages ? `?pages=${pages.join(',')}` : '';
+    const { epoch, scene } = await call('GET', inSession(id, `/scene.json${query}`));
     fetched = true;
-    if (state.sessionId === id) showScene(epoch, scene);
+    if (state.sessionId !== id) {
+      // Another session now: read it whole.
+    } else if (pages) {
+      showPages(Math.min(epoch, announced), scene);
+    } else {
+      showScene(epoch, scene);
+    }
   } catch (e) {
-    if (state.sessionId === id && !(e instanceof ApiError && e.status === 401)) {
-      set({ viewError: e.message });
+    if (state.sessionId === id && e instanceof ApiError && e.status === 404 && pages) {
+      // A page went meanwhile: its removal is announced too; read it whole.
+      wanted.all = true;
+      fetched = true;
+    } else {
+      // Read it whole once the next announcement or reconnect asks.
+      wanted.all = true;
+      if (state.sessionId === id && !(e instanceof ApiError && e.status === 401)) set({ viewError: e.message });
     }
   } finally {
     fetching = false;
   }
-  // Another session meanwhile, or more announced: once more (not after a
-  // failure: the next announcement or reconnect tries again).
-  const stale = fetched && state.view && state.announced > state.view.epoch;
-  if (state.sessionId && (state.sessionId !== id || stale)) refreshScene();
+  if (state.sessionId !== id) wanted.all = true;
+  // Not again after a failure: the next announcement or reconnect tries.
+  if (fetched || state.sessionId !== id) refreshScene();
+}
+
+/** Pages read after the view's epoch, put in place of the view's copies. */
+function showPages(epoch, partial) {
+  const view = state.view;
+  if (!view) return;
+  const fresh = new Map(partial.pages.map((p) => [p.id, p]));
+  const scene = { ...view.scene, pages: view.scene.pages.map((p) => fresh.get(p.id) || p) };
+  state.view = { epoch: Math.max(view.epoch, epoch), scene, index: indexScene(scene) };
+  afterView();
 }
 
 function showScene(epoch, scene) {
-  if (state.view && state.view.epoch >= epoch) return;
-  const index = indexScene(scene);
-  state.view = { epoch, scene, index };
+  if (state.view && state.view.epoch > epoch) return;
+  state.view = { epoch, scene, index: indexScene(scene) };
   state.viewError = null;
+  afterView();
+}
+
+/** Keeps the route, the editor and the draft true to a new view. */
+function afterView() {
+  const index = state.view.index;
   const route = state.route;
   if (route.pageId && !index.pages.has(route.pageId)) go({ pageId: null, nodeId: null });
   else if (route.nodeId && !index.nodes.has(route.nodeId)) go({ nodeId: null });
@@ -306,8 +353,7 @@ function reconcileEditor() {
 function receive(events) {
   for (const e of events) handle(e.body);
   changed();
-  const view = state.view;
-  if (view && state.announced > view.epoch) refreshScene();
+  refreshScene();
 }
 
 function handle(event) {
@@ -318,7 +364,11 @@ function handle(event) {
       afterSessionsChanged({ reopen: true });
       if (state.sessionId) {
         const mine = state.sessions.find((s) => s.id === state.sessionId);
-        if (mine) state.announced = Math.max(state.announced, mine.epoch);
+        if (mine) {
+          state.announced = Math.max(state.announced, mine.epoch);
+          // Events may have been missed: read the scene whole if it moved.
+          if (!state.view || mine.epoch > state.view.epoch) want(null);
+        }
       }
       break;
     }
@@ -345,7 +395,10 @@ function handle(event) {
       state.sessions = state.sessions.map((s) =>
         s.id === event.sessionId ? { ...s, epoch: event.epoch, name: event.name } : s,
       );
-      if (event.sessionId === state.sessionId) state.announced = Math.max(state.announced, event.epoch);
+      if (event.sessionId === state.sessionId) {
+        state.announced = Math.max(state.announced, event.epoch);
+        if (!state.view || event.epoch > state.view.epoch) want(event.pages);
+      }
       break;
     case 'JobStarted':
       state.jobs.set(event.id, {
@@ -443,10 +496,7 @@ export async function apply(op, what = 'The change') {
   const id = state.sessionId;
   if (!id) return undefined;
   const result = await attempt(what, () => call('POST', inSession(id, '/history/apply'), op));
-  if (result) {
-    state.announced = Math.max(state.announced, result.epoch);
-    refreshScene();
-  }
+  caughtUp(result);
   return result;
 }
 
@@ -462,8 +512,18 @@ export async function undoRedo(which) {
     return;
   }
   toast(`${which === 'undo' ? 'Undid' : 'Redid'}: ${result.label}`);
-  state.announced = Math.max(state.announced, result.epoch);
-  refreshScene();
+  caughtUp(result);
+}
+
+/**
+ * After a change of ours: the stream announces it (before the API answers)
+ * and the scene follows from that; without a stream, read it whole.
+ */
+function caughtUp(result) {
+  if (result && state.link !== 'online') {
+    want(null);
+    refreshScene();
+  }
 }
 
 /** The page the route names, else the first. */
