@@ -265,6 +265,9 @@ export function Canvas({ info }) {
         <button type="button" aria-pressed=${Boolean(showRendered)} onClick=${() => setCanvas({ rendered: true })}>Rendered</button>
       </div>`}
     <//>
+    ${info.texts.length === 0 && html`<p class="hint" role="note">
+      No text boxes on this page yet: click <strong>Draw box</strong> (or press <kbd>b</kbd>), drag over a balloon or caption, then type its translation.
+    </p>`}
     <div class=${`viewport tool-${tool}`} ref=${viewport}>
       <div class="surface" ref=${surface} style=${{ width: `${width * z}px`, height: `${height * z}px` }}
         onPointerDown=${onPointerDown} onPointerMove=${onPointerMove} onPointerUp=${onPointerUp}
