@@ -85,8 +85,9 @@ export function Editor() {
   if (!found || found.node.kind.type !== 'text' || !editor) {
     return html`<section class="editor" aria-label="Editor">
       <h2>Editor</h2>
-      <p class="muted">Click a box or a block (or Tab to it and press Enter) to edit its translation;
-        <kbd>n</kbd> goes to the next untranslated one, <kbd>b</kbd> draws a new box on an image page.</p>
+      <p class="muted">
+        Click a box or a block (or Tab to it and press Enter) to edit its translation; <kbd>n</kbd> goes to the next untranslated one, <kbd>b</kbd> draws a new box on an image page.
+      </p>
     </section>`;
   }
   const { page, node } = found;
