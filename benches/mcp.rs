@@ -390,6 +390,7 @@ fn share_bench(data: &std::path::Path) {
             providers: Default::default(),
             qa: Default::default(),
             tm: Default::default(),
+            render: Default::default(),
         });
         let backend: Arc<dyn Backend> = Arc::new(Local::new(core));
         let share = quire::tui::share::Share::start_in(backend.clone(), root.path()).unwrap();

@@ -93,6 +93,7 @@ pub fn core_config(
         providers: config.providers.clone(),
         qa: config.qa.clone(),
         tm: config.tm.clone(),
+        render: config.render.clone(),
     }
 }
 

@@ -31,6 +31,7 @@ pub fn core(
         providers: Default::default(),
         qa: Default::default(),
         tm: Default::default(),
+        render: Default::default(),
     })
 }
 

@@ -513,6 +513,21 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             format!("is {score}; it must be from 0 to 1 (0.85: close matches, 1: identical only)"),
         ));
     }
+    let size = config.render.min_font_size;
+    if !(size.is_finite() && (1.0..=1000.0).contains(&size)) {
+        return Err(at(
+            "render.min_font_size",
+            format!("is {size}; it must be from 1 to 1000 (pixels)"),
+        ));
+    }
+    for (i, font) in config.render.fonts.iter().enumerate() {
+        if !font.is_file() {
+            return Err(at(
+                &format!("render.fonts.{i}"),
+                format!("{} is not a font file", font.display()),
+            ));
+        }
+    }
     for (id, engine) in &config.engines.commands {
         if super::schema::BUILT_IN_ENGINES.contains(&id.as_str()) {
             return Err(at(

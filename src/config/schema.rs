@@ -34,6 +34,34 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderConfig>,
     pub qa: QaConfig,
     pub tm: TmConfig,
+    pub render: RenderConfig,
+}
+
+/// `[render]`: how the `render` engine sets translations on page images.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderConfig {
+    /// The smallest font size (px) text is shrunk to before it is clipped.
+    pub min_font_size: f64,
+    /// The font family of text nodes that name none; empty: the system's
+    /// sans-serif.
+    pub font_family: String,
+    /// Font files (TrueType, OpenType, collections) used besides, or
+    /// instead of, the system's.
+    pub fonts: Vec<PathBuf>,
+    /// Whether the system's fonts are used too (fontconfig's directories).
+    pub system_fonts: bool,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            min_font_size: 8.0,
+            font_family: String::new(),
+            fonts: Vec::new(),
+            system_fonts: true,
+        }
+    }
 }
 
 /// `[tm]`: the translation memory the `tm` engine fills from.
@@ -341,7 +369,7 @@ impl<'de> Deserialize<'de> for EnginesConfig {
 
 /// Ids of the engines built into the core; a command engine may not take
 /// one (the core's registry is checked against this list by a test).
-pub const BUILT_IN_ENGINES: [&str; 4] = ["pseudo-translate", "qa", "llm-translate", "tm"];
+pub const BUILT_IN_ENGINES: [&str; 5] = ["pseudo-translate", "qa", "llm-translate", "tm", "render"];
 
 /// Ids of engines, providers and modes: short, shell- and URL-safe names.
 pub fn is_valid_id(id: &str) -> bool {

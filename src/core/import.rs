@@ -368,6 +368,7 @@ impl Core {
                             role: ImageRole::Source,
                             opacity: 1.0,
                             name: Some(file.name.clone()),
+                            rendered_from: None,
                         },
                     }]),
                 },

@@ -167,11 +167,15 @@ fn check_new_node(node: &NewNode) -> Result<(), String> {
             check_text("translation", translation.as_deref())?;
             check_attribute("sourceLang", source_lang.as_deref())?;
             if let Some(Style {
-                font_family, color, ..
+                font_family,
+                color,
+                stroke,
+                ..
             }) = style
             {
                 check_attribute("fontFamily", font_family.as_deref())?;
                 check_attribute("color", color.as_deref())?;
+                check_attribute("stroke", stroke.as_deref())?;
             }
             Ok(())
         }
@@ -204,7 +208,10 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
                 source_lang.as_ref().and_then(Option::as_deref),
             )?;
             if let Some(StylePatch {
-                font_family, color, ..
+                font_family,
+                color,
+                stroke,
+                ..
             }) = style
             {
                 check_attribute(
@@ -212,6 +219,7 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
                     font_family.as_ref().and_then(Option::as_deref),
                 )?;
                 check_attribute("color", color.as_ref().and_then(Option::as_deref))?;
+                check_attribute("stroke", stroke.as_ref().and_then(Option::as_deref))?;
             }
             Ok(())
         }

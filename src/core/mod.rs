@@ -66,7 +66,7 @@ use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use self::workflow::{Dropped, Writer};
-use crate::config::schema::{EnginesConfig, ProviderConfig, QaConfig, TmConfig};
+use crate::config::schema::{EnginesConfig, ProviderConfig, QaConfig, RenderConfig, TmConfig};
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -83,6 +83,8 @@ pub struct CoreConfig {
     pub qa: QaConfig,
     /// The translation memory's settings.
     pub tm: TmConfig,
+    /// The `render` engine's settings.
+    pub render: RenderConfig,
 }
 
 /// The result of an applied op.

@@ -427,6 +427,18 @@ pub struct StylePatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub color: Clearable<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub stroke: Clearable<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub vertical: Clearable<bool>,
 }
 
 #[cfg(test)]

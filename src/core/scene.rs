@@ -111,6 +111,10 @@ pub enum NodeKind {
         opacity: f64,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         name: Option<String>,
+        /// A rendered image's digest of what it was rendered from (quire
+        /// records it); it is stale when the page no longer matches.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rendered_from: Option<String>,
     },
     #[serde(rename_all = "camelCase")]
     Mask { blob: BlobHash, role: MaskRole },
@@ -253,6 +257,12 @@ pub struct Style {
     pub font_size: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    /// An outline around the letters, in this colour.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stroke: Option<String>,
+    /// Set in columns, top to bottom, right to left (CJK).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertical: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -552,6 +552,7 @@ fn session(app: &App, frame: &mut Frame, area: Rect) {
                 role,
                 opacity,
                 name,
+                ..
             } => {
                 let size = match page.and_then(|p| p.width.zip(p.height)) {
                     Some((w, h)) => format!(" · {w}×{h}"),

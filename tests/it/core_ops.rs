@@ -503,6 +503,7 @@ async fn bad_values_are_rejected() {
             role: ImageRole::Source,
             opacity: 1.0,
             name: None,
+            rendered_from: None,
         },
     };
     rejects(
@@ -523,6 +524,7 @@ async fn bad_values_are_rejected() {
         role: ImageRole::Source,
         opacity: 1.5,
         name: None,
+        rendered_from: None,
     };
     rejects(
         core,
@@ -587,6 +589,7 @@ async fn bad_values_are_rejected() {
         role: ImageRole::Source,
         opacity: 0.5,
         name: None,
+        rendered_from: None,
     };
     core.apply(
         id,

@@ -46,6 +46,7 @@ pub fn core_at(projects_dir: &Path, session: SessionSettings) -> Core {
         providers: Default::default(),
         qa: Default::default(),
         tm: Default::default(),
+        render: Default::default(),
     })
 }
 
@@ -99,6 +100,7 @@ impl TestCore {
             providers,
             qa: Default::default(),
             tm: Default::default(),
+            render: Default::default(),
         });
         TestCore { dir, core }
     }

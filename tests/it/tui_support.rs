@@ -76,6 +76,7 @@ pub fn scene(pages: usize, nodes: usize) -> SnapshotFile {
                     role: ImageRole::Source,
                     opacity: 1.0,
                     name: Some("p001.png".into()),
+                    rendered_from: None,
                 },
             });
         }

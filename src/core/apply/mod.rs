@@ -680,6 +680,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 role,
                 opacity,
                 name,
+                ..
             },
             Some(KindPatch::Image {
                 blob: p_blob,
@@ -730,6 +731,8 @@ fn patch_style(style: &mut Option<Style>, p: &StylePatch) -> StylePatch {
         font_family: swap(&mut s.font_family, &p.font_family),
         font_size: swap(&mut s.font_size, &p.font_size),
         color: swap(&mut s.color, &p.color),
+        stroke: swap(&mut s.stroke, &p.stroke),
+        vertical: swap(&mut s.vertical, &p.vertical),
     };
     if *s == Style::default() {
         *style = None;
