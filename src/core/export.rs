@@ -17,7 +17,7 @@ use super::ids::{PageId, ProjectId, SessionId};
 use super::scene::{NodeKind, Scene, TextState};
 use super::storage::{self, FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile};
 use super::subtitles::{self, SubtitleFormat};
-use super::{Core, slug};
+use super::{Core, render, slug};
 
 /// Largest archive content quire unpacks (guards against zip bombs).
 const MAX_ARCHIVE_BYTES: u64 = 8 << 30;
@@ -36,6 +36,12 @@ pub enum ExportFormat {
     Po,
     Srt,
     Vtt,
+    /// The rendered pages as PNG files in a zip.
+    Png,
+    /// The rendered pages in a comic book archive.
+    Cbz,
+    /// A PDF: rendered pages as images, text pages as text.
+    Pdf,
 }
 
 impl ExportFormat {
@@ -48,6 +54,9 @@ impl ExportFormat {
             ExportFormat::Po => "text/x-gettext-translation; charset=utf-8",
             ExportFormat::Srt => "application/x-subrip; charset=utf-8",
             ExportFormat::Vtt => "text/vtt; charset=utf-8",
+            ExportFormat::Png => "application/zip",
+            ExportFormat::Cbz => "application/vnd.comicbook+zip",
+            ExportFormat::Pdf => "application/pdf",
         }
     }
 
@@ -60,12 +69,19 @@ impl ExportFormat {
             ExportFormat::Po => "po",
             ExportFormat::Srt => "srt",
             ExportFormat::Vtt => "vtt",
+            ExportFormat::Png => "png.zip",
+            ExportFormat::Cbz => "cbz",
+            ExportFormat::Pdf => "pdf",
         }
     }
 
-    /// Text formats can be shown inline; the archive is binary.
+    /// Text formats can be shown inline; archives, images and PDFs are
+    /// binary.
     pub fn is_text(self) -> bool {
-        self != ExportFormat::Archive
+        !matches!(
+            self,
+            ExportFormat::Archive | ExportFormat::Png | ExportFormat::Cbz | ExportFormat::Pdf
+        )
     }
 }
 
@@ -122,6 +138,10 @@ impl Core {
             }
             ExportFormat::Srt => subtitles::export(&scene, SubtitleFormat::Srt)?.into_bytes(),
             ExportFormat::Vtt => subtitles::export(&scene, SubtitleFormat::Vtt)?.into_bytes(),
+            ExportFormat::Png | ExportFormat::Cbz | ExportFormat::Pdf => {
+                self.export_pages(session, scene, spec.format, spec.target_language)
+                    .await?
+            }
             ExportFormat::Archive => {
                 let project_id = self.session(session)?.project_id;
                 let store = self.blob_store(session)?;
@@ -137,6 +157,61 @@ impl Core {
             media_type: spec.format.media_type(),
             file_name: format!("{name}.{}", spec.format.extension()),
         })
+    }
+
+    /// The rendered page exports: each image page's current render (made
+    /// now, in memory, when stale or missing), in page order.
+    async fn export_pages(
+        &self,
+        session: SessionId,
+        scene: Scene,
+        format: ExportFormat,
+        language: Option<String>,
+    ) -> CoreResult<Vec<u8>> {
+        let language = language.or_else(|| scene.project.target_language.clone());
+        let settings = self.render_settings(language.as_deref());
+        let store = self.blob_store(session)?;
+        let fonts = self.inner.fonts.clone();
+        super::blocking(move || {
+            let sheets = render::sheets(
+                &scene,
+                &store,
+                &fonts,
+                &settings,
+                format == ExportFormat::Pdf,
+            )?;
+            let title = scene.project.name.as_str();
+            let pictures = |sheets: Vec<render::export::Sheet>| {
+                let pictures: Vec<(Vec<u8>, u32, u32)> = sheets
+                    .into_iter()
+                    .filter_map(|s| match s {
+                        render::export::Sheet::Picture { png, width, height } => {
+                            Some((png, width, height))
+                        }
+                        render::export::Sheet::Text(_) => None,
+                    })
+                    .collect();
+                if pictures.is_empty() {
+                    return Err(CoreError::InvalidInput(
+                        "no page has an image to render (text pages go into the pdf export)".into(),
+                    ));
+                }
+                Ok(pictures)
+            };
+            let bytes = match format {
+                ExportFormat::Png => render::export::png_zip(pictures(sheets)?),
+                ExportFormat::Cbz => render::export::cbz(
+                    pictures(sheets)?,
+                    &render::export::ComicInfo {
+                        title,
+                        language: language.as_deref(),
+                    },
+                ),
+                _ => render::export::pdf(sheets, title, &fonts, &settings.locale),
+            };
+            bytes.map_err(CoreError::internal)
+        })
+        .await
     }
 
     /// Unpacks an archive into the projects directory as a new project

@@ -314,6 +314,23 @@ impl Core {
         }
     }
 
+    /// How pages are rendered for text in `language` (the job's target
+    /// language; English when it has none).
+    pub(crate) fn render_settings(&self, language: Option<&str>) -> super::render::Settings {
+        super::render::Settings {
+            config: self.config().render.clone(),
+            locale: language.unwrap_or("en").to_owned(),
+        }
+    }
+
+    async fn store_blobs(&self, session: SessionId, blobs: Vec<Vec<u8>>) -> CoreResult<()> {
+        if blobs.is_empty() {
+            return Ok(());
+        }
+        let store = self.blob_store(session)?;
+        super::blocking(move || blobs.iter().try_for_each(|b| store.put(b).map(|_| ()))).await
+    }
+
     async fn run_job(&self, job: &Job) -> (JobStatus, Option<String>) {
         let total_steps = job.steps.len();
         let total_pages = job.pages.len();
@@ -387,6 +404,10 @@ impl Core {
             } else {
                 None
             };
+            let render = engine.renders().then(|| super::engines::RenderStep {
+                fonts: self.inner.fonts.clone(),
+                settings: self.render_settings(job.spec.target_language.as_deref()),
+            });
             for (page_index, page_id) in job.pages.iter().enumerate() {
                 if job.cancelled.load(Ordering::SeqCst) {
                     return (JobStatus::Cancelled, None);
@@ -419,6 +440,23 @@ impl Core {
                     },
                     None => None,
                 };
+                let mask = match engine
+                    .renders()
+                    .then(|| super::render::sources(page).and_then(|(_, _, mask)| mask))
+                    .flatten()
+                {
+                    Some(hash) => match self.read_blob(job.session, *hash).await {
+                        Ok(bytes) => Some(bytes),
+                        Err(e) => {
+                            warned = true;
+                            let message = format!("cannot read the inpaint mask: {e}");
+                            warn(page_index, engine, failed(*page_id, message));
+                            progress(step_index, engine, page_index + 1);
+                            continue;
+                        }
+                    },
+                    None => None,
+                };
                 let input = PageInput {
                     page,
                     image: image.as_deref(),
@@ -433,6 +471,8 @@ impl Core {
                     qa: &self.config().qa,
                     memory: memory.as_ref(),
                     min_score: self.config().tm.min_score,
+                    mask: mask.as_deref(),
+                    render: render.as_ref(),
                 };
                 let outcome = tokio::select! {
                     outcome = engine.run(&input) => outcome,
@@ -444,6 +484,13 @@ impl Core {
                         for finding in outcome.warnings {
                             warned = true;
                             warn(page_index, engine, finding);
+                        }
+                        if let Err(e) = self.store_blobs(job.session, outcome.blobs).await {
+                            warned = true;
+                            let message = format!("cannot store what the engine made: {e}");
+                            warn(page_index, engine, failed(*page_id, message));
+                            progress(step_index, engine, page_index + 1);
+                            continue;
                         }
                         if !outcome.ops.is_empty() {
                             let batch = Op::Batch {

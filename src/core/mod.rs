@@ -35,6 +35,7 @@ pub mod op;
 pub mod paths;
 pub mod picture;
 pub mod po;
+pub mod render;
 pub mod scene;
 pub mod session;
 pub mod storage;
@@ -155,6 +156,8 @@ struct Inner {
     thumbnails: picture::Recent,
     /// Permits for decoding images at once (one per core).
     decoding: tokio::sync::Semaphore,
+    /// The fonts the `render` engine and page exports set text in.
+    fonts: Arc<render::fonts::Fonts>,
     // Quick lookups only; never held across I/O or an await.
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
@@ -195,6 +198,7 @@ impl Core {
         Core {
             inner: Arc::new(Inner {
                 registry: Registry::new(&config.engines.commands),
+                fonts: Arc::new(render::fonts::Fonts::new(config.render.clone())),
                 config,
                 bus: Arc::new(EventBus::new()),
                 jobs: jobs::Jobs::default(),

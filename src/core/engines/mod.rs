@@ -46,6 +46,7 @@ pub enum EngineKind {
     Qa,
     LlmTranslate,
     Tm,
+    Render,
     Command(CommandEngineConfig),
 }
 
@@ -102,6 +103,12 @@ impl Registry {
                 "Fills untranslated text nodes from the reviewed and final translations of the managed projects (translation memory; similarity at least tm.min_score, kept in the origin)",
                 EngineKind::Tm,
             ),
+            built_in(
+                "render",
+                "render",
+                "Clears the source text from each image page and sets the translations in their boxes (shrunk to fit, vertical when style.vertical); stores the page's rendered image",
+                EngineKind::Render,
+            ),
         ];
         for (id, config) in commands {
             engines.push(Arc::new(Engine {
@@ -155,6 +162,15 @@ pub struct PageInput<'a> {
     /// For `tm`: the memory, built once per step, and `tm.min_score`.
     pub memory: Option<&'a crate::core::tm::Memory>,
     pub min_score: f64,
+    /// For `render`: the page's inpaint mask, the fonts and the settings.
+    pub mask: Option<&'a [u8]>,
+    pub render: Option<&'a RenderStep>,
+}
+
+/// What the `render` engine uses for a whole step.
+pub struct RenderStep {
+    pub fonts: std::sync::Arc<crate::core::render::fonts::Fonts>,
+    pub settings: crate::core::render::Settings,
 }
 
 /// What an engine made of one page.
@@ -163,6 +179,8 @@ pub struct PageOutcome {
     pub ops: Vec<Op>,
     /// Problems found (each becomes one `JobWarning`); the step did not fail.
     pub warnings: Vec<Finding>,
+    /// Blobs the ops refer to (a rendered page), stored before they apply.
+    pub blobs: Vec<Vec<u8>>,
 }
 
 impl Engine {
@@ -185,7 +203,13 @@ impl Engine {
 
     /// Whether the job must read the page's image for this engine.
     pub fn needs_image(&self) -> bool {
-        matches!(&self.kind, EngineKind::Command(c) if command::needs_image(c))
+        matches!(self.kind, EngineKind::Render)
+            || matches!(&self.kind, EngineKind::Command(c) if command::needs_image(c))
+    }
+
+    /// Whether the job reads the page's inpaint mask and fonts for it.
+    pub fn renders(&self) -> bool {
+        matches!(self.kind, EngineKind::Render)
     }
 
     /// Runs on one page. `Err` is the step failing on this page.
@@ -193,12 +217,13 @@ impl Engine {
         match &self.kind {
             EngineKind::PseudoTranslate => Ok(PageOutcome {
                 ops: translations(input, |text| Some(pseudo::pseudo_translate(text))),
-                warnings: Vec::new(),
+                ..PageOutcome::default()
             }),
             EngineKind::Qa => Ok(PageOutcome {
-                ops: Vec::new(),
                 warnings: qa::check_page(input.page, input.sources, input.qa),
+                ..PageOutcome::default()
             }),
+            EngineKind::Render => render_page(input).await,
             EngineKind::Tm => {
                 let Some(memory) = input.memory else {
                     return Err("no translation memory was built for this step".into());
@@ -238,7 +263,7 @@ impl Engine {
                     .collect();
                 Ok(PageOutcome {
                     ops,
-                    warnings: Vec::new(),
+                    ..PageOutcome::default()
                 })
             }
             EngineKind::LlmTranslate => {
@@ -276,15 +301,51 @@ impl Engine {
                     .collect();
                 Ok(PageOutcome {
                     ops,
-                    warnings: Vec::new(),
+                    ..PageOutcome::default()
                 })
             }
             EngineKind::Command(config) => Ok(PageOutcome {
                 ops: command::run(config, input.page, input.image, input.target_language).await?,
-                warnings: Vec::new(),
+                ..PageOutcome::default()
             }),
         }
     }
+}
+
+/// Renders the page on the blocking pool (it is all CPU) and stores the
+/// result as its rendered image.
+async fn render_page(input: &PageInput<'_>) -> Result<PageOutcome, String> {
+    let step = input
+        .render
+        .ok_or("no fonts were loaded for this render step")?;
+    let page = input.page;
+    let (Some(image), Some(digest)) = (
+        input.image,
+        crate::core::render::digest(page, &step.settings),
+    ) else {
+        let finding = Finding::new(
+            "no-image",
+            crate::core::events::Severity::Warning,
+            format!("page `{}` has no source image to render", page.name),
+        );
+        return Ok(PageOutcome {
+            warnings: vec![finding.on(page.id, None)],
+            ..PageOutcome::default()
+        });
+    };
+    let (owned, image, mask) = (page.clone(), image.to_vec(), input.mask.map(<[u8]>::to_vec));
+    let (fonts, settings) = (step.fonts.clone(), step.settings.clone());
+    let rendered = tokio::task::spawn_blocking(move || {
+        crate::core::render::render(&owned, &image, mask.as_deref(), &fonts, &settings)
+    })
+    .await
+    .map_err(|e| format!("the render failed: {e}"))??;
+    let blob = crate::core::blobs::BlobHash::of(&rendered.png);
+    Ok(PageOutcome {
+        ops: crate::core::render::store_ops(page, blob, digest),
+        warnings: rendered.warnings,
+        blobs: vec![rendered.png],
+    })
 }
 
 /// The source image of a page: its first `source` image node, else its

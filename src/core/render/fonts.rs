@@ -1,0 +1,129 @@
+//! The fonts text is set in: the system's (fontconfig's directories,
+//! through `fontdb`) and the files `render.fonts` names, read once per
+//! process on first use. Shaping needs a mutable `FontSystem`, so each
+//! rendering thread borrows one from a pool (one per language: fallback
+//! order depends on it, e.g. Japanese before Chinese forms of a Han
+//! character), all made from the one database.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use cosmic_text::{FontSystem, SwashCache, fontdb};
+
+use crate::config::schema::RenderConfig;
+
+/// Families tried, in order, as the default sans-serif when the config
+/// names none: the common metric-compatible and Noto faces of Linux and
+/// macOS systems.
+const SANS_SERIF: [&str; 6] = [
+    "DejaVu Sans",
+    "Noto Sans",
+    "Liberation Sans",
+    "Helvetica Neue",
+    "Arial",
+    "Open Sans",
+];
+
+/// A font system and its glyph cache, borrowed for one page.
+pub struct Shaper {
+    pub system: FontSystem,
+    pub cache: SwashCache,
+    locale: String,
+}
+
+/// The process's fonts.
+pub struct Fonts {
+    config: RenderConfig,
+    database: OnceLock<Result<Arc<fontdb::Database>, String>>,
+    idle: Mutex<HashMap<String, Vec<Shaper>>>,
+}
+
+impl Fonts {
+    pub fn new(config: RenderConfig) -> Fonts {
+        Fonts {
+            config,
+            database: OnceLock::new(),
+            idle: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The database, read on first use (a blocking call: it reads every
+    /// font file's tables of names).
+    fn database(&self) -> Result<Arc<fontdb::Database>, String> {
+        self.database
+            .get_or_init(|| load(&self.config).map(Arc::new))
+            .clone()
+    }
+
+    /// A shaper for text in `locale` (a BCP 47 tag, e.g. `ja`), made when
+    /// none is idle. Give it back with [`Fonts::give_back`].
+    pub fn take(&self, locale: &str) -> Result<Shaper, String> {
+        let idle = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get_mut(locale)
+            .and_then(Vec::pop);
+        if let Some(shaper) = idle {
+            return Ok(shaper);
+        }
+        let db = (*self.database()?).clone();
+        Ok(Shaper {
+            system: FontSystem::new_with_locale_and_db(locale.to_owned(), db),
+            cache: SwashCache::new(),
+            locale: locale.to_owned(),
+        })
+    }
+
+    pub fn give_back(&self, shaper: Shaper) {
+        self.idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry(shaper.locale.clone())
+            .or_default()
+            .push(shaper);
+    }
+}
+
+/// Whether the database has a face of `family` (case-insensitive).
+pub fn has_family(db: &fontdb::Database, family: &str) -> bool {
+    db.faces().any(|face| {
+        face.families
+            .iter()
+            .any(|(name, _)| name.eq_ignore_ascii_case(family))
+    })
+}
+
+fn load(config: &RenderConfig) -> Result<fontdb::Database, String> {
+    let mut db = fontdb::Database::new();
+    if config.system_fonts {
+        db.load_system_fonts();
+    }
+    for path in &config.fonts {
+        db.load_font_file(path)
+            .map_err(|e| format!("cannot read the font file {}: {e}", path.display()))?;
+    }
+    if db.is_empty() {
+        return Err(
+            "no fonts: none are installed on the system and render.fonts names none".into(),
+        );
+    }
+    let family = if config.font_family.is_empty() {
+        SANS_SERIF
+            .iter()
+            .find(|f| has_family(&db, f))
+            .map(|f| (*f).to_owned())
+            .or_else(|| {
+                db.faces()
+                    .next()
+                    .and_then(|f| f.families.first())
+                    .map(|(name, _)| name.clone())
+            })
+    } else {
+        Some(config.font_family.clone())
+    };
+    if let Some(family) = family {
+        db.set_sans_serif_family(family);
+    }
+    Ok(db)
+}

@@ -1,0 +1,448 @@
+//! Rendering a page: the source image with its text cleared and the
+//! translations set in their boxes (the `render` engine, and the page
+//! image exports).
+//!
+//! 1. Clear: an `inpaint` mask's pixels are filled from their
+//!    surroundings; without one, each translated box is filled with its
+//!    background (the median of its edge).
+//! 2. Set each visible translated text node in its box (`typeset.rs`),
+//!    in `style.color`, else black or white, whichever contrasts with the
+//!    cleared background, with `style.stroke` as an outline.
+//! 3. Encode as PNG. The engine stores it as the page's `rendered` image
+//!    (`ops`), recording a digest of everything it was made from
+//!    (`digest`), so an export knows which rendered pages are current.
+//!
+//! Nodes without a translation are left as they are on the page. Nothing
+//! here touches the network or the clock: the same page renders to the
+//! same pixels.
+
+pub mod export;
+pub mod fonts;
+mod paint;
+mod typeset;
+
+use image::{GrayImage, Rgba, RgbaImage};
+use serde::Serialize;
+
+use self::fonts::Fonts;
+use self::paint::Rect;
+use self::typeset::Text;
+use super::blobs::BlobHash;
+use super::events::{Finding, Severity};
+use super::ids::NodeId;
+use super::op::{NewNode, Op};
+use super::scene::{ImageRole, MaskRole, Node, NodeKind, Page, Style, Transform};
+use crate::config::schema::RenderConfig;
+
+/// Changes whenever the same inputs would render differently, so that
+/// renders of an older quire count as stale.
+const RENDER_VERSION: u32 = 1;
+
+/// How pages are rendered in one job or export.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub config: RenderConfig,
+    /// The language the text is in (BCP 47), which picks among fonts'
+    /// forms of the same character.
+    pub locale: String,
+}
+
+/// A rendered page.
+#[derive(Debug)]
+pub struct Rendered {
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+    pub warnings: Vec<Finding>,
+}
+
+/// The nodes that are set: visible text nodes with a translation.
+fn translated(page: &Page) -> impl Iterator<Item = (&Node, &str, Option<&Style>)> {
+    page.nodes
+        .iter()
+        .filter(|n| n.visible)
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text {
+                translation: Some(t),
+                style,
+                ..
+            } if !t.trim().is_empty() => Some((n, t.as_str(), style.as_ref())),
+            _ => None,
+        })
+}
+
+/// The page's source image (its first `source` image node) and inpaint
+/// mask, with the source node.
+pub fn sources(page: &Page) -> Option<(&Node, &BlobHash, Option<&BlobHash>)> {
+    let source = page.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::Image {
+            blob,
+            role: ImageRole::Source,
+            ..
+        } => Some((n, blob)),
+        _ => None,
+    })?;
+    let mask = page.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::Mask {
+            blob,
+            role: MaskRole::Inpaint,
+        } if n.visible => Some(blob),
+        _ => None,
+    });
+    Some((source.0, source.1, mask))
+}
+
+/// The page's current rendered image, if any.
+pub fn rendered(page: &Page) -> Option<(&BlobHash, Option<&str>)> {
+    page.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::Image {
+            blob,
+            role: ImageRole::Rendered,
+            rendered_from,
+            ..
+        } => Some((blob, rendered_from.as_deref())),
+        _ => None,
+    })
+}
+
+#[derive(Serialize)]
+struct Inputs<'a> {
+    version: u32,
+    source: &'a BlobHash,
+    mask: Option<&'a BlobHash>,
+    width: Option<u32>,
+    height: Option<u32>,
+    source_box: &'a Transform,
+    text: Vec<(&'a NodeId, &'a Transform, &'a str, Option<&'a Style>)>,
+    config: &'a RenderConfig,
+    locale: &'a str,
+}
+
+/// A digest of everything the page's render depends on; `None` for a page
+/// without a source image.
+pub fn digest(page: &Page, settings: &Settings) -> Option<String> {
+    let (source_node, source, mask) = sources(page)?;
+    let inputs = Inputs {
+        version: RENDER_VERSION,
+        source,
+        mask,
+        width: page.width,
+        height: page.height,
+        source_box: &source_node.transform,
+        text: translated(page)
+            .map(|(n, t, s)| (&n.id, &n.transform, t, s))
+            .collect(),
+        config: &settings.config,
+        locale: &settings.locale,
+    };
+    let json = serde_json::to_vec(&inputs).ok()?;
+    Some(blake3::hash(&json).to_hex().to_string())
+}
+
+/// Whether the page's rendered image is missing or was made from other
+/// inputs than the page has now.
+pub fn stale(page: &Page, settings: &Settings) -> bool {
+    match (rendered(page), digest(page, settings)) {
+        (Some((_, Some(made_from))), Some(now)) => made_from != now,
+        _ => true,
+    }
+}
+
+/// Renders `page` from its source image's bytes (and its inpaint mask's).
+/// A source image that cannot be read is an error; every problem with a
+/// node (an empty box, text that does not fit, a character no font has, a
+/// font family that is not installed) is a warning naming it.
+pub fn render(
+    page: &Page,
+    source: &[u8],
+    mask: Option<&[u8]>,
+    fonts: &Fonts,
+    settings: &Settings,
+) -> Result<Rendered, String> {
+    let mut image: RgbaImage = image::load_from_memory(source)
+        .map_err(|e| format!("the page image cannot be read: {e}"))?
+        .to_rgba8();
+    let (width, height) = image.dimensions();
+    let scale = page
+        .width
+        .filter(|w| *w > 0)
+        .map_or(1.0, |w| f64::from(width) / f64::from(w));
+    let mut warnings = Vec::new();
+    let warn = |node: &Node, rule: &str, message: String| {
+        Finding::new(rule, Severity::Warning, message).on(page.id, Some(node.id))
+    };
+    let mut boxes: Vec<(&Node, &str, Option<&Style>, Rect)> = Vec::new();
+    for (node, text, style) in translated(page) {
+        match Rect::of_box(&node.transform, scale, width, height) {
+            Some(rect) => boxes.push((node, text, style, rect)),
+            None => warnings.push(warn(
+                node,
+                "empty-box",
+                format!(
+                    "its box ({} × {} at {}, {}) has no pixels on the page; not rendered",
+                    node.transform.width, node.transform.height, node.transform.x, node.transform.y
+                ),
+            )),
+        }
+    }
+    // Clear.
+    let masked = match mask {
+        Some(bytes) => {
+            let mask: GrayImage = image::load_from_memory(bytes)
+                .map_err(|e| format!("the inpaint mask cannot be read: {e}"))?
+                .to_luma8();
+            paint::inpaint(&mut image, &mask);
+            true
+        }
+        None => false,
+    };
+    let mut backgrounds: Vec<Rgba<u8>> = Vec::with_capacity(boxes.len());
+    for (_, _, _, rect) in &boxes {
+        let background = if masked {
+            paint::area_median(&image, *rect)
+        } else {
+            paint::edge_median(&image, *rect)
+        };
+        backgrounds.push(background);
+    }
+    if !masked {
+        for ((_, _, _, rect), background) in boxes.iter().zip(&backgrounds) {
+            paint::fill(&mut image, *rect, *background);
+        }
+    }
+    // Typeset.
+    let mut shaper = fonts.take(&settings.locale)?;
+    let min_size = settings.config.min_font_size as f32;
+    for ((node, text, style, rect), background) in boxes.iter().zip(&backgrounds) {
+        let style = style.cloned().unwrap_or_default();
+        let family = style
+            .font_family
+            .as_deref()
+            .filter(|f| !f.trim().is_empty());
+        if let Some(family) = family
+            && !fonts::has_family(shaper.system.db(), family)
+        {
+            warnings.push(warn(
+                node,
+                "missing-font",
+                format!("the font family `{family}` is not installed; set in the default font"),
+            ));
+        }
+        let color = match style.color.as_deref() {
+            None => paint::contrasting(*background),
+            Some(c) => paint::parse_color(c).unwrap_or_else(|| {
+                warnings.push(warn(
+                    node,
+                    "bad-color",
+                    format!("`{c}` is not a colour quire reads (#rrggbb)"),
+                ));
+                paint::contrasting(*background)
+            }),
+        };
+        let stroke = style.stroke.as_deref().and_then(|c| {
+            let parsed = paint::parse_color(c);
+            if parsed.is_none() {
+                warnings.push(warn(
+                    node,
+                    "bad-color",
+                    format!("stroke `{c}` is not a colour quire reads (#rrggbb)"),
+                ));
+            }
+            parsed
+        });
+        let installed = family.filter(|f| fonts::has_family(shaper.system.db(), f));
+        let set = typeset::set(
+            &mut shaper,
+            &mut image,
+            *rect,
+            &Text {
+                content: text,
+                family: installed,
+                size: style.font_size.map(|s| s as f32),
+                color,
+                stroke,
+                vertical: style.vertical.unwrap_or(false),
+            },
+            min_size,
+        );
+        if !set.fits {
+            warnings.push(warn(
+                node,
+                "overflow",
+                format!(
+                    "the translation does not fit its box even at {} px (render.min_font_size); it is clipped",
+                    settings.config.min_font_size
+                ),
+            ));
+        }
+        if !set.missing.is_empty() {
+            let chars: String = set.missing.iter().take(12).collect();
+            warnings.push(warn(
+                node,
+                "missing-glyphs",
+                format!("no installed font has {chars:?}; install one that covers them or name it in render.fonts"),
+            ));
+        }
+    }
+    fonts.give_back(shaper);
+    Ok(Rendered {
+        png: encode(&image)?,
+        width,
+        height,
+        warnings,
+    })
+}
+
+/// PNG, compressed for speed: a rendered page is written once per render
+/// and read by exports, which recompress nothing.
+fn encode(image: &RgbaImage) -> Result<Vec<u8>, String> {
+    use image::codecs::png::{CompressionType, FilterType, PngEncoder};
+    let rgb = image::DynamicImage::ImageRgba8(image.clone()).to_rgb8();
+    let mut out = Vec::new();
+    let encoder =
+        PngEncoder::new_with_quality(&mut out, CompressionType::Fast, FilterType::Adaptive);
+    rgb.write_with_encoder(encoder)
+        .map_err(|e| format!("cannot encode the rendered page: {e}"))?;
+    Ok(out)
+}
+
+/// The ops that make `blob` the page's rendered image (replacing the one it
+/// had), above its source image.
+pub fn store_ops(page: &Page, blob: BlobHash, digest: String) -> Vec<Op> {
+    let mut ops: Vec<Op> = page
+        .nodes
+        .iter()
+        .filter(|n| {
+            matches!(
+                n.kind,
+                NodeKind::Image {
+                    role: ImageRole::Rendered,
+                    ..
+                }
+            )
+        })
+        .map(|n| Op::RemoveNode {
+            page: page.id,
+            id: n.id,
+        })
+        .collect();
+    let left: Vec<&Node> = page
+        .nodes
+        .iter()
+        .filter(|n| {
+            !matches!(
+                n.kind,
+                NodeKind::Image {
+                    role: ImageRole::Rendered,
+                    ..
+                }
+            )
+        })
+        .collect();
+    let (transform, at) = match left.iter().position(|n| {
+        matches!(
+            n.kind,
+            NodeKind::Image {
+                role: ImageRole::Source,
+                ..
+            }
+        )
+    }) {
+        Some(i) => (left[i].transform, i + 1),
+        None => (
+            Transform {
+                x: 0.0,
+                y: 0.0,
+                width: f64::from(page.width.unwrap_or(0)),
+                height: f64::from(page.height.unwrap_or(0)),
+                rotation: None,
+            },
+            0,
+        ),
+    };
+    ops.push(Op::AddNode {
+        page: page.id,
+        node: NewNode {
+            id: None,
+            transform,
+            visible: true,
+            kind: NodeKind::Image {
+                blob,
+                role: ImageRole::Rendered,
+                opacity: 1.0,
+                name: Some("rendered".into()),
+                rendered_from: Some(digest),
+            },
+        },
+        at: Some(at),
+    });
+    ops
+}
+
+/// The pages of an image export, in page order: each image page's stored
+/// render when it is current, else rendered now (on as many threads as
+/// there are cores); text pages too when `with_text` (the PDF). A page
+/// whose image cannot be read fails the export, naming the page.
+pub fn sheets(
+    scene: &super::scene::Scene,
+    store: &super::blobs::BlobStore,
+    fonts: &Fonts,
+    settings: &Settings,
+    with_text: bool,
+) -> super::error::CoreResult<Vec<export::Sheet>> {
+    use super::error::CoreError;
+    let one = |page: &Page| -> super::error::CoreResult<Option<export::Sheet>> {
+        let Some((_, source, mask)) = sources(page) else {
+            return Ok(with_text.then(|| export::Sheet::Text(page.clone())));
+        };
+        let failed = |e: String| CoreError::InvalidInput(format!("page `{}`: {e}", page.name));
+        let png = match rendered(page) {
+            Some((blob, _)) if !stale(page, settings) => store.get(blob)?,
+            _ => {
+                let source = store.get(source)?;
+                let mask = mask.map(|m| store.get(m)).transpose()?;
+                render(page, &source, mask.as_deref(), fonts, settings)
+                    .map_err(failed)?
+                    .png
+            }
+        };
+        let size = imagesize::blob_size(&png)
+            .map_err(|e| failed(format!("the rendered page cannot be read: {e}")))?;
+        let (width, height) = (u32::try_from(size.width), u32::try_from(size.height));
+        let (Ok(width), Ok(height)) = (width, height) else {
+            return Err(failed("the rendered page is too large".into()));
+        };
+        Ok(Some(export::Sheet::Picture { png, width, height }))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .min(scene.pages.len().max(1));
+    let mut results: Vec<Option<super::error::CoreResult<Option<export::Sheet>>>> =
+        (0..scene.pages.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let chunks: Vec<_> = results
+            .chunks_mut(scene.pages.len().div_ceil(threads).max(1))
+            .zip(
+                scene
+                    .pages
+                    .chunks(scene.pages.len().div_ceil(threads).max(1)),
+            )
+            .map(|(out, pages)| {
+                scope.spawn(move || {
+                    for (slot, page) in out.iter_mut().zip(pages) {
+                        *slot = Some(one(page));
+                    }
+                })
+            })
+            .collect();
+        for chunk in chunks {
+            let _ = chunk.join();
+        }
+    });
+    let mut sheets = Vec::new();
+    for result in results {
+        let result = result.ok_or_else(|| CoreError::internal("a render thread stopped"))?;
+        sheets.extend(result?);
+    }
+    Ok(sheets)
+}

@@ -1,0 +1,300 @@
+//! Setting one text node in its box: the largest size, from the node's
+//! `fontSize` (or what the box allows) down to `render.min_font_size`, at
+//! which the text fits; lines broken by Unicode's rules (cosmic-text:
+//! between words in Latin text, between any two characters in CJK text),
+//! centred; or, for `vertical`, in columns top to bottom, right to left,
+//! with the punctuation that has vertical forms in those forms. Text that
+//! does not fit at the smallest size is drawn at it, clipped to the box.
+
+use cosmic_text::{Align, Attrs, Buffer, Color, Family, Metrics, Shaping, Wrap};
+use image::{Rgba, RgbaImage};
+
+use super::fonts::Shaper;
+use super::paint::{Rect, blend};
+
+/// What to set and how.
+pub(super) struct Text<'a> {
+    pub(super) content: &'a str,
+    /// `style.fontFamily`; the default sans-serif when `None`.
+    pub(super) family: Option<&'a str>,
+    /// `style.fontSize` in pixels: the size to start from.
+    pub(super) size: Option<f32>,
+    pub(super) color: Rgba<u8>,
+    pub(super) stroke: Option<Rgba<u8>>,
+    pub(super) vertical: bool,
+}
+
+/// How it went.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Set {
+    pub(super) size: f32,
+    /// False when the text did not fit even at the smallest size and was
+    /// clipped.
+    pub(super) fits: bool,
+    /// Characters no font had a glyph for.
+    pub(super) missing: Vec<char>,
+}
+
+/// The largest size any text starts from when its node names none.
+const MAX_AUTO_SIZE: f32 = 96.0;
+const LINE_HEIGHT: f32 = 1.2;
+/// Vertical text: each character's cell is this many sizes high, each
+/// column this many wide.
+const CELL_HEIGHT: f32 = 1.08;
+const COLUMN_WIDTH: f32 = 1.3;
+
+/// Sets `text` in `rect` of `image`.
+pub(super) fn set(
+    shaper: &mut Shaper,
+    image: &mut RgbaImage,
+    rect: Rect,
+    text: &Text<'_>,
+    min_size: f32,
+) -> Set {
+    let inner = inset(rect);
+    let (w, h) = (inner.w as f32, inner.h as f32);
+    let start = text
+        .size
+        .unwrap_or_else(|| h.min(MAX_AUTO_SIZE))
+        .max(min_size);
+    let layout = |shaper: &mut Shaper, size: f32, strict: bool| {
+        if text.vertical {
+            Layout::vertical(shaper, text, size, w, h)
+        } else {
+            Layout::horizontal(shaper, text, size, w, h, strict)
+        }
+    };
+    // The largest size that fits, by halving the range (half pixels).
+    let steps = ((start - min_size) * 2.0).floor().max(0.0);
+    let size_at = |i: f32| min_size + i / 2.0;
+    let (mut lo, mut hi) = (0.0f32, steps);
+    let mut best = None;
+    if layout(shaper, size_at(hi), true).fits {
+        best = Some(hi);
+    } else {
+        while lo <= hi {
+            let mid = ((lo + hi) / 2.0).floor();
+            if layout(shaper, size_at(mid), true).fits {
+                best = Some(mid);
+                lo = mid + 1.0;
+            } else if mid == 0.0 {
+                break;
+            } else {
+                hi = mid - 1.0;
+            }
+        }
+    }
+    let (size, fitted) = match best {
+        Some(i) => (size_at(i), layout(shaper, size_at(i), true)),
+        // Too long even at the smallest size: allow breaks inside words.
+        None => (min_size, layout(shaper, min_size, false)),
+    };
+    let (fits, missing) = (fitted.fits, fitted.missing());
+    fitted.draw(shaper, image, rect, inner, text);
+    Set {
+        size,
+        fits,
+        missing,
+    }
+}
+
+/// A little room between the box's edge and the text.
+fn inset(r: Rect) -> Rect {
+    let pad = (r.w.min(r.h) / 16).clamp(1, 8);
+    if r.w <= 2 * pad || r.h <= 2 * pad {
+        return r;
+    }
+    Rect {
+        x: r.x + pad,
+        y: r.y + pad,
+        w: r.w - 2 * pad,
+        h: r.h - 2 * pad,
+    }
+}
+
+/// Laid-out text: one buffer per column (vertical) or one in all.
+struct Layout {
+    /// Each buffer with its offset from the inner box's top left.
+    buffers: Vec<(Buffer, f32, f32)>,
+    fits: bool,
+}
+
+impl Layout {
+    fn horizontal(
+        shaper: &mut Shaper,
+        text: &Text<'_>,
+        size: f32,
+        w: f32,
+        h: f32,
+        strict: bool,
+    ) -> Layout {
+        let mut buffer = Buffer::new(&mut shaper.system, Metrics::new(size, size * LINE_HEIGHT));
+        buffer.set_size(Some(w), None);
+        buffer.set_wrap(if strict {
+            Wrap::Word
+        } else {
+            Wrap::WordOrGlyph
+        });
+        let attrs = attrs(text);
+        buffer.set_text(text.content, &attrs, Shaping::Advanced, Some(Align::Center));
+        buffer.shape_until_scroll(&mut shaper.system, false);
+        let (mut lines, mut widest) = (0usize, 0.0f32);
+        for run in buffer.layout_runs() {
+            lines += 1;
+            widest = widest.max(run.line_w);
+        }
+        let height = lines as f32 * size * LINE_HEIGHT;
+        let fits = height <= h + 0.5 && widest <= w + 0.5;
+        // Centred in the box; from its top when it overflows.
+        let top = ((h - height) / 2.0).max(0.0);
+        Layout {
+            buffers: vec![(buffer, 0.0, top)],
+            fits,
+        }
+    }
+
+    fn vertical(shaper: &mut Shaper, text: &Text<'_>, size: f32, w: f32, h: f32) -> Layout {
+        let cell = size * CELL_HEIGHT;
+        let per_column = ((h / cell).floor() as usize).max(1);
+        let mut columns: Vec<String> = Vec::new();
+        for paragraph in text.content.lines() {
+            let chars: Vec<char> = paragraph
+                .chars()
+                .filter(|c| !c.is_control())
+                .map(upright)
+                .collect();
+            for chunk in chars.chunks(per_column) {
+                columns.push(chunk.iter().map(|c| format!("{c}\n")).collect());
+            }
+        }
+        let column_w = size * COLUMN_WIDTH;
+        let total_w = columns.len() as f32 * column_w;
+        let tallest = columns
+            .iter()
+            .map(|c| c.chars().filter(|ch| *ch != '\n').count())
+            .max()
+            .unwrap_or(0) as f32
+            * cell;
+        let fits = total_w <= w + 0.5 && tallest <= h + 0.5;
+        // The block of columns centred; the first column on the right.
+        let right = (w + total_w) / 2.0;
+        let top = ((h - tallest) / 2.0).max(0.0);
+        let attrs = attrs(text);
+        let buffers = columns
+            .iter()
+            .enumerate()
+            .map(|(i, column)| {
+                let mut buffer = Buffer::new(&mut shaper.system, Metrics::new(size, cell));
+                buffer.set_size(Some(column_w), None);
+                buffer.set_wrap(Wrap::None);
+                buffer.set_text(column, &attrs, Shaping::Advanced, Some(Align::Center));
+                buffer.shape_until_scroll(&mut shaper.system, false);
+                (buffer, right - (i + 1) as f32 * column_w, top)
+            })
+            .collect();
+        Layout { buffers, fits }
+    }
+
+    /// Draws the outline (when asked for) and then the letters, clipped to
+    /// `clip`, with the layout's origin at `inner`'s top left.
+    fn draw(
+        mut self,
+        shaper: &mut Shaper,
+        image: &mut RgbaImage,
+        clip: Rect,
+        inner: Rect,
+        text: &Text<'_>,
+    ) {
+        let mut passes: Vec<(Rgba<u8>, f32, f32)> = Vec::new();
+        if let Some(stroke) = text.stroke {
+            let size = self
+                .buffers
+                .first()
+                .map_or(12.0, |(b, _, _)| b.metrics().font_size);
+            let r = (size / 14.0).clamp(1.0, 6.0);
+            for i in 0..16 {
+                let a = i as f32 * std::f32::consts::TAU / 16.0;
+                passes.push((stroke, r * a.cos(), r * a.sin()));
+            }
+        }
+        passes.push((text.color, 0.0, 0.0));
+        for (color, dx, dy) in passes {
+            let ink = Color::rgba(color[0], color[1], color[2], color[3]);
+            for (buffer, ox, oy) in &mut self.buffers {
+                let x0 = f64::from(inner.x) + f64::from(*ox + dx);
+                let y0 = f64::from(inner.y) + f64::from(*oy + dy);
+                buffer.draw(
+                    &mut shaper.system,
+                    &mut shaper.cache,
+                    ink,
+                    |x, y, w, h, c| {
+                        let rgba = [c.r(), c.g(), c.b(), c.a()];
+                        for py in 0..h {
+                            for px in 0..w {
+                                // Pixel positions: small integers.
+                                #[allow(clippy::cast_possible_truncation)]
+                                let (ix, iy) = (
+                                    (x0 + f64::from(x) + f64::from(px)).round() as i64,
+                                    (y0 + f64::from(y) + f64::from(py)).round() as i64,
+                                );
+                                blend(image, clip, ix, iy, rgba);
+                            }
+                        }
+                    },
+                );
+            }
+        }
+    }
+
+    /// The characters whose glyph is the font's "missing" glyph.
+    fn missing(&self) -> Vec<char> {
+        let mut out: Vec<char> = Vec::new();
+        for (buffer, _, _) in &self.buffers {
+            for run in buffer.layout_runs() {
+                for g in run.glyphs.iter().filter(|g| g.glyph_id == 0) {
+                    out.extend(
+                        run.text[g.start..g.end]
+                            .chars()
+                            .filter(|c| !c.is_whitespace()),
+                    );
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+fn attrs<'a>(text: &Text<'a>) -> Attrs<'a> {
+    let attrs = Attrs::new();
+    match text.family {
+        Some(family) => attrs.family(Family::Name(family)),
+        None => attrs.family(Family::SansSerif),
+    }
+}
+
+/// The vertical presentation form of punctuation that has one (so a comma
+/// sits in the top right of its cell and brackets open downwards).
+fn upright(c: char) -> char {
+    match c {
+        '、' => '︑',
+        '。' => '︒',
+        '，' | ',' => '︐',
+        '：' => '︓',
+        '；' => '︔',
+        '！' => '︕',
+        '？' => '︖',
+        '「' => '﹁',
+        '」' => '﹂',
+        '『' => '﹃',
+        '』' => '﹄',
+        '（' | '(' => '︵',
+        '）' | ')' => '︶',
+        '【' => '︻',
+        '】' => '︼',
+        '…' => '︙',
+        'ー' | '—' | '―' | '─' => '︱',
+        other => other,
+    }
+}
