@@ -730,7 +730,7 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
         Doc {
             id: "exportProject",
             tag: "export",
-            summary: "Export as archive (zip), json, markdown, xliff, po, srt or vtt, optionally some pages",
+            summary: "Export as archive (zip), json, markdown, xliff, po, srt, vtt, or rendered pages as png (a zip), cbz or pdf (stale pages rendered first), optionally some pages",
             request: Body::Json(export_spec),
             response: Body::Bytes(&[
                 "application/zip",
@@ -740,6 +740,8 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
                 "text/x-gettext-translation",
                 "application/x-subrip",
                 "text/vtt",
+                "application/vnd.comicbook+zip",
+                "application/pdf",
             ]),
             errors: &[400, 404, 409, 422],
         },

@@ -459,7 +459,7 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     };
     let mut words = rest.splitn(2, char::is_whitespace);
     let (Some(format), Some(path)) = (words.next(), words.next()) else {
-        return app.fail("usage: /export markdown|xliff|po|srt|vtt|json|archive PATH");
+        return app.fail("usage: /export markdown|xliff|po|srt|vtt|json|archive|png|cbz|pdf PATH");
     };
     let format = match format {
         "markdown" | "md" => ExportFormat::Markdown,
@@ -469,9 +469,12 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         "vtt" => ExportFormat::Vtt,
         "json" => ExportFormat::Json,
         "archive" | "zip" => ExportFormat::Archive,
+        "png" => ExportFormat::Png,
+        "cbz" => ExportFormat::Cbz,
+        "pdf" => ExportFormat::Pdf,
         other => {
             return app.fail(format!(
-                "unknown format `{other}` (markdown, xliff, po, srt, vtt, json, archive)"
+                "unknown format `{other}` (markdown, xliff, po, srt, vtt, json, archive, png, cbz, pdf)"
             ));
         }
     };

@@ -7,7 +7,9 @@ use super::app::{App, InputLine};
 use super::commands::COMMANDS;
 
 /// Formats `/export` writes.
-pub const EXPORT_FORMATS: &[&str] = &["markdown", "xliff", "po", "srt", "vtt", "json", "archive"];
+pub const EXPORT_FORMATS: &[&str] = &[
+    "markdown", "xliff", "po", "srt", "vtt", "json", "archive", "png", "cbz", "pdf",
+];
 
 /// Commands whose argument is a path.
 const PATH_COMMANDS: &[&str] = &["open", "attach", "import"];

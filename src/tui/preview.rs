@@ -97,18 +97,6 @@ pub fn picker() -> Picker {
     picker
 }
 
-/// The source image of a page.
-pub fn page_image(page: &Page) -> Option<&BlobHash> {
-    page.nodes.iter().find_map(|n| match &n.kind {
-        NodeKind::Image {
-            blob,
-            role: crate::core::scene::ImageRole::Source,
-            ..
-        } => Some(blob),
-        _ => None,
-    })
-}
-
 /// A box's colour: as the node list colours its state.
 fn colour(kind: &NodeKind) -> [u8; 3] {
     let machine = matches!(kind, NodeKind::Text { origin: Some(o), .. } if o.by == Author::Engine);
@@ -179,12 +167,12 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     else {
         return;
     };
-    // Only an image node shows the picture.
-    let selected_image = page
-        .nodes
-        .get(app.node_selected)
-        .is_some_and(|n| matches!(n.kind, NodeKind::Image { .. }));
-    let Some(blob) = page_image(page).copied().filter(|_| selected_image) else {
+    // An image node shows its own picture: the source, or the page as the
+    // `render` engine set it (the node after the source).
+    let Some(blob) = page.nodes.get(app.node_selected).and_then(|n| match &n.kind {
+        NodeKind::Image { blob, .. } => Some(*blob),
+        _ => None,
+    }) else {
         return;
     };
     let (page_id, page_width, page_boxes) = (page.id, page.width, boxes(page));

@@ -31,7 +31,8 @@ export function goNextNeedingWork(step = 1) {
 function ExportMenu() {
   const info = shownPage();
   const subtitles = info && info.texts.some((n) => n.kind.timing);
-  const formats = EXPORTS.filter((e) => !e.page || subtitles);
+  const pictures = state.view.index.order.some((i) => i.source);
+  const formats = EXPORTS.filter((e) => (!e.page || subtitles) && (!e.images || pictures));
   return html`<details class="menu">
     <summary role="button" aria-label="Export">Export</summary>
     <ul class="menu-list" role="menu">
