@@ -70,7 +70,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/export FORMAT PATH",
-        "write markdown, xliff, po, srt, vtt, json or archive",
+        "write markdown, xliff, po, srt, vtt, json, archive, or the rendered pages as png, cbz or pdf",
     ),
     ("/tui-mcp-revoke", "stop sharing this TUI"),
     ("/quit", "quit (also q, Ctrl-c)"),
