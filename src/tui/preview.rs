@@ -169,10 +169,14 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     };
     // An image node shows its own picture: the source, or the page as the
     // `render` engine set it (the node after the source).
-    let Some(blob) = page.nodes.get(app.node_selected).and_then(|n| match &n.kind {
-        NodeKind::Image { blob, .. } => Some(*blob),
-        _ => None,
-    }) else {
+    let Some(blob) = page
+        .nodes
+        .get(app.node_selected)
+        .and_then(|n| match &n.kind {
+            NodeKind::Image { blob, .. } => Some(*blob),
+            _ => None,
+        })
+    else {
         return;
     };
     let (page_id, page_width, page_boxes) = (page.id, page.width, boxes(page));

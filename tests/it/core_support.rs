@@ -105,6 +105,25 @@ impl TestCore {
         TestCore { dir, core }
     }
 
+    /// A core whose `render` engine uses `render`.
+    pub fn with_render(render: quire::config::schema::RenderConfig) -> Self {
+        let dir = tempfile::Builder::new()
+            .prefix("quire-core-")
+            .tempdir()
+            .unwrap();
+        let core = Core::new(CoreConfig {
+            projects_dir: dir.path().join("projects"),
+            session: settings(Durability::Fsync, 1000, 500),
+            mode: "test".into(),
+            engines: Default::default(),
+            providers: Default::default(),
+            qa: Default::default(),
+            tm: Default::default(),
+            render,
+        });
+        TestCore { dir, core }
+    }
+
     /// A new managed project, open and current.
     pub fn session(&self, name: &str) -> SessionId {
         self.core

@@ -29,6 +29,7 @@ mod mcp_stdio;
 mod mcp_ts;
 mod openapi;
 mod readme;
+mod render;
 mod roundtrips;
 mod share;
 mod tidy;

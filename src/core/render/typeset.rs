@@ -158,13 +158,14 @@ impl Layout {
         let per_column = ((h / cell).floor() as usize).max(1);
         let mut columns: Vec<String> = Vec::new();
         for paragraph in text.content.lines() {
-            let chars: Vec<char> = paragraph
-                .chars()
-                .filter(|c| !c.is_control())
-                .map(upright)
-                .collect();
-            for chunk in chars.chunks(per_column) {
-                columns.push(chunk.iter().map(|c| format!("{c}\n")).collect());
+            let chars: Vec<char> = paragraph.chars().filter(|c| !c.is_control()).collect();
+            for column in columns_of(&chars, per_column) {
+                columns.push(
+                    column
+                        .iter()
+                        .map(|c| format!("{}\n", upright(*c)))
+                        .collect(),
+                );
             }
         }
         let column_w = size * COLUMN_WIDTH;
@@ -274,6 +275,33 @@ fn attrs<'a>(text: &Text<'a>) -> Attrs<'a> {
     }
 }
 
+/// Characters a column must not start with (closing brackets, the
+/// small punctuation of CJK text) and must not end with (opening brackets).
+const NO_START: &str =
+    "、。，．,.：；！？!?）」』】〕〉》｝]）ー…‥々ゝゞヽヾぁぃぅぇぉっゃゅょァィゥェォッャュョ";
+const NO_END: &str = "（「『【〔〈《｛[(";
+
+/// Splits a paragraph into columns of at most `per_column` characters,
+/// by the line-breaking rules of Japanese (kinsoku): a closing mark or a
+/// small kana at the head of a column hangs at the foot of the previous
+/// one (one cell past it, as in print), and an opening bracket at the foot
+/// of a column moves to the head of the next.
+fn columns_of(chars: &[char], per_column: usize) -> Vec<&[char]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < chars.len() {
+        let mut end = (start + per_column).min(chars.len());
+        if end < chars.len() && NO_START.contains(chars[end]) {
+            end += 1;
+        } else if end < chars.len() && end - start > 1 && NO_END.contains(chars[end - 1]) {
+            end -= 1;
+        }
+        out.push(&chars[start..end]);
+        start = end;
+    }
+    out
+}
+
 /// The vertical presentation form of punctuation that has one (so a comma
 /// sits in the top right of its cell and brackets open downwards).
 fn upright(c: char) -> char {
@@ -296,5 +324,27 @@ fn upright(c: char) -> char {
         '…' => '︙',
         'ー' | '—' | '―' | '─' => '︱',
         other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(text: &str, per: usize) -> Vec<String> {
+        let chars: Vec<char> = text.chars().collect();
+        columns_of(&chars, per)
+            .into_iter()
+            .map(|c| c.iter().collect())
+            .collect()
+    }
+
+    #[test]
+    fn columns_keep_punctuation_with_its_word() {
+        assert_eq!(split("あいうえおか", 3), ["あいう", "えおか"]);
+        // A comma that would head a column hangs below the one before.
+        assert_eq!(split("あいう、えお", 3), ["あいう、", "えお"]);
+        // An opening bracket that would end a column starts the next.
+        assert_eq!(split("あい「うえ」", 3), ["あい", "「うえ」"]);
     }
 }

@@ -1,0 +1,832 @@
+//! The `render` engine and the page exports, checked by independent tools:
+//! Tesseract reads the rendered pages (the translations in their boxes, the
+//! sources gone), golden images hold the typesetting (with a tolerance),
+//! poppler's `pdfinfo`, `pdftoppm` and `pdftotext` read the PDF, and
+//! ComicTagger's `comicapi` reads the CBZ and its `ComicInfo.xml`
+//! (`tests/render/checks.py`, which also drives it all over MCP). Bad
+//! inputs warn or fail clearly and change nothing else.
+//!
+//! The fonts are fixed files (DejaVu Sans, Noto Sans CJK), not the
+//! system's choice, so the goldens hold on any machine that has them.
+//! `QUIRE_BLESS=1` rewrites the goldens; look at them before committing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use image::{Rgb, RgbImage, RgbaImage};
+use quire::config::schema::RenderConfig;
+use quire::core::events::{Event, Finding, JobStatus};
+use quire::core::export::{ExportFormat, ExportSpec};
+use quire::core::ids::{NodeId, PageId, SessionId};
+use quire::core::import::ImageFile;
+use quire::core::jobs::Approval;
+use quire::core::op::{NewNode, Op};
+use quire::core::scene::{ImageRole, NodeKind, Style, Transform};
+
+use crate::core_jobs::{follow, spec};
+use crate::core_support::TestCore;
+use crate::harness::tool_available;
+
+const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+const NOTO_CJK: &str = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc";
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/render");
+
+/// The fixed fonts, or `None` when they are missing and allowed to be
+/// (`ALLOW_MISSING_TOOLS=fonts`); scripts/test installs them.
+fn fonts(test: &str) -> Option<RenderConfig> {
+    let missing = [DEJAVU, NOTO_CJK]
+        .iter()
+        .find(|f| !Path::new(f).exists())
+        .map(|f| format!("{f} is missing (Debian's fonts-dejavu-core and fonts-noto-cjk)"));
+    tool_available("fonts", test, missing).then(|| RenderConfig {
+        min_font_size: 8.0,
+        font_family: "DejaVu Sans".into(),
+        fonts: vec![DEJAVU.into(), NOTO_CJK.into()],
+        system_fonts: false,
+    })
+}
+
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("render")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn png(image: &RgbImage) -> Vec<u8> {
+    let mut out = std::io::Cursor::new(Vec::new());
+    image.write_to(&mut out, image::ImageFormat::Png).unwrap();
+    out.into_inner()
+}
+
+/// A comic-like page drawn here: a light panel with a gradient, and a white
+/// balloon (an ellipse with a dark outline) around each box.
+fn comic(width: u32, height: u32, balloons: &[(f64, f64, f64, f64)]) -> RgbImage {
+    let mut image = RgbImage::from_fn(width, height, |x, y| {
+        Rgb([
+            (200 + (x * 40 / width)) as u8,
+            (215 + (y * 30 / height)) as u8,
+            230,
+        ])
+    });
+    for &(bx, by, bw, bh) in balloons {
+        let (cx, cy) = (bx + bw / 2.0, by + bh / 2.0);
+        let (rx, ry) = (bw / 2.0 + bw * 0.22, bh / 2.0 + bh * 0.3);
+        for y in 0..height {
+            for x in 0..width {
+                let (dx, dy) = ((f64::from(x) - cx) / rx, (f64::from(y) - cy) / ry);
+                let d = dx * dx + dy * dy;
+                if d <= 1.0 {
+                    image.put_pixel(x, y, Rgb([252, 252, 252]));
+                } else if d <= 1.06 {
+                    image.put_pixel(x, y, Rgb([20, 20, 20]));
+                }
+            }
+        }
+    }
+    image
+}
+
+struct Box {
+    at: (f64, f64, f64, f64),
+    text: &'static str,
+    translation: Option<&'static str>,
+    style: Option<Style>,
+}
+
+fn plain(at: (f64, f64, f64, f64), text: &'static str, translation: &'static str) -> Box {
+    Box {
+        at,
+        text,
+        translation: Some(translation),
+        style: None,
+    }
+}
+
+/// A page of `image` with text nodes over `boxes`.
+async fn page(
+    t: &TestCore,
+    id: SessionId,
+    name: &str,
+    image: Vec<u8>,
+    boxes: &[Box],
+) -> (PageId, Vec<NodeId>) {
+    let before = t.core.scene(id).await.unwrap().scene.pages.len();
+    t.core
+        .import_files(
+            id,
+            vec![ImageFile {
+                name: name.into(),
+                bytes: image,
+            }],
+        )
+        .await
+        .unwrap();
+    let page = t.core.scene(id).await.unwrap().scene.pages[before].id;
+    let ops = boxes
+        .iter()
+        .map(|b| Op::AddNode {
+            page,
+            node: NewNode {
+                id: None,
+                transform: Transform {
+                    x: b.at.0,
+                    y: b.at.1,
+                    width: b.at.2,
+                    height: b.at.3,
+                    rotation: None,
+                },
+                visible: true,
+                kind: NodeKind::Text {
+                    text: Some(b.text.into()),
+                    translation: b.translation.map(str::to_owned),
+                    source_lang: None,
+                    style: b.style.clone(),
+                    state: None,
+                    origin: None,
+                    timing: None,
+                },
+            },
+            at: None,
+        })
+        .collect();
+    let created = t
+        .core
+        .apply(id, Op::Batch { ops, label: None })
+        .await
+        .unwrap()
+        .created;
+    (page, created.into_iter().map(NodeId).collect())
+}
+
+/// Runs `render` over the session; its status and findings.
+async fn render(t: &TestCore, id: SessionId) -> (JobStatus, Vec<Finding>) {
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(&["render"]), Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    let findings = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::JobWarning { finding, .. } => Some(finding.clone()),
+            _ => None,
+        })
+        .collect();
+    let status = match events.last() {
+        Some(Event::JobFinished { status, .. }) => *status,
+        other => panic!("{other:?}"),
+    };
+    (status, findings)
+}
+
+/// The page's rendered image.
+async fn rendered(t: &TestCore, id: SessionId, page: PageId) -> RgbaImage {
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let blob = scene
+        .page(page)
+        .unwrap()
+        .nodes
+        .iter()
+        .find_map(|n| match &n.kind {
+            NodeKind::Image {
+                blob,
+                role: ImageRole::Rendered,
+                ..
+            } => Some(*blob),
+            _ => None,
+        })
+        .expect("a rendered image");
+    let bytes = t.core.read_blob(id, blob).await.unwrap();
+    image::load_from_memory(&bytes).unwrap().to_rgba8()
+}
+
+/// Words Tesseract reads (confidence over 40), with their boxes.
+fn ocr(path: &Path) -> Vec<(String, (u32, u32, u32, u32))> {
+    let out = Command::new("tesseract")
+        .arg(path)
+        .args(["-", "--psm", "11", "tsv"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            let conf: f64 = f.get(10)?.parse().ok()?;
+            let word = f.get(11)?.trim();
+            if conf < 40.0 || word.is_empty() {
+                return None;
+            }
+            let n = |i: usize| f[i].parse::<u32>().unwrap();
+            Some((word.to_owned(), (n(6), n(7), n(8), n(9))))
+        })
+        .collect()
+}
+
+fn tesseract(test: &str) -> bool {
+    let missing = crate::harness::missing_program("tesseract", "--version");
+    tool_available("tesseract", test, missing)
+}
+
+fn letters(word: &str) -> String {
+    word.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect::<String>()
+        .to_ascii_uppercase()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tesseract_reads_the_translations_in_their_boxes_and_not_the_sources() {
+    let test = "tesseract_reads_the_translations_in_their_boxes_and_not_the_sources";
+    let (Some(config), true) = (fonts(test), tesseract(test)) else {
+        return;
+    };
+    let t = TestCore::with_render(config);
+    let id = t.session("OCR");
+    let out = out_dir("ocr");
+    // The source page's text is set by quire itself, on a page drawn here;
+    // Tesseract checks that it reads.
+    let balloons = [(200.0, 120.0, 460.0, 110.0), (320.0, 440.0, 480.0, 110.0)];
+    let sources = ["WHERE IS THE SHIP", "BEHIND THE ISLAND"];
+    let targets = ["OPEN THE DOOR NOW", "FOLLOW THAT BIRD"];
+    let (first, _) = page(
+        &t,
+        id,
+        "source.png",
+        png(&comic(1000, 700, &balloons)),
+        &[
+            plain(balloons[0], "", sources[0]),
+            plain(balloons[1], "", sources[1]),
+        ],
+    )
+    .await;
+    assert_eq!(render(&t, id).await.0, JobStatus::Completed);
+    let source = rendered(&t, id, first).await;
+    source.save(out.join("source.png")).unwrap();
+    for (i, (text, at)) in sources.iter().zip(balloons).enumerate() {
+        let read = ocr_box(&source, at, &out.join(format!("source-{i}.png")));
+        for word in text.split(' ') {
+            assert!(
+                read.iter().any(|w| letters(w) == word),
+                "the source page lacks {word}: {read:?}"
+            );
+        }
+    }
+    // The page to translate: that image, its text as the nodes' sources.
+    let (second, nodes) = page(
+        &t,
+        id,
+        "page.png",
+        std::fs::read(out.join("source.png")).unwrap(),
+        &[
+            plain(balloons[0], sources[0], targets[0]),
+            plain(balloons[1], sources[1], targets[1]),
+        ],
+    )
+    .await;
+    let (status, findings) = render(&t, id).await;
+    assert_eq!(status, JobStatus::Completed, "{findings:?}");
+    assert_eq!(nodes.len(), 2);
+    let page = rendered(&t, id, second).await;
+    page.save(out.join("rendered.png")).unwrap();
+    // Each box read on its own (Tesseract's page layout analysis skips a
+    // balloon now and then): its translation is there, its source is not.
+    for (i, (target, at)) in targets.iter().zip(balloons).enumerate() {
+        let read = ocr_box(&page, at, &out.join(format!("box-{i}.png")));
+        for word in target.split(' ') {
+            assert!(
+                read.iter().any(|w| letters(w) == word),
+                "box {i}: {word} not read in {read:?}"
+            );
+        }
+        for word in sources
+            .iter()
+            .flat_map(|s| s.split(' '))
+            .filter(|w| w.len() > 3)
+        {
+            assert!(
+                !read.iter().any(|w| letters(w) == word),
+                "box {i}: {word} still reads: {read:?}"
+            );
+        }
+    }
+    let whole = ocr(&out.join("rendered.png"));
+    for word in sources
+        .iter()
+        .flat_map(|s| s.split(' '))
+        .filter(|w| w.len() > 3)
+    {
+        assert!(
+            !whole.iter().any(|(w, _)| letters(w) == word),
+            "{word} still reads: {whole:?}"
+        );
+    }
+}
+
+/// The words Tesseract reads in the box at `at` (with a margin of 12 px),
+/// so a word found is a word inside the box.
+fn ocr_box(page: &RgbaImage, at: (f64, f64, f64, f64), path: &Path) -> Vec<String> {
+    let (x, y) = ((at.0 - 12.0).max(0.0) as u32, (at.1 - 12.0).max(0.0) as u32);
+    let w = ((at.2 + 24.0) as u32).min(page.width() - x);
+    let h = ((at.3 + 24.0) as u32).min(page.height() - y);
+    image::imageops::crop_imm(page, x, y, w, h)
+        .to_image()
+        .save(path)
+        .unwrap();
+    ocr(path).into_iter().map(|(word, _)| word).collect()
+}
+
+/// Compares `image` with the golden `name` (or writes it with
+/// `QUIRE_BLESS=1`): the same size, at most 0.5 % of the pixels off by
+/// more than 48 in a channel, and a mean difference under 2.
+fn golden(name: &str, image: &RgbaImage, out: &Path) {
+    let path = Path::new(GOLDEN).join(name);
+    image.save(out.join(name)).unwrap();
+    if std::env::var_os("QUIRE_BLESS").is_some() {
+        std::fs::create_dir_all(GOLDEN).unwrap();
+        image.save(&path).unwrap();
+        return;
+    }
+    let want = image::open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (QUIRE_BLESS=1 writes it)", path.display()))
+        .to_rgba8();
+    assert_eq!(want.dimensions(), image.dimensions(), "{name}");
+    let (mut off, mut sum) = (0usize, 0u64);
+    for (a, b) in want.pixels().zip(image.pixels()) {
+        let d = (0..3).map(|c| a[c].abs_diff(b[c])).max().unwrap_or(0);
+        sum += u64::from(d);
+        if d > 48 {
+            off += 1;
+        }
+    }
+    let pixels = (want.width() * want.height()) as f64;
+    let (share, mean) = (off as f64 / pixels, sum as f64 / pixels);
+    assert!(
+        share < 0.005 && mean < 2.0,
+        "{name}: {:.2} % of the pixels differ, mean {mean:.2} (see {})",
+        share * 100.0,
+        out.join(name).display()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn golden_pages_latin_vertical_and_overflow() {
+    let Some(config) = fonts("golden_pages_latin_vertical_and_overflow") else {
+        return;
+    };
+    let t = TestCore::with_render(config);
+    let id = t.session("Golden");
+    let out = out_dir("golden");
+    let latin = [
+        (80.0, 70.0, 330.0, 150.0),
+        (480.0, 260.0, 260.0, 190.0),
+        (120.0, 560.0, 520.0, 110.0),
+    ];
+    let (latin_page, _) = page(
+        &t,
+        id,
+        "latin.png",
+        png(&comic(800, 760, &latin)),
+        &[
+            plain(latin[0], "どこへ行くの?", "Where are we going?"),
+            Box {
+                at: latin[1],
+                text: "海へ",
+                translation: Some("To the sea, before the sun comes up."),
+                style: Some(Style {
+                    color: Some("#b00020".into()),
+                    stroke: Some("#ffe066".into()),
+                    font_size: Some(30.0),
+                    ..Style::default()
+                }),
+            },
+            plain(latin[2], "地図を持って", "Bring the map — and the compass!"),
+        ],
+    )
+    .await;
+    let tall = [(90.0, 60.0, 150.0, 420.0), (330.0, 80.0, 110.0, 300.0)];
+    let vertical = |text: &'static str, translation: &'static str, at| Box {
+        at,
+        text,
+        translation: Some(translation),
+        style: Some(Style {
+            vertical: Some(true),
+            ..Style::default()
+        }),
+    };
+    let (vertical_page, _) = page(
+        &t,
+        id,
+        "vertical.png",
+        png(&comic(560, 560, &tall)),
+        &[
+            vertical(
+                "Where are we going?",
+                "どこへ行くの？　海へ、夜明け前に。",
+                tall[0],
+            ),
+            vertical("Bring the map!", "地図を持って「早く」", tall[1]),
+        ],
+    )
+    .await;
+    let small = [(110.0, 110.0, 150.0, 36.0)];
+    let (overflow_page, overflow_nodes) = page(
+        &t,
+        id,
+        "overflow.png",
+        png(&comic(400, 260, &small)),
+        &[plain(
+            small[0],
+            "short",
+            "A translation far too long for this little box, however small its letters are set: quire shrinks it to the smallest size it may, then clips what is left and reports it, naming the node.",
+        )],
+    )
+    .await;
+    let (status, findings) = render(&t, id).await;
+    assert_eq!(
+        status,
+        JobStatus::CompletedWithErrors,
+        "the overflow is reported: {findings:?}"
+    );
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0].rule, "overflow");
+    assert_eq!(findings[0].node_id, Some(overflow_nodes[0]));
+    assert!(
+        findings[0].message.contains("8 px"),
+        "{}",
+        findings[0].message
+    );
+    golden("latin.png", &rendered(&t, id, latin_page).await, &out);
+    golden("vertical.png", &rendered(&t, id, vertical_page).await, &out);
+    golden("overflow.png", &rendered(&t, id, overflow_page).await, &out);
+}
+
+fn export_spec(format: ExportFormat) -> ExportSpec {
+    ExportSpec {
+        format,
+        pages: None,
+        target_language: None,
+    }
+}
+
+fn poppler(test: &str) -> bool {
+    let missing = crate::harness::missing_program("pdfinfo", "-v")
+        .or_else(|| crate::harness::missing_program("pdftoppm", "-v"));
+    tool_available("pdfinfo", test, missing)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
+    let test = "cbz_png_and_pdf_hold_the_rendered_pages_in_order";
+    let (Some(config), true) = (fonts(test), poppler(test)) else {
+        return;
+    };
+    let t = TestCore::with_render(config);
+    let id = t.session("Chapter 3");
+    t.core
+        .apply(
+            id,
+            serde_json::from_value(
+                serde_json::json!({ "type": "UpdateProject", "patch": { "targetLanguage": "fr" } }),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let out = out_dir("exports");
+    let a = [(60.0, 60.0, 280.0, 120.0)];
+    let (first, nodes) = page(
+        &t,
+        id,
+        "p1.png",
+        png(&comic(500, 700, &a)),
+        &[plain(a[0], "一", "First page")],
+    )
+    .await;
+    let (second, _) = page(
+        &t,
+        id,
+        "p2.png",
+        png(&comic(640, 480, &a)),
+        &[plain(a[0], "二", "Second page")],
+    )
+    .await;
+    t.core
+        .import_text(
+            id,
+            "Afterword",
+            "Thanks for reading.\n\nあとがき",
+            Some("ja"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        render(&t, id).await.0,
+        JobStatus::CompletedWithErrors,
+        "the text page has no image"
+    );
+    let epoch = t.core.scene(id).await.unwrap().epoch;
+
+    // CBZ: the pages in order, then ComicInfo.xml.
+    let cbz = t
+        .core
+        .export(id, export_spec(ExportFormat::Cbz))
+        .await
+        .unwrap();
+    assert_eq!(cbz.media_type, "application/vnd.comicbook+zip");
+    assert!(cbz.file_name.ends_with(".cbz"), "{}", cbz.file_name);
+    std::fs::write(out.join("chapter.cbz"), &cbz.bytes).unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(cbz.bytes.clone())).unwrap();
+    let names: Vec<String> = (0..zip.len())
+        .map(|i| zip.by_index(i).unwrap().name().unwrap().into_owned())
+        .collect();
+    assert_eq!(names, ["001.png", "002.png", "ComicInfo.xml"]);
+    for (i, (page, size)) in [(first, (500, 700)), (second, (640, 480))]
+        .into_iter()
+        .enumerate()
+    {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut zip.by_index(i).unwrap(), &mut bytes).unwrap();
+        let image = image::load_from_memory(&bytes).unwrap().to_rgba8();
+        assert_eq!(image.dimensions(), size);
+        assert_eq!(
+            image,
+            rendered(&t, id, page).await,
+            "the stored render, as it is"
+        );
+    }
+    let mut info = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("ComicInfo.xml").unwrap(), &mut info).unwrap();
+    let doc = roxmltree::Document::parse(&info).unwrap();
+    let field = |name: &str| {
+        doc.descendants()
+            .find(|n| n.has_tag_name(name))
+            .and_then(|n| n.text())
+            .map(str::to_owned)
+    };
+    assert_eq!(field("Title").as_deref(), Some("Chapter 3"));
+    assert_eq!(field("PageCount").as_deref(), Some("2"));
+    assert_eq!(field("LanguageISO").as_deref(), Some("fr"));
+
+    // PNG: the same images as 001.png, 002.png.
+    let pngs = t
+        .core
+        .export(id, export_spec(ExportFormat::Png))
+        .await
+        .unwrap();
+    let zip = zip::ZipArchive::new(std::io::Cursor::new(pngs.bytes)).unwrap();
+    assert_eq!(
+        zip.file_names()
+            .map(|n| n.unwrap().into_owned())
+            .collect::<Vec<_>>(),
+        ["001.png", "002.png"]
+    );
+
+    // PDF: one page per rendered image at its size, then the text page.
+    let pdf = t
+        .core
+        .export(id, export_spec(ExportFormat::Pdf))
+        .await
+        .unwrap();
+    assert_eq!(pdf.media_type, "application/pdf");
+    let path = out.join("chapter.pdf");
+    std::fs::write(&path, &pdf.bytes).unwrap();
+    let info = Command::new("pdfinfo")
+        .args(["-f", "1", "-l", "3"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    let info = info.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(info.contains("Pages: 3"), "{info}");
+    assert!(info.contains("Page 1 size: 500 x 700 pts"), "{info}");
+    assert!(info.contains("Page 2 size: 640 x 480 pts"), "{info}");
+    assert!(info.contains("Page 3 size: 595 x 842 pts (A4)"), "{info}");
+    let first_page = out.join("pdf-page");
+    let ok = Command::new("pdftoppm")
+        .args(["-r", "72", "-f", "1", "-l", "1", "-png", "-singlefile"])
+        .arg(&path)
+        .arg(&first_page)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let from_pdf = image::open(out.join("pdf-page.png")).unwrap().to_rgba8();
+    golden_like(&from_pdf, &rendered(&t, id, first).await);
+    let text = Command::new("pdftotext")
+        .args(["-f", "3", "-l", "3"])
+        .arg(&path)
+        .arg("-")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Afterword")
+            && text.contains("Thanks for reading.")
+            && text.contains("あとがき"),
+        "{text}"
+    );
+
+    // Exports change nothing; a stale page is rendered for the export.
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, epoch);
+    t.core
+        .apply(
+            id,
+            serde_json::from_value(
+                serde_json::json!({ "type": "UpdateNode", "page": first, "id": nodes[0],
+                "patch": { "kind": { "type": "text", "translation": "Changed since" } } }),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let cbz = t
+        .core
+        .export(id, export_spec(ExportFormat::Cbz))
+        .await
+        .unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(cbz.bytes)).unwrap();
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut zip.by_index(0).unwrap(), &mut bytes).unwrap();
+    let fresh = image::load_from_memory(&bytes).unwrap().to_rgba8();
+    assert_ne!(
+        fresh,
+        rendered(&t, id, first).await,
+        "the stale render was not used"
+    );
+    assert_eq!(
+        t.core.scene(id).await.unwrap().epoch,
+        epoch + 1,
+        "the export stored nothing"
+    );
+}
+
+/// Two renderings of one page agree (a PDF page rasterised by poppler
+/// against the PNG it embeds): at most 1 % of the pixels far apart.
+fn golden_like(a: &RgbaImage, b: &RgbaImage) {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let off = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, q)| (0..3).any(|c| p[c].abs_diff(q[c]) > 48))
+        .count();
+    assert!(
+        off * 100 < (a.width() * a.height()) as usize,
+        "{off} pixels differ"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_inputs_warn_or_fail_and_change_nothing_else() {
+    let Some(mut config) = fonts("bad_inputs_warn_or_fail_and_change_nothing_else") else {
+        return;
+    };
+    // No CJK font: Japanese text has no glyphs.
+    config.fonts = vec![DEJAVU.into()];
+    let t = TestCore::with_render(config);
+    let id = t.session("Bad");
+    let a = [
+        (40.0, 40.0, 200.0, 80.0),
+        (40.0, 200.0, 0.0, 60.0),
+        (40.0, 300.0, 200.0, 80.0),
+        (40.0, 420.0, 200.0, 80.0),
+    ];
+    let (good, nodes) = page(
+        &t,
+        id,
+        "good.png",
+        png(&comic(400, 560, &[a[0], a[2], a[3]])),
+        &[
+            plain(a[0], "x", "Fine"),
+            plain(a[1], "x", "No room"),
+            Box {
+                at: a[2],
+                text: "x",
+                translation: Some("Unknown face"),
+                style: Some(Style {
+                    font_family: Some("No Such Font Family".into()),
+                    ..Style::default()
+                }),
+            },
+            plain(a[3], "x", "日本語"),
+        ],
+    )
+    .await;
+    t.core
+        .import_text(id, "notes", "A text page.", None)
+        .await
+        .unwrap();
+    // A PNG whose header is right and whose data is not.
+    let mut corrupt = png(&RgbImage::new(300, 200));
+    corrupt.truncate(40);
+    corrupt.extend_from_slice(b"not image data at all");
+    let (broken, _) = page(
+        &t,
+        id,
+        "broken.png",
+        corrupt,
+        &[plain(a[0], "x", "Never set")],
+    )
+    .await;
+    let before = t.core.scene(id).await.unwrap();
+
+    let (status, findings) = render(&t, id).await;
+    assert_eq!(status, JobStatus::CompletedWithErrors);
+    let rules: Vec<(&str, Option<NodeId>)> = findings
+        .iter()
+        .map(|f| (f.rule.as_str(), f.node_id))
+        .collect();
+    let notes = before.scene.pages[1].id;
+    assert!(
+        rules.contains(&("empty-box", Some(nodes[1]))),
+        "{findings:?}"
+    );
+    assert!(
+        rules.contains(&("missing-font", Some(nodes[2]))),
+        "{findings:?}"
+    );
+    assert!(
+        rules.contains(&("missing-glyphs", Some(nodes[3]))),
+        "{findings:?}"
+    );
+    assert!(
+        findings
+            .iter()
+            .any(|f| f.rule == "no-image" && f.page_id == Some(notes)),
+        "{findings:?}"
+    );
+    assert!(
+        findings.iter().any(|f| f.rule == "engine-failed"
+            && f.page_id == Some(broken)
+            && f.message.contains("cannot be read")),
+        "{findings:?}"
+    );
+    // The good page is rendered; nothing else changed.
+    let after = t.core.scene(id).await.unwrap();
+    assert_eq!(
+        after.epoch,
+        before.epoch + 1,
+        "one page's render, nothing more"
+    );
+    for page in &after.scene.pages {
+        let old = before.scene.page(page.id).unwrap();
+        if page.id == good {
+            assert_eq!(page.nodes.len(), old.nodes.len() + 1);
+            assert_eq!(&page.nodes[..1], &old.nodes[..1]);
+        } else {
+            assert_eq!(**page, *old, "page {}", page.name);
+        }
+    }
+    // An export that needs the broken page's render fails, naming it, and
+    // changes nothing.
+    let e = t
+        .core
+        .export(id, export_spec(ExportFormat::Cbz))
+        .await
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("`broken`") && e.to_string().contains("cannot be read"),
+        "{e}"
+    );
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, after.epoch);
+}
+
+/// The interop checks: ComicTagger's `comicapi` reads the CBZ, and the
+/// whole flow runs over MCP with the official Python SDK, against the real
+/// binary.
+#[test]
+fn comicapi_reads_the_cbz_and_mcp_renders_and_exports() {
+    let test = "comicapi_reads_the_cbz_and_mcp_renders_and_exports";
+    let Some(python) = crate::mcp::python_with(test, "comicapi, mcp") else {
+        return;
+    };
+    let Some(config) = fonts(test) else {
+        return;
+    };
+    let s = crate::harness::Sandbox::new();
+    s.user_config(&format!(
+        "[render]\nfont_family = \"DejaVu Sans\"\nfonts = [\"{}\", \"{}\"]\nsystem_fonts = false\n",
+        config.fonts[0].display(),
+        config.fonts[1].display()
+    ));
+    let server = crate::http_support::Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let out = out_dir("mcp");
+    let mut cmd = Command::new(python);
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/render/checks.py"
+    ))
+    .arg(&server.url)
+    .arg(&out);
+    crate::harness::run_checker(&s, &mut cmd, "render: ok");
+    assert!(server.terminate().success());
+}
