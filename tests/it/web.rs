@@ -103,6 +103,7 @@ fn the_workbench_in_chromium() {
         ("phone.png", 390, 844),
         ("phone-edit.png", 390, 844),
         ("readme.png", 1280, 800),
+        ("rendered.png", 1280, 800),
     ] {
         assert_screenshot(&out, name, w, h);
     }

@@ -29,12 +29,14 @@ passed; run by tests/it/web.rs.
 
 import json
 import os
+import re
 import struct
 import subprocess
 import sys
 import threading
 import time
 import xml.etree.ElementTree as ET
+import zipfile
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -295,6 +297,32 @@ def readme_screenshot(page, url, out):
     for close in page.locator(".toast button").all():
         close.click()
     page.screenshot(path=os.path.join(out, "readme.png"))
+
+    # Render the page, look at it, download it as a CBZ.
+    page.get_by_test_id("run").click()
+    dialog = page.get_by_role("dialog", name="Run engines")
+    dialog.get_by_role("checkbox", name="render").check()
+    dialog.get_by_role("button", name="Start").click()
+    expect(page.locator(".job").first).to_contain_text("render")
+    expect(page.locator(".job").first).to_contain_text("done", timeout=30_000)
+    toggle = page.get_by_role("group", name="Image").get_by_role("button", name="Rendered")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    rendered = next(n["kind"]["blob"] for n in scene_with_curl(url, session)["pages"][0]["nodes"]
+                    if n["kind"]["type"] == "image" and n["kind"]["role"] == "rendered")
+    expect(page.locator(".page-image")).to_have_attribute("src", re.compile(rendered))
+    page.wait_for_function("() => { const i = document.querySelector('.page-image'); return i.complete && i.naturalWidth > 0; }")
+    page.screenshot(path=os.path.join(out, "rendered.png"))
+    page.get_by_role("button", name="Export").click()
+    with page.expect_download() as download:
+        page.get_by_role("menuitem", name="Rendered pages, CBZ (.cbz)").click()
+    cbz = os.path.join(out, "chapter.cbz")
+    download.value.save_as(cbz)
+    with zipfile.ZipFile(cbz) as z:
+        assert z.namelist() == ["001.png", "ComicInfo.xml"], z.namelist()
+        info = ET.fromstring(z.read("ComicInfo.xml"))
+        assert info.findtext("Title") == "The sea, chapter 3" and info.findtext("LanguageISO") == "fr", ET.tostring(info)
+    page.get_by_role("group", name="Image").get_by_role("button", name="Source").click()
 
 
 def scenario_open(url, out):
