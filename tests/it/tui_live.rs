@@ -519,6 +519,56 @@ fn a_chapter_by_keyboard_at_80_by_24() {
     assert_eq!(added["kind"]["state"], "reviewed", "{added}");
 }
 
+/// A scanlator's last step by keyboard: a page, its box and translation,
+/// `render`, the rendered page shown, and a CBZ written.
+#[test]
+fn render_and_a_cbz_by_keyboard() {
+    let s = Sandbox::new();
+    let name = format!("quire-render-{}", std::process::id());
+    let Some(tmux) = Tmux::start_sized(&s, &name, "", (100, 30)) else {
+        return;
+    };
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line("/new Scan to=fr");
+    tmux.wait_for("→ fr");
+    let image = s.path("p1.png");
+    image::RgbImage::from_pixel(400, 300, image::Rgb([250, 250, 250]))
+        .save(&image)
+        .unwrap();
+    tmux.type_line(&format!("/import {}", image.display()));
+    tmux.wait_for("imported 1 file(s)");
+    tmux.type_line("/box 40 40 300 80 Hello");
+    tmux.wait_for("text box added");
+    tmux.keys(&["Tab", "G", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "Bonjour"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    tmux.type_line("/run render");
+    tmux.wait_for("render: done");
+    let out = s.path("out/scan.cbz");
+    tmux.type_line(&format!("/export cbz {}", out.display()));
+    tmux.wait_for("wrote ");
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(&out).unwrap()).unwrap();
+    let names: Vec<String> = zip.file_names().map(|n| n.unwrap().into_owned()).collect();
+    assert_eq!(names, ["001.png", "ComicInfo.xml"]);
+    let mut info = String::new();
+    std::io::Read::read_to_string(&mut zip.by_name("ComicInfo.xml").unwrap(), &mut info).unwrap();
+    assert!(
+        info.contains("<Title>Scan</Title>") && info.contains("<LanguageISO>fr</LanguageISO>"),
+        "{info}"
+    );
+    // The rendered image is a node after the source; selecting it shows it.
+    let scene = tmux.quit_and_read(&s, "scan");
+    let roles: Vec<&str> = scene["scene"]["pages"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|n| n["kind"]["role"].as_str())
+        .collect();
+    assert_eq!(roles, ["source", "rendered"]);
+}
+
 #[test]
 fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
     let python =
