@@ -7,8 +7,10 @@
 //! - [`config`] layers the configuration (figment) and knows every key;
 //!   `config::modes` loads the mode files that say which frontends to start.
 //! - [`launch`] starts a mode: one [`core`] and the mode's frontends.
-//! - [`core`] owns all state: sessions, scenes, history, storage, events.
-//! - Frontends, each talking only to the core: [`http`], [`mcp`], [`tui`];
+//! - [`core`] owns all state: sessions, scenes, history, storage, events,
+//!   and the engines (the `render` engine and page exports in `core::render`).
+//! - Frontends, each talking only to the core: [`http`] (with the web
+//!   workbench's files), [`mcp`], [`tui`];
 //!   [`share`] is the wire between a shared TUI and `quire mcp tui`.
 //! - [`wire`] holds the result shapes several frontends share on the wire.
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
