@@ -471,6 +471,56 @@ async fn golden_pages_latin_vertical_and_overflow() {
     golden("overflow.png", &rendered(&t, id, overflow_page).await, &out);
 }
 
+/// Japanese, Korean, Chinese, Cyrillic and Latin text each find a font
+/// (DejaVu Sans for the alphabets, Noto Sans CJK for the rest): no
+/// `missing-glyphs` warning, and ink in every box.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_script_finds_a_font() {
+    let Some(config) = fonts("every_script_finds_a_font") else {
+        return;
+    };
+    let t = TestCore::with_render(config);
+    let id = t.session("Scripts");
+    let texts = [
+        "こんにちは、世界",
+        "안녕하세요 세계",
+        "你好，世界",
+        "Привет, мир",
+        "Hello, world",
+    ];
+    let boxes: Vec<(f64, f64, f64, f64)> = (0..texts.len())
+        .map(|i| (40.0, 30.0 + 90.0 * i as f64, 320.0, 70.0))
+        .collect();
+    let nodes: Vec<Box> = texts
+        .iter()
+        .zip(&boxes)
+        .map(|(t, at)| plain(*at, "x", t))
+        .collect();
+    let (page_id, _) = page(
+        &t,
+        id,
+        "scripts.png",
+        png(&RgbImage::from_pixel(400, 480, Rgb([255, 255, 255]))),
+        &nodes,
+    )
+    .await;
+    let (status, findings) = render(&t, id).await;
+    assert_eq!(
+        (status, findings.as_slice()),
+        (JobStatus::Completed, &[][..]),
+        "{findings:?}"
+    );
+    let image = rendered(&t, id, page_id).await;
+    image.save(out_dir("scripts").join("scripts.png")).unwrap();
+    for (text, (x, y, w, h)) in texts.iter().zip(boxes) {
+        let ink = (y as u32..(y + h) as u32)
+            .flat_map(|py| (x as u32..(x + w) as u32).map(move |px| (px, py)))
+            .filter(|&(px, py)| image.get_pixel(px, py)[0] < 100)
+            .count();
+        assert!(ink > 200, "{text}: {ink} dark pixels");
+    }
+}
+
 fn export_spec(format: ExportFormat) -> ExportSpec {
     ExportSpec {
         format,
