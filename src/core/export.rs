@@ -36,11 +36,11 @@ pub enum ExportFormat {
     Po,
     Srt,
     Vtt,
-    /// The rendered pages as PNG files in a zip.
+    // The rendered pages: PNG files in a zip, a comic book archive, a PDF
+    // (plain comments: doc comments would make each its own schema in the
+    // MCP tool's list).
     Png,
-    /// The rendered pages in a comic book archive.
     Cbz,
-    /// A PDF: rendered pages as images, text pages as text.
     Pdf,
 }
 
@@ -91,7 +91,8 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
-    /// archive: the project as a zip; srt, vtt: one subtitle page's cues.
+    /// archive: the project as a zip; srt, vtt: one subtitle page's cues;
+    /// png, cbz, pdf: the rendered pages.
     pub format: ExportFormat,
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

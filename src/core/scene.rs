@@ -257,10 +257,10 @@ pub struct Style {
     pub font_size: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
-    /// An outline around the letters, in this colour.
+    /// Outline colour.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stroke: Option<String>,
-    /// Set in columns, top to bottom, right to left (CJK).
+    /// CJK columns, right to left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertical: Option<bool>,
 }

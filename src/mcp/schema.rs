@@ -81,11 +81,15 @@ const STANDARD_FORMATS: &[&str] = &[
 /// and `additionalProperties: false` (a stray field is still refused, as
 /// `invalid_arguments` naming it, and OpenAI's strict mode closes every
 /// object itself). Fields quire fills in itself ([`RECORDED`]) are left
-/// out too: an op may carry them, but a model never needs to.
+/// out too: an op may carry them, but a model never needs to. Ids and
+/// blob hashes are plain strings (no `uuid` format, no hex pattern): a
+/// model copies them from results and never makes one up, and the server
+/// checks every one it is sent.
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
-    let mut value = merge_identical_definitions(inline_plain_definitions(
-        without_structured_defaults(without_recorded(open_objects(portable(generate::<T>())))),
-    ));
+    let mut value =
+        merge_identical_definitions(inline_plain_definitions(without_structured_defaults(
+            without_recorded(open_objects(plain_ids(portable(generate::<T>())))),
+        )));
     // A definition's description documents a Rust type; the properties
     // that use it carry their own.
     if let Some(Value::Object(defs)) = value.get_mut("$defs") {
@@ -113,10 +117,30 @@ pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
 }
 
 /// Properties quire fills in itself, which a model never needs to write: a
-/// translation's `origin` (who wrote it, when; recorded on every edit) and
-/// a subtitle cue's `timing` (from the imported file). An op may still
-/// carry them.
-pub const RECORDED: &[&str] = &["origin", "timing"];
+/// translation's `origin` (who wrote it, when; recorded on every edit), a
+/// subtitle cue's `timing` (from the imported file) and a rendered image's
+/// `renderedFrom` (the `render` engine's digest). An op may still carry
+/// them.
+pub const RECORDED: &[&str] = &["origin", "timing", "renderedFrom"];
+
+fn plain_ids(schema: Value) -> Value {
+    map_subschemas(schema, &|s| match s {
+        Value::Object(mut map) => {
+            if map.get("format").and_then(Value::as_str) == Some("uuid") {
+                map.remove("format");
+            }
+            if map
+                .get("pattern")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.starts_with("^[0-9a-f]"))
+            {
+                map.remove("pattern");
+            }
+            Value::Object(map)
+        }
+        other => other,
+    })
+}
 
 fn without_recorded(schema: Value) -> Value {
     let mut schema = map_subschemas(schema, &|s| match s {

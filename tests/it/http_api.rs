@@ -174,7 +174,7 @@ async fn every_bad_input_is_refused_and_changes_nothing() {
         (
             s.post(
                 "/api/v1/projects/current/export",
-                json!({ "format": "pdf" }),
+                json!({ "format": "docx" }),
             )
             .await,
             400,
