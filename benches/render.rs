@@ -16,11 +16,10 @@ use std::time::{Duration, Instant};
 use image::{Rgb, RgbImage};
 use quire::config::schema::Durability;
 use quire::core::Core;
-use quire::core::events::{Event, JobStatus};
+use quire::core::events::JobStatus;
 use quire::core::export::{ExportFormat, ExportSpec};
 use quire::core::ids::SessionId;
 use quire::core::import::ImageFile;
-use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{NewNode, Op};
 use quire::core::scene::{NodeKind, Style, Transform};
 
@@ -120,31 +119,6 @@ async fn project(core: &Core, pages: usize) -> SessionId {
     id
 }
 
-async fn render(core: &Core, id: SessionId) -> Duration {
-    let mut events = core.subscribe(None);
-    let start = Instant::now();
-    let job = core
-        .start_pipeline(
-            id,
-            PipelineSpec {
-                steps: vec!["render".into()],
-                ..PipelineSpec::default()
-            },
-            Approval::Unattended,
-        )
-        .await
-        .expect("pipeline");
-    loop {
-        let envelope = events.next().await.expect("events");
-        if let Event::JobFinished { id, status, .. } = &envelope.event
-            && *id == job
-        {
-            assert_eq!(*status, JobStatus::Completed);
-            return start.elapsed();
-        }
-    }
-}
-
 async fn export(core: &Core, id: SessionId, format: ExportFormat) -> (Duration, usize) {
     let start = Instant::now();
     let bytes = core
@@ -173,7 +147,8 @@ fn main() {
     let core = support::core(dir.path(), Durability::Fsync, 1000, 500);
     rt.block_on(async {
         let id = project(&core, pages).await;
-        let took = render(&core, id).await;
+        let (took, status) = support::run_job(&core, id, &["render"]).await;
+        assert_eq!(status, JobStatus::Completed);
         println!(
             "render {pages} pages of {WIDTH} × {HEIGHT} px, {BOXES} boxes each: {:.2} s, {:.1} pages/s",
             took.as_secs_f64(),

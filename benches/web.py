@@ -227,7 +227,6 @@ def big_session(browser, api, url):
     api.json("POST", f"/api/v1/sessions/{sid}/history/apply", {"type": "Batch", "ops": ops})
     scene = api.json("GET", f"/api/v1/sessions/{sid}/scene.json")["scene"]
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    t = time.perf_counter()
     page.goto(f"{url}/#/p/{session['projectId']}")
     page.wait_for_function("() => document.querySelectorAll('.strip-row').length > 0"
                            " && document.querySelectorAll('.block').length > 0", timeout=60_000)
@@ -261,7 +260,7 @@ def thumbnails(api, sid, scene):
             status, data, r = api.request("GET", f"/api/v1/sessions/{sid}/blobs/{h}?maxSide=256")
             times.append((time.perf_counter() - t) * 1000)
             assert status == 200 and len(data) > 0
-            etag = r.getheader("ETag")
+            assert r.getheader("ETag") == f'"{h}-256"', r.getheader("ETag")
         timings[label] = times
     times = []
     for h in hashes:

@@ -16,11 +16,10 @@ mod support;
 use std::time::{Duration, Instant};
 
 use quire::config::schema::Durability;
-use quire::core::events::{Event, JobStatus};
+use quire::core::events::JobStatus;
 use quire::core::export::{ExportFormat, ExportSpec};
 use quire::core::glossary::Term;
 use quire::core::ids::SessionId;
-use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{NewNode, NewPage, Op};
 use quire::core::scene::{NodeKind, Transform};
 use quire::core::tm::Memory;
@@ -164,31 +163,12 @@ async fn xliff(core: &Core, sizes: &Sizes) {
 
 /// Runs `steps` on session `id` to the end; how long it took.
 async fn run_job(core: &Core, id: SessionId, steps: &[&str]) -> Duration {
-    let mut events = core.subscribe(None);
-    let start = Instant::now();
-    let job = core
-        .start_pipeline(
-            id,
-            PipelineSpec {
-                steps: steps.iter().map(|s| (*s).to_owned()).collect(),
-                ..PipelineSpec::default()
-            },
-            Approval::Unattended,
-        )
-        .await
-        .expect("pipeline");
-    loop {
-        let envelope = events.next().await.expect("events");
-        if let Event::JobFinished { id, status, .. } = &envelope.event
-            && *id == job
-        {
-            assert!(matches!(
-                status,
-                JobStatus::Completed | JobStatus::CompletedWithErrors
-            ));
-            return start.elapsed();
-        }
-    }
+    let (took, status) = support::run_job(core, id, steps).await;
+    assert!(matches!(
+        status,
+        JobStatus::Completed | JobStatus::CompletedWithErrors
+    ));
+    took
 }
 
 /// `qa` over the XLIFF project, with a glossary of 500 terms (one of

@@ -7,7 +7,12 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
+use std::time::{Duration, Instant};
+
 use quire::config::schema::Durability;
+use quire::core::events::{Event, JobStatus};
+use quire::core::ids::SessionId;
+use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::session::SessionSettings;
 use quire::core::{Core, CoreConfig};
 
@@ -33,6 +38,32 @@ pub fn core(
         tm: Default::default(),
         render: Default::default(),
     })
+}
+
+/// Runs `steps` on session `id` to the end: how long it took, and how it
+/// ended.
+pub async fn run_job(core: &Core, id: SessionId, steps: &[&str]) -> (Duration, JobStatus) {
+    let mut events = core.subscribe(None);
+    let start = Instant::now();
+    let job = core
+        .start_pipeline(
+            id,
+            PipelineSpec {
+                steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+                ..PipelineSpec::default()
+            },
+            Approval::Unattended,
+        )
+        .await
+        .expect("pipeline");
+    loop {
+        let envelope = events.next().await.expect("events");
+        if let Event::JobFinished { id, status, .. } = &envelope.event
+            && *id == job
+        {
+            return (start.elapsed(), *status);
+        }
+    }
 }
 
 /// A running `quire --headless --port 0` (killed when dropped).

@@ -323,6 +323,44 @@ impl Core {
         }
     }
 
+    /// The page's image (for an engine that reads it) and inpaint mask
+    /// (for `render`); why not, when one cannot be read.
+    async fn page_blobs(
+        &self,
+        session: SessionId,
+        engine: &Engine,
+        page: &super::scene::Page,
+    ) -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), String> {
+        let read = |hash: Option<&super::blobs::BlobHash>, what: &'static str| {
+            let hash = hash.copied();
+            async move {
+                match hash {
+                    Some(hash) => self
+                        .read_blob(session, hash)
+                        .await
+                        .map(Some)
+                        .map_err(|e| format!("cannot read the {what}: {e}")),
+                    None => Ok(None),
+                }
+            }
+        };
+        // `render` reads the source image and the mask it renders from;
+        // other engines the page's image.
+        let (image, mask) = if engine.renders() {
+            super::render::sources(page)
+                .map_or((None, None), |(_, source, mask)| (Some(source), mask))
+        } else {
+            (
+                engine.needs_image().then(|| page_image(page)).flatten(),
+                None,
+            )
+        };
+        Ok((
+            read(image, "page image").await?,
+            read(mask, "inpaint mask").await?,
+        ))
+    }
+
     async fn store_blobs(&self, session: SessionId, blobs: Vec<Vec<u8>>) -> CoreResult<()> {
         if blobs.is_empty() {
             return Ok(());
@@ -427,35 +465,14 @@ impl Core {
                     progress(step_index, engine, page_index + 1);
                     continue;
                 };
-                let image = match engine.needs_image().then(|| page_image(page)).flatten() {
-                    Some(hash) => match self.read_blob(job.session, *hash).await {
-                        Ok(bytes) => Some(bytes),
-                        Err(e) => {
-                            warned = true;
-                            let message = format!("cannot read the page image: {e}");
-                            warn(page_index, engine, failed(*page_id, message));
-                            progress(step_index, engine, page_index + 1);
-                            continue;
-                        }
-                    },
-                    None => None,
-                };
-                let mask = match engine
-                    .renders()
-                    .then(|| super::render::sources(page).and_then(|(_, _, mask)| mask))
-                    .flatten()
-                {
-                    Some(hash) => match self.read_blob(job.session, *hash).await {
-                        Ok(bytes) => Some(bytes),
-                        Err(e) => {
-                            warned = true;
-                            let message = format!("cannot read the inpaint mask: {e}");
-                            warn(page_index, engine, failed(*page_id, message));
-                            progress(step_index, engine, page_index + 1);
-                            continue;
-                        }
-                    },
-                    None => None,
+                let (image, mask) = match self.page_blobs(job.session, engine, page).await {
+                    Ok(blobs) => blobs,
+                    Err(message) => {
+                        warned = true;
+                        warn(page_index, engine, failed(*page_id, message));
+                        progress(step_index, engine, page_index + 1);
+                        continue;
+                    }
                 };
                 let input = PageInput {
                     page,

@@ -137,10 +137,13 @@ impl Op {
             return None;
         }
         pages.sort_unstable();
-        pages.dedup();
-        (pages.len() <= MAX_CHANGED_PAGES).then_some(pages)
+        Some(pages)
     }
 
+    /// Adds the op's pages to `out` (each once); false as soon as the op
+    /// changes more than pages' contents, or more than
+    /// [`MAX_CHANGED_PAGES`] pages: a big batch under the session's lock
+    /// costs a look at a few ids per op, and stops there.
     fn collect_pages(&self, out: &mut Vec<PageId>) -> bool {
         match self {
             Op::UpdatePage { id: page, .. }
@@ -148,8 +151,10 @@ impl Op {
             | Op::RemoveNode { page, .. }
             | Op::UpdateNode { page, .. }
             | Op::ReorderNodes { page, .. } => {
-                out.push(*page);
-                true
+                if !out.contains(page) {
+                    out.push(*page);
+                }
+                out.len() <= MAX_CHANGED_PAGES
             }
             Op::Batch { ops, .. } => ops.iter().all(|op| op.collect_pages(out)),
             Op::AddPage { .. }

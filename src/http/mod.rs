@@ -143,6 +143,15 @@ fn panicked(panic: Box<dyn std::any::Any + Send + 'static>) -> axum::response::R
     .into_response()
 }
 
+/// Whether the request's `If-None-Match` names `etag` (the client's copy
+/// is current: answer 304).
+pub fn etag_matches(request: &axum::http::HeaderMap, etag: &str) -> bool {
+    request
+        .get(axum::http::header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag))
+}
+
 /// Whether `host` names only this machine.
 pub fn is_loopback(host: &str) -> bool {
     let h = host.trim_start_matches('[').trim_end_matches(']');

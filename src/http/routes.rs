@@ -453,11 +453,7 @@ async fn blob(
         Some(side) => format!("\"{hash}-{side}\""),
         None => format!("\"{hash}\""),
     };
-    let fresh = request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag));
-    let (mut response, media) = if fresh {
+    let (mut response, media) = if super::etag_matches(&request, &etag) {
         (StatusCode::NOT_MODIFIED.into_response(), None)
     } else if let Some(side) = query.max_side {
         let picture = state.core.blob_picture(id, hash, side).await?;

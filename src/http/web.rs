@@ -63,11 +63,7 @@ fn file(path: &str, request: &HeaderMap) -> Response {
         return not_found(path);
     };
     let etag = format!("\"{}\"", hex(&found.metadata.sha256_hash()));
-    let fresh = request
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|tags| tags.split(',').any(|t| t.trim() == etag));
-    let mut response = if fresh {
+    let mut response = if super::etag_matches(request, &etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         found.data.into_owned().into_response()

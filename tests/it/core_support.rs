@@ -88,30 +88,24 @@ impl TestCore {
         engines: EnginesConfig,
         providers: BTreeMap<String, ProviderConfig>,
     ) -> Self {
-        let dir = tempfile::Builder::new()
-            .prefix("quire-core-")
-            .tempdir()
-            .unwrap();
-        let core = Core::new(CoreConfig {
-            projects_dir: dir.path().join("projects"),
-            session: settings(Durability::Fsync, 1000, 500),
-            mode: "test".into(),
-            engines,
-            providers,
-            qa: Default::default(),
-            tm: Default::default(),
-            render: Default::default(),
-        });
-        TestCore { dir, core }
+        Self::configured(|c| {
+            c.engines = engines;
+            c.providers = providers;
+        })
     }
 
     /// A core whose `render` engine uses `render`.
     pub fn with_render(render: quire::config::schema::RenderConfig) -> Self {
+        Self::configured(|c| c.render = render)
+    }
+
+    /// A core with the default settings, as `adjust` changes them.
+    fn configured(adjust: impl FnOnce(&mut CoreConfig)) -> Self {
         let dir = tempfile::Builder::new()
             .prefix("quire-core-")
             .tempdir()
             .unwrap();
-        let core = Core::new(CoreConfig {
+        let mut config = CoreConfig {
             projects_dir: dir.path().join("projects"),
             session: settings(Durability::Fsync, 1000, 500),
             mode: "test".into(),
@@ -119,9 +113,13 @@ impl TestCore {
             providers: Default::default(),
             qa: Default::default(),
             tm: Default::default(),
-            render,
-        });
-        TestCore { dir, core }
+            render: Default::default(),
+        };
+        adjust(&mut config);
+        TestCore {
+            dir,
+            core: Core::new(config),
+        }
     }
 
     /// A new managed project, open and current.

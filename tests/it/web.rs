@@ -56,6 +56,27 @@ fn browser(test: &str) -> Option<PathBuf> {
     tool_available("chromium", test, missing).then_some(python)
 }
 
+/// `workbench.py CHROMIUM SCENARIO TARGET OUT_DIR EXTRA…` (the URL, or the
+/// binary for `restart`), not yet started.
+fn scenario(python: &Path, scenario: &str, target: &str, out: &Path, extra: &[&str]) -> Command {
+    let mut cmd = Command::new(python);
+    cmd.arg(SCRIPT)
+        .arg(chromium())
+        .args([scenario, target])
+        .arg(out)
+        .args(extra);
+    cmd
+}
+
+/// Runs a scenario to its end; it must print `web: ok`.
+fn run_scenario(s: &Sandbox, python: &Path, name: &str, target: &str, out: &Path, extra: &[&str]) {
+    run_checker(
+        s,
+        &mut scenario(python, name, target, out, extra),
+        "web: ok",
+    );
+}
+
 fn out_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("web")
@@ -89,12 +110,7 @@ fn the_workbench_in_chromium() {
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let out = out_dir("open");
-    let mut cmd = Command::new(&python);
-    cmd.arg(SCRIPT)
-        .arg(chromium())
-        .args(["open", &server.url])
-        .arg(&out);
-    run_checker(&s, &mut cmd, "web: ok");
+    run_scenario(&s, &python, "open", &server.url, &out, &[]);
     for (name, w, h) in [
         ("home.png", 1280, 800),
         ("session.png", 1280, 800),
@@ -128,13 +144,7 @@ fn the_workbench_asks_for_the_token() {
         &[("QUIRE_SERVER__TOKEN", token)],
     );
     let out = out_dir("token");
-    let mut cmd = Command::new(&python);
-    cmd.arg(SCRIPT)
-        .arg(chromium())
-        .args(["token", &server.url])
-        .arg(&out)
-        .arg(token);
-    run_checker(&s, &mut cmd, "web: ok");
+    run_scenario(&s, &python, "token", &server.url, &out, &[token]);
     assert_screenshot(&out, "login.png", 1280, 800);
     assert!(server.terminate().success());
 }
@@ -146,12 +156,7 @@ fn the_workbench_reconnects_after_a_restart() {
     };
     let s = Sandbox::new();
     let out = out_dir("restart");
-    let mut cmd = Command::new(&python);
-    cmd.arg(SCRIPT)
-        .arg(chromium())
-        .args(["restart", crate::harness::BIN])
-        .arg(&out);
-    run_checker(&s, &mut cmd, "web: ok");
+    run_scenario(&s, &python, "restart", crate::harness::BIN, &out, &[]);
     assert_screenshot(&out, "offline.png", 1280, 800);
 }
 
@@ -172,13 +177,7 @@ fn an_engine_that_runs_a_program_shows_its_command_and_asks() {
         ));
         let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
         let out = out_dir(&format!("approval-{answer}"));
-        let mut cmd = Command::new(&python);
-        cmd.arg(SCRIPT)
-            .arg(chromium())
-            .args(["approval", &server.url])
-            .arg(&out)
-            .arg(answer);
-        run_checker(&s, &mut cmd, "web: ok");
+        run_scenario(&s, &python, "approval", &server.url, &out, &[answer]);
         assert_screenshot(&out, "approval.png", 1280, 800);
         assert!(server.terminate().success());
     }
@@ -216,12 +215,8 @@ fn the_browser_the_tui_and_an_agent_share_a_project() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("Second line.");
     let out = out_dir("live");
-    let mut cmd = Command::new(&python);
-    cmd.arg(SCRIPT)
-        .arg(chromium())
-        .args(["live", &server.url])
-        .arg(&out)
-        .arg(session["projectId"].as_str().unwrap());
+    let project = session["projectId"].as_str().unwrap();
+    let mut cmd = scenario(&python, "live", &server.url, &out, &[project]);
     let mut browser = s
         .isolate(&mut cmd)
         .stdout(std::process::Stdio::piped())

@@ -27,6 +27,7 @@ clients run it and the person ticks that they read it. Screenshots go to OUT_DIR
 passed; run by tests/it/web.rs.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -160,6 +161,20 @@ def check_accessibility(browser, url, project, box_page, box):
     expect(page.get_by_role("dialog", name="Run engines")).to_be_visible()
     accessible(page, "run dialog")
     context.close()
+
+
+@contextlib.contextmanager
+def browser_page(**options):
+    """Chromium with a 1280 × 800 page; the page's script errors (and those
+    of any page added with `watch_errors`) fail the scenario when it ends."""
+    errors = []
+    with sync_playwright() as p:
+        browser = launch(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 800}, **options)
+        watch_errors(page, errors)
+        yield browser, page, errors
+        browser.close()
+    assert not errors, errors
 
 
 def launch(playwright):
@@ -341,11 +356,7 @@ def scenario_open(url, out):
     with open(junk, "wb") as f:
         f.write(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)))
 
-    errors = []
-    with sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 800}, accept_downloads=True)
-        watch_errors(page, errors)
+    with browser_page(accept_downloads=True) as (browser, page, errors):
         page.goto(url + "/")
         expect(page.get_by_role("heading", name="New project")).to_be_visible()
         expect(page.get_by_test_id("link")).to_contain_text("online")
@@ -600,16 +611,10 @@ def scenario_open(url, out):
                                  f"{url}/api/v1/projects")
         assert status == 403 and body["error"]["code"] == "forbidden_origin", (status, body)
 
-        browser.close()
-    assert not errors, errors
 
 
 def scenario_token(url, out, token):
-    errors = []
-    with sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        watch_errors(page, errors)
+    with browser_page() as (_, page, _):
         page.goto(url + "/")
         expect(page.get_by_role("heading", name="This quire needs its token")).to_be_visible()
         page.screenshot(path=os.path.join(out, "login.png"))
@@ -647,8 +652,6 @@ def scenario_token(url, out, token):
         # A reload keeps the login for this tab.
         page.reload()
         expect(page.locator(".page-image")).to_be_visible()
-        browser.close()
-    assert not errors, errors
 
 
 def serve(binary, port):
@@ -672,12 +675,8 @@ def scenario_restart(binary, out):
     with open(notes, "w") as f:
         f.write("One.\n\nTwo.\n\nThree.\n")
     server = serve(binary, port)
-    errors = []
     try:
-        with sync_playwright() as p:
-            browser = launch(p)
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            watch_errors(page, errors)
+        with browser_page() as (_, page, _):
             page.goto(url + "/")
             page.get_by_label("Name").fill("Restarted")
             page.get_by_role("button", name="Create").click()
@@ -702,19 +701,13 @@ def scenario_restart(binary, out):
                                            "id": nodes[1]["id"],
                                            "patch": {"kind": {"type": "text", "translation": "Deux"}}})
             expect(page.locator(f'.block[data-node="{nodes[1]["id"]}"]')).to_contain_text("Deux", timeout=LIVE_MS)
-            browser.close()
     finally:
         server.terminate()
         server.wait(30)
-    assert not errors, errors
 
 
 def scenario_live(url, out, project):
-    errors = []
-    with sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        watch_errors(page, errors)
+    with browser_page() as (_, page, _):
         page.goto(f"{url}/#/p/{project}")
         expect(page.locator(".block")).to_have_count(2)
         page.locator(".block").first.click()
@@ -729,16 +722,10 @@ def scenario_live(url, out, project):
         # The TUI's answer, typed in tmux once it showed ours.
         expect(page.locator(".block").nth(1)).to_contain_text("From the TUI", timeout=60_000)
         page.screenshot(path=os.path.join(out, "live.png"))
-        browser.close()
-    assert not errors, errors
 
 
 def scenario_approval(url, out, allowed):
-    errors = []
-    with sync_playwright() as p:
-        browser = launch(p)
-        page = browser.new_page(viewport={"width": 1280, "height": 800})
-        watch_errors(page, errors)
+    with browser_page() as (_, page, _):
         page.goto(url + "/")
         page.get_by_label("Name").fill("Gated")
         page.get_by_role("button", name="Create").click()
@@ -769,8 +756,6 @@ def scenario_approval(url, out, allowed):
                                      json.dumps({"steps": ["stamp"]}),
                                      f"{url}/api/v1/sessions/{sessions[0]['id']}/pipelines")
             assert status == 403 and body["error"]["code"] == "approval_required", (status, body)
-        browser.close()
-    assert not errors, errors
 
 
 def main():

@@ -104,39 +104,27 @@ pub(super) fn contrasting(background: Rgba<u8>) -> Rgba<u8> {
 /// The median colour (per channel) of the pixels on the rectangle's edge:
 /// a speech balloon's paper, a caption box's fill.
 pub(super) fn edge_median(image: &RgbaImage, r: Rect) -> Rgba<u8> {
-    let mut channels: [Vec<u8>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    let mut push = |x: u32, y: u32| {
-        let p = image.get_pixel(x, y);
-        for (c, values) in channels.iter_mut().enumerate() {
-            values.push(p[c]);
-        }
-    };
     let (right, bottom) = (r.x + r.w - 1, r.y + r.h - 1);
-    for x in r.x..=right {
-        push(x, r.y);
-        push(x, bottom);
-    }
-    for y in r.y..=bottom {
-        push(r.x, y);
-        push(right, y);
-    }
-    let mut out = [0u8; 3];
-    for (c, values) in channels.iter_mut().enumerate() {
-        values.sort_unstable();
-        out[c] = values[values.len() / 2];
-    }
-    Rgba([out[0], out[1], out[2], 255])
+    let rows = (r.x..=right).flat_map(|x| [(x, r.y), (x, bottom)]);
+    let columns = (r.y..=bottom).flat_map(|y| [(r.x, y), (right, y)]);
+    median(image, rows.chain(columns))
 }
 
 /// The median colour of all the rectangle's pixels.
 pub(super) fn area_median(image: &RgbaImage, r: Rect) -> Rgba<u8> {
+    median(
+        image,
+        (r.y..r.y + r.h).flat_map(|y| (r.x..r.x + r.w).map(move |x| (x, y))),
+    )
+}
+
+/// The median, channel by channel, of the pixels at `points`.
+fn median(image: &RgbaImage, points: impl Iterator<Item = (u32, u32)>) -> Rgba<u8> {
     let mut channels: [Vec<u8>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    for y in r.y..r.y + r.h {
-        for x in r.x..r.x + r.w {
-            let p = image.get_pixel(x, y);
-            for (c, values) in channels.iter_mut().enumerate() {
-                values.push(p[c]);
-            }
+    for (x, y) in points {
+        let p = image.get_pixel(x, y);
+        for (c, values) in channels.iter_mut().enumerate() {
+            values.push(p[c]);
         }
     }
     let mut out = [0u8; 3];

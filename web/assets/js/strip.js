@@ -3,11 +3,10 @@
 // view (and a few around them) are built, so a thousand pages scroll as
 // lightly as ten.
 
-import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { useBlobUrl } from './images.js';
 import { STATES, STATE_LABELS } from './scene.js';
 import { go, shownPage, state } from './store.js';
-import { html } from './ui.js';
+import { html, useWindow } from './ui.js';
 
 const ROW = 96;
 const EXTRA = 4;
@@ -50,34 +49,15 @@ function Row({ info, top, current }) {
 }
 
 export function Strip() {
-  const box = useRef(null);
-  const [scroll, setScroll] = useState(0);
-  const [height, setHeight] = useState(800);
   const order = state.view.index.order;
   const current = shownPage();
-  useLayoutEffect(() => {
-    const el = box.current;
-    const observer = new ResizeObserver(() => setHeight(el.clientHeight || 800));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
-  // Keeps the shown page's row in view.
-  useEffect(() => {
-    const el = box.current;
-    if (!el || !current) return;
-    const top = (current.number - 1) * ROW;
-    if (top < el.scrollTop) el.scrollTop = top;
-    else if (top + ROW > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW - el.clientHeight;
-  }, [current && current.page.id]);
-  const first = Math.max(0, Math.floor(scroll / ROW) - EXTRA);
-  const last = Math.min(order.length, Math.ceil((scroll + height) / ROW) + EXTRA);
-  const rows = [];
-  for (let i = first; i < last; i += 1) {
+  const rows = useWindow(order.length, ROW, current ? current.number - 1 : -1, EXTRA);
+  const built = [];
+  for (let i = rows.first; i < rows.last; i += 1) {
     const info = order[i];
-    rows.push(html`<${Row} key=${info.page.id} info=${info} top=${i * ROW} current=${info === current} />`);
+    built.push(html`<${Row} key=${info.page.id} info=${info} top=${i * ROW} current=${info === current} />`);
   }
-  return html`<nav class="strip" aria-label=${`Pages (${order.length})`} ref=${box}
-    onScroll=${(e) => setScroll(e.currentTarget.scrollTop)}>
-    <ol class="strip-list" style=${{ height: `${order.length * ROW}px` }}>${rows}</ol>
+  return html`<nav class="strip" aria-label=${`Pages (${order.length})`} ref=${rows.ref} onScroll=${rows.onScroll}>
+    <ol class="strip-list" style=${{ height: `${order.length * ROW}px` }}>${built}</ol>
   </nav>`;
 }

@@ -2,12 +2,11 @@
 // blocks, source beside translation, coloured by state. Only the rows in
 // view are built, so a page of thousands of blocks scrolls lightly.
 
-import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { warnedNodes } from './jobs.js';
 import { Legend, PageTools } from './pagetools.js';
 import { clock, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
 import { edit, select, state } from './store.js';
-import { html } from './ui.js';
+import { html, useWindow } from './ui.js';
 
 const ROW = 72;
 const EXTRA = 6;
@@ -27,40 +26,22 @@ function Block({ node, number, top, selected, warned, pageId }) {
 }
 
 export function TextPage({ info }) {
-  const box = useRef(null);
-  const [scroll, setScroll] = useState(0);
-  const [height, setHeight] = useState(600);
   const warned = warnedNodes();
   const nodes = info.texts;
   const selectedId = state.route.nodeId;
-  useLayoutEffect(() => {
-    const el = box.current;
-    const observer = new ResizeObserver(() => setHeight(el.clientHeight || 600));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
-  useEffect(() => {
-    const el = box.current;
-    const at = nodes.findIndex((n) => n.id === selectedId);
-    if (!el || at < 0) return;
-    const top = at * ROW;
-    if (top < el.scrollTop) el.scrollTop = top;
-    else if (top + ROW > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW - el.clientHeight;
-  }, [selectedId]);
-  const first = Math.max(0, Math.floor(scroll / ROW) - EXTRA);
-  const last = Math.min(nodes.length, Math.ceil((scroll + height) / ROW) + EXTRA);
-  const rows = [];
-  for (let i = first; i < last; i += 1) {
+  const rows = useWindow(nodes.length, ROW, nodes.findIndex((n) => n.id === selectedId), EXTRA);
+  const built = [];
+  for (let i = rows.first; i < rows.last; i += 1) {
     const node = nodes[i];
-    rows.push(html`<${Block} key=${node.id} node=${node} number=${i + 1} top=${i * ROW} pageId=${info.page.id}
+    built.push(html`<${Block} key=${node.id} node=${node} number=${i + 1} top=${i * ROW} pageId=${info.page.id}
       selected=${node.id === selectedId} warned=${warned.has(node.id)} />`);
   }
   return html`<div class="text-page">
     <${PageTools} info=${info} />
-    <div class="blocks" ref=${box} onScroll=${(e) => setScroll(e.currentTarget.scrollTop)}
+    <div class="blocks" ref=${rows.ref} onScroll=${rows.onScroll}
       aria-label=${`Text blocks (${nodes.length})`} role="region">
       ${nodes.length === 0 && html`<p class="muted empty">This page has no text.</p>`}
-      <ol class="block-list" style=${{ height: `${nodes.length * ROW}px` }}>${rows}</ol>
+      <ol class="block-list" style=${{ height: `${nodes.length * ROW}px` }}>${built}</ol>
     </div>
     <${Legend} />
   </div>`;

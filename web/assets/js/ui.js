@@ -2,7 +2,7 @@
 // on store changes, and small widgets.
 
 import { h } from '../vendor/preact.mjs';
-import { useEffect, useReducer, useRef } from '../vendor/hooks.mjs';
+import { useEffect, useLayoutEffect, useReducer, useRef, useState } from '../vendor/hooks.mjs';
 import htm from '../vendor/htm.mjs';
 import { subscribe } from './store.js';
 
@@ -30,6 +30,37 @@ export function useKeys(handler) {
     window.addEventListener('keydown', listen);
     return () => window.removeEventListener('keydown', listen);
   }, []);
+}
+
+/**
+ * A list of `count` rows of `rowHeight` pixels that builds only the rows in
+ * view and a few around them: attach `ref` and `onScroll` to the scrolling
+ * element, build rows `first` to `last` (exclusive). The row `shown`
+ * (an index, or -1) is scrolled into view when it changes.
+ */
+export function useWindow(count, rowHeight, shown, extra = 5) {
+  const ref = useRef(null);
+  const [scroll, setScroll] = useState(0);
+  const [height, setHeight] = useState(800);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    const observer = new ResizeObserver(() => setHeight(el.clientHeight || 800));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el || shown < 0) return;
+    const top = shown * rowHeight;
+    if (top < el.scrollTop) el.scrollTop = top;
+    else if (top + rowHeight > el.scrollTop + el.clientHeight) el.scrollTop = top + rowHeight - el.clientHeight;
+  }, [shown]);
+  return {
+    ref,
+    onScroll: (e) => setScroll(e.currentTarget.scrollTop),
+    first: Math.max(0, Math.floor(scroll / rowHeight) - extra),
+    last: Math.min(count, Math.ceil((scroll + height) / rowHeight) + extra),
+  };
 }
 
 /** A ref whose element takes the focus when it mounts (`autofocus` only works at page load). */
