@@ -377,21 +377,17 @@ fn share_bench(data: &std::path::Path) {
         .tempdir_in("/tmp")
         .unwrap();
     let endpoint = rt.block_on(async {
-        let core = Core::new(CoreConfig {
-            projects_dir: data.join("share-projects"),
-            session: quire::core::session::SessionSettings {
+        let core = Core::new(CoreConfig::new(
+            data.join("share-projects"),
+            quire::core::session::SessionSettings {
                 durability: quire::config::schema::Durability::Fsync,
                 snapshot_every_ops: 1000,
                 undo_limit: 100,
                 max_op_bytes: 32 << 20,
+                history_max_bytes: 256 << 20,
             },
-            mode: "bench".into(),
-            engines: Default::default(),
-            providers: Default::default(),
-            qa: Default::default(),
-            tm: Default::default(),
-            render: Default::default(),
-        });
+            "bench",
+        ));
         let backend: Arc<dyn Backend> = Arc::new(Local::new(core));
         let share = quire::tui::share::Share::start_in(backend.clone(), root.path()).unwrap();
         let endpoint = share.endpoint_file();

@@ -87,6 +87,7 @@ pub fn core_config(
             snapshot_every_ops: config.storage.snapshot_every_ops.get(),
             undo_limit: config.history.undo_limit.get(),
             max_op_bytes: config.server.max_body_bytes.get(),
+            history_max_bytes: config.history.max_bytes.get(),
         },
         mode: mode.to_owned(),
         engines: config.engines.clone(),
@@ -94,6 +95,7 @@ pub fn core_config(
         qa: config.qa.clone(),
         tm: config.tm.clone(),
         render: config.render.clone(),
+        max_image_pixels: config.limits.max_image_pixels.get(),
     }
 }
 

@@ -23,21 +23,17 @@ pub fn core(
     snapshot_every_ops: u64,
     undo_limit: usize,
 ) -> Core {
-    Core::new(CoreConfig {
-        projects_dir: root.to_path_buf(),
-        session: SessionSettings {
+    Core::new(CoreConfig::new(
+        root.to_path_buf(),
+        SessionSettings {
             durability,
             snapshot_every_ops,
             undo_limit,
             max_op_bytes: 64 << 20,
+            history_max_bytes: 256 << 20,
         },
-        mode: "bench".into(),
-        engines: Default::default(),
-        providers: Default::default(),
-        qa: Default::default(),
-        tm: Default::default(),
-        render: Default::default(),
-    })
+        "bench",
+    ))
 }
 
 /// Runs `steps` on session `id` to the end: how long it took, and how it

@@ -35,6 +35,17 @@ pub struct Config {
     pub qa: QaConfig,
     pub tm: TmConfig,
     pub render: RenderConfig,
+    pub limits: LimitsConfig,
+}
+
+/// `[limits]`: what quire takes in, besides the limits of ops (which are
+/// fixed) and of request bodies (`server.max_body_bytes`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsConfig {
+    /// The most pixels an image may have, read from its header before
+    /// anything decodes it (import, thumbnails, render, pictures).
+    pub max_image_pixels: NonZeroU64,
 }
 
 /// `[render]`: how the `render` engine sets translations on page images.
@@ -211,6 +222,9 @@ pub enum Durability {
 #[serde(deny_unknown_fields)]
 pub struct HistoryConfig {
     pub undo_limit: NonZeroUsize,
+    /// What the undo and redo stacks of one session may hold, in bytes;
+    /// the oldest entries go first.
+    pub max_bytes: NonZeroU64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -136,6 +136,17 @@ impl BlobStore {
         Ok(hash)
     }
 
+    /// A set of blobs written to temporary files beside their places and
+    /// moved into them together by [`Staging::commit`]; dropped uncommitted,
+    /// they are removed (and a crash's leftovers are temporary files that
+    /// the next open removes), so a refused import stores nothing.
+    pub fn staging(&self) -> Staging {
+        Staging {
+            store: self.clone(),
+            staged: Vec::new(),
+        }
+    }
+
     /// The bytes of `hash`, verified; an unknown hash is `NotFound` and
     /// damaged bytes are `Corrupt`.
     pub fn get(&self, hash: &BlobHash) -> CoreResult<Vec<u8>> {
@@ -158,6 +169,57 @@ impl BlobStore {
     }
 }
 
+/// Blobs written but not yet in place; see [`BlobStore::staging`].
+pub struct Staging {
+    store: BlobStore,
+    staged: Vec<(BlobHash, tempfile::NamedTempFile)>,
+}
+
+impl Staging {
+    /// Writes `bytes` to a temporary file in their shard; returns their
+    /// hash. Bytes already stored (or staged) are not written again.
+    pub fn put(&mut self, bytes: &[u8]) -> CoreResult<BlobHash> {
+        let hash = BlobHash::of(bytes);
+        if self.staged.iter().any(|(h, _)| *h == hash) || self.store.contains(&hash) {
+            return Ok(hash);
+        }
+        let path = self.store.path_of(&hash);
+        let Some(shard) = path.parent() else {
+            return Err(CoreError::internal("blob path has no parent"));
+        };
+        storage::private_dir(&self.store.dir)?;
+        storage::private_dir(shard)?;
+        let mut tmp = storage::temp_file_in(shard)?;
+        tmp.write_all(bytes)
+            .and_then(|_| tmp.as_file().sync_all())
+            .map_err(|e| CoreError::io_during("writing a blob", e))?;
+        self.staged.push((hash, tmp));
+        Ok(hash)
+    }
+
+    /// Moves every staged blob into its place, durably.
+    pub fn commit(self) -> CoreResult<()> {
+        let mut shards: Vec<PathBuf> = Vec::new();
+        for (hash, tmp) in self.staged {
+            let path = self.store.path_of(&hash);
+            tmp.persist(&path)
+                .map_err(|e| CoreError::io(&path, e.error))?;
+            if let Some(shard) = path.parent()
+                && !shards.iter().any(|s| s == shard)
+            {
+                shards.push(shard.to_path_buf());
+            }
+        }
+        for shard in &shards {
+            fsync_dir(shard)?;
+        }
+        if !shards.is_empty() {
+            fsync_dir(&self.store.dir)?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,6 +235,35 @@ mod tests {
         assert_eq!(store.get(&other).unwrap_err().code(), "not_found");
         std::fs::write(store.path_of(&hash), b"tampered").unwrap();
         assert_eq!(store.get(&hash).unwrap_err().code(), "corrupt");
+    }
+
+    #[test]
+    fn staged_blobs_appear_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = BlobStore::new(dir.path());
+        let mut staging = store.staging();
+        let hash = staging.put(b"page").unwrap();
+        assert!(!store.contains(&hash));
+        drop(staging);
+        assert!(!store.contains(&hash));
+        let leftovers = walk(&dir.path().join("blobs"));
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        let mut staging = store.staging();
+        let hash = staging.put(b"page").unwrap();
+        staging.commit().unwrap();
+        assert_eq!(store.get(&hash).unwrap(), b"page");
+    }
+
+    fn walk(dir: &Path) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if entry.path().is_dir() {
+                files.extend(walk(&entry.path()));
+            } else {
+                files.push(entry.path());
+            }
+        }
+        files
     }
 
     #[test]

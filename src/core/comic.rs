@@ -1,16 +1,33 @@
-//! A CBZ (or any ZIP) of page images, read into image files for
-//! [`super::import`]: the PNG, JPEG and WebP entries in natural name order
-//! (`p2` before `p10`, directories included), other entries (`ComicInfo.xml`,
-//! `__MACOSX/`, hidden files) passed over. The archive import's safety rules
-//! hold: at most as many entries and inflated bytes (counted as they
-//! inflate), no symbolic links, no absolute or `..` paths, no name twice.
+//! A CBZ (or any ZIP) of page images, read for [`super::import`]: the PNG,
+//! JPEG and WebP entries in natural name order (`p2` before `p10`,
+//! directories included), other entries (`ComicInfo.xml`, `__MACOSX/`,
+//! hidden files) passed over.
+//!
+//! The archive is checked whole before any entry is inflated (entry count,
+//! no symbolic links, no absolute or `..` paths, no name twice); then each
+//! page is inflated, checked ([`images::check`]) and staged one at a time,
+//! so memory holds one page whatever the archive holds. An entry that
+//! inflates past what its image can need, compresses far better than an
+//! image does, or does not decode is skipped and named; what inflates past
+//! the archive limit refuses the whole archive.
 
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
 
+use super::blobs::Staging;
 use super::error::{CoreError, CoreResult};
 use super::export::{ARCHIVE_LIMITS, ArchiveLimits};
-use super::import::ImageFile;
+use super::images;
+use super::import::{Checked, Skipped};
+
+/// How much better than its compressed size an image entry may inflate.
+/// PNG, JPEG and WebP are compressed already and barely shrink in a zip;
+/// an entry of zeros behind an image header shrinks a thousandfold.
+const MAX_RATIO: u64 = 100;
+
+/// Bytes read before the header is looked at: every format's size is in
+/// its first few hundred bytes, a JPEG's after its EXIF.
+const HEADER_BYTES: u64 = 1 << 16;
 
 /// Whether `name` (a file name) is a comic archive by its extension.
 pub fn is_comic(name: &str) -> bool {
@@ -34,12 +51,24 @@ fn is_safe(entry: &str) -> bool {
     !entry.starts_with('/') && !entry.contains(':') && entry.split('/').all(|part| part != "..")
 }
 
-/// The page images of a comic archive named `archive`; see the module doc.
-pub(super) fn images(archive: &str, bytes: &[u8]) -> CoreResult<Vec<ImageFile>> {
-    read_within(archive, bytes, &ARCHIVE_LIMITS)
+/// The pages of a comic archive named `archive`, staged, and the entries
+/// skipped; see the module doc.
+pub(super) fn pages(
+    archive: &str,
+    bytes: &[u8],
+    max_pixels: u64,
+    staging: &mut Staging,
+) -> CoreResult<(Vec<Checked>, Vec<Skipped>)> {
+    read_within(archive, bytes, max_pixels, staging, &ARCHIVE_LIMITS)
 }
 
-fn read_within(archive: &str, bytes: &[u8], limits: &ArchiveLimits) -> CoreResult<Vec<ImageFile>> {
+fn read_within(
+    archive: &str,
+    bytes: &[u8],
+    max_pixels: u64,
+    staging: &mut Staging,
+    limits: &ArchiveLimits,
+) -> CoreResult<(Vec<Checked>, Vec<Skipped>)> {
     let bad = |message: String| CoreError::InvalidInput(format!("{archive}: {message}"));
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes))
         .map_err(|e| bad(format!("not a ZIP archive ({e})")))?;
@@ -55,12 +84,13 @@ fn read_within(archive: &str, bytes: &[u8], limits: &ArchiveLimits) -> CoreResul
             "this is a quire project archive, not a comic; import it as a project".into(),
         ));
     }
+    // The whole directory first: nothing is inflated from an archive that
+    // is refused.
     let mut seen = HashSet::new();
-    let mut files = Vec::new();
-    let mut left = limits.bytes;
+    let mut wanted = Vec::new();
     for i in 0..zip.len() {
-        let mut entry = zip
-            .by_index(i)
+        let entry = zip
+            .by_index_raw(i)
             .map_err(|e| bad(format!("entry {i}: {e}")))?;
         let name = entry
             .name()
@@ -75,33 +105,102 @@ fn read_within(archive: &str, bytes: &[u8], limits: &ArchiveLimits) -> CoreResul
         if !seen.insert(name.clone()) {
             return Err(bad(format!("`{name}` appears twice")));
         }
-        if entry.is_dir() || !is_page_image(&name) {
-            continue;
+        if !entry.is_dir() && is_page_image(&name) {
+            wanted.push((i, name));
         }
-        let mut data = Vec::new();
-        let read = entry
-            .by_ref()
-            .take(left.saturating_add(1))
-            .read_to_end(&mut data)
-            .map_err(|e| bad(format!("`{name}`: {e}")))?;
-        left = left.checked_sub(read as u64).ok_or_else(|| {
-            bad(format!(
-                "it inflates to more than {} bytes (a zip bomb?)",
-                limits.bytes
-            ))
-        })?;
-        files.push(ImageFile { name, bytes: data });
     }
-    if files.is_empty() {
+    if wanted.is_empty() {
         return Err(bad("no PNG, JPEG or WebP pages in it".into()));
     }
-    files.sort_by(|a, b| natord::compare(&a.name, &b.name));
-    Ok(files)
+    wanted.sort_by(|a, b| natord::compare(&a.1, &b.1));
+    let mut left = limits.bytes;
+    let (mut pages, mut skipped) = (Vec::new(), Vec::new());
+    for (i, name) in wanted {
+        let mut entry = zip.by_index(i).map_err(|e| bad(format!("`{name}`: {e}")))?;
+        let compressed = entry.compressed_size();
+        match inflate(&mut entry, compressed, max_pixels, &mut left) {
+            Ok(data) => match images::check(&data, max_pixels) {
+                Ok(header) => pages.push(Checked {
+                    blob: staging.put(&data)?,
+                    name,
+                    header,
+                }),
+                Err(reason) => skipped.push(Skipped { name, reason }),
+            },
+            Err(Inflate::Skip(reason)) => skipped.push(Skipped { name, reason }),
+            Err(Inflate::Bomb) => {
+                return Err(bad(format!(
+                    "it inflates to more than {} bytes (a zip bomb?)",
+                    limits.bytes
+                )));
+            }
+        }
+    }
+    if pages.is_empty() {
+        let why: Vec<String> = skipped
+            .iter()
+            .take(5)
+            .map(|s| format!("{}: {}", s.name, s.reason))
+            .collect();
+        return Err(bad(format!("no page could be read ({})", why.join("; "))));
+    }
+    Ok((pages, skipped))
+}
+
+enum Inflate {
+    /// This entry is not a page; the others may be.
+    Skip(String),
+    /// The archive as a whole inflates past its limit.
+    Bomb,
+}
+
+/// One entry's bytes, read in chunks against every bound as they inflate:
+/// what its header says it can need, its compression ratio, and what is
+/// `left` of the archive's limit.
+fn inflate(
+    entry: &mut impl Read,
+    compressed: u64,
+    max_pixels: u64,
+    left: &mut u64,
+) -> Result<Vec<u8>, Inflate> {
+    let mut data = Vec::new();
+    let mut cap = HEADER_BYTES;
+    let mut header = None;
+    let mut chunk = [0u8; 1 << 16];
+    loop {
+        let n = entry
+            .read(&mut chunk)
+            .map_err(|e| Inflate::Skip(format!("cannot be inflated ({e})")))?;
+        if n == 0 {
+            break;
+        }
+        *left = left.checked_sub(n as u64).ok_or(Inflate::Bomb)?;
+        data.extend_from_slice(&chunk[..n]);
+        let len = data.len() as u64;
+        if len > compressed.saturating_mul(MAX_RATIO).max(HEADER_BYTES) {
+            return Err(Inflate::Skip(format!(
+                "it inflates more than {MAX_RATIO} times its compressed size, which no \
+                 image does (a zip bomb?)"
+            )));
+        }
+        if header.is_none() && len >= cap {
+            let found = images::header(&data, max_pixels).map_err(Inflate::Skip)?;
+            cap = found.max_file_bytes();
+            header = Some(found);
+        }
+        if header.is_some() && len > cap {
+            return Err(Inflate::Skip(format!(
+                "it inflates to more than the {cap} bytes its image can need"
+            )));
+        }
+    }
+    Ok(data)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::blobs::BlobStore;
     use std::io::Write;
 
     fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
@@ -114,21 +213,62 @@ mod tests {
         zip.finish().expect("finish").into_inner()
     }
 
+    fn png() -> Vec<u8> {
+        let mut out = Cursor::new(Vec::new());
+        image::DynamicImage::ImageRgb8(image::RgbImage::new(3, 2))
+            .write_to(&mut out, image::ImageFormat::Png)
+            .expect("png");
+        out.into_inner()
+    }
+
+    fn read(bytes: &[u8], limits: &ArchiveLimits) -> CoreResult<(Vec<Checked>, Vec<Skipped>)> {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut staging = BlobStore::new(dir.path()).staging();
+        read_within(
+            "c.cbz",
+            bytes,
+            images::DEFAULT_MAX_PIXELS,
+            &mut staging,
+            limits,
+        )
+    }
+
     #[test]
     fn pages_come_in_natural_order_and_other_entries_are_passed_over() {
+        let png = png();
         let bytes = zip_of(&[
-            ("p10.png", b"x"),
+            ("p10.png", &png),
             ("ComicInfo.xml", b"<ComicInfo/>"),
-            ("p2.png", b"x"),
+            ("p2.png", &png),
             ("__MACOSX/._p2.png", b"x"),
-            ("p1.JPG", b"x"),
+            ("p1.PNG", &png),
         ]);
-        let names: Vec<String> = images("c.cbz", &bytes)
-            .expect("reads")
-            .into_iter()
-            .map(|f| f.name)
-            .collect();
-        assert_eq!(names, ["p1.JPG", "p2.png", "p10.png"]);
+        let (pages, skipped) = read(&bytes, &ARCHIVE_LIMITS).expect("reads");
+        let names: Vec<&str> = pages.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["p1.PNG", "p2.png", "p10.png"]);
+        assert!(skipped.is_empty());
+    }
+
+    #[test]
+    fn a_broken_page_is_skipped_by_name_and_the_others_come_in() {
+        let png = png();
+        let bytes = zip_of(&[("p1.png", &png), ("p2.png", &png[..png.len() / 2])]);
+        let (pages, skipped) = read(&bytes, &ARCHIVE_LIMITS).expect("reads");
+        assert_eq!(pages.len(), 1);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].name, "p2.png");
+        assert!(skipped[0].reason.contains("truncated"), "{skipped:?}");
+    }
+
+    #[test]
+    fn an_image_header_over_a_sea_of_zeros_is_not_inflated() {
+        let mut bomb = png();
+        bomb.truncate(33); // signature and IHDR of a 3 × 2 image
+        bomb.resize(64 << 20, 0);
+        let bytes = zip_of(&[("p1.png", &png()), ("p2.png", &bomb)]);
+        let (pages, skipped) = read(&bytes, &ARCHIVE_LIMITS).expect("reads");
+        assert_eq!(pages.len(), 1);
+        assert!(skipped[0].reason.contains("zip bomb"), "{skipped:?}");
     }
 
     #[test]
@@ -143,15 +283,25 @@ mod tests {
             ),
         ];
         for (bytes, expected) in cases {
-            let e = images("c.cbz", &bytes).expect_err(expected).to_string();
+            let e = read(&bytes, &ARCHIVE_LIMITS)
+                .expect_err(expected)
+                .to_string();
             assert!(e.contains(expected), "{e}");
         }
-        let big = zip_of(&[("a.png", &[0u8; 100]), ("b.png", &[0u8; 100])]);
+        let png = png();
+        let big = zip_of(&[("a.png", &png), ("b.png", &png)]);
         let tight = ArchiveLimits {
-            bytes: 150,
+            bytes: png.len() as u64 + 10,
             entries: 10,
         };
-        let e = read_within("c.cbz", &big, &tight).expect_err("too big");
+        let e = read(&big, &tight).expect_err("too big");
         assert!(e.to_string().contains("zip bomb"), "{e}");
+        let e = read(&zip_of(&[("a.png", b"not an image")]), &ARCHIVE_LIMITS)
+            .expect_err("nothing readable");
+        assert!(
+            e.to_string()
+                .contains("no page could be read (a.png: not an image"),
+            "{e}"
+        );
     }
 }

@@ -305,12 +305,7 @@ pub fn parse_tbx(
     source_language: Option<&str>,
     target_language: Option<&str>,
 ) -> CoreResult<Vec<Term>> {
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: false,
-        ..roxmltree::ParsingOptions::default()
-    };
-    let doc = roxmltree::Document::parse_with_options(content, options)
-        .map_err(|e| bad_tbx(format!("not well-formed XML ({e})")))?;
+    let doc = super::xml::parse(content).map_err(bad_tbx)?;
     let root = doc.root_element().tag_name().name();
     if root != "martif" && root != "tbx" {
         return Err(bad_tbx(format!(

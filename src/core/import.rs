@@ -2,13 +2,18 @@
 //! (PNG, JPEG, WebP; one page each with a `source` image node), subtitle
 //! files (one page, a timed text node per cue: [`super::subtitles`]) and
 //! comic archives (CBZ or ZIP; a page per image: [`super::comic`]). Each
-//! import is one undoable `Batch`. Every file is checked before anything is
-//! stored, so a bad file imports nothing.
+//! import is one undoable `Batch`. Every image is checked whole
+//! ([`super::images::check`]) and staged; the blobs go into place only once
+//! every file has passed, so a bad file imports nothing (but a broken page
+//! inside a comic archive, which is skipped and named).
 
-use std::sync::Arc;
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
+use super::blobs::{BlobHash, Staging};
 use super::error::{CoreError, CoreResult};
 use super::ids::SessionId;
+use super::images::{self, Header};
 use super::op::{NewNode, NewPage, Op};
 use super::scene::{ImageRole, NodeKind, Timing, Transform};
 use super::subtitles::{self, SubtitleFormat};
@@ -43,33 +48,35 @@ pub fn paragraphs(text: &str) -> Vec<String> {
     out
 }
 
-/// Width and height of a PNG, JPEG or WebP image, or why not.
-pub fn image_size(name: &str, bytes: &[u8]) -> CoreResult<(u32, u32)> {
-    use imagesize::ImageType;
-    match imagesize::image_type(bytes) {
-        Ok(ImageType::Png | ImageType::Jpeg | ImageType::Webp) => {}
-        Ok(other) => {
-            return Err(CoreError::InvalidInput(format!(
-                "{name}: unsupported image format {other:?} (use PNG, JPEG or WebP)"
-            )));
-        }
-        Err(_) => {
-            return Err(CoreError::InvalidInput(format!(
-                "{name}: not an image (use PNG, JPEG or WebP)"
-            )));
-        }
-    }
-    let size = imagesize::blob_size(bytes).map_err(|e| {
-        CoreError::InvalidInput(format!("{name}: corrupt or truncated image ({e})"))
-    })?;
-    let (w, h) = (u32::try_from(size.width), u32::try_from(size.height));
-    match (w, h) {
-        (Ok(w), Ok(h)) if w > 0 && h > 0 => Ok((w, h)),
-        _ => Err(CoreError::InvalidInput(format!(
-            "{name}: corrupt image (size {}×{})",
-            size.width, size.height
-        ))),
-    }
+/// A page image that passed [`images::check`], staged as `blob`.
+#[derive(Debug, Clone)]
+pub(super) struct Checked {
+    /// The file or archive entry name.
+    pub name: String,
+    pub header: Header,
+    pub blob: BlobHash,
+}
+
+/// An entry of a comic archive that did not come in, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    /// `archive.cbz/entry.jpg`.
+    pub name: String,
+    pub reason: String,
+}
+
+/// What an import of pages did.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportResult {
+    pub epoch: u64,
+    /// Ids of the pages and nodes the import added, in order.
+    pub created: Vec<Uuid>,
+    /// Comic archive entries that were not imported, and why (a page that
+    /// does not decode, a zip bomb's entry); empty when every page came in.
+    #[serde(default)]
+    pub skipped: Vec<Skipped>,
 }
 
 /// The page name for a file: its name without directories or extension.
@@ -258,7 +265,7 @@ impl Core {
         &self,
         session: SessionId,
         mut files: Vec<ImageFile>,
-    ) -> CoreResult<ApplyResult> {
+    ) -> CoreResult<ImportResult> {
         if files.is_empty() {
             return Err(CoreError::InvalidInput("no files to import".into()));
         }
@@ -272,109 +279,112 @@ impl Core {
 
     /// Pages from text, images, subtitles and comic archives, in the order
     /// given, as one history entry. Every source is checked before anything
-    /// is stored; a bad one refuses the whole import and names itself.
+    /// is stored; a bad one refuses the whole import and names itself, but
+    /// for a comic archive's broken pages, which are skipped and named.
     pub async fn import_pages(
         &self,
         session: SessionId,
         sources: Vec<PageSource>,
         source_lang: Option<&str>,
-    ) -> CoreResult<ApplyResult> {
+    ) -> CoreResult<ImportResult> {
         if sources.is_empty() {
             return Err(CoreError::InvalidInput("nothing to import".into()));
         }
-        // Each page's op, or the image it is to be made from (images are
-        // stored together once all of them are checked).
-        let mut slots: Vec<Result<Op, ImageFile>> = Vec::with_capacity(sources.len());
-        for source in sources {
-            match source {
-                PageSource::Text { name, text } => {
-                    slots.push(Ok(text_page(&name, &text, source_lang)?));
-                }
-                PageSource::Subtitles { name, text, format } => {
-                    slots.push(Ok(subtitle_page(&name, &text, format, source_lang)?));
-                }
-                PageSource::Image(file) => slots.push(Err(file)),
-                PageSource::Comic(file) => {
-                    let name = file.name;
-                    let pages =
-                        super::blocking(move || super::comic::images(&name, &file.bytes)).await?;
-                    slots.extend(pages.into_iter().map(Err));
-                }
-            }
-        }
-        let count = slots.len();
-        let mut at = Vec::new();
-        let mut files = Vec::new();
-        for (i, slot) in slots.iter_mut().enumerate() {
-            if let Err(file) = slot {
-                at.push(i);
-                files.push(std::mem::take(file));
-            }
-        }
-        let mut ops: Vec<Option<Op>> = slots.into_iter().map(Result::ok).collect();
-        if !files.is_empty() {
-            for (i, op) in at.into_iter().zip(self.image_pages(session, files).await?) {
-                ops[i] = Some(op);
-            }
-        }
-        let ops: Vec<Op> = ops.into_iter().flatten().collect();
-        self.apply_as_one(session, ops, format!("import {}", counted(count, "page")))
-            .await
-    }
-
-    /// The `AddPage`s of `files`, in their order: every image checked
-    /// first, then the bytes stored as blobs (off the runtime).
-    async fn image_pages(&self, session: SessionId, files: Vec<ImageFile>) -> CoreResult<Vec<Op>> {
-        let mut sizes = Vec::with_capacity(files.len());
-        for file in &files {
-            if file.name.trim().is_empty() {
-                return Err(CoreError::InvalidInput("a file has no name".into()));
-            }
-            sizes.push(image_size(&file.name, &file.bytes)?);
-        }
-        let store = self.blob_store(session)?;
-        let files = Arc::new(files);
-        let stored = files.clone();
-        let hashes = tokio::task::spawn_blocking(move || {
-            stored
-                .iter()
-                .map(|f| store.put(&f.bytes))
-                .collect::<CoreResult<Vec<_>>>()
+        let staging = self.blob_store(session)?.staging();
+        let max_pixels = self.config().max_image_pixels;
+        let source_lang = source_lang.map(str::to_owned);
+        let (ops, staging, skipped) =
+            super::blocking(move || pages_of(sources, source_lang.as_deref(), max_pixels, staging))
+                .await?;
+        let batch = Op::Batch {
+            label: Some(format!("import {}", counted(ops.len(), "page"))),
+            ops,
+        };
+        // What apply would refuse by its limits (a page name too long) is
+        // refused before the blobs go into place.
+        super::limits::check_op(&batch).map_err(CoreError::InvalidOp)?;
+        super::blocking(move || staging.commit()).await?;
+        let ApplyResult { epoch, created } = self.apply(session, batch).await?;
+        Ok(ImportResult {
+            epoch,
+            created,
+            skipped,
         })
-        .await
-        .map_err(|e| CoreError::internal(format!("blob writer failed: {e}")))??;
-        Ok(files
-            .iter()
-            .zip(sizes)
-            .zip(hashes)
-            .map(|((file, (w, h)), blob)| Op::AddPage {
-                page: NewPage {
-                    id: None,
-                    name: page_name(&file.name),
-                    width: Some(w),
-                    height: Some(h),
-                    nodes: Some(vec![NewNode {
-                        id: None,
-                        transform: Transform {
-                            x: 0.0,
-                            y: 0.0,
-                            width: f64::from(w),
-                            height: f64::from(h),
-                            rotation: None,
-                        },
-                        visible: true,
-                        kind: NodeKind::Image {
-                            blob,
-                            role: ImageRole::Source,
-                            opacity: 1.0,
-                            name: Some(file.name.clone()),
-                            rendered_from: None,
-                        },
-                    }]),
+    }
+}
+
+/// The `AddPage` of every source, in order, with the images staged (a
+/// blocking call: it decodes every image).
+fn pages_of(
+    sources: Vec<PageSource>,
+    source_lang: Option<&str>,
+    max_pixels: u64,
+    mut staging: Staging,
+) -> CoreResult<(Vec<Op>, Staging, Vec<Skipped>)> {
+    let mut ops = Vec::with_capacity(sources.len());
+    let mut skipped = Vec::new();
+    for source in sources {
+        match source {
+            PageSource::Text { name, text } => ops.push(text_page(&name, &text, source_lang)?),
+            PageSource::Subtitles { name, text, format } => {
+                ops.push(subtitle_page(&name, &text, format, source_lang)?);
+            }
+            PageSource::Image(file) => {
+                if file.name.trim().is_empty() {
+                    return Err(CoreError::InvalidInput("a file has no name".into()));
+                }
+                let header = images::check(&file.bytes, max_pixels)
+                    .map_err(|e| CoreError::InvalidInput(format!("{}: {e}", file.name)))?;
+                let blob = staging.put(&file.bytes)?;
+                ops.push(image_page(&Checked {
+                    name: file.name,
+                    header,
+                    blob,
+                }));
+            }
+            PageSource::Comic(file) => {
+                let (pages, bad) =
+                    super::comic::pages(&file.name, &file.bytes, max_pixels, &mut staging)?;
+                ops.extend(pages.iter().map(image_page));
+                skipped.extend(bad.into_iter().map(|s| Skipped {
+                    name: format!("{}/{}", file.name, s.name),
+                    reason: s.reason,
+                }));
+            }
+        }
+    }
+    Ok((ops, staging, skipped))
+}
+
+/// The `AddPage` of a checked image: the image as its full-page `source`.
+fn image_page(image: &Checked) -> Op {
+    let (w, h) = (image.header.width, image.header.height);
+    Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: page_name(&image.name),
+            width: Some(w),
+            height: Some(h),
+            nodes: Some(vec![NewNode {
+                id: None,
+                transform: Transform {
+                    x: 0.0,
+                    y: 0.0,
+                    width: f64::from(w),
+                    height: f64::from(h),
+                    rotation: None,
                 },
-                at: None,
-            })
-            .collect())
+                visible: true,
+                kind: NodeKind::Image {
+                    blob: image.blob,
+                    role: ImageRole::Source,
+                    opacity: 1.0,
+                    name: Some(image.name.clone()),
+                    rendered_from: None,
+                },
+            }]),
+        },
+        at: None,
     }
 }
 

@@ -320,6 +320,7 @@ impl Core {
         super::render::Settings {
             config: self.config().render.clone(),
             locale: language.unwrap_or("en").to_owned(),
+            max_image_pixels: self.config().max_image_pixels,
         }
     }
 

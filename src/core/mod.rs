@@ -26,6 +26,7 @@ pub mod export;
 pub mod glossary;
 pub mod history;
 pub mod ids;
+pub mod images;
 pub mod import;
 pub mod jobs;
 pub mod lang;
@@ -44,6 +45,7 @@ pub mod tm;
 pub mod translations;
 pub mod workflow;
 pub mod xliff;
+pub mod xml;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -86,6 +88,26 @@ pub struct CoreConfig {
     pub tm: TmConfig,
     /// The `render` engine's settings.
     pub render: RenderConfig,
+    /// The most pixels an image may have (`limits.max_image_pixels`),
+    /// checked from its header before anything decodes it.
+    pub max_image_pixels: u64,
+}
+
+impl CoreConfig {
+    /// A configuration with every setting but these at its default.
+    pub fn new(projects_dir: PathBuf, session: SessionSettings, mode: &str) -> CoreConfig {
+        CoreConfig {
+            projects_dir,
+            session,
+            mode: mode.to_owned(),
+            engines: EnginesConfig::default(),
+            providers: BTreeMap::new(),
+            qa: QaConfig::default(),
+            tm: TmConfig::default(),
+            render: RenderConfig::default(),
+            max_image_pixels: images::DEFAULT_MAX_PIXELS,
+        }
+    }
 }
 
 /// The result of an applied op.

@@ -32,8 +32,15 @@ pub struct Picture {
 /// Decodes `bytes`, scales the image down (never up) so that its long
 /// side is at most `max_side`, and encodes it. `page_width` is the page's
 /// width in page units (the image's own width when the page has none).
-pub fn picture(bytes: &[u8], max_side: u32, page_width: Option<u32>) -> CoreResult<Picture> {
-    let image = image::load_from_memory(bytes)
+/// An image over `max_pixels` is refused from its header, before anything
+/// is decoded.
+pub fn picture(
+    bytes: &[u8],
+    max_side: u32,
+    page_width: Option<u32>,
+    max_pixels: u64,
+) -> CoreResult<Picture> {
+    let image = super::images::decode(bytes, max_pixels)
         .map_err(|e| CoreError::InvalidInput(format!("the page image cannot be read: {e}")))?;
     let page_width = page_width
         .filter(|w| *w > 0)
@@ -175,8 +182,9 @@ impl Core {
             .acquire()
             .await
             .map_err(|e| CoreError::internal(format!("decoding closed: {e}")))?;
+        let max_pixels = self.config().max_image_pixels;
         Ok(Arc::new(
-            blocking(move || picture(&bytes, max_side, width)).await?,
+            blocking(move || picture(&bytes, max_side, width, max_pixels)).await?,
         ))
     }
 }
@@ -195,6 +203,8 @@ fn check_max_side(max_side: u32) -> CoreResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MAX_PIXELS: u64 = super::super::images::DEFAULT_MAX_PIXELS;
 
     fn png(width: u32, height: u32, alpha: bool) -> Vec<u8> {
         let mut out = std::io::Cursor::new(Vec::new());
@@ -217,7 +227,7 @@ mod tests {
 
     #[test]
     fn a_large_page_is_scaled_down_to_its_long_side_and_keeps_its_shape() {
-        let p = picture(&png(1200, 1800, false), 900, Some(1200)).unwrap();
+        let p = picture(&png(1200, 1800, false), 900, Some(1200), MAX_PIXELS).unwrap();
         assert_eq!((p.width, p.height), (600, 900));
         assert_eq!(p.mime_type, "image/jpeg");
         assert!((p.scale - 0.5).abs() < 1e-9, "{}", p.scale);
@@ -227,14 +237,14 @@ mod tests {
 
     #[test]
     fn a_small_page_is_not_scaled_up_and_transparency_stays_png() {
-        let p = picture(&png(40, 30, true), 1568, None).unwrap();
+        let p = picture(&png(40, 30, true), 1568, None, MAX_PIXELS).unwrap();
         assert_eq!((p.width, p.height, p.mime_type), (40, 30, "image/png"));
         assert!((p.scale - 1.0).abs() < 1e-9);
     }
 
     #[test]
     fn bytes_that_are_no_image_are_refused() {
-        let e = picture(b"not an image", 100, None).unwrap_err();
+        let e = picture(b"not an image", 100, None, MAX_PIXELS).unwrap_err();
         assert_eq!(e.code(), "invalid_input");
     }
 }

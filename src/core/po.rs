@@ -358,7 +358,11 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     if units.is_empty() {
         return Err(bad(last, "it has no entries besides the header"));
     }
-    Ok(Parsed { units, language })
+    Ok(Parsed {
+        units,
+        language,
+        source_language: None,
+    })
 }
 
 #[cfg(test)]

@@ -38,6 +38,9 @@ pub struct SessionSettings {
     pub undo_limit: usize,
     /// Largest op accepted, as logged (`server.max_body_bytes`).
     pub max_op_bytes: u64,
+    /// What the undo and redo stacks may hold, in bytes of their ops
+    /// (`history.max_bytes`).
+    pub history_max_bytes: u64,
 }
 
 struct State {

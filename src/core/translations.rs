@@ -128,7 +128,11 @@ pub(super) struct Unit {
 #[derive(Debug, Default)]
 pub(super) struct Parsed {
     pub units: Vec<Unit>,
+    /// The language the file translates into (XLIFF `trgLang`, PO
+    /// `Language`).
     pub language: Option<String>,
+    /// The language the file translates from (XLIFF `srcLang`).
+    pub source_language: Option<String>,
 }
 
 /// The engine id a machine translation that came back in a file (PO
@@ -213,17 +217,33 @@ impl Core {
             content,
             force,
         } = import;
-        let Parsed { units, language } = super::blocking(move || parse(format, &content)).await?;
+        let Parsed {
+            units,
+            language,
+            source_language,
+        } = super::blocking(move || parse(format, &content)).await?;
         let snapshot = self.scene(session).await?;
         let scene = &snapshot.scene;
-        if let (Some(file), Some(project)) = (&language, &scene.project.target_language)
-            && !file.eq_ignore_ascii_case(project)
-            && !force
-        {
-            return Err(CoreError::InvalidInput(format!(
-                "the file translates into `{file}` but the project into `{project}`; \
-                 import it with force to merge it anyway"
-            )));
+        let project = &scene.project;
+        for (file, project, which) in [
+            (&source_language, &project.source_language, "from"),
+            (&language, &project.target_language, "into"),
+        ] {
+            if let (Some(file), Some(project)) = (file, project)
+                && !file.eq_ignore_ascii_case(project)
+                && !force
+            {
+                return Err(CoreError::InvalidInput(format!(
+                    "the file translates {which} `{file}` but the project {which} `{project}`; \
+                     import it with force to merge it anyway"
+                )));
+            }
+        }
+        // A node named by two units: which one is meant cannot be told, so
+        // neither applies (not even forced) and both are reported.
+        let mut named: HashMap<NodeId, usize> = HashMap::new();
+        for node in units.iter().filter_map(|u| u.node) {
+            *named.entry(node).or_default() += 1;
         }
         let nodes: HashMap<NodeId, (PageId, &Node)> = scene
             .pages
@@ -250,12 +270,16 @@ impl Core {
             let NodeKind::Text { text, .. } = &node.kind else {
                 continue;
             };
-            if let Some(why) = unit.unmergeable {
+            let twice =
+                named.get(&node.id).copied().filter(|n| *n > 1).map(|n| {
+                    format!("the file has {n} units for this text; none of them is applied")
+                });
+            if let Some(why) = twice.or_else(|| unit.unmergeable.map(str::to_owned)) {
                 report.conflicts.push(Conflict {
                     unit: unit.id.clone(),
                     page_id: *page,
                     node_id: node.id,
-                    message: why.to_owned(),
+                    message: why,
                     applied: false,
                 });
                 continue;

@@ -201,12 +201,7 @@ fn bad(message: impl std::fmt::Display) -> CoreError {
 
 /// The units of an XLIFF 2.0 document and its `trgLang`.
 pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
-    let options = roxmltree::ParsingOptions {
-        allow_dtd: false,
-        ..roxmltree::ParsingOptions::default()
-    };
-    let doc = roxmltree::Document::parse_with_options(text, options)
-        .map_err(|e| bad(format!("not well-formed XML ({e})")))?;
+    let doc = super::xml::parse(text).map_err(bad)?;
     let root = doc.root_element();
     let ns = root.tag_name().namespace();
     if root.tag_name().name() != "xliff" {
@@ -281,6 +276,7 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     Ok(Parsed {
         units,
         language: root.attribute("trgLang").map(str::to_owned),
+        source_language: root.attribute("srcLang").map(str::to_owned),
     })
 }
 
@@ -291,10 +287,11 @@ fn is(node: &roxmltree::Node<'_, '_>, name: &str) -> bool {
 }
 
 /// The text of a `<source>` or `<target>`: character data, `<cp hex>` as
-/// its character, the text inside other inline elements.
+/// its character, the text inside other inline elements (walked in document
+/// order by an iterator: nesting costs no stack).
 fn content(node: &roxmltree::Node<'_, '_>, unit: &str) -> CoreResult<String> {
     let mut out = String::new();
-    for child in node.children() {
+    for child in node.descendants().skip(1) {
         if child.is_text() {
             out.push_str(child.text().unwrap_or(""));
         } else if is(&child, "cp") {
@@ -308,8 +305,6 @@ fn content(node: &roxmltree::Node<'_, '_>, unit: &str) -> CoreResult<String> {
                     ))
                 })?;
             out.push(c);
-        } else if child.is_element() {
-            out.push_str(&content(&child, unit)?);
         }
     }
     Ok(out)

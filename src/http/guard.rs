@@ -110,17 +110,18 @@ pub fn host_name(host: &str) -> String {
     }
 }
 
-/// Whether a browser's `Origin` is this server's own: `http` (or `https`,
-/// behind a TLS proxy) and exactly the authority the request was sent to,
-/// which the Host check has already found to be an allowed host; its port
-/// is the port the client connected to. A page served elsewhere, even on
-/// this machine, differs in host or port; `null` matches nothing.
+/// Whether a browser's `Origin` is this server's own: `http` (the scheme
+/// quire serves) and exactly the authority the request was sent to, which
+/// the Host check has already found to be an allowed host; its port is the
+/// port the client connected to. A page served elsewhere, even on this
+/// machine, differs in scheme, host or port; `null` matches nothing. Behind
+/// a TLS proxy the browser's origin is `https://…`, which is not this
+/// server's: the operator names it in `server.allowed_origins`.
 fn same_origin(origin: &str, host: Option<&str>) -> bool {
     let Some(host) = host else { return false };
     let origin = origin.trim().to_ascii_lowercase();
     origin
         .strip_prefix("http://")
-        .or_else(|| origin.strip_prefix("https://"))
         .is_some_and(|authority| authority == host.trim().to_ascii_lowercase())
 }
 
@@ -279,6 +280,7 @@ mod tests {
             ("http://127.0.0.1:4096/path", "127.0.0.1:4096"),
             ("file://127.0.0.1:4096", "127.0.0.1:4096"),
             ("http://127.0.0.1:4096.evil.example", "127.0.0.1:4096"),
+            ("https://127.0.0.1:4096", "127.0.0.1:4096"),
         ] {
             assert!(!same_origin(origin, Some(host)), "{origin} for {host}");
         }

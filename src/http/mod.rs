@@ -103,7 +103,13 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
             state.clone(),
             guard::guard,
         ))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked));
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
+        // No answer is ever read as another type than it says (a blob
+        // served as `application/octet-stream` is never run as a script).
+        .layer(tower_http::set_header::SetResponseHeaderLayer::overriding(
+            axum::http::header::X_CONTENT_TYPE_OPTIONS,
+            axum::http::HeaderValue::from_static("nosniff"),
+        ));
     App {
         router,
         state,

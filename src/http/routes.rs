@@ -22,7 +22,7 @@ use crate::core::events::{JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
 use crate::core::ids::{JobId, PageId, ProjectId, SessionId};
-use crate::core::import::ImageFile;
+use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
@@ -357,7 +357,7 @@ async fn import_pages(
     State(state): State<AppState>,
     Target(id): Target,
     request: Request,
-) -> ApiResult<Json<ApplyResult>> {
+) -> ApiResult<Json<ImportResult>> {
     if is_multipart(&request) {
         let form = Form::read(request, &state).await?;
         return state
@@ -375,7 +375,13 @@ async fn import_pages(
         .core
         .import_text(id, &page.name, &page.text, page.source_lang.as_deref())
         .await
-        .map(Json)
+        .map(|r| {
+            Json(ImportResult {
+                epoch: r.epoch,
+                created: r.created,
+                skipped: Vec::new(),
+            })
+        })
         .map_err(ApiError::from)
 }
 
@@ -543,6 +549,7 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
     let op = api.schema::<Op>();
     let applied = api.schema::<ApplyResult>();
     let text_page = api.schema::<TextPage>();
+    let imported = api.schema::<ImportResult>();
     let snapshot = api.schema::<SnapshotFile>();
     let epoch = api.schema::<Epoch>();
     let pipeline = api.schema::<PipelineSpec>();
@@ -565,7 +572,7 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
                 "One or more files: images (PNG, JPEG, WebP) and text (.txt, .md) a page each, subtitles (.srt, .vtt) a page of timed cues, comic archives (.cbz, .zip) a page per image",
                 text_page,
             ),
-            response: Body::Json(applied.clone()),
+            response: Body::Json(imported),
             errors: &[400, 404, 409, 413, 422],
         },
         import_pages,

@@ -12,6 +12,7 @@ use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use crate::core::export::{ExportFormat, ExportSpec};
 use crate::core::ids::{JobId, NodeId, PageId, SessionId};
+use crate::core::import::ImportResult;
 use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::scene::TextState;
@@ -467,11 +468,11 @@ fn describe(name: ToolName) -> Tool {
             reads(),
             "See a page: its image and its text nodes with boxes in its pixels.",
         ),
-        ToolName::ImportPages => tool::<ImportPagesArgs, ApplyResult>(
+        ToolName::ImportPages => tool::<ImportPagesArgs, ImportResult>(
             name,
             "Import pages",
             changes(false, false),
-            "Add pages as one undo step: files, then items, in order.",
+            "Add pages as one undo step: files, then items, in order. A comic archive's unreadable pages are skipped and listed.",
         ),
         ToolName::ImportTranslations => tool::<ImportTranslationsArgs, ImportReport>(
             name,

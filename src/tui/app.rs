@@ -13,6 +13,7 @@ use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use crate::core::export::ExportFormat;
 use crate::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
+use crate::core::import::ImportResult;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
@@ -441,7 +442,8 @@ pub enum Loaded {
     /// A translation save: its epoch, or why not (the draft comes back).
     Saved(Draft, Result<u64, BackendError>),
     /// An import succeeded: clear the staged files.
-    Imported(Result<usize, BackendError>),
+    /// How many files came in, and what the import said.
+    Imported(Result<(usize, ImportResult), BackendError>),
     /// A directory's entries (name, is a directory) for completing `line`.
     Listed(InputLine, Vec<(String, bool)>),
     /// A page image, decoded and scaled, or why not.

@@ -11,7 +11,7 @@ use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryImport, GlossaryReport};
 use crate::core::ids::{JobId, SessionId};
-use crate::core::import::ImageFile;
+use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
@@ -91,7 +91,7 @@ pub trait Backend: Send + Sync {
     ) -> Reply<'_, JobId>;
     fn cancel_job(&self, id: JobId) -> Reply<'_, bool>;
     fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult>;
-    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult>;
+    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ImportResult>;
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>>;
     fn import_translations(
         &self,
@@ -102,8 +102,10 @@ pub trait Backend: Send + Sync {
     fn import_glossary(&self, id: SessionId, import: GlossaryImport) -> Reply<'_, GlossaryReport>;
     /// A project archive, as a new project, opened.
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, SessionSummary>;
-    /// A blob's bytes (a page image, for the preview).
-    fn blob(&self, id: SessionId, hash: BlobHash) -> Reply<'_, Vec<u8>>;
+    /// An image blob scaled down so its long side is at most `max_side`,
+    /// encoded (PNG or JPEG): a page for the preview. The core decodes it
+    /// under `limits.max_image_pixels`, so the TUI never holds a full page.
+    fn picture(&self, id: SessionId, hash: BlobHash, max_side: u32) -> Reply<'_, Vec<u8>>;
     /// Starts delivering events; the receiver gets `Connected` first.
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
 }
@@ -206,7 +208,7 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.import_text(id, &name, &text, None).await?) })
     }
 
-    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
+    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ImportResult> {
         Box::pin(async move { Ok(self.core.import_files(id, files).await?) })
     }
 
@@ -230,8 +232,11 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.import_managed_archive(bytes).await?) })
     }
 
-    fn blob(&self, id: SessionId, hash: BlobHash) -> Reply<'_, Vec<u8>> {
-        Box::pin(async move { Ok(self.core.read_blob(id, hash).await?) })
+    fn picture(&self, id: SessionId, hash: BlobHash, max_side: u32) -> Reply<'_, Vec<u8>> {
+        Box::pin(async move {
+            let picture = self.core.blob_picture(id, hash, max_side).await?;
+            Ok(picture.bytes.clone())
+        })
     }
 
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {

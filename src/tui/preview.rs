@@ -225,16 +225,13 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     preview.built = Some(wanted);
 }
 
-/// Decodes a page image and scales it down to [`MAX_SIDE`] (for the
-/// runtime, off the loop).
+/// Decodes a page's picture (already scaled down to [`MAX_SIDE`] by the
+/// core), for the runtime, off the loop.
 pub fn decode(bytes: &[u8]) -> Result<Arc<DynamicImage>, String> {
-    let image = image::load_from_memory(bytes)
+    let side = u64::from(MAX_SIDE);
+    let image = crate::core::images::decode(bytes, side * side)
         .map_err(|e| format!("the page image cannot be read: {e}"))?;
-    Ok(Arc::new(if image.width().max(image.height()) > MAX_SIDE {
-        image.thumbnail(MAX_SIDE, MAX_SIDE)
-    } else {
-        image
-    }))
+    Ok(Arc::new(image))
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryImport, GlossaryReport};
 use crate::core::ids::{JobId, SessionId};
-use crate::core::import::ImageFile;
+use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
@@ -256,7 +256,7 @@ impl Backend for Remote {
         })
     }
 
-    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ApplyResult> {
+    fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ImportResult> {
         Box::pin(async move {
             let mut form = reqwest::multipart::Form::new();
             for file in files {
@@ -303,9 +303,10 @@ impl Backend for Remote {
         })
     }
 
-    fn blob(&self, id: SessionId, hash: BlobHash) -> Reply<'_, Vec<u8>> {
+    fn picture(&self, id: SessionId, hash: BlobHash, max_side: u32) -> Reply<'_, Vec<u8>> {
         Box::pin(async move {
-            let path = Self::session_path(id, &format!("/blobs/{}", hash.to_hex()));
+            let path =
+                Self::session_path(id, &format!("/blobs/{}?maxSide={max_side}", hash.to_hex()));
             let r = self.send(self.request(reqwest::Method::GET, &path)).await?;
             r.bytes()
                 .await

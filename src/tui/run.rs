@@ -17,7 +17,7 @@ use super::clock::Clock;
 use super::share::{Share, ShareRequest};
 use super::update::update;
 use super::view::view;
-use crate::core::import::ImageFile;
+use crate::core::import::{ImageFile, ImportResult};
 
 /// One frame per 16 ms at most.
 const FRAME: Duration = Duration::from_millis(16);
@@ -347,7 +347,10 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
         Effect::ListDir { dir, line } => Loaded::Listed(line, list_dir(&dir).await),
         Effect::LoadPicture { session, blob } => {
-            let image = match backend.blob(session, blob).await {
+            let image = match backend
+                .picture(session, blob, super::preview::MAX_SIDE)
+                .await
+            {
                 Ok(bytes) => tokio::task::spawn_blocking(move || super::preview::decode(&bytes))
                     .await
                     .unwrap_or_else(|e| Err(e.to_string())),
@@ -481,7 +484,7 @@ async fn import(
     backend: &dyn Backend,
     session: crate::core::ids::SessionId,
     files: Vec<super::app::Attachment>,
-) -> Result<usize, BackendError> {
+) -> Result<(usize, ImportResult), BackendError> {
     let mut read = Vec::with_capacity(files.len());
     for file in &files {
         let bytes = tokio::fs::read(&file.path).await.map_err(|e| {
@@ -492,6 +495,6 @@ async fn import(
             bytes,
         });
     }
-    backend.import_files(session, read).await?;
-    Ok(files.len())
+    let result = backend.import_files(session, read).await?;
+    Ok((files.len(), result))
 }

@@ -1085,9 +1085,30 @@ fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         }
         Loaded::Done(Ok(message)) => app.say(message),
         Loaded::Saved(draft, result) => on_saved(app, draft, result, fx),
-        Loaded::Imported(Ok(files)) => {
+        Loaded::Imported(Ok((files, result))) => {
             app.attachments.clear();
-            app.say(format!("imported {files} file(s) as pages"));
+            match result.skipped.as_slice() {
+                [] => app.say(format!("imported {files} file(s) as pages")),
+                skipped => {
+                    let named: Vec<String> = skipped
+                        .iter()
+                        .take(3)
+                        .map(|s| format!("{} ({})", s.name, s.reason))
+                        .collect();
+                    let more = skipped.len().saturating_sub(3);
+                    app.fail(format!(
+                        "imported {files} file(s); {} entr{} skipped: {}{}",
+                        skipped.len(),
+                        if skipped.len() == 1 { "y" } else { "ies" },
+                        named.join("; "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+            }
         }
         Loaded::Located(Ok(file)) => commands::stage(app, file),
         // Only if the line is still what was completed.

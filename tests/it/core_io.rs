@@ -147,7 +147,7 @@ async fn a_bad_file_is_named_and_nothing_is_imported() {
         bytes: vec![0xff, 0xfe, 0],
     };
     for (bad, expected) in [
-        (truncated, "cut.png: corrupt or truncated image"),
+        (truncated, "cut.png: corrupt or truncated PNG"),
         (gif, "anim.gif: unsupported image format"),
         (text, "notes.docx: not an image"),
         (binary, "notes.txt: not UTF-8"),

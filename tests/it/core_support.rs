@@ -34,20 +34,12 @@ pub fn settings(
         snapshot_every_ops,
         undo_limit,
         max_op_bytes: 32 << 20,
+        history_max_bytes: 256 << 20,
     }
 }
 
 pub fn core_at(projects_dir: &Path, session: SessionSettings) -> Core {
-    Core::new(CoreConfig {
-        projects_dir: projects_dir.to_path_buf(),
-        session,
-        mode: "test".into(),
-        engines: Default::default(),
-        providers: Default::default(),
-        qa: Default::default(),
-        tm: Default::default(),
-        render: Default::default(),
-    })
+    Core::new(CoreConfig::new(projects_dir.to_path_buf(), session, "test"))
 }
 
 /// A command engine that runs `argv` (no approval needed unless asked).
@@ -105,16 +97,11 @@ impl TestCore {
             .prefix("quire-core-")
             .tempdir()
             .unwrap();
-        let mut config = CoreConfig {
-            projects_dir: dir.path().join("projects"),
-            session: settings(Durability::Fsync, 1000, 500),
-            mode: "test".into(),
-            engines: Default::default(),
-            providers: Default::default(),
-            qa: Default::default(),
-            tm: Default::default(),
-            render: Default::default(),
-        };
+        let mut config = CoreConfig::new(
+            dir.path().join("projects"),
+            settings(Durability::Fsync, 1000, 500),
+            "test",
+        );
         adjust(&mut config);
         TestCore {
             dir,

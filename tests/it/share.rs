@@ -111,7 +111,7 @@ impl Backend for Gated {
         &self,
         id: SessionId,
         files: Vec<quire::core::import::ImageFile>,
-    ) -> Reply<'_, quire::core::ApplyResult> {
+    ) -> Reply<'_, quire::core::import::ImportResult> {
         self.inner.import_files(id, files)
     }
     fn import_translations(
@@ -134,8 +134,13 @@ impl Backend for Gated {
     fn export(&self, id: SessionId, spec: quire::core::export::ExportSpec) -> Reply<'_, Vec<u8>> {
         self.inner.export(id, spec)
     }
-    fn blob(&self, id: SessionId, hash: quire::core::blobs::BlobHash) -> Reply<'_, Vec<u8>> {
-        self.inner.blob(id, hash)
+    fn picture(
+        &self,
+        id: SessionId,
+        hash: quire::core::blobs::BlobHash,
+        max_side: u32,
+    ) -> Reply<'_, Vec<u8>> {
+        self.inner.picture(id, hash, max_side)
     }
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent> {
         self.inner.events()

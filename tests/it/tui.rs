@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use quire::core::events::{Event, JobStatus};
+use quire::core::import::{ImportResult, Skipped};
 use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{KindPatch, Op};
 use quire::core::translations::TranslationFormat;
@@ -1208,14 +1209,38 @@ fn attachments_are_staged_shown_and_imported() {
     assert!(app.status.as_ref().unwrap().text.contains("no such file"));
     let fx = command(&mut app, "import");
     assert!(matches!(fx.as_slice(), [Effect::Import { files, .. }] if files.len() == 1));
+    let imported = |skipped: Vec<Skipped>| ImportResult {
+        epoch: 1,
+        created: Vec::new(),
+        skipped,
+    };
     update(
         &mut app,
-        Msg::Loaded(Loaded::Imported(Ok(1))),
+        Msg::Loaded(Loaded::Imported(Ok((1, imported(Vec::new()))))),
         Instant::now(),
     );
     assert!(app.attachments.is_empty());
     assert!(!view_state(&app).attachments);
     assert!(!draw(&app).contains("staged:"));
+    // A comic archive's broken page is named where the person looks.
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Imported(Ok((
+            1,
+            imported(vec![Skipped {
+                name: "vol1.cbz/p07.jpg".into(),
+                reason: "truncated JPEG: the file ends before the image does".into(),
+            }]),
+        )))),
+        Instant::now(),
+    );
+    let status = app.status.as_ref().unwrap();
+    assert!(status.error, "a skipped page is not good news");
+    assert!(
+        status.text.contains("vol1.cbz/p07.jpg (truncated JPEG"),
+        "{}",
+        status.text
+    );
 }
 
 #[test]

@@ -45,6 +45,9 @@ pub struct Settings {
     /// The language the text is in (BCP 47), which picks among fonts'
     /// forms of the same character.
     pub locale: String,
+    /// The most pixels a page image (or mask) may have to be decoded
+    /// (`limits.max_image_pixels`); it changes no pixel of a render.
+    pub max_image_pixels: u64,
 }
 
 /// A rendered page.
@@ -159,7 +162,7 @@ pub fn render(
     fonts: &Fonts,
     settings: &Settings,
 ) -> Result<Rendered, String> {
-    let mut image: RgbaImage = image::load_from_memory(source)
+    let mut image: RgbaImage = super::images::decode(source, settings.max_image_pixels)
         .map_err(|e| format!("the page image cannot be read: {e}"))?
         .to_rgba8();
     let (width, height) = image.dimensions();
@@ -188,7 +191,7 @@ pub fn render(
     // Clear.
     let masked = match mask {
         Some(bytes) => {
-            let mask: GrayImage = image::load_from_memory(bytes)
+            let mask: GrayImage = super::images::decode(bytes, settings.max_image_pixels)
                 .map_err(|e| format!("the inpaint mask cannot be read: {e}"))?
                 .to_luma8();
             paint::inpaint(&mut image, &mask);
@@ -251,12 +254,17 @@ pub fn render(
             parsed
         });
         let installed = family.filter(|f| fonts::has_family(shaper.system.db(), f));
-        let set = typeset::set(
+        // What can show: characters some font has, as many as the box
+        // holds at the smallest size. The rest would be clipped anyway, and
+        // shaping it is what makes a render slow, so it is not shaped.
+        let (content, missing) = fonts.covered(&mut shaper, text);
+        let (content, cut) = within(&content, *rect, min_size);
+        let mut set = typeset::set(
             &mut shaper,
             &mut image,
             *rect,
             &Text {
-                content: text,
+                content,
                 family: installed,
                 size: style.font_size.map(|s| s as f32),
                 color,
@@ -265,6 +273,12 @@ pub fn render(
             },
             min_size,
         );
+        set.fits &= !cut;
+        for c in missing {
+            if !set.missing.contains(&c) {
+                set.missing.push(c);
+            }
+        }
         if !set.fits {
             warnings.push(warn(
                 node,
@@ -291,6 +305,20 @@ pub fn render(
         height,
         warnings,
     })
+}
+
+/// `text` cut to the most characters `rect` can show at `min_size` (a glyph
+/// at least a quarter of the size wide, a line the size high), and whether
+/// it was cut.
+fn within(text: &str, rect: paint::Rect, min_size: f32) -> (&str, bool) {
+    let size = min_size.max(1.0);
+    let per_line = (rect.w as f32 / (size * 0.25)).ceil();
+    let lines = (rect.h as f32 / size).ceil();
+    let most = (per_line * lines) as usize + 64;
+    match text.char_indices().nth(most) {
+        Some((at, _)) => (&text[..at], true),
+        None => (text, false),
+    }
 }
 
 /// PNG, compressed for speed: a rendered page is written once per render
