@@ -83,6 +83,7 @@ fn translate(page: PageId, node: NodeId, n: u64) -> Op {
             }),
             ..NodePatch::default()
         },
+        based_on: None,
     }
 }
 

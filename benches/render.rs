@@ -175,8 +175,7 @@ fn main() {
                     patch: serde_json::from_value(serde_json::json!({
                         "kind": { "type": "text", "translation": "Changed after the render." }
                     }))
-                    .expect("patch"),
-                })
+                    .expect("patch"), based_on: None, })
             })
             .collect();
         core.apply(id, Op::Batch { ops, label: None }).await.expect("stale");

@@ -21,6 +21,10 @@ pub enum CoreError {
     /// The state does not allow it (e.g. a project directory that exists).
     #[error("{0}")]
     Conflict(String),
+    /// An edit made from values the node no longer has: someone changed it
+    /// meanwhile. Nothing was changed; both values are carried.
+    #[error("{0}")]
+    Stale(Box<Stale>),
     /// An engine that needs a person's approval was started without it.
     #[error("{0}")]
     ApprovalRequired(String),
@@ -53,7 +57,7 @@ impl CoreError {
             CoreError::NotFound { .. } => "not_found",
             CoreError::InvalidOp(_) => "invalid_op",
             CoreError::InvalidInput(_) => "invalid_input",
-            CoreError::Conflict(_) => "conflict",
+            CoreError::Conflict(_) | CoreError::Stale(_) => "conflict",
             CoreError::ApprovalRequired(_) => "approval_required",
             CoreError::Locked(_) => "locked",
             CoreError::Corrupt { .. } => "corrupt",
@@ -121,3 +125,35 @@ impl CoreError {
 }
 
 pub type CoreResult<T> = Result<T, CoreError>;
+
+/// A stale edit: what its client based it on and what the node says now.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stale {
+    pub page_id: super::ids::PageId,
+    pub node_id: super::ids::NodeId,
+    /// `text` or `translation`.
+    pub field: &'static str,
+    /// The value the edit was made from (`None`: none).
+    pub based_on: Option<String>,
+    /// The value the node has now.
+    pub current: Option<String>,
+}
+
+impl std::fmt::Display for Stale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |v: &Option<String>| match v {
+            Some(v) => format!("{v:?}"),
+            None => "nothing".to_owned(),
+        };
+        write!(
+            f,
+            "node {} changed since this edit was made: its {} is now {}, not {}; nothing was \
+             changed (send it again without basedOn to replace theirs, or keep theirs)",
+            self.node_id,
+            self.field,
+            show(&self.current),
+            show(&self.based_on)
+        )
+    }
+}

@@ -9,6 +9,13 @@
 //!
 //! The stacks are saved beside each snapshot (`history.json`) and the log
 //! replays on top of them, so history survives a restart.
+//!
+//! The stacks are bounded twice: by entries (`history.undo_limit`) and by
+//! the memory their ops hold (`history.max_bytes`, as [`footprint`]
+//! counts it): 300 renames of 2,000 pages each held 700 MiB before there
+//! was a byte bound. The oldest undo entries go first; a redo stack over
+//! the bound loses its oldest (deepest) entries. What was dropped is said
+//! once, as a warning in the log, and `dropped()` counts it.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -81,6 +88,12 @@ pub struct History {
     undo: VecDeque<Arc<Entry>>,
     redo: Vec<Arc<Entry>>,
     limit: usize,
+    /// What the stacks may hold, in [`footprint`] bytes.
+    max_bytes: u64,
+    /// What they hold now.
+    bytes: u64,
+    /// Entries dropped for the byte bound since the session opened.
+    dropped: u64,
 }
 
 /// The stacks as `history.json` holds them, oldest first.
@@ -92,23 +105,39 @@ pub struct Stacks {
 }
 
 impl History {
-    pub fn new(limit: usize) -> Self {
+    pub fn new(limit: usize, max_bytes: u64) -> Self {
         History {
             undo: VecDeque::new(),
             redo: Vec::new(),
             limit: limit.max(1),
+            max_bytes,
+            bytes: 0,
+            dropped: 0,
         }
     }
 
-    /// Saved stacks, cut to the limit.
-    pub fn restore(limit: usize, stacks: Stacks) -> Self {
-        let mut history = History::new(limit);
+    /// Saved stacks, cut to the limits.
+    pub fn restore(limit: usize, max_bytes: u64, stacks: Stacks) -> Self {
+        let mut history = History::new(limit, max_bytes);
+        let skip = stacks.redo.len().saturating_sub(history.limit);
+        for entry in stacks.redo.into_iter().skip(skip) {
+            history.bytes += weight(&entry);
+            history.redo.push(entry);
+        }
         for entry in stacks.undo {
             history.push_undo(entry);
         }
-        let skip = stacks.redo.len().saturating_sub(history.limit);
-        history.redo = stacks.redo.into_iter().skip(skip).collect();
         history
+    }
+
+    /// What the stacks hold, in [`footprint`] bytes.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Entries dropped to stay within `history.max_bytes`.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
     }
 
     /// The stacks to save (cheap: entries are shared).
@@ -122,20 +151,62 @@ impl History {
     /// A new change: clears redo, joins the top entry when both belong to
     /// one group, and forgets the oldest entry past the limit.
     pub fn push(&mut self, entry: Entry) {
-        self.redo.clear();
+        for gone in self.redo.drain(..) {
+            self.bytes = self.bytes.saturating_sub(weight(&gone));
+        }
         if let (Some(top), Some(group)) = (self.undo.back_mut(), &entry.group)
             && top.group.as_ref().is_some_and(|g| g.key == group.key)
         {
+            let added = weight(&entry);
             Arc::make_mut(top).absorb(entry);
+            self.bytes += added;
+            self.trim();
             return;
         }
         self.push_undo(Arc::new(entry));
     }
 
     fn push_undo(&mut self, entry: Arc<Entry>) {
+        self.bytes += weight(&entry);
         self.undo.push_back(entry);
-        if self.undo.len() > self.limit {
-            self.undo.pop_front();
+        if self.undo.len() > self.limit
+            && let Some(gone) = self.undo.pop_front()
+        {
+            self.bytes = self.bytes.saturating_sub(weight(&gone));
+        }
+        self.trim();
+    }
+
+    /// Drops the oldest entries (undo's, then redo's deepest) until the
+    /// stacks are within `max_bytes`. The newest undo entry always stays:
+    /// the change just made can be undone, however big.
+    fn trim(&mut self) {
+        let before = self.dropped;
+        while self.bytes > self.max_bytes {
+            let gone = if self.undo.len() > 1 {
+                self.undo.pop_front()
+            } else if !self.redo.is_empty() {
+                Some(self.redo.remove(0))
+            } else {
+                None
+            };
+            let Some(gone) = gone else { break };
+            self.bytes = self.bytes.saturating_sub(weight(&gone));
+            self.dropped += 1;
+        }
+        if self.dropped > before {
+            tracing::warn!(
+                "undo history over history.max_bytes ({} bytes): forgot the {} oldest \
+                 entr{}; {} left",
+                self.max_bytes,
+                self.dropped - before,
+                if self.dropped - before == 1 {
+                    "y"
+                } else {
+                    "ies"
+                },
+                self.undo.len() + self.redo.len()
+            );
         }
     }
 
@@ -157,6 +228,7 @@ impl History {
     /// After the latest undone entry was redone.
     pub fn redone(&mut self) {
         if let Some(entry) = self.redo.pop() {
+            self.bytes = self.bytes.saturating_sub(weight(&entry));
             self.push_undo(entry);
         }
     }
@@ -164,7 +236,9 @@ impl History {
     /// Replay of an undo whose entry predates the log (it was covered by a
     /// snapshot): keep it redoable.
     pub fn undone_unknown(&mut self, entry: Entry) {
+        self.bytes += weight(&entry);
         self.redo.push(Arc::new(entry));
+        self.trim();
     }
 
     /// Replay of a redo whose entry predates the log.
@@ -178,6 +252,116 @@ impl History {
 
     pub fn redo_len(&self) -> usize {
         self.redo.len()
+    }
+}
+
+/// What an entry holds: both its ops.
+fn weight(entry: &Entry) -> u64 {
+    footprint(&entry.forward) + footprint(&entry.inverse)
+}
+
+/// About how many bytes `op` holds in memory: every op's own size (most of
+/// a big batch of small edits) and the text and lists it points to.
+pub fn footprint(op: &Op) -> u64 {
+    use super::op::{NewNode, NodePatch};
+    use super::scene::NodeKind;
+    use std::mem::size_of;
+    fn text(s: &str) -> u64 {
+        s.len() as u64
+    }
+    fn maybe(s: Option<&String>) -> u64 {
+        s.map_or(0, |s| text(s))
+    }
+    fn cleared(s: &Option<Option<String>>) -> u64 {
+        maybe(s.as_ref().and_then(Option::as_ref))
+    }
+    fn kind(k: &NodeKind) -> u64 {
+        match k {
+            NodeKind::Text {
+                text: t,
+                translation,
+                source_lang,
+                style,
+                origin,
+                ..
+            } => {
+                maybe(t.as_ref())
+                    + maybe(translation.as_ref())
+                    + maybe(source_lang.as_ref())
+                    + style.as_ref().map_or(0, |s| {
+                        maybe(s.font_family.as_ref())
+                            + maybe(s.color.as_ref())
+                            + maybe(s.stroke.as_ref())
+                    })
+                    + origin.as_ref().map_or(0, |o| {
+                        size_of::<super::scene::Origin>() as u64
+                            + maybe(o.engine.as_ref())
+                            + text(&o.at)
+                    })
+            }
+            NodeKind::Image {
+                name,
+                rendered_from,
+                ..
+            } => maybe(name.as_ref()) + maybe(rendered_from.as_ref()),
+            NodeKind::Mask { .. } => 0,
+        }
+    }
+    fn node(n: &NewNode) -> u64 {
+        size_of::<NewNode>() as u64 + kind(&n.kind)
+    }
+    fn patch(p: &NodePatch) -> u64 {
+        match &p.kind {
+            Some(KindPatch::Text {
+                text: t,
+                translation,
+                source_lang,
+                style,
+                origin,
+                ..
+            }) => {
+                cleared(t)
+                    + cleared(translation)
+                    + cleared(source_lang)
+                    + style.as_ref().map_or(0, |s| {
+                        cleared(&s.font_family) + cleared(&s.color) + cleared(&s.stroke)
+                    })
+                    + origin.as_ref().and_then(Option::as_ref).map_or(0, |o| {
+                        size_of::<super::scene::Origin>() as u64
+                            + maybe(o.engine.as_ref())
+                            + text(&o.at)
+                    })
+            }
+            Some(KindPatch::Image { name, .. }) => cleared(name),
+            _ => 0,
+        }
+    }
+    let own = size_of::<Op>() as u64;
+    own + match op {
+        Op::Batch { ops, label } => maybe(label.as_ref()) + ops.iter().map(footprint).sum::<u64>(),
+        Op::AddPage { page, .. } => {
+            text(&page.name) + page.nodes.iter().flatten().map(node).sum::<u64>()
+        }
+        Op::AddNode { node: n, .. } => node(n),
+        Op::UpdatePage { patch: p, .. } => maybe(p.name.as_ref()),
+        Op::UpdateNode { patch: p, .. } => patch(p),
+        Op::UpdateProject { patch: p } => {
+            maybe(p.name.as_ref()) + cleared(&p.source_language) + cleared(&p.target_language)
+        }
+        Op::UpdateGlossary { set, remove } => {
+            set.iter()
+                .map(|t| {
+                    size_of::<super::glossary::Term>() as u64
+                        + text(&t.source)
+                        + text(&t.target)
+                        + maybe(t.note.as_ref())
+                })
+                .sum::<u64>()
+                + remove.iter().map(|r| 24 + text(r)).sum::<u64>()
+        }
+        Op::ReorderPages { order } => 16 * order.len() as u64,
+        Op::ReorderNodes { order, .. } => 16 * order.len() as u64,
+        Op::RemovePage { .. } | Op::RemoveNode { .. } => 0,
     }
 }
 
@@ -246,7 +430,7 @@ mod tests {
 
     #[test]
     fn a_group_is_one_entry_whose_inverse_runs_last_page_first() {
-        let mut h = History::new(2);
+        let mut h = History::new(2, u64::MAX);
         let entries: Vec<Entry> = (1..=600).map(|n| page_entry("job", n)).collect();
         for e in entries.clone() {
             h.push(e);
@@ -265,8 +449,42 @@ mod tests {
     }
 
     #[test]
+    fn the_oldest_entries_go_when_the_stacks_outgrow_their_bytes() {
+        let big = |n: usize| Entry {
+            forward: Op::UpdateProject {
+                patch: super::super::op::ProjectPatch {
+                    name: Some("x".repeat(1000)),
+                    ..Default::default()
+                },
+            },
+            inverse: Op::RemovePage { id: PageId::new() },
+            label: format!("rename {n}"),
+            group: None,
+        };
+        let one = weight(&big(0));
+        let mut h = History::new(500, one * 3);
+        for n in 0..10 {
+            h.push(big(n));
+        }
+        assert_eq!(h.undo_len(), 3);
+        assert_eq!(h.next_undo().unwrap().label, "rename 9");
+        assert_eq!(h.dropped(), 7);
+        assert!(h.bytes() <= one * 3);
+        // The change just made stays undoable however big it is.
+        let mut tiny = History::new(500, 1);
+        tiny.push(big(0));
+        assert_eq!(tiny.undo_len(), 1);
+        // Undo moves bytes to redo; a new change frees them.
+        h.undone();
+        assert_eq!(h.bytes(), one * 3);
+        h.push(big(10));
+        assert_eq!((h.undo_len(), h.redo_len()), (3, 0));
+        assert_eq!(h.bytes(), one * 3);
+    }
+
+    #[test]
     fn another_edit_between_pages_splits_the_group() {
-        let mut h = History::new(10);
+        let mut h = History::new(10, u64::MAX);
         h.push(page_entry("job", 1));
         h.push(Entry {
             group: None,

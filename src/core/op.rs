@@ -50,6 +50,14 @@ pub enum Op {
         id: NodeId,
         #[serde(deserialize_with = "objects::one")]
         patch: NodePatch,
+        // The values the edit was made from; refused (a conflict) when the
+        // node says otherwise now. (A plain comment: the MCP schema budget.)
+        #[serde(
+            default,
+            deserialize_with = "objects::optional",
+            skip_serializing_if = "Option::is_none"
+        )]
+        based_on: Option<Basis>,
     },
     #[serde(rename_all = "camelCase")]
     ReorderNodes { page: PageId, order: Vec<NodeId> },
@@ -225,6 +233,29 @@ fn yes() -> bool {
 
 /// `Some(None)` clears a field (JSON `null`); `None` (absent) leaves it.
 pub type Clearable<T> = Option<Option<T>>;
+
+/// What an edit was made from: the node's values as its client last saw
+/// them (`null`: it had none). The core compares them, under the session's
+/// lock, with what the node says when the edit applies, and refuses the
+/// edit with a conflict carrying both values when they differ: a change
+/// made meanwhile by someone else is never silently replaced. The log
+/// keeps edits without it (it held when they applied).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Basis {
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub text: Clearable<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub translation: Clearable<String>,
+}
 
 /// Deserializes a field so that `null` becomes `Some(None)`, not `None`.
 fn clearable<'de, D, T>(d: D) -> Result<Clearable<T>, D::Error>

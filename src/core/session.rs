@@ -585,10 +585,16 @@ fn saved_history(
     snapshot_epoch: u64,
     last_epoch: u64,
 ) -> (History, u64) {
-    let empty = || (History::new(settings.undo_limit), 0);
+    let empty = || {
+        (
+            History::new(settings.undo_limit, settings.history_max_bytes),
+            0,
+        )
+    };
     match HistoryFile::read(&files.history_json()) {
         Ok(Some(h)) if (snapshot_epoch..=last_epoch).contains(&h.epoch) => {
-            (History::restore(settings.undo_limit, h.stacks), h.epoch)
+            let (limit, bytes) = (settings.undo_limit, settings.history_max_bytes);
+            (History::restore(limit, bytes, h.stacks), h.epoch)
         }
         Ok(Some(h)) => {
             tracing::warn!(

@@ -312,6 +312,7 @@ impl Core {
                 page: *page,
                 id: node.id,
                 patch,
+                based_on: None,
             });
         }
         if units.is_empty() {

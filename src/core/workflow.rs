@@ -11,9 +11,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{CoreError, CoreResult};
+use super::error::{CoreError, CoreResult, Stale};
 use super::ids::{NodeId, PageId};
-use super::op::{KindPatch, NewNode, Op};
+use super::op::{Basis, KindPatch, NewNode, Op};
 use super::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
 
 /// Which existing translations a translation engine may replace.
@@ -152,7 +152,11 @@ impl Stamper<'_, '_> {
                 page,
                 id,
                 mut patch,
+                based_on,
             } => {
+                if let Some(basis) = &based_on {
+                    self.check_basis(page, id, basis)?;
+                }
                 if let Some(KindPatch::Text {
                     translation: Some(translation),
                     state,
@@ -197,10 +201,52 @@ impl Stamper<'_, '_> {
                         Writer::Person => {}
                     }
                 }
-                Some(Op::UpdateNode { page, id, patch })
+                // The basis held; the log keeps the edit without it.
+                Some(Op::UpdateNode {
+                    page,
+                    id,
+                    patch,
+                    based_on: None,
+                })
             }
             other => Some(other),
         })
+    }
+
+    /// Refuses an edit whose basis is not what the node says now. An
+    /// unknown node is `apply`'s to refuse.
+    fn check_basis(&self, page: PageId, id: NodeId, basis: &Basis) -> CoreResult<()> {
+        let Some(node) = self
+            .scene
+            .page(page)
+            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
+        else {
+            return Ok(());
+        };
+        let (text, translation) = match &node.kind {
+            NodeKind::Text {
+                text, translation, ..
+            } => (text, translation),
+            _ => (&None, &None),
+        };
+        // An empty value and none are the same to a person.
+        let value = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
+        for (field, based_on, current) in [
+            ("text", &basis.text, text),
+            ("translation", &basis.translation, translation),
+        ] {
+            let Some(based_on) = based_on else { continue };
+            if value(based_on) != value(current) {
+                return Err(CoreError::Stale(Box::new(Stale {
+                    page_id: page,
+                    node_id: id,
+                    field,
+                    based_on: value(based_on),
+                    current: value(current),
+                })));
+            }
+        }
+        Ok(())
     }
 
     /// `Ok(Some(why))` when an engine's edit of `node` is to be dropped;
@@ -314,6 +360,7 @@ mod tests {
             page,
             id,
             patch: NodePatch::text(Some(Some(translation.into())), state),
+            based_on: None,
         }
     }
 

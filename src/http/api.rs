@@ -246,7 +246,19 @@ fn error_schema() -> Value {
                 "required": ["code", "message"],
                 "properties": {
                     "code": { "type": "string" },
-                    "message": { "type": "string" }
+                    "message": { "type": "string" },
+                    "stale": {
+                        "description": "With code `conflict` for an edit whose `basedOn` no longer holds: what it was made from and what the node says now (null: nothing)",
+                        "type": "object",
+                        "required": ["pageId", "nodeId", "field", "basedOn", "current"],
+                        "properties": {
+                            "pageId": { "type": "string", "format": "uuid" },
+                            "nodeId": { "type": "string", "format": "uuid" },
+                            "field": { "type": "string", "enum": ["text", "translation"] },
+                            "basedOn": { "type": ["string", "null"] },
+                            "current": { "type": ["string", "null"] }
+                        }
+                    }
                 }
             }
         }

@@ -8,12 +8,15 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use crate::core::CoreError;
+use crate::core::error::Stale;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {
     pub status: StatusCode,
     pub code: &'static str,
     pub message: String,
+    /// Both values of a stale edit (a `conflict`), as `error.stale`.
+    pub stale: Option<Box<Stale>>,
 }
 
 impl ApiError {
@@ -22,6 +25,7 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            stale: None,
         }
     }
 
@@ -33,9 +37,10 @@ impl ApiError {
 /// The status of each core error code.
 pub fn status_of(error: &CoreError) -> StatusCode {
     match error {
-        CoreError::NoSession | CoreError::Conflict(_) | CoreError::Locked(_) => {
-            StatusCode::CONFLICT
-        }
+        CoreError::NoSession
+        | CoreError::Conflict(_)
+        | CoreError::Stale(_)
+        | CoreError::Locked(_) => StatusCode::CONFLICT,
         CoreError::NotFound { .. } => StatusCode::NOT_FOUND,
         CoreError::InvalidOp(_) | CoreError::InvalidInput(_) => StatusCode::UNPROCESSABLE_ENTITY,
         CoreError::ApprovalRequired(_) => StatusCode::FORBIDDEN,
@@ -49,6 +54,10 @@ impl From<CoreError> for ApiError {
             status: status_of(&error),
             code: error.code(),
             message: error.to_string(),
+            stale: match error {
+                CoreError::Stale(stale) => Some(stale),
+                _ => None,
+            },
         }
     }
 }
@@ -58,7 +67,10 @@ impl IntoResponse for ApiError {
         if self.status.is_server_error() {
             tracing::error!(code = self.code, "{}", self.message);
         }
-        let body = json!({ "error": { "code": self.code, "message": self.message } });
+        let mut body = json!({ "error": { "code": self.code, "message": self.message } });
+        if let Some(stale) = &self.stale {
+            body["error"]["stale"] = json!(stale);
+        }
         (self.status, Json(body)).into_response()
     }
 }

@@ -89,6 +89,9 @@ impl From<CoreError> for ToolError {
                 ToolError::new(format!("unknown_{}", what.replace(' ', "_")), message)
                     .with("id", id)
             }
+            CoreError::Stale(stale) => {
+                ToolError::new("conflict", message).with("stale", json!(stale))
+            }
             other => ToolError::new(other.code(), message),
         }
     }

@@ -44,6 +44,9 @@ pub struct EditBox {
     pub area: tui_textarea::TextArea<'static>,
     /// The translation was final and the person chose to edit it anyway.
     pub unlock: bool,
+    /// The translation the draft started from (what a save says it is
+    /// based on).
+    pub based_on: Option<String>,
 }
 
 impl EditBox {
@@ -60,6 +63,7 @@ impl EditBox {
             node: draft.node,
             area,
             unlock: draft.unlock,
+            based_on: draft.based_on,
         }
     }
 
@@ -70,6 +74,7 @@ impl EditBox {
             node: self.node,
             text: self.area.lines().join("\n"),
             unlock: self.unlock,
+            based_on: self.based_on.clone(),
         }
     }
 }
@@ -83,6 +88,9 @@ pub struct Draft {
     pub node: NodeId,
     pub text: String,
     pub unlock: bool,
+    /// The node's translation when the draft started: the core refuses the
+    /// save if someone changed it since.
+    pub based_on: Option<String>,
 }
 
 /// A saved translation shown before the core's scene has it, so that keys
@@ -142,6 +150,12 @@ pub enum Modal {
         spec: PipelineSpec,
         engines: Vec<(String, String)>,
     },
+    /// A save refused because someone changed the translation after the
+    /// draft started: keep mine (save it over theirs) or use theirs.
+    Conflict {
+        draft: Draft,
+        theirs: Option<String>,
+    },
 }
 
 impl Modal {
@@ -150,6 +164,7 @@ impl Modal {
             Modal::Help => "help",
             Modal::Confirm { .. } => "confirm",
             Modal::Approval { .. } => "approval",
+            Modal::Conflict { .. } => "conflict",
         }
     }
 }

@@ -24,6 +24,9 @@ use crate::core::{ApplyResult, Core, CoreError, ProjectEntry, StepResult};
 pub struct BackendError {
     pub code: String,
     pub message: String,
+    /// For an edit made from a value someone changed meanwhile: what the
+    /// node says now (`Some(None)`: nothing).
+    pub theirs: Option<Option<String>>,
 }
 
 impl BackendError {
@@ -31,6 +34,7 @@ impl BackendError {
         BackendError {
             code: code.to_owned(),
             message: message.into(),
+            theirs: None,
         }
     }
 
@@ -44,6 +48,10 @@ impl From<CoreError> for BackendError {
         BackendError {
             code: e.code().to_owned(),
             message: e.to_string(),
+            theirs: match e {
+                CoreError::Stale(stale) => Some(stale.current),
+                _ => None,
+            },
         }
     }
 }

@@ -89,7 +89,12 @@ impl Remote {
         let message = body["error"]["message"]
             .as_str()
             .map_or_else(|| format!("HTTP {status}"), str::to_owned);
-        Err(BackendError::new(code, message))
+        let mut error = BackendError::new(code, message);
+        let stale = &body["error"]["stale"];
+        if stale.is_object() {
+            error.theirs = Some(stale["current"].as_str().map(str::to_owned));
+        }
+        Err(error)
     }
 
     async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, BackendError> {

@@ -19,7 +19,7 @@ use super::navigate;
 use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::ids::{PageId, SessionId};
 use crate::core::jobs::Approval;
-use crate::core::op::{NodePatch, Op};
+use crate::core::op::{Basis, NodePatch, Op};
 use crate::core::scene::{Node, NodeKind, TextState};
 
 /// Applies `msg` at time `now`; returns what the runtime must do.
@@ -157,6 +157,25 @@ fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
                 app.modal = None;
             }
         }
+        Modal::Conflict { mut draft, theirs } => match key.code {
+            // Keep mine: saved over theirs, now that the person has seen it.
+            KeyCode::Char('k') | KeyCode::Enter => {
+                app.modal = None;
+                draft.based_on = theirs;
+                save(app, draft, fx);
+            }
+            KeyCode::Char('t') => {
+                app.modal = None;
+                app.say("kept their translation; your draft is dropped");
+            }
+            // Back to the draft, to merge by hand.
+            KeyCode::Char('e') | KeyCode::Esc => {
+                app.modal = None;
+                draft.based_on = theirs;
+                app.edit = Some(EditBox::new(draft));
+            }
+            _ => app.modal = Some(Modal::Conflict { draft, theirs }),
+        },
         Modal::Approval { session, spec, .. } => {
             if yes {
                 app.modal = None;
@@ -243,6 +262,11 @@ fn save(app: &mut App, draft: Draft, fx: &mut Vec<Effect>) {
             Some(translation),
             draft.unlock.then_some(TextState::Translated),
         ),
+        // Refused if someone else saved this node since the draft began.
+        based_on: Some(Basis {
+            translation: Some(draft.based_on.clone()),
+            ..Basis::default()
+        }),
     };
     app.saving.push(PendingSave {
         draft: draft.clone(),
@@ -307,6 +331,13 @@ fn on_saved(app: &mut App, draft: Draft, result: Result<u64, BackendError>, fx: 
             app.saving.remove(i);
             // What the scene really holds again.
             request_scene(app, draft.session, fx);
+            if let Some(theirs) = e.theirs {
+                // Someone saved this node since the draft began: the person
+                // decides, as in the web workbench.
+                app.modal = Some(Modal::Conflict { draft, theirs });
+                app.fail("someone else changed this translation meanwhile: keep yours or theirs?");
+                return;
+            }
             if app.edit.is_none() {
                 app.edit = Some(EditBox::new(draft));
                 app.fail(format!(
@@ -695,6 +726,7 @@ fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) 
             page,
             id: node.id,
             patch: NodePatch::text(None, Some(state)),
+            based_on: None,
         },
         what: format!("marked {}", state.as_str()),
     });
@@ -727,8 +759,9 @@ fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
         session,
         page,
         node: node.id,
-        text: translation.unwrap_or_default(),
+        text: translation.clone().unwrap_or_default(),
         unlock,
+        based_on: translation,
     }));
 }
 

@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Gauge, Paragraph, Wrap};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
-use super::app::{App, HomeRow, Modal, Pane, Route};
+use super::app::{App, Draft, HomeRow, Modal, Pane, Route};
 use super::commands::COMMANDS;
 use super::layout::{
     REVOKE, areas, centered, home_list, inner, scroll_offset, session_areas, share_line,
@@ -97,6 +97,7 @@ pub fn view(app: &App, frame: &mut Frame) {
         Some(Modal::Help) => help(app, frame, area),
         Some(Modal::Confirm { message, .. }) => confirm(app, frame, area, message),
         Some(Modal::Approval { engines, .. }) => approval(app, frame, area, engines),
+        Some(Modal::Conflict { draft, theirs }) => conflict(app, frame, area, draft, theirs),
         None => {}
     }
     if app.exit_overlay {
@@ -808,6 +809,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             Modal::Help => "Esc, ? or Enter closes help",
             Modal::Confirm { .. } => "y/Enter confirm · n/Esc cancel",
             Modal::Approval { .. } => "y/Enter run these commands · n/Esc do not run",
+            Modal::Conflict { .. } => "k/Enter keep mine · t use theirs · e/Esc edit my draft",
         }
     } else if app.edit.is_some() {
         "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo"
@@ -1002,6 +1004,35 @@ fn approval(app: &App, frame: &mut Frame, area: Rect, engines: &[(String, String
     lines.push(Line::raw(""));
     lines.push(Line::styled("y run them · n do not", bold()));
     modal_box(app, frame, area, "Approve engines", lines, 76);
+}
+
+fn conflict(app: &App, frame: &mut Frame, area: Rect, draft: &Draft, theirs: &Option<String>) {
+    let shown = |v: Option<&str>| match v {
+        Some(v) if !v.is_empty() => v.to_owned(),
+        _ => "(no translation)".to_owned(),
+    };
+    let mut lines = vec![
+        Line::raw("Someone else saved this translation after you began:"),
+        Line::raw(""),
+        Line::styled("Theirs", bold()),
+    ];
+    lines.extend(
+        shown(theirs.as_deref())
+            .lines()
+            .map(|l| Line::raw(format!("  {l}"))),
+    );
+    lines.push(Line::styled("Yours", bold()));
+    lines.extend(
+        shown(Some(&draft.text))
+            .lines()
+            .map(|l| Line::raw(format!("  {l}"))),
+    );
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "k keep mine · t use theirs · e edit my draft",
+        bold(),
+    ));
+    modal_box(app, frame, area, "Changed meanwhile", lines, 72);
 }
 
 fn exit_overlay(app: &App, frame: &mut Frame, area: Rect) {

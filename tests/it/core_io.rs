@@ -481,6 +481,7 @@ async fn xliff_stays_well_formed_with_control_characters() {
             }),
             ..Default::default()
         },
+        based_on: None,
     };
     t.core.apply(id, set).await.unwrap();
     // A page name with line breaks and a control character, as 0.1.0 let

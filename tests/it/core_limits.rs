@@ -128,7 +128,7 @@ fn build(shape: &Shape, scratch: &mut Scene) -> Op {
     let no_blobs = |_: &BlobHash| false;
     match shape {
         Shape::Leaf { intent, name, text } => {
-            let history = History::new(1);
+            let history = History::new(1, u64::MAX);
             // Nothing to act on yet (or an undo, with no history): a page.
             let fallback = Intent::AddPage { nodes: 1, at: 0 };
             let Some(Action::Op(mut op)) = intent

@@ -450,6 +450,7 @@ async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
         page: one.id,
         id: one.nodes[node].id,
         patch,
+        based_on: None,
     };
     t.core
         .apply(id, patch(0, NodePatch::text(None, Some(TextState::Final))))

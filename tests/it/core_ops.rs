@@ -121,6 +121,7 @@ async fn every_op_changes_what_it_says() {
                 visible: Some(false),
                 kind: None,
             },
+            based_on: None,
         },
     )
     .await
@@ -197,6 +198,7 @@ async fn every_op_changes_what_it_says() {
             }),
             ..Default::default()
         },
+        based_on: None,
     };
     core.apply(id, clear).await.unwrap();
     let (_, s) = scene(core, id).await;
@@ -468,6 +470,7 @@ async fn a_patch_for_another_kind_is_rejected() {
             }),
             ..Default::default()
         },
+        based_on: None,
     };
     rejects(
         &t.core,
@@ -547,6 +550,7 @@ async fn bad_values_are_rejected() {
             }),
             ..Default::default()
         },
+        based_on: None,
     };
     rejects(core, id, negative, &["must not be negative"]).await;
     rejects(
@@ -556,6 +560,7 @@ async fn bad_values_are_rejected() {
             page: p1,
             id: n1,
             patch: NodePatch::default(),
+            based_on: None,
         },
         &["the patch changes nothing"],
     )

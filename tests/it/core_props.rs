@@ -63,6 +63,7 @@ fn invalid(kind: u8, pick: usize, scene: &Scene) -> Op {
                 }),
                 ..Default::default()
             },
+            based_on: None,
         },
         (4, Some(p)) => Op::RemoveNode {
             page: p.id,

@@ -170,6 +170,7 @@ pub fn translate(page: PageId, node: NodeId, text: &str) -> Op {
         page,
         id: node,
         patch: NodePatch::text(Some(Some(text.into())), None),
+        based_on: None,
     }
 }
 
@@ -333,7 +334,7 @@ impl Replica {
     pub fn new(scene: Scene, undo_limit: usize) -> Self {
         Replica {
             scene,
-            history: History::new(undo_limit),
+            history: History::new(undo_limit, u64::MAX),
             epoch: 0,
         }
     }

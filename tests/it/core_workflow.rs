@@ -20,6 +20,7 @@ fn mark(page: PageId, id: NodeId, state: TextState) -> Op {
         page,
         id,
         patch: NodePatch::text(None, Some(state)),
+        based_on: None,
     }
 }
 
@@ -94,6 +95,7 @@ async fn five_kinds(t: &TestCore, id: SessionId) -> (PageId, Vec<NodeId>) {
         page,
         id: nodes[0],
         patch: NodePatch::text(Some(None), None),
+        based_on: None,
     };
     t.core.apply(id, clear).await.unwrap();
     (page, nodes)
@@ -279,6 +281,7 @@ async fn a_person_changes_a_final_translation_only_by_saying_its_state() {
         page,
         id: node,
         mut patch,
+        ..
     } = translate(page, nodes[4], "changed")
     else {
         unreachable!()
@@ -293,6 +296,7 @@ async fn a_person_changes_a_final_translation_only_by_saying_its_state() {
                 page,
                 id: node,
                 patch,
+                based_on: None,
             },
         )
         .await

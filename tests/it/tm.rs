@@ -41,6 +41,7 @@ async fn review(t: &TestCore, id: SessionId, created: &[uuid::Uuid], i: usize, t
         page: quire::core::ids::PageId(created[0]),
         id: quire::core::ids::NodeId(created[1 + i]),
         patch: NodePatch::text(Some(Some(translation.into())), Some(TextState::Reviewed)),
+        based_on: None,
     };
     t.core.apply(id, op).await.unwrap();
 }
@@ -109,6 +110,7 @@ async fn a_reviewed_segment_fills_identical_and_near_ones_in_another_project() {
         page: quire::core::ids::PageId(a_nodes[0]),
         id: quire::core::ids::NodeId(a_nodes[3]),
         patch: NodePatch::text(Some(Some("Pas relu".into())), None),
+        based_on: None,
     };
     t.core.apply(a, op).await.unwrap();
     t.core.close_session(a).await.unwrap();

@@ -197,7 +197,9 @@ fn apply_at(
                 created: Vec::new(),
             })
         }
-        Op::UpdateNode { page, id, patch } => {
+        Op::UpdateNode {
+            page, id, patch, ..
+        } => {
             let p = find_page(scene, page, index).map_err(fail)?;
             let at = find_node(&scene.pages[p], id, index).map_err(fail)?;
             check_node_patch(&scene.pages[p].nodes[at], &patch, blobs).map_err(fail)?;
@@ -206,11 +208,17 @@ fn apply_at(
             let node = &mut Arc::make_mut(&mut scene.pages[p]).nodes[at];
             let old = patch_node(node, &patch);
             Ok(Applied {
-                op: Op::UpdateNode { page, id, patch },
+                op: Op::UpdateNode {
+                    page,
+                    id,
+                    patch,
+                    based_on: None,
+                },
                 inverse: Op::UpdateNode {
                     page,
                     id,
                     patch: old,
+                    based_on: None,
                 },
                 created: Vec::new(),
             })

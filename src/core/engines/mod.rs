@@ -415,5 +415,6 @@ fn translation_op(
             }),
             ..NodePatch::default()
         },
+        based_on: None,
     }
 }

@@ -9,10 +9,12 @@ let token = sessionStorage.getItem(TOKEN_KEY);
 const unauthorizedListeners = new Set();
 
 export class ApiError extends Error {
-  constructor(status, code, message) {
+  constructor(status, code, message, stale = null) {
     super(message);
     this.status = status;
     this.code = code;
+    /** For an edit someone changed meanwhile: { field, basedOn, current }. */
+    this.stale = stale;
   }
 }
 
@@ -39,17 +41,19 @@ export function onUnauthorized(listener) {
 async function failure(response) {
   let code = `http_${response.status}`;
   let message = `${response.status} ${response.statusText}`;
+  let stale = null;
   try {
     const body = await response.json();
     if (body && body.error) {
       code = body.error.code;
       message = body.error.message;
+      stale = body.error.stale ?? null;
     }
   } catch {
     // Not the API's JSON error body (a proxy's page, say): keep the status.
   }
   if (response.status === 401) unauthorizedListeners.forEach((l) => l());
-  return new ApiError(response.status, code, message);
+  return new ApiError(response.status, code, message, stale);
 }
 
 /**

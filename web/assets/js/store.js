@@ -573,8 +573,25 @@ export async function commitEditor() {
   // setting the state with it (the API's "force").
   if (found.node.kind.state === 'final') patch.kind.state = translation === null ? 'initial' : 'translated';
   const saving = editor.draft;
-  const result = await apply({ type: 'UpdateNode', page: found.page.id, id: editor.nodeId, patch }, 'Saving the translation');
-  if (result && state.editor && state.editor.nodeId === editor.nodeId) {
+  // The core refuses the save if the node changed since the draft began
+  // (a change the stream has not brought yet), with both values.
+  const basedOn = { translation: editor.base === '' ? null : editor.base };
+  const op = { type: 'UpdateNode', page: found.page.id, id: editor.nodeId, patch, basedOn };
+  const id = state.sessionId;
+  let result;
+  try {
+    result = await call('POST', inSession(id, '/history/apply'), op);
+  } catch (e) {
+    if (e instanceof ApiError && e.stale && state.editor && state.editor.nodeId === editor.nodeId) {
+      state.editor = { ...state.editor, conflict: { theirs: e.stale.current ?? '', origin: null } };
+      changed();
+      return;
+    }
+    if (!(e instanceof ApiError && e.status === 401)) toast(`Saving the translation: ${e.message}`, 'error');
+    return;
+  }
+  caughtUp(result);
+  if (state.editor && state.editor.nodeId === editor.nodeId) {
     state.editor = { ...state.editor, base: saving };
     changed();
   }

@@ -53,6 +53,8 @@ export async function importFiles(sessionId, files) {
     for (const file of pages) data.append('file', file, file.name);
     const result = await attempt('Importing pages', () => call('POST', inSession(sessionId, '/pages'), data));
     if (result) toast(`Imported ${pages.length === 1 ? pages[0].name : `${pages.length} files`}`);
+    // A comic archive's pages that could not be read came in as nothing: say which.
+    for (const skipped of result?.skipped ?? []) toast(`Skipped ${skipped.name}: ${skipped.reason}`, 'error');
   }
   refreshScene();
 }
