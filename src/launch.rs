@@ -70,7 +70,16 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 fn core_for(loaded: &Loaded) -> Result<Core, Failure> {
     let paths = loaded.data_paths()?;
     let mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str());
-    Ok(Core::new(core_config(&loaded.config, &paths, mode)))
+    let core = Core::new(core_config(&loaded.config, &paths, mode));
+    // What imports that a killed process was running left behind.
+    let swept = crate::core::archive::sweep(core.projects_dir());
+    if swept > 0 {
+        tracing::info!(
+            "removed {swept} unfinished import(s) from {}",
+            core.projects_dir().display()
+        );
+    }
+    Ok(core)
 }
 
 /// What the core needs, read from the configuration: the one adapter

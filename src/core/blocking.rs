@@ -105,16 +105,16 @@ impl Blocking<'_> {
     /// Unpacks a project archive into the projects directory as a new
     /// project (a new id, a directory named after it) and opens it.
     pub fn import_managed_archive(&self, bytes: &[u8]) -> CoreResult<SessionSummary> {
-        let name = super::export::archive_name(bytes)?;
+        let name = super::archive::archive_name(bytes)?;
         let root = self.0.projects_dir().to_path_buf();
         std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
         let path = {
             let _guard = self.0.lifecycle();
             let path = free_path(&root, &name);
-            super::export::unpack(bytes, &path)?;
+            super::archive::unpack(bytes, &path)?;
             path
         };
-        self.open_project(&path)
+        self.open_imported(&path)
     }
 
     /// Opens a managed project by id and makes it current .
@@ -206,8 +206,19 @@ impl Blocking<'_> {
     /// Unpacks an archive made by `export` into `dest` as a new project and
     /// opens it (see [`Core::import_archive`]).
     pub fn import_archive(&self, bytes: &[u8], dest: &Path) -> CoreResult<SessionSummary> {
-        super::export::unpack(bytes, dest)?;
-        self.open_project(dest)
+        super::archive::unpack(bytes, dest)?;
+        self.open_imported(dest)
+    }
+
+    /// Opens a project an import has just written; one that cannot be
+    /// opened (the disk filled up meanwhile, say) is removed again, so a
+    /// refused import never leaves a project behind.
+    fn open_imported(&self, path: &Path) -> CoreResult<SessionSummary> {
+        self.open_project(path).inspect_err(|_| {
+            if let Err(e) = std::fs::remove_dir_all(path) {
+                tracing::warn!("cannot remove the unopened import {}: {e}", path.display());
+            }
+        })
     }
 }
 

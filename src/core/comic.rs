@@ -14,9 +14,9 @@
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
 
+use super::archive::{ARCHIVE_LIMITS, ArchiveLimits};
 use super::blobs::Staging;
 use super::error::{CoreError, CoreResult};
-use super::export::{ARCHIVE_LIMITS, ArchiveLimits};
 use super::images;
 use super::import::{Checked, Skipped};
 

@@ -16,6 +16,7 @@
 //! block (tests, benchmarks).
 
 pub mod apply;
+pub mod archive;
 pub mod blobs;
 mod blocking;
 pub mod comic;
@@ -127,6 +128,14 @@ pub struct StepResult {
     pub label: String,
     /// How many ops it applied.
     pub ops: usize,
+}
+
+/// An open project that cannot be written (see [`Core::unwritable`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unwritable {
+    pub session_id: SessionId,
+    pub name: String,
+    pub why: String,
 }
 
 /// A managed project in the projects directory.
@@ -502,6 +511,38 @@ impl Core {
         };
         session.wait_durable(snapshot.epoch).await?;
         Ok(snapshot)
+    }
+
+    /// The open projects that cannot be written now (a full disk), each
+    /// after one more try to reopen its writer: name, session and why,
+    /// without a path (a health check may be public).
+    pub async fn unwritable(&self) -> Vec<Unwritable> {
+        let failed: Vec<Arc<Session>> = self
+            .workspace()
+            .sessions
+            .iter()
+            .filter(|s| s.unwritable().is_some())
+            .cloned()
+            .collect();
+        let mut out = Vec::new();
+        for session in failed {
+            let check = session.clone();
+            let Err(e) = blocking(move || check.check_writable()).await else {
+                continue;
+            };
+            let why = match e.io_kind() {
+                Some(kind) if kind != std::io::ErrorKind::Other => {
+                    std::io::Error::from(kind).to_string()
+                }
+                _ => "its log cannot be written".to_owned(),
+            };
+            out.push(Unwritable {
+                session_id: session.id,
+                name: session.name(),
+                why,
+            });
+        }
+        out
     }
 
     // ---- blobs ----------------------------------------------------------

@@ -25,7 +25,7 @@ use super::op::Op;
 use super::scene::Scene;
 use super::storage::lock::{Holder, ProjectLock};
 use super::storage::log::{self, FrameKind};
-use super::storage::writer::{Durable, Item, LogWriter, SnapshotJob, Start};
+use super::storage::writer::{Durable, Item, LogWriter, OnDurable, SnapshotJob, Start};
 use super::storage::{self, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, now_rfc3339};
 use super::workflow::{self, Dropped, Writer};
 use crate::config::schema::Durability;
@@ -61,11 +61,17 @@ pub struct Session {
     pub opened_at: String,
     // Never held across an await: taken to apply one op or clone the scene.
     state: Mutex<State>,
-    writer: LogWriter,
+    /// Replaced when a failed writer is reopened (under the state lock);
+    /// held only to clone or swap the handle.
+    writer: Mutex<Arc<LogWriter>>,
+    files: ProjectFiles,
+    bus: Arc<EventBus>,
     blobs: BlobStore,
     settings: SessionSettings,
     /// The project name the writer reports in `SceneAdvanced`.
     live_name: Arc<Mutex<String>>,
+    /// When the last try to reopen a failed writer was, and why it failed.
+    recovery: Mutex<Option<(std::time::Instant, CoreError)>>,
     _lock: ProjectLock,
 }
 
@@ -121,6 +127,122 @@ pub struct SceneSnapshot {
     pub scene: Scene,
 }
 
+/// A project as its files say: what [`Session::open`] starts from, and
+/// what a session reloads when its writer failed.
+struct Loaded {
+    project: ProjectToml,
+    scene: Scene,
+    epoch: u64,
+    snapshot_epoch: u64,
+    history: History,
+    /// Frames in `ops.log` after the snapshot.
+    frames: u64,
+}
+
+/// Loads the snapshot and replays the log (dropping a torn last frame
+/// with a warning and trimming it). Changes nothing else on disk.
+fn load(files: &ProjectFiles, settings: &SessionSettings, blobs: &BlobStore) -> CoreResult<Loaded> {
+    let project = ProjectToml::read(&files.project_toml())?;
+    let snapshot = SnapshotFile::read(&files.scene_json())?;
+    let (mut scene, snapshot_epoch) = match snapshot {
+        Some(s) => (s.scene, s.epoch),
+        None => (Scene::new(&project.name, &project.created_at), 0),
+    };
+    let recovered = log::read(&files.ops_log(), snapshot_epoch).map_err(|e| {
+        if snapshot_epoch == 0 && !files.scene_json().exists() {
+            missing_snapshot(files, &e.to_string())
+        } else {
+            e
+        }
+    })?;
+    if !files.scene_json().exists() {
+        match recovered.frames.first() {
+            Some((_, 1, _)) => tracing::warn!(
+                "{} is missing; rebuilt the scene from ops.log",
+                files.scene_json().display()
+            ),
+            _ => {
+                return Err(missing_snapshot(
+                    files,
+                    "ops.log does not hold the project's history from the start",
+                ));
+            }
+        }
+    }
+    let last_epoch = recovered
+        .frames
+        .last()
+        .map_or(snapshot_epoch, |(_, e, _)| *e);
+    let (mut history, history_epoch) = saved_history(files, settings, snapshot_epoch, last_epoch);
+    let mut epoch = snapshot_epoch;
+    let frames = recovered.frames.len() as u64;
+    for (line, frame_epoch, frame) in recovered.frames {
+        let applied = apply(&mut scene, frame.op, &|h| blobs.contains(h)).map_err(|e| {
+            CoreError::Corrupt {
+                file: files.ops_log(),
+                line: Some(line),
+                message: format!("frame does not apply: {e}"),
+            }
+        })?;
+        scene.project.updated_at.clone_from(&frame.at);
+        epoch = frame_epoch;
+        if epoch <= history_epoch {
+            // history.json already holds this change.
+            continue;
+        }
+        let entry = Entry {
+            label: history::describe(&scene, &applied.op),
+            forward: applied.op,
+            inverse: applied.inverse,
+            group: frame.group,
+        };
+        match frame.kind {
+            FrameKind::Apply => history.push(entry),
+            FrameKind::Undo if history.next_undo().is_some() => history.undone(),
+            // The undone entry predates the log: what undoes this undo
+            // is its inverse.
+            FrameKind::Undo => history.undone_unknown(Entry {
+                forward: entry.inverse,
+                inverse: entry.forward,
+                label: entry.label,
+                group: None,
+            }),
+            FrameKind::Redo if history.next_redo().is_some() => history.redone(),
+            FrameKind::Redo => history.redone_unknown(entry),
+        }
+    }
+    check_recorded_epoch(files, &project, snapshot_epoch, epoch)?;
+    if let Some(warning) = &recovered.dropped {
+        tracing::warn!("{warning}");
+        truncate(&files.ops_log(), recovered.intact_len)?;
+    }
+    Ok(Loaded {
+        project,
+        scene,
+        epoch,
+        snapshot_epoch,
+        history,
+        frames,
+    })
+}
+
+/// What the log writer calls for each durable epoch: `SceneAdvanced`,
+/// with the project's name as it is then.
+fn announce(id: SessionId, bus: Arc<EventBus>, live_name: Arc<Mutex<String>>) -> OnDurable {
+    Box::new(move |epoch, pages| {
+        let name = live_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        bus.publish(Event::SceneAdvanced {
+            session_id: id,
+            epoch,
+            name,
+            pages,
+        });
+    })
+}
+
 impl Session {
     /// Opens the project in `dir` (already canonical): takes the lock,
     /// loads the snapshot, replays the log. On any error nothing on disk
@@ -133,83 +255,15 @@ impl Session {
     ) -> CoreResult<Session> {
         let files = ProjectFiles::new(dir.to_path_buf());
         let lock = ProjectLock::acquire(dir, holder)?;
-        let project = ProjectToml::read(&files.project_toml())?;
-        let snapshot = SnapshotFile::read(&files.scene_json())?;
-        let (mut scene, snapshot_epoch) = match snapshot {
-            Some(s) => (s.scene, s.epoch),
-            None => (Scene::new(&project.name, &project.created_at), 0),
-        };
-        let recovered = log::read(&files.ops_log(), snapshot_epoch).map_err(|e| {
-            if snapshot_epoch == 0 && !files.scene_json().exists() {
-                missing_snapshot(&files, &e.to_string())
-            } else {
-                e
-            }
-        })?;
-        if !files.scene_json().exists() {
-            match recovered.frames.first() {
-                Some((_, 1, _)) => tracing::warn!(
-                    "{} is missing; rebuilt the scene from ops.log",
-                    files.scene_json().display()
-                ),
-                _ => {
-                    return Err(missing_snapshot(
-                        &files,
-                        "ops.log does not hold the project's history from the start",
-                    ));
-                }
-            }
-        }
-
         let blobs = BlobStore::new(dir);
-        let last_epoch = recovered
-            .frames
-            .last()
-            .map_or(snapshot_epoch, |(_, e, _)| *e);
-        let (mut history, history_epoch) =
-            saved_history(&files, &settings, snapshot_epoch, last_epoch);
-        let mut epoch = snapshot_epoch;
-        for (line, frame_epoch, frame) in &recovered.frames {
-            let applied =
-                apply(&mut scene, frame.op.clone(), &|h| blobs.contains(h)).map_err(|e| {
-                    CoreError::Corrupt {
-                        file: files.ops_log(),
-                        line: Some(*line),
-                        message: format!("frame does not apply: {e}"),
-                    }
-                })?;
-            scene.project.updated_at.clone_from(&frame.at);
-            epoch = *frame_epoch;
-            if epoch <= history_epoch {
-                // history.json already holds this change.
-                continue;
-            }
-            let entry = Entry {
-                label: history::describe(&scene, &applied.op),
-                forward: applied.op,
-                inverse: applied.inverse,
-                group: frame.group.clone(),
-            };
-            match frame.kind {
-                FrameKind::Apply => history.push(entry),
-                FrameKind::Undo if history.next_undo().is_some() => history.undone(),
-                // The undone entry predates the log: what undoes this undo
-                // is its inverse.
-                FrameKind::Undo => history.undone_unknown(Entry {
-                    forward: entry.inverse,
-                    inverse: entry.forward,
-                    label: entry.label,
-                    group: None,
-                }),
-                FrameKind::Redo if history.next_redo().is_some() => history.redone(),
-                FrameKind::Redo => history.redone_unknown(entry),
-            }
-        }
-        check_recorded_epoch(&files, &project, snapshot_epoch, epoch)?;
-        if let Some(warning) = &recovered.dropped {
-            tracing::warn!("{warning}");
-            truncate(&files.ops_log(), recovered.intact_len)?;
-        }
+        let Loaded {
+            mut project,
+            scene,
+            epoch,
+            snapshot_epoch,
+            history,
+            frames,
+        } = load(&files, &settings, &blobs)?;
         let freed = storage::tidy(&files);
         if freed > 0 {
             tracing::info!(
@@ -218,7 +272,6 @@ impl Session {
             );
         }
         let toml_name = project.name.clone();
-        let mut project = project;
         if epoch > snapshot_epoch && project.epoch < Some(epoch) {
             // The log holds frames that project.toml does not know of yet
             // (a crash, or a project from 0.1.0): record them, so that
@@ -230,10 +283,7 @@ impl Session {
 
         let id = SessionId::new();
         let project_id = project.id;
-        let name = scene.project.name.clone();
-        let bus_for_writer = bus.clone();
-        let live_name = Arc::new(Mutex::new(name.clone()));
-        let writer_name = live_name.clone();
+        let live_name = Arc::new(Mutex::new(scene.project.name.clone()));
         let writer = LogWriter::start(
             files.clone(),
             Start {
@@ -242,18 +292,7 @@ impl Session {
                 project,
             },
             settings.durability,
-            Box::new(move |epoch, pages| {
-                let name = writer_name
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .clone();
-                bus_for_writer.publish(Event::SceneAdvanced {
-                    session_id: id,
-                    epoch,
-                    name,
-                    pages,
-                });
-            }),
+            announce(id, bus.clone(), live_name.clone()),
         )?;
         Ok(Session {
             id,
@@ -264,14 +303,17 @@ impl Session {
                 scene,
                 epoch,
                 history,
-                since_snapshot: recovered.frames.len() as u64,
+                since_snapshot: frames,
                 toml_name,
                 closed: false,
             }),
-            writer,
+            writer: Mutex::new(Arc::new(writer)),
+            files,
+            bus,
             blobs,
             settings,
             live_name,
+            recovery: Mutex::new(None),
             _lock: lock,
         })
     }
@@ -303,16 +345,131 @@ impl Session {
         self.lock().epoch
     }
 
-    fn check_open(&self, state: &State) -> CoreResult<()> {
+    fn writer(&self) -> Arc<LogWriter> {
+        self.writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Why the project cannot be written now, if a write failed and the
+    /// writer could not be reopened since (see [`Session::check_open`]).
+    pub fn unwritable(&self) -> Option<CoreError> {
+        self.writer().failed()
+    }
+
+    /// Tries to reopen a failed writer (see [`Session::check_open`]);
+    /// `Err` with why while the project still cannot be written.
+    pub fn check_writable(&self) -> CoreResult<()> {
+        if self.unwritable().is_none() {
+            return Ok(());
+        }
+        self.check_open(&mut self.lock())
+    }
+
+    /// Whether the session can be read and changed. A writer that failed
+    /// (a full disk) is reopened first, at most once a second; until that
+    /// works, every call is refused with why.
+    fn check_open(&self, state: &mut State) -> CoreResult<()> {
         if state.closed {
             return Err(CoreError::not_found("session", self.id));
         }
-        if let Some(e) = self.writer.failed() {
-            return Err(CoreError::internal(format!(
-                "project {} cannot be saved ({e}); close it and check the disk",
-                self.path.display()
-            )));
+        if self.writer().failed().is_some() {
+            self.reopen(state).map_err(|e| {
+                CoreError::internal(format!(
+                    "project {} cannot be saved ({e}); quire tries again with the next \
+                     request",
+                    state.scene.project.name
+                ))
+            })?;
         }
+        Ok(())
+    }
+
+    /// Reopens a failed writer from what is on disk: the changes that were
+    /// not durable (each was refused to its client) are dropped from memory,
+    /// a snapshot is written (which is also the proof the disk takes writes
+    /// again), and a new writer starts. Blocking; under the state lock.
+    fn reopen(&self, state: &mut State) -> CoreResult<()> {
+        const RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+        let mut recovery = self.recovery.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((at, e)) = recovery.as_ref()
+            && at.elapsed() < RETRY
+        {
+            return Err(e.clone());
+        }
+        let result = self.try_reopen(state);
+        *recovery = result
+            .as_ref()
+            .err()
+            .map(|e| (std::time::Instant::now(), e.clone()));
+        result
+    }
+
+    fn try_reopen(&self, state: &mut State) -> CoreResult<()> {
+        let old = self.writer();
+        let _ = old.close();
+        // A failed write was cut back by the writer; if even that failed,
+        // it is cut here, so no frame a client was told failed is replayed.
+        let log = self.files.ops_log();
+        let intact = old.intact();
+        if std::fs::metadata(&log).is_ok_and(|m| m.len() > intact) {
+            truncate(&log, intact)?;
+        }
+        let Loaded {
+            mut project,
+            scene,
+            epoch,
+            history,
+            ..
+        } = load(&self.files, &self.settings, &self.blobs)?;
+        // A snapshot now, so the new writer starts from an empty log.
+        storage::write_atomic(
+            &self.files.history_json(),
+            &HistoryFile {
+                epoch,
+                stacks: history.stacks(),
+            }
+            .encode()?,
+        )?;
+        storage::write_atomic(
+            &self.files.scene_json(),
+            &SnapshotFile {
+                epoch,
+                scene: scene.clone(),
+            }
+            .encode()?,
+        )?;
+        project.name.clone_from(&scene.project.name);
+        project.epoch = Some(epoch);
+        project.format_version = storage::FORMAT_VERSION;
+        project.write(&self.files.project_toml())?;
+        truncate(&log, 0)?;
+        let writer = LogWriter::start(
+            self.files.clone(),
+            Start {
+                epoch,
+                snapshot_epoch: epoch,
+                project,
+            },
+            self.settings.durability,
+            announce(self.id, self.bus.clone(), self.live_name.clone()),
+        )?;
+        let lost = state.epoch.saturating_sub(epoch);
+        tracing::info!(
+            "{} can be written again; {lost} change(s) that were refused meanwhile are not in it",
+            self.path.display()
+        );
+        *self
+            .live_name
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = scene.project.name.clone();
+        state.toml_name.clone_from(&scene.project.name);
+        state.scene = scene;
+        state.epoch = epoch;
+        state.history = history;
+        state.since_snapshot = 0;
+        *self.writer.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(writer);
         Ok(())
     }
 
@@ -335,8 +492,9 @@ impl Session {
     /// [`Session::submit`] if it can run at once and is light; otherwise the
     /// op comes back (`Err`), to be submitted on a blocking thread.
     pub fn try_submit(&self, op: Op, writer: &Writer) -> Result<CoreResult<Submitted>, Box<Op>> {
-        // Heavy work, or blobs to look up on disk: not on this thread.
-        if limits::is_heavy(&op) || !op.blobs().is_empty() {
+        // Heavy work, blobs to look up on disk, or a failed writer to
+        // reopen: not on this thread.
+        if limits::is_heavy(&op) || !op.blobs().is_empty() || self.unwritable().is_some() {
             return Err(Box::new(op));
         }
         if let Err(e) = limits::check_op(&op) {
@@ -392,6 +550,9 @@ impl Session {
         } else {
             FrameKind::Redo
         };
+        if self.unwritable().is_some() {
+            return None;
+        }
         let mut state = self.try_lock()?;
         let next = match kind {
             FrameKind::Undo => state.history.next_undo().map(|e| &e.inverse),
@@ -479,7 +640,7 @@ impl Session {
             FrameKind::Undo => state.history.undone(),
             FrameKind::Redo => state.history.redone(),
         }
-        self.writer.push(Item::Frame {
+        self.writer().push(Item::Frame {
             epoch,
             bytes,
             pages,
@@ -491,7 +652,7 @@ impl Session {
         Ok(Pending {
             epoch,
             created,
-            durable: self.writer.waiter(),
+            durable: self.writer().waiter(),
         })
     }
 
@@ -520,7 +681,7 @@ impl Session {
         if let Some(name) = &rename {
             state.toml_name.clone_from(name);
         }
-        self.writer.push(Item::Snapshot(Box::new(SnapshotJob {
+        self.writer().push(Item::Snapshot(Box::new(SnapshotJob {
             snapshot: SnapshotFile {
                 epoch: state.epoch,
                 scene: state.scene.clone(),
@@ -537,15 +698,20 @@ impl Session {
     /// The scene as it is now, including changes not yet durable (see
     /// [`Session::wait_durable`]). Blocks while a change applies.
     pub fn snapshot(&self) -> CoreResult<SceneSnapshot> {
-        self.snapshot_of(&self.lock())
+        self.snapshot_of(&mut self.lock())
     }
 
-    /// [`Session::snapshot`] if the state is free at once.
+    /// [`Session::snapshot`] if the state is free at once (and needs no
+    /// failed writer reopened).
     pub fn try_snapshot(&self) -> Option<CoreResult<SceneSnapshot>> {
-        self.try_lock().map(|state| self.snapshot_of(&state))
+        if self.unwritable().is_some() {
+            return None;
+        }
+        self.try_lock()
+            .map(|mut state| self.snapshot_of(&mut state))
     }
 
-    fn snapshot_of(&self, state: &State) -> CoreResult<SceneSnapshot> {
+    fn snapshot_of(&self, state: &mut State) -> CoreResult<SceneSnapshot> {
         self.check_open(state)?;
         Ok(SceneSnapshot {
             epoch: state.epoch,
@@ -555,7 +721,7 @@ impl Session {
 
     /// Resolves once `epoch` is durable.
     pub async fn wait_durable(&self, epoch: u64) -> CoreResult<()> {
-        wait_durable(&mut self.writer.waiter(), epoch).await
+        wait_durable(&mut self.writer().waiter(), epoch).await
     }
 
     /// Writes a final snapshot when the log holds anything, stops the
@@ -571,7 +737,7 @@ impl Session {
                 self.queue_snapshot(&mut state);
             }
         }
-        self.writer.close()
+        self.writer().close()
     }
 }
 

@@ -81,8 +81,28 @@ pub fn platform() -> String {
     format!("{}-{}", std::env::consts::OS, std::env::consts::ARCH)
 }
 
-async fn healthz() -> &'static str {
-    "ok"
+/// `ok`, or 503 naming each open project that cannot be written (a full
+/// disk) and why; quire keeps trying, so it says `ok` again by itself.
+async fn healthz(State(state): State<AppState>) -> Response {
+    let unwritable = state.core.unwritable().await;
+    if unwritable.is_empty() {
+        return "ok".into_response();
+    }
+    let each: Vec<String> = unwritable
+        .iter()
+        .map(|u| {
+            format!(
+                "project `{}` (session {}) cannot be written: {}",
+                u.name, u.session_id, u.why
+            )
+        })
+        .collect();
+    ApiError::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "unwritable",
+        each.join("; "),
+    )
+    .into_response()
 }
 
 async fn meta(State(state): State<AppState>) -> Json<Meta> {
@@ -772,10 +792,10 @@ pub fn api() -> Api<AppState> {
         Doc {
             id: "health",
             tag: "meta",
-            summary: "Liveness: `ok` (no token needed)",
+            summary: "Health: `ok`, or 503 naming each open project that cannot be written (no token needed)",
             request: Body::None,
             response: Body::Text,
-            errors: &[],
+            errors: &[503],
         },
         healthz,
     );

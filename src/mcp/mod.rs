@@ -682,6 +682,64 @@ pub fn http_router(
     axum::Router::new()
         .nest_service("/mcp", http_service(core, config, stop))
         .layer(axum::middleware::from_fn(session_ended))
+        .layer(axum::middleware::from_fn(json_rpc_errors))
+}
+
+/// Every refusal `/mcp` answers is a JSON-RPC error body, as a client of
+/// the protocol reads it: a body that is not JSON is a parse error (400,
+/// -32700) before it reaches rmcp, and rmcp's plain-text refusals (a wrong
+/// `Content-Type` or `Accept`) keep their status with an invalid-request
+/// error (-32600) carrying their text.
+async fn json_rpc_errors(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let error = |status: StatusCode, code: i32, message: String| {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": { "code": code, "message": message },
+        });
+        (status, axum::Json(body)).into_response()
+    };
+    let json_body = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let request = if request.method() == axum::http::Method::POST && json_body {
+        let (parts, body) = request.into_parts();
+        // The guard has bounded the body already (server.max_body_bytes).
+        let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
+            }
+        };
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
+        }
+        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+    } else {
+        request
+    };
+    let response = next.run(request).await;
+    let plain = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.starts_with("text/plain"));
+    if !response.status().is_client_error() || !plain {
+        return response;
+    }
+    let status = response.status();
+    let text = axum::body::to_bytes(response.into_body(), 64 << 10)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    error(status, -32600, format!("Invalid Request: {}", text.trim()))
 }
 
 /// rmcp answers a session's DELETE with 202; the Python SDK (and the HTTP

@@ -15,7 +15,15 @@
 //!
 //! A snapshot is queued like a frame, so it lands exactly between the frames
 //! before and after it: pending frames are synced, `scene.json` is replaced
-//! atomically, then `ops.log` is truncated.
+//! atomically, then `ops.log` is truncated. A snapshot that cannot be
+//! written (a full disk) loses nothing, since the log still holds every
+//! frame: it is a warning, and the frames go on.
+//!
+//! A frame that cannot be written or synced stops the writer: the log is cut
+//! back to the frames already durable (what a failed write may have left
+//! is never replayed as acknowledged), and every waiter from that frame on
+//! gets the error. The session then reopens its writer from disk
+//! ([`super::super::session`]).
 
 use std::fs::File;
 use std::io::Write;
@@ -63,6 +71,8 @@ pub struct Durable {
     pub epoch: u64,
     /// Set once a write or fsync failed; nothing after it is acknowledged.
     pub error: Option<CoreError>,
+    /// The length of `ops.log` that holds exactly the durable frames.
+    pub intact: u64,
 }
 
 /// Called for each newly durable epoch, in order, with the pages its frame
@@ -118,7 +128,11 @@ impl LogWriter {
             ready: Condvar::new(),
         });
         let epoch = start.epoch;
-        let (tx, rx) = watch::channel(Durable { epoch, error: None });
+        let (tx, rx) = watch::channel(Durable {
+            epoch,
+            error: None,
+            intact: log_len,
+        });
         let flusher = Flusher {
             shared: shared.clone(),
             log,
@@ -157,6 +171,11 @@ impl LogWriter {
     /// The write or fsync error that stopped this writer, if any.
     pub fn failed(&self) -> Option<CoreError> {
         self.durable.borrow().error.clone()
+    }
+
+    /// The length of `ops.log` holding exactly the durable frames.
+    pub fn intact(&self) -> u64 {
+        self.durable.borrow().intact
     }
 
     pub fn waiter(&self) -> watch::Receiver<Durable> {
@@ -225,22 +244,24 @@ impl Flusher {
                 return;
             };
             last_batch = items.len();
-            match self.write(items) {
-                Ok(written) => {
-                    let Some(epoch) = written.last().map(|(e, _)| *e) else {
-                        continue;
-                    };
-                    for (e, pages) in written {
-                        (self.on_durable)(e, pages);
-                    }
-                    self.epoch = epoch;
-                    self.durable.send_modify(|d| d.epoch = epoch);
+            let mut written = Vec::new();
+            let result = self.write(items, &mut written);
+            // What was written before a failure is durable all the same.
+            if let Some(epoch) = written.last().map(|(e, _)| *e) {
+                for (e, pages) in written {
+                    (self.on_durable)(e, pages);
                 }
-                Err(e) => {
-                    tracing::error!("ops.log of {} failed: {e}", self.files.dir.display());
-                    self.durable.send_modify(|d| d.error = Some(e));
-                    return;
-                }
+                self.epoch = epoch;
+                let intact = self.log_len;
+                self.durable.send_modify(|d| {
+                    d.epoch = epoch;
+                    d.intact = intact;
+                });
+            }
+            if let Err(e) = result {
+                tracing::error!("ops.log of {} failed: {e}", self.files.dir.display());
+                self.durable.send_modify(|d| d.error = Some(e));
+                return;
             }
         }
     }
@@ -285,12 +306,16 @@ impl Flusher {
         Some(std::mem::take(&mut queue.items))
     }
 
-    /// Writes and syncs `items`; returns the frames now durable (epoch and
-    /// pages changed), in order.
-    fn write(&mut self, items: Vec<Item>) -> CoreResult<Vec<(u64, Option<Vec<PageId>>)>> {
+    /// Writes and syncs `items`, putting the frames made durable (epoch and
+    /// pages changed) into `written` in order, also when a later one fails.
+    fn write(
+        &mut self,
+        items: Vec<Item>,
+        written: &mut Vec<(u64, Option<Vec<PageId>>)>,
+    ) -> CoreResult<()> {
         let mut buf = Vec::new();
-        // The frames in `buf`, and those written before.
-        let (mut pending, mut written) = (Vec::new(), Vec::new());
+        // The frames in `buf`.
+        let mut pending = Vec::new();
         for item in items {
             match item {
                 Item::Frame {
@@ -312,7 +337,14 @@ impl Flusher {
                         buf.clear();
                         written.append(&mut pending);
                     }
-                    self.snapshot(*job)?;
+                    // The log still holds every frame: nothing is lost, the
+                    // next snapshot tries again.
+                    if let Err(e) = self.snapshot(*job) {
+                        tracing::warn!(
+                            "cannot write a snapshot of {} ({e}); ops.log keeps every change",
+                            self.files.dir.display()
+                        );
+                    }
                 }
             }
         }
@@ -320,7 +352,7 @@ impl Flusher {
             self.append(&buf, *epoch)?;
             written.append(&mut pending);
         }
-        Ok(written)
+        Ok(())
     }
 
     /// Appends frames up to `epoch` and makes them durable; the first ones
@@ -338,13 +370,33 @@ impl Flusher {
                 self.log_len
             )));
         }
-        self.log.write_all(bytes).map_err(io)?;
-        self.log.sync_data().map_err(io)?;
+        if let Err(e) = self
+            .log
+            .write_all(bytes)
+            .and_then(|()| self.log.sync_data())
+        {
+            // Neither acknowledged nor to be replayed: cut back to what is.
+            let cut = self
+                .log
+                .set_len(self.log_len)
+                .and_then(|()| self.log.sync_all());
+            if let Err(cut) = cut {
+                tracing::error!(
+                    "cannot cut {} back after a failed write: {cut}",
+                    path.display()
+                );
+            }
+            return Err(io(e));
+        }
         self.log_len += bytes.len() as u64;
         if !self.covered {
+            // Only a safeguard (a lost ops.log is noticed): the frames are
+            // durable whether or not this is written; tried again next time.
             self.project.epoch = Some(epoch);
-            self.write_project()?;
-            self.covered = true;
+            match self.write_project() {
+                Ok(()) => self.covered = true,
+                Err(e) => tracing::warn!("cannot record the epoch in project.toml: {e}"),
+            }
         }
         Ok(())
     }
@@ -370,9 +422,8 @@ impl Flusher {
             self.write_project()?;
         }
         self.log.set_len(0).map_err(io)?;
-        self.log.sync_all().map_err(io)?;
         self.log_len = 0;
         self.covered = false;
-        Ok(())
+        self.log.sync_all().map_err(io)
     }
 }
