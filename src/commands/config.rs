@@ -68,6 +68,23 @@ pub fn check(
             writeln!(warn, "quire: warning: {why}; {what} fails until it is set").map_err(w)?;
         }
     }
+    let files = [
+        ("server.token_file", config.server.token_file.as_deref()),
+        ("attach.token_file", config.attach.token_file.as_deref()),
+    ]
+    .into_iter()
+    .map(|(k, p)| (k.to_owned(), p))
+    .chain(config.providers.iter().map(|(id, p)| {
+        (
+            format!("providers.{id}.api_key_file"),
+            p.api_key_file.as_deref(),
+        )
+    }));
+    for (key, path) in files {
+        if let Some(why) = path.and_then(|p| secret_file_warning(&key, p)) {
+            writeln!(warn, "quire: warning: {why}").map_err(w)?;
+        }
+    }
     writeln!(out, "ok: configuration is valid").map_err(w)?;
     for path in checked {
         writeln!(out, "  file {path}").map_err(w)?;
@@ -82,6 +99,42 @@ pub fn check(
         .map_err(w)?;
     }
     Ok(())
+}
+
+/// What `config check` can tell of a secret file beyond whether this user
+/// reads it: that it is empty (no secret is set), or, run as root, that
+/// only root can read it, so a service running as another user cannot
+/// (the packaged unit's dynamic user gets the token through
+/// `LoadCredential=` instead).
+fn secret_file_warning(key: &str, path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() == 0 {
+        return Some(format!(
+            "{key}: {} is empty: no secret is set",
+            path.display()
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let only_root = meta.uid() == 0 && meta.permissions().mode() & 0o077 == 0;
+        if rustix::process::geteuid().is_root() && only_root {
+            let hint = if key == "server.token_file" {
+                "; the packaged quire-headless.service runs as a dynamic user and gets \
+                 /etc/quire/token through LoadCredential= (leave server.token_file unset \
+                 for it; see /usr/share/doc/quire/PACKAGING.md)"
+            } else {
+                "; give the service user its own copy, or pass it with LoadCredential="
+            };
+            return Some(format!(
+                "{key}: only root can read {} (owner root, mode {:04o}), so a service \
+                 running as another user cannot{hint}",
+                path.display(),
+                meta.permissions().mode() & 0o777
+            ));
+        }
+    }
+    None
 }
 
 pub fn paths(loaded: &Loaded, out: &mut dyn Write) -> Result<(), Failure> {

@@ -162,6 +162,11 @@ pub fn resolve(
     }
     if let Some(path) = file {
         return Ok(match read_secret_file(key, path)? {
+            // An empty file says "none": what a service manager passes when
+            // the operator has not provided one (the packaged unit's
+            // `SetCredential=token:` fallback). Where a secret is required,
+            // that is refused as if none was configured.
+            Ok(value) if value.is_empty() => Secret::default(),
             Ok(value) if value.trim().is_empty() => {
                 blank(format!("{key}_file: {}", path.display()))
             }
@@ -208,14 +213,7 @@ fn read_secret_file(key: &str, path: &Path) -> Result<Result<String, String>, Co
         Ok(text) => text,
         Err(e) => return unreadable(e),
     };
-    let value = text.trim_end_matches(['\n', '\r']).to_owned();
-    if value.is_empty() {
-        return Ok(Err(format!(
-            "{file_key}: secret file {} is empty",
-            path.display()
-        )));
-    }
-    Ok(Ok(value))
+    Ok(Ok(text.trim_end_matches(['\n', '\r']).to_owned()))
 }
 
 #[cfg(test)]
