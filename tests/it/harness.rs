@@ -230,6 +230,28 @@ fn allowed_missing(list: Option<&str>, tool: &str) -> bool {
         .any(|t| t == tool || t == "all")
 }
 
+/// `../shared/testdata/<rel>` (real files other people made; the folder
+/// sits beside the project, not in it), or `None` when it is not there:
+/// the test is then reported by name as skipped. `QUIRE_TESTDATA` names
+/// another place for the folder.
+pub fn testdata(test: &str, rel: &str) -> Option<PathBuf> {
+    let root = std::env::var_os("QUIRE_TESTDATA").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/testdata"),
+        PathBuf::from,
+    );
+    let path = root.join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {test}: {} is not there (QUIRE_TESTDATA names the testdata folder)",
+        path.display()
+    );
+    None
+}
+
 /// Runs `cmd` in `sandbox`, asserts that it succeeded and printed `ok`
 /// (the interop scripts' last line), and returns its stdout.
 pub fn run_checker(sandbox: &Sandbox, cmd: &mut Command, ok: &str) -> String {

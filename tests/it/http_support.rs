@@ -333,6 +333,22 @@ impl Binary {
         }
     }
 
+    /// The most memory the process has held so far (`VmHWM`), in MiB.
+    pub fn peak_rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/<pid>/status");
+        kib / 1024.0
+    }
+
+    /// Whether the process is still running.
+    pub fn alive(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
     /// SIGTERM, then the exit status (within 30 s).
     pub fn terminate(self) -> ExitStatus {
         self.stop_with("TERM")

@@ -3,6 +3,9 @@
 
 mod harness;
 
+mod hostile_archives;
+mod hostile_files;
+
 mod archive;
 mod cli_config;
 mod cli_docs;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::harness::Sandbox;
 
 /// A `quire mcp stdio` process spoken to in raw bytes.
-struct RawMcp {
+pub struct RawMcp {
     child: Child,
     stdin: ChildStdin,
     lines: mpsc::Receiver<String>,
@@ -20,11 +20,11 @@ struct RawMcp {
 }
 
 impl RawMcp {
-    fn start(s: &Sandbox) -> Self {
+    pub fn start(s: &Sandbox) -> Self {
         Self::start_with(s, &["mcp", "stdio"], Stdio::null())
     }
 
-    fn start_with(s: &Sandbox, args: &[&str], stderr: Stdio) -> Self {
+    pub fn start_with(s: &Sandbox, args: &[&str], stderr: Stdio) -> Self {
         let mut child = s
             .command()
             .args(args)
@@ -62,13 +62,13 @@ impl RawMcp {
         mcp
     }
 
-    fn send_bytes(&mut self, bytes: &[u8]) {
+    pub fn send_bytes(&mut self, bytes: &[u8]) {
         self.stdin.write_all(bytes).unwrap();
         self.stdin.flush().unwrap();
     }
 
     /// The next frame on stdout (every line must be a JSON-RPC frame).
-    fn next(&mut self) -> Value {
+    pub fn next(&mut self) -> Value {
         let line = self
             .lines
             .recv_timeout(Duration::from_secs(30))
@@ -80,7 +80,7 @@ impl RawMcp {
     }
 
     /// The answer with `id` (frames for other ids are kept in `seen`).
-    fn answer(&mut self, id: &Value) -> Value {
+    pub fn answer(&mut self, id: &Value) -> Value {
         loop {
             let v = self.next();
             if v.get("id") == Some(id) {
@@ -89,14 +89,14 @@ impl RawMcp {
         }
     }
 
-    fn call(&mut self, request: Value) -> Value {
+    pub fn call(&mut self, request: Value) -> Value {
         let mut bytes = request.to_string().into_bytes();
         bytes.push(b'\n');
         self.send_bytes(&bytes);
         self.answer(&request["id"])
     }
 
-    fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
+    pub fn tool(&mut self, id: u64, name: &str, arguments: Value) -> Value {
         self.call(json!({
             "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": { "name": name, "arguments": arguments }
