@@ -21,8 +21,11 @@ use serde_json::{Value, json};
 
 use crate::core_support::{TestCore, add_page, text_node, translate};
 
+/// An archive's entries: name and bytes, in order.
+type Entries = Vec<(String, Vec<u8>)>;
+
 /// The entries of a zip, in order.
-fn entries_of(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+fn entries_of(bytes: &[u8]) -> Entries {
     let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
     (0..zip.len())
         .map(|i| {
@@ -92,7 +95,7 @@ fn blob_entry(bytes: &[u8]) -> (String, Vec<u8>) {
 }
 
 /// A project with text and an image page, as `export` writes it.
-async fn exported() -> (TestCore, Vec<(String, Vec<u8>)>) {
+async fn exported() -> (TestCore, Entries) {
     let t = TestCore::new();
     let id = t.session("Forged");
     let blob = t.core.put_blob(id, png()).await.unwrap();
@@ -163,7 +166,7 @@ fn scene_of(entries: &[(String, Vec<u8>)]) -> Value {
 
 /// `entries` with `scene.json` replaced by `scene` (no checksum: anyone can
 /// write one, so it proves nothing either way).
-fn with_scene(entries: &[(String, Vec<u8>)], scene: &Value) -> Vec<(String, Vec<u8>)> {
+fn with_scene(entries: &[(String, Vec<u8>)], scene: &Value) -> Entries {
     let mut scene = scene.clone();
     scene.as_object_mut().unwrap().remove("sum");
     entries
@@ -175,7 +178,7 @@ fn with_scene(entries: &[(String, Vec<u8>)], scene: &Value) -> Vec<(String, Vec<
         .collect()
 }
 
-fn with_log(entries: &[(String, Vec<u8>)], log: Vec<u8>) -> Vec<(String, Vec<u8>)> {
+fn with_log(entries: &[(String, Vec<u8>)], log: Vec<u8>) -> Entries {
     entries
         .iter()
         .map(|(n, b)| match n.as_str() {
@@ -225,7 +228,7 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
     let (t, good) = exported().await;
     let scene = scene_of(&good);
     let pages = scene["scene"]["pages"].as_array().unwrap().clone();
-    let mut cases: Vec<(&str, Vec<(String, Vec<u8>)>, &str)> = Vec::new();
+    let mut cases: Vec<(&str, Entries, &str)> = Vec::new();
 
     let mut long = scene.clone();
     long["scene"]["pages"][0]["name"] = json!("x".repeat(500));
@@ -251,7 +254,7 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
         "appears twice",
     ));
 
-    let without_blob: Vec<(String, Vec<u8>)> = good
+    let without_blob: Entries = good
         .iter()
         .filter(|(n, _)| !n.starts_with("blobs/"))
         .cloned()
@@ -364,7 +367,7 @@ enum Corruption {
     DuplicateEntry(usize),
     TruncateLog(usize),
     ExtraEntry(String),
-    LogFrame(Op),
+    LogFrame(Box<Op>),
     RenamePage(String),
 }
 
@@ -391,14 +394,14 @@ fn corruption() -> impl Strategy<Value = Corruption> {
                 },
             }),
         ]
-        .prop_map(Corruption::LogFrame),
+        .prop_map(|op| Corruption::LogFrame(Box::new(op))),
         prop_oneof!["[a-z]{1,8}", "\\PC{190,210}", Just("\u{7}bell".to_owned())]
             .prop_map(Corruption::RenamePage),
     ]
 }
 
 /// A small valid archive: two pages (one an image) and a log frame.
-fn base_archive() -> (Vec<(String, Vec<u8>)>, Scene, Vec<BlobHash>) {
+fn base_archive() -> (Entries, Scene, Vec<BlobHash>) {
     let png = png();
     let blob = BlobHash::of(&png);
     let mut scene = Scene::new("Prop", "2026-12-01T00:00:00.000Z");
@@ -424,7 +427,7 @@ fn base_archive() -> (Vec<(String, Vec<u8>)>, Scene, Vec<BlobHash>) {
     (entries, after, vec![blob])
 }
 
-fn corrupt(entries: &mut Vec<(String, Vec<u8>)>, scene: &Scene, how: &Corruption) {
+fn corrupt(entries: &mut Entries, scene: &Scene, how: &Corruption) {
     let n = entries.len();
     match how {
         Corruption::None => {}
@@ -450,12 +453,12 @@ fn corrupt(entries: &mut Vec<(String, Vec<u8>)>, scene: &Scene, how: &Corruption
         Corruption::ExtraEntry(name) => entries.push((name.clone(), b"x".to_vec())),
         Corruption::LogFrame(op) => {
             let mut after = scene.clone();
-            let applied = apply(&mut after, op.clone(), &|_| true);
+            let applied = apply(&mut after, (**op).clone(), &|_| true);
             let (op, inverse) = match applied {
                 Ok(a) => (a.op, a.inverse),
                 // An op that does not apply is written as given: a forger
                 // need not have applied it.
-                Err(_) => (op.clone(), op.clone()),
+                Err(_) => ((**op).clone(), (**op).clone()),
             };
             if let Some((_, log)) = entries.iter_mut().find(|(name, _)| name == "ops.log") {
                 log.extend(line(4, &op, &inverse));
