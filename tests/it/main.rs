@@ -35,6 +35,7 @@ mod readme;
 mod render;
 mod roundtrips;
 mod share;
+mod stale_writes;
 mod tidy;
 mod tm;
 mod tui;

@@ -18,7 +18,7 @@ use serde_json::json;
 use crate::harness::{BIN, Sandbox};
 use crate::http_support::{Binary, json_post};
 
-fn screen(runner: &Runner<TestBackend>) -> String {
+pub fn screen(runner: &Runner<TestBackend>) -> String {
     let buffer = runner.terminal.backend().buffer();
     let mut out = String::new();
     for y in 0..buffer.area.height {
@@ -93,16 +93,16 @@ async fn attach_mode_survives_a_server_restart() {
 /// A headless server on `port` with one project ("Remote comic", a text
 /// page "Hello" / "Bye"), and a TUI of `size` attached to it that has
 /// loaded the workspace.
-struct Attached {
-    server: Binary,
-    runner: Runner<TestBackend>,
-    client: reqwest::Client,
+pub struct Attached {
+    pub server: Binary,
+    pub runner: Runner<TestBackend>,
+    pub client: reqwest::Client,
     /// The project's directory.
-    path: String,
+    pub path: String,
 }
 
 impl Attached {
-    async fn start(s: &Sandbox, port: &str, size: (u16, u16)) -> Attached {
+    pub async fn start(s: &Sandbox, port: &str, size: (u16, u16)) -> Attached {
         let server = Binary::start(s, &["--headless", "--port", port], &[]);
         let client = reqwest::Client::new();
         let url = format!("{}/api/v1/projects", server.url);
@@ -134,11 +134,11 @@ impl Attached {
     }
 }
 
-fn press(runner: &mut Runner<TestBackend>, code: KeyCode, modifiers: KeyModifiers) {
+pub fn press(runner: &mut Runner<TestBackend>, code: KeyCode, modifiers: KeyModifiers) {
     runner.apply(Msg::Key(KeyEvent::new(code, modifiers)));
 }
 
-fn type_text(runner: &mut Runner<TestBackend>, text: &str) {
+pub fn type_text(runner: &mut Runner<TestBackend>, text: &str) {
     for c in text.chars() {
         press(runner, KeyCode::Char(c), KeyModifiers::NONE);
     }
