@@ -423,6 +423,18 @@ impl Session {
             history,
             ..
         } = load(&self.files, &self.settings, &self.blobs)?;
+        // From here readers see what is durable, even if the disk is still
+        // full and no writer can start yet.
+        if state.epoch != epoch {
+            tracing::info!(
+                "{}: {} change(s) that could not be saved are dropped from memory",
+                self.path.display(),
+                state.epoch.saturating_sub(epoch)
+            );
+        }
+        state.scene = scene.clone();
+        state.epoch = epoch;
+        state.history = history.clone();
         // A snapshot now, so the new writer starts from an empty log.
         storage::write_atomic(
             &self.files.history_json(),
@@ -455,19 +467,12 @@ impl Session {
             self.settings.durability,
             announce(self.id, self.bus.clone(), self.live_name.clone()),
         )?;
-        let lost = state.epoch.saturating_sub(epoch);
-        tracing::info!(
-            "{} can be written again; {lost} change(s) that were refused meanwhile are not in it",
-            self.path.display()
-        );
+        tracing::info!("{} can be written again", self.path.display());
         *self
             .live_name
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = scene.project.name.clone();
         state.toml_name.clone_from(&scene.project.name);
-        state.scene = scene;
-        state.epoch = epoch;
-        state.history = history;
         state.since_snapshot = 0;
         *self.writer.lock().unwrap_or_else(PoisonError::into_inner) = Arc::new(writer);
         Ok(())
@@ -712,7 +717,13 @@ impl Session {
     }
 
     fn snapshot_of(&self, state: &mut State) -> CoreResult<SceneSnapshot> {
-        self.check_open(state)?;
+        // A reader needs no writer: while the disk stays full it reads what
+        // is durable (the reopen put that in memory), not an error.
+        if let Err(e) = self.check_open(state) {
+            if state.closed || state.epoch > self.writer().durable_epoch() {
+                return Err(e);
+            }
+        }
         Ok(SceneSnapshot {
             epoch: state.epoch,
             scene: state.scene.clone(),

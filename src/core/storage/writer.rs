@@ -173,6 +173,11 @@ impl LogWriter {
         self.durable.borrow().error.clone()
     }
 
+    /// The last epoch made durable.
+    pub fn durable_epoch(&self) -> u64 {
+        self.durable.borrow().epoch
+    }
+
     /// The length of `ops.log` holding exactly the durable frames.
     pub fn intact(&self) -> u64 {
         self.durable.borrow().intact
