@@ -719,10 +719,10 @@ impl Session {
     fn snapshot_of(&self, state: &mut State) -> CoreResult<SceneSnapshot> {
         // A reader needs no writer: while the disk stays full it reads what
         // is durable (the reopen put that in memory), not an error.
-        if let Err(e) = self.check_open(state) {
-            if state.closed || state.epoch > self.writer().durable_epoch() {
-                return Err(e);
-            }
+        if let Err(e) = self.check_open(state)
+            && (state.closed || state.epoch > self.writer().durable_epoch())
+        {
+            return Err(e);
         }
         Ok(SceneSnapshot {
             epoch: state.epoch,
