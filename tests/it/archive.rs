@@ -161,3 +161,24 @@ async fn archives_with_escaping_paths_or_symlinks_are_refused_over_http() {
     assert_eq!(status, 200, "{session}");
     assert_eq!(session["name"], "Archived 第一話");
 }
+
+/// An import that a SIGKILL interrupted leaves its work directory; the
+/// next start removes it (one of a process that still runs stays).
+#[test]
+fn a_start_removes_what_killed_imports_left() {
+    let s = Sandbox::new();
+    let projects = s.path("data/quire/projects");
+    let gone = projects.join(".quire-import-4000000000-abc");
+    let live = projects.join(format!(".quire-import-{}-abc", std::process::id()));
+    for dir in [&gone, &live] {
+        std::fs::create_dir_all(dir.join("unpacked/blobs")).unwrap();
+        std::fs::write(dir.join("unpacked/scene.json"), "{}").unwrap();
+    }
+    let server = crate::http_support::Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    assert!(
+        !gone.exists(),
+        "the killed import's directory is still there"
+    );
+    assert!(live.exists(), "a running process's import was removed");
+    assert!(server.terminate().success());
+}

@@ -251,6 +251,70 @@ fn secret_file_readable_by_others_is_refused() {
     assert_eq!(value_of(&out, "server.token"), "\"[redacted]\"");
 }
 
+/// The packaged unit's credential without `/etc/quire/token` is an empty
+/// file: no token, so loopback serves and a public address is refused; a
+/// missing file still refuses to serve. Run as root, `config check` warns
+/// about a token file only root can read (the unit's dynamic user could
+/// not), which 0.2 called `ok`.
+#[test]
+fn an_empty_token_file_is_no_token_and_a_root_only_one_is_warned_about() {
+    let s = Sandbox::new();
+    let token = s.write("token", "");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let env = token.display().to_string();
+    s.quire()
+        .env("QUIRE_SERVER__TOKEN_FILE", &env)
+        .args(["--headless", "--host", "0.0.0.0", "--port", "0"])
+        .run()
+        .fails(2, &["refusing to serve on 0.0.0.0 without a token"]);
+    let server = crate::http_support::Binary::start(
+        &s,
+        &["--headless", "--port", "0"],
+        &[("QUIRE_SERVER__TOKEN_FILE", &env)],
+    );
+    let status = reqwest::blocking::get(format!("{}/api/v1/meta", server.url))
+        .unwrap()
+        .status();
+    assert_eq!(status, 200);
+    assert!(server.terminate().success());
+    s.quire()
+        .env(
+            "QUIRE_SERVER__TOKEN_FILE",
+            s.path("missing").display().to_string(),
+        )
+        .args(["--headless", "--port", "0"])
+        .run()
+        .fails(2, &["server.token_file", "cannot read"]);
+
+    let check = s
+        .quire()
+        .env("QUIRE_SERVER__TOKEN_FILE", &env)
+        .args(["config", "check"])
+        .run()
+        .success();
+    assert!(
+        check.stderr().contains("is empty: no secret is set"),
+        "{}",
+        check.stderr()
+    );
+    std::fs::write(&token, "s3cret\n").unwrap();
+    if rustix::process::geteuid().is_root() {
+        let check = s
+            .quire()
+            .env("QUIRE_SERVER__TOKEN_FILE", &env)
+            .args(["config", "check"])
+            .run()
+            .success();
+        assert!(
+            check.stderr().contains("only root can read")
+                && check.stderr().contains("LoadCredential="),
+            "{}",
+            check.stderr()
+        );
+    }
+}
+
 #[test]
 fn an_unset_secret_variable_fails_only_where_it_is_used() {
     let s = Sandbox::new();

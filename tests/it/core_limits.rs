@@ -413,3 +413,74 @@ fn a_heavy_apply_does_not_hold_up_other_sessions() {
         assert_eq!(heavy.await.unwrap().unwrap().epoch, 2);
     });
 }
+
+/// The undo history is bounded by what its ops hold, not only by their
+/// count: big batches push the oldest entries out (0.2 grew by 1.4 MiB an
+/// entry up to 500 entries), the newest stays undoable, and a reopened
+/// project restores no more than the bound.
+#[tokio::test]
+async fn the_undo_history_is_bounded_by_bytes_as_well_as_entries() {
+    let mut settings =
+        crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 500);
+    settings.history_max_bytes = 256 << 10;
+    let t = TestCore::with(settings);
+    let id = t.session("Renames");
+    let mut pages = Vec::new();
+    for n in 0..100 {
+        pages.push(PageId(
+            t.core
+                .apply(id, add_page(&format!("p{n}")))
+                .await
+                .unwrap()
+                .created[0],
+        ));
+    }
+    for round in 0..30 {
+        let ops = pages
+            .iter()
+            .map(|p| Op::UpdatePage {
+                id: *p,
+                patch: quire::core::op::PagePatch {
+                    name: Some(format!("round {round} {}", "x".repeat(100))),
+                    ..Default::default()
+                },
+            })
+            .collect();
+        t.core
+            .apply(
+                id,
+                Op::Batch {
+                    ops,
+                    label: Some(format!("round {round}")),
+                },
+            )
+            .await
+            .unwrap();
+    }
+    let undo_all = async |t: &TestCore, id| {
+        let mut labels = Vec::new();
+        while let Some(step) = t.core.undo(id).await.unwrap() {
+            labels.push(step.label);
+        }
+        labels
+    };
+    let labels = undo_all(&t, id).await;
+    assert!(
+        (1..30).contains(&labels.len()),
+        "{} entries kept of 130",
+        labels.len()
+    );
+    assert_eq!(labels[0], "round 29", "the newest change stays undoable");
+    // Redo it all, close, reopen: the restored history is bounded too.
+    while t.core.redo(id).await.unwrap().is_some() {}
+    let path = t.project_path(id);
+    t.core.close_session(id).await.unwrap();
+    let again = t.core.open_project(&path).await.unwrap().id;
+    let reopened = undo_all(&t, again).await;
+    assert!(
+        reopened.len() <= labels.len(),
+        "{} > {}",
+        reopened.len(),
+        labels.len()
+    );
+}

@@ -272,3 +272,119 @@ async fn an_event_client_that_stops_reading_is_cut_off() {
     assert!(keeping_up.await.unwrap() > 1);
     drop(stuck);
 }
+
+/// Only this server's own origin (its scheme is `http`) and configured
+/// ones: an `https://` page on the same host and port is another origin
+/// (0.2 took it for its own).
+#[tokio::test]
+async fn an_https_origin_is_not_an_http_servers_own() {
+    let s = TestServer::start().await;
+    let authority = s.url.trim_start_matches("http://").to_owned();
+    let with_origin = async |origin: String| {
+        let r = s
+            .client
+            .get(s.at("/api/v1/meta"))
+            .header("Origin", origin)
+            .send()
+            .await
+            .unwrap();
+        crate::http_support::decode(r).await
+    };
+    assert_eq!(with_origin(format!("http://{authority}")).await.0, 200);
+    assert_error(
+        &with_origin(format!("https://{authority}")).await,
+        403,
+        "forbidden_origin",
+    );
+    // Behind a TLS proxy, the operator names the browser's origin.
+    let proxied = TestServer::with(
+        |c| c.server.allowed_origins = vec!["https://quire.example.org".into()],
+        None,
+    )
+    .await;
+    let r = proxied
+        .client
+        .get(proxied.at("/api/v1/meta"))
+        .header("Origin", "https://quire.example.org")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+}
+
+/// Every answer says `nosniff`: data, errors, blobs and the workbench.
+#[tokio::test]
+async fn every_answer_says_nosniff() {
+    let s = TestServer::start().await;
+    with_page(&s).await;
+    let (_, session) = s.get("/api/v1/sessions").await;
+    let id = session[0]["id"].as_str().unwrap().to_owned();
+    let blob = s
+        .core
+        .put_blob(id.parse().unwrap(), b"bytes".to_vec())
+        .await
+        .unwrap();
+    for path in [
+        "/api/v1/meta".to_owned(),
+        "/api/v1/nowhere".to_owned(),
+        "/healthz".to_owned(),
+        "/".to_owned(),
+        format!("/api/v1/sessions/{id}/blobs/{blob}"),
+        "/api/v1/openapi.json".to_owned(),
+    ] {
+        let r = s.client.get(s.at(&path)).send().await.unwrap();
+        assert_eq!(
+            r.headers()
+                .get("x-content-type-options")
+                .map(|v| v.to_str().unwrap().to_owned()),
+            Some("nosniff".to_owned()),
+            "{path}"
+        );
+    }
+}
+
+/// `/mcp` answers what is not JSON-RPC with a JSON-RPC error body: a body
+/// that is not JSON is a parse error (400, -32700), a wrong content type
+/// keeps its 415 with an invalid-request error (0.2 answered both with 415
+/// and plain text).
+#[test]
+fn mcp_refusals_are_json_rpc_error_bodies() {
+    let s = crate::harness::Sandbox::new();
+    let server = crate::http_support::Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let client = reqwest::Client::new();
+    let post = |content_type: &str, body: &'static str| {
+        rt.block_on(async {
+            let r = client
+                .post(format!("{}/mcp", server.url))
+                .header("Content-Type", content_type)
+                .header("Accept", "application/json, text/event-stream")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let status = r.status().as_u16();
+            let kind = r
+                .headers()
+                .get("content-type")
+                .map(|v| v.to_str().unwrap().to_owned())
+                .unwrap_or_default();
+            (status, kind, r.json::<serde_json::Value>().await.unwrap())
+        })
+    };
+    let (status, kind, body) = post("application/json", "{bad json");
+    assert_eq!((status, kind.as_str()), (400, "application/json"), "{body}");
+    assert_eq!(body["jsonrpc"], "2.0");
+    assert_eq!(body["id"], serde_json::Value::Null);
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+    let (status, _, body) = post("text/plain", "{}");
+    assert_eq!(status, 415, "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Content-Type"),
+        "{body}"
+    );
+}
