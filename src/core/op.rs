@@ -57,6 +57,7 @@ pub enum Op {
             deserialize_with = "objects::optional",
             skip_serializing_if = "Option::is_none"
         )]
+        #[schemars(with = "Basis")]
         based_on: Option<Basis>,
     },
     #[serde(rename_all = "camelCase")]
@@ -234,12 +235,14 @@ fn yes() -> bool {
 /// `Some(None)` clears a field (JSON `null`); `None` (absent) leaves it.
 pub type Clearable<T> = Option<Option<T>>;
 
-/// What an edit was made from: the node's values as its client last saw
-/// them (`null`: it had none). The core compares them, under the session's
-/// lock, with what the node says when the edit applies, and refuses the
-/// edit with a conflict carrying both values when they differ: a change
-/// made meanwhile by someone else is never silently replaced. The log
-/// keeps edits without it (it held when they applied).
+// What an edit was made from: the node's values as its client last saw
+// them (`null`: it had none). The core compares them, under the session's
+// lock, with what the node says when the edit applies, and refuses the
+// edit with a conflict carrying both values when they differ: a change
+// made meanwhile by someone else is never silently replaced. The log keeps
+// edits without it (it held when they applied). (Plain comments: the MCP
+// schema budget; the schema's description is the one line below.)
+/// Values the edit was made from (null: none); refused if the node differs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Basis {

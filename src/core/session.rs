@@ -368,13 +368,21 @@ impl Session {
     }
 
     /// Whether the session can be read and changed. A writer that failed
-    /// (a full disk) is reopened first, at most once a second; until that
-    /// works, every call is refused with why.
+    /// to write (a full disk, an I/O error) is reopened first, at most once
+    /// a second; until that works, every call is refused with why. One that
+    /// stopped on purpose (the log changed behind it: another process may
+    /// be writing) is never reopened: nothing here may touch that log.
     fn check_open(&self, state: &mut State) -> CoreResult<()> {
         if state.closed {
             return Err(CoreError::not_found("session", self.id));
         }
-        if self.writer().failed().is_some() {
+        if let Some(e) = self.writer().failed() {
+            if e.io_kind().is_none_or(|k| k == std::io::ErrorKind::Other) {
+                return Err(CoreError::internal(format!(
+                    "project {} cannot be saved ({e}); close it and check the disk",
+                    self.path.display()
+                )));
+            }
             self.reopen(state).map_err(|e| {
                 CoreError::internal(format!(
                     "project {} cannot be saved ({e}); quire tries again with the next \

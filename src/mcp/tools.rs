@@ -472,7 +472,7 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Import pages",
             changes(false, false),
-            "Add pages as one undo step: files, then items, in order. A comic archive's unreadable pages are skipped and listed.",
+            "Add pages as one undo step: files, then items, in order.",
         ),
         ToolName::ImportTranslations => tool::<ImportTranslationsArgs, ImportReport>(
             name,
