@@ -46,7 +46,7 @@ fn reset_peak(pid: u32) {
 fn jpeg(w: u32, h: u32, seed: u32) -> Vec<u8> {
     // Line art with some texture: what a scanned page compresses like.
     let image = image::RgbImage::from_fn(w, h, |x, y| {
-        let v = if (x / 7 + y / 11 + seed) % 9 == 0 {
+        let v = if (x / 7 + y / 11 + seed).is_multiple_of(9) {
             30
         } else {
             235
