@@ -175,7 +175,9 @@ fn main() {
                     patch: serde_json::from_value(serde_json::json!({
                         "kind": { "type": "text", "translation": "Changed after the render." }
                     }))
-                    .expect("patch"), based_on: None, })
+                    .expect("patch"),
+                    based_on: None,
+                })
             })
             .collect();
         core.apply(id, Op::Batch { ops, label: None }).await.expect("stale");
@@ -185,5 +187,74 @@ fn main() {
             took.as_secs_f64(),
             pages as f64 / took.as_secs_f64()
         );
+    });
+    unshapeable(&rt);
+}
+
+/// Text the fonts cannot set, one page each, with only DejaVu Sans: 5,000
+/// characters of the Private Use Area (no font has them), 20,000 Japanese
+/// characters (no CJK font), and a 1 MiB translation in one box. 0.2 took
+/// 14 s and 23 s for the first two.
+fn unshapeable(rt: &tokio::runtime::Runtime) {
+    const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+    if !std::path::Path::new(DEJAVU).exists() {
+        println!("(no {DEJAVU}: the unshapeable-text cases are not run)");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut config = quire::core::CoreConfig::new(
+        dir.path().to_path_buf(),
+        quire::core::session::SessionSettings {
+            durability: Durability::Batch,
+            snapshot_every_ops: 1000,
+            undo_limit: 500,
+            max_op_bytes: 64 << 20,
+            history_max_bytes: 256 << 20,
+        },
+        "bench",
+    );
+    config.render.fonts = vec![DEJAVU.into()];
+    config.render.system_fonts = false;
+    let core = Core::new(config);
+    let private: String = (0xE000u32..0xE000 + 5000)
+        .filter_map(char::from_u32)
+        .collect();
+    let japanese: String = "日本語の文章です。".chars().cycle().take(20_000).collect();
+    let long = "word ".repeat((1 << 20) / 5);
+    rt.block_on(async {
+        for (what, text) in [
+            ("5,000 characters no font has", private),
+            ("20,000 Japanese characters, no CJK font", japanese),
+            ("a 1 MiB translation in one box", long),
+        ] {
+            let id = project(&core, 1).await;
+            let scene = core.scene(id).await.expect("scene").scene;
+            let page = &scene.pages[0];
+            let node = page
+                .nodes
+                .iter()
+                .find(|n| matches!(n.kind, NodeKind::Text { .. }))
+                .expect("a box");
+            let patch = serde_json::from_value(serde_json::json!({
+                "kind": { "type": "text", "translation": text }
+            }))
+            .expect("patch");
+            core.apply(
+                id,
+                Op::UpdateNode {
+                    page: page.id,
+                    id: node.id,
+                    patch,
+                    based_on: None,
+                },
+            )
+            .await
+            .expect("translation");
+            let (took, status) = support::run_job(&core, id, &["render"]).await;
+            println!(
+                "render a page with {what}: {:.2} s ({status:?})",
+                took.as_secs_f64()
+            );
+        }
     });
 }
