@@ -486,6 +486,39 @@ def scenario_open(url, out):
         page.get_by_role("button", name="Undo (Ctrl+Z)").click()
         expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("Changé ailleurs", timeout=LIVE_MS)
 
+        # A save that crosses someone else's change on the wire: the page says
+        # what it started from, the core refuses it (409 with theirs), and the
+        # person chooses; theirs was never overwritten.
+        page.locator(f'.block[data-node="{first}"]').click()
+        field = page.locator("#translation")
+        expect(field).to_have_value("Depuis curl")
+        field.fill("Mon brouillon")
+
+        crossed = []
+
+        def crossing(route):
+            if not crossed:
+                crossed.append(True)
+                apply_with_curl(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": first,
+                                               "patch": {"kind": {"type": "text", "translation": "Croisé"}}})
+            route.continue_()
+
+        page.route("**/history/apply", crossing)
+        with page.expect_response(lambda r: "history/apply" in r.url) as answer:
+            page.get_by_role("button", name="Save").click()
+        page.unroute("**/history/apply", crossing)
+        assert crossed and answer.value.status == 409, (answer.value.status, answer.value.request.post_data)
+        refused = answer.value.json()
+        conflict = page.get_by_test_id("conflict")
+        expect(conflict).to_contain_text("Croisé", timeout=LIVE_MS)
+        expect(field).to_have_value("Mon brouillon")
+        kept = next(n for n in scene_with_curl(url, session)["pages"][2]["nodes"] if n["id"] == first)
+        assert kept["kind"]["translation"] == "Croisé", kept
+        assert refused["error"]["stale"]["current"] == "Croisé", refused
+        conflict.get_by_role("button", name="Use theirs").click()
+        expect(conflict).to_have_count(0)
+        expect(field).to_have_value("Croisé")
+
         # An XLIFF export, downloaded.
         page.get_by_role("button", name="Export").click()
         with page.expect_download() as download:
