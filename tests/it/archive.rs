@@ -5,7 +5,6 @@
 
 use std::process::Command;
 
-use quire::core::export::{ExportFormat, ExportSpec};
 use serde_json::Value;
 
 use crate::core_support::TestCore;
@@ -20,19 +19,10 @@ pub async fn archive_of_a_project() -> (Vec<u8>, quire::core::ids::ProjectId) {
         .await
         .unwrap();
     let project = t.core.session(id).unwrap().project_id;
-    let export = t
-        .core
-        .export(
-            id,
-            ExportSpec {
-                format: ExportFormat::Archive,
-                pages: None,
-                target_language: None,
-            },
-        )
-        .await
-        .unwrap();
-    (export.bytes, project)
+    (
+        crate::core_support::archive_bytes(&t.core, id).await,
+        project,
+    )
 }
 
 #[tokio::test]

@@ -152,6 +152,53 @@ pub fn text_node(text: &str) -> NewNode {
     }
 }
 
+/// A page of `width` × `height` whose one node is `blob` as its full-page
+/// source image.
+pub fn image_page(name: &str, blob: BlobHash, size: (u32, u32), id: Option<PageId>) -> Op {
+    Op::AddPage {
+        page: NewPage {
+            id,
+            name: name.into(),
+            width: Some(size.0),
+            height: Some(size.1),
+            nodes: Some(vec![NewNode {
+                id: None,
+                transform: Transform {
+                    x: 0.0,
+                    y: 0.0,
+                    width: f64::from(size.0),
+                    height: f64::from(size.1),
+                    rotation: None,
+                },
+                visible: true,
+                kind: NodeKind::Image {
+                    blob,
+                    role: quire::core::scene::ImageRole::Source,
+                    opacity: 1.0,
+                    name: None,
+                    rendered_from: None,
+                },
+            }]),
+        },
+        at: None,
+    }
+}
+
+/// The session as a project archive (`.quire.zip`).
+pub async fn archive_bytes(core: &Core, id: SessionId) -> Vec<u8> {
+    core.export(
+        id,
+        quire::core::export::ExportSpec {
+            format: quire::core::export::ExportFormat::Archive,
+            pages: None,
+            target_language: None,
+        },
+    )
+    .await
+    .unwrap()
+    .bytes
+}
+
 pub fn add_page(name: &str) -> Op {
     Op::AddPage {
         page: NewPage {

@@ -11,15 +11,14 @@ use std::path::Path;
 use proptest::prelude::*;
 use quire::core::apply::apply;
 use quire::core::blobs::BlobHash;
-use quire::core::export::{ExportFormat, ExportSpec};
 use quire::core::ids::{NodeId, PageId};
-use quire::core::op::{NewNode, NewPage, Op};
-use quire::core::scene::{ImageRole, NodeKind, Scene, Transform};
+use quire::core::op::Op;
+use quire::core::scene::Scene;
 use quire::core::storage::SnapshotFile;
 use quire::core::storage::log::{self, FrameKind};
 use serde_json::{Value, json};
 
-use crate::core_support::{TestCore, add_page, text_node, translate};
+use crate::core_support::{TestCore, add_page, archive_bytes, image_page, text_node, translate};
 
 /// An archive's entries: name and bytes, in order.
 type Entries = Vec<(String, Vec<u8>)>;
@@ -110,53 +109,11 @@ async fn exported() -> (TestCore, Entries) {
         .await
         .unwrap();
     t.core
-        .apply(id, image_page("art", blob, None))
+        .apply(id, image_page("art", blob, (8, 6), None))
         .await
         .unwrap();
-    let bytes = t
-        .core
-        .export(
-            id,
-            ExportSpec {
-                format: ExportFormat::Archive,
-                pages: None,
-                target_language: None,
-            },
-        )
-        .await
-        .unwrap()
-        .bytes;
+    let bytes = archive_bytes(&t.core, id).await;
     (t, entries_of(&bytes))
-}
-
-fn image_page(name: &str, blob: BlobHash, id: Option<PageId>) -> Op {
-    Op::AddPage {
-        page: NewPage {
-            id,
-            name: name.into(),
-            width: Some(8),
-            height: Some(6),
-            nodes: Some(vec![NewNode {
-                id: None,
-                transform: Transform {
-                    x: 0.0,
-                    y: 0.0,
-                    width: 8.0,
-                    height: 6.0,
-                    rotation: None,
-                },
-                visible: true,
-                kind: NodeKind::Image {
-                    blob,
-                    role: ImageRole::Source,
-                    opacity: 1.0,
-                    name: None,
-                    rendered_from: None,
-                },
-            }]),
-        },
-        at: None,
-    }
 }
 
 fn scene_of(entries: &[(String, Vec<u8>)]) -> Value {
@@ -406,7 +363,10 @@ fn base_archive() -> (Entries, Scene, Vec<BlobHash>) {
     let blob = BlobHash::of(&png);
     let mut scene = Scene::new("Prop", "2026-12-01T00:00:00.000Z");
     apply(&mut scene, text_page("text", "Hello"), &|_| false).unwrap();
-    apply(&mut scene, image_page("art", blob, None), &|h| *h == blob).unwrap();
+    apply(&mut scene, image_page("art", blob, (8, 6), None), &|h| {
+        *h == blob
+    })
+    .unwrap();
     let snapshot = SnapshotFile {
         epoch: 2,
         scene: scene.clone(),

@@ -201,30 +201,7 @@ async fn an_image_over_the_pixel_limit_is_refused_from_its_header_wherever_it_is
     let err = t.core.blob_picture(id, blob, 256).await.unwrap_err();
     assert!(err.to_string().contains("limits.max_image_pixels"), "{err}");
     let page = PageId::new();
-    let mut op = add_page("huge");
-    if let Op::AddPage { page: p, .. } = &mut op {
-        p.id = Some(page);
-        p.width = Some(20_000);
-        p.height = Some(20_000);
-        p.nodes = Some(vec![quire::core::op::NewNode {
-            id: None,
-            transform: quire::core::scene::Transform {
-                x: 0.0,
-                y: 0.0,
-                width: 20_000.0,
-                height: 20_000.0,
-                rotation: None,
-            },
-            visible: true,
-            kind: quire::core::scene::NodeKind::Image {
-                blob,
-                role: quire::core::scene::ImageRole::Source,
-                opacity: 1.0,
-                name: None,
-                rendered_from: None,
-            },
-        }]);
-    }
+    let op = crate::core_support::image_page("huge", blob, (20_000, 20_000), Some(page));
     t.core.apply(id, op).await.unwrap();
     let err = t.core.page_picture(id, page, 1024).await.unwrap_err();
     assert!(err.to_string().contains("limits.max_image_pixels"), "{err}");

@@ -20,7 +20,7 @@ use quire::core::export::{ExportFormat, ExportSpec};
 use quire::core::ids::{NodeId, PageId, SessionId};
 use quire::core::import::ImageFile;
 use quire::core::jobs::Approval;
-use quire::core::op::{NewNode, NewPage, Op};
+use quire::core::op::{NewNode, Op};
 use quire::core::scene::{ImageRole, NodeKind, Style, Transform};
 
 use crate::core_jobs::{follow, spec};
@@ -139,39 +139,8 @@ async fn raw_page(
 ) -> (PageId, Vec<NodeId>) {
     let blob = t.core.put_blob(id, image).await.unwrap();
     let page = PageId::new();
-    t.core
-        .apply(
-            id,
-            Op::AddPage {
-                page: NewPage {
-                    id: Some(page),
-                    name: name.into(),
-                    width: Some(300),
-                    height: Some(200),
-                    nodes: Some(vec![NewNode {
-                        id: None,
-                        transform: Transform {
-                            x: 0.0,
-                            y: 0.0,
-                            width: 300.0,
-                            height: 200.0,
-                            rotation: None,
-                        },
-                        visible: true,
-                        kind: NodeKind::Image {
-                            blob,
-                            role: ImageRole::Source,
-                            opacity: 1.0,
-                            name: None,
-                            rendered_from: None,
-                        },
-                    }]),
-                },
-                at: None,
-            },
-        )
-        .await
-        .unwrap();
+    let op = crate::core_support::image_page(name, blob, (300, 200), Some(page));
+    t.core.apply(id, op).await.unwrap();
     (page, add_boxes(t, id, page, boxes).await)
 }
 

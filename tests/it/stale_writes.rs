@@ -241,6 +241,17 @@ fn the_tui_asks_keep_mine_or_use_theirs_when_a_save_is_refused_as_stale() {
     assert_eq!(app.edit.as_ref().unwrap().draft().text, draft.text);
 }
 
+async fn scene_of(client: &reqwest::Client, url: &str) -> Value {
+    client
+        .get(format!("{url}/api/v1/scene.json"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// `quire attach` against a real server: a translation saved by another
 /// client while the TUI's draft is open is not replaced on Enter; the
 /// TUI shows theirs, and keep mine then saves.
@@ -264,14 +275,7 @@ async fn attach_mode_never_replaces_a_translation_saved_meanwhile() {
     press(&mut runner, KeyCode::Char('e'), KeyModifiers::NONE);
     type_text(&mut runner, "Mine");
     // Another client saves the same node.
-    let scene: Value = client
-        .get(format!("{}/api/v1/scene.json", server.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let scene = scene_of(&client, &server.url).await;
     let page = &scene["scene"]["pages"][0];
     let op = json!({ "type": "UpdateNode", "page": page["id"], "id": page["nodes"][0]["id"],
         "patch": { "kind": { "type": "text", "translation": "Theirs" } } });
@@ -307,14 +311,7 @@ async fn attach_mode_never_replaces_a_translation_saved_meanwhile() {
     );
     let translation =
         |scene: &Value| scene["scene"]["pages"][0]["nodes"][0]["kind"]["translation"].clone();
-    let now: Value = client
-        .get(format!("{}/api/v1/scene.json", server.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let now = scene_of(&client, &server.url).await;
     assert_eq!(translation(&now), "Theirs", "theirs is still there");
     press(&mut runner, KeyCode::Char('k'), KeyModifiers::NONE);
     assert!(
@@ -327,14 +324,7 @@ async fn attach_mode_never_replaces_a_translation_saved_meanwhile() {
         "{:?}",
         runner.app.status
     );
-    let now: Value = client
-        .get(format!("{}/api/v1/scene.json", server.url))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let now = scene_of(&client, &server.url).await;
     assert_eq!(translation(&now), "Mine");
     assert!(server.terminate().success());
 }
