@@ -710,18 +710,25 @@ async fn json_rpc_errors(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let request = if request.method() == axum::http::Method::POST && json_body {
+        use axum::extract::FromRequest;
         let (parts, body) = request.into_parts();
-        // The guard has bounded the body already (server.max_body_bytes).
-        let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        let head = parts.clone();
+        // Read under the server's `DefaultBodyLimit` (server.max_body_bytes).
+        let request = axum::extract::Request::from_parts(parts, body);
+        let bytes = match axum::body::Bytes::from_request(request, &()).await {
             Ok(bytes) => bytes,
             Err(e) => {
-                return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
+                return error(
+                    e.status(),
+                    -32600,
+                    format!("Invalid Request: {}", e.body_text()),
+                );
             }
         };
         if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
             return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
         }
-        axum::extract::Request::from_parts(parts, axum::body::Body::from(bytes))
+        axum::extract::Request::from_parts(head, axum::body::Body::from(bytes))
     } else {
         request
     };
