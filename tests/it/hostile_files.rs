@@ -458,3 +458,30 @@ async fn inline_sources_name_a_bad_image_and_store_nothing() {
     );
     assert_eq!(blob_count(&t, id), 0);
 }
+
+/// A TBX nested past the XML bound is refused by name like an XLIFF.
+#[tokio::test]
+async fn a_tbx_nested_past_the_limit_is_refused_and_changes_nothing() {
+    let t = TestCore::new();
+    let id = t.session("Terms");
+    let deep = format!(
+        "<martif type=\"TBX\"><text><body>{}<termEntry><langSet xml:lang=\"en\"><tig><term>sun</term></tig></langSet>\
+         <langSet xml:lang=\"fr\"><tig><term>soleil</term></tig></langSet></termEntry>{}</body></text></martif>",
+        "<note>".repeat(10_000),
+        "</note>".repeat(10_000)
+    );
+    let err = t
+        .core
+        .import_glossary(
+            id,
+            quire::core::glossary::GlossaryImport {
+                format: quire::core::glossary::GlossaryFormat::Tbx,
+                content: deep,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    assert!(err.to_string().contains("more than 4096 deep"), "{err}");
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, 0);
+}
