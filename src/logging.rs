@@ -50,9 +50,15 @@ pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::Worke
             .open(path)
             .ok()
     });
+    // A log line that cannot be written (stderr closed: a supervisor's log
+    // reader died, `quire --headless 2>&1 | head`) is dropped. Reporting
+    // it would `eprintln!` to the same closed stderr, which panics the
+    // thread that logged: a request handler, whose client then got its
+    // connection closed with no answer.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_target(false);
+        .with_target(false)
+        .log_internal_errors(false);
     match file {
         Some(file) => {
             let (writer, guard) = tracing_appender::non_blocking(file);

@@ -194,19 +194,22 @@ impl History {
             self.bytes = self.bytes.saturating_sub(weight(&gone));
             self.dropped += 1;
         }
+        // Said once a session (the first time), then only at debug level:
+        // every change past the bound drops the oldest entry.
         if self.dropped > before {
-            tracing::warn!(
-                "undo history over history.max_bytes ({} bytes): forgot the {} oldest \
-                 entr{}; {} left",
-                self.max_bytes,
-                self.dropped - before,
-                if self.dropped - before == 1 {
-                    "y"
-                } else {
-                    "ies"
-                },
-                self.undo.len() + self.redo.len()
-            );
+            let left = self.undo.len() + self.redo.len();
+            if before == 0 {
+                tracing::warn!(
+                    "undo history over history.max_bytes ({} bytes): the oldest entries are \
+                     forgotten from now on; {left} left",
+                    self.max_bytes
+                );
+            } else {
+                tracing::debug!(
+                    "undo history: forgot {} more; {left} left",
+                    self.dropped - before
+                );
+            }
         }
     }
 

@@ -328,3 +328,56 @@ fn event_ids_increase_across_a_restart_and_an_old_id_gets_a_fresh_snapshot() {
     });
     assert!(server.terminate().success());
 }
+
+/// A server whose stderr is gone (a supervisor's log reader died,
+/// `quire --headless 2>&1 | head`) drops its log lines and answers on:
+/// 0.2 panicked the handler that logged, closing its client's connection
+/// with no answer.
+#[test]
+fn a_closed_stderr_costs_no_request() {
+    use std::io::{BufRead, BufReader};
+    let s = Sandbox::new();
+    let mut child = s
+        .command()
+        .args(["--headless", "--port", "0"])
+        // Every change past the bound logs a line.
+        .env("QUIRE_HISTORY__MAX_BYTES", "1000")
+        .env("RUST_LOG", "debug")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no serving line");
+        if let Some(rest) = line.strip_prefix("quire: serving ") {
+            break rest.split_whitespace().next().unwrap().to_owned();
+        }
+    };
+    drop(stderr);
+    let client = reqwest::blocking::Client::new();
+    let post = |path: &str, body: Value| {
+        client
+            .post(format!("{url}{path}"))
+            .json(&body)
+            .send()
+            .map(|r| r.status().as_u16())
+    };
+    assert_eq!(
+        post("/api/v1/projects", json!({ "name": "Quiet" })).unwrap(),
+        200
+    );
+    for n in 0..5 {
+        let status = post(
+            "/api/v1/history/apply",
+            json!({ "type": "AddPage", "page": { "name": format!("p{n}") } }),
+        );
+        assert_eq!(status.as_ref().ok(), Some(&200), "p{n}: {status:?}");
+    }
+    assert!(child.try_wait().unwrap().is_none(), "the server died");
+    let _ = child.kill();
+    let _ = child.wait();
+}
