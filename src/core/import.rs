@@ -293,9 +293,13 @@ impl Core {
         let staging = self.blob_store(session)?.staging();
         let max_pixels = self.config().max_image_pixels;
         let source_lang = source_lang.map(str::to_owned);
+        // Checking an image decodes it: as many at once as thumbnails may
+        // (one per core), so concurrent imports of huge pages do not add up.
+        let permit = self.decode_permit().await?;
         let (ops, staging, skipped) =
             super::blocking(move || pages_of(sources, source_lang.as_deref(), max_pixels, staging))
                 .await?;
+        drop(permit);
         let batch = Op::Batch {
             label: Some(format!("import {}", counted(ops.len(), "page"))),
             ops,

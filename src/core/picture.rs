@@ -167,6 +167,15 @@ impl Core {
         Ok(made)
     }
 
+    /// A permit to decode an image: as many at once as there are cores.
+    pub(crate) async fn decode_permit(&self) -> CoreResult<tokio::sync::SemaphorePermit<'_>> {
+        self.inner
+            .decoding
+            .acquire()
+            .await
+            .map_err(|e| CoreError::internal(format!("decoding closed: {e}")))
+    }
+
     /// Decodes and scales on the blocking pool, as many at a time as there
     /// are cores: a strip asking for a hundred thumbnails at once must not
     /// hold a hundred decoded pages in memory.
@@ -176,12 +185,7 @@ impl Core {
         (blob, max_side, width): Key,
     ) -> CoreResult<Arc<Picture>> {
         let bytes = self.read_blob(session, blob).await?;
-        let _permit = self
-            .inner
-            .decoding
-            .acquire()
-            .await
-            .map_err(|e| CoreError::internal(format!("decoding closed: {e}")))?;
+        let _permit = self.decode_permit().await?;
         let max_pixels = self.config().max_image_pixels;
         Ok(Arc::new(
             blocking(move || picture(&bytes, max_side, width, max_pixels)).await?,
