@@ -144,12 +144,13 @@ impl std::fmt::Display for Stale {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let show = |v: &Option<String>| match v {
             Some(v) => format!("{v:?}"),
-            None => "nothing".to_owned(),
+            None => "empty".to_owned(),
         };
         write!(
             f,
-            "node {} changed since this edit was made: its {} is now {}, not {}; nothing was \
-             changed (send it again without basedOn to replace theirs, or keep theirs)",
+            "node {} changed since this edit was made: its {} is now {}, and was {} when the \
+             edit began; nothing was changed (send it again without basedOn to replace theirs, \
+             or keep theirs)",
             self.node_id,
             self.field,
             show(&self.current),

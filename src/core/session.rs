@@ -353,12 +353,12 @@ impl Session {
     }
 
     /// Why the project cannot be written now, if a write failed and the
-    /// writer could not be reopened since (see [`Session::check_open`]).
+    /// writer could not be reopened since.
     pub fn unwritable(&self) -> Option<CoreError> {
         self.writer().failed()
     }
 
-    /// Tries to reopen a failed writer (see [`Session::check_open`]);
+    /// Tries to reopen a failed writer (at most once a second);
     /// `Err` with why while the project still cannot be written.
     pub fn check_writable(&self) -> CoreResult<()> {
         if self.unwritable().is_none() {
