@@ -102,13 +102,14 @@ pub fn check(
 }
 
 /// What `config check` can tell of a secret file beyond whether this user
-/// reads it: that it is empty (no secret is set), or, run as root, that
+/// reads it: that it is empty or only line breaks (no secret is set), or, run as root, that
 /// only root can read it, so a service running as another user cannot
 /// (the packaged unit's dynamic user gets the token through
 /// `LoadCredential=` instead).
 fn secret_file_warning(key: &str, path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
-    if meta.len() == 0 {
+    let only_line_breaks = |bytes: Vec<u8>| bytes.iter().all(|b| matches!(b, b'\n' | b'\r'));
+    if std::fs::read(path).is_ok_and(only_line_breaks) {
         return Some(format!(
             "{key}: {} is empty: no secret is set",
             path.display()

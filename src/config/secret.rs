@@ -162,9 +162,10 @@ pub fn resolve(
     }
     if let Some(path) = file {
         return Ok(match read_secret_file(key, path)? {
-            // An empty file says "none": what a service manager passes when
-            // the operator has not provided one (the packaged unit's
-            // `SetCredential=token:` fallback). Where a secret is required,
+            // An empty file (after its trailing line breaks) says "none":
+            // what a service manager passes when the operator has not
+            // provided one (the packaged unit's `SetCredential=token:\n`
+            // fallback). Where a secret is required,
             // that is refused as if none was configured.
             Ok(value) if value.is_empty() => Secret::default(),
             Ok(value) if value.trim().is_empty() => {

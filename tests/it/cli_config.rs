@@ -251,15 +251,15 @@ fn secret_file_readable_by_others_is_refused() {
     assert_eq!(value_of(&out, "server.token"), "\"[redacted]\"");
 }
 
-/// The packaged unit's credential without `/etc/quire/token` is an empty
-/// file: no token, so loopback serves and a public address is refused; a
+/// The packaged unit's credential without `/etc/quire/token` is a file of
+/// one line break (`SetCredential=token:\n`): no token, so loopback serves and a public address is refused; a
 /// missing file still refuses to serve. Run as root, `config check` warns
 /// about a token file only root can read (the unit's dynamic user could
 /// not), which 0.2 called `ok`.
 #[test]
 fn an_empty_token_file_is_no_token_and_a_root_only_one_is_warned_about() {
     let s = Sandbox::new();
-    let token = s.write("token", "");
+    let token = s.write("token", "\n");
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&token, std::fs::Permissions::from_mode(0o600)).unwrap();
     let env = token.display().to_string();
