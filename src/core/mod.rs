@@ -439,21 +439,24 @@ impl Core {
 
     // ---- scene and history ----------------------------------------------
 
-    /// Applies `op`; returns once it is durable. A heavy op (a big batch)
-    /// or a session busy with one applies on a blocking thread, so neither
-    /// holds up a runtime worker.
     /// Applies a person's `op`; returns once it is durable. A heavy op (a
     /// big batch) or a session busy with one applies on a blocking thread,
     /// so neither holds up a runtime worker.
     pub async fn apply(&self, id: SessionId, op: Op) -> CoreResult<ApplyResult> {
+        self.apply_as(id, op, Writer::Person).await
+    }
+
+    /// Applies `op` as `writer` wrote it (a person, or an agent over MCP),
+    /// as [`Core::apply`] does.
+    pub async fn apply_as(&self, id: SessionId, op: Op, writer: Writer) -> CoreResult<ApplyResult> {
         let session = self.open_session(id)?;
-        let submitted = match session.try_submit(op, &Writer::Person) {
+        let submitted = match session.try_submit(op, &writer) {
             Ok(submitted) => submitted?,
-            Err(op) => blocking(move || session.submit(*op, &Writer::Person, None)).await?,
+            Err(op) => blocking(move || session.submit(*op, &writer, None)).await?,
         };
         let pending = submitted
             .pending
-            .ok_or_else(|| CoreError::internal("a person's change was dropped"))?;
+            .ok_or_else(|| CoreError::internal("a person's or an agent's change was dropped"))?;
         let (epoch, created) = pending.durable().await?;
         Ok(ApplyResult { epoch, created })
     }

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 
 use super::error::{CoreError, CoreResult};
 use super::ids::NodeId;
-use super::scene::{Author, NodeKind, Scene, TextState};
+use super::scene::{NodeKind, Scene};
 use super::translations::{Parsed, Unit};
 
 /// A PO string's body, escaped as gettext does (`\\`, `\"`, `\n`, `\t`,
@@ -86,7 +86,6 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
             let NodeKind::Text {
                 text: Some(text),
                 translation,
-                origin,
                 timing,
                 ..
             } = &node.kind
@@ -102,9 +101,7 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
             if let Some(t) = timing {
                 let _ = writeln!(out, "#. timing: {}", super::subtitles::format_timing(t));
             }
-            let machine = origin.as_ref().is_some_and(|o| o.by == Author::Engine)
-                && node.kind.state() == Some(TextState::Translated);
-            if machine {
+            if node.kind.is_machine_work() {
                 out.push_str("#, fuzzy\n");
             }
             field(&mut out, "msgctxt", &node.id.to_string());

@@ -180,7 +180,8 @@ pub struct Timing {
     pub end: u64,
 }
 
-/// Who wrote a translation: a person, or an engine (by id).
+/// Who wrote a translation: a person, an engine (by id), or an agent over
+/// MCP (by its client's name and version).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Origin {
@@ -188,6 +189,9 @@ pub struct Origin {
     /// The engine's id, e.g. `llm-translate`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
+    /// The agent's MCP client, name and version, e.g. `claude-code 2.1.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     /// RFC 3339.
     pub at: String,
     /// For a translation memory's: how similar the remembered source was
@@ -196,11 +200,21 @@ pub struct Origin {
     pub score: Option<f64>,
 }
 
+impl Origin {
+    /// Whether a machine wrote it (an engine or an agent): work a person
+    /// has yet to check, which `overwrite: machine` may replace while it
+    /// is only `translated`.
+    pub fn is_machine(&self) -> bool {
+        self.by != Author::Human
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub enum Author {
     Human,
     Engine,
+    Agent,
 }
 
 fn full_opacity() -> f64 {
@@ -237,6 +251,14 @@ impl NodeKind {
             } => Some(state.unwrap_or_else(|| TextState::inferred(translation.as_deref()))),
             _ => None,
         }
+    }
+
+    /// Whether this is a text node whose translation a machine (an engine
+    /// or an agent) wrote and no person has reviewed: the PO export's
+    /// `fuzzy`, the `m` mark, what `overwrite: machine` may replace.
+    pub fn is_machine_work(&self) -> bool {
+        matches!(self, NodeKind::Text { origin: Some(o), .. } if o.is_machine())
+            && self.state() == Some(TextState::Translated)
     }
 
     /// The blob this node shows, if any.

@@ -141,13 +141,7 @@ const IMPORTED_ENGINE: &str = "import";
 
 /// Whether `node`'s translation is a machine's nobody has reviewed.
 fn is_machine(node: &Node) -> bool {
-    match &node.kind {
-        NodeKind::Text { origin, .. } => {
-            origin.as_ref().is_some_and(|o| o.by == Author::Engine)
-                && node.kind.state() == Some(TextState::Translated)
-        }
-        _ => false,
-    }
+    node.kind.is_machine_work()
 }
 
 /// What a matched unit asks of its node: `None` when it says what the
@@ -190,6 +184,7 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
         *origin = Some(Some(Box::new(Origin {
             by: Author::Engine,
             engine: Some(IMPORTED_ENGINE.to_owned()),
+            client: None,
             at: now_rfc3339(),
             score: None,
         })));

@@ -54,18 +54,12 @@ impl Overwrite {
 
     /// Why this policy forbids replacing `node`'s translation, if it does.
     fn forbids(self, node: &Node) -> Option<&'static str> {
-        let NodeKind::Text {
-            translation,
-            origin,
-            ..
-        } = &node.kind
-        else {
+        let NodeKind::Text { translation, .. } = &node.kind else {
             return None;
         };
         let state = node.kind.state().unwrap_or(TextState::Initial);
         let has = translation.as_deref().is_some_and(|t| !t.is_empty());
-        let machine = origin.as_ref().is_some_and(|o| o.by == Author::Engine)
-            && state == TextState::Translated;
+        let machine = node.kind.is_machine_work();
         match self {
             _ if state == TextState::Final => Some("it is final"),
             Overwrite::Untranslated if has => Some("it is translated (overwrite: untranslated)"),
@@ -81,9 +75,12 @@ impl Overwrite {
 /// Who is submitting an op.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Writer {
-    /// A person, through any frontend (an MCP agent included, unless its
-    /// patch names another origin).
+    /// A person, through the HTTP API, the web workbench or the TUI.
     Person,
+    /// An agent through MCP, named by its client (`name version`): held
+    /// to the same locks as a person, but its translations are machine
+    /// work until a person edits or reviews them.
+    Agent { client: String },
     /// A translation or other engine, run by a job.
     Engine { id: String, overwrite: Overwrite },
 }
@@ -195,6 +192,8 @@ impl Stamper<'_, '_> {
                                 o
                             }));
                         }
+                        // Nor can an agent name another author.
+                        Writer::Agent { .. } => *origin = Some(written.then(|| self.origin())),
                         Writer::Person if origin.is_none() => {
                             *origin = Some(written.then(|| self.origin()));
                         }
@@ -254,14 +253,16 @@ impl Stamper<'_, '_> {
     fn refuse(&self, node: &Node, sets_state: bool) -> CoreResult<Option<&'static str>> {
         match self.writer {
             Writer::Engine { overwrite, .. } => Ok(overwrite.forbids(node)),
-            Writer::Person if node.kind.state() == Some(TextState::Final) && !sets_state => {
+            Writer::Person | Writer::Agent { .. }
+                if node.kind.state() == Some(TextState::Final) && !sets_state =>
+            {
                 Err(CoreError::InvalidOp(format!(
                     "node {} is final: its translation is locked; set `state` in the same \
                      patch (e.g. \"translated\") to change it anyway",
                     node.id
                 )))
             }
-            Writer::Person => Ok(None),
+            Writer::Person | Writer::Agent { .. } => Ok(None),
         }
     }
 
@@ -286,12 +287,21 @@ impl Stamper<'_, '_> {
             Writer::Person => Origin {
                 by: Author::Human,
                 engine: None,
+                client: None,
+                at: self.at.to_owned(),
+                score: None,
+            },
+            Writer::Agent { client } => Origin {
+                by: Author::Agent,
+                engine: None,
+                client: Some(client.clone()),
                 at: self.at.to_owned(),
                 score: None,
             },
             Writer::Engine { id, .. } => Origin {
                 by: Author::Engine,
                 engine: Some(id.clone()),
+                client: None,
                 at: self.at.to_owned(),
                 score: None,
             },
@@ -387,6 +397,7 @@ mod tests {
         let engine = Origin {
             by: Author::Engine,
             engine: Some("pseudo-translate".into()),
+            client: None,
             at: AT.into(),
             score: None,
         };

@@ -26,11 +26,11 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ReadResourceRequestParams,
+    PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
-    ServerRequest, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
+    ServerRequest, SubscribeRequestParams, SubscriptionFilter, Tool, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use serde_json::Value;
 use tokio_util::sync::{CancellationToken, DropGuard};
@@ -45,6 +45,7 @@ use crate::core::paths;
 use crate::core::scene::{NodeKind, TextState};
 use crate::core::storage::SnapshotFile;
 use crate::core::translations::{TranslationFormat, TranslationImport};
+use crate::core::workflow::Writer;
 use crate::core::{Core, CoreError};
 use crate::wire::{self, Cancelled, Closed, Epoch};
 
@@ -53,6 +54,8 @@ pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
 /// How long a result waits for the client to answer the ping that shows
 /// it has handled the notifications before it.
 const SETTLE_DEADLINE: Duration = Duration::from_secs(2);
+/// The author of an agent's edits when its client did not name itself.
+const UNNAMED_CLIENT: &str = "an MCP client";
 /// `quire_view_page`'s long side when none is asked for: what the vision
 /// models of the main providers take without scaling again.
 const DEFAULT_VIEW_SIDE: u32 = 1568;
@@ -87,13 +90,42 @@ impl Allowed {
     }
 }
 
+/// Which era of MCP a request belongs to (`05-mcp.md`, Protocol eras).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2024-11-05 … 2025-11-25: `initialize`, then a connection (over HTTP
+    /// an `Mcp-Session-Id`) that remembers the project opened last.
+    Handshake,
+    /// 2026-07-28 and later: every request carries its own metadata and
+    /// no connection state lives between requests.
+    Stateless,
+}
+
+impl Era {
+    fn of(ctx: &RequestContext<RoleServer>) -> Era {
+        let stateless = ctx
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if stateless {
+            Era::Stateless
+        } else {
+            Era::Handshake
+        }
+    }
+}
+
 /// One MCP connection's handler. rmcp makes one per connection (one for
-/// stdio, one per streamable-HTTP session), so `active` is per connection.
+/// stdio, one per streamable-HTTP session of the handshake era, one per
+/// request of the stateless era over HTTP), so `active` is per connection.
 #[derive(Clone)]
 pub struct QuireMcp {
     core: Core,
     transport: Transport,
     allowed: Allowed,
+    /// The era of the request being answered (see [`QuireMcp::call`]).
+    era: Era,
+    /// Who the request's edits are recorded as: the agent, by its client.
+    writer: Writer,
     /// The session this connection last opened.
     active: Arc<Mutex<Option<SessionId>>>,
     /// Built once per process (see [`tools::all`]).
@@ -111,6 +143,10 @@ impl QuireMcp {
             core,
             transport,
             allowed,
+            era: Era::Handshake,
+            writer: Writer::Agent {
+                client: UNNAMED_CLIENT.into(),
+            },
             active: Arc::new(Mutex::new(None)),
             tools: tools::all(),
             watch: Arc::new(watch::Watch::default()),
@@ -127,11 +163,41 @@ impl QuireMcp {
         *self.active.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// `sessionId`, else the connection's active session, else the current
-    /// one, else the tool error `no_session`.
+    /// This handler as one request sees it: its era, and its client as
+    /// the author of its edits (per request in the stateless era, from
+    /// `initialize` in the handshake era).
+    fn for_request(&self, ctx: &RequestContext<RoleServer>) -> QuireMcp {
+        let client = ctx.client_info().map_or_else(
+            || UNNAMED_CLIENT.to_owned(),
+            |info| {
+                let name = info.title.filter(|t| !t.is_empty()).unwrap_or(info.name);
+                format!("{name} {}", info.version).trim().to_owned()
+            },
+        );
+        QuireMcp {
+            era: Era::of(ctx),
+            writer: Writer::Agent { client },
+            ..self.clone()
+        }
+    }
+
+    /// `sessionId`, else (handshake era, or stdio, which has one client)
+    /// the connection's active session, else the current one, else the
+    /// tool error `no_session`. A stateless request over HTTP has no
+    /// connection: without `sessionId` it is `session_required`, never
+    /// another client's project.
     fn session(&self, given: Option<SessionId>) -> Outcome<SessionId> {
         if let Some(id) = given {
             return Ok(self.core.resolve(Some(id))?);
+        }
+        if self.era == Era::Stateless && self.transport == Transport::Http {
+            return Err(ToolError::new(
+                "session_required",
+                "sessionId is required: MCP 2026-07-28 keeps no connection to remember the \
+                 project you opened, so name it in each call (quire_open_project returns it; \
+                 quire_list_sessions lists the open ones)",
+            )
+            .into());
         }
         if let Some(id) = self
             .active()
@@ -165,7 +231,7 @@ impl QuireMcp {
             ToolName::Apply => {
                 let a: ApplyArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                ok(&self.core.apply(id, a.op).await?)
+                ok(&self.core.apply_as(id, a.op, self.writer.clone()).await?)
             }
             ToolName::Undo | ToolName::Redo => {
                 let a: SessionArgs = parse(args)?;
@@ -376,6 +442,12 @@ impl QuireMcp {
             });
         }
         let token = ctx.meta.get_progress_token();
+        // Stateless era: the job's warnings come as log messages on this
+        // call's own stream, at the level the request asked for (if any).
+        let log_level = match self.era {
+            Era::Stateless => ctx.meta.log_level(),
+            Era::Handshake => None,
+        };
         let limit = a
             .wait_timeout_secs
             .map_or(DEFAULT_WAIT, Duration::from_secs);
@@ -390,6 +462,13 @@ impl QuireMcp {
                 _ = ctx.ct.cancelled() => None,
             };
             let Some(envelope) = next else { break };
+            if let Some(least) = log_level
+                && let Some((of, level, data)) = watch::job_log(&envelope.event)
+                && of == job
+                && watch::reaches(level, least)
+            {
+                watch::tell(&ctx.peer, level, data).await;
+            }
             if let Some(p) = JobProgress::of(&envelope.event, job) {
                 if let Some(token) = &token
                     && p.overall_percent > last_sent
@@ -533,7 +612,9 @@ impl ServerHandler for QuireMcp {
                  Open or create a project with quire_open_project, read it with quire_get_scene, \
                  change it with quire_apply (undo with quire_undo), run engines such as \
                  pseudo-translate, llm-translate and qa with quire_start_pipeline, and export \
-                 with quire_export. Calls without sessionId act on the project you opened last.",
+                 with quire_export. Pass the sessionId quire_open_project returns: MCP 2026-07-28 \
+                 over HTTP requires it; elsewhere a call without it acts on the project you \
+                 opened last.",
             )
     }
 
@@ -551,7 +632,8 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
-        reply::finish(self.call(&request.name, args, context).await).map(Into::into)
+        let this = self.for_request(&context);
+        reply::finish(this.call(&request.name, args, context).await).map(Into::into)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -612,6 +694,45 @@ impl ServerHandler for QuireMcp {
         let uri = resources::Uri::parse(&request.uri)?;
         let seen = resources::subscribable(&self.core, uri).await?;
         self.watch.subscribe(uri, seen);
+        Ok(())
+    }
+
+    /// `subscriptions/listen` (stateless era): the resources of quire it
+    /// names that parse (`quire://sessions/…`), and the list's changes.
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resources_list_changed = requested.resources_list_changed;
+        accepted.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
+            uris.iter()
+                .filter(|uri| resources::Uri::parse(uri).is_ok_and(|u| u.session().is_some()))
+                .cloned()
+                .collect()
+        });
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let accepted = context.accepted().clone();
+        let follows = Arc::new(watch::Watch::default());
+        for given in accepted.resource_subscriptions.iter().flatten() {
+            let uri = resources::Uri::parse(given)?;
+            let seen = resources::subscribable(&self.core, uri)
+                .await
+                .ok()
+                .flatten();
+            follows.subscribe(uri, seen);
+        }
+        let sink = watch::Sink::Listen {
+            sink: context.sink().clone(),
+            list_changed: accepted.resources_list_changed == Some(true),
+        };
+        tokio::select! {
+            () = watch::run(self.core.clone(), sink, follows) => {}
+            () = context.cancelled() => {}
+        }
         Ok(())
     }
 
@@ -728,6 +849,33 @@ async fn json_rpc_errors(
         if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
             return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
         }
+        // rmcp would first ask for the `Mcp-Name` header these methods
+        // have no use for in 2026-07-28, which misleads: say what to use.
+        let stateless = head
+            .headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str());
+        let frame = stateless
+            .then(|| serde_json::from_slice::<Frame>(&bytes).ok())
+            .flatten();
+        if let Some(frame) = frame
+            && let Some(method @ ("resources/subscribe" | "resources/unsubscribe")) =
+                frame.method.as_deref()
+        {
+            let body = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": frame.id,
+                "error": {
+                    "code": -32601,
+                    "message": format!(
+                        "{method} is not part of MCP 2026-07-28: use subscriptions/listen \
+                         with resourceSubscriptions"
+                    ),
+                },
+            });
+            return (StatusCode::OK, axum::Json(body)).into_response();
+        }
         axum::extract::Request::from_parts(head, axum::body::Body::from(bytes))
     } else {
         request
@@ -747,6 +895,15 @@ async fn json_rpc_errors(
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .unwrap_or_default();
     error(status, -32600, format!("Invalid Request: {}", text.trim()))
+}
+
+/// What `/mcp` reads of a frame itself: its method and id.
+#[derive(serde::Deserialize)]
+struct Frame {
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    id: Option<Value>,
 }
 
 /// rmcp answers a session's DELETE with 202; the Python SDK (and the HTTP

@@ -5,14 +5,16 @@
 //! JSON, not UTF-8) without a word, and the client waits forever for its
 //! answer. Here every frame that carries an `id` gets a JSON-RPC error with
 //! that id, found by [`IdScanner`] even in a frame that does not parse; a
-//! frame without a readable id gets `-32700` with `id: null`. A second
-//! `initialize` is refused. Notifications nobody understands are ignored,
+//! frame without a readable id gets `-32700` with `id: null`. Both eras
+//! of MCP are served: `initialize` first (handshake), or `server/discover`
+//! and requests with per-request metadata (2026-07-28); a second
+//! `initialize`, or one in the stateless era, is refused. Notifications nobody understands are ignored,
 //! as JSON-RPC says (they expect no answer).
 
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientRequest, JsonRpcMessage};
+use rmcp::model::{ClientRequest, GetMeta, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -34,7 +36,7 @@ pub struct StdioTransport<R, W> {
     /// Set while the rest of an oversized frame is skipped.
     oversized: Option<Oversized>,
     write: Arc<Mutex<W>>,
-    initialized: bool,
+    era: Started,
     /// Answers of our own still being written; awaited before the
     /// transport reports the end of input, so none is lost at exit.
     answering: Vec<tokio::task::JoinHandle<()>>,
@@ -63,7 +65,7 @@ where
             line: Vec::new(),
             oversized: None,
             write: Arc::new(Mutex::new(write)),
-            initialized: false,
+            era: Started::No,
             answering: Vec::new(),
         }
     }
@@ -171,50 +173,70 @@ where
         }
     }
 
-    /// Passes a decoded message on, except a second `initialize`, and a
-    /// request before the first (rmcp would end the connection on it; it
-    /// is answered instead: a ping with `{}`, anything else refused).
+    /// Passes a decoded message on, except what rmcp would end the
+    /// connection on, which is answered instead: before the client has
+    /// chosen an era, a ping gets `{}`, and a request that is neither
+    /// `initialize`, `server/discover` nor one carrying the 2026-07-28
+    /// per-request metadata is refused; after it, an `initialize` that
+    /// does not fit (a second one, or one in the stateless era).
     fn admit(
         &mut self,
         message: RxJsonRpcMessage<RoleServer>,
     ) -> Option<RxJsonRpcMessage<RoleServer>> {
-        if !self.initialized {
-            match &message {
-                JsonRpcMessage::Request(request)
-                    if !matches!(request.request, ClientRequest::InitializeRequest(_)) =>
-                {
-                    let id = serde_json::to_value(&request.id).ok();
-                    if matches!(request.request, ClientRequest::PingRequest(_)) {
-                        self.answer(json!({ "jsonrpc": "2.0", "id": id, "result": {} }));
-                    } else {
-                        self.answer_error(
-                            id,
-                            INVALID_REQUEST,
-                            "Invalid Request: send initialize first".into(),
-                        );
-                    }
+        let JsonRpcMessage::Request(request) = &message else {
+            // Notifications before an era is chosen mean nothing yet.
+            return (self.era != Started::No).then_some(message);
+        };
+        let id = || serde_json::to_value(&request.id).ok();
+        let refuse = |this: &mut Self, why: &str| {
+            this.answer_error(id(), INVALID_REQUEST, format!("Invalid Request: {why}"));
+            None
+        };
+        let initialize = matches!(request.request, ClientRequest::InitializeRequest(_));
+        match self.era {
+            Started::No if initialize => self.era = Started::Handshake,
+            Started::No => match &request.request {
+                ClientRequest::PingRequest(_) => {
+                    self.answer(json!({ "jsonrpc": "2.0", "id": id(), "result": {} }));
                     return None;
                 }
-                JsonRpcMessage::Notification(_) => return None,
-                _ => {}
+                ClientRequest::DiscoverRequest(_) => {}
+                other if other.get_meta().protocol_version().is_some() => {
+                    self.era = Started::Stateless;
+                }
+                _ => {
+                    return refuse(
+                        self,
+                        "send initialize first, or (MCP 2026-07-28) server/discover and \
+                         requests that carry their _meta protocol version",
+                    );
+                }
+            },
+            Started::Handshake if initialize => {
+                return refuse(self, "this connection is already initialized");
             }
-        }
-        if let JsonRpcMessage::Request(request) = &message
-            && matches!(request.request, ClientRequest::InitializeRequest(_))
-        {
-            if self.initialized {
-                let id = serde_json::to_value(&request.id).ok();
-                self.answer_error(
-                    id,
-                    INVALID_REQUEST,
-                    "Invalid Request: this connection is already initialized".into(),
+            Started::Stateless if initialize => {
+                return refuse(
+                    self,
+                    "this connection speaks MCP 2026-07-28 (per-request metadata), \
+                     which has no initialize",
                 );
-                return None;
             }
-            self.initialized = true;
+            Started::Handshake | Started::Stateless => {}
         }
         Some(message)
     }
+}
+
+/// Which era the client chose on this connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Started {
+    /// Nothing yet but pings and `server/discover`.
+    No,
+    /// `initialize` came first.
+    Handshake,
+    /// A request with 2026-07-28 metadata came first.
+    Stateless,
 }
 
 fn is_request_id(v: &Value) -> bool {

@@ -5,9 +5,12 @@
 //! when a session opens or closes, and job warnings and failures as
 //! `notifications/message` at or above the level it set.
 //!
-//! The task starts when the client has initialized and ends with the
-//! connection: when its handler is dropped, or a notification can no
-//! longer be sent.
+//! In the handshake era the task starts when the client has initialized
+//! and ends with the connection: when its handler is dropped, or a
+//! notification can no longer be sent. In the stateless era a
+//! `subscriptions/listen` request runs the same task for the resources it
+//! names, on its own stream, until it is cancelled (job warnings come there
+//! on the stream of the call that runs the job, see `mod.rs`).
 
 // rmcp marks MCP logging deprecated (SEP-2577, a later protocol version);
 // protocol 2025-11-25, which clients speak today, has it, and this module is
@@ -20,14 +23,14 @@ use std::time::Duration;
 
 use rmcp::RoleServer;
 use rmcp::model::{LoggingMessageNotificationParam, ResourceUpdatedNotificationParam};
-use rmcp::service::Peer;
+use rmcp::service::{Peer, SubscriptionSink};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::resources::Uri;
 use crate::core::Core;
 use crate::core::events::{Event, JobStatus, Severity};
-use crate::core::ids::SessionId;
+use crate::core::ids::{JobId, SessionId};
 
 /// After a resource update is told, how long further changes are gathered
 /// into one notification.
@@ -74,7 +77,10 @@ impl Watch {
     }
 
     fn sends(&self, level: Level) -> bool {
-        rank(level) >= rank(*self.level.lock().unwrap_or_else(PoisonError::into_inner))
+        reaches(
+            level,
+            *self.level.lock().unwrap_or_else(PoisonError::into_inner),
+        )
     }
 
     /// Subscribes to `uri`; `seen` is a page's JSON now
@@ -115,11 +121,51 @@ impl Watch {
     }
 }
 
+/// Where a watch's notifications go.
+pub enum Sink {
+    /// A handshake-era connection: everything it follows.
+    Connection(Peer<RoleServer>),
+    /// One `subscriptions/listen` stream: the updates of the resources it
+    /// names, and the list's changes if it asked for them; never logs.
+    Listen {
+        sink: SubscriptionSink,
+        list_changed: bool,
+    },
+}
+
+impl Sink {
+    async fn updated(&self, uri: String) -> Result<(), Gone> {
+        let param = ResourceUpdatedNotificationParam::new(uri.clone());
+        match self {
+            Sink::Connection(peer) => peer.notify_resource_updated(param).await.map_err(|_| Gone),
+            Sink::Listen { sink, .. } => sink.notify_resource_updated(uri).await.map_err(|_| Gone),
+        }
+    }
+
+    async fn list_changed(&self) -> Result<(), Gone> {
+        match self {
+            Sink::Connection(peer) => peer.notify_resource_list_changed().await.map_err(|_| Gone),
+            Sink::Listen {
+                sink,
+                list_changed: true,
+            } => sink.notify_resource_list_changed().await.map_err(|_| Gone),
+            Sink::Listen { .. } => Ok(()),
+        }
+    }
+
+    async fn log(&self, message: LoggingMessageNotificationParam) -> Result<(), Gone> {
+        match self {
+            Sink::Connection(peer) => peer.notify_logging_message(message).await.map_err(|_| Gone),
+            Sink::Listen { .. } => Ok(()),
+        }
+    }
+}
+
 /// Starts the connection's task; it stops when `stop` is cancelled.
 pub fn spawn(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>, stop: CancellationToken) {
     tokio::spawn(async move {
         tokio::select! {
-            () = run(core, peer, watch) => {}
+            () = run(core, Sink::Connection(peer), watch) => {}
             () = stop.cancelled() => {}
         }
     });
@@ -128,7 +174,8 @@ pub fn spawn(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>, stop: Cancel
 /// Why the task ends: the client cannot be told any more.
 struct Gone;
 
-async fn run(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>) {
+/// Tells `sink` what `watch` follows until it cannot be told any more.
+pub async fn run(core: Core, peer: Sink, watch: Arc<Watch>) {
     let mut events = core.subscribe(Some(core.events().seq()));
     // Sessions whose scene changed and that are not told yet.
     let mut changed: BTreeSet<SessionId> = BTreeSet::new();
@@ -173,51 +220,52 @@ async fn run(core: Core, peer: Peer<RoleServer>, watch: Arc<Watch>) {
         }
         let told = match &envelope.event {
             Event::SessionOpened { .. } | Event::SessionClosed { .. } | Event::Snapshot { .. } => {
-                list_changed(&peer).await
+                peer.list_changed().await
             }
-            Event::JobWarning {
-                job_id,
-                page_index,
-                step_id,
-                finding,
-                ..
-            } => {
-                let level = match finding.severity {
-                    Severity::Error => Level::Error,
-                    Severity::Warning | Severity::Info => Level::Warning,
-                };
-                let mut data = json!({ "jobId": job_id, "pageIndex": page_index, "step": step_id });
-                if let (Some(map), Ok(serde_json::Value::Object(f))) =
-                    (data.as_object_mut(), serde_json::to_value(finding))
-                {
-                    map.extend(f);
-                }
-                log(&peer, &watch, level, data).await
-            }
-            Event::JobFinished { id, status, error } => match status {
-                JobStatus::Failed | JobStatus::CompletedWithErrors => {
-                    let level = if *status == JobStatus::Failed {
-                        Level::Error
-                    } else {
-                        Level::Warning
-                    };
-                    log(
-                        &peer,
-                        &watch,
-                        level,
-                        json!({
-                            "jobId": id, "status": status, "error": error,
-                        }),
-                    )
-                    .await
-                }
-                _ => Ok(()),
+            event => match job_log(event) {
+                Some((_, level, data)) => log(&peer, &watch, level, data).await,
+                None => Ok(()),
             },
-            _ => Ok(()),
         };
         if told.is_err() {
             return;
         }
+    }
+}
+
+/// A job's warning or failure as a log message: the job, the level and
+/// the data; `None` for any other event.
+pub fn job_log(event: &Event) -> Option<(JobId, Level, serde_json::Value)> {
+    match event {
+        Event::JobWarning {
+            job_id,
+            page_index,
+            step_id,
+            finding,
+            ..
+        } => {
+            let level = match finding.severity {
+                Severity::Error => Level::Error,
+                Severity::Warning | Severity::Info => Level::Warning,
+            };
+            let mut data = json!({ "jobId": job_id, "pageIndex": page_index, "step": step_id });
+            if let (Some(map), Ok(serde_json::Value::Object(f))) =
+                (data.as_object_mut(), serde_json::to_value(finding))
+            {
+                map.extend(f);
+            }
+            Some((*job_id, level, data))
+        }
+        Event::JobFinished { id, status, error } => {
+            let level = match status {
+                JobStatus::Failed => Level::Error,
+                JobStatus::CompletedWithErrors => Level::Warning,
+                _ => return None,
+            };
+            let data = json!({ "jobId": id, "status": status, "error": error });
+            Some((*id, level, data))
+        }
+        _ => None,
     }
 }
 
@@ -228,12 +276,8 @@ async fn sleep_until(at: Option<tokio::time::Instant>) {
     }
 }
 
-async fn list_changed(peer: &Peer<RoleServer>) -> Result<(), Gone> {
-    peer.notify_resource_list_changed().await.map_err(|_| Gone)
-}
-
 async fn log(
-    peer: &Peer<RoleServer>,
+    peer: &Sink,
     watch: &Watch,
     level: Level,
     data: serde_json::Value,
@@ -241,16 +285,32 @@ async fn log(
     if !watch.sends(level) {
         return Ok(());
     }
+    peer.log(job_message(level, data)).await
+}
+
+/// Sends a job's log message to `peer` (a stateless request's stream),
+/// whether or not it can still be told.
+pub async fn tell(peer: &Peer<RoleServer>, level: Level, data: serde_json::Value) {
+    let _ = peer.notify_logging_message(job_message(level, data)).await;
+}
+
+/// A job's log message, as both eras send it.
+fn job_message(level: Level, data: serde_json::Value) -> LoggingMessageNotificationParam {
     let mut message = LoggingMessageNotificationParam::new(level, data);
     message.logger = Some("quire.jobs".into());
-    peer.notify_logging_message(message).await.map_err(|_| Gone)
+    message
+}
+
+/// Whether a message at `level` reaches a client that asked for `least`.
+pub fn reaches(level: Level, least: Level) -> bool {
+    rank(level) >= rank(least)
 }
 
 /// Tells the subscriptions of the `changed` sessions: a scene always, a
 /// page only when its JSON differs from what was last told.
 async fn flush(
     core: &Core,
-    peer: &Peer<RoleServer>,
+    peer: &Sink,
     watch: &Watch,
     changed: BTreeSet<SessionId>,
 ) -> Result<(), Gone> {
@@ -273,11 +333,7 @@ async fn flush(
                 _ => true,
             };
             if send {
-                peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(
-                    uri.to_string(),
-                ))
-                .await
-                .map_err(|_| Gone)?;
+                peer.updated(uri.to_string()).await?;
             }
         }
     }

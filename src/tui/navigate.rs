@@ -122,19 +122,13 @@ impl Filter {
     }
 
     pub fn keeps(self, node: &Node, warned: &HashSet<NodeId>) -> bool {
-        use crate::core::scene::{Author, TextState};
-        let NodeKind::Text {
-            translation,
-            origin,
-            ..
-        } = &node.kind
-        else {
+        use crate::core::scene::TextState;
+        let NodeKind::Text { translation, .. } = &node.kind else {
             return self == Filter::Warned && warned.contains(&node.id);
         };
-        let machine = origin.as_ref().is_some_and(|o| o.by == Author::Engine);
         match self {
             Filter::Untranslated => translation.is_none(),
-            Filter::Machine => machine && node.kind.state() == Some(TextState::Translated),
+            Filter::Machine => node.kind.is_machine_work(),
             Filter::Translated => node.kind.state() == Some(TextState::Translated),
             Filter::Reviewed => node.kind.state() == Some(TextState::Reviewed),
             Filter::Final => node.kind.state() == Some(TextState::Final),

@@ -18,7 +18,7 @@ use super::app::{App, Effect, Route};
 use super::layout::{areas, inner, session_areas};
 use crate::core::blobs::BlobHash;
 use crate::core::ids::{PageId, SessionId};
-use crate::core::scene::{Author, NodeKind, Page, TextState, Transform};
+use crate::core::scene::{NodeKind, Page, TextState, Transform};
 
 /// The long side the runtime scales a page image down to before it is
 /// kept (plenty for any terminal pane, small to draw boxes on).
@@ -99,9 +99,8 @@ pub fn picker() -> Picker {
 
 /// A box's colour: as the node list colours its state.
 fn colour(kind: &NodeKind) -> [u8; 3] {
-    let machine = matches!(kind, NodeKind::Text { origin: Some(o), .. } if o.by == Author::Engine);
     match kind.state() {
-        Some(TextState::Translated) if machine => [200, 0, 200],
+        Some(TextState::Translated) if kind.is_machine_work() => [200, 0, 200],
         Some(TextState::Translated) => [0, 160, 200],
         Some(TextState::Reviewed) => [0, 170, 0],
         Some(TextState::Final) => [30, 60, 230],

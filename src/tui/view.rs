@@ -283,12 +283,12 @@ fn welcome(frame: &mut Frame, area: Rect) {
     frame.render_widget(Paragraph::new(lines).alignment(Alignment::Center), box_area);
 }
 
-/// One character for a text node's state: ` ` initial, `m` an engine's
-/// translation, `t` a person's, `R` reviewed, `F` final.
+/// One character for a text node's state: ` ` initial, `m` a machine's
+/// translation (an engine's or an agent's), `t` a person's, `R` reviewed,
+/// `F` final.
 fn state_mark(kind: &NodeKind) -> char {
-    let machine = matches!(kind, NodeKind::Text { origin: Some(o), .. } if o.by == Author::Engine);
     match kind.state() {
-        Some(TextState::Translated) if machine => 'm',
+        Some(TextState::Translated) if kind.is_machine_work() => 'm',
         Some(TextState::Translated) => 't',
         Some(TextState::Reviewed) => 'R',
         Some(TextState::Final) => 'F',
@@ -314,15 +314,18 @@ fn state_style(kind: &NodeKind) -> Style {
     Style::default().fg(colour)
 }
 
-/// `translated · llm-translate`, for the detail pane's heading.
+/// `translated · llm-translate` (or `· by a person`, `· by agent
+/// claude-code 2.1.0`), for the detail pane's heading.
 fn state_words(kind: &NodeKind) -> String {
     let state = kind.state().map_or("", TextState::as_str);
     match kind {
         NodeKind::Text {
             origin: Some(o), ..
-        } => match &o.engine {
-            Some(engine) => format!("{state} · {engine}"),
-            None => format!("{state} · by a person"),
+        } => match (o.by, &o.engine, &o.client) {
+            (Author::Agent, _, Some(client)) => format!("{state} · by agent {client}"),
+            (Author::Agent, _, None) => format!("{state} · by an agent"),
+            (_, Some(engine), _) => format!("{state} · {engine}"),
+            _ => format!("{state} · by a person"),
         },
         _ => state.to_owned(),
     }

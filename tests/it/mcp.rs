@@ -85,6 +85,37 @@ fn python_sdk_over_http() {
     assert!(server.terminate().success());
 }
 
+fn eras(sandbox: &Sandbox, python: &PathBuf, args: &[&str]) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_interop/eras.py");
+    crate::harness::run_checker(sandbox, Command::new(python).arg(script).args(args), ": ok");
+}
+
+/// The SDK's `Client` pinned to 2026-07-28 and probing (`server/discover`
+/// before anything else) over stdio: a full flow each, edits recorded as
+/// the agent's.
+#[test]
+fn python_sdk_stateless_era_over_stdio() {
+    let Some(python) = python_or_skip("python_sdk_stateless_era_over_stdio") else {
+        return;
+    };
+    let s = Sandbox::new();
+    eras(&s, &python, &["stdio", BIN]);
+}
+
+/// Over `/mcp`: two probing clients at once never reach each other's
+/// project, `subscriptions/listen` and a per-request log level work, and
+/// a `mode="legacy"` client runs the same flow.
+#[test]
+fn python_sdk_both_eras_over_http() {
+    let Some(python) = python_or_skip("python_sdk_both_eras_over_http") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    eras(&s, &python, &["http", &format!("{}/mcp", server.url)]);
+    assert!(server.terminate().success());
+}
+
 /// The `{ code, message, ... }` of a tool execution error: `isError`, no
 /// structured content (see `src/mcp/reply.rs`), the message as the text
 /// block's first line and the JSON envelope as its second.

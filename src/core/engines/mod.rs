@@ -254,6 +254,7 @@ impl Engine {
                             *origin = Some(Some(Box::new(crate::core::scene::Origin {
                                 by: crate::core::scene::Author::Engine,
                                 engine: None,
+                                client: None,
                                 at: String::new(),
                                 score: Some((hit.score * 1000.0).round() / 1000.0),
                             })));

@@ -18,6 +18,7 @@ function origin(kind) {
     const score = o.score !== undefined && o.score !== null ? `, ${Math.round(o.score * 100)} % match` : '';
     return `Machine: ${o.engine || 'an engine'}${score} · ${at}`;
   }
+  if (o.by === 'agent') return `By ${o.client || 'an agent'} (agent) · ${at}`;
   return `By a person · ${at}`;
 }
 

@@ -20,7 +20,8 @@ export function stateOf(kind) {
 /** The state a box is coloured by: machine output is told apart from a person's. */
 export function shadeOf(kind) {
   const s = stateOf(kind);
-  if (s === 'translated' && kind.origin && kind.origin.by === 'engine') return 'machine';
+  // An engine's or an agent's (MCP) translation nobody has reviewed.
+  if (s === 'translated' && kind.origin && kind.origin.by !== 'human') return 'machine';
   return s;
 }
 
