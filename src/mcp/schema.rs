@@ -86,10 +86,11 @@ const STANDARD_FORMATS: &[&str] = &[
 /// model copies them from results and never makes one up, and the server
 /// checks every one it is sent.
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
-    let mut value =
-        merge_identical_definitions(inline_plain_definitions(without_structured_defaults(
-            without_recorded(open_objects(plain_ids(portable(generate::<T>())))),
-        )));
+    let mut value = refs_for_strict_mode(merge_identical_definitions(inline_plain_definitions(
+        without_structured_defaults(without_recorded(open_objects(plain_ids(portable(
+            generate::<T>(),
+        ))))),
+    )));
     // A definition's description documents a Rust type; the properties
     // that use it carry their own.
     if let Some(Value::Object(defs)) = value.get_mut("$defs") {
@@ -374,6 +375,110 @@ fn merge_identical_definitions(mut schema: Value) -> Value {
         }
         s
     })
+}
+
+/// What OpenAI's strict conversion needs of references, as the Agents SDK
+/// runs it for MCP tools (`_reject_open_objects=True`): it refuses a
+/// `$ref` standing alone (it has not checked the target), expands one
+/// with a sibling, and so cannot follow recursion; and it refuses an
+/// object with no properties unless it is closed.
+///
+/// So the one recursion, a `Batch` of ops, says what it holds one level
+/// down: its `ops` are `Step`s, every op but `Batch` (the server still
+/// takes a nested batch). A definition used once is written in place; a
+/// reference to one used more than once carries the definition's name
+/// as its `title`. An object without properties says
+/// `additionalProperties: false` (an empty argument list).
+fn refs_for_strict_mode(mut schema: Value) -> Value {
+    split_batch(&mut schema);
+    loop {
+        let Some(Value::Object(defs)) = schema.get("$defs") else {
+            break;
+        };
+        let text = schema.to_string();
+        // One at a time: a body written in place may hold the next.
+        let once: Map<String, Value> = defs
+            .iter()
+            .filter(|(name, _)| text.matches(&format!("\"#/$defs/{name}\"")).count() == 1)
+            .take(1)
+            .map(|(name, body)| (format!("#/$defs/{name}"), body.clone()))
+            .collect();
+        if once.is_empty() {
+            break;
+        }
+        if let Some(Value::Object(defs)) = schema.get_mut("$defs") {
+            defs.retain(|name, _| !once.contains_key(&format!("#/$defs/{name}")));
+        }
+        schema = map_subschemas(schema, &|s| match s {
+            Value::Object(mut map) => {
+                if let Some(Value::Object(body)) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| once.get(r))
+                {
+                    map.remove("$ref");
+                    for (key, value) in body {
+                        map.entry(key.clone()).or_insert_with(|| value.clone());
+                    }
+                }
+                Value::Object(map)
+            }
+            other => other,
+        });
+    }
+    let schema = map_subschemas(schema, &|s| match s {
+        Value::Object(mut map) => {
+            if map.len() == 1
+                && let Some(name) = map
+                    .get("$ref")
+                    .and_then(Value::as_str)
+                    .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
+                let name = name.to_owned();
+                map.insert("title".into(), Value::String(name));
+            }
+            let no_properties = map
+                .get("properties")
+                .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+            if map.get("type").and_then(Value::as_str) == Some("object") && no_properties {
+                map.insert("additionalProperties".into(), Value::Bool(false));
+            }
+            Value::Object(map)
+        }
+        other => other,
+    });
+    let mut schema = schema;
+    if let Value::Object(map) = &mut schema
+        && map
+            .get("$defs")
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
+    {
+        map.remove("$defs");
+    }
+    schema
+}
+
+/// Gives `Batch`'s ops the definition `Step`: the `Op` union without
+/// `Batch` (see [`refs_for_strict_mode`]).
+fn split_batch(schema: &mut Value) {
+    let Some(Value::Object(defs)) = schema.get_mut("$defs") else {
+        return;
+    };
+    let Some(Value::Array(variants)) = defs.get_mut("Op").and_then(|op| op.get_mut("anyOf")) else {
+        return;
+    };
+    let is_batch = |v: &Value| v.pointer("/properties/type/enum/0") == Some(&Value::from("Batch"));
+    let Some(at) = variants.iter().position(is_batch) else {
+        return;
+    };
+    let mut batch = variants.remove(at);
+    let steps = std::mem::take(variants);
+    if let Some(items) = batch.pointer_mut("/properties/ops/items") {
+        *items = serde_json::json!({ "$ref": "#/$defs/Step" });
+    }
+    *variants = vec![serde_json::json!({ "$ref": "#/$defs/Step" }), batch];
+    defs.insert("Step".into(), serde_json::json!({ "anyOf": steps }));
 }
 
 /// `schema`'s top level with each property's type only (see [`output_of`]).

@@ -394,12 +394,12 @@ fn describe(name: ToolName) -> Tool {
             name,
             "Open or create a project",
             changes(false, false),
-            "Open a project (relative paths: in the projects directory) or create one (createName). It becomes this connection's active session, the default sessionId.",
+            "Open a project (relative paths: in the projects directory) or create one (createName). Pass its sessionId to later calls (over HTTP in MCP 2026-07-28 they need it).",
         ),
         ToolName::CloseProject => tool::<SessionArgs, Closed>(
             name,
             "Close a project",
-            changes(true, false),
+            changes(false, true),
             "Save and close a session. Its running jobs are cancelled.",
         ),
         ToolName::Apply => tool::<ApplyArgs, ApplyResult>(

@@ -15,6 +15,7 @@ use std::time::Duration;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ErrorData, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{RoleServer, ServerHandler};
@@ -296,9 +297,18 @@ fn tools() -> Vec<Tool> {
     vec![
         Tool::new(CONTEXT_TOOL, CONTEXT_DESCRIPTION, schema::of::<NoArgs>())
             .with_title("Read the shared TUI's view")
+            .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
             .with_raw_output_schema(schema::output_of::<Outcome>()),
+        // Moving the view loses nothing, and the same requestId again
+        // changes nothing (the TUI remembers it).
         Tool::new(SELECT_TOOL, SELECT_DESCRIPTION, schema::of::<SelectArgs>())
             .with_title("Move the shared TUI to a session")
+            .with_annotations(
+                ToolAnnotations::new()
+                    .destructive(false)
+                    .idempotent(true)
+                    .open_world(false),
+            )
             .with_raw_output_schema(schema::output_of::<Outcome>()),
     ]
 }
@@ -337,21 +347,21 @@ impl ServerHandler for Adapter {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let outcome = match request.name.as_ref() {
-            CONTEXT_TOOL => {
-                if args.as_object().is_some_and(|o| !o.is_empty()) {
-                    return Err(ErrorData::invalid_params(
-                        "get_view_context takes no arguments",
-                        None,
-                    ));
+            // Arguments that do not fit are the model's to correct: a tool
+            // error, as the workspace tools answer them.
+            CONTEXT_TOOL if args.as_object().is_some_and(|o| !o.is_empty()) => Outcome::rejected(
+                "invalid_arguments",
+                "get_view_context takes no arguments",
+                None,
+            ),
+            CONTEXT_TOOL => self.get_view_context().await,
+            SELECT_TOOL => match crate::mcp::reply::parse::<SelectArgs>(args) {
+                Ok(args) => self.select_session(args).await,
+                Err(crate::mcp::reply::Failure::Tool(e)) => {
+                    Outcome::rejected(&e.code, e.message, None)
                 }
-                self.get_view_context().await
-            }
-            SELECT_TOOL => {
-                let args: SelectArgs = serde_json::from_value(args).map_err(|e| {
-                    ErrorData::invalid_params(format!("invalid arguments: {e}"), None)
-                })?;
-                self.select_session(args).await
-            }
+                Err(crate::mcp::reply::Failure::Protocol(e)) => return Err(e),
+            },
             other => {
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool `{other}`"),

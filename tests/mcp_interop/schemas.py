@@ -23,7 +23,9 @@ from mcp.client.stdio import stdio_client
 
 
 def openai_strict(schema):
-    strict = ensure_strict_json_schema(copy.deepcopy(schema))
+    # As agents/mcp/util.py converts MCP tools: an open object or a bare
+    # `$ref` it has not validated is refused, not guessed at.
+    strict = ensure_strict_json_schema(copy.deepcopy(schema), _reject_open_objects=True)
     # The conversion must not have needed to guess: every object closed,
     # every property required.
     def walk(node):

@@ -51,6 +51,16 @@ async def run(session, target):
         "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"] - 1,
         "sessionId": target, "requestId": str(uuid.uuid4()),
     }
+    # Annotations true under the spec's defaults: reading is read-only;
+    # moving the view loses nothing and a repeat changes nothing.
+    context_tool = next(t for t in tools if t.name == "get_view_context")
+    check(context_tool.annotations and context_tool.annotations.read_only_hint is True, f"{context_tool.annotations}")
+    hints = select.annotations
+    check(hints and hints.destructive_hint is False and hints.idempotent_hint is True, f"select hints: {hints}")
+    # A malformed sessionId is the model's to correct: a tool error.
+    bad = outcome(await session.call_tool("select_session", {**args, "sessionId": "not-a-uuid"}), "bad sessionId")
+    check(bad["code"] == "invalid_arguments" and "sessionId" in bad["message"], f"bad sessionId: {bad}")
+
     stale = outcome(await session.call_tool("select_session", args), "stale select")
     check(stale["code"] == "stale_revision" and stale["context"]["revision"] == ctx["revision"], f"stale: {stale}")
 
