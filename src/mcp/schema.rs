@@ -391,10 +391,7 @@ fn merge_identical_definitions(mut schema: Value) -> Value {
 /// `additionalProperties: false` (an empty argument list).
 fn refs_for_strict_mode(mut schema: Value) -> Value {
     split_batch(&mut schema);
-    loop {
-        let Some(Value::Object(defs)) = schema.get("$defs") else {
-            break;
-        };
+    while let Some(Value::Object(defs)) = schema.get("$defs") {
         let text = schema.to_string();
         // One at a time: a body written in place may hold the next.
         let once: Map<String, Value> = defs
