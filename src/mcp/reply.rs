@@ -101,10 +101,21 @@ pub type Outcome<T> = Result<T, Failure>;
 
 /// Reads a tool's arguments; a misfit is the tool error
 /// `invalid_arguments` naming the field (`op.page.nodes[0].kind`).
-pub fn parse<T: DeserializeOwned>(args: Value) -> Outcome<T> {
-    serde_path_to_error::deserialize(args).map_err(|e| {
-        let field = e.path().to_string();
+///
+/// serde loses the path inside a tagged union (an `Op` is read whole
+/// before its `type` picks the variant), so there the tool's presented
+/// schema finds the field: `op.page.width`, not `op`.
+pub fn parse<T: DeserializeOwned + schemars::JsonSchema>(args: Value) -> Outcome<T> {
+    serde_path_to_error::deserialize(&args).map_err(|e| {
+        let mut field = e.path().to_string();
         let inner = e.into_inner();
+        if let Some(deeper) = super::schema::locate(
+            &Value::Object(super::schema::of::<T>().as_ref().clone()),
+            &args,
+        ) && (field == "." || deeper.starts_with(&field))
+        {
+            field = deeper;
+        }
         let error = if field == "." {
             ToolError::new("invalid_arguments", format!("invalid arguments: {inner}"))
         } else {

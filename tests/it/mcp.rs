@@ -238,6 +238,26 @@ fn stdio_writes_only_protocol_frames_and_exits_cleanly_on_eof() {
     let bad = tool_error(&bad);
     assert_eq!(bad["code"], "invalid_arguments", "{bad}");
     assert_eq!(bad["field"], "op", "{bad}");
+    // Inside the tagged `Op` union the field is named in full, through a
+    // Batch too.
+    let deep = [
+        (
+            json!({ "type": "AddPage", "page": { "name": "x", "width": "wide" } }),
+            "op.page.width",
+        ),
+        (
+            json!({ "type": "Batch", "ops": [{ "type": "AddPage", "page": { "name": "x", "width": -1 } }] }),
+            "op.ops[0].page.width",
+        ),
+        (json!({ "type": "Teleport" }), "op.type"),
+    ];
+    for (i, (op, field)) in deep.into_iter().enumerate() {
+        let id = 30 + i as u64;
+        let args = json!({ "name": "quire_apply", "arguments": { "op": op } });
+        let bad = tool_error(&ask(request(id, "tools/call", args), Some(id)));
+        assert_eq!(bad["field"], field, "{bad}");
+        assert!(bad["message"].as_str().unwrap().contains(field), "{bad}");
+    }
     drop(stdin);
     let end = std::time::Instant::now() + Duration::from_secs(30);
     let status = loop {
