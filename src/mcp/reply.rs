@@ -167,14 +167,14 @@ pub fn finish(outcome: Outcome<CallToolResult>) -> Result<CallToolResult, ErrorD
 mod tests {
     use super::*;
 
-    #[derive(Debug, serde::Deserialize)]
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Args {
         inner: Inner,
     }
 
-    #[derive(Debug, serde::Deserialize)]
+    #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
     #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Inner {
