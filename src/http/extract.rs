@@ -1,12 +1,17 @@
 //! Extractors with the API's error contract: a JSON body (400 with the
 //! parser's reason, 413 past the limit) and the session a route acts on
-//! (the `{sessionId}` in the path, else the current session).
+//! (the `{sessionId}` in the path, else the current session, named in
+//! the reply's `Quire-Session-Id`).
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, FromRequestParts, RawPathParams, Request};
+use axum::http::HeaderValue;
 use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::Response;
 use serde::de::DeserializeOwned;
+use std::sync::{Arc, OnceLock};
 
 use super::AppState;
 use super::error::ApiError;
@@ -99,6 +104,34 @@ impl FromRequestParts<AppState> for Target {
             ),
             None => None,
         };
-        state.core.resolve(id).map(Target).map_err(ApiError::from)
+        let implicit = id.is_none();
+        let target = state.core.resolve(id).map_err(ApiError::from)?;
+        if implicit && let Some(acted_on) = parts.extensions.get::<ActedOn>() {
+            let _ = acted_on.0.set(target);
+        }
+        Ok(Target(target))
     }
+}
+
+/// The reply header that names the session a route without one in its
+/// path acted on (the current session, which anyone may change).
+pub const SESSION_HEADER: &str = "quire-session-id";
+
+/// Which session a route without a `{sessionId}` acted on: set by
+/// [`Target`], sent back by [`name_the_session`].
+#[derive(Clone, Default)]
+struct ActedOn(Arc<OnceLock<SessionId>>);
+
+/// Middleware: a reply to a route that acted on the current session says
+/// which one, in [`SESSION_HEADER`].
+pub async fn name_the_session(mut request: Request, next: Next) -> Response {
+    let acted_on = ActedOn::default();
+    request.extensions_mut().insert(acted_on.clone());
+    let mut response = next.run(request).await;
+    if let Some(id) = acted_on.0.get()
+        && let Ok(value) = HeaderValue::from_str(&id.to_string())
+    {
+        response.headers_mut().insert(SESSION_HEADER, value);
+    }
+    response
 }

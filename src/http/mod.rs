@@ -98,6 +98,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         router = router.merge(extra);
     }
     let router = router
+        .layer(axum::middleware::from_fn(extract::name_the_session))
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

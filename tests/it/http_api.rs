@@ -281,6 +281,37 @@ async fn apply_undo_redo_and_addressed_routes() {
     assert_eq!(status, 200, "{applied}");
     assert_eq!(applied["epoch"], 2);
     assert_eq!(applied["created"].as_array().unwrap().len(), 1);
+    // A route without a session in its path names the one it acted on (a
+    // second project, opened since, is now the current one); an addressed
+    // route needs no such header.
+    let (_, other) = s.post("/api/v1/projects", json!({ "name": "Other" })).await;
+    let named = |r: &reqwest::Response| {
+        r.headers()
+            .get("quire-session-id")
+            .map(|v| v.to_str().unwrap().to_owned())
+    };
+    let r = s
+        .client
+        .get(s.at("/api/v1/scene.json"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(named(&r).as_deref(), other["id"].as_str());
+    let r = s
+        .client
+        .get(s.at(&format!("/api/v1/sessions/{id}/scene.json")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(named(&r), None);
+    let other = other["id"].as_str().unwrap();
+    let r = s
+        .client
+        .delete(s.at(&format!("/api/v1/sessions/{other}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
     assert_eq!(
         s.post("/api/v1/history/undo", json!(null)).await.1,
         json!({ "epoch": 3, "label": "add page p2", "ops": 1 })
