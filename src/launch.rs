@@ -140,7 +140,7 @@ async fn serve_http(
     })?;
     let addr = listener.local_addr().context("no local address")?;
     let url = format!("http://{addr}");
-    core.set_advertised_url(&url);
+    core.set_advertised_url(&url, with_mcp);
     let mcp_stop = tokio_util::sync::CancellationToken::new();
     let mcp = with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
     let app = http::app(core.clone(), config, mode_name, mcp);

@@ -195,7 +195,9 @@ struct Inner {
     lifecycle: Mutex<()>,
     /// The HTTP URL this process serves, recorded in project locks so a
     /// second process can suggest `quire attach URL`.
-    advertised_url: Mutex<Option<String>>,
+    /// The HTTP URL this process serves, and whether it serves MCP at
+    /// `/mcp` there.
+    advertised_url: Mutex<Option<(String, bool)>>,
 }
 
 #[derive(Default)]
@@ -291,26 +293,31 @@ impl Core {
     }
 
     fn holder(&self) -> Holder {
+        let served = self
+            .inner
+            .advertised_url
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
         Holder {
             pid: std::process::id(),
             mode: self.inner.config.mode.clone(),
-            url: self
-                .inner
-                .advertised_url
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone(),
+            mcp: served
+                .as_ref()
+                .and_then(|(url, mcp)| mcp.then(|| format!("{url}/mcp"))),
+            url: served.map(|(url, _)| url),
         }
     }
 
-    /// Records the URL this process serves; projects opened from now on
-    /// name it in their lock file. Call before opening projects.
-    pub fn set_advertised_url(&self, url: &str) {
+    /// Records the URL this process serves (and whether MCP is at `/mcp`
+    /// there); projects opened from now on name it in their lock file.
+    /// Call before opening projects.
+    pub fn set_advertised_url(&self, url: &str, mcp: bool) {
         *self
             .inner
             .advertised_url
             .lock()
-            .unwrap_or_else(PoisonError::into_inner) = Some(url.to_owned());
+            .unwrap_or_else(PoisonError::into_inner) = Some((url.to_owned(), mcp));
     }
 
     // ---- workspace -------------------------------------------------------

@@ -94,6 +94,17 @@ fn a_second_process_is_told_whom_to_attach_to() {
         first_line.contains(&format!("quire attach {}", first.url)),
         "{first_line}"
     );
+    // `quire mcp stdio`, spawned by an MCP client, is refused the same way
+    // and told where the holder serves MCP.
+    let stdio = s.quire().args(["mcp", "stdio", "--project", &path]).run();
+    assert_ne!(stdio.code(), 0, "{}", stdio.stderr());
+    assert!(
+        stdio
+            .stderr()
+            .contains(&format!("MCP client at {}/mcp", first.url)),
+        "{}",
+        stdio.stderr()
+    );
     assert!(first.terminate().success());
     // Released at exit: now it opens.
     let again = Binary::start(&s, &["--headless", "--port", "0", "--project", &path], &[]);

@@ -27,6 +27,9 @@ pub struct Holder {
     /// The HTTP URL of the holder, when it serves one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
+    /// Its MCP endpoint, when it serves one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp: Option<String>,
 }
 
 /// A held project lock; dropping it releases both locks.
@@ -76,6 +79,7 @@ impl ProjectLock {
                 pid: 0,
                 mode: "unknown".into(),
                 url: None,
+                mcp: None,
             })),
             Err(TryLockError::Error(_)) => None,
         }
@@ -156,8 +160,14 @@ fn held_by(dir: &Path, holder: Option<Holder>) -> CoreError {
         holder.pid,
         holder.mode
     );
-    if let Some(url) = holder.url {
-        message.push_str(&format!("; work with it through `quire attach {url}`"));
+    match (holder.url, holder.mcp) {
+        (Some(url), Some(mcp)) => message.push_str(&format!(
+            "; work with it through `quire attach {url}`, or as an MCP client at {mcp}"
+        )),
+        (Some(url), None) => {
+            message.push_str(&format!("; work with it through `quire attach {url}`"))
+        }
+        _ => {}
     }
     CoreError::Locked(message)
 }
@@ -173,6 +183,7 @@ mod tests {
             pid: 4242,
             mode: "headless".into(),
             url: Some("http://127.0.0.1:4096".into()),
+            mcp: Some("http://127.0.0.1:4096/mcp".into()),
         };
         let lock = ProjectLock::acquire(dir.path(), &holder).unwrap();
         let err = ProjectLock::acquire(dir.path(), &holder).unwrap_err();
@@ -183,7 +194,8 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("quire attach http://127.0.0.1:4096"),
+            text.contains("quire attach http://127.0.0.1:4096")
+                && text.contains("MCP client at http://127.0.0.1:4096/mcp"),
             "{text}"
         );
         drop(lock);
@@ -197,6 +209,7 @@ mod tests {
             pid: 1,
             mode: "test".into(),
             url: None,
+            mcp: None,
         };
         let lock = ProjectLock::acquire(dir.path(), &holder).unwrap();
         std::fs::remove_file(dir.path().join(".lock")).unwrap();
