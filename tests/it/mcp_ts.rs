@@ -1,6 +1,7 @@
 //! MCP interop with the official TypeScript SDK client (what Claude
 //! Desktop, Claude Code, Cursor and VS Code build on) over stdio and
-//! `/mcp`, MCP Inspector's CLI (2.x, on the v2 SDK) over both, and the
+//! `/mcp`, in both eras (v1 `@modelcontextprotocol/sdk` with the
+//! handshake, v2 `@modelcontextprotocol/client` pinned to 2026-07-28), MCP Inspector's CLI (2.x, on the v2 SDK) over both, and the
 //! conversion of every tool schema for OpenAI's strict mode and Gemini
 //! (`tests/mcp_interop/schemas.py`).
 
@@ -49,6 +50,34 @@ fn typescript_sdk_over_http() {
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     interop(&s, &["http", &format!("{}/mcp", server.url)]);
+    assert!(server.terminate().success());
+}
+
+fn v2(sandbox: &Sandbox, args: &[&str]) {
+    let script = Path::new(TS_DIR).join("v2.mjs");
+    run_checker(sandbox, Command::new("node").arg(script).args(args), ": ok");
+}
+
+/// The TypeScript client v2 (`@modelcontextprotocol/client`) pinned to
+/// 2026-07-28 over stdio: `server/discover` first, per-request metadata.
+#[test]
+fn typescript_client_v2_pinned_to_2026_07_28_over_stdio() {
+    if !node_or_skip("typescript_client_v2_pinned_to_2026_07_28_over_stdio") {
+        return;
+    }
+    v2(&Sandbox::new(), &["stdio", BIN]);
+}
+
+/// The same over `/mcp`, where a call without `sessionId` is
+/// `session_required`.
+#[test]
+fn typescript_client_v2_pinned_to_2026_07_28_over_http() {
+    if !node_or_skip("typescript_client_v2_pinned_to_2026_07_28_over_http") {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    v2(&s, &["http", &format!("{}/mcp", server.url)]);
     assert!(server.terminate().success());
 }
 
@@ -155,9 +184,13 @@ fn first_json(stdout: &str) -> serde_json::Value {
         .unwrap_or_else(|| panic!("no JSON in {stdout}"))
 }
 
-fn check_inspector_reads_errors(s: &Sandbox, target: &[&str]) {
+/// The Inspector in `era` (`legacy` or `modern`, its `--protocol-era`)
+/// against `target`; `no_session` is what a call without a session gets
+/// there (`session_required` over HTTP in the stateless era).
+fn check_inspector_reads_errors(s: &Sandbox, era: &str, target: &[&str], no_session: &str) {
     let call = |tool: &str, extra: &[&str]| {
-        let mut args: Vec<&str> = target.to_vec();
+        let mut args: Vec<&str> = vec!["--protocol-era", era];
+        args.extend(target);
         args.extend(["--method", "tools/call", "--tool-name", tool]);
         args.extend(extra);
         first_json(&inspector(s, &args))
@@ -166,8 +199,10 @@ fn check_inspector_reads_errors(s: &Sandbox, target: &[&str]) {
     let none = call("quire_get_scene", &[]);
     assert_eq!(none["isError"], true, "{none}");
     let text = none["content"][0]["text"].as_str().unwrap();
-    assert!(text.starts_with("no project is open\n"), "{text}");
-    assert!(text.contains(r#""code":"no_session""#), "{text}");
+    assert!(
+        text.contains(&format!(r#""code":"{no_session}""#)),
+        "{text}"
+    );
     let misfit = call("quire_open_project", &["--tool-arg", "nope=1"]);
     assert!(
         misfit["content"][0]["text"]
@@ -177,9 +212,10 @@ fn check_inspector_reads_errors(s: &Sandbox, target: &[&str]) {
         "{misfit}"
     );
     // A success: structured content, validated by the client.
+    let path = format!("path=inspected-{era}");
     let opened = call(
         "quire_open_project",
-        &["--tool-arg", "path=inspected", "createName=Inspected"],
+        &["--tool-arg", &path, "createName=Inspected"],
     );
     assert_eq!(opened["isError"], false, "{opened}");
     assert_eq!(opened["structuredContent"]["name"], "Inspected", "{opened}");
@@ -208,7 +244,8 @@ fn mcp_inspector_reads_errors_and_results_over_stdio() {
         target.extend(["-e", e]);
     }
     target.extend([BIN, "mcp", "stdio"]);
-    check_inspector_reads_errors(&s, &target);
+    check_inspector_reads_errors(&s, "legacy", &target, "no_session");
+    check_inspector_reads_errors(&s, "modern", &target, "no_session");
 }
 
 #[test]
@@ -219,6 +256,7 @@ fn mcp_inspector_reads_errors_and_results_over_http() {
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let url = format!("{}/mcp", server.url);
-    check_inspector_reads_errors(&s, &[&url]);
+    check_inspector_reads_errors(&s, "legacy", &[&url], "no_session");
+    check_inspector_reads_errors(&s, "modern", &[&url], "session_required");
     assert!(server.terminate().success());
 }
