@@ -54,6 +54,9 @@ pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
 /// How long a result waits for the client to answer the ping that shows
 /// it has handled the notifications before it.
 const SETTLE_DEADLINE: Duration = Duration::from_secs(2);
+/// How long a stateless-era client may keep `tools/list` (the tools change
+/// only with the binary).
+const TOOLS_TTL: Duration = Duration::from_secs(3600);
 /// The author of an agent's edits when its client did not name itself.
 const UNNAMED_CLIENT: &str = "an MCP client";
 /// `quire_view_page`'s long side when none is asked for: what the vision
@@ -618,12 +621,19 @@ impl ServerHandler for QuireMcp {
             )
     }
 
+    /// The same tools in the same order for every client of this binary:
+    /// in the stateless era a client may keep the list for an hour.
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        let mut result = ListToolsResult::with_all_items(self.tools.to_vec());
+        if Era::of(&context) == Era::Stateless {
+            result.ttl_ms = Some(TOOLS_TTL.as_millis() as u64);
+            result.cache_scope = Some(rmcp::model::CacheScope::Public);
+        }
+        Ok(result)
     }
 
     async fn call_tool(
