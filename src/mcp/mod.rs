@@ -14,6 +14,7 @@ pub mod reply;
 pub mod resources;
 pub mod schema;
 pub mod stdio;
+mod tasks;
 pub mod tools;
 pub mod tui;
 pub mod watch;
@@ -424,6 +425,19 @@ impl QuireMcp {
         })
     }
 
+    /// `quire_start_pipeline` for a client that declares the tasks
+    /// extension: the job starts, and its task is the answer (`wait` is
+    /// the client's to do, through `tasks/get`).
+    async fn start_task(&self, args: Value) -> Outcome<rmcp::model::CreateTaskResult> {
+        let a: StartPipelineArgs = parse(args)?;
+        let id = self.session(a.session_id)?;
+        let job = self
+            .core
+            .start_pipeline(id, a.spec, Approval::Unattended)
+            .await?;
+        Ok(tasks::created(job))
+    }
+
     async fn start_pipeline(
         &self,
         a: StartPipelineArgs,
@@ -603,6 +617,7 @@ impl ServerHandler for QuireMcp {
             .enable_prompts()
             .enable_completions()
             .enable_logging()
+            .enable_tasks()
             .build();
         ServerConfig::new(capabilities)
             .with_server_info(
@@ -643,7 +658,32 @@ impl ServerHandler for QuireMcp {
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let this = self.for_request(&context);
+        let declares_tasks = context
+            .client_capabilities()
+            .is_some_and(|c| c.supports_tasks());
+        if declares_tasks && ToolName::parse(&request.name) == Some(ToolName::StartPipeline) {
+            return match this.start_task(args).await {
+                Ok(task) => Ok(CallToolResponse::Task(task)),
+                Err(failure) => reply::finish(Err(failure)).map(Into::into),
+            };
+        }
         reply::finish(this.call(&request.name, args, context).await).map(Into::into)
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        tasks::get(&self.core, &request.task_id).map(rmcp::model::GetTaskResult::new)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        tasks::cancel(&self.core, &request.task_id)
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -116,6 +116,24 @@ fn python_sdk_both_eras_over_http() {
     assert!(server.terminate().success());
 }
 
+/// The tasks extension over `/mcp` in the stateless era: a client that
+/// declares it gets `quire_start_pipeline` as a task and follows it with
+/// `tasks/get` to the job's result.
+#[test]
+fn start_pipeline_is_a_task_for_a_client_that_declares_the_extension() {
+    let Some(python) =
+        python_or_skip("start_pipeline_is_a_task_for_a_client_that_declares_the_extension")
+    else {
+        return;
+    };
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_interop/tasks.py");
+    let url = format!("{}/mcp", server.url);
+    crate::harness::run_checker(&s, Command::new(&python).arg(script).arg(&url), ": ok");
+    assert!(server.terminate().success());
+}
+
 /// The `{ code, message, ... }` of a tool execution error: `isError`, no
 /// structured content (see `src/mcp/reply.rs`), the message as the text
 /// block's first line and the JSON envelope as its second.
