@@ -57,6 +57,9 @@ pub struct PipelineSpec {
 pub enum Approval {
     /// A person approved it in the TUI (after seeing each engine's command).
     Person,
+    /// The person at an MCP client approved this call (asked through an
+    /// input-required round, after seeing the engine and its command).
+    Client,
     /// An HTTP or MCP client: engines that require approval are refused
     /// unless `engines.allow_unattended` is set.
     Unattended,

@@ -40,8 +40,8 @@ use self::reply::{Failure, Outcome, ToolError, ok, parse};
 use self::tools::*;
 use crate::core::events::{Event, JobProgress};
 use crate::core::glossary::{GlossaryFormat, GlossaryImport};
-use crate::core::ids::SessionId;
-use crate::core::jobs::Approval;
+use crate::core::ids::{JobId, SessionId};
+use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::paths;
 use crate::core::scene::{NodeKind, TextState};
 use crate::core::storage::SnapshotFile;
@@ -118,6 +118,47 @@ impl Era {
     }
 }
 
+/// What a request can do about an engine that needs a person's approval
+/// (`05-mcp.md`, Protocol eras): in the stateless era a client that takes
+/// form input is asked through an input-required result, and calls again
+/// with the person's answer; any other client is refused, as before,
+/// unless `engines.allow_unattended`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asking {
+    /// The client cannot ask its person.
+    No,
+    /// It can: an engine that needs approval is asked about.
+    Can,
+    /// Its person approved (the answer to [`APPROVE`] came back accepted).
+    Approved,
+}
+
+/// The key of the approval question in an input-required result.
+const APPROVE: &str = "approve";
+
+impl Asking {
+    fn of(
+        ctx: &RequestContext<RoleServer>,
+        answers: Option<&rmcp::model::InputResponses>,
+    ) -> Asking {
+        let can_ask = Era::of(ctx) == Era::Stateless
+            && ctx
+                .client_capabilities()
+                .is_some_and(|c| c.elicitation.is_some());
+        // An answer that is not a yes (declined, cancelled) is a no: the
+        // call is refused as unattended, not asked again.
+        match answers.and_then(|a| a.get(APPROVE)) {
+            Some(answer) if can_ask => {
+                let yes =
+                    answer["action"] == "accept" && answer["content"][APPROVE] == Value::Bool(true);
+                if yes { Asking::Approved } else { Asking::No }
+            }
+            _ if can_ask => Asking::Can,
+            _ => Asking::No,
+        }
+    }
+}
+
 /// One MCP connection's handler. rmcp makes one per connection (one for
 /// stdio, one per streamable-HTTP session of the handshake era, one per
 /// request of the stateless era over HTTP), so `active` is per connection.
@@ -130,6 +171,9 @@ pub struct QuireMcp {
     era: Era,
     /// Who the request's edits are recorded as: the agent, by its client.
     writer: Writer,
+    /// Whether the request's client can ask its person to approve an
+    /// engine, or has (see [`Asking`]).
+    asking: Asking,
     /// The session this connection last opened.
     active: Arc<Mutex<Option<SessionId>>>,
     /// Built once per process (see [`tools::all`]).
@@ -148,6 +192,7 @@ impl QuireMcp {
             transport,
             allowed,
             era: Era::Handshake,
+            asking: Asking::No,
             writer: Writer::Agent {
                 client: UNNAMED_CLIENT.into(),
             },
@@ -431,11 +476,34 @@ impl QuireMcp {
     async fn start_task(&self, args: Value) -> Outcome<rmcp::model::CreateTaskResult> {
         let a: StartPipelineArgs = parse(args)?;
         let id = self.session(a.session_id)?;
-        let job = self
-            .core
-            .start_pipeline(id, a.spec, Approval::Unattended)
-            .await?;
+        let job = self.start_job(id, a.spec).await?;
         Ok(tasks::created(job))
+    }
+
+    /// Starts a pipeline as this request may: approved by the client's
+    /// person, or asking them (see [`Asking`]), or unattended.
+    async fn start_job(&self, id: SessionId, spec: PipelineSpec) -> Outcome<JobId> {
+        let approval = match self.asking {
+            Asking::Approved => Approval::Client,
+            Asking::No | Asking::Can => Approval::Unattended,
+        };
+        let steps = spec.steps.clone();
+        match self.core.start_pipeline(id, spec, approval).await {
+            Err(CoreError::ApprovalRequired(_)) if self.asking == Asking::Can => {
+                let gated: Vec<String> = self
+                    .core
+                    .engines()
+                    .into_iter()
+                    .filter(|e| e.requires_approval && steps.contains(&e.id))
+                    .map(|e| match e.command {
+                        Some(command) => format!("{} (runs `{command}`)", e.id),
+                        None => e.id,
+                    })
+                    .collect();
+                Err(Failure::Ask(Box::new(approval_question(&gated.join(", ")))))
+            }
+            started => Ok(started?),
+        }
     }
 
     async fn start_pipeline(
@@ -446,10 +514,7 @@ impl QuireMcp {
         let id = self.session(a.session_id)?;
         // Subscribe first so no event of the job can be missed.
         let mut events = self.core.subscribe(Some(self.core.events().seq()));
-        let job = self
-            .core
-            .start_pipeline(id, a.spec, Approval::Unattended)
-            .await?;
+        let job = self.start_job(id, a.spec).await?;
         if !a.wait {
             return ok(&Started {
                 started: wire::Started { job_id: job },
@@ -657,17 +722,18 @@ impl ServerHandler for QuireMcp {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let args = Value::Object(request.arguments.unwrap_or_default());
-        let this = self.for_request(&context);
+        let mut this = self.for_request(&context);
+        this.asking = Asking::of(&context, request.input_responses.as_ref());
         let declares_tasks = context
             .client_capabilities()
             .is_some_and(|c| c.supports_tasks());
         if declares_tasks && ToolName::parse(&request.name) == Some(ToolName::StartPipeline) {
             return match this.start_task(args).await {
                 Ok(task) => Ok(CallToolResponse::Task(task)),
-                Err(failure) => reply::finish(Err(failure)).map(Into::into),
+                Err(failure) => reply::finish(Err(failure)),
             };
         }
-        reply::finish(this.call(&request.name, args, context).await).map(Into::into)
+        reply::finish(this.call(&request.name, args, context).await)
     }
 
     async fn get_task(
@@ -820,6 +886,36 @@ impl ServerHandler for QuireMcp {
         let completion = prompts::complete(&self.core, &request, self.active()).await?;
         Ok(CompleteResult::new(completion))
     }
+}
+
+/// The question a client puts to its person before engines that need
+/// approval run: `engines` names them and what they run.
+fn approval_question(engines: &str) -> rmcp::model::InputRequiredResult {
+    let question = serde_json::json!({
+        "method": "elicitation/create",
+        "params": {
+            "mode": "form",
+            "message": format!(
+                "An agent asks quire to run {engines}, which needs your approval. Allow it this once?"
+            ),
+            "requestedSchema": {
+                "type": "object",
+                "properties": {
+                    APPROVE: {
+                        "type": "boolean",
+                        "title": "Run it",
+                        "description": "Run this pipeline now (only this call)",
+                    },
+                },
+                "required": [APPROVE],
+            },
+        },
+    });
+    let mut requests = rmcp::model::InputRequests::new();
+    if let Ok(request) = serde_json::from_value(question) {
+        requests.insert(APPROVE.to_owned(), request);
+    }
+    rmcp::model::InputRequiredResult::from_input_requests(requests)
 }
 
 /// A length in image pixels, to a hundredth (finer says nothing to a

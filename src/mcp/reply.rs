@@ -10,7 +10,7 @@
 //! travels in the text block instead, as its second line; the first line is
 //! the message, for clients (and models) that read only text.
 
-use rmcp::model::{CallToolResult, ContentBlock, ErrorData};
+use rmcp::model::{CallToolResponse, CallToolResult, ContentBlock, ErrorData, InputRequiredResult};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
@@ -24,6 +24,10 @@ pub enum Failure {
     Tool(ToolError),
     /// A protocol fault (an unknown tool, a result that cannot be encoded).
     Protocol(ErrorData),
+    /// Not yet: the person at the client must answer first (stateless
+    /// era, an input-required result); the client calls again with the
+    /// answer.
+    Ask(Box<InputRequiredResult>),
 }
 
 /// A tool execution error: a stable code, the message, and details such
@@ -155,10 +159,11 @@ pub fn structured(json: Value, is_error: bool) -> CallToolResult {
 }
 
 /// What the client receives for an outcome.
-pub fn finish(outcome: Outcome<CallToolResult>) -> Result<CallToolResult, ErrorData> {
+pub fn finish(outcome: Outcome<CallToolResult>) -> Result<CallToolResponse, ErrorData> {
     match outcome {
-        Ok(result) => Ok(result),
-        Err(Failure::Tool(error)) => Ok(error.into_result()),
+        Ok(result) => Ok(result.into()),
+        Err(Failure::Tool(error)) => Ok(error.into_result().into()),
+        Err(Failure::Ask(ask)) => Ok(CallToolResponse::InputRequired(*ask)),
         Err(Failure::Protocol(error)) => Err(error),
     }
 }

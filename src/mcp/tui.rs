@@ -360,7 +360,7 @@ impl ServerHandler for Adapter {
                 Err(crate::mcp::reply::Failure::Tool(e)) => {
                     Outcome::rejected(&e.code, e.message, None)
                 }
-                Err(crate::mcp::reply::Failure::Protocol(e)) => return Err(e),
+                Err(other) => return crate::mcp::reply::finish(Err(other)),
             },
             other => {
                 return Err(ErrorData::invalid_params(

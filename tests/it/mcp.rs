@@ -103,14 +103,20 @@ fn python_sdk_stateless_era_over_stdio() {
 }
 
 /// Over `/mcp`: two probing clients at once never reach each other's
-/// project, `subscriptions/listen` and a per-request log level work, and
-/// a `mode="legacy"` client runs the same flow.
+/// project, `subscriptions/listen` and a per-request log level work, an
+/// engine that needs approval is asked about through the client, and a
+/// `mode="legacy"` client runs the same flow.
 #[test]
 fn python_sdk_both_eras_over_http() {
     let Some(python) = python_or_skip("python_sdk_both_eras_over_http") else {
         return;
     };
     let s = Sandbox::new();
+    // An engine that needs a person's approval, for the input-required
+    // round (it prints no ops).
+    s.user_config(
+        "[engines.gated]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n",
+    );
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     eras(&s, &python, &["http", &format!("{}/mcp", server.url)]);
     assert!(server.terminate().success());

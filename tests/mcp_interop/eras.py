@@ -131,12 +131,43 @@ async def logs(url, root):
         check(not quiet, f"warnings reached a client that asked for errors only: {quiet}")
 
 
+async def approvals(url, root):
+    """An engine that needs approval (the test's config has `gated`): a
+    client that can ask its person does, and runs it on a yes; a no, or a
+    client that cannot ask, is refused."""
+    asked = []
+
+    def person(answer):
+        async def answer_it(context, params):
+            asked.append(params.message)
+            return types.ElicitResult(action="accept" if answer else "decline",
+                                      content={"approve": True} if answer else None)
+        return answer_it
+
+    async with client(url, "auto", "Asker", elicitation_callback=person(True)) as c:
+        sid = structured(await c.call_tool("quire_open_project", {"path": f"{root}-gated", "createName": "G"}), "open")["sessionId"]
+        page = {"type": "AddPage", "page": {"name": "p", "nodes": [{"kind": {"type": "text", "text": "Hi"}}]}}
+        structured(await c.call_tool("quire_apply", {"op": page, "sessionId": sid}), "apply")
+        done = structured(await c.call_tool("quire_start_pipeline", {"steps": ["gated"], "wait": True, "sessionId": sid}), "gated")
+        check(done["status"] == "completed", f"approved run: {done}")
+        check(len(asked) == 1 and "gated" in asked[0] and "`true`" in asked[0], f"asked: {asked}")
+    async with client(url, "auto", "Decliner", elicitation_callback=person(False)) as c:
+        refused = await c.call_tool("quire_start_pipeline", {"steps": ["gated"], "sessionId": sid})
+        tool_error(refused, "approval_required", "declined")
+        check(len(asked) == 2, f"asked: {asked}")
+    async with client(url, "auto", "Mute") as c:
+        refused = await c.call_tool("quire_start_pipeline", {"steps": ["gated"], "sessionId": sid})
+        tool_error(refused, "approval_required", "no one to ask")
+        check(len(asked) == 2, f"asked without elicitation: {asked}")
+
+
 async def main():
     transport, target = sys.argv[1], sys.argv[2]
     root = f"eras-{transport}-{os.getpid()}"
     if transport == "http":
         await two_at_once(target, root)
         await logs(target, root)
+        await approvals(target, root)
         async with client(target, "legacy", "Legacy") as c:
             check(c.session.protocol_version < "2026-07-28", f"legacy: {c.session.protocol_version}")
             await flow(c, f"{root}-legacy", "Legacy", False)
