@@ -31,6 +31,7 @@ use crate::config::schema::ProviderConfig;
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PipelineSpec {
     /// Engine ids, run in order (see the engine list).
+    #[schemars(length(min = 1))]
     pub steps: Vec<String>,
     /// Pages to process, in this order; all pages when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

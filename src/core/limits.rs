@@ -268,6 +268,15 @@ mod tests {
     use super::*;
     use crate::core::op::{PagePatch, ProjectPatch};
 
+    /// The schema tells clients the same name limit the op check holds.
+    #[test]
+    fn the_schema_says_the_name_limit() {
+        let schema = serde_json::to_value(schemars::schema_for!(crate::core::op::NewPage)).unwrap();
+        let name = &schema["properties"]["name"];
+        assert_eq!(name["maxLength"], MAX_NAME_CHARS, "{name}");
+        assert_eq!(name["minLength"], 1, "{name}");
+    }
+
     fn nested(depth: usize) -> Op {
         let mut op = Op::UpdateProject {
             patch: ProjectPatch {

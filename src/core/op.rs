@@ -200,6 +200,8 @@ impl Op {
 pub struct NewPage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<PageId>,
+    // `limits::MAX_NAME_CHARS` (a literal: schemars takes no path here).
+    #[schemars(length(min = 1, max = 200))]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width: Option<u32>,

@@ -44,6 +44,7 @@ pub struct Meta {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProject {
+    #[schemars(length(min = 1, max = 200))]
     name: String,
     /// BCP 47, e.g. `ja`.
     #[serde(default)]
@@ -726,7 +727,7 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
             summary: "The project's glossary, sorted by source; edit it with an UpdateGlossary op",
             request: Body::None,
             response: Body::Json(glossary_view),
-            errors: &[404],
+            errors: &[404, 409],
         },
         glossary,
     );

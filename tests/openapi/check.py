@@ -118,6 +118,7 @@ class Checker:
                      "/api/v1/config", "/api/v1/openapi.json", "/api/v1/operations", "/api/v1/sessions"]:
             self.call("GET", path, 200)
         self.call("GET", "/api/v1/scene.json", 409)  # nothing open yet
+        self.call("GET", "/api/v1/projects/current/glossary", 409)  # nor for the glossary
         with self.http.stream("GET", "/api/v1/events") as r:
             self.called.add(("GET", "/api/v1/events"))
             self.check_reply("GET", "/api/v1/events", r)
