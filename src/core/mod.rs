@@ -724,6 +724,33 @@ mod tests {
         assert_eq!(slug("Ünïcödé"), "ünïcödé");
     }
 
+    /// Closing releases the project even while a read elsewhere still
+    /// holds the session (a blocking task that has answered but not yet
+    /// dropped it): it opens again at once, here or in another process.
+    #[test]
+    fn a_closed_project_opens_again_while_its_session_is_still_held() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = SessionSettings {
+            durability: crate::config::schema::Durability::Batch,
+            snapshot_every_ops: 100,
+            undo_limit: 100,
+            max_op_bytes: 1 << 20,
+            history_max_bytes: 1 << 20,
+        };
+        let core = Core::new(CoreConfig::new(
+            dir.path().join("projects"),
+            settings,
+            "test",
+        ));
+        let path = dir.path().join("p");
+        let opened = core.blocking().create_project(&path, "P").unwrap();
+        let held = core.open_session(opened.id).unwrap();
+        core.blocking().close_session(opened.id).unwrap();
+        let again = core.blocking().open_project(&path).unwrap();
+        assert_ne!(again.id, opened.id);
+        drop(held);
+    }
+
     #[test]
     fn names_are_checked() {
         assert!(check_project_name("  ").is_err());

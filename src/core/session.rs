@@ -72,7 +72,10 @@ pub struct Session {
     live_name: Arc<Mutex<String>>,
     /// When the last try to reopen a failed writer was, and why it failed.
     recovery: Mutex<Option<(std::time::Instant, CoreError)>>,
-    _lock: ProjectLock,
+    /// Held until [`Session::close`], which releases it once the writer
+    /// has stopped: another `Arc` of the session (a read finishing on the
+    /// blocking pool) must not keep the project locked after it closed.
+    project_lock: Mutex<Option<ProjectLock>>,
 }
 
 /// An applied change waiting to be durable.
@@ -314,7 +317,7 @@ impl Session {
             settings,
             live_name,
             recovery: Mutex::new(None),
-            _lock: lock,
+            project_lock: Mutex::new(Some(lock)),
         })
     }
 
@@ -756,7 +759,14 @@ impl Session {
                 self.queue_snapshot(&mut state);
             }
         }
-        self.writer().close()
+        let closed = self.writer().close();
+        // Nothing writes the project any more (a closed session refuses
+        // every change and never reopens its writer).
+        self.project_lock
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        closed
     }
 }
 
