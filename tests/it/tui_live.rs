@@ -571,11 +571,14 @@ fn render_and_a_cbz_by_keyboard() {
 
 #[test]
 fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
-    let python =
-        match crate::mcp::python_or_skip("an_agent_moves_a_shared_tui_through_the_python_sdk") {
-            Some(p) => p,
-            None => return,
-        };
+    // With the providers' schema converters, which it runs on the
+    // adapter's tools.
+    let Some(python) = crate::mcp::python_with(
+        "an_agent_moves_a_shared_tui_through_the_python_sdk",
+        "agents.strict_schema, google.genai",
+    ) else {
+        return;
+    };
     let s = Sandbox::new();
     // The TUI with the API beside it, so the test can create a session.
     s.user_mode(

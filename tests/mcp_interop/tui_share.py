@@ -15,6 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from checks import check, run_checks
+from schemas import gemini, openai_strict
 
 
 def outcome(result, what):
@@ -51,6 +52,13 @@ async def run(session, target):
         "instance": ctx["instance"], "generation": ctx["generation"], "revision": ctx["revision"] - 1,
         "sessionId": target, "requestId": str(uuid.uuid4()),
     }
+    # The adapter's tools convert for the model providers as the
+    # workspace's do (schemas.py: OpenAI strict as the Agents SDK runs it,
+    # Gemini).
+    for t in tools:
+        openai_strict(t.input_schema)
+        gemini(t.input_schema)
+
     # Annotations true under the spec's defaults: reading is read-only;
     # moving the view loses nothing and a repeat changes nothing.
     context_tool = next(t for t in tools if t.name == "get_view_context")
