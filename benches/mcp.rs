@@ -9,7 +9,11 @@
 //! - `quire_view_page` on a 1200×1800 page (decode, scale to 1568, JPEG);
 //! - apply → `notifications/resources/updated` for a subscribed scene;
 //! - `/mcp` initialize of a new session, and the server's memory with 320
-//!   idle sessions open.
+//!   idle sessions open;
+//! - the stateless era (2026-07-28): `quire mcp stdio` spawn →
+//!   `server/discover` → tools/list; over `/mcp` `server/discover` → the
+//!   first call, a warm `tools/call`, and the server's memory across 1,000
+//!   stateless requests (none should leave state behind).
 //!
 //! Run pinned to one CPU, as the specification asks for latency figures:
 //! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it).
@@ -98,6 +102,21 @@ impl Stdio_ {
     }
 }
 
+/// The per-request metadata of the stateless era.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { "name": "bench", "version": "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+/// A stateless-era request: `method` with `params` and the metadata.
+fn stateless(id: u64, method: &str, mut params: Value) -> String {
+    params["_meta"] = stateless_meta();
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }).to_string()
+}
+
 fn call(id: u64) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
             "params": { "name": "quire_list_sessions", "arguments": {} } })
@@ -119,6 +138,19 @@ fn stdio_benches(data: &std::path::Path) {
         p.child.wait().unwrap();
     }
     show("stdio: spawn -> initialize -> tools/list", spawns);
+    let mut spawns = Vec::new();
+    for _ in 0..40 {
+        let start = Instant::now();
+        let mut p = spawn(data);
+        p.send(&stateless(1, "server/discover", json!({})));
+        p.answer(1);
+        p.send(&stateless(2, "tools/list", json!({})));
+        p.answer(2);
+        spawns.push(start.elapsed());
+        drop(p.stdin);
+        p.child.wait().unwrap();
+    }
+    show("stdio 2026-07-28: spawn -> discover -> tools/list", spawns);
     let mut p = spawn(data);
     p.send(INIT);
     p.answer(1);
@@ -352,6 +384,84 @@ fn http_bench(data: &std::path::Path) {
             }
         }
         show("/mcp: warm tools/call round trip", calls);
+
+        // The stateless era: no session; every request stands alone.
+        let post_stateless = |method: &'static str, name: Option<&'static str>, body: String| {
+            let mut r = client
+                .post(&url)
+                .header("Accept", "application/json, text/event-stream")
+                .header("Content-Type", "application/json")
+                .header("Mcp-Protocol-Version", "2026-07-28")
+                .header("Mcp-Method", method);
+            if let Some(name) = name {
+                r = r.header("Mcp-Name", name);
+            }
+            r.body(body).send()
+        };
+        let stateless_call = |id: u64| {
+            stateless(
+                id,
+                "tools/call",
+                json!({ "name": "quire_list_sessions", "arguments": {} }),
+            )
+        };
+        let mut firsts = Vec::new();
+        for i in 0..200u64 {
+            let start = Instant::now();
+            let discover = stateless(i * 2, "server/discover", json!({}));
+            post_stateless("server/discover", None, discover)
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
+            let body = post_stateless(
+                "tools/call",
+                Some("quire_list_sessions"),
+                stateless_call(i * 2 + 1),
+            )
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+            assert!(body.windows(8).any(|w| w == b"sessions"), "{body:?}");
+            firsts.push(start.elapsed());
+        }
+        show("/mcp 2026-07-28: discover -> first tools/call", firsts);
+        let before = rss_kib(child.id());
+        let mut calls = Vec::new();
+        for i in 0..3000u64 {
+            let start = Instant::now();
+            let body = post_stateless(
+                "tools/call",
+                Some("quire_list_sessions"),
+                stateless_call(10_000 + i),
+            )
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap();
+            assert!(!body.is_empty());
+            if i >= 200 {
+                calls.push(start.elapsed());
+            }
+            if i == 999 {
+                println!(
+                    "{:<48} {} KiB before, {} KiB after 1,000",
+                    "/mcp 2026-07-28: RSS across stateless requests",
+                    before,
+                    rss_kib(child.id())
+                );
+            }
+        }
+        show("/mcp 2026-07-28: warm tools/call round trip", calls);
+        println!(
+            "{:<48} {} KiB after 3,000",
+            "/mcp 2026-07-28: RSS",
+            rss_kib(child.id())
+        );
     });
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
