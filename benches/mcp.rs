@@ -13,7 +13,10 @@
 //! - the stateless era (2026-07-28): `quire mcp stdio` spawn →
 //!   `server/discover` → tools/list; over `/mcp` `server/discover` → the
 //!   first call, a warm `tools/call`, and the server's memory across 1,000
-//!   stateless requests (none should leave state behind).
+//!   stateless requests (none should leave state behind);
+//! - against a bare rmcp server (`examples/mcp_peer.rs`, built with `cargo
+//!   build --release --example mcp_peer`) in interleaved rounds: stdio
+//!   start, idle RSS, warm calls over stdio and `/mcp`.
 //!
 //! Run pinned to one CPU, as the specification asks for latency figures:
 //! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it).
@@ -63,7 +66,12 @@ fn spawn(data: &std::path::Path) -> Stdio_ {
 
 /// `quire ARGS` in the bench's sandbox, spoken to over stdin/stdout.
 fn spawn_with(data: &std::path::Path, args: &[&str]) -> Stdio_ {
-    let mut child = Command::new(bin())
+    spawn_program(&bin(), data, args)
+}
+
+/// `PROGRAM ARGS` in the bench's sandbox, spoken to over stdin/stdout.
+fn spawn_program(program: &str, data: &std::path::Path, args: &[&str]) -> Stdio_ {
+    let mut child = Command::new(program)
         .args(args)
         .env("XDG_CONFIG_HOME", data.join("config"))
         .env("XDG_DATA_HOME", data.join("data"))
@@ -303,9 +311,20 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-fn http_bench(data: &std::path::Path) {
-    let mut child = Command::new(bin())
-        .args(["--headless", "--port", "0"])
+/// A POST to an MCP endpoint, accepting JSON or an event stream.
+fn mcp_request(client: &reqwest::Client, url: &str) -> reqwest::RequestBuilder {
+    client
+        .post(url)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Content-Type", "application/json")
+}
+
+/// Starts `PROGRAM ARGS` as an HTTP server in the bench's sandbox and
+/// returns it with its MCP endpoint, read from the `… serving URL` line
+/// it writes on stderr.
+fn serve_http(program: &str, data: &std::path::Path, args: &[&str]) -> (Child, String) {
+    let mut child = Command::new(program)
+        .args(args)
         .env("XDG_CONFIG_HOME", data.join("config"))
         .env("XDG_DATA_HOME", data.join("data-http"))
         .env("QUIRE_SYSTEM_CONFIG_DIR", data.join("etc"))
@@ -317,11 +336,25 @@ fn http_bench(data: &std::path::Path) {
     let mut line = String::new();
     let url = loop {
         line.clear();
-        err.read_line(&mut line).unwrap();
-        if let Some(rest) = line.strip_prefix("quire: serving ") {
+        assert!(err.read_line(&mut line).unwrap() > 0, "{program} ended");
+        if let Some((_, rest)) = line.split_once("serving ") {
             break format!("{}/mcp", rest.split_whitespace().next().unwrap());
         }
     };
+    // Keep draining its stderr so that it never blocks on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    (child, url)
+}
+
+fn stop(mut child: Child) {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    child.wait().unwrap();
+}
+
+fn http_bench(data: &std::path::Path) {
+    let (child, url) = serve_http(&bin(), data, &["--headless", "--port", "0"]);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -329,11 +362,7 @@ fn http_bench(data: &std::path::Path) {
     rt.block_on(async {
         let client = reqwest::Client::new();
         let post = |session: Option<String>, body: String| {
-            let mut r = client
-                .post(&url)
-                .header("Accept", "application/json, text/event-stream")
-                .header("Content-Type", "application/json")
-                .header("MCP-Protocol-Version", "2025-06-18");
+            let mut r = mcp_request(&client, &url).header("MCP-Protocol-Version", "2025-06-18");
             if let Some(s) = session {
                 r = r.header("Mcp-Session-Id", s);
             }
@@ -387,10 +416,7 @@ fn http_bench(data: &std::path::Path) {
 
         // The stateless era: no session; every request stands alone.
         let post_stateless = |method: &'static str, name: Option<&'static str>, body: String| {
-            let mut r = client
-                .post(&url)
-                .header("Accept", "application/json, text/event-stream")
-                .header("Content-Type", "application/json")
+            let mut r = mcp_request(&client, &url)
                 .header("Mcp-Protocol-Version", "2026-07-28")
                 .header("Mcp-Method", method);
             if let Some(name) = name {
@@ -463,10 +489,7 @@ fn http_bench(data: &std::path::Path) {
             rss_kib(child.id())
         );
     });
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    child.wait().unwrap();
+    stop(child);
 }
 
 fn share_bench(data: &std::path::Path) {
@@ -533,6 +556,182 @@ fn share_bench(data: &std::path::Path) {
     drop(rt);
 }
 
+/// The bare rmcp server of `examples/mcp_peer.rs`, built next to the
+/// measured binary (`PEER_BIN` overrides).
+fn peer_bin() -> Option<String> {
+    let path = std::env::var("PEER_BIN")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| {
+            let quire = std::path::PathBuf::from(bin());
+            quire.parent().unwrap().join("examples/mcp_peer")
+        });
+    path.exists().then(|| path.to_string_lossy().into_owned())
+}
+
+/// Medians of quire's samples, the peer's, and of their per-round ratios.
+fn compare(name: &str, quire: &[Duration], peer: &[Duration]) {
+    let ratios: Vec<f64> = quire
+        .iter()
+        .zip(peer)
+        .map(|(q, p)| q.as_secs_f64() / p.as_secs_f64())
+        .collect();
+    let mut sorted = ratios.clone();
+    sorted.sort_by(f64::total_cmp);
+    println!(
+        "{name:<48} quire {:>9.1?}   rmcp {:>9.1?}   {:.2}x (paired, n = {})",
+        median(quire.to_vec()),
+        median(peer.to_vec()),
+        sorted[sorted.len() / 2],
+        ratios.len()
+    );
+}
+
+/// quire against a bare rmcp 3.11 server in the same run: rounds
+/// interleave the two and alternate which goes first, so that a busy host
+/// slows both alike.
+fn peer_bench(data: &std::path::Path) {
+    let Some(peer) = peer_bin() else {
+        println!("peer: not built (cargo build --release --example mcp_peer): skipped");
+        return;
+    };
+    let quire = bin();
+    let servers = [
+        (quire.as_str(), &["mcp", "stdio", "-q"][..]),
+        (peer.as_str(), &["stdio"][..]),
+    ];
+    let first = |round: usize| if round.is_multiple_of(2) { [0, 1] } else { [1, 0] };
+
+    // Start: spawn -> initialize -> tools/list; then the idle process's RSS.
+    let mut starts = [Vec::new(), Vec::new()];
+    let mut idle = [Vec::new(), Vec::new()];
+    for round in 0..60 {
+        for which in first(round) {
+            let (program, args) = servers[which];
+            let start = Instant::now();
+            let mut p = spawn_program(program, data, args);
+            p.send(INIT);
+            p.answer(1);
+            p.send(INITIALIZED);
+            p.send(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}"#);
+            p.answer(2);
+            starts[which].push(start.elapsed());
+            if round.is_multiple_of(6) {
+                std::thread::sleep(Duration::from_millis(50));
+                idle[which].push(rss_kib(p.child.id()));
+            }
+            drop(p.stdin);
+            p.child.wait().unwrap();
+        }
+    }
+    compare(
+        "peer: stdio spawn -> initialize -> tools/list",
+        &starts[0],
+        &starts[1],
+    );
+    let mid = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v[v.len() / 2]
+    };
+    let (q, p) = (mid(idle[0].clone()), mid(idle[1].clone()));
+    println!(
+        "{:<48} quire {q:>6} KiB   rmcp {p:>6} KiB   {:.2}x",
+        "peer: idle RSS after tools/list (stdio)",
+        q as f64 / p as f64
+    );
+
+    // Warm calls over stdio: blocks of 100, alternating.
+    let mut procs: Vec<Stdio_> = servers
+        .iter()
+        .map(|(program, args)| {
+            let mut p = spawn_program(program, data, args);
+            p.send(INIT);
+            p.answer(1);
+            p.send(INITIALIZED);
+            p
+        })
+        .collect();
+    let mut calls = [Vec::new(), Vec::new()];
+    for block in 0..30u64 {
+        for which in first(block as usize) {
+            for i in 0..100 {
+                let id = 10 + block * 100 + i;
+                let msg = call(id);
+                let start = Instant::now();
+                procs[which].send(&msg);
+                procs[which].answer(id);
+                if block >= 2 {
+                    calls[which].push(start.elapsed());
+                }
+            }
+        }
+    }
+    compare("peer: stdio warm tools/call", &calls[0], &calls[1]);
+    for p in procs {
+        drop(p.stdin);
+        let mut child = p.child;
+        child.wait().unwrap();
+    }
+
+    // Warm calls over /mcp (handshake era, one session each).
+    let served = [
+        serve_http(&quire, data, &["--headless", "--port", "0"]),
+        serve_http(&peer, data, &["http"]),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let post = |url: &str, session: Option<&str>, body: String| {
+            let mut r = mcp_request(&client, url).header("MCP-Protocol-Version", "2025-06-18");
+            if let Some(s) = session {
+                r = r.header("Mcp-Session-Id", s);
+            }
+            r.body(body).send()
+        };
+        let mut sessions = Vec::new();
+        for (_, url) in &served {
+            let r = post(url, None, INIT.to_owned()).await.unwrap();
+            let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+            r.bytes().await.unwrap();
+            post(url, Some(&id), INITIALIZED.to_owned())
+                .await
+                .unwrap()
+                .bytes()
+                .await
+                .unwrap();
+            sessions.push(id);
+        }
+        let mut calls = [Vec::new(), Vec::new()];
+        for block in 0..30u64 {
+            for which in first(block as usize) {
+                for i in 0..100 {
+                    let start = Instant::now();
+                    let body = post(
+                        &served[which].1,
+                        Some(&sessions[which]),
+                        call(10 + block * 100 + i),
+                    )
+                    .await
+                    .unwrap()
+                    .bytes()
+                    .await
+                    .unwrap();
+                    assert!(body.windows(8).any(|w| w == b"sessions"), "{body:?}");
+                    if block >= 2 {
+                        calls[which].push(start.elapsed());
+                    }
+                }
+            }
+        }
+        compare("peer: /mcp warm tools/call", &calls[0], &calls[1]);
+    });
+    for (child, _) in served {
+        stop(child);
+    }
+}
+
 fn main() {
     // `cargo test --all-targets` runs benches once with --bench absent;
     // only measure when run as a benchmark.
@@ -543,4 +742,5 @@ fn main() {
     stdio_benches(dir.path());
     http_bench(dir.path());
     share_bench(dir.path());
+    peer_bench(dir.path());
 }

@@ -3,24 +3,17 @@
 
 use std::sync::{Arc, LazyLock};
 
-use rmcp::model::{Tool, ToolAnnotations};
+use rmcp::model::Tool;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::core::ApplyResult;
 use crate::core::engines::EngineInfo;
-use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
+use crate::core::events::{JobStatus, JobWarningInfo, SessionSummary};
 use crate::core::export::{ExportFormat, ExportSpec};
 use crate::core::ids::{JobId, NodeId, PageId, SessionId};
-use crate::core::import::ImportResult;
 use crate::core::jobs::PipelineSpec;
 use crate::core::op::Op;
 use crate::core::scene::TextState;
-use crate::core::storage::SnapshotFile;
-use crate::core::translations::ImportReport;
-use crate::wire::{Cancelled, Closed, Epoch};
-
-use super::schema;
 
 /// Tool names clients accept: `^[a-zA-Z0-9_-]{1,64}$` (see 00-overview.md).
 pub fn valid_tool_name(name: &str) -> bool {
@@ -346,146 +339,189 @@ impl ToolName {
     }
 }
 
-fn tool<I: JsonSchema, O: JsonSchema>(
-    name: ToolName,
-    title: &str,
-    hints: ToolAnnotations,
-    description: &'static str,
-) -> Tool {
-    Tool::new(name.as_str(), description, schema::of::<I>())
-        .with_title(title)
-        .with_annotations(hints)
-        .with_raw_output_schema(schema::output_of::<O>())
-}
-
-/// A tool that only reads: clients need not ask before calling it. (MCP
-/// reads `destructiveHint` and `idempotentHint` only when `readOnlyHint`
-/// is false, so they are not sent.)
-fn reads() -> ToolAnnotations {
-    ToolAnnotations::new().read_only(true).open_world(false)
-}
-
-/// A tool that changes the workspace, on this machine only. Only hints
-/// that differ from MCP's defaults are written (`readOnlyHint` false,
-/// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true):
-/// what a client reads is the same, and `tools/list` is shorter.
-fn changes(destructive: bool, idempotent: bool) -> ToolAnnotations {
-    let mut hints = ToolAnnotations::new().open_world(false);
-    if !destructive {
-        hints = hints.destructive(false);
-    }
-    if idempotent {
-        hints = hints.idempotent(true);
-    }
-    hints
-}
-
-/// Every workspace tool, described once per process and shared by every
-/// connection (building the schemas costs about a millisecond).
+/// Every workspace tool, read once per process from `tools.json` and
+/// shared by every connection.
+///
+/// `tools.json` is what `described::describe` makes of the argument and result
+/// types; a unit test keeps the two equal (`QUIRE_BLESS=1 cargo test --lib
+/// tools_json` rewrites it). Building the schemas from the types takes
+/// about 5 ms, most of `quire mcp stdio`'s start; reading them takes a
+/// tenth of that.
 pub fn all() -> Arc<[Tool]> {
-    static TOOLS: LazyLock<Arc<[Tool]>> =
-        LazyLock::new(|| ToolName::ALL.into_iter().map(describe).collect());
+    static TOOLS: LazyLock<Arc<[Tool]>> = LazyLock::new(|| {
+        serde_json::from_str::<Vec<Tool>>(include_str!("tools.json"))
+            .unwrap_or_else(|e| unreachable!("tools.json is checked by a unit test: {e}"))
+            .into()
+    });
     TOOLS.clone()
 }
 
-fn describe(name: ToolName) -> Tool {
-    match name {
-        ToolName::OpenProject => tool::<OpenProjectArgs, Opened>(
-            name,
-            "Open or create a project",
-            changes(false, false),
-            "Open a project (relative paths: in the projects directory) or create one (createName). Pass its sessionId to later calls (over HTTP in MCP 2026-07-28 they need it).",
-        ),
-        ToolName::CloseProject => tool::<SessionArgs, Closed>(
-            name,
-            "Close a project",
-            changes(false, true),
-            "Save and close a session. Its running jobs are cancelled.",
-        ),
-        ToolName::Apply => tool::<ApplyArgs, ApplyResult>(
-            name,
-            "Apply an op",
-            changes(true, false),
-            "Apply one change (a Batch: several as one undo step). Send only new values; null clears a field. An op that fails changes nothing.",
-        ),
-        ToolName::Undo => tool::<SessionArgs, Epoch>(
-            name,
-            "Undo",
-            changes(true, false),
-            "Undo the latest change; says what it undid (epoch null: none).",
-        ),
-        ToolName::Redo => tool::<SessionArgs, Epoch>(
-            name,
-            "Redo",
-            changes(true, false),
-            "Redo the latest undone change (epoch null: nothing to redo).",
-        ),
-        ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
-            name,
-            "Start a pipeline",
-            changes(true, false).open_world(true),
-            "Run engines (steps, in order) over the pages in the background: the jobId at once, or with wait=true the outcome.",
-        ),
-        ToolName::ListSessions => tool::<NoArgs, Sessions>(
-            name,
-            "List open sessions",
-            reads(),
-            "The open sessions: epoch, busy (a job runs), current.",
-        ),
-        ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
-            name,
-            "Get the scene",
-            reads(),
-            "The scene (pages with their nodes) and its epoch.",
-        ),
-        ToolName::ListEngines => tool::<NoArgs, Engines>(
-            name,
-            "List engines",
-            reads(),
-            "The engines and whether a person must approve them.",
-        ),
-        ToolName::GetJob => tool::<JobArgs, JobSummary>(
-            name,
-            "Get a job",
-            reads(),
-            "A job's status, progress and warnings (jobs in flight and the last 100).",
-        ),
-        ToolName::CancelJob => tool::<JobArgs, Cancelled>(
-            name,
-            "Cancel a job",
-            changes(false, true),
-            "Cancel a job before its next page; false if it had finished.",
-        ),
-        ToolName::Export => tool::<ExportArgs, Exported>(
-            name,
-            "Export",
-            changes(false, true),
-            "Export as text or a zip resource (archive, up to 16 MiB); over stdio outPath writes a file.",
-        ),
-        ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
-            name,
-            "View a page",
-            reads(),
-            "See a page: its image and its text nodes with boxes in its pixels.",
-        ),
-        ToolName::ImportPages => tool::<ImportPagesArgs, ImportResult>(
-            name,
-            "Import pages",
-            changes(false, false),
-            "Add pages as one undo step: files, then items, in order.",
-        ),
-        ToolName::ImportTranslations => tool::<ImportTranslationsArgs, ImportReport>(
-            name,
-            "Import translations",
-            changes(false, true),
-            "Merge an XLIFF or PO file back by node id, or add a CSV or TBX file's glossary terms, as one undo step. Conflicts (source changed, or final here) apply only with force.",
-        ),
+/// The tools as the types describe them: what `tools.json` must hold.
+#[cfg(test)]
+mod described {
+    use rmcp::model::{Tool, ToolAnnotations};
+    use schemars::JsonSchema;
+
+    use super::*;
+    use crate::core::ApplyResult;
+    use crate::core::events::JobSummary;
+    use crate::core::import::ImportResult;
+    use crate::core::storage::SnapshotFile;
+    use crate::core::translations::ImportReport;
+    use crate::mcp::schema;
+    use crate::wire::{Cancelled, Closed, Epoch};
+
+    fn tool<I: JsonSchema, O: JsonSchema>(
+        name: ToolName,
+        title: &str,
+        hints: ToolAnnotations,
+        description: &'static str,
+    ) -> Tool {
+        Tool::new(name.as_str(), description, schema::of::<I>())
+            .with_title(title)
+            .with_annotations(hints)
+            .with_raw_output_schema(schema::output_of::<O>())
+    }
+
+    /// A tool that only reads: clients need not ask before calling it. (MCP
+    /// reads `destructiveHint` and `idempotentHint` only when `readOnlyHint`
+    /// is false, so they are not sent.)
+    fn reads() -> ToolAnnotations {
+        ToolAnnotations::new().read_only(true).open_world(false)
+    }
+
+    /// A tool that changes the workspace, on this machine only. Only hints
+    /// that differ from MCP's defaults are written (`readOnlyHint` false,
+    /// `destructiveHint` true, `idempotentHint` false, `openWorldHint` true):
+    /// what a client reads is the same, and `tools/list` is shorter.
+    fn changes(destructive: bool, idempotent: bool) -> ToolAnnotations {
+        let mut hints = ToolAnnotations::new().open_world(false);
+        if !destructive {
+            hints = hints.destructive(false);
+        }
+        if idempotent {
+            hints = hints.idempotent(true);
+        }
+        hints
+    }
+
+    pub(super) fn describe(name: ToolName) -> Tool {
+        match name {
+            ToolName::OpenProject => tool::<OpenProjectArgs, Opened>(
+                name,
+                "Open or create a project",
+                changes(false, false),
+                "Open a project (relative paths: in the projects directory) or create one (createName). Pass its sessionId to later calls (over HTTP in MCP 2026-07-28 they need it).",
+            ),
+            ToolName::CloseProject => tool::<SessionArgs, Closed>(
+                name,
+                "Close a project",
+                changes(false, true),
+                "Save and close a session. Its running jobs are cancelled.",
+            ),
+            ToolName::Apply => tool::<ApplyArgs, ApplyResult>(
+                name,
+                "Apply an op",
+                changes(true, false),
+                "Apply one change (a Batch: several as one undo step). Send only new values; null clears a field. An op that fails changes nothing.",
+            ),
+            ToolName::Undo => tool::<SessionArgs, Epoch>(
+                name,
+                "Undo",
+                changes(true, false),
+                "Undo the latest change; says what it undid (epoch null: none).",
+            ),
+            ToolName::Redo => tool::<SessionArgs, Epoch>(
+                name,
+                "Redo",
+                changes(true, false),
+                "Redo the latest undone change (epoch null: nothing to redo).",
+            ),
+            ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
+                name,
+                "Start a pipeline",
+                changes(true, false).open_world(true),
+                "Run engines (steps, in order) over the pages in the background: the jobId at once, or with wait=true the outcome.",
+            ),
+            ToolName::ListSessions => tool::<NoArgs, Sessions>(
+                name,
+                "List open sessions",
+                reads(),
+                "The open sessions: epoch, busy (a job runs), current.",
+            ),
+            ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
+                name,
+                "Get the scene",
+                reads(),
+                "The scene (pages with their nodes) and its epoch.",
+            ),
+            ToolName::ListEngines => tool::<NoArgs, Engines>(
+                name,
+                "List engines",
+                reads(),
+                "The engines and whether a person must approve them.",
+            ),
+            ToolName::GetJob => tool::<JobArgs, JobSummary>(
+                name,
+                "Get a job",
+                reads(),
+                "A job's status, progress and warnings (jobs in flight and the last 100).",
+            ),
+            ToolName::CancelJob => tool::<JobArgs, Cancelled>(
+                name,
+                "Cancel a job",
+                changes(false, true),
+                "Cancel a job before its next page; false if it had finished.",
+            ),
+            ToolName::Export => tool::<ExportArgs, Exported>(
+                name,
+                "Export",
+                changes(false, true),
+                "Export as text or a zip resource (archive, up to 16 MiB); over stdio outPath writes a file.",
+            ),
+            ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
+                name,
+                "View a page",
+                reads(),
+                "See a page: its image and its text nodes with boxes in its pixels.",
+            ),
+            ToolName::ImportPages => tool::<ImportPagesArgs, ImportResult>(
+                name,
+                "Import pages",
+                changes(false, false),
+                "Add pages as one undo step: files, then items, in order.",
+            ),
+            ToolName::ImportTranslations => tool::<ImportTranslationsArgs, ImportReport>(
+                name,
+                "Import translations",
+                changes(false, true),
+                "Merge an XLIFF or PO file back by node id, or add a CSV or TBX file's glossary terms, as one undo step. Conflicts (source changed, or final here) apply only with force.",
+            ),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tools_json_is_what_the_types_describe() {
+        let described: Vec<Tool> = ToolName::ALL.into_iter().map(described::describe).collect();
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/mcp/tools.json");
+        if std::env::var_os("QUIRE_BLESS").is_some() {
+            let mut text = serde_json::to_string_pretty(&described).unwrap();
+            text.push('\n');
+            std::fs::write(path, text).unwrap();
+        }
+        // The file as it is now (`all()` holds it as it was at build time).
+        let stored: Vec<Tool> = serde_json::from_str(&std::fs::read_to_string(path).unwrap())
+            .expect("tools.json holds MCP tools");
+        assert!(
+            serde_json::to_value(&stored).unwrap() == serde_json::to_value(&described).unwrap(),
+            "src/mcp/tools.json is out of date: QUIRE_BLESS=1 cargo test --lib tools_json"
+        );
+    }
 
     #[test]
     fn every_tool_name_is_accepted_by_common_clients() {
@@ -499,7 +535,7 @@ mod tests {
             {
                 let json = serde_json::Value::Object(schema.as_ref().clone());
                 assert_eq!(
-                    schema::foreign_keywords(&json),
+                    crate::mcp::schema::foreign_keywords(&json),
                     Vec::<String>::new(),
                     "{}",
                     tool.name

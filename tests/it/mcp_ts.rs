@@ -260,3 +260,68 @@ fn mcp_inspector_reads_errors_and_results_over_http() {
     check_inspector_reads_errors(&s, "modern", &[&url], "session_required");
     assert!(server.terminate().success());
 }
+
+const CONFORMANCE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_conformance");
+
+/// The scenarios of the official conformance suite (0.1.16) that a server
+/// can pass without the suite's own fixture tools, resources and prompts
+/// (`tools-call-*`, `resources-read-*`, `prompts-get-*` call `test_*`
+/// names quire does not have). The suite has no 2026-07-28 scenarios yet.
+const CONFORMANCE: [&str; 9] = [
+    "server-initialize",
+    "ping",
+    "logging-set-level",
+    "completion-complete",
+    "tools-list",
+    "resources-list",
+    "prompts-list",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+];
+
+#[test]
+fn mcp_conformance_suite_over_http() {
+    // The suite needs Node 22 (the system's may be older): npm brings one
+    // into tests/mcp_conformance on Linux x64.
+    let dir = Path::new(CONFORMANCE_DIR);
+    let local_node = dir.join("node_modules/.bin/node");
+    let node = if local_node.exists() {
+        local_node.display().to_string()
+    } else {
+        "node".to_owned()
+    };
+    let suite = dir.join("node_modules/@modelcontextprotocol/conformance/dist/index.js");
+    let missing = (!suite.exists())
+        .then(|| {
+            format!(
+                "{} is missing (./scripts/test runs `npm ci` in tests/mcp_conformance)",
+                suite.display()
+            )
+        })
+        .or_else(|| missing_program(&node, "--version"));
+    if !tool_available("mcp-ts-sdk", "mcp_conformance_suite_over_http", missing) {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let url = format!("{}/mcp", server.url);
+    for scenario in CONFORMANCE {
+        let out = s
+            .isolate(Command::new(&node).arg(&suite).args([
+                "server",
+                "--url",
+                &url,
+                "--scenario",
+                scenario,
+            ]))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains(" 0 failed"),
+            "{scenario}:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(server.terminate().success());
+}
