@@ -19,7 +19,8 @@
 //!   start, idle RSS, warm calls over stdio and `/mcp`.
 //!
 //! Run pinned to one CPU, as the specification asks for latency figures:
-//! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it).
+//! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it);
+//! `-- peer` (or `stdio`, `http`, `share`) runs only those sections.
 
 #![allow(clippy::unwrap_used, clippy::print_stdout)]
 
@@ -599,7 +600,13 @@ fn peer_bench(data: &std::path::Path) {
         (quire.as_str(), &["mcp", "stdio", "-q"][..]),
         (peer.as_str(), &["stdio"][..]),
     ];
-    let first = |round: usize| if round.is_multiple_of(2) { [0, 1] } else { [1, 0] };
+    let first = |round: usize| {
+        if round.is_multiple_of(2) {
+            [0, 1]
+        } else {
+            [1, 0]
+        }
+    };
 
     // Start: spawn -> initialize -> tools/list; then the idle process's RSS.
     let mut starts = [Vec::new(), Vec::new()];
@@ -738,9 +745,21 @@ fn main() {
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
+    // `cargo bench --bench mcp -- NAME…` runs only the named sections.
+    let named: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
     let dir = tempfile::tempdir().unwrap();
-    stdio_benches(dir.path());
-    http_bench(dir.path());
-    share_bench(dir.path());
-    peer_bench(dir.path());
+    let sections: [(&str, fn(&std::path::Path)); 4] = [
+        ("stdio", stdio_benches),
+        ("http", http_bench),
+        ("share", share_bench),
+        ("peer", peer_bench),
+    ];
+    for (name, section) in sections {
+        if named.is_empty() || named.iter().any(|n| n == name) {
+            section(dir.path());
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! One cheap tool (`quire_list_sessions`, answering an empty list, so the
 //! bench sends both servers the same request), served as an rmcp example
 //! would be: `#[tokio::main]`, rmcp's stdio transport, or its streamable
-//! HTTP service under axum with stateful sessions.
+//! HTTP service under axum with stateful sessions (and `TCP_NODELAY`, as
+//! quire sets it).
 //!
 //! `mcp_peer stdio` serves stdin/stdout; `mcp_peer http` binds 127.0.0.1
 //! port 0 and prints `serving http://ADDR` on stderr.
@@ -64,6 +65,11 @@ async fn main() {
             let router = axum::Router::new().nest_service("/mcp", service);
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             eprintln!("serving http://{}", listener.local_addr().unwrap());
+            // As quire does: small replies must not wait for delayed ACKs.
+            use axum::serve::ListenerExt;
+            let listener = listener.tap_io(|tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             axum::serve(listener, router).await.unwrap();
         }
         _ => {

@@ -25,6 +25,12 @@ impl Blocking<'_> {
     /// Opens the project directory at `path` . If it is already
     /// open here, returns its session; either way it becomes current.
     pub fn open_project(&self, path: &Path) -> CoreResult<SessionSummary> {
+        self.open_dir(path, true)
+    }
+
+    /// Opens (or finds) the project directory at `path`; it becomes
+    /// current when `make_current`, or when no session is.
+    fn open_dir(&self, path: &Path, make_current: bool) -> CoreResult<SessionSummary> {
         let _guard = self.0.lifecycle();
         let dir = std::fs::canonicalize(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
@@ -40,7 +46,9 @@ impl Blocking<'_> {
         }
         let existing = self.0.workspace().by_path(&dir).map(|s| s.id);
         if let Some(id) = existing {
-            self.0.make_current(id)?;
+            if make_current {
+                self.0.make_current(id)?;
+            }
             return self.0.session(id);
         }
         let session = Session::open(
@@ -60,10 +68,12 @@ impl Blocking<'_> {
             opened_at: session.opened_at.clone(),
         });
         workspace.sessions.push(Arc::new(session));
-        workspace.activate(id);
-        self.0.inner.bus.publish(Event::CurrentSessionChanged {
-            session_id: Some(id),
-        });
+        if make_current || workspace.current.is_none() {
+            workspace.activate(id);
+            self.0.inner.bus.publish(Event::CurrentSessionChanged {
+                session_id: Some(id),
+            });
+        }
         drop(workspace);
         self.0.session(id)
     }
@@ -119,12 +129,25 @@ impl Blocking<'_> {
 
     /// Opens a managed project by id and makes it current .
     pub fn open_managed_project(&self, id: ProjectId) -> CoreResult<SessionSummary> {
-        let entry = self
-            .list_projects()?
+        let path = self.managed_path(id)?;
+        self.open_dir(&path, true)
+    }
+
+    /// Opens a managed project by id (or finds its session) and leaves the
+    /// current session as it is (unless there is none): what a client that
+    /// addresses its session by id asks for, so that a browser opening a
+    /// project never moves what another client's `current` routes act on.
+    pub fn open_managed_session(&self, id: ProjectId) -> CoreResult<SessionSummary> {
+        let path = self.managed_path(id)?;
+        self.open_dir(&path, false)
+    }
+
+    fn managed_path(&self, id: ProjectId) -> CoreResult<std::path::PathBuf> {
+        self.list_projects()?
             .into_iter()
             .find(|p| p.id == id)
-            .ok_or_else(|| CoreError::not_found("project", id))?;
-        self.open_project(&entry.path)
+            .map(|p| p.path)
+            .ok_or_else(|| CoreError::not_found("project", id))
     }
 
     /// Managed projects (directories with a `project.toml` in the projects

@@ -372,6 +372,13 @@ impl Core {
         blocking(move || core.blocking().open_managed_project(id)).await
     }
 
+    /// Opens a managed project by id without making it current (see
+    /// [`Blocking::open_managed_session`]).
+    pub async fn open_managed_session(&self, id: ProjectId) -> CoreResult<SessionSummary> {
+        let core = self.clone();
+        blocking(move || core.blocking().open_managed_session(id)).await
+    }
+
     /// Managed projects, most recently updated first.
     pub async fn list_projects(&self) -> CoreResult<Vec<ProjectEntry>> {
         let core = self.clone();

@@ -149,6 +149,13 @@ async fn open_project(
     Ok(Json(state.core.open_managed_project(body.id).await?))
 }
 
+async fn open_session(
+    State(state): State<AppState>,
+    JsonBody(body): JsonBody<OpenProject>,
+) -> ApiResult<Json<SessionSummary>> {
+    Ok(Json(state.core.open_managed_session(body.id).await?))
+}
+
 async fn close_current(
     State(state): State<AppState>,
     Target(id): Target,
@@ -872,7 +879,7 @@ pub fn api() -> Api<AppState> {
             id: "openProject",
             tag: "projects",
             summary: "Open a managed project by id and make it current",
-            request: Body::Json(open_schema),
+            request: Body::Json(open_schema.clone()),
             response: Body::Json(session_schema.clone()),
             errors: &[400, 404, 409],
         },
@@ -903,6 +910,19 @@ pub fn api() -> Api<AppState> {
             errors: &[],
         },
         sessions,
+    );
+    api.route(
+        "POST",
+        "/api/v1/sessions",
+        Doc {
+            id: "openSession",
+            tag: "sessions",
+            summary: "Open a managed project by id (or find its open session) without changing the current session; address it under /api/v1/sessions/{sessionId}",
+            request: Body::Json(open_schema),
+            response: Body::Json(session_schema.clone()),
+            errors: &[400, 404, 409],
+        },
+        open_session,
     );
     api.route(
         "PUT",

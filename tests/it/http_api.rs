@@ -689,6 +689,9 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         "POST /api/v1/projects/current/glossary/import",
         "GET /api/v1/sessions/{sessionId}/glossary",
         "POST /api/v1/sessions/{sessionId}/glossary/import",
+        // Opening without becoming current (05-mcp's "which session a call
+        // acts on", over HTTP: how the web workbench opens a project).
+        "POST /api/v1/sessions",
     ];
     let spec: BTreeSet<String> = spec.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(
@@ -792,4 +795,58 @@ async fn a_project_is_created_with_its_languages_or_not_at_all() {
         projects,
         "a refused create left a project"
     );
+}
+
+/// `POST /api/v1/sessions` (how the web workbench opens a project) opens
+/// a project without moving what `current` routes act on.
+#[tokio::test]
+async fn opening_a_session_by_id_leaves_the_current_one() {
+    let s = TestServer::start().await;
+    let (_, first) = s.post("/api/v1/projects", json!({ "name": "First" })).await;
+    let (_, second) = s
+        .post("/api/v1/projects", json!({ "name": "Second" }))
+        .await;
+    let second_project = second["projectId"].as_str().unwrap().to_owned();
+    let r = s
+        .client
+        .delete(s.at(&format!(
+            "/api/v1/sessions/{}",
+            second["id"].as_str().unwrap()
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let current = || async {
+        let (_, sessions) = s.get("/api/v1/sessions").await;
+        sessions
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["current"] == true)
+            .map(|x| x["id"].clone())
+    };
+    assert_eq!(current().await, Some(first["id"].clone()));
+
+    let (status, opened) = s
+        .post("/api/v1/sessions", json!({ "id": second_project }))
+        .await;
+    assert_eq!(status, 200, "{opened}");
+    assert_eq!(opened["projectId"], second_project.as_str());
+    assert_eq!(opened["current"], false, "{opened}");
+    assert_eq!(current().await, Some(first["id"].clone()));
+    // Asked again: the same session, still not current.
+    let (_, again) = s
+        .post("/api/v1/sessions", json!({ "id": second_project }))
+        .await;
+    assert_eq!(again["id"], opened["id"]);
+    assert_eq!(current().await, Some(first["id"].clone()));
+
+    // Bad input changes nothing.
+    let before = s.get("/api/v1/sessions").await.1;
+    let (status, body) = s.post("/api/v1/sessions", json!({ "id": uuid() })).await;
+    assert_error(&(status, body), 404, "not_found");
+    let (status, body) = s.post("/api/v1/sessions", json!({ "name": "x" })).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(s.get("/api/v1/sessions").await.1, before);
 }

@@ -205,7 +205,9 @@ async function ensureSession() {
     return;
   }
   try {
-    const session = await call('PUT', '/api/v1/projects/current', { id: projectId });
+    // Opened without becoming current: the page addresses its session by
+    // id, and another client's `current` routes stay where they were.
+    const session = await call('POST', '/api/v1/sessions', { id: projectId });
     if (state.route.projectId !== projectId) return;
     addSession(session);
     useSession(session.id);
