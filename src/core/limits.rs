@@ -52,6 +52,13 @@ pub fn is_heavy(op: &Op) -> bool {
     count(op, &mut 0)
 }
 
+/// [`check_name`]'s characters as a JSON Schema `pattern` (ECMA-262): no
+/// control character (Unicode `Cc`), and one that is not whitespace.
+pub const NAME_PATTERN: &str = concat!(
+    r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f]",
+    r"[^\u0000-\u001f\u007f-\u009f]*$"
+);
+
 /// The one rule for names, wherever one is set (create and rename alike):
 /// 1 to 200 characters, not only whitespace, no control characters.
 pub fn check_name(what: &str, name: &str) -> Result<(), String> {
@@ -265,6 +272,32 @@ fn check_attribute(field: &str, value: Option<&str>) -> Result<(), String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_name_pattern_agrees_with_the_name_rule() {
+        let pattern = regex::Regex::new(NAME_PATTERN).unwrap();
+        for name in [
+            "Chapter 1",
+            " x ",
+            "ページ",
+            "a\u{a0}b",
+            "",
+            " ",
+            "\t\n",
+            "a\u{1}",
+            "a\u{7f}",
+            "a\u{85}b",
+            "\u{3000}",
+            "tab\there",
+        ] {
+            let short = name.chars().count() <= MAX_NAME_CHARS;
+            assert_eq!(
+                pattern.is_match(name) && short,
+                check_name("name", name).is_ok(),
+                "{name:?}"
+            );
+        }
+    }
+
     use super::*;
     use crate::core::op::{PagePatch, ProjectPatch};
 

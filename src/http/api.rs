@@ -295,7 +295,18 @@ fn content(body: &Body) -> Option<Value> {
         })),
         Body::Events => Some(json!({
             "text/event-stream": {
-                "schema": { "type": "string", "description": "Server-sent events: id = seq, event = the variant name, data = the event JSON" }
+                // One event, as OpenAPI 3.2's `itemSchema` and schemathesis
+                // read an event stream's schema.
+                "schema": {
+                    "type": "object",
+                    "description": "Server-sent events: id = seq, event = the variant name, data = the event JSON",
+                    "properties": {
+                        "id": { "type": "string" },
+                        "event": { "type": "string" },
+                        "data": { "type": "string", "contentMediaType": "application/json" }
+                    },
+                    "required": ["event", "data"]
+                }
             }
         })),
     }

@@ -44,13 +44,15 @@ pub struct Meta {
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CreateProject {
-    #[schemars(length(min = 1, max = 200))]
+    #[schemars(length(min = 1, max = 200), regex(pattern = crate::core::limits::NAME_PATTERN))]
     name: String,
     /// BCP 47, e.g. `ja`.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::core::lang::TAG_PATTERN))]
     source_language: Option<String>,
     /// BCP 47, e.g. `pt-BR`.
     #[serde(default)]
+    #[schemars(regex(pattern = crate::core::lang::TAG_PATTERN))]
     target_language: Option<String>,
 }
 
