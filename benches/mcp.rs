@@ -739,6 +739,9 @@ fn peer_bench(data: &std::path::Path) {
     }
 }
 
+/// One part of the bench, run in the bench's sandbox directory.
+type Section = fn(&std::path::Path);
+
 fn main() {
     // `cargo test --all-targets` runs benches once with --bench absent;
     // only measure when run as a benchmark.
@@ -751,7 +754,7 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let sections: [(&str, fn(&std::path::Path)); 4] = [
+    let sections: [(&str, Section); 4] = [
         ("stdio", stdio_benches),
         ("http", http_bench),
         ("share", share_bench),
