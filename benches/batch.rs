@@ -96,7 +96,7 @@ fn apply_and_undo(rt: &tokio::runtime::Runtime, n: usize) -> (Duration, Duration
 /// session: (median, max, batch time).
 fn healthz_during_apply(n: usize) -> (Duration, Duration, Duration) {
     let server = support::headless(&[]);
-    let http = reqwest::blocking::Client::new();
+    let http = support::blocking_client().build().expect("client");
     let post = |path: &str, body: &Value| -> Value {
         http.post(format!("{}{path}", server.url))
             .json(body)
@@ -124,7 +124,7 @@ fn healthz_during_apply(n: usize) -> (Duration, Duration, Duration) {
         let done = done.clone();
         let url = format!("{}/healthz", server.url);
         std::thread::spawn(move || {
-            let http = reqwest::blocking::Client::new();
+            let http = support::blocking_client().build().expect("client");
             let mut seen = Vec::new();
             while !done.load(Ordering::SeqCst) {
                 let start = Instant::now();

@@ -93,7 +93,7 @@ struct Bench {
 impl Bench {
     fn start(env: &[(&str, &str)]) -> Bench {
         let server = support::headless(env);
-        let http = reqwest::blocking::Client::builder()
+        let http = support::blocking_client()
             .timeout(Duration::from_secs(600))
             .build()
             .expect("client");

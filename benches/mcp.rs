@@ -361,6 +361,7 @@ fn http_bench(data: &std::path::Path) {
         .build()
         .unwrap();
     rt.block_on(async {
+        quire::core::install_tls_provider();
         let client = reqwest::Client::new();
         let post = |session: Option<String>, body: String| {
             let mut r = mcp_request(&client, &url).header("MCP-Protocol-Version", "2025-06-18");
@@ -689,6 +690,7 @@ fn peer_bench(data: &std::path::Path) {
         .build()
         .unwrap();
     rt.block_on(async {
+        quire::core::install_tls_provider();
         let client = reqwest::Client::new();
         let post = |url: &str, session: Option<&str>, body: String| {
             let mut r = mcp_request(&client, url).header("MCP-Protocol-Version", "2025-06-18");

@@ -63,7 +63,7 @@ fn main() {
         &SEND_TIMEOUT_SECS.to_string(),
     )]);
     let pid = server.child.id();
-    let http = reqwest::blocking::Client::new();
+    let http = support::blocking_client().build().expect("client");
     let post = |path: &str, body: &Value| {
         http.post(format!("{}{path}", server.url))
             .json(body)

@@ -109,3 +109,10 @@ pub fn headless(env: &[(&str, &str)]) -> Server {
         _dir: dir,
     }
 }
+
+/// A blocking HTTP client, built after quire's TLS provider is installed
+/// (quire's reqwest has none of its own).
+pub fn blocking_client() -> reqwest::blocking::ClientBuilder {
+    quire::core::install_tls_provider();
+    reqwest::blocking::Client::builder()
+}

@@ -271,7 +271,10 @@ impl Core {
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {
-        self.inner.http.get_or_init(reqwest::Client::new)
+        self.inner.http.get_or_init(|| {
+            install_tls_provider();
+            reqwest::Client::new()
+        })
     }
 
     pub(crate) fn registry(&self) -> &Registry {
@@ -718,6 +721,19 @@ pub fn list_projects_in(root: &Path, open: &[SessionSummary]) -> CoreResult<Vec<
             .then_with(|| a.name.cmp(&b.name))
     });
     Ok(out)
+}
+
+/// Makes rustls's `ring` provider the process's TLS provider, once; every
+/// HTTP client quire builds (an engine's provider, `quire attach`) calls it
+/// first. reqwest is built without a provider of its own (its default,
+/// aws-lc-rs, is a large C build); a provider installed earlier by the
+/// embedding program is kept.
+pub fn install_tls_provider() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // An error only says another provider is installed already.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ impl Remote {
                 format!("`{url}` is not an http:// or https:// URL"),
             ));
         }
+        crate::core::install_tls_provider();
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
             .build()

@@ -98,7 +98,7 @@ fn after_a_full_disk_every_answer_was_true_and_work_resumes_by_itself() {
     let args = ["--headless", "--port", "0", "--data-dir", &data_arg];
     let mut server = Binary::start(&s, &args, &env);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let (status, session) = rt.block_on(json_post(
         &client,
         format!("{}/api/v1/projects", server.url),

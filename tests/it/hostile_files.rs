@@ -240,7 +240,7 @@ fn an_xliff_nested_past_the_limit_is_refused_over_http_and_mcp_and_the_server_li
     let s = Sandbox::new();
     let mut server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let post = |path: String, body: Value| rt.block_on(json_post(&client, path, body));
     let (status, session) = post(
         format!("{}/api/v1/projects", server.url),
@@ -393,7 +393,7 @@ fn a_cbz_bomb_is_skipped_by_name_with_memory_near_one_page() {
     drop((bomb, zeros));
     assert!(cbz.len() < 4 << 20, "{} bytes", cbz.len());
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let (status, session) = rt.block_on(json_post(
         &client,
         format!("{}/api/v1/projects", server.url),

@@ -66,7 +66,7 @@ fn a_second_process_is_told_whom_to_attach_to() {
     let s = Sandbox::new();
     let first = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let (status, session) = rt.block_on(json_post(
         &client,
         format!("{}/api/v1/projects", first.url),
@@ -130,7 +130,7 @@ fn sigterm_under_load_exits_0_and_keeps_every_acknowledged_op() {
         .enable_all()
         .build()
         .unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let url = server.url.clone();
     let (status, session) = rt.block_on(json_post(
         &client,
@@ -217,7 +217,7 @@ fn the_servers_own_origin_is_accepted_on_every_route_and_others_are_not() {
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let own = server.url.clone();
     let port = own.rsplit(':').next().unwrap().to_owned();
-    let client = reqwest::blocking::Client::new();
+    let client = crate::harness::blocking_client();
     let send = |method: reqwest::Method, path: &str, origin: &str| {
         let mut request = client
             .request(method.clone(), format!("{own}{path}"))
@@ -285,7 +285,7 @@ fn the_servers_own_origin_is_accepted_on_every_route_and_others_are_not() {
 fn event_ids_increase_across_a_restart_and_an_old_id_gets_a_fresh_snapshot() {
     let s = Sandbox::new();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let last_of_first_run = {
         let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
         let url = server.url.clone();
@@ -369,7 +369,7 @@ fn a_closed_stderr_costs_no_request() {
         }
     };
     drop(stderr);
-    let client = reqwest::blocking::Client::new();
+    let client = crate::harness::blocking_client();
     let post = |path: &str, body: Value| {
         client
             .post(format!("{url}{path}"))

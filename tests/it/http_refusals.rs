@@ -352,7 +352,7 @@ fn mcp_refusals_are_json_rpc_error_bodies() {
     let s = crate::harness::Sandbox::new();
     let server = crate::http_support::Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let post = |content_type: &str, body: &'static str| {
         rt.block_on(async {
             let r = client

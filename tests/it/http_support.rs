@@ -87,7 +87,7 @@ impl TestServer {
             _dir: dir,
             core,
             url,
-            client: reqwest::Client::new(),
+            client: crate::harness::http_client(),
             state,
             stop: Some(stop_tx),
         }

@@ -380,7 +380,7 @@ async fn an_edit_over_mcp_is_seen_by_the_http_api_and_its_events() {
 
     let mut events = SseReader::connect(&s.client, &s.at("/api/v1/events"), None).await;
     assert_eq!(events.next().await.event, "Snapshot");
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let (session, init) = mcp_post(
         &client,
         &mcp_url,

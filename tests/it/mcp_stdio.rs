@@ -294,7 +294,7 @@ fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
         assert!(std::time::Instant::now() < end, "no serving line: {text}");
         std::thread::sleep(Duration::from_millis(10));
     };
-    let http = reqwest::blocking::Client::new();
+    let http = crate::harness::blocking_client();
     let created: Value = http
         .post(format!("{url}/api/v1/projects"))
         .json(&json!({ "name": "Both ways" }))

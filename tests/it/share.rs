@@ -1028,6 +1028,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
         reqwest::header::AUTHORIZATION,
         format!("Bearer {TOKEN}").parse().unwrap(),
     );
+    quire::core::install_tls_provider();
     let http = reqwest::Client::builder()
         .default_headers(auth)
         .build()

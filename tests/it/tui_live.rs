@@ -104,7 +104,7 @@ pub struct Attached {
 impl Attached {
     pub async fn start(s: &Sandbox, port: &str, size: (u16, u16)) -> Attached {
         let server = Binary::start(s, &["--headless", "--port", port], &[]);
-        let client = reqwest::Client::new();
+        let client = crate::harness::http_client();
         let url = format!("{}/api/v1/projects", server.url);
         let (status, session) = json_post(&client, url, json!({ "name": "Remote comic" })).await;
         assert_eq!(status, 200, "{session}");
@@ -603,7 +603,7 @@ fn an_agent_moves_a_shared_tui_through_the_python_sdk() {
         .to_owned();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (status, session) = rt.block_on(json_post(
-        &reqwest::Client::new(),
+        &crate::harness::http_client(),
         format!("{url}/api/v1/projects"),
         json!({ "name": "Alpha" }),
     ));

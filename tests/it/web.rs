@@ -193,7 +193,7 @@ fn the_browser_the_tui_and_an_agent_share_a_project() {
     };
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
-    let client = reqwest::blocking::Client::new();
+    let client = crate::harness::blocking_client();
     let session: serde_json::Value = client
         .post(format!("{}/api/v1/projects", server.url))
         .json(&json!({ "name": "Shared" }))
@@ -254,7 +254,7 @@ async fn the_files_are_served_without_the_token_and_revalidated() {
         None,
     )
     .await;
-    let client = reqwest::Client::new();
+    let client = crate::harness::http_client();
     let page = client.get(server.at("/")).send().await.unwrap();
     assert_eq!(page.status(), 200);
     let headers = page.headers().clone();
