@@ -320,6 +320,21 @@ fn mcp_request(client: &reqwest::Client, url: &str) -> reqwest::RequestBuilder {
         .header("Content-Type", "application/json")
 }
 
+/// A handshake-era request to `/mcp`: in the session `session` names, or
+/// none (an `initialize`).
+fn handshake_post(
+    client: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: String,
+) -> impl Future<Output = reqwest::Result<reqwest::Response>> + use<> {
+    let mut r = mcp_request(client, url).header("MCP-Protocol-Version", "2025-06-18");
+    if let Some(s) = session {
+        r = r.header("Mcp-Session-Id", s);
+    }
+    r.body(body).send()
+}
+
 /// Starts `PROGRAM ARGS` as an HTTP server in the bench's sandbox and
 /// returns it with its MCP endpoint, read from the `… serving URL` line
 /// it writes on stderr.
@@ -364,11 +379,7 @@ fn http_bench(data: &std::path::Path) {
         quire::core::install_tls_provider();
         let client = reqwest::Client::new();
         let post = |session: Option<String>, body: String| {
-            let mut r = mcp_request(&client, &url).header("MCP-Protocol-Version", "2025-06-18");
-            if let Some(s) = session {
-                r = r.header("Mcp-Session-Id", s);
-            }
-            r.body(body).send()
+            handshake_post(&client, &url, session.as_deref(), body)
         };
         // New sessions: initialize latency, then the memory they hold idle.
         let before = rss_kib(child.id());
@@ -693,11 +704,7 @@ fn peer_bench(data: &std::path::Path) {
         quire::core::install_tls_provider();
         let client = reqwest::Client::new();
         let post = |url: &str, session: Option<&str>, body: String| {
-            let mut r = mcp_request(&client, url).header("MCP-Protocol-Version", "2025-06-18");
-            if let Some(s) = session {
-                r = r.header("Mcp-Session-Id", s);
-            }
-            r.body(body).send()
+            handshake_post(&client, url, session, body)
         };
         let mut sessions = Vec::new();
         for (_, url) in &served {

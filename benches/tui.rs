@@ -10,7 +10,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use quire::core::events::SessionSummary;
 use quire::core::ids::{NodeId, PageId, ProjectId, SessionId};
 use quire::core::scene::{Node, NodeKind, Page, Scene, Transform};
-use quire::core::storage::SnapshotFile;
+use quire::core::session::SceneSnapshot;
 use quire::tui::app::{App, Pane, Route};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -64,7 +64,7 @@ fn big_app() -> App {
     app.route = Route::Session(id);
     app.scene = Some((
         id,
-        SnapshotFile {
+        SceneSnapshot {
             epoch: 11_000,
             scene,
         },

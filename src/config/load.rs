@@ -528,8 +528,9 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             ));
         }
     }
+    let built_in = crate::core::engines::built_in_ids();
     for (id, engine) in &config.engines.commands {
-        if super::schema::BUILT_IN_ENGINES.contains(&id.as_str()) {
+        if built_in.contains(id) {
             return Err(at(
                 &format!("engines.{id}"),
                 format!("`{id}` is a built-in engine; give the command engine another id"),

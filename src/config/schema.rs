@@ -381,10 +381,6 @@ impl<'de> Deserialize<'de> for EnginesConfig {
     }
 }
 
-/// Ids of the engines built into the core; a command engine may not take
-/// one (the core's registry is checked against this list by a test).
-pub const BUILT_IN_ENGINES: [&str; 5] = ["pseudo-translate", "qa", "llm-translate", "tm", "render"];
-
 /// Ids of engines, providers and modes: short, shell- and URL-safe names.
 pub fn is_valid_id(id: &str) -> bool {
     !id.is_empty()

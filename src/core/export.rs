@@ -12,7 +12,6 @@ use serde::Deserialize;
 use super::error::{CoreError, CoreResult};
 use super::ids::{PageId, SessionId};
 use super::scene::{NodeKind, Scene, TextState};
-use super::storage::SnapshotFile;
 use super::subtitles::{self, SubtitleFormat};
 use super::{Core, render, slug};
 
@@ -119,7 +118,7 @@ impl Core {
             scene.pages.retain(|p| keep.contains(&p.id));
         }
         let bytes = match spec.format {
-            ExportFormat::Json => serde_json::to_vec_pretty(&SnapshotFile {
+            ExportFormat::Json => serde_json::to_vec_pretty(&super::session::SceneSnapshot {
                 epoch: snapshot.epoch,
                 scene,
             })
@@ -164,7 +163,7 @@ impl Core {
         language: Option<String>,
     ) -> CoreResult<Vec<u8>> {
         let language = language.or_else(|| scene.project.target_language.clone());
-        let settings = self.render_settings(language.as_deref());
+        let settings = super::render::Settings::new(self.config(), language.as_deref());
         let store = self.blob_store(session)?;
         let fonts = self.inner.fonts.clone();
         super::blocking(move || {

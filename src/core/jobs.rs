@@ -15,7 +15,7 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::Core;
-use super::engines::{Engine, PageInput, page_image};
+use super::engines::{Engine, PageInput, Pictures, Step, page_image};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, Finding, JobStatus, Severity};
 use super::history::Group;
@@ -69,7 +69,7 @@ pub enum Approval {
 pub(crate) struct Job {
     pub id: JobId,
     pub session: SessionId,
-    steps: Vec<Arc<Engine>>,
+    steps: Vec<Arc<dyn Engine>>,
     pages: Vec<PageId>,
     spec: PipelineSpec,
     provider: Option<(String, ProviderConfig)>,
@@ -155,29 +155,31 @@ impl Core {
         let allow_unattended = self.config().engines.allow_unattended;
         if approval == Approval::Unattended
             && !allow_unattended
-            && let Some(engine) = steps.iter().find(|e| e.info.requires_approval)
+            && let Some(engine) = steps.iter().find(|e| e.info().requires_approval)
         {
+            let info = engine.info();
             return Err(CoreError::ApprovalRequired(format!(
                 "engine `{}` runs `{}` and needs a person's approval in the TUI; \
                  set engines.allow_unattended = true to allow it from HTTP or MCP",
-                engine.info.id,
-                engine.info.command.as_deref().unwrap_or("a program")
+                info.id,
+                info.command.as_deref().unwrap_or("a program")
             )));
         }
-        let needs_llm = spec.steps.iter().any(|s| s == "llm-translate");
-        let provider = if needs_llm {
-            if spec
-                .target_language
-                .as_deref()
-                .is_none_or(|t| t.trim().is_empty())
-            {
-                return Err(CoreError::InvalidInput(
-                    "llm-translate needs targetLanguage (give it, or set the project's with UpdateProject)".into(),
-                ));
+        let provider = match steps.iter().find(|e| e.needs().provider) {
+            Some(engine) => {
+                if spec
+                    .target_language
+                    .as_deref()
+                    .is_none_or(|t| t.trim().is_empty())
+                {
+                    return Err(CoreError::InvalidInput(format!(
+                        "{} needs targetLanguage (give it, or set the project's with UpdateProject)",
+                        engine.info().id
+                    )));
+                }
+                Some(self.provider(spec.provider.as_deref())?)
             }
-            Some(self.provider(spec.provider.as_deref())?)
-        } else {
-            None
+            None => None,
         };
         let job = Arc::new(Job {
             id: JobId::new(),
@@ -318,22 +320,12 @@ impl Core {
         }
     }
 
-    /// How pages are rendered for text in `language` (the job's target
-    /// language; English when it has none).
-    pub(crate) fn render_settings(&self, language: Option<&str>) -> super::render::Settings {
-        super::render::Settings {
-            config: self.config().render.clone(),
-            locale: language.unwrap_or("en").to_owned(),
-            max_image_pixels: self.config().max_image_pixels,
-        }
-    }
-
     /// The page's image (for an engine that reads it) and inpaint mask
     /// (for `render`); why not, when one cannot be read.
     async fn page_blobs(
         &self,
         session: SessionId,
-        engine: &Engine,
+        pictures: Pictures,
         page: &super::scene::Page,
     ) -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), String> {
         let read = |hash: Option<&super::blobs::BlobHash>, what: &'static str| {
@@ -349,16 +341,11 @@ impl Core {
                 }
             }
         };
-        // `render` reads the source image and the mask it renders from;
-        // other engines the page's image.
-        let (image, mask) = if engine.renders() {
-            super::render::sources(page)
-                .map_or((None, None), |(_, source, mask)| (Some(source), mask))
-        } else {
-            (
-                engine.needs_image().then(|| page_image(page)).flatten(),
-                None,
-            )
+        let (image, mask) = match pictures {
+            Pictures::None => (None, None),
+            Pictures::Image => (page_image(page), None),
+            Pictures::RenderSources => super::render::sources(page)
+                .map_or((None, None), |(_, source, mask)| (Some(source), mask)),
         };
         Ok((
             read(image, "page image").await?,
@@ -378,7 +365,7 @@ impl Core {
         let total_steps = job.steps.len();
         let total_pages = job.pages.len();
         let mut warned = false;
-        let progress = |step_index: usize, engine: &Engine, page: usize| {
+        let progress = |step_index: usize, engine: &dyn Engine, page: usize| {
             let done = step_index * total_pages + page;
             let all = total_steps * total_pages;
             let overall_percent = if all == 0 {
@@ -388,7 +375,7 @@ impl Core {
             };
             self.inner.bus.publish(Event::JobProgress {
                 job_id: job.id,
-                step: engine.info.id.clone(),
+                step: engine.info().id.clone(),
                 step_index,
                 total_steps,
                 page,
@@ -396,12 +383,12 @@ impl Core {
                 overall_percent,
             });
         };
-        let warn = |page_index: usize, engine: &Engine, finding: Finding| {
+        let warn = |page_index: usize, engine: &dyn Engine, finding: Finding| {
             self.inner.bus.publish(Event::JobWarning {
                 job_id: job.id,
                 page_index,
                 total_pages,
-                step_id: engine.info.id.clone(),
+                step_id: engine.info().id.clone(),
                 finding,
             });
         };
@@ -411,32 +398,29 @@ impl Core {
         let provider = job.provider.as_ref().map(|(id, p)| (id.as_str(), p));
         let overwrite = job.spec.overwrite.unwrap_or_default();
         for (step_index, engine) in job.steps.iter().enumerate() {
+            let engine = engine.as_ref();
+            let id = &engine.info().id;
             progress(step_index, engine, 0);
             // The step's pages join one history entry.
             let group = Group {
                 key: format!("{}/{step_index}", job.id),
-                what: engine.info.id.clone(),
+                what: id.clone(),
                 pages: 1,
             };
             let writer = Writer::Engine {
-                id: engine.info.id.clone(),
+                id: id.clone(),
                 overwrite,
             };
-            let (sources, glossary) = if engine.needs_sources() || engine.needs_glossary() {
+            let needs = engine.needs();
+            let scene = if needs.scene {
                 match self.scene(job.session).await {
-                    Ok(s) if engine.needs_sources() => {
-                        (Some(super::engines::qa::Sources::of(&s.scene)), None)
-                    }
-                    Ok(s) => (
-                        None,
-                        Some(super::glossary::Matcher::new(&s.scene.project.glossary)),
-                    ),
+                    Ok(s) => Some(s),
                     Err(e) => return (JobStatus::Failed, Some(e.to_string())),
                 }
             } else {
-                (None, None)
+                None
             };
-            let memory = if engine.needs_memory() {
+            let memory = if needs.memory {
                 match self
                     .memory(job.session, job.spec.target_language.as_deref())
                     .await
@@ -447,10 +431,22 @@ impl Core {
             } else {
                 None
             };
-            let render = engine.renders().then(|| super::engines::RenderStep {
-                fonts: self.inner.fonts.clone(),
-                settings: self.render_settings(job.spec.target_language.as_deref()),
-            });
+            let step = Step {
+                target_language: job.spec.target_language.as_deref(),
+                system_prompt: job.spec.system_prompt.as_deref(),
+                default_font: job.spec.default_font.as_deref(),
+                overwrite,
+                scene: scene.as_ref().map(|s| &s.scene),
+                memory,
+                provider,
+                http: needs.provider.then(|| self.http()),
+                config: self.config(),
+                fonts: &self.inner.fonts,
+            };
+            let work = match engine.prepare(step) {
+                Ok(work) => work,
+                Err(e) => return (JobStatus::Failed, Some(format!("{id}: {e}"))),
+            };
             for (page_index, page_id) in job.pages.iter().enumerate() {
                 if job.cancelled.load(Ordering::SeqCst) {
                     return (JobStatus::Cancelled, None);
@@ -470,7 +466,7 @@ impl Core {
                     progress(step_index, engine, page_index + 1);
                     continue;
                 };
-                let (image, mask) = match self.page_blobs(job.session, engine, page).await {
+                let (image, mask) = match self.page_blobs(job.session, needs.pictures, page).await {
                     Ok(blobs) => blobs,
                     Err(message) => {
                         warned = true;
@@ -482,22 +478,10 @@ impl Core {
                 let input = PageInput {
                     page,
                     image: image.as_deref(),
-                    target_language: job.spec.target_language.as_deref(),
-                    system_prompt: job.spec.system_prompt.as_deref(),
-                    default_font: job.spec.default_font.as_deref(),
-                    http: self.http(),
-                    provider,
-                    overwrite,
-                    sources: sources.as_ref(),
-                    glossary: glossary.as_ref(),
-                    qa: &self.config().qa,
-                    memory: memory.as_ref(),
-                    min_score: self.config().tm.min_score,
                     mask: mask.as_deref(),
-                    render: render.as_ref(),
                 };
                 let outcome = tokio::select! {
-                    outcome = engine.run(&input) => outcome,
+                    outcome = work.page(input) => outcome,
                     // Dropping the engine's future stops what it runs.
                     () = job.cancel.cancelled() => return (JobStatus::Cancelled, None),
                 };
@@ -517,11 +501,7 @@ impl Core {
                         if !outcome.ops.is_empty() {
                             let batch = Op::Batch {
                                 ops: outcome.ops,
-                                label: Some(format!(
-                                    "{} · page {}",
-                                    engine.info.id,
-                                    page_index + 1
-                                )),
+                                label: Some(format!("{} · page {}", id, page_index + 1)),
                             };
                             let applied = self
                                 .apply_engine(job.session, batch, writer.clone(), group.clone())

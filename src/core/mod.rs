@@ -62,7 +62,7 @@ use self::engines::{EngineInfo, Registry};
 pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
 use self::history::Group;
-use self::ids::{ProjectId, SessionId};
+use self::ids::{PageId, ProjectId, SessionId};
 use self::lang::Languages;
 use self::op::Op;
 use self::scene::Scene;
@@ -530,6 +530,23 @@ impl Core {
             }
         };
         session.wait_durable(snapshot.epoch).await?;
+        Ok(snapshot)
+    }
+
+    /// The scene with only `pages` (in scene order) when given; a page id
+    /// the scene does not have is `not_found`.
+    pub async fn scene_pages(
+        &self,
+        id: SessionId,
+        pages: Option<&[PageId]>,
+    ) -> CoreResult<SceneSnapshot> {
+        let mut snapshot = self.scene(id).await?;
+        if let Some(pages) = pages {
+            if let Some(missing) = pages.iter().find(|p| snapshot.scene.page(**p).is_none()) {
+                return Err(CoreError::not_found("page", missing));
+            }
+            snapshot.scene.pages.retain(|p| pages.contains(&p.id));
+        }
         Ok(snapshot)
     }
 

@@ -13,18 +13,33 @@ use axum::routing::{MethodFilter, MethodRouter};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
+/// How a body's JSON Schema is made: [`json`] for a Rust type's, [`object`]
+/// for any JSON object. A function, so that a [`Doc`] is a constant beside
+/// its handler.
+pub type SchemaOf = fn(&mut SchemaGenerator) -> Schema;
+
+/// The schema of `T`, registered in the document's components.
+pub fn json<T: JsonSchema>(generator: &mut SchemaGenerator) -> Schema {
+    generator.subschema_for::<T>()
+}
+
+/// Any JSON object (the configuration, the OpenAPI document itself).
+pub fn object(_: &mut SchemaGenerator) -> Schema {
+    schemars::json_schema!({ "type": "object" })
+}
+
 /// What a request or response body is.
 pub enum Body {
     None,
     /// JSON of a Rust type (its schema).
-    Json(Schema),
+    Json(SchemaOf),
     /// Plain text.
     Text,
     /// Bytes of the given media type(s).
     Bytes(&'static [&'static str]),
     /// multipart/form-data file upload (what its files are), or the given
     /// JSON as an alternative.
-    MultipartOr(&'static str, Schema),
+    MultipartOr(&'static str, SchemaOf),
     /// text/event-stream.
     Events,
 }
@@ -42,6 +57,16 @@ pub struct Doc {
     /// 304 (not modified), for an operation with an `ETag`, is listed here
     /// too.
     pub errors: &'static [u16],
+    /// Optional query parameters.
+    pub queries: &'static [QueryParam],
+}
+
+/// An optional query parameter.
+pub struct QueryParam {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Its JSON Schema, as JSON text.
+    pub schema: &'static str,
 }
 
 pub struct Api<S> {
@@ -79,11 +104,6 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
         self.id_suffix = before;
     }
 
-    /// The schema of `T`, registered in the document's components.
-    pub fn schema<T: JsonSchema>(&mut self) -> Schema {
-        self.generator.subschema_for::<T>()
-    }
-
     /// Adds `handler` for `method` at `path` (axum syntax, `{param}`).
     pub fn route<H, T>(&mut self, method: &str, path: &str, doc: Doc, handler: H)
     where
@@ -103,34 +123,11 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .unwrap_or_default()
             .on(filter, handler);
         self.routes.insert(path.to_owned(), entry);
-        let op = operation(path, &doc, self.id_suffix);
+        let op = operation(path, &doc, self.id_suffix, &mut self.generator);
         self.paths
             .entry(path.to_owned())
             .or_default()
             .insert(method.to_ascii_lowercase(), op);
-    }
-
-    /// Documents an optional query parameter of a registered operation.
-    pub fn query(
-        &mut self,
-        method: &str,
-        path: &str,
-        name: &str,
-        description: &str,
-        schema: Value,
-    ) {
-        let Some(op) = self
-            .paths
-            .get_mut(path)
-            .and_then(|ops| ops.get_mut(&method.to_ascii_lowercase()))
-        else {
-            panic!("no operation {method} {path} to add `{name}` to");
-        };
-        let param = json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema });
-        match op.get_mut("parameters").and_then(Value::as_array_mut) {
-            Some(params) => params.push(param),
-            None => op["parameters"] = json!([param]),
-        }
     }
 
     /// The router and the OpenAPI document. `secured`: a bearer token is
@@ -265,10 +262,10 @@ fn error_schema() -> Value {
     })
 }
 
-fn content(body: &Body) -> Option<Value> {
+fn content(body: &Body, generator: &mut SchemaGenerator) -> Option<Value> {
     match body {
         Body::None => None,
-        Body::Json(schema) => Some(json!({ "application/json": { "schema": schema } })),
+        Body::Json(schema) => Some(json!({ "application/json": { "schema": schema(generator) } })),
         Body::Text => Some(json!({ "text/plain": { "schema": { "type": "string" } } })),
         Body::Bytes(types) => {
             let mut map = Map::new();
@@ -291,7 +288,7 @@ fn content(body: &Body) -> Option<Value> {
                     "properties": { "file": { "type": "array", "items": { "type": "string", "contentMediaType": "application/octet-stream" } } }
                 }
             },
-            "application/json": { "schema": schema }
+            "application/json": { "schema": schema(generator) }
         })),
         Body::Events => Some(json!({
             "text/event-stream": {
@@ -312,7 +309,7 @@ fn content(body: &Body) -> Option<Value> {
     }
 }
 
-fn operation(path: &str, doc: &Doc, id_suffix: &str) -> Value {
+fn operation(path: &str, doc: &Doc, id_suffix: &str, generator: &mut SchemaGenerator) -> Value {
     let mut op = Map::new();
     op.insert(
         "operationId".into(),
@@ -320,15 +317,21 @@ fn operation(path: &str, doc: &Doc, id_suffix: &str) -> Value {
     );
     op.insert("tags".into(), json!([doc.tag]));
     op.insert("summary".into(), json!(doc.summary));
+    let queries = doc.queries.iter().map(|q| {
+        let schema: Value = serde_json::from_str(q.schema)
+            .unwrap_or_else(|e| panic!("the schema of query `{}`: {e}", q.name));
+        json!({ "name": q.name, "in": "query", "required": false, "description": q.description, "schema": schema })
+    });
     let params: Vec<Value> = path
         .split('/')
         .filter_map(|seg| seg.strip_prefix('{').and_then(|s| s.strip_suffix('}')))
         .map(|name| json!({ "name": name, "in": "path", "required": true, "schema": { "type": "string" } }))
+        .chain(queries)
         .collect();
     if !params.is_empty() {
         op.insert("parameters".into(), Value::Array(params));
     }
-    if let Some(content) = content(&doc.request) {
+    if let Some(content) = content(&doc.request, generator) {
         op.insert(
             "requestBody".into(),
             json!({ "required": true, "content": content }),
@@ -336,7 +339,7 @@ fn operation(path: &str, doc: &Doc, id_suffix: &str) -> Value {
     }
     let mut responses = Map::new();
     let mut ok = json!({ "description": "Success" });
-    if let Some(content) = content(&doc.response) {
+    if let Some(content) = content(&doc.response, generator) {
         ok["content"] = content;
     }
     responses.insert("200".into(), ok);

@@ -16,8 +16,19 @@ use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
 
 use super::AppState;
+use super::api::{Body, Doc};
 
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+pub(super) const EVENTS: Doc = Doc {
+    id: "events",
+    tag: "events",
+    summary: "Server-sent events: id = seq; a Snapshot first, or the events after Last-Event-ID when still buffered",
+    request: Body::None,
+    response: Body::Events,
+    errors: &[],
+    queries: &[],
+};
 
 pub async fn events(
     State(state): State<AppState>,

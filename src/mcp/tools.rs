@@ -366,7 +366,7 @@ mod described {
     use crate::core::ApplyResult;
     use crate::core::events::JobSummary;
     use crate::core::import::ImportResult;
-    use crate::core::storage::SnapshotFile;
+    use crate::core::session::SceneSnapshot;
     use crate::core::translations::ImportReport;
     use crate::mcp::schema;
     use crate::wire::{Cancelled, Closed, Epoch};
@@ -449,7 +449,7 @@ mod described {
                 reads(),
                 "The open sessions: epoch, busy (a job runs), current.",
             ),
-            ToolName::GetScene => tool::<GetSceneArgs, SnapshotFile>(
+            ToolName::GetScene => tool::<GetSceneArgs, SceneSnapshot>(
                 name,
                 "Get the scene",
                 reads(),

@@ -17,7 +17,7 @@ use crate::core::import::ImportResult;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
-use crate::core::storage::SnapshotFile;
+use crate::core::session::SceneSnapshot;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -194,7 +194,7 @@ pub struct App {
     pub engines: Vec<EngineInfo>,
     pub jobs: Vec<JobSummary>,
     /// The shown session's scene, once loaded.
-    pub scene: Option<(SessionId, SnapshotFile)>,
+    pub scene: Option<(SessionId, SceneSnapshot)>,
     pub scene_loading: bool,
     /// A newer scene exists than the one being loaded.
     pub scene_stale: bool,
@@ -446,7 +446,7 @@ pub enum Loaded {
     Projects(Result<Vec<ProjectEntry>, BackendError>),
     Engines(Result<Vec<EngineInfo>, BackendError>),
     Jobs(Result<Vec<JobSummary>, BackendError>),
-    Scene(SessionId, Result<SnapshotFile, BackendError>),
+    Scene(SessionId, Result<SceneSnapshot, BackendError>),
     /// A project was created or opened: show it.
     Opened(Result<SessionSummary, BackendError>),
     /// A project open before a server restart is open again, as of

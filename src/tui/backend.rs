@@ -15,7 +15,7 @@ use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
-use crate::core::storage::SnapshotFile;
+use crate::core::session::SceneSnapshot;
 use crate::core::translations::{ImportReport, TranslationImport};
 use crate::core::{ApplyResult, Core, CoreError, ProjectEntry, StepResult};
 
@@ -87,7 +87,7 @@ pub trait Backend: Send + Sync {
     /// name or id.
     fn open_project(&self, target: String) -> Reply<'_, SessionSummary>;
     fn close_session(&self, id: SessionId) -> Reply<'_, ()>;
-    fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile>;
+    fn scene(&self, id: SessionId) -> Reply<'_, SceneSnapshot>;
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult>;
     fn undo(&self, id: SessionId) -> Reply<'_, Option<StepResult>>;
     fn redo(&self, id: SessionId) -> Reply<'_, Option<StepResult>>;
@@ -177,14 +177,8 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.close_session(id).await?) })
     }
 
-    fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile> {
-        Box::pin(async move {
-            let s = self.core.scene(id).await?;
-            Ok(SnapshotFile {
-                epoch: s.epoch,
-                scene: s.scene,
-            })
-        })
+    fn scene(&self, id: SessionId) -> Reply<'_, SceneSnapshot> {
+        Box::pin(async move { Ok(self.core.scene(id).await?) })
     }
 
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {

@@ -27,7 +27,7 @@ use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
 use crate::core::op::Op;
-use crate::core::storage::SnapshotFile;
+use crate::core::session::SceneSnapshot;
 use crate::core::translations::{ImportReport, TranslationImport};
 use crate::core::{ApplyResult, ProjectEntry, StepResult};
 use crate::wire::{Cancelled, Epoch, Started};
@@ -197,7 +197,7 @@ impl Backend for Remote {
         })
     }
 
-    fn scene(&self, id: SessionId) -> Reply<'_, SnapshotFile> {
+    fn scene(&self, id: SessionId) -> Reply<'_, SceneSnapshot> {
         Box::pin(async move { self.get(&Self::session_path(id, "/scene.json")).await })
     }
 

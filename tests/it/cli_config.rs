@@ -273,7 +273,9 @@ fn an_empty_token_file_is_no_token_and_a_root_only_one_is_warned_about() {
         &["--headless", "--port", "0"],
         &[("QUIRE_SERVER__TOKEN_FILE", &env)],
     );
-    let status = reqwest::blocking::get(format!("{}/api/v1/meta", server.url))
+    let status = crate::harness::blocking_client()
+        .get(format!("{}/api/v1/meta", server.url))
+        .send()
         .unwrap()
         .status();
     assert_eq!(status, 200);
@@ -713,11 +715,30 @@ fn engines_list_shows_built_in_and_configured_engines() {
 #[test]
 fn a_command_engine_may_not_take_a_built_in_id_or_run_nothing() {
     let s = Sandbox::new();
-    s.user_config("[engines.qa]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n");
-    s.quire()
-        .args(["engines", "list"])
+    let json = s
+        .quire()
+        .args(["engines", "list", "--json"])
         .run()
-        .fails(2, &["engines.qa", "is a built-in engine"]);
+        .success()
+        .stdout();
+    let engines: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let built_in: Vec<&str> = engines
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["builtIn"] == true)
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert!(built_in.len() >= 5, "{json}");
+    for id in built_in {
+        s.user_config(&format!(
+            "[engines.{id}]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n"
+        ));
+        s.quire()
+            .args(["engines", "list"])
+            .run()
+            .fails(2, &[&format!("engines.{id}"), "is a built-in engine"]);
+    }
     s.user_config("[engines.x]\ncommand = []\ninput = \"page-json\"\noutput = \"ops\"\n");
     s.quire()
         .args(["engines", "list"])

@@ -873,22 +873,3 @@ async fn target_language_must_be_a_language_tag_before_it_reaches_a_program() {
     follow(&mut sub, job).await;
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "pt-BR");
 }
-
-/// The config reserves exactly the ids of the engines the core builds in.
-#[test]
-fn the_reserved_engine_ids_are_the_built_in_engines() {
-    let t = TestCore::new();
-    let mut built_in: Vec<String> = t
-        .core
-        .engines()
-        .into_iter()
-        .filter(|e| e.built_in)
-        .map(|e| e.id)
-        .collect();
-    built_in.sort();
-    let mut reserved = quire::config::schema::BUILT_IN_ENGINES
-        .map(str::to_owned)
-        .to_vec();
-    reserved.sort();
-    assert_eq!(built_in, reserved);
-}

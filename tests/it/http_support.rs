@@ -187,14 +187,19 @@ pub struct Sse {
     pub data: Value,
 }
 
-/// Reads SSE events from a streaming response.
+/// Reads SSE events from a streaming response, decoded by
+/// `eventsource-stream` as the attached TUI decodes them (a character split
+/// across chunks arrives whole).
 pub struct SseReader {
-    stream: futures_util::stream::BoxStream<'static, reqwest::Result<bytes::Bytes>>,
-    buf: String,
+    events: futures_util::stream::BoxStream<
+        'static,
+        Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>,
+    >,
 }
 
 impl SseReader {
     pub async fn connect(client: &reqwest::Client, url: &str, last_event_id: Option<u64>) -> Self {
+        use eventsource_stream::Eventsource;
         let mut req = client.get(url);
         if let Some(id) = last_event_id {
             req = req.header("Last-Event-ID", id.to_string());
@@ -203,8 +208,7 @@ impl SseReader {
         assert_eq!(r.status(), 200);
         assert_eq!(r.headers()["content-type"], "text/event-stream");
         SseReader {
-            stream: r.bytes_stream().boxed(),
-            buf: String::new(),
+            events: r.bytes_stream().eventsource().boxed(),
         }
     }
 
@@ -212,35 +216,19 @@ impl SseReader {
     pub async fn next(&mut self) -> Sse {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
-            if let Some(end) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..end + 2).collect();
-                let mut sse = Sse {
-                    id: None,
-                    event: "message".into(),
-                    data: Value::Null,
-                };
-                let mut data = String::new();
-                for line in block.lines() {
-                    if let Some(v) = line.strip_prefix("id:") {
-                        sse.id = v.trim().parse().ok();
-                    } else if let Some(v) = line.strip_prefix("event:") {
-                        sse.event = v.trim().to_owned();
-                    } else if let Some(v) = line.strip_prefix("data:") {
-                        data.push_str(v.trim_start());
-                    }
-                }
-                if data.is_empty() {
-                    continue;
-                }
-                sse.data = serde_json::from_str(&data).unwrap();
-                return sse;
-            }
-            let chunk = tokio::time::timeout_at(deadline, self.stream.next())
+            let event = tokio::time::timeout_at(deadline, self.events.next())
                 .await
                 .expect("no event in time")
                 .expect("stream ended")
-                .unwrap();
-            self.buf.push_str(&String::from_utf8_lossy(&chunk));
+                .expect("a well-formed event stream");
+            if event.data.is_empty() {
+                continue;
+            }
+            return Sse {
+                id: event.id.trim().parse().ok(),
+                event: event.event,
+                data: serde_json::from_str(&event.data).unwrap(),
+            };
         }
     }
 

@@ -76,7 +76,7 @@ impl Backend for Gated {
     fn close_session(&self, id: SessionId) -> Reply<'_, ()> {
         self.inner.close_session(id)
     }
-    fn scene(&self, id: SessionId) -> Reply<'_, quire::core::storage::SnapshotFile> {
+    fn scene(&self, id: SessionId) -> Reply<'_, quire::core::session::SceneSnapshot> {
         self.inner.scene(id)
     }
     fn apply(&self, id: SessionId, op: quire::core::op::Op) -> Reply<'_, quire::core::ApplyResult> {

@@ -10,7 +10,7 @@ use quire::core::engines::EngineInfo;
 use quire::core::events::{JobProgress, JobStatus, JobSummary, JobWarningInfo, SessionSummary};
 use quire::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
 use quire::core::scene::{ImageRole, Node, NodeKind, Page, Scene, Transform};
-use quire::core::storage::SnapshotFile;
+use quire::core::session::SceneSnapshot;
 use quire::tui::app::{App, Route};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -62,7 +62,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
 
 /// A scene of `pages` pages with `nodes` nodes each (the first page has an
 /// image node too).
-pub fn scene(pages: usize, nodes: usize) -> SnapshotFile {
+pub fn scene(pages: usize, nodes: usize) -> SceneSnapshot {
     let mut out = Scene::new("Comic", "2026-01-01T00:00:00Z");
     for p in 0..pages {
         let mut list = Vec::new();
@@ -96,7 +96,7 @@ pub fn scene(pages: usize, nodes: usize) -> SnapshotFile {
             nodes: list,
         }));
     }
-    SnapshotFile {
+    SceneSnapshot {
         epoch: 12,
         scene: out,
     }

@@ -10,15 +10,91 @@
 //! must touch only its own page) before anything is applied.
 
 use std::process::Stdio;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
-use super::tesseract;
+use super::{
+    Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, tesseract,
+};
 use crate::config::schema::{CommandEngineConfig, EngineInput, EngineOutput};
 use crate::core::ids::PageId;
 use crate::core::op::Op;
 use crate::core::scene::Page;
+
+/// A command engine: `[engines.<id>]`.
+pub struct Command {
+    info: EngineInfo,
+    config: Arc<CommandEngineConfig>,
+}
+
+impl Command {
+    pub fn new(id: &str, config: CommandEngineConfig) -> Self {
+        Command {
+            info: EngineInfo {
+                id: id.to_owned(),
+                stage: config.stage.clone(),
+                description: config.description.clone(),
+                requires_approval: config.requires_approval,
+                built_in: false,
+                command: Some(command_line(&config)),
+            },
+            config: Arc::new(config),
+        }
+    }
+}
+
+impl Engine for Command {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            pictures: if needs_image(&self.config) {
+                Pictures::Image
+            } else {
+                Pictures::None
+            },
+            ..Needs::default()
+        }
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        Ok(Box::new(Prepared {
+            config: self.config.clone(),
+            target_language: step.target_language.map(str::to_owned),
+        }))
+    }
+}
+
+/// A command engine's step.
+struct Prepared {
+    config: Arc<CommandEngineConfig>,
+    target_language: Option<String>,
+}
+
+impl PageWork for Prepared {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        Box::pin(async move {
+            let ops = run(
+                &self.config,
+                input.page,
+                input.image,
+                self.target_language.as_deref(),
+            )
+            .await?;
+            Ok(PageOutcome {
+                ops,
+                ..PageOutcome::default()
+            })
+        })
+    }
+}
 
 /// How much of stderr a warning quotes.
 const STDERR_TAIL: usize = 600;

@@ -14,6 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, translation_op};
 use crate::config::schema::ProviderConfig;
 use crate::core::glossary::Matcher;
 use crate::core::scene::{NodeKind, Page};
@@ -32,6 +33,110 @@ as its glossary entry says.";
 const BACKOFF_START: Duration = Duration::from_millis(250);
 const BACKOFF_MAX: Duration = Duration::from_secs(8);
 const RETRY_AFTER_MAX: Duration = Duration::from_secs(30);
+
+/// The `llm-translate` engine.
+pub struct LlmTranslate {
+    info: EngineInfo,
+}
+
+impl Default for LlmTranslate {
+    fn default() -> Self {
+        LlmTranslate {
+            info: EngineInfo::built_in(
+                "llm-translate",
+                "translate",
+                "Translates each page's text nodes with an OpenAI-compatible chat-completions provider",
+            ),
+        }
+    }
+}
+
+impl Engine for LlmTranslate {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            scene: true,
+            provider: true,
+            ..Needs::default()
+        }
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        let (provider_id, provider) = step
+            .provider
+            .ok_or("no translation provider is configured")?;
+        Ok(Box::new(Work {
+            http: step.http.ok_or("no HTTP client for the provider")?.clone(),
+            provider_id: provider_id.to_owned(),
+            provider: provider.clone(),
+            target_language: step
+                .target_language
+                .ok_or("llm-translate needs targetLanguage")?
+                .to_owned(),
+            system_prompt: step.system_prompt.map(str::to_owned),
+            default_font: step.default_font.map(str::to_owned),
+            overwrite: step.overwrite,
+            glossary: step.scene.map(|s| Matcher::new(&s.project.glossary)),
+        }))
+    }
+}
+
+/// One step of `llm-translate`: the provider and what every request says.
+struct Work {
+    http: reqwest::Client,
+    provider_id: String,
+    provider: ProviderConfig,
+    target_language: String,
+    system_prompt: Option<String>,
+    default_font: Option<String>,
+    overwrite: Overwrite,
+    /// The project's glossary, built once per step.
+    glossary: Option<Matcher>,
+}
+
+impl PageWork for Work {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        Box::pin(async move {
+            let page = input.page;
+            let segments = segments(page, self.overwrite);
+            if segments.is_empty() {
+                return Ok(PageOutcome::default());
+            }
+            let glossary = self
+                .glossary
+                .as_ref()
+                .map(|m| page_terms(m, &segments))
+                .unwrap_or_default();
+            let request = Request {
+                provider_id: &self.provider_id,
+                provider: &self.provider,
+                target_language: &self.target_language,
+                system_prompt: self.system_prompt.as_deref(),
+                segments: &segments,
+                glossary: &glossary,
+            };
+            let mut translated = translate(&self.http, &request).await?;
+            let ops = page
+                .nodes
+                .iter()
+                .filter_map(|n| {
+                    let text = translated.remove(&n.id.to_string())?;
+                    Some(translation_op(page, n, text, self.default_font.as_deref()))
+                })
+                .collect();
+            Ok(PageOutcome {
+                ops,
+                ..PageOutcome::default()
+            })
+        })
+    }
+}
 
 /// One text node to translate.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -1,30 +1,37 @@
-//! Pipeline engines: the registry and what each engine does to one page.
+//! Pipeline engines: one trait, one file per engine, one registry.
 //!
-//! An engine turns one page into ops (applied by the job as one labelled
-//! `Batch`) and/or warnings. It never applies anything itself, so every
-//! engine edit goes through the same history as a person's.
+//! An engine says what its step needs ([`Needs`]), prepares once per step
+//! from what the job gathered ([`Step`]), and then turns one page at a time
+//! into ops (applied by the job as one labelled `Batch`) and/or warnings.
+//! It never applies anything itself, so every engine edit goes through the
+//! same history as a person's.
+//!
+//! Adding an engine is a file here implementing [`Engine`] and a line in
+//! [`built_in`].
 
 pub mod command;
 pub mod llm;
 pub mod pseudo;
 pub mod qa;
+pub mod render;
 pub mod tesseract;
 pub mod text;
+pub mod tm;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 
-use crate::config::schema::{CommandEngineConfig, ProviderConfig, QaConfig};
+use crate::config::schema::{CommandEngineConfig, ProviderConfig};
+use crate::core::CoreConfig;
 use crate::core::events::Finding;
 use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
-use crate::core::scene::{ImageRole, NodeKind, Page};
+use crate::core::render::fonts::Fonts;
+use crate::core::scene::{ImageRole, Node, NodeKind, Page, Scene};
+use crate::core::tm::Memory;
 use crate::core::workflow::Overwrite;
-
-/// Ids of the engines every quire has (the config refuses them as command
-/// engine ids).
-pub use crate::config::schema::BUILT_IN_ENGINES as BUILT_IN;
 
 /// What the registry says about an engine.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
@@ -40,137 +47,75 @@ pub struct EngineInfo {
     pub command: Option<String>,
 }
 
-#[derive(Debug, Clone)]
-pub enum EngineKind {
-    PseudoTranslate,
-    Qa,
-    LlmTranslate,
-    Tm,
-    Render,
-    Command(CommandEngineConfig),
-}
-
-#[derive(Debug, Clone)]
-pub struct Engine {
-    pub info: EngineInfo,
-    pub kind: EngineKind,
-}
-
-/// The engines of this process: the built-ins plus `[engines.<id>]`.
-#[derive(Debug, Clone)]
-pub struct Registry {
-    engines: Vec<Arc<Engine>>,
-}
-
-fn built_in(id: &str, stage: &str, description: &str, kind: EngineKind) -> Arc<Engine> {
-    Arc::new(Engine {
-        info: EngineInfo {
+impl EngineInfo {
+    /// A built-in engine's entry.
+    fn built_in(id: &str, stage: &str, description: &str) -> EngineInfo {
+        EngineInfo {
             id: id.to_owned(),
             stage: stage.to_owned(),
             description: description.to_owned(),
             requires_approval: false,
             built_in: true,
             command: None,
-        },
-        kind,
-    })
-}
-
-impl Registry {
-    pub fn new(commands: &BTreeMap<String, CommandEngineConfig>) -> Self {
-        let mut engines = vec![
-            built_in(
-                "pseudo-translate",
-                "translate",
-                "Fills each text node's translation with an accented, ~30% longer form of its text, placeholders kept",
-                EngineKind::PseudoTranslate,
-            ),
-            built_in(
-                "qa",
-                "check",
-                "Checks each translation: missing, placeholders, too long for its box, whitespace, numbers, end punctuation, consistency across the project, glossary terms",
-                EngineKind::Qa,
-            ),
-            built_in(
-                "llm-translate",
-                "translate",
-                "Translates each page's text nodes with an OpenAI-compatible chat-completions provider",
-                EngineKind::LlmTranslate,
-            ),
-            built_in(
-                "tm",
-                "translate",
-                "Fills untranslated text nodes from the reviewed and final translations of the managed projects (translation memory; similarity at least tm.min_score, kept in the origin)",
-                EngineKind::Tm,
-            ),
-            built_in(
-                "render",
-                "render",
-                "Clears the source text from each image page and sets the translations in their boxes (shrunk to fit, vertical when style.vertical); stores the page's rendered image",
-                EngineKind::Render,
-            ),
-        ];
-        for (id, config) in commands {
-            engines.push(Arc::new(Engine {
-                info: EngineInfo {
-                    id: id.clone(),
-                    stage: config.stage.clone(),
-                    description: config.description.clone(),
-                    requires_approval: config.requires_approval,
-                    built_in: false,
-                    command: Some(command::command_line(config)),
-                },
-                kind: EngineKind::Command(config.clone()),
-            }));
         }
-        Registry { engines }
-    }
-
-    pub fn list(&self) -> Vec<EngineInfo> {
-        self.engines.iter().map(|e| e.info.clone()).collect()
-    }
-
-    pub fn get(&self, id: &str) -> Option<Arc<Engine>> {
-        self.engines.iter().find(|e| e.info.id == id).cloned()
-    }
-
-    pub fn ids(&self) -> Vec<&str> {
-        self.engines.iter().map(|e| e.info.id.as_str()).collect()
     }
 }
 
-/// Everything an engine may use for one page.
-pub struct PageInput<'a> {
-    pub page: &'a Page,
-    /// The page's source image bytes, read when the engine needs them.
-    pub image: Option<&'a [u8]>,
+/// What an engine asks the job to gather for its step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Needs {
+    /// The project's scene, once per step (checks across pages, the
+    /// glossary).
+    pub scene: bool,
+    /// A translation memory from the managed projects, once per step.
+    pub memory: bool,
+    /// A translation provider (`[providers.<id>]`) and a target language,
+    /// both checked before the job is queued.
+    pub provider: bool,
+    /// Which of each page's pictures it reads.
+    pub pictures: Pictures,
+}
+
+/// Which of a page's pictures an engine reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pictures {
+    #[default]
+    None,
+    /// The page's image ([`page_image`]).
+    Image,
+    /// What a render starts from: the source image and its inpaint mask.
+    RenderSources,
+}
+
+/// What the job hands an engine once per step.
+pub struct Step<'a> {
+    /// BCP 47: the pipeline's, else the project's.
     pub target_language: Option<&'a str>,
     pub system_prompt: Option<&'a str>,
+    /// For translated nodes without a font.
     pub default_font: Option<&'a str>,
-    pub http: &'a reqwest::Client,
-    /// For `llm-translate`: the provider's id and settings.
-    pub provider: Option<(&'a str, &'a ProviderConfig)>,
-    /// Which translations a translation engine may replace; the engines
-    /// skip the rest (and the core drops any edit that gets through).
+    /// Which translations a translation engine may replace; engines skip
+    /// the rest (and the core drops any edit that gets through).
     pub overwrite: Overwrite,
-    /// For `qa`: the project's translated sources, built once per step.
-    pub sources: Option<&'a qa::Sources>,
-    /// For `qa`: which rules run, at what severity (`[qa]`).
-    pub qa: &'a QaConfig,
-    /// For `llm-translate`: the project's glossary, built once per step.
-    pub glossary: Option<&'a crate::core::glossary::Matcher>,
-    /// For `tm`: the memory, built once per step, and `tm.min_score`.
-    pub memory: Option<&'a crate::core::tm::Memory>,
-    pub min_score: f64,
-    /// For `render`: the page's inpaint mask, the fonts and the settings.
-    pub mask: Option<&'a [u8]>,
-    pub render: Option<&'a RenderStep>,
+    /// With [`Needs::scene`].
+    pub scene: Option<&'a Scene>,
+    /// With [`Needs::memory`].
+    pub memory: Option<Memory>,
+    /// With [`Needs::provider`]: the provider's id and settings, and the
+    /// client to reach it with.
+    pub provider: Option<(&'a str, &'a ProviderConfig)>,
+    pub http: Option<&'a reqwest::Client>,
+    /// The core's settings (`[qa]`, `[tm]`, `[render]`, limits).
+    pub config: &'a CoreConfig,
+    pub fonts: &'a Arc<Fonts>,
 }
 
-/// What the `render` engine uses for a whole step.
-pub struct RenderStep {
-    pub fonts: std::sync::Arc<crate::core::render::fonts::Fonts>,
-    pub settings: crate::core::render::Settings,
+/// What an engine gets for one page.
+pub struct PageInput<'a> {
+    pub page: &'a Page,
+    /// The pictures [`Needs::pictures`] asked for, when the page has them.
+    pub image: Option<&'a [u8]>,
+    pub mask: Option<&'a [u8]>,
 }
 
 /// What an engine made of one page.
@@ -183,170 +128,79 @@ pub struct PageOutcome {
     pub blobs: Vec<Vec<u8>>,
 }
 
-impl Engine {
-    /// Whether the engine checks pages against the whole project (the job
-    /// builds a [`qa::Sources`] for its step).
-    pub fn needs_sources(&self) -> bool {
-        matches!(self.kind, EngineKind::Qa)
+/// What a step does to each page, once [`Engine::prepare`] made it.
+pub trait PageWork: Send + Sync {
+    /// One page. `Err` is the step failing on this page: a warning, and
+    /// the job goes on.
+    fn page<'a>(&'a self, input: PageInput<'a>) -> BoxFuture<'a, Result<PageOutcome, String>>;
+}
+
+/// A pipeline engine.
+pub trait Engine: Send + Sync {
+    fn info(&self) -> &EngineInfo;
+
+    /// What the job gathers for this engine's step; nothing by default.
+    fn needs(&self) -> Needs {
+        Needs::default()
     }
 
-    /// Whether the engine sends each page's glossary terms (the job builds
-    /// a glossary `Matcher` for its step).
-    pub fn needs_glossary(&self) -> bool {
-        matches!(self.kind, EngineKind::LlmTranslate)
-    }
+    /// Prepares the step. `Err` fails the job before any page.
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String>;
+}
 
-    /// Whether the job builds a translation memory for this engine's step.
-    pub fn needs_memory(&self) -> bool {
-        matches!(self.kind, EngineKind::Tm)
-    }
+/// The engines every quire has. Adding one: its file, and a line here.
+pub fn built_in() -> Vec<Arc<dyn Engine>> {
+    vec![
+        Arc::new(pseudo::PseudoTranslate::default()),
+        Arc::new(qa::Qa::default()),
+        Arc::new(llm::LlmTranslate::default()),
+        Arc::new(tm::Tm::default()),
+        Arc::new(render::Render::default()),
+    ]
+}
 
-    /// Whether the job must read the page's image for this engine.
-    pub fn needs_image(&self) -> bool {
-        matches!(self.kind, EngineKind::Render)
-            || matches!(&self.kind, EngineKind::Command(c) if command::needs_image(c))
-    }
+/// The ids of [`built_in`] (the config refuses them as command engine ids).
+pub fn built_in_ids() -> Vec<String> {
+    built_in().iter().map(|e| e.info().id.clone()).collect()
+}
 
-    /// Whether the job reads the page's inpaint mask and fonts for it.
-    pub fn renders(&self) -> bool {
-        matches!(self.kind, EngineKind::Render)
-    }
+/// The engines of this process: the built-ins plus `[engines.<id>]`.
+#[derive(Clone)]
+pub struct Registry {
+    engines: Vec<Arc<dyn Engine>>,
+}
 
-    /// Runs on one page. `Err` is the step failing on this page.
-    pub async fn run(&self, input: &PageInput<'_>) -> Result<PageOutcome, String> {
-        match &self.kind {
-            EngineKind::PseudoTranslate => Ok(PageOutcome {
-                ops: translations(input, |text| Some(pseudo::pseudo_translate(text))),
-                ..PageOutcome::default()
-            }),
-            EngineKind::Qa => Ok(PageOutcome {
-                warnings: qa::check_page(input.page, input.sources, input.qa),
-                ..PageOutcome::default()
-            }),
-            EngineKind::Render => render_page(input).await,
-            EngineKind::Tm => {
-                let Some(memory) = input.memory else {
-                    return Err("no translation memory was built for this step".into());
-                };
-                let ops = input
-                    .page
-                    .nodes
-                    .iter()
-                    .filter(|n| input.overwrite.allows(n))
-                    .filter_map(|n| {
-                        let NodeKind::Text {
-                            text: Some(text), ..
-                        } = &n.kind
-                        else {
-                            return None;
-                        };
-                        let hit = memory.lookup(text, input.min_score)?;
-                        let mut op = translation_op(
-                            input.page,
-                            n,
-                            hit.target.to_owned(),
-                            input.default_font,
-                        );
-                        if let Op::UpdateNode { patch, .. } = &mut op
-                            && let Some(KindPatch::Text { origin, .. }) = &mut patch.kind
-                        {
-                            // The core records the engine and the time.
-                            *origin = Some(Some(Box::new(crate::core::scene::Origin {
-                                by: crate::core::scene::Author::Engine,
-                                engine: None,
-                                client: None,
-                                at: String::new(),
-                                score: Some((hit.score * 1000.0).round() / 1000.0),
-                            })));
-                        }
-                        Some(op)
-                    })
-                    .collect();
-                Ok(PageOutcome {
-                    ops,
-                    ..PageOutcome::default()
-                })
-            }
-            EngineKind::LlmTranslate => {
-                let segments = llm::segments(input.page, input.overwrite);
-                if segments.is_empty() {
-                    return Ok(PageOutcome::default());
-                }
-                let (provider_id, provider) = input
-                    .provider
-                    .ok_or("no translation provider is configured")?;
-                let target_language = input
-                    .target_language
-                    .ok_or("llm-translate needs targetLanguage")?;
-                let glossary = input
-                    .glossary
-                    .map(|m| llm::page_terms(m, &segments))
-                    .unwrap_or_default();
-                let request = llm::Request {
-                    provider_id,
-                    provider,
-                    target_language,
-                    system_prompt: input.system_prompt,
-                    segments: &segments,
-                    glossary: &glossary,
-                };
-                let mut translated = llm::translate(input.http, &request).await?;
-                let ops = input
-                    .page
-                    .nodes
-                    .iter()
-                    .filter_map(|n| {
-                        let text = translated.remove(&n.id.to_string())?;
-                        Some(translation_op(input.page, n, text, input.default_font))
-                    })
-                    .collect();
-                Ok(PageOutcome {
-                    ops,
-                    ..PageOutcome::default()
-                })
-            }
-            EngineKind::Command(config) => Ok(PageOutcome {
-                ops: command::run(config, input.page, input.image, input.target_language).await?,
-                ..PageOutcome::default()
-            }),
-        }
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.ids()).finish()
     }
 }
 
-/// Renders the page on the blocking pool (it is all CPU) and stores the
-/// result as its rendered image.
-async fn render_page(input: &PageInput<'_>) -> Result<PageOutcome, String> {
-    let step = input
-        .render
-        .ok_or("no fonts were loaded for this render step")?;
-    let page = input.page;
-    let (Some(image), Some(digest)) = (
-        input.image,
-        crate::core::render::digest(page, &step.settings),
-    ) else {
-        let finding = Finding::new(
-            "no-image",
-            crate::core::events::Severity::Warning,
-            format!("page `{}` has no source image to render", page.name),
-        );
-        return Ok(PageOutcome {
-            warnings: vec![finding.on(page.id, None)],
-            ..PageOutcome::default()
-        });
-    };
-    let (owned, image, mask) = (page.clone(), image.to_vec(), input.mask.map(<[u8]>::to_vec));
-    let (fonts, settings) = (step.fonts.clone(), step.settings.clone());
-    let rendered = tokio::task::spawn_blocking(move || {
-        crate::core::render::render(&owned, &image, mask.as_deref(), &fonts, &settings)
-    })
-    .await
-    .map_err(|e| format!("the render failed: {e}"))??;
-    let blob = crate::core::blobs::BlobHash::of(&rendered.png);
-    Ok(PageOutcome {
-        ops: crate::core::render::store_ops(page, blob, digest),
-        warnings: rendered.warnings,
-        blobs: vec![rendered.png],
-    })
+impl Registry {
+    pub fn new(commands: &BTreeMap<String, CommandEngineConfig>) -> Self {
+        let mut engines = built_in();
+        for (id, config) in commands {
+            engines.push(Arc::new(command::Command::new(id, config.clone())));
+        }
+        Registry { engines }
+    }
+
+    pub fn list(&self) -> Vec<EngineInfo> {
+        self.engines.iter().map(|e| e.info().clone()).collect()
+    }
+
+    pub fn get(&self, id: &str) -> Option<Arc<dyn Engine>> {
+        self.engines.iter().find(|e| e.info().id == id).cloned()
+    }
+
+    pub fn ids(&self) -> Vec<&str> {
+        self.engines.iter().map(|e| e.info().id.as_str()).collect()
+    }
+}
+
+/// A page's work that needs no waiting, as [`PageWork::page`] returns it.
+fn ready<'a>(outcome: Result<PageOutcome, String>) -> BoxFuture<'a, Result<PageOutcome, String>> {
+    Box::pin(std::future::ready(outcome))
 }
 
 /// The source image of a page: its first `source` image node, else its
@@ -366,32 +220,23 @@ pub fn page_image(page: &Page) -> Option<&crate::core::blobs::BlobHash> {
     first
 }
 
-/// One `UpdateNode` per text node with text, setting the translation that
-/// `translate` returns.
-fn translations(input: &PageInput<'_>, translate: impl Fn(&str) -> Option<String>) -> Vec<Op> {
-    let page = input.page;
+/// The text nodes of `page` with source text (not only blanks) whose
+/// translation `overwrite` lets an engine write, with that text.
+fn writable_texts(page: &Page, overwrite: Overwrite) -> impl Iterator<Item = (&Node, &str)> {
     page.nodes
         .iter()
-        .filter(|n| input.overwrite.allows(n))
+        .filter(move |n| overwrite.allows(n))
         .filter_map(|n| match &n.kind {
             NodeKind::Text {
                 text: Some(text), ..
-            } if !text.trim().is_empty() => {
-                translate(text).map(|t| translation_op(page, n, t, input.default_font))
-            }
+            } if !text.trim().is_empty() => Some((n, text.as_str())),
             _ => None,
         })
-        .collect()
 }
 
 /// Sets a node's translation; with `default_font`, also its font family
 /// when it has none, so translated text has a face to be set in.
-fn translation_op(
-    page: &Page,
-    node: &crate::core::scene::Node,
-    translation: String,
-    default_font: Option<&str>,
-) -> Op {
+fn translation_op(page: &Page, node: &Node, translation: String, default_font: Option<&str>) -> Op {
     let has_font =
         matches!(&node.kind, NodeKind::Text { style: Some(s), .. } if s.font_family.is_some());
     let style = match default_font {

@@ -3,6 +3,69 @@
 //! way to test layouts before real translation.
 
 use super::text::{Piece, pieces};
+use super::{
+    Engine, EngineInfo, PageInput, PageOutcome, PageWork, Step, ready, translation_op,
+    writable_texts,
+};
+use crate::core::workflow::Overwrite;
+
+/// The `pseudo-translate` engine.
+pub struct PseudoTranslate {
+    info: EngineInfo,
+}
+
+impl Default for PseudoTranslate {
+    fn default() -> Self {
+        PseudoTranslate {
+            info: EngineInfo::built_in(
+                "pseudo-translate",
+                "translate",
+                "Fills each text node's translation with an accented, ~30% longer form of its text, placeholders kept",
+            ),
+        }
+    }
+}
+
+impl Engine for PseudoTranslate {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        Ok(Box::new(Work {
+            overwrite: step.overwrite,
+            default_font: step.default_font.map(str::to_owned),
+        }))
+    }
+}
+
+struct Work {
+    overwrite: Overwrite,
+    default_font: Option<String>,
+}
+
+impl PageWork for Work {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        let page = input.page;
+        let ops = writable_texts(page, self.overwrite)
+            .map(|(node, text)| {
+                translation_op(
+                    page,
+                    node,
+                    pseudo_translate(text),
+                    self.default_font.as_deref(),
+                )
+            })
+            .collect();
+        ready(Ok(PageOutcome {
+            ops,
+            ..PageOutcome::default()
+        }))
+    }
+}
 
 /// Accented look-alikes for ASCII letters.
 fn accent(c: char) -> char {

@@ -9,11 +9,66 @@
 use std::collections::HashMap;
 
 use super::text::{Piece, pieces, placeholders};
+use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, ready};
 use crate::config::schema::{QaConfig, RuleLevel};
 use crate::core::events::{Finding, Severity};
 use crate::core::glossary::{Matcher, rendered};
 use crate::core::ids::{NodeId, PageId};
 use crate::core::scene::{NodeKind, Page, Scene};
+
+/// The `qa` engine.
+pub struct Qa {
+    info: EngineInfo,
+}
+
+impl Default for Qa {
+    fn default() -> Self {
+        Qa {
+            info: EngineInfo::built_in(
+                "qa",
+                "check",
+                "Checks each translation: missing, placeholders, too long for its box, whitespace, numbers, end punctuation, consistency across the project, glossary terms",
+            ),
+        }
+    }
+}
+
+impl Engine for Qa {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            scene: true,
+            ..Needs::default()
+        }
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        Ok(Box::new(Work {
+            sources: step.scene.map(Sources::of),
+            levels: step.config.qa.clone(),
+        }))
+    }
+}
+
+struct Work {
+    sources: Option<Sources>,
+    levels: QaConfig,
+}
+
+impl PageWork for Work {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        ready(Ok(PageOutcome {
+            warnings: check_page(input.page, self.sources.as_ref(), &self.levels),
+            ..PageOutcome::default()
+        }))
+    }
+}
 
 /// What the project-wide rules check against, built once per step: every
 /// translated source of the project (its translations and where) and the

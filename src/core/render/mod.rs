@@ -50,6 +50,18 @@ pub struct Settings {
     pub max_image_pixels: u64,
 }
 
+impl Settings {
+    /// How pages are rendered for text in `language` (a job's target
+    /// language; English when there is none).
+    pub fn new(config: &crate::core::CoreConfig, language: Option<&str>) -> Settings {
+        Settings {
+            config: config.render.clone(),
+            locale: language.unwrap_or("en").to_owned(),
+            max_image_pixels: config.max_image_pixels,
+        }
+    }
+}
+
 /// A rendered page.
 #[derive(Debug)]
 pub struct Rendered {

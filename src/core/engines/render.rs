@@ -1,0 +1,91 @@
+//! `render`: clears the source text from each image page and sets the
+//! translations in their boxes ([`crate::core::render`]), storing the
+//! page's rendered image. The work is all CPU, so each page is rendered on
+//! the blocking pool.
+
+use std::sync::Arc;
+
+use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step};
+use crate::core::blobs::BlobHash;
+use crate::core::events::{Finding, Severity};
+use crate::core::render::fonts::Fonts;
+use crate::core::render::{self, Settings};
+
+/// The `render` engine.
+pub struct Render {
+    info: EngineInfo,
+}
+
+impl Default for Render {
+    fn default() -> Self {
+        Render {
+            info: EngineInfo::built_in(
+                "render",
+                "render",
+                "Clears the source text from each image page and sets the translations in their boxes (shrunk to fit, vertical when style.vertical); stores the page's rendered image",
+            ),
+        }
+    }
+}
+
+impl Engine for Render {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            pictures: Pictures::RenderSources,
+            ..Needs::default()
+        }
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        Ok(Box::new(Work {
+            fonts: step.fonts.clone(),
+            settings: Settings::new(step.config, step.target_language),
+        }))
+    }
+}
+
+struct Work {
+    fonts: Arc<Fonts>,
+    settings: Settings,
+}
+
+impl PageWork for Work {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        Box::pin(async move {
+            let page = input.page;
+            let (Some(image), Some(digest)) = (input.image, render::digest(page, &self.settings))
+            else {
+                let finding = Finding::new(
+                    "no-image",
+                    Severity::Warning,
+                    format!("page `{}` has no source image to render", page.name),
+                );
+                return Ok(PageOutcome {
+                    warnings: vec![finding.on(page.id, None)],
+                    ..PageOutcome::default()
+                });
+            };
+            let (owned, image, mask) =
+                (page.clone(), image.to_vec(), input.mask.map(<[u8]>::to_vec));
+            let (fonts, settings) = (self.fonts.clone(), self.settings.clone());
+            let rendered = tokio::task::spawn_blocking(move || {
+                render::render(&owned, &image, mask.as_deref(), &fonts, &settings)
+            })
+            .await
+            .map_err(|e| format!("the render failed: {e}"))??;
+            let blob = BlobHash::of(&rendered.png);
+            Ok(PageOutcome {
+                ops: render::store_ops(page, blob, digest),
+                warnings: rendered.warnings,
+                blobs: vec![rendered.png],
+            })
+        })
+    }
+}

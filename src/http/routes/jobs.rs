@@ -1,0 +1,71 @@
+//! Pipelines: starting one, listing jobs, cancelling one.
+
+use axum::Json;
+use axum::extract::{Path, State};
+
+use crate::core::CoreError;
+use crate::core::events::JobSummary;
+use crate::core::ids::JobId;
+use crate::core::jobs::{Approval, PipelineSpec};
+use crate::http::AppState;
+use crate::http::api::{Body, Doc, json};
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{JsonBody, Target};
+use crate::wire::{Cancelled, Started};
+
+pub(super) const START_PIPELINE: Doc = Doc {
+    id: "startPipeline",
+    tag: "pipelines",
+    summary: "Start a pipeline; every step and page is checked first; returns the job id its events carry",
+    request: Body::Json(json::<PipelineSpec>),
+    response: Body::Json(json::<Started>),
+    errors: &[400, 403, 404, 409, 422],
+    queries: &[],
+};
+
+pub(super) async fn start_pipeline(
+    State(state): State<AppState>,
+    Target(id): Target,
+    JsonBody(spec): JsonBody<PipelineSpec>,
+) -> ApiResult<Json<Started>> {
+    let job_id = state
+        .core
+        .start_pipeline(id, spec, Approval::Unattended)
+        .await?;
+    Ok(Json(Started { job_id }))
+}
+
+pub(super) const OPERATIONS: Doc = Doc {
+    id: "listJobs",
+    tag: "pipelines",
+    summary: "Jobs in flight and the last 100 finished, with their warnings",
+    request: Body::None,
+    response: Body::Json(json::<Vec<JobSummary>>),
+    errors: &[],
+    queries: &[],
+};
+
+pub(super) async fn operations(State(state): State<AppState>) -> Json<Vec<JobSummary>> {
+    Json(state.core.jobs())
+}
+
+pub(super) const CANCEL_OPERATION: Doc = Doc {
+    id: "cancelJob",
+    tag: "pipelines",
+    summary: "Cancel a job (between pages); cancelled is false when it had already finished",
+    request: Body::None,
+    response: Body::Json(json::<Cancelled>),
+    errors: &[404],
+    queries: &[],
+};
+
+pub(super) async fn cancel_operation(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Json<Cancelled>> {
+    let job: JobId = id
+        .parse()
+        .map_err(|_| ApiError::from(CoreError::not_found("job", &id)))?;
+    let cancelled = state.core.cancel_job(job)?;
+    Ok(Json(Cancelled { cancelled }))
+}

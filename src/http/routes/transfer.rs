@@ -1,0 +1,168 @@
+//! Files in and out of a session: exports, translations merged back, the
+//! glossary.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request, State};
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::Form;
+use super::pages::is_multipart;
+use crate::core::CoreError;
+use crate::core::export::ExportSpec;
+use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
+use crate::core::translations::{ImportReport, TranslationFormat, TranslationImport};
+use crate::http::AppState;
+use crate::http::api::{Body, Doc, json};
+use crate::http::error::{ApiError, ApiResult};
+use crate::http::extract::{JsonBody, Target, body_error, parse_json};
+
+pub(super) const EXPORT: Doc = Doc {
+    id: "exportProject",
+    tag: "export",
+    summary: "Export as archive (zip), json, markdown, xliff, po, srt, vtt, or rendered pages as png (a zip), cbz or pdf (stale pages rendered first), optionally some pages",
+    request: Body::Json(json::<ExportSpec>),
+    response: Body::Bytes(&[
+        "application/zip",
+        "application/json",
+        "text/markdown",
+        "application/xliff+xml",
+        "text/x-gettext-translation",
+        "application/x-subrip",
+        "text/vtt",
+        "application/vnd.comicbook+zip",
+        "application/pdf",
+    ]),
+    errors: &[400, 404, 409, 422],
+    queries: &[],
+};
+
+pub(super) async fn export(
+    State(state): State<AppState>,
+    Target(id): Target,
+    JsonBody(spec): JsonBody<ExportSpec>,
+) -> ApiResult<Response> {
+    let export = state.core.export(id, spec).await?;
+    let disposition = format!("attachment; filename=\"{}\"", export.file_name);
+    let mut response = export.bytes.into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(export.media_type),
+    );
+    if let Ok(value) = HeaderValue::from_str(&disposition) {
+        headers.insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+pub(super) const IMPORT_TRANSLATIONS: Doc = Doc {
+    id: "importTranslations",
+    tag: "import",
+    summary: "Merge translations back (XLIFF 2.0 or gettext PO) by node id, as one history entry; conflicts are reported and left alone unless force",
+    request: Body::MultipartOr(
+        "One translation file (.xlf, .xliff, .po) as the field `file`, and optionally `force` = true",
+        json::<TranslationImport>,
+    ),
+    response: Body::Json(json::<ImportReport>),
+    errors: &[400, 404, 409, 413, 422],
+    queries: &[],
+};
+
+/// A translation file: multipart (`file`, format from its name, and
+/// `force`), or JSON [`TranslationImport`].
+pub(super) async fn import_translations(
+    State(state): State<AppState>,
+    Target(id): Target,
+    request: Request,
+) -> ApiResult<Json<ImportReport>> {
+    let import = if is_multipart(&request) {
+        let form = Form::read(request, &state).await?;
+        let force = form.flag("force");
+        let (file_name, content) = form.text()?;
+        let format = TranslationFormat::from_path(&file_name).ok_or_else(|| {
+            ApiError::from(CoreError::InvalidInput(format!(
+                "`{file_name}`: the format is not known from its name (.xlf, .xliff, .po)"
+            )))
+        })?;
+        TranslationImport {
+            format,
+            content,
+            force,
+        }
+    } else {
+        let bytes = Bytes::from_request(request, &state)
+            .await
+            .map_err(|e| body_error(e, &state))?;
+        parse_json(&bytes)?
+    };
+    Ok(Json(state.core.import_translations(id, import).await?))
+}
+
+pub(super) const IMPORT_GLOSSARY: Doc = Doc {
+    id: "importGlossary",
+    tag: "glossary",
+    summary: "Add terms from a CSV or TBX file (a term with a source the glossary has replaces it), as one history entry",
+    request: Body::MultipartOr(
+        "One glossary file (.csv with a header row naming source and target, or .tbx) as the field `file`",
+        json::<GlossaryImport>,
+    ),
+    response: Body::Json(json::<GlossaryReport>),
+    errors: &[400, 404, 409, 413, 422],
+    queries: &[],
+};
+
+/// A glossary file: multipart (`file`, format from its name) or JSON
+/// [`GlossaryImport`].
+pub(super) async fn import_glossary(
+    State(state): State<AppState>,
+    Target(id): Target,
+    request: Request,
+) -> ApiResult<Json<GlossaryReport>> {
+    let import = if is_multipart(&request) {
+        let (file_name, content) = Form::read(request, &state).await?.text()?;
+        let format = GlossaryFormat::from_path(&file_name).ok_or_else(|| {
+            ApiError::from(CoreError::InvalidInput(format!(
+                "`{file_name}`: the format is not known from its name (.csv, .tbx)"
+            )))
+        })?;
+        GlossaryImport { format, content }
+    } else {
+        let bytes = Bytes::from_request(request, &state)
+            .await
+            .map_err(|e| body_error(e, &state))?;
+        parse_json(&bytes)?
+    };
+    Ok(Json(state.core.import_glossary(id, import).await?))
+}
+
+/// The session's glossary.
+#[derive(Serialize, JsonSchema)]
+pub(super) struct GlossaryView {
+    epoch: u64,
+    terms: Vec<Term>,
+}
+
+pub(super) const GLOSSARY: Doc = Doc {
+    id: "getGlossary",
+    tag: "glossary",
+    summary: "The project's glossary, sorted by source; edit it with an UpdateGlossary op",
+    request: Body::None,
+    response: Body::Json(json::<GlossaryView>),
+    errors: &[404, 409],
+    queries: &[],
+};
+
+pub(super) async fn glossary(
+    State(state): State<AppState>,
+    Target(id): Target,
+) -> ApiResult<Json<GlossaryView>> {
+    let s = state.core.scene(id).await?;
+    Ok(Json(GlossaryView {
+        epoch: s.epoch,
+        terms: s.scene.project.glossary.clone(),
+    }))
+}

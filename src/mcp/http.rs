@@ -1,0 +1,182 @@
+//! `/mcp`: MCP's streamable HTTP transport under axum, with the JSON-RPC
+//! error shapes and the session bookkeeping rmcp leaves to the server.
+
+use rmcp::model::ProtocolVersion;
+use serde_json::Value;
+
+use super::*;
+use crate::core::Core;
+
+/// The `/mcp` route (streamable HTTP). Cancelling `stop` ends its
+/// sessions' streams, for a quick graceful shutdown.
+pub fn http_router(
+    core: Core,
+    config: &crate::config::Config,
+    stop: tokio_util::sync::CancellationToken,
+) -> axum::Router {
+    axum::Router::new()
+        .nest_service("/mcp", http_service(core, config, stop))
+        .layer(axum::middleware::from_fn(session_ended))
+        .layer(axum::middleware::from_fn(json_rpc_errors))
+}
+
+/// Every refusal `/mcp` answers is a JSON-RPC error body, as a client of
+/// the protocol reads it: a body that is not JSON is a parse error (400,
+/// -32700) before it reaches rmcp, and rmcp's plain-text refusals (a wrong
+/// `Content-Type` or `Accept`) keep their status with an invalid-request
+/// error (-32600) carrying their text.
+pub(super) async fn json_rpc_errors(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let error = |status: StatusCode, code: i32, message: String| {
+        let body = serde_json::json!({
+            "jsonrpc": "2.0",
+            "id": null,
+            "error": { "code": code, "message": message },
+        });
+        (status, axum::Json(body)).into_response()
+    };
+    let json_body = request
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    let request = if request.method() == axum::http::Method::POST && json_body {
+        use axum::extract::FromRequest;
+        let (parts, body) = request.into_parts();
+        let head = parts.clone();
+        // Read under the server's `DefaultBodyLimit` (server.max_body_bytes).
+        let request = axum::extract::Request::from_parts(parts, body);
+        let bytes = match axum::body::Bytes::from_request(request, &()).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                return error(
+                    e.status(),
+                    -32600,
+                    format!("Invalid Request: {}", e.body_text()),
+                );
+            }
+        };
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+            return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
+        }
+        // rmcp would first ask for the `Mcp-Name` header these methods
+        // have no use for in 2026-07-28, which misleads: say what to use.
+        let stateless = head
+            .headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str());
+        let frame = stateless
+            .then(|| serde_json::from_slice::<Frame>(&bytes).ok())
+            .flatten();
+        if let Some(frame) = frame
+            && let Some(method @ ("resources/subscribe" | "resources/unsubscribe")) =
+                frame.method.as_deref()
+        {
+            let body = serde_json::json!({
+                "jsonrpc": "2.0",
+                "id": frame.id,
+                "error": {
+                    "code": -32601,
+                    "message": format!(
+                        "{method} is not part of MCP 2026-07-28: use subscriptions/listen \
+                         with resourceSubscriptions"
+                    ),
+                },
+            });
+            return (StatusCode::OK, axum::Json(body)).into_response();
+        }
+        axum::extract::Request::from_parts(head, axum::body::Body::from(bytes))
+    } else {
+        request
+    };
+    let response = next.run(request).await;
+    let plain = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.starts_with("text/plain"));
+    if !response.status().is_client_error() || !plain {
+        return response;
+    }
+    let status = response.status();
+    let text = axum::body::to_bytes(response.into_body(), 64 << 10)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    error(status, -32600, format!("Invalid Request: {}", text.trim()))
+}
+
+/// What `/mcp` reads of a frame itself: its method and id.
+#[derive(serde::Deserialize)]
+pub(super) struct Frame {
+    #[serde(default)]
+    method: Option<String>,
+    #[serde(default)]
+    id: Option<Value>,
+}
+
+/// rmcp answers a session's DELETE with 202; the Python SDK (and the HTTP
+/// meaning of "done, nothing to send") expect 204, and warn otherwise.
+/// Only DELETE: a POSTed notification must stay 202, as the spec says.
+pub(super) async fn session_ended(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let delete = request.method() == axum::http::Method::DELETE;
+    let response = next.run(request).await;
+    if !delete || response.status() != axum::http::StatusCode::ACCEPTED {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    parts.status = axum::http::StatusCode::NO_CONTENT;
+    axum::response::Response::from_parts(parts, axum::body::Body::empty())
+}
+
+pub(super) fn http_service(
+    core: Core,
+    config: &crate::config::Config,
+    stop: tokio_util::sync::CancellationToken,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<
+    QuireMcp,
+    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    let server = &config.server;
+    // The HTTP guard has already checked Host and Origin; rmcp checks the
+    // host again with the same list.
+    let mut hosts: Vec<String> = vec![
+        "localhost".into(),
+        "127.0.0.1".into(),
+        "::1".into(),
+        "[::1]".into(),
+    ];
+    hosts.push(
+        server
+            .host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_owned(),
+    );
+    hosts.extend(server.allowed_hosts.iter().cloned());
+    // Origins are the guard's alone: it also admits this server's own
+    // origin, which a fixed list given to rmcp could not name (`--port 0`).
+    let mut mcp_config = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .disable_allowed_origins();
+    mcp_config.max_request_body_bytes =
+        usize::try_from(server.max_body_bytes.get()).unwrap_or(usize::MAX);
+    mcp_config.cancellation_token = stop;
+    let allowed = Allowed::from_config(config);
+    StreamableHttpService::new(
+        move || Ok(QuireMcp::new(core.clone(), Transport::Http, allowed)),
+        Default::default(),
+        mcp_config,
+    )
+}

@@ -1,0 +1,318 @@
+//! Typing: modal answers, the node editor and its saves, the command line,
+//! pasted text.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::HISTORY;
+use super::keys::{open_edit, request_scene};
+use crate::core::jobs::Approval;
+use crate::core::op::{Basis, NodePatch, Op};
+use crate::core::scene::{Node, NodeKind, TextState};
+use crate::tui::app::{App, ConfirmAction, Draft, EditBox, Effect, InputLine, Modal, PendingSave};
+use crate::tui::backend::BackendError;
+use crate::tui::commands;
+use crate::tui::complete::{self, Completion};
+
+pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);
+    let no = matches!(key.code, KeyCode::Char('n') | KeyCode::Esc);
+    match modal {
+        Modal::Help => {
+            let (max, page) = crate::tui::view::help_scroll_range(app);
+            let now = app.help_scroll.min(max);
+            app.help_scroll = match key.code {
+                KeyCode::Esc | KeyCode::Char('?' | 'q') | KeyCode::Enter => {
+                    app.modal = None;
+                    0
+                }
+                KeyCode::Down | KeyCode::Char('j') => now.saturating_add(1).min(max),
+                KeyCode::Up | KeyCode::Char('k') => now.saturating_sub(1),
+                KeyCode::PageDown | KeyCode::Char(' ') => now.saturating_add(page).min(max),
+                KeyCode::PageUp => now.saturating_sub(page),
+                KeyCode::Home | KeyCode::Char('g') => 0,
+                KeyCode::End | KeyCode::Char('G') => max,
+                _ => now,
+            };
+        }
+        Modal::Confirm { action, .. } => {
+            if yes {
+                app.modal = None;
+                match action {
+                    ConfirmAction::CloseSession(id) => fx.push(Effect::Close(id)),
+                    ConfirmAction::EditFinal(id) => open_edit(app, id, true),
+                    ConfirmAction::Overwrite(effect) => fx.push(*effect),
+                }
+            } else if no {
+                app.modal = None;
+            }
+        }
+        Modal::Conflict { mut draft, theirs } => match key.code {
+            // Keep mine: saved over theirs, now that the person has seen it.
+            KeyCode::Char('k') | KeyCode::Enter => {
+                app.modal = None;
+                draft.based_on = theirs;
+                save(app, draft, fx);
+            }
+            KeyCode::Char('t') => {
+                app.modal = None;
+                app.say("kept their translation; your draft is dropped");
+            }
+            // Back to the draft, to merge by hand.
+            KeyCode::Char('e') | KeyCode::Esc => {
+                app.modal = None;
+                draft.based_on = theirs;
+                app.edit = Some(EditBox::new(draft));
+            }
+            _ => app.modal = Some(Modal::Conflict { draft, theirs }),
+        },
+        Modal::Approval { session, spec, .. } => {
+            if yes {
+                app.modal = None;
+                app.say(format!("starting {}", spec.steps.join(" → ")));
+                fx.push(Effect::Run {
+                    session,
+                    spec,
+                    approval: Approval::Person,
+                });
+            } else if no {
+                app.modal = None;
+                app.say("not run");
+            }
+        }
+    }
+}
+
+/// Char-index editing shared by the edit box and the command line.
+pub(super) fn edit_text(text: &mut String, cursor: &mut usize, key: KeyEvent) -> bool {
+    let len = text.chars().count();
+    let at = |s: &String, i: usize| s.char_indices().nth(i).map_or(s.len(), |(b, _)| b);
+    match key.code {
+        KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+            let b = at(text, *cursor);
+            text.insert(b, c);
+            *cursor += 1;
+        }
+        KeyCode::Char('u') => {
+            text.clear();
+            *cursor = 0;
+        }
+        KeyCode::Backspace if *cursor > 0 => {
+            let b = at(text, *cursor - 1);
+            text.remove(b);
+            *cursor -= 1;
+        }
+        KeyCode::Delete if *cursor < len => {
+            let b = at(text, *cursor);
+            text.remove(b);
+        }
+        KeyCode::Left => *cursor = cursor.saturating_sub(1),
+        KeyCode::Right => *cursor = (*cursor + 1).min(len),
+        KeyCode::Home => *cursor = 0,
+        KeyCode::End => *cursor = len,
+        _ => return false,
+    }
+    true
+}
+
+pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let Some(edit) = app.edit.as_mut() else {
+        return;
+    };
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Esc => {
+            app.edit = None;
+            app.say("edit dropped");
+        }
+        // Alt-Enter or Ctrl-j: a line break in the translation.
+        KeyCode::Enter if alt => edit.area.insert_newline(),
+        KeyCode::Char('j') if ctrl => edit.area.insert_newline(),
+        KeyCode::Enter => {
+            if let Some(edit) = app.edit.take() {
+                save(app, edit.draft(), fx);
+            }
+        }
+        _ => {
+            edit.area.input(key);
+        }
+    }
+}
+
+/// Sends a draft and shows it as saved at once, so that the next key (in
+/// the same burst, say `e`) acts on the saved value.
+pub(super) fn save(app: &mut App, draft: Draft, fx: &mut Vec<Effect>) {
+    let translation = (!draft.text.is_empty()).then(|| draft.text.clone());
+    let op = Op::UpdateNode {
+        page: draft.page,
+        id: draft.node,
+        // Saying the state is what unlocks a final one.
+        patch: NodePatch::text(
+            Some(translation),
+            draft.unlock.then_some(TextState::Translated),
+        ),
+        // Refused if someone else saved this node since the draft began.
+        based_on: Some(Basis {
+            translation: Some(draft.based_on.clone()),
+            ..Basis::default()
+        }),
+    };
+    app.saving.push(PendingSave {
+        draft: draft.clone(),
+        epoch: None,
+    });
+    show_saves(app);
+    fx.push(Effect::Save { draft, op });
+}
+
+/// Puts the pending saves into the shown scene (until a loaded scene has
+/// them).
+pub(super) fn show_saves(app: &mut App) {
+    let Some((shown, snapshot)) = app.scene.as_mut() else {
+        return;
+    };
+    for pending in app.saving.iter().filter(|p| p.draft.session == *shown) {
+        let d = &pending.draft;
+        let node = snapshot
+            .scene
+            .pages
+            .iter_mut()
+            .find(|p| p.id == d.page)
+            .map(std::sync::Arc::make_mut)
+            .and_then(|p| p.nodes.iter_mut().find(|n| n.id == d.node));
+        if let Some(Node {
+            kind:
+                NodeKind::Text {
+                    translation,
+                    state,
+                    origin,
+                    ..
+                },
+            ..
+        }) = node
+        {
+            *translation = (!d.text.is_empty()).then(|| d.text.clone());
+            *state = Some(TextState::inferred(translation.as_deref()));
+            // A person's, until the scene says more.
+            *origin = None;
+        }
+    }
+}
+
+pub(super) fn on_saved(
+    app: &mut App,
+    draft: Draft,
+    result: Result<u64, BackendError>,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(i) = app.saving.iter().position(|p| p.draft == draft) else {
+        return;
+    };
+    match result {
+        Ok(epoch) => {
+            let loaded = app
+                .scene
+                .as_ref()
+                .is_some_and(|(id, s)| *id == draft.session && s.epoch >= epoch);
+            if loaded {
+                app.saving.remove(i);
+            } else {
+                app.saving[i].epoch = Some(epoch);
+            }
+            app.say("translation saved");
+        }
+        Err(e) => {
+            app.saving.remove(i);
+            // What the scene really holds again.
+            request_scene(app, draft.session, fx);
+            if let Some(theirs) = e.theirs {
+                // Someone saved this node since the draft began: the person
+                // decides, as in the web workbench.
+                app.modal = Some(Modal::Conflict { draft, theirs });
+                app.fail("someone else changed this translation meanwhile: keep yours or theirs?");
+                return;
+            }
+            if app.edit.is_none() {
+                app.edit = Some(EditBox::new(draft));
+                app.fail(format!(
+                    "not saved: {e} · the draft is kept: Enter retries, Esc drops it"
+                ));
+            } else {
+                app.fail(format!("a save failed: {e}"));
+            }
+        }
+    }
+}
+
+pub(super) fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let Some(input) = app.input.as_mut() else {
+        return;
+    };
+    if key.code != KeyCode::Tab {
+        app.choices.clear();
+    }
+    match key.code {
+        KeyCode::Esc => {
+            app.input = None;
+            app.history_at = None;
+        }
+        KeyCode::Enter => {
+            let text = app.input.take().map(|i| i.text).unwrap_or_default();
+            app.history_at = None;
+            if !text.trim().is_empty() && app.history.last() != Some(&text) {
+                app.history.push(text.clone());
+                if app.history.len() > HISTORY {
+                    app.history.remove(0);
+                }
+            }
+            commands::run(app, &text, fx);
+        }
+        KeyCode::Up | KeyCode::Down => {
+            let len = app.history.len();
+            let at = match (app.history_at, key.code) {
+                (None, KeyCode::Up) if len > 0 => Some(len - 1),
+                (Some(i), KeyCode::Up) => Some(i.saturating_sub(1)),
+                (Some(i), KeyCode::Down) if i + 1 < len => Some(i + 1),
+                _ => None,
+            };
+            app.history_at = at;
+            let text = at.map(|i| app.history[i].clone()).unwrap_or_default();
+            *input = InputLine {
+                cursor: text.chars().count(),
+                text,
+            };
+        }
+        KeyCode::Tab => {
+            let line = input.clone();
+            match complete::complete(app, &line) {
+                Completion::Line { input, choices } => {
+                    app.input = Some(input);
+                    app.choices = choices;
+                }
+                Completion::ListDir { dir } => fx.push(Effect::ListDir { dir, line }),
+                Completion::None => app.choices.clear(),
+            }
+        }
+        KeyCode::Backspace if input.text.is_empty() => app.input = None,
+        _ => {
+            edit_text(&mut input.text, &mut input.cursor, key);
+        }
+    }
+}
+
+pub(super) fn paste(app: &mut App, text: &str) {
+    let line = text.replace(['\r', '\n'], " ");
+    if let Some(edit) = app.edit.as_mut() {
+        edit.area.insert_str(text.replace('\r', ""));
+    } else if let Some(input) = app.input.as_mut() {
+        for c in line.chars() {
+            let b = input
+                .text
+                .char_indices()
+                .nth(input.cursor)
+                .map_or(input.text.len(), |(b, _)| b);
+            input.text.insert(b, c);
+            input.cursor += 1;
+        }
+    }
+}

@@ -1,0 +1,435 @@
+//! What arrives from outside the keyboard: mouse clicks, the backend's
+//! events, finished loads and the sharing adapter's requests.
+
+use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
+
+use super::edit::{on_saved, show_saves};
+use super::keys::{
+    jump_to_warning, move_in_focus, move_sel, node_count, open_home_row, page_count, request_scene,
+    show_session,
+};
+use crate::core::events::{Event, JobStatus, JobSummary};
+use crate::core::ids::SessionId;
+use crate::tui::app::{
+    App, ConfirmAction, Effect, HomeRow, Loaded, Modal, Pane, Route, ShareEvent,
+};
+use crate::tui::backend::BackendEvent;
+use crate::tui::commands;
+use crate::tui::complete::{self, Completion};
+use crate::tui::layout::{Hit, hit_test};
+
+pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>) {
+    let hit = hit_test(app, mouse.column, mouse.row);
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) => match hit {
+            Some(Hit::Revoke) => fx.push(Effect::Revoke),
+            Some(Hit::HomeRow(i))
+                if app.modal.is_none() && app.input.is_none() && app.edit.is_none() =>
+            {
+                if app.home_selected == i {
+                    let rows = app.home_rows();
+                    open_home_row(app, rows.get(i).cloned(), fx);
+                } else {
+                    app.home_selected = i;
+                }
+            }
+            Some(Hit::Page(i)) if app.modal.is_none() => {
+                app.focus = Pane::Pages;
+                if i < page_count(app) && i != app.page_selected {
+                    app.page_selected = i;
+                    app.node_selected = 0;
+                }
+            }
+            Some(Hit::Node(i)) if app.modal.is_none() => {
+                app.focus = Pane::Nodes;
+                if i < node_count(app) {
+                    app.node_selected = i;
+                }
+            }
+            // A click on a warning jumps to its node; on the pane, opens it.
+            Some(Hit::Warning(i)) if app.modal.is_none() => {
+                app.warning_selected = i;
+                if let Some(id) = app.shown_session() {
+                    jump_to_warning(app, id);
+                }
+            }
+            Some(Hit::Jobs) if app.modal.is_none() => app.focus = Pane::Jobs,
+            _ => {}
+        },
+        MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
+            let delta = if mouse.kind == MouseEventKind::ScrollUp {
+                -3
+            } else {
+                3
+            };
+            match hit {
+                Some(Hit::HomeRow(_)) => {
+                    let len = app.home_rows().len();
+                    move_sel(&mut app.home_selected, len, delta);
+                }
+                Some(Hit::Page(_)) => {
+                    app.focus = Pane::Pages;
+                    move_in_focus(app, delta);
+                }
+                Some(Hit::Node(_)) => {
+                    app.focus = Pane::Nodes;
+                    move_in_focus(app, delta);
+                }
+                Some(Hit::Warning(_) | Hit::Jobs) => {
+                    app.focus = Pane::Jobs;
+                    move_in_focus(app, delta);
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Reloads what the person sees.
+pub(super) fn reload(app: &mut App, fx: &mut Vec<Effect>) {
+    fx.extend([
+        Effect::LoadSessions,
+        Effect::LoadProjects,
+        Effect::LoadEngines,
+        Effect::LoadJobs,
+    ]);
+    if let Some(id) = app.shown_session() {
+        request_scene(app, id, fx);
+    }
+}
+
+pub(super) fn backend_event(app: &mut App, event: BackendEvent, fx: &mut Vec<Effect>) {
+    match event {
+        BackendEvent::Connected => {
+            if !app.connected && app.loaded {
+                app.say(format!("reconnected to {}", app.backend_name));
+            }
+            app.connected = true;
+            app.generation += 1;
+            reload(app, fx);
+        }
+        BackendEvent::Disconnected(why) => {
+            if app.connected && app.loaded {
+                app.reopen = app.sessions.iter().map(|s| s.project_id).collect();
+                app.reopen_shown = app
+                    .shown_session()
+                    .and_then(|id| app.session(id))
+                    .map(|s| s.project_id);
+            }
+            app.connected = false;
+            let hint = if why.contains("401") {
+                " · the server wants a token: pass --token (or set QUIRE_ATTACH__TOKEN)"
+            } else {
+                ""
+            };
+            app.fail(format!("disconnected: {why}{hint}; retrying"));
+        }
+        BackendEvent::Event(event) => workspace_event(app, event, fx),
+    }
+}
+
+pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
+    match event {
+        Event::Snapshot { jobs, sessions } => {
+            app.jobs = jobs;
+            app.sessions = sessions;
+            // The stream and the API are two connections: a snapshot can
+            // be older than an answer already in. The list asked for now
+            // is newer, and decides whether the shown session is gone.
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+            if let Some(id) = app.shown_session() {
+                request_scene(app, id, fx);
+            }
+        }
+        Event::SessionOpened { .. }
+        | Event::SessionClosed { .. }
+        | Event::CurrentSessionChanged { .. } => {
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+        }
+        Event::SceneAdvanced {
+            session_id,
+            epoch,
+            name,
+            ..
+        } => {
+            if let Some(s) = app.sessions.iter_mut().find(|s| s.id == session_id) {
+                s.epoch = epoch;
+                s.name = name;
+            }
+            let behind = app
+                .scene
+                .as_ref()
+                .is_none_or(|(id, snap)| *id != session_id || snap.epoch < epoch);
+            if app.shown_session() == Some(session_id) && behind {
+                request_scene(app, session_id, fx);
+            }
+        }
+        Event::JobStarted { id, .. } => {
+            if !app.jobs.iter().any(|j| j.id == id)
+                && let Some(job) = JobSummary::started(&event)
+            {
+                app.jobs.push(job);
+            }
+        }
+        Event::JobProgress { job_id: id, .. } | Event::JobWarning { job_id: id, .. } => {
+            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
+                j.apply(&event);
+            }
+        }
+        Event::JobFinished {
+            id,
+            status,
+            ref error,
+        } => {
+            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
+                j.apply(&event);
+                let steps = j.steps.join(" → ");
+                let warnings = j.warnings.len();
+                match status {
+                    JobStatus::Completed => app.say(format!("{steps}: done")),
+                    JobStatus::CompletedWithErrors => {
+                        app.fail(format!("{steps}: done with {warnings} warning(s)"))
+                    }
+                    JobStatus::Cancelled => app.say(format!("{steps}: cancelled")),
+                    JobStatus::Failed => app.fail(format!(
+                        "{steps}: failed: {}",
+                        error.clone().unwrap_or_default()
+                    )),
+                    JobStatus::Queued | JobStatus::Running => {}
+                }
+            }
+        }
+        Event::ConfigChanged {} => fx.push(Effect::LoadEngines),
+    }
+}
+
+/// The shown session was closed elsewhere: go home and say so.
+/// Keeps the home selection on the row it was on when the lists change
+/// under it (a list re-sorted by an edit elsewhere), else in range.
+pub(super) fn keep_home_row(app: &mut App, keep: Option<HomeRow>) {
+    let rows = app.home_rows();
+    app.home_selected = keep
+        .and_then(|row| rows.iter().position(|r| *r == row))
+        .unwrap_or_else(|| app.home_selected.min(rows.len().saturating_sub(1)));
+}
+
+/// The shown project has a new session (the server restarted): show it
+/// in place, selection, draft and pending saves kept.
+pub(super) fn session_moved(app: &mut App, old: SessionId, new: SessionId, fx: &mut Vec<Effect>) {
+    app.route = Route::Session(new);
+    app.scene = None;
+    if let Some(edit) = app.edit.as_mut().filter(|e| e.session == old) {
+        edit.session = new;
+    }
+    app.saving.retain(|p| p.draft.session != old);
+    request_scene(app, new, fx);
+}
+
+/// Home, when the shown session is gone (unless it is being reopened).
+pub(super) fn leave_closed_session(app: &mut App) {
+    if let Some(id) = app.shown_session()
+        && app.loaded
+        && app.reopen_shown.is_none()
+        && !app.sessions.iter().any(|s| s.id == id)
+    {
+        app.route = Route::Home;
+        app.scene = None;
+        app.say("the session was closed");
+    }
+}
+
+pub(super) fn share_event(app: &mut App, event: ShareEvent, fx: &mut Vec<Effect>) {
+    match event {
+        ShareEvent::Bar(bar) => app.share = Some(bar),
+        ShareEvent::Navigate(session) => show_session(app, session, fx),
+        ShareEvent::Revoked => {
+            app.share = None;
+            app.say("sharing revoked: the endpoint is gone");
+        }
+    }
+}
+
+pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
+    match loaded {
+        Loaded::Sessions(asked, Ok(_)) if app.sessions_asked.is_some_and(|t| asked < t) => {}
+        Loaded::Sessions(asked, Ok(sessions)) => {
+            app.sessions_asked = Some(asked);
+            let keep = app.home_rows().get(app.home_selected).cloned();
+            // A server that restarted gives the same project a new session:
+            // keep showing the project.
+            // (While the server restarts, the shown session may be missing
+            // from the list already: the project being reopened is the one.)
+            let shown_project = app
+                .shown_session()
+                .and_then(|id| app.session(id))
+                .map(|s| s.project_id)
+                .or(app.reopen_shown);
+            app.sessions = sessions;
+            if let (Some(old), Some(project)) = (app.shown_session(), shown_project)
+                && app.session(old).is_none()
+                && let Some(new) = app
+                    .sessions
+                    .iter()
+                    .find(|s| s.project_id == project)
+                    .map(|s| s.id)
+            {
+                session_moved(app, old, new, fx);
+            }
+            // A server that restarted without them: open them again.
+            for project in std::mem::take(&mut app.reopen) {
+                if !app.sessions.iter().any(|s| s.project_id == project) {
+                    fx.push(Effect::Reopen(project));
+                }
+            }
+            if app
+                .reopen_shown
+                .is_some_and(|p| app.sessions.iter().any(|s| s.project_id == p))
+            {
+                app.reopen_shown = None;
+            }
+            if !app.loaded {
+                app.loaded = true;
+                app.start_overlay = None;
+                if let Some(id) = app.pending_show.take() {
+                    show_session(app, id, fx);
+                }
+            }
+            leave_closed_session(app);
+            keep_home_row(app, keep);
+        }
+        Loaded::Projects(Ok(projects)) => {
+            let keep = app.home_rows().get(app.home_selected).cloned();
+            app.projects = projects;
+            keep_home_row(app, keep);
+        }
+        Loaded::Engines(Ok(engines)) => app.engines = engines,
+        Loaded::Jobs(Ok(jobs)) => app.jobs = jobs,
+        Loaded::Scene(id, result) => {
+            app.scene_loading = false;
+            match result {
+                Ok(snapshot) if app.shown_session() == Some(id) => {
+                    let epoch = snapshot.epoch;
+                    app.saving.retain(|p| {
+                        p.draft.session != id || p.epoch.is_none_or(|saved| saved > epoch)
+                    });
+                    app.scene = Some((id, snapshot));
+                    show_saves(app);
+                    let pages = page_count(app);
+                    app.page_selected = app.page_selected.min(pages.saturating_sub(1));
+                    let nodes = node_count(app);
+                    app.node_selected = app.node_selected.min(nodes.saturating_sub(1));
+                }
+                Err(e) if app.shown_session() == Some(id) => {
+                    app.fail(format!("cannot load the session: {e}"));
+                }
+                // For a session no longer shown (closed, or moved to a new
+                // id by a server restart): nothing to show.
+                Ok(_) | Err(_) => {}
+            }
+            if std::mem::take(&mut app.scene_stale)
+                && let Some(shown) = app.shown_session()
+            {
+                request_scene(app, shown, fx);
+            }
+        }
+        Loaded::Reopened(_, at, Ok(session)) => {
+            // Lists asked for before this would not have it.
+            app.sessions_asked = Some(at);
+            let shown_gone = app
+                .shown_session()
+                .is_none_or(|id| app.session(id).is_none());
+            if !app.sessions.iter().any(|s| s.id == session.id) {
+                app.sessions.push(session.clone());
+            }
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+            // `reopen_shown` stays until a session list has it, so that a
+            // list from before the open does not send the view home.
+            if app.reopen_shown == Some(session.project_id) {
+                match app.shown_session() {
+                    Some(old) if shown_gone => session_moved(app, old, session.id, fx),
+                    None => show_session(app, session.id, fx),
+                    Some(_) => {}
+                }
+                app.say(format!("reopened {}", session.name));
+            }
+        }
+        Loaded::Reopened(project, _, Err(e)) => {
+            if app.reopen_shown == Some(project) {
+                app.reopen_shown = None;
+                leave_closed_session(app);
+            }
+            app.fail(format!("could not open the project again: {e}"));
+        }
+        Loaded::Opened(Ok(session)) => {
+            app.say(format!("opened {}", session.name));
+            if !app.sessions.iter().any(|s| s.id == session.id) {
+                app.sessions.push(session.clone());
+            }
+            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+            show_session(app, session.id, fx);
+        }
+        Loaded::Done(Ok(message)) => app.say(message),
+        Loaded::Saved(draft, result) => on_saved(app, draft, result, fx),
+        Loaded::Imported(Ok((files, result))) => {
+            app.attachments.clear();
+            match result.skipped.as_slice() {
+                [] => app.say(format!("imported {files} file(s) as pages")),
+                skipped => {
+                    let named: Vec<String> = skipped
+                        .iter()
+                        .take(3)
+                        .map(|s| format!("{} ({})", s.name, s.reason))
+                        .collect();
+                    let more = skipped.len().saturating_sub(3);
+                    app.fail(format!(
+                        "imported {files} file(s); {} entr{} skipped: {}{}",
+                        skipped.len(),
+                        if skipped.len() == 1 { "y" } else { "ies" },
+                        named.join("; "),
+                        if more > 0 {
+                            format!(" and {more} more")
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+            }
+        }
+        Loaded::Located(Ok(file)) => commands::stage(app, file),
+        // Only if the line is still what was completed.
+        Loaded::Listed(line, entries) if app.input.as_ref() == Some(&line) => {
+            match complete::paths(&line, &entries) {
+                Completion::Line { input, choices } => {
+                    app.input = Some(input);
+                    app.choices = choices;
+                }
+                _ => app.choices.clear(),
+            }
+        }
+        Loaded::Listed(..) => {}
+        Loaded::Picture(session, blob, image) => {
+            if let Some(preview) = app
+                .preview
+                .as_mut()
+                .filter(|p| p.session == session && p.blob == blob)
+            {
+                preview.image = image;
+            }
+        }
+        Loaded::Exists { path, retry } => {
+            app.modal = Some(Modal::Confirm {
+                message: format!("{} exists. Overwrite it?", path.display()),
+                action: ConfirmAction::Overwrite(retry),
+            });
+        }
+        Loaded::Sessions(_, Err(e))
+        | Loaded::Projects(Err(e))
+        | Loaded::Engines(Err(e))
+        | Loaded::Jobs(Err(e))
+        | Loaded::Opened(Err(e))
+        | Loaded::Done(Err(e))
+        | Loaded::Imported(Err(e))
+        | Loaded::Located(Err(e)) => app.fail(e.message),
+    }
+}

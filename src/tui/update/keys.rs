@@ -1,0 +1,351 @@
+//! Keys on the home screen and in a session: moving, opening, marking,
+//! starting an edit.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::core::ids::{PageId, SessionId};
+use crate::core::op::{NodePatch, Op};
+use crate::core::scene::{Node, NodeKind, TextState};
+use crate::tui::app::{
+    App, ConfirmAction, Draft, EditBox, Effect, HomeRow, InputLine, Modal, Pane, Route,
+};
+use crate::tui::navigate;
+
+pub(super) fn move_sel(sel: &mut usize, len: usize, delta: isize) {
+    if len == 0 {
+        *sel = 0;
+        return;
+    }
+    let next = (*sel as isize + delta).clamp(0, len as isize - 1);
+    *sel = next as usize;
+}
+
+pub(super) fn home_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let rows = app.home_rows();
+    match key.code {
+        KeyCode::Up | KeyCode::Char('k') => move_sel(&mut app.home_selected, rows.len(), -1),
+        KeyCode::Down | KeyCode::Char('j') => move_sel(&mut app.home_selected, rows.len(), 1),
+        KeyCode::PageUp => move_sel(&mut app.home_selected, rows.len(), -10),
+        KeyCode::PageDown => move_sel(&mut app.home_selected, rows.len(), 10),
+        KeyCode::Home | KeyCode::Char('g') => app.home_selected = 0,
+        KeyCode::End | KeyCode::Char('G') => app.home_selected = rows.len().saturating_sub(1),
+        KeyCode::Enter => open_home_row(app, rows.get(app.home_selected).cloned(), fx),
+        KeyCode::Char('n') => {
+            app.input = Some(InputLine {
+                text: "new ".into(),
+                cursor: 4,
+            })
+        }
+        KeyCode::Char('x') | KeyCode::Char('d') => {
+            if let Some(HomeRow::Session(id)) = rows.get(app.home_selected) {
+                confirm_close(app, *id);
+            }
+        }
+        _ => {}
+    }
+}
+
+pub fn confirm_close(app: &mut App, id: crate::core::ids::SessionId) {
+    let name = app
+        .session(id)
+        .map_or_else(|| id.to_string(), |s| s.name.clone());
+    app.modal = Some(Modal::Confirm {
+        message: format!("Save and close `{name}`?"),
+        action: ConfirmAction::CloseSession(id),
+    });
+}
+
+pub(super) fn open_home_row(app: &mut App, row: Option<HomeRow>, fx: &mut Vec<Effect>) {
+    match row {
+        Some(HomeRow::Session(id)) => show_session(app, id, fx),
+        Some(HomeRow::Project(id)) => {
+            app.say("opening…");
+            fx.push(Effect::Open(id));
+        }
+        None => {}
+    }
+}
+
+/// Shows a session (its scene loads in the background).
+pub fn show_session(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
+    if app.route != Route::Session(id) {
+        app.route = Route::Session(id);
+        app.focus = Pane::Pages;
+        app.page_selected = 0;
+        app.node_selected = 0;
+        if app.scene.as_ref().is_some_and(|(s, _)| *s != id) {
+            app.scene = None;
+        }
+    }
+    request_scene(app, id, fx);
+}
+
+pub(super) fn request_scene(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
+    if app.scene_loading {
+        app.scene_stale = true;
+    } else {
+        app.scene_loading = true;
+        fx.push(Effect::LoadScene(id));
+    }
+}
+
+pub(super) fn page_count(app: &App) -> usize {
+    app.scene.as_ref().map_or(0, |(_, s)| s.scene.pages.len())
+}
+
+pub(super) fn node_count(app: &App) -> usize {
+    app.scene
+        .as_ref()
+        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .map_or(0, |p| p.nodes.len())
+}
+
+pub(super) fn session_key(
+    app: &mut App,
+    id: crate::core::ids::SessionId,
+    key: KeyEvent,
+    fx: &mut Vec<Effect>,
+) {
+    let delta = match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Some(-1),
+        KeyCode::Down | KeyCode::Char('j') => Some(1),
+        KeyCode::PageUp => Some(-10),
+        KeyCode::PageDown => Some(10),
+        _ => None,
+    };
+    if let Some(delta) = delta {
+        move_in_focus(app, delta);
+        return;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    match key.code {
+        KeyCode::Char('f') if ctrl => {
+            app.input = Some(InputLine {
+                text: "find ".into(),
+                cursor: 5,
+            })
+        }
+        KeyCode::Home | KeyCode::Char('g') => move_in_focus(app, isize::MIN / 2),
+        KeyCode::End | KeyCode::Char('G') => move_in_focus(app, isize::MAX / 2),
+        KeyCode::Char(c @ ('n' | 'N')) => next_node(app, c == 'N'),
+        KeyCode::Tab | KeyCode::BackTab => {
+            let has_jobs = !app.jobs_hidden && app.jobs_of(id).next().is_some();
+            let back = key.code == KeyCode::BackTab;
+            app.focus = match (app.focus, has_jobs, back) {
+                (Pane::Pages, _, false) | (Pane::Jobs, _, true) => Pane::Nodes,
+                (Pane::Nodes, true, false) | (Pane::Pages, true, true) => Pane::Jobs,
+                _ => Pane::Pages,
+            }
+        }
+        KeyCode::Char('w') => {
+            app.jobs_hidden = !app.jobs_hidden;
+            if app.jobs_hidden && app.focus == Pane::Jobs {
+                app.focus = Pane::Nodes;
+            }
+            app.say(if app.jobs_hidden {
+                "jobs pane hidden · w shows it"
+            } else {
+                "jobs pane shown"
+            });
+        }
+        KeyCode::Enter if app.focus == Pane::Jobs => jump_to_warning(app, id),
+        KeyCode::Esc if app.focus == Pane::Jobs => app.focus = Pane::Nodes,
+        KeyCode::Right | KeyCode::Char('l') | KeyCode::Enter if app.focus == Pane::Pages => {
+            app.focus = Pane::Nodes;
+        }
+        KeyCode::Left | KeyCode::Char('h') if app.focus == Pane::Nodes => app.focus = Pane::Pages,
+        KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => app.route = Route::Home,
+        KeyCode::Char('e') | KeyCode::Enter => start_edit(app, id),
+        KeyCode::Char('u') => fx.push(Effect::Undo(id)),
+        KeyCode::Char('r') => mark(app, id, TextState::Reviewed, fx),
+        KeyCode::Char('f') => mark(app, id, TextState::Final, fx),
+        _ => {}
+    }
+}
+
+pub(super) fn move_in_focus(app: &mut App, delta: isize) {
+    match app.focus {
+        Pane::Pages => {
+            let before = app.page_selected;
+            let pages = page_count(app);
+            move_sel(&mut app.page_selected, pages, delta);
+            if before != app.page_selected {
+                app.node_selected = 0;
+            }
+        }
+        Pane::Nodes => {
+            // Among the nodes the list shows (a filter may hide some).
+            let shown = navigate::shown_nodes(app);
+            let mut at = shown
+                .iter()
+                .position(|&i| i == app.node_selected)
+                .unwrap_or(0);
+            move_sel(&mut at, shown.len(), delta);
+            if let Some(&i) = shown.get(at) {
+                app.node_selected = i;
+            }
+        }
+        Pane::Jobs => {
+            let n = app
+                .shown_session()
+                .map_or(0, |id| app.warnings_of(id).len());
+            move_sel(&mut app.warning_selected, n, delta);
+        }
+    }
+}
+
+/// `n`/`N`: the next (previous) match of the last `/find`, or else the
+/// next node that needs work.
+pub fn next_node(app: &mut App, back: bool) {
+    let found = match &app.find {
+        Some(needle) => navigate::next_where(app, back, |n| navigate::holds(n, needle)),
+        None => {
+            let warned = navigate::warned(app);
+            navigate::next_where(app, back, |n| navigate::needs_work(n, &warned))
+        }
+    };
+    match found {
+        Some((page, node)) => {
+            app.page_selected = page;
+            app.node_selected = node;
+            app.focus = Pane::Nodes;
+        }
+        None if app.find.is_some() => app.fail("no node holds that text"),
+        None => app.say("nothing left to do: every node is translated and none is flagged"),
+    }
+}
+
+/// `/N`: page N (from 1).
+pub fn go_to_page(app: &mut App, n: usize) {
+    let pages = page_count(app);
+    if n == 0 || n > pages {
+        return app.fail(format!("there are {pages} pages"));
+    }
+    app.page_selected = n - 1;
+    app.node_selected = 0;
+}
+
+/// Enter on a warning: show its node (by id, so a reordered page still
+/// finds it), with the focus on the nodes.
+pub(super) fn jump_to_warning(app: &mut App, id: SessionId) {
+    let Some(w) = app
+        .warnings_of(id)
+        .get(app.warning_selected)
+        .copied()
+        .cloned()
+    else {
+        app.fail("no warning selected");
+        return;
+    };
+    let Some((_, snapshot)) = &app.scene else {
+        return;
+    };
+    let pages = &snapshot.scene.pages;
+    let page = match w.finding.page_id {
+        Some(pid) => pages.iter().position(|p| p.id == pid),
+        None => (w.page_index < pages.len()).then_some(w.page_index),
+    };
+    let Some(page) = page else {
+        app.fail("that page is gone");
+        return;
+    };
+    let node = w
+        .finding
+        .node_id
+        .and_then(|nid| pages[page].nodes.iter().position(|n| n.id == nid));
+    app.page_selected = page;
+    app.node_selected = node.unwrap_or(0);
+    app.focus = Pane::Nodes;
+    if w.finding.node_id.is_some() && node.is_none() {
+        app.fail("that node is gone; its page is shown");
+    } else {
+        app.say(format!("{}: {}", w.finding.rule, w.finding.message));
+    }
+}
+
+/// The selected text node of the shown page, or a failure said.
+pub(super) fn selected_text_node(app: &mut App) -> Option<(PageId, Node)> {
+    let Some((_, snapshot)) = &app.scene else {
+        app.fail("the session is still loading");
+        return None;
+    };
+    let found = snapshot
+        .scene
+        .pages
+        .get(app.page_selected)
+        .and_then(|p| Some((p.id, p.nodes.get(app.node_selected)?.clone())));
+    match found {
+        Some((page, node)) if matches!(node.kind, NodeKind::Text { .. }) => Some((page, node)),
+        Some(_) => {
+            app.fail("only text nodes have a translation");
+            None
+        }
+        None => {
+            app.fail("no node selected");
+            None
+        }
+    }
+}
+
+/// `r` / `f`: marks the selected translation reviewed or final; the same
+/// key again steps back (final → reviewed → translated).
+pub(super) fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) {
+    let Some((page, node)) = selected_text_node(app) else {
+        return;
+    };
+    let NodeKind::Text { translation, .. } = &node.kind else {
+        return;
+    };
+    if translation.as_deref().is_none_or(str::is_empty) {
+        return app.fail("translate it first: there is nothing to review");
+    }
+    let current = node.kind.state().unwrap_or(TextState::Initial);
+    let state = match (current, to) {
+        (TextState::Final, TextState::Final) => TextState::Reviewed,
+        (TextState::Reviewed, TextState::Reviewed) => TextState::Translated,
+        _ => to,
+    };
+    fx.push(Effect::Apply {
+        session,
+        op: Op::UpdateNode {
+            page,
+            id: node.id,
+            patch: NodePatch::text(None, Some(state)),
+            based_on: None,
+        },
+        what: format!("marked {}", state.as_str()),
+    });
+}
+
+/// `e` on a text node: an edit box with its current translation; a final
+/// translation asks first.
+pub(super) fn start_edit(app: &mut App, session: SessionId) {
+    let Some((_, node)) = selected_text_node(app) else {
+        return;
+    };
+    if node.kind.state() == Some(TextState::Final) {
+        app.modal = Some(Modal::Confirm {
+            message: "This translation is final. Edit it anyway?".into(),
+            action: ConfirmAction::EditFinal(session),
+        });
+        return;
+    }
+    open_edit(app, session, false);
+}
+
+pub(super) fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
+    let Some((page, node)) = selected_text_node(app) else {
+        return;
+    };
+    let NodeKind::Text { translation, .. } = node.kind else {
+        return;
+    };
+    app.edit = Some(EditBox::new(Draft {
+        session,
+        page,
+        node: node.id,
+        text: translation.clone().unwrap_or_default(),
+        unlock,
+        based_on: translation,
+    }));
+}

@@ -1,0 +1,149 @@
+//! The jobs pane: each job's progress, result and warnings, and the files
+//! attached for the next import.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Gauge, Paragraph};
+
+use super::{accent, bold, clip, dim, fit, selected};
+use crate::core::events::{JobStatus, JobSummary};
+use crate::tui::app::{App, Pane};
+use crate::tui::layout::{inner, scroll_offset, shown_gauges, warning_rows};
+
+/// `1 warning`, `2 warnings`.
+pub(super) fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+pub(super) fn job_label(job: &JobSummary) -> (String, f64, Color) {
+    let percent = job.progress.as_ref().map_or(0.0, |p| p.overall_percent);
+    let status = match job.status {
+        JobStatus::Queued => "queued",
+        JobStatus::Running => "running",
+        JobStatus::Completed => "done",
+        JobStatus::CompletedWithErrors => "done with warnings",
+        JobStatus::Cancelled => "cancelled",
+        JobStatus::Failed => "failed",
+    };
+    let warnings = job.warnings.len() + job.warnings_omitted;
+    let counted = match warnings {
+        0 => String::new(),
+        n => format!(" · {}", count(n, "warning")),
+    };
+    let label = format!(
+        "{} · {status} · {percent:.0}%{counted}",
+        job.steps.join(" → ")
+    );
+    let color = if matches!(
+        job.status,
+        JobStatus::Failed | JobStatus::CompletedWithErrors
+    ) {
+        Color::Yellow
+    } else {
+        Color::Green
+    };
+    (label, (percent / 100.0).clamp(0.0, 1.0), color)
+}
+
+pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
+    let Some(id) = app.shown_session() else {
+        return;
+    };
+    let jobs: Vec<_> = app.jobs_of(id).collect();
+    // Idle: the latest job on one line.
+    if area.height <= 1 {
+        if let Some(job) = jobs.last() {
+            let (label, _, color) = job_label(job);
+            let hint = " · Tab to read · w hides";
+            let line = Line::from(vec![
+                Span::styled("Jobs ", bold()),
+                Span::styled(label, Style::default().fg(color)),
+                Span::styled(hint, dim()),
+            ]);
+            frame.render_widget(Paragraph::new(line), area);
+        }
+        return;
+    }
+    let warnings = app.warnings_of(id);
+    let focused = app.focus == Pane::Jobs;
+    let title = if focused {
+        format!(
+            " Jobs · {} · Enter shows the node ",
+            count(warnings.len(), "warning")
+        )
+    } else {
+        format!(" Jobs · {} ", count(warnings.len(), "warning"))
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused {
+            Style::default().fg(accent(app))
+        } else {
+            Style::default()
+        })
+        .title(title);
+    frame.render_widget(block, area);
+    let inside = inner(area);
+    for (row, job) in jobs.iter().rev().take(shown_gauges(app, id)).enumerate() {
+        let (label, ratio, color) = job_label(job);
+        frame.render_widget(
+            Gauge::default()
+                .gauge_style(Style::default().fg(color))
+                .ratio(ratio)
+                .label(clip(&label, inside.width as usize)),
+            Rect {
+                y: inside.y + row as u16,
+                height: 1,
+                ..inside
+            },
+        );
+    }
+    let list = warning_rows(area, shown_gauges(app, id));
+    let height = list.height as usize;
+    let offset = scroll_offset(app.warning_selected, warnings.len(), height);
+    let width = list.width as usize;
+    let lines: Vec<Line> = warnings
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(i, w)| {
+            let text = fit(
+                &format!(
+                    "⚠ page {} · {} · {}: {}",
+                    w.page_index + 1,
+                    w.step_id,
+                    w.finding.rule,
+                    w.finding.message
+                ),
+                width,
+            );
+            let style = if focused && i == app.warning_selected {
+                selected()
+            } else {
+                Style::default().fg(Color::Yellow)
+            };
+            Line::styled(text, style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), list);
+}
+
+pub(super) fn attachments(app: &App, frame: &mut Frame, area: Rect) {
+    let mut spans = vec![Span::styled(" staged: ", dim())];
+    for a in &app.attachments {
+        spans.push(Span::styled(
+            format!(" {} ", a.name),
+            Style::default().bg(Color::Blue).fg(Color::White),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    spans.push(Span::styled("· /import adds them as pages", dim()));
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,397 @@
+//! A project's screen: the pages, nodes and node panes.
+
+use std::sync::Arc;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use super::jobs::jobs;
+use super::{accent, bold, clip, dim, fit, selected};
+use crate::core::ids::NodeId;
+use crate::core::scene::{Author, Node, NodeKind, Page, TextState};
+use crate::tui::app::{App, Pane};
+use crate::tui::layout::{inner, scroll_offset, session_areas};
+
+/// One character for a text node's state: ` ` initial, `m` a machine's
+/// translation (an engine's or an agent's), `t` a person's, `R` reviewed,
+/// `F` final.
+pub(super) fn state_mark(kind: &NodeKind) -> char {
+    match kind.state() {
+        Some(TextState::Translated) if kind.is_machine_work() => 'm',
+        Some(TextState::Translated) => 't',
+        Some(TextState::Reviewed) => 'R',
+        Some(TextState::Final) => 'F',
+        _ => ' ',
+    }
+}
+
+/// A text node's colour by state, with its mark: an engine's translation
+/// magenta, a person's cyan, reviewed green, final blue and bold (and a
+/// warning, yellow, over all of them).
+pub(super) fn state_style(kind: &NodeKind) -> Style {
+    let colour = match state_mark(kind) {
+        'm' => Color::Magenta,
+        't' => Color::Cyan,
+        'R' => Color::Green,
+        'F' => {
+            return Style::default()
+                .fg(Color::Blue)
+                .add_modifier(Modifier::BOLD);
+        }
+        _ => return Style::default(),
+    };
+    Style::default().fg(colour)
+}
+
+/// `translated · llm-translate` (or `· by a person`, `· by agent
+/// claude-code 2.1.0`), for the detail pane's heading.
+pub(super) fn state_words(kind: &NodeKind) -> String {
+    let state = kind.state().map_or("", TextState::as_str);
+    match kind {
+        NodeKind::Text {
+            origin: Some(o), ..
+        } => match (o.by, &o.engine, &o.client) {
+            (Author::Agent, _, Some(client)) => format!("{state} · by agent {client}"),
+            (Author::Agent, _, None) => format!("{state} · by an agent"),
+            (_, Some(engine), _) => format!("{state} · {engine}"),
+            _ => format!("{state} · by a person"),
+        },
+        _ => state.to_owned(),
+    }
+}
+
+/// A node's row: kind, state mark, `!` when a warning names it, then the
+/// source and the translation side by side, so both show at any width.
+pub(super) fn node_summary(node: &Node, warned: bool, width: usize) -> (String, Style) {
+    let hidden = if node.visible { "" } else { " (hidden)" };
+    let flag = if warned { '!' } else { ' ' };
+    let text = match &node.kind {
+        NodeKind::Text {
+            text, translation, ..
+        } => {
+            let source = format!("{}{hidden}", text.as_deref().unwrap_or(""));
+            let mark = state_mark(&node.kind);
+            let rest = width.saturating_sub(5 + 3);
+            let source_w = rest / 2;
+            let translation = translation.as_deref().unwrap_or("·");
+            format!(
+                "T {mark}{flag} {} → {}",
+                fit(&source, source_w),
+                clip(translation, rest - source_w)
+            )
+        }
+        NodeKind::Image { name, role, .. } => format!(
+            "I  {flag} {}{hidden}",
+            format!("{} ({role:?})", name.as_deref().unwrap_or("image")).to_lowercase()
+        ),
+        NodeKind::Mask { role, .. } => {
+            format!(
+                "M  {flag} {}{hidden}",
+                format!("mask ({role:?})").to_lowercase()
+            )
+        }
+    };
+    let style = if warned {
+        Style::default().fg(Color::Yellow)
+    } else if node.visible {
+        state_style(&node.kind)
+    } else {
+        dim()
+    };
+    (fit(&text, width), style)
+}
+
+/// Rows for a source part of `top` rows above a translation part of
+/// `bottom` rows in `height`: both whole when they fit; otherwise the
+/// translation keeps at least half (or all it needs, if less).
+pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
+    if top + bottom <= height {
+        return (top, height - top);
+    }
+    let keep = bottom.min(height.div_ceil(2).max(height.saturating_sub(top)));
+    (height - keep, keep)
+}
+
+/// A text as lines, its line breaks kept.
+pub(super) fn lines_of(text: &str) -> Vec<Line<'static>> {
+    text.split('\n').map(|l| Line::raw(l.to_owned())).collect()
+}
+
+/// A project's screen: its pages, the selected page's nodes, the selected
+/// node, and the jobs pane when there is room for it.
+pub(super) fn session(app: &App, frame: &mut Frame, area: Rect) {
+    let s = session_areas(app, area);
+    let Some((_, snapshot)) = &app.scene else {
+        frame.render_widget(
+            Paragraph::new("loading…").block(Block::default().borders(Borders::ALL)),
+            area,
+        );
+        return;
+    };
+    let pages = &snapshot.scene.pages;
+    pages_pane(app, frame, s.pages, pages);
+    let page = pages.get(app.page_selected).map(|p| p.as_ref());
+    nodes_pane(app, frame, s.nodes, pages, page);
+    detail_pane(app, frame, s.detail, page);
+    if let Some(jobs_area) = s.jobs {
+        jobs(app, frame, jobs_area);
+    }
+}
+
+/// A pane's border: the accent colour when it has the focus.
+pub(super) fn border(app: &App, pane: Pane) -> Style {
+    if app.focus == pane {
+        Style::default().fg(accent(app))
+    } else {
+        Style::default()
+    }
+}
+
+/// The page list: number, name and how many text nodes are translated.
+pub(super) fn pages_pane(app: &App, frame: &mut Frame, area: Rect, pages: &[Arc<Page>]) {
+    let inner_pages = inner(area);
+    let height = inner_pages.height as usize;
+    let offset = scroll_offset(app.page_selected, pages.len(), height);
+    let width = inner_pages.width as usize;
+    let page_lines: Vec<Line> = pages
+        .iter()
+        .enumerate()
+        .skip(offset)
+        .take(height)
+        .map(|(i, p)| {
+            // Progress: text nodes translated (or further) of all.
+            let (done, texts) = p.nodes.iter().fold((0, 0), |(done, all), n| match &n.kind {
+                NodeKind::Text { translation, .. } => {
+                    (done + usize::from(translation.is_some()), all + 1)
+                }
+                _ => (done, all),
+            });
+            let progress = format!(" {done}/{texts}");
+            let name_w = width.saturating_sub(4 + progress.len());
+            let text = format!("{:>3} {}{progress}", i + 1, fit(&p.name, name_w));
+            let style = if i == app.page_selected {
+                selected()
+            } else {
+                Style::default()
+            };
+            Line::styled(fit(&text, width), style)
+        })
+        .collect();
+    frame.render_widget(
+        Paragraph::new(page_lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(border(app, Pane::Pages))
+                .title(format!(" Pages ({}) ", pages.len())),
+        ),
+        area,
+    );
+}
+
+/// The nodes of the selected page that pass the filter, one row each.
+pub(super) fn nodes_pane(
+    app: &App,
+    frame: &mut Frame,
+    area: Rect,
+    pages: &[Arc<Page>],
+    page: Option<&Page>,
+) {
+    let inner_nodes = inner(area);
+    let nodes: &[Node] = page.map_or(&[], |p| &p.nodes);
+    let height = inner_nodes.height as usize;
+    let shown = crate::tui::navigate::shown_nodes(app);
+    let at = shown
+        .iter()
+        .position(|&i| i == app.node_selected)
+        .unwrap_or(0);
+    let offset = scroll_offset(at, shown.len(), height);
+    let width = inner_nodes.width as usize;
+    let warned: std::collections::HashSet<NodeId> = app
+        .shown_session()
+        .map(|id| app.warnings_of(id))
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|w| w.finding.node_id)
+        .collect();
+    let node_lines: Vec<Line> = if nodes.is_empty() {
+        vec![Line::styled("no nodes on this page", dim())]
+    } else if shown.is_empty() {
+        vec![Line::styled(
+            "no node here passes the filter · /filter all",
+            dim(),
+        )]
+    } else {
+        shown
+            .iter()
+            .skip(offset)
+            .take(height)
+            .map(|&i| (i, &nodes[i]))
+            .map(|(i, n)| {
+                let (text, style) = node_summary(n, warned.contains(&n.id), width);
+                let style = if i == app.node_selected && app.focus == Pane::Nodes {
+                    selected()
+                } else if i == app.node_selected {
+                    style.add_modifier(Modifier::UNDERLINED)
+                } else {
+                    style
+                };
+                Line::styled(fit(&text, width), style)
+            })
+            .collect()
+    };
+    let title = match (page, app.filter) {
+        (Some(p), Some(filter)) => format!(
+            " {} · {} of {} nodes {} ",
+            p.name,
+            shown.len(),
+            p.nodes.len(),
+            filter.name()
+        ),
+        (Some(p), None) => format!(" {} · {} nodes ", p.name, p.nodes.len()),
+        (None, _) if pages.is_empty() => " no pages yet: /attach a file, then /import ".to_owned(),
+        (None, _) => " Nodes ".to_owned(),
+    };
+    frame.render_widget(
+        Paragraph::new(node_lines).block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(border(app, Pane::Nodes))
+                .title(title),
+        ),
+        area,
+    );
+}
+
+/// The selected node: a text's source above its translation, each given
+/// rows so that the translation always shows; an image's heading above
+/// its picture with the boxes drawn.
+pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option<&Page>) {
+    let nodes: &[Node] = page.map_or(&[], |p| &p.nodes);
+    let (top, bottom): (Vec<Line>, Vec<Line>) = match nodes.get(app.node_selected) {
+        Some(node) => match &node.kind {
+            NodeKind::Text {
+                text,
+                translation,
+                source_lang,
+                timing,
+                ..
+            } => {
+                let heading = Line::from(vec![
+                    Span::styled(
+                        format!(
+                            "Source{}",
+                            source_lang
+                                .as_deref()
+                                .map(|l| format!(" ({l})"))
+                                .unwrap_or_default()
+                        ),
+                        bold(),
+                    ),
+                    Span::styled(
+                        timing
+                            .as_ref()
+                            .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
+                            .unwrap_or_default(),
+                        dim(),
+                    ),
+                ]);
+                let mut top = vec![heading];
+                top.extend(lines_of(text.as_deref().unwrap_or_default()));
+                let mut bottom = vec![Line::from(vec![
+                    Span::styled("Translation", bold()),
+                    Span::styled(format!("  {}", state_words(&node.kind)), dim()),
+                ])];
+                match translation {
+                    Some(t) => bottom.extend(lines_of(t)),
+                    None => bottom.push(Line::styled("not translated · e to edit", dim())),
+                }
+                (top, bottom)
+            }
+            NodeKind::Image {
+                blob,
+                role,
+                opacity,
+                name,
+                ..
+            } => {
+                let size = match page.and_then(|p| p.width.zip(p.height)) {
+                    Some((w, h)) => format!(" · {w}×{h}"),
+                    None => String::new(),
+                };
+                let mut top = vec![Line::from(vec![
+                    Span::styled(format!("Image ({role:?}) "), bold()),
+                    Span::raw(format!(
+                        "{}{size} · opacity {opacity}",
+                        name.as_deref().unwrap_or("unnamed")
+                    )),
+                ])];
+                let shown = app.preview.as_ref().filter(|p| p.blob == *blob);
+                match shown.map(|p| (&p.image, &p.protocol)) {
+                    Some((Ok(_), Some(_))) => {}
+                    Some((Err(why), _)) => top.push(Line::styled(why.clone(), dim())),
+                    _ => top.push(Line::styled(
+                        format!("blob {}", &blob.to_hex()[..16]),
+                        dim(),
+                    )),
+                }
+                (top, Vec::new())
+            }
+            NodeKind::Mask { blob, role } => (
+                vec![
+                    Line::styled(format!("Mask ({role:?})"), bold()),
+                    Line::styled(format!("blob {}", &blob.to_hex()[..16]), dim()),
+                ],
+                Vec::new(),
+            ),
+        },
+        None => (vec![Line::styled("select a node", dim())], Vec::new()),
+    };
+    frame.render_widget(Block::default().borders(Borders::ALL).title(" Node "), area);
+    let inside = inner(area);
+    let top = Paragraph::new(top).wrap(Wrap { trim: false });
+    let bottom = Paragraph::new(bottom).wrap(Wrap { trim: false });
+    let (top_rows, bottom_rows) = split_rows(
+        inside.height,
+        top.line_count(inside.width) as u16,
+        bottom.line_count(inside.width) as u16,
+    );
+    frame.render_widget(
+        top,
+        Rect {
+            height: top_rows,
+            ..inside
+        },
+    );
+    frame.render_widget(
+        bottom,
+        Rect {
+            y: inside.y + top_rows,
+            height: bottom_rows,
+            ..inside
+        },
+    );
+    // The page picture, with its boxes, under the image's heading.
+    let picture = nodes.get(app.node_selected).and_then(|n| match &n.kind {
+        NodeKind::Image { blob, .. } => app
+            .preview
+            .as_ref()
+            .filter(|p| p.blob == *blob)
+            .and_then(|p| p.protocol.as_ref()),
+        _ => None,
+    });
+    if let Some(protocol) = picture
+        && inside.height > 1
+    {
+        frame.render_widget(
+            ratatui_image::Image::new(protocol),
+            Rect {
+                y: inside.y + 1,
+                height: inside.height - 1,
+                ..inside
+            },
+        );
+    }
+}
