@@ -2,19 +2,13 @@
 //! the BLAKE3 hash of their bytes, written once (temp file, fsync, rename)
 //! and verified on every read.
 
-use std::fmt;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+pub use quire_model::hash::BlobHash;
 
 use super::error::{CoreError, CoreResult};
 use super::storage::{self, fsync_dir};
-
-/// A BLAKE3 hash, shown as 64 lowercase hex digits.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BlobHash([u8; 32]);
 
 /// The media type of blob bytes, from their signature: a page image's
 /// (PNG, JPEG, WebP), else `application/octet-stream`.
@@ -24,69 +18,6 @@ pub fn media_type(bytes: &[u8]) -> &'static str {
         Ok(imagesize::ImageType::Jpeg) => "image/jpeg",
         Ok(imagesize::ImageType::Webp) => "image/webp",
         _ => "application/octet-stream",
-    }
-}
-
-impl BlobHash {
-    pub fn of(bytes: &[u8]) -> Self {
-        BlobHash(*blake3::hash(bytes).as_bytes())
-    }
-
-    pub fn to_hex(&self) -> String {
-        blake3::Hash::from_bytes(self.0).to_hex().to_string()
-    }
-}
-
-impl fmt::Display for BlobHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
-}
-
-impl fmt::Debug for BlobHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "BlobHash({})", self.to_hex())
-    }
-}
-
-impl FromStr for BlobHash {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        if s.len() != 64 || !s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            return Err(format!(
-                "`{s}` is not a blob hash (64 lowercase hex digits)"
-            ));
-        }
-        blake3::Hash::from_hex(s)
-            .map(|h| BlobHash(*h.as_bytes()))
-            .map_err(|e| e.to_string())
-    }
-}
-
-impl Serialize for BlobHash {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.to_hex())
-    }
-}
-
-impl<'de> Deserialize<'de> for BlobHash {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
-
-impl schemars::JsonSchema for BlobHash {
-    fn schema_name() -> std::borrow::Cow<'static, str> {
-        "BlobHash".into()
-    }
-
-    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({
-            "type": "string",
-            "description": "BLAKE3 hash of the blob's bytes, 64 lowercase hex digits",
-            "pattern": "^[0-9a-f]{64}$"
-        })
     }
 }
 

@@ -15,38 +15,30 @@
 //! plain blocking functions are [`Core::blocking`], for threads that may
 //! block (tests, benchmarks).
 
-pub mod apply;
 pub mod archive;
 pub mod blobs;
 mod blocking;
 pub mod comic;
 pub mod engines;
-pub mod error;
 pub mod events;
 pub mod export;
 pub mod glossary;
-pub mod history;
-pub mod ids;
 pub mod images;
 pub mod import;
 pub mod jobs;
-pub mod lang;
-pub mod limits;
-pub mod objects;
-pub mod op;
 pub mod paths;
 pub mod picture;
 pub mod po;
 pub mod render;
-pub mod scene;
 pub mod session;
 pub mod storage;
 pub mod subtitles;
 pub mod tm;
 pub mod translations;
-pub mod workflow;
 pub mod xliff;
 pub mod xml;
+
+pub use quire_model::{apply, error, history, ids, lang, limits, objects, op, scene, workflow};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

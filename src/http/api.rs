@@ -13,7 +13,7 @@ use axum::routing::{MethodFilter, MethodRouter};
 use schemars::{JsonSchema, Schema, SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-/// How a body's JSON Schema is made: [`json`] for a Rust type's, [`object`]
+/// How a body's JSON Schema is made: [`json()`] for a Rust type's, [`object()`]
 /// for any JSON object. A function, so that a [`Doc`] is a constant beside
 /// its handler.
 pub type SchemaOf = fn(&mut SchemaGenerator) -> Schema;

@@ -22,9 +22,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::ids::PageId;
-use super::op::{KindPatch, Op};
-use super::scene::Scene;
+use crate::ids::PageId;
+use crate::op::{KindPatch, Op};
+use crate::scene::Scene;
 
 /// The history entry a job step's edits belong to.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -266,8 +266,8 @@ fn weight(entry: &Entry) -> u64 {
 /// About how many bytes `op` holds in memory: every op's own size (most of
 /// a big batch of small edits) and the text and lists it points to.
 pub fn footprint(op: &Op) -> u64 {
-    use super::op::{NewNode, NodePatch};
-    use super::scene::NodeKind;
+    use crate::op::{NewNode, NodePatch};
+    use crate::scene::NodeKind;
     use std::mem::size_of;
     fn text(s: &str) -> u64 {
         s.len() as u64
@@ -297,7 +297,7 @@ pub fn footprint(op: &Op) -> u64 {
                             + maybe(s.stroke.as_ref())
                     })
                     + origin.as_ref().map_or(0, |o| {
-                        size_of::<super::scene::Origin>() as u64
+                        size_of::<crate::scene::Origin>() as u64
                             + maybe(o.engine.as_ref())
                             + text(&o.at)
                     })
@@ -330,7 +330,7 @@ pub fn footprint(op: &Op) -> u64 {
                         cleared(&s.font_family) + cleared(&s.color) + cleared(&s.stroke)
                     })
                     + origin.as_ref().and_then(Option::as_ref).map_or(0, |o| {
-                        size_of::<super::scene::Origin>() as u64
+                        size_of::<crate::scene::Origin>() as u64
                             + maybe(o.engine.as_ref())
                             + text(&o.at)
                     })
@@ -354,7 +354,7 @@ pub fn footprint(op: &Op) -> u64 {
         Op::UpdateGlossary { set, remove } => {
             set.iter()
                 .map(|t| {
-                    size_of::<super::glossary::Term>() as u64
+                    size_of::<crate::glossary::Term>() as u64
                         + text(&t.source)
                         + text(&t.target)
                         + maybe(t.note.as_ref())
@@ -455,7 +455,7 @@ mod tests {
     fn the_oldest_entries_go_when_the_stacks_outgrow_their_bytes() {
         let big = |n: usize| Entry {
             forward: Op::UpdateProject {
-                patch: super::super::op::ProjectPatch {
+                patch: crate::op::ProjectPatch {
                     name: Some("x".repeat(1000)),
                     ..Default::default()
                 },

@@ -13,14 +13,14 @@ use std::sync::Arc;
 
 use uuid::Uuid;
 
-use super::blobs::BlobHash;
-use super::error::CoreError;
-use super::glossary::{self, Term};
-use super::ids::{NodeId, PageId};
-use super::op::{
+use crate::error::CoreError;
+use crate::glossary::{self, Term};
+use crate::hash::BlobHash;
+use crate::ids::{NodeId, PageId};
+use crate::op::{
     KindPatch, NewNode, NewPage, NodePatch, Op, PagePatch, StylePatch, TransformPatch,
 };
-use super::scene::{Node, NodeKind, Page, Scene, Style, TextState, Timing, Transform};
+use crate::scene::{Node, NodeKind, Page, Scene, Style, TextState, Timing, Transform};
 use index::Index;
 
 /// The result of applying one op.
@@ -247,7 +247,7 @@ fn apply_at(
             update_glossary(&mut scene.project.glossary, set, remove).map_err(fail)
         }
         Op::UpdateProject { patch } => {
-            if patch == super::op::ProjectPatch::default() {
+            if patch == crate::op::ProjectPatch::default() {
                 return Err(fail("the patch changes nothing".into()));
             }
             if patch.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
@@ -258,11 +258,11 @@ fn apply_at(
                 ("targetLanguage", &patch.target_language),
             ] {
                 if let Some(Some(tag)) = tag {
-                    super::lang::check_tag(what, tag).map_err(|e| fail(e.to_string()))?;
+                    crate::lang::check_tag(what, tag).map_err(|e| fail(e.to_string()))?;
                 }
             }
             let project = &mut scene.project;
-            let mut inverse = super::op::ProjectPatch::default();
+            let mut inverse = crate::op::ProjectPatch::default();
             if let Some(name) = &patch.name {
                 inverse.name = Some(std::mem::replace(&mut project.name, name.clone()));
             }

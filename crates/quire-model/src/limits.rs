@@ -3,7 +3,7 @@
 //!
 //! Anything acknowledged must decode again when the log is replayed after a
 //! crash. Most of that is guaranteed by construction (the log is written by
-//! the same serde types that read it, and [`super::session`] decodes every
+//! the same serde types that read it, and the core's session decodes every
 //! frame once with the recovery decoder before queueing it); these limits
 //! cover what the types alone do not bound: nesting (serde_json's decoder
 //! stops at 128 levels, and 0.1.0 logged a `Batch` nested 62 deep that it
@@ -14,8 +14,8 @@
 //! recovery replay inverses of ops that were accepted before, possibly
 //! under older rules, and must restore exactly what was there.
 
-use super::op::{KindPatch, NewNode, NewPage, NodePatch, Op, StylePatch};
-use super::scene::{NodeKind, Origin, Style};
+use crate::op::{KindPatch, NewNode, NewPage, NodePatch, Op, StylePatch};
+use crate::scene::{NodeKind, Origin, Style};
 
 /// Deepest `Batch` nesting: a batch inside a batch is depth 2.
 pub const MAX_BATCH_DEPTH: usize = 8;
@@ -240,7 +240,7 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
 
 /// A glossary term's texts: each at most a name's length, no control
 /// characters.
-fn check_term(term: &crate::core::glossary::Term) -> Result<(), String> {
+fn check_term(term: &crate::glossary::Term) -> Result<(), String> {
     check_name("a term's source", &term.source)?;
     check_name("a term's target", &term.target)?;
     check_text("note", term.note.as_deref())
@@ -299,12 +299,12 @@ mod tests {
     }
 
     use super::*;
-    use crate::core::op::{PagePatch, ProjectPatch};
+    use crate::op::{PagePatch, ProjectPatch};
 
     /// The schema tells clients the same name limit the op check holds.
     #[test]
     fn the_schema_says_the_name_limit() {
-        let schema = serde_json::to_value(schemars::schema_for!(crate::core::op::NewPage)).unwrap();
+        let schema = serde_json::to_value(schemars::schema_for!(crate::op::NewPage)).unwrap();
         let name = &schema["properties"]["name"];
         assert_eq!(name["maxLength"], MAX_NAME_CHARS, "{name}");
         assert_eq!(name["minLength"], 1, "{name}");
@@ -342,7 +342,7 @@ mod tests {
         check_name("a page name", &"é".repeat(200)).unwrap();
         assert!(check_name("a page name", &"é".repeat(201)).is_err());
         let rename = Op::UpdatePage {
-            id: crate::core::ids::PageId::new(),
+            id: crate::ids::PageId::new(),
             patch: PagePatch {
                 name: Some("x".repeat(300)),
                 ..PagePatch::default()

@@ -6,7 +6,7 @@
 //! never starting with `-`, so it can be neither an option (`--output=…`)
 //! nor a shell word (`; rm -rf ~`) to a program that gets it.
 
-use super::error::{CoreError, CoreResult};
+use crate::error::{CoreError, CoreResult};
 
 /// RFC 5646's well-formed tag as a JSON Schema `pattern` (ECMA-262): a
 /// language (with up to three extended subtags, or 4-8 letters), script,

@@ -12,9 +12,9 @@
 
 use std::collections::HashMap;
 
-use super::super::ids::{NodeId, PageId};
-use super::super::op::Op;
-use super::super::scene::{Page, Scene};
+use crate::ids::{NodeId, PageId};
+use crate::op::Op;
+use crate::scene::{Page, Scene};
 
 /// Batches smaller than this scan; the maps would cost more than they save.
 const INDEX_FROM_OPS: usize = 16;

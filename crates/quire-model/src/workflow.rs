@@ -11,10 +11,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{CoreError, CoreResult, Stale};
-use super::ids::{NodeId, PageId};
-use super::op::{Basis, KindPatch, NewNode, Op};
-use super::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
+use crate::error::{CoreError, CoreResult, Stale};
+use crate::ids::{NodeId, PageId};
+use crate::op::{Basis, KindPatch, NewNode, Op};
+use crate::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
 
 /// Which existing translations a translation engine may replace.
 #[derive(
@@ -312,8 +312,8 @@ impl Stamper<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::apply::apply;
-    use crate::core::op::{NewPage, NodePatch};
+    use crate::apply::apply;
+    use crate::op::{NewPage, NodePatch};
 
     const AT: &str = "2026-12-01T00:00:00Z";
 

@@ -130,8 +130,8 @@ pub type CoreResult<T> = Result<T, CoreError>;
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Stale {
-    pub page_id: super::ids::PageId,
-    pub node_id: super::ids::NodeId,
+    pub page_id: crate::ids::PageId,
+    pub node_id: crate::ids::NodeId,
     /// `text` or `translation`.
     pub field: &'static str,
     /// The value the edit was made from (`None`: none).

@@ -1,18 +1,18 @@
 //! Ops: every change to a scene, as clients send them (JSON, tagged by
 //! `type`, camelCase).
 //!
-//! Clients never send previous values; [`super::apply`] records what undo
+//! Clients never send previous values; [`crate::apply`] records what undo
 //! needs. The same `Op` type also holds a *resolved* op (every id filled in,
 //! every position explicit), which is what the log stores and what undo and
 //! redo replay.
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::blobs::BlobHash;
-use super::glossary::Term;
-use super::ids::{NodeId, PageId};
-use super::objects;
-use super::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Timing, Transform};
+use crate::glossary::Term;
+use crate::hash::BlobHash;
+use crate::ids::{NodeId, PageId};
+use crate::objects;
+use crate::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Timing, Transform};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]

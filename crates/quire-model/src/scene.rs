@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::blobs::BlobHash;
-use super::ids::{NodeId, PageId};
+use crate::hash::BlobHash;
+use crate::ids::{NodeId, PageId};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -35,7 +35,7 @@ pub struct ProjectMeta {
     pub target_language: Option<String>,
     /// Terms and their required translations, sorted by source.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub glossary: Vec<super::glossary::Term>,
+    pub glossary: Vec<crate::glossary::Term>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -85,7 +85,7 @@ pub enum NodeKind {
         source_lang: Option<String>,
         #[serde(
             default,
-            deserialize_with = "super::objects::optional",
+            deserialize_with = "crate::objects::optional",
             skip_serializing_if = "Option::is_none"
         )]
         style: Option<Style>,
@@ -95,7 +95,7 @@ pub enum NodeKind {
         /// Who wrote the translation (quire records it).
         #[serde(
             default,
-            deserialize_with = "super::objects::optional",
+            deserialize_with = "crate::objects::optional",
             skip_serializing_if = "Option::is_none"
         )]
         origin: Option<Box<Origin>>,
