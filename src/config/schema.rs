@@ -209,14 +209,7 @@ pub struct StorageConfig {
     pub snapshot_every_ops: NonZeroU64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Durability {
-    /// Every acknowledged op has been fsynced on its own.
-    Fsync,
-    /// Concurrent writers share one fsync (group commit).
-    Batch,
-}
+pub use quire_store::Durability;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -16,7 +16,6 @@
 //! block (tests, benchmarks).
 
 pub mod archive;
-pub mod blobs;
 mod blocking;
 pub mod comic;
 pub mod engines;
@@ -31,7 +30,6 @@ pub mod picture;
 pub mod po;
 pub mod render;
 pub mod session;
-pub mod storage;
 pub mod subtitles;
 pub mod tm;
 pub mod translations;
@@ -39,6 +37,7 @@ pub mod xliff;
 pub mod xml;
 
 pub use quire_model::{apply, error, history, ids, lang, limits, objects, op, scene, workflow};
+pub use quire_store::{blobs, storage};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

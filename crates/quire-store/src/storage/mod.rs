@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::error::{CoreError, CoreResult};
-use super::history::Stacks;
-use super::ids::ProjectId;
-use super::scene::{NodeKind, Scene};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::history::Stacks;
+use quire_model::ids::ProjectId;
+use quire_model::scene::{NodeKind, Scene};
 
 /// Bumped when the on-disk layout changes incompatibly. 2: `scene.json`
 /// carries a checksum and `project.toml` an epoch (quire 0.1.0 wrote 1,

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 pub use quire_model::hash::BlobHash;
 
-use super::error::{CoreError, CoreResult};
-use super::storage::{self, fsync_dir};
+use crate::storage::{self, fsync_dir};
+use quire_model::error::{CoreError, CoreResult};
 
 /// The media type of blob bytes, from their signature: a page image's
 /// (PNG, JPEG, WebP), else `application/octet-stream`.

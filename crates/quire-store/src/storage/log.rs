@@ -14,9 +14,9 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use crate::core::error::{CoreError, CoreResult};
-use crate::core::history::Group;
-use crate::core::op::Op;
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::history::Group;
+use quire_model::op::Op;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -271,7 +271,7 @@ pub fn read(path: &Path, snapshot_epoch: u64) -> CoreResult<Recovered> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::ids::PageId;
+    use quire_model::ids::PageId;
 
     fn frame() -> Frame {
         let id = PageId::new();

@@ -23,7 +23,7 @@
 //! back to the frames already durable (what a failed write may have left
 //! is never replayed as acknowledged), and every waiter from that frame on
 //! gets the error. The session then reopens its writer from disk
-//! ([`super::super::session`]).
+//! (the core's session).
 
 use std::fs::File;
 use std::io::Write;
@@ -37,9 +37,9 @@ use super::{
     FORMAT_VERSION, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, private_file,
     write_atomic,
 };
-use crate::config::schema::Durability;
-use crate::core::error::{CoreError, CoreResult};
-use crate::core::ids::PageId;
+use crate::Durability;
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::PageId;
 
 /// How long a frame may wait for other writers' frames to share its fsync,
 /// by durability setting.
@@ -51,7 +51,7 @@ pub enum Item {
         epoch: u64,
         bytes: Vec<u8>,
         /// What the frame's op changed, for `SceneAdvanced`
-        /// ([`Op::pages_changed`](crate::core::op::Op::pages_changed)).
+        /// ([`Op::pages_changed`](quire_model::op::Op::pages_changed)).
         pages: Option<Vec<PageId>>,
     },
     Snapshot(Box<SnapshotJob>),

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::error::{CoreError, CoreResult};
+use quire_model::error::{CoreError, CoreResult};
 
 /// What the holder writes into `.lock`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,7 +103,7 @@ enum LockFailure {
 /// path: if it was replaced between the open and the lock, try again.
 fn lock_file(path: &Path) -> Result<File, LockFailure> {
     for _ in 0..3 {
-        let file = crate::core::storage::private_file()
+        let file = crate::storage::private_file()
             .read(true)
             .write(true)
             .create(true)
