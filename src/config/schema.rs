@@ -48,32 +48,7 @@ pub struct LimitsConfig {
     pub max_image_pixels: NonZeroU64,
 }
 
-/// `[render]`: how the `render` engine sets translations on page images.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RenderConfig {
-    /// The smallest font size (px) text is shrunk to before it is clipped.
-    pub min_font_size: f64,
-    /// The font family of text nodes that name none; empty: the system's
-    /// sans-serif.
-    pub font_family: String,
-    /// Font files (TrueType, OpenType, collections) used besides, or
-    /// instead of, the system's.
-    pub fonts: Vec<PathBuf>,
-    /// Whether the system's fonts are used too (fontconfig's directories).
-    pub system_fonts: bool,
-}
-
-impl Default for RenderConfig {
-    fn default() -> Self {
-        RenderConfig {
-            min_font_size: 8.0,
-            font_family: String::new(),
-            fonts: Vec::new(),
-            system_fonts: true,
-        }
-    }
-}
+pub use quire_render::RenderConfig;
 
 /// `[tm]`: the translation memory the `tm` engine fills from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -163,7 +163,11 @@ impl Core {
         language: Option<String>,
     ) -> CoreResult<Vec<u8>> {
         let language = language.or_else(|| scene.project.target_language.clone());
-        let settings = super::render::Settings::new(self.config(), language.as_deref());
+        let settings = super::render::Settings::new(
+            &self.config().render,
+            self.config().max_image_pixels,
+            language.as_deref(),
+        );
         let store = self.blob_store(session)?;
         let fonts = self.inner.fonts.clone();
         super::blocking(move || {

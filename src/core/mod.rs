@@ -22,13 +22,11 @@ pub mod engines;
 pub mod events;
 pub mod export;
 pub mod glossary;
-pub mod images;
 pub mod import;
 pub mod jobs;
 pub mod paths;
 pub mod picture;
 pub mod po;
-pub mod render;
 pub mod session;
 pub mod subtitles;
 pub mod tm;
@@ -37,6 +35,7 @@ pub mod xliff;
 pub mod xml;
 
 pub use quire_model::{apply, error, history, ids, lang, limits, objects, op, scene, workflow};
+pub use quire_render::{self as render, images};
 pub use quire_store::{blobs, storage};
 
 use std::collections::BTreeMap;

@@ -9,13 +9,14 @@
 //!   policy lets an engine replace.
 //! - [`glossary`]: the project glossary's terms; [`lang`]: BCP 47 tags.
 //! - [`error`]: the errors every layer above reports, each with a stable
-//!   code.
+//!   code; [`finding`]: a problem a check found, naming its page and node.
 //!
 //! Nothing here touches a file, a socket or a runtime: the store, the
 //! formats and the core build on it, never the other way round.
 
 pub mod apply;
 pub mod error;
+pub mod finding;
 pub mod glossary;
 pub mod hash;
 pub mod history;

@@ -43,7 +43,11 @@ impl Engine for Render {
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
         Ok(Box::new(Work {
             fonts: step.fonts.clone(),
-            settings: Settings::new(step.config, step.target_language),
+            settings: Settings::new(
+                &step.config.render,
+                step.config.max_image_pixels,
+                step.target_language,
+            ),
         }))
     }
 }

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cosmic_text::{FontSystem, SwashCache, fontdb};
 
-use crate::config::schema::RenderConfig;
+use crate::RenderConfig;
 
 /// Families tried, in order, as the default sans-serif when the config
 /// names none: the common metric-compatible and Noto faces of Linux and

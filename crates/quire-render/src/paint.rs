@@ -17,7 +17,7 @@ impl Rect {
     /// The pixels of a box in page units, `scale` pixels per unit, within
     /// an image of `width` × `height`; `None` when nothing is left.
     pub(super) fn of_box(
-        t: &crate::core::scene::Transform,
+        t: &quire_model::scene::Transform,
         scale: f64,
         width: u32,
         height: u32,

@@ -18,8 +18,11 @@
 
 pub mod export;
 pub mod fonts;
+pub mod images;
 mod paint;
 mod typeset;
+
+use std::path::PathBuf;
 
 use image::{GrayImage, Rgba, RgbaImage};
 use serde::Serialize;
@@ -27,12 +30,11 @@ use serde::Serialize;
 use self::fonts::Fonts;
 use self::paint::Rect;
 use self::typeset::Text;
-use super::blobs::BlobHash;
-use super::events::{Finding, Severity};
-use super::ids::NodeId;
-use super::op::{NewNode, Op};
-use super::scene::{ImageRole, MaskRole, Node, NodeKind, Page, Style, Transform};
-use crate::config::schema::RenderConfig;
+use quire_model::finding::{Finding, Severity};
+use quire_model::hash::BlobHash;
+use quire_model::ids::NodeId;
+use quire_model::op::{NewNode, Op};
+use quire_model::scene::{ImageRole, MaskRole, Node, NodeKind, Page, Style, Transform};
 
 /// Changes whenever the same inputs would render differently, so that
 /// renders of an older quire count as stale.
@@ -53,11 +55,38 @@ pub struct Settings {
 impl Settings {
     /// How pages are rendered for text in `language` (a job's target
     /// language; English when there is none).
-    pub fn new(config: &crate::core::CoreConfig, language: Option<&str>) -> Settings {
+    pub fn new(config: &RenderConfig, max_image_pixels: u64, language: Option<&str>) -> Settings {
         Settings {
-            config: config.render.clone(),
+            config: config.clone(),
             locale: language.unwrap_or("en").to_owned(),
-            max_image_pixels: config.max_image_pixels,
+            max_image_pixels,
+        }
+    }
+}
+
+/// `[render]`: how the `render` engine sets translations on page images.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RenderConfig {
+    /// The smallest font size (px) text is shrunk to before it is clipped.
+    pub min_font_size: f64,
+    /// The font family of text nodes that name none; empty: the system's
+    /// sans-serif.
+    pub font_family: String,
+    /// Font files (TrueType, OpenType, collections) used besides, or
+    /// instead of, the system's.
+    pub fonts: Vec<PathBuf>,
+    /// Whether the system's fonts are used too (fontconfig's directories).
+    pub system_fonts: bool,
+}
+
+impl Default for RenderConfig {
+    fn default() -> Self {
+        RenderConfig {
+            min_font_size: 8.0,
+            font_family: String::new(),
+            fonts: Vec::new(),
+            system_fonts: true,
         }
     }
 }
@@ -174,7 +203,7 @@ pub fn render(
     fonts: &Fonts,
     settings: &Settings,
 ) -> Result<Rendered, String> {
-    let mut image: RgbaImage = super::images::decode(source, settings.max_image_pixels)
+    let mut image: RgbaImage = crate::images::decode(source, settings.max_image_pixels)
         .map_err(|e| format!("the page image cannot be read: {e}"))?
         .to_rgba8();
     let (width, height) = image.dimensions();
@@ -203,7 +232,7 @@ pub fn render(
     // Clear.
     let masked = match mask {
         Some(bytes) => {
-            let mask: GrayImage = super::images::decode(bytes, settings.max_image_pixels)
+            let mask: GrayImage = crate::images::decode(bytes, settings.max_image_pixels)
                 .map_err(|e| format!("the inpaint mask cannot be read: {e}"))?
                 .to_luma8();
             paint::inpaint(&mut image, &mask);
@@ -424,14 +453,14 @@ pub fn store_ops(page: &Page, blob: BlobHash, digest: String) -> Vec<Op> {
 /// there are cores); text pages too when `with_text` (the PDF). A page
 /// whose image cannot be read fails the export, naming the page.
 pub fn sheets(
-    scene: &super::scene::Scene,
-    store: &super::blobs::BlobStore,
+    scene: &quire_model::scene::Scene,
+    store: &quire_store::blobs::BlobStore,
     fonts: &Fonts,
     settings: &Settings,
     with_text: bool,
-) -> super::error::CoreResult<Vec<export::Sheet>> {
-    use super::error::CoreError;
-    let one = |page: &Page| -> super::error::CoreResult<Option<export::Sheet>> {
+) -> quire_model::error::CoreResult<Vec<export::Sheet>> {
+    use quire_model::error::CoreError;
+    let one = |page: &Page| -> quire_model::error::CoreResult<Option<export::Sheet>> {
         let Some((_, source, mask)) = sources(page) else {
             return Ok(with_text.then(|| export::Sheet::Text(page.clone())));
         };
@@ -457,7 +486,7 @@ pub fn sheets(
     let threads = std::thread::available_parallelism()
         .map_or(2, usize::from)
         .min(scene.pages.len().max(1));
-    let mut results: Vec<Option<super::error::CoreResult<Option<export::Sheet>>>> =
+    let mut results: Vec<Option<quire_model::error::CoreResult<Option<export::Sheet>>>> =
         (0..scene.pages.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let chunks: Vec<_> = results

@@ -15,7 +15,7 @@ use krilla::text::{Font, GlyphId, KrillaGlyph};
 use zip::write::SimpleFileOptions;
 
 use super::fonts::Fonts;
-use crate::core::scene::{NodeKind, Page};
+use quire_model::scene::{NodeKind, Page};
 
 /// One page of an export.
 pub enum Sheet {
