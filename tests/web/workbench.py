@@ -51,6 +51,9 @@ ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 LIVE_MS = 5_000
+# How long an expectation waits for the page by default: Playwright's 5 s
+# is too short when the whole test suite shares two cores with Chromium.
+expect.set_options(timeout=15_000)
 AXE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node_modules", "axe-core", "axe.min.js")
 
 
@@ -193,10 +196,18 @@ def project_of(page):
     return project
 
 
-def open_session_id(url, project_id):
-    status, sessions = curl_json(f"{url}/api/v1/sessions")
-    assert status == 200
-    return next(s["id"] for s in sessions if s["projectId"] == project_id)
+def open_session_id(url, project_id, timeout=15):
+    """The id of the session that has the project open, once one has (the
+    page may still be opening it)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, sessions = curl_json(f"{url}/api/v1/sessions")
+        assert status == 200
+        found = [s["id"] for s in sessions if s["projectId"] == project_id]
+        if found:
+            return found[0]
+        assert time.monotonic() < deadline, f"no session has project {project_id}: {sessions}"
+        time.sleep(0.05)
 
 
 def draw(page, x0, y0, x1, y1):

@@ -14,7 +14,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, translation_op};
+use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step};
 use crate::config::schema::ProviderConfig;
 use crate::core::glossary::Matcher;
 use crate::core::scene::{NodeKind, Page};
@@ -69,6 +69,7 @@ impl Engine for LlmTranslate {
             .provider
             .ok_or("no translation provider is configured")?;
         Ok(Box::new(Work {
+            fill: Fill::new(&step),
             http: step.http.ok_or("no HTTP client for the provider")?.clone(),
             provider_id: provider_id.to_owned(),
             provider: provider.clone(),
@@ -77,8 +78,6 @@ impl Engine for LlmTranslate {
                 .ok_or("llm-translate needs targetLanguage")?
                 .to_owned(),
             system_prompt: step.system_prompt.map(str::to_owned),
-            default_font: step.default_font.map(str::to_owned),
-            overwrite: step.overwrite,
             glossary: step.scene.map(|s| Matcher::new(&s.project.glossary)),
         }))
     }
@@ -91,8 +90,7 @@ struct Work {
     provider: ProviderConfig,
     target_language: String,
     system_prompt: Option<String>,
-    default_font: Option<String>,
-    overwrite: Overwrite,
+    fill: Fill,
     /// The project's glossary, built once per step.
     glossary: Option<Matcher>,
 }
@@ -104,7 +102,7 @@ impl PageWork for Work {
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
         Box::pin(async move {
             let page = input.page;
-            let segments = segments(page, self.overwrite);
+            let segments = segments(page, self.fill.overwrite);
             if segments.is_empty() {
                 return Ok(PageOutcome::default());
             }
@@ -127,7 +125,7 @@ impl PageWork for Work {
                 .iter()
                 .filter_map(|n| {
                     let text = translated.remove(&n.id.to_string())?;
-                    Some(translation_op(page, n, text, self.default_font.as_deref()))
+                    Some(self.fill.translation_op(page, n, text))
                 })
                 .collect();
             Ok(PageOutcome {

@@ -29,7 +29,7 @@ use crate::core::CoreConfig;
 use crate::core::events::Finding;
 use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
 use crate::core::render::fonts::Fonts;
-use crate::core::scene::{ImageRole, Node, NodeKind, Page, Scene};
+use crate::core::scene::{Author, ImageRole, Node, NodeKind, Origin, Page, Scene};
 use crate::core::tm::Memory;
 use crate::core::workflow::Overwrite;
 
@@ -220,47 +220,94 @@ pub fn page_image(page: &Page) -> Option<&crate::core::blobs::BlobHash> {
     first
 }
 
-/// The text nodes of `page` with source text (not only blanks) whose
-/// translation `overwrite` lets an engine write, with that text.
-fn writable_texts(page: &Page, overwrite: Overwrite) -> impl Iterator<Item = (&Node, &str)> {
-    page.nodes
-        .iter()
-        .filter(move |n| overwrite.allows(n))
-        .filter_map(|n| match &n.kind {
-            NodeKind::Text {
-                text: Some(text), ..
-            } if !text.trim().is_empty() => Some((n, text.as_str())),
-            _ => None,
-        })
+/// What a translating engine's step knows of how to write: which
+/// translations it may replace, and the font for a translated node that
+/// names none.
+struct Fill {
+    overwrite: Overwrite,
+    default_font: Option<String>,
 }
 
-/// Sets a node's translation; with `default_font`, also its font family
-/// when it has none, so translated text has a face to be set in.
-fn translation_op(page: &Page, node: &Node, translation: String, default_font: Option<&str>) -> Op {
-    let has_font =
-        matches!(&node.kind, NodeKind::Text { style: Some(s), .. } if s.font_family.is_some());
-    let style = match default_font {
-        Some(font) if !has_font => Some(StylePatch {
-            font_family: Some(Some(font.to_owned())),
-            ..StylePatch::default()
-        }),
-        _ => None,
-    };
-    Op::UpdateNode {
-        page: page.id,
-        id: node.id,
-        patch: NodePatch {
-            kind: Some(KindPatch::Text {
-                text: None,
-                translation: Some(Some(translation)),
-                source_lang: None,
-                style,
-                state: None,
-                origin: None,
-                timing: None,
+impl Fill {
+    fn new(step: &Step<'_>) -> Fill {
+        Fill {
+            overwrite: step.overwrite,
+            default_font: step.default_font.map(str::to_owned),
+        }
+    }
+
+    /// The text nodes of `page` with source text (not only blanks) whose
+    /// translation the step may write, with that text.
+    fn writable<'p>(&self, page: &'p Page) -> impl Iterator<Item = (&'p Node, &'p str)> {
+        let overwrite = self.overwrite;
+        page.nodes
+            .iter()
+            .filter(move |n| overwrite.allows(n))
+            .filter_map(|n| match &n.kind {
+                NodeKind::Text {
+                    text: Some(text), ..
+                } if !text.trim().is_empty() => Some((n, text.as_str())),
+                _ => None,
+            })
+    }
+
+    /// One op per writable text node that `translate` answers for, setting
+    /// its translation (and, with a `score`, the match's similarity in its
+    /// origin; the core records the engine and the time).
+    fn ops(
+        &self,
+        page: &Page,
+        translate: impl Fn(&str) -> Option<(String, Option<f64>)>,
+    ) -> Vec<Op> {
+        self.writable(page)
+            .filter_map(|(node, text)| {
+                let (translation, score) = translate(text)?;
+                let mut op = self.translation_op(page, node, translation);
+                if let Some(score) = score
+                    && let Op::UpdateNode { patch, .. } = &mut op
+                    && let Some(KindPatch::Text { origin, .. }) = &mut patch.kind
+                {
+                    *origin = Some(Some(Box::new(Origin {
+                        by: Author::Engine,
+                        engine: None,
+                        client: None,
+                        at: String::new(),
+                        score: Some((score * 1000.0).round() / 1000.0),
+                    })));
+                }
+                Some(op)
+            })
+            .collect()
+    }
+
+    /// Sets a node's translation, and its font family to the step's default
+    /// when it names none, so translated text has a face to be set in.
+    fn translation_op(&self, page: &Page, node: &Node, translation: String) -> Op {
+        let has_font =
+            matches!(&node.kind, NodeKind::Text { style: Some(s), .. } if s.font_family.is_some());
+        let style = match self.default_font.as_deref() {
+            Some(font) if !has_font => Some(StylePatch {
+                font_family: Some(Some(font.to_owned())),
+                ..StylePatch::default()
             }),
-            ..NodePatch::default()
-        },
-        based_on: None,
+            _ => None,
+        };
+        Op::UpdateNode {
+            page: page.id,
+            id: node.id,
+            patch: NodePatch {
+                kind: Some(KindPatch::Text {
+                    text: None,
+                    translation: Some(Some(translation)),
+                    source_lang: None,
+                    style,
+                    state: None,
+                    origin: None,
+                    timing: None,
+                }),
+                ..NodePatch::default()
+            },
+            based_on: None,
+        }
     }
 }

@@ -3,11 +3,7 @@
 //! way to test layouts before real translation.
 
 use super::text::{Piece, pieces};
-use super::{
-    Engine, EngineInfo, PageInput, PageOutcome, PageWork, Step, ready, translation_op,
-    writable_texts,
-};
-use crate::core::workflow::Overwrite;
+use super::{Engine, EngineInfo, Fill, PageInput, PageOutcome, PageWork, Step, ready};
 
 /// The `pseudo-translate` engine.
 pub struct PseudoTranslate {
@@ -32,36 +28,21 @@ impl Engine for PseudoTranslate {
     }
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
-        Ok(Box::new(Work {
-            overwrite: step.overwrite,
-            default_font: step.default_font.map(str::to_owned),
-        }))
+        Ok(Box::new(Work(Fill::new(&step))))
     }
 }
 
-struct Work {
-    overwrite: Overwrite,
-    default_font: Option<String>,
-}
+struct Work(Fill);
 
 impl PageWork for Work {
     fn page<'a>(
         &'a self,
         input: PageInput<'a>,
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
-        let page = input.page;
-        let ops = writable_texts(page, self.overwrite)
-            .map(|(node, text)| {
-                translation_op(
-                    page,
-                    node,
-                    pseudo_translate(text),
-                    self.default_font.as_deref(),
-                )
-            })
-            .collect();
         ready(Ok(PageOutcome {
-            ops,
+            ops: self
+                .0
+                .ops(input.page, |text| Some((pseudo_translate(text), None))),
             ..PageOutcome::default()
         }))
     }

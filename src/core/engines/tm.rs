@@ -2,14 +2,8 @@
 //! reviewed and final translations of the managed projects
 //! ([`crate::core::tm`]), keeping the match's similarity in the origin.
 
-use super::{
-    Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, ready, translation_op,
-    writable_texts,
-};
-use crate::core::op::{KindPatch, Op};
-use crate::core::scene::{Author, Origin};
+use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step, ready};
 use crate::core::tm::Memory;
-use crate::core::workflow::Overwrite;
 
 /// The `tm` engine.
 pub struct Tm {
@@ -41,13 +35,13 @@ impl Engine for Tm {
     }
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        let fill = Fill::new(&step);
         Ok(Box::new(Work {
             memory: step
                 .memory
                 .ok_or("no translation memory was built for this step")?,
             min_score: step.config.tm.min_score,
-            overwrite: step.overwrite,
-            default_font: step.default_font.map(str::to_owned),
+            fill,
         }))
     }
 }
@@ -55,8 +49,7 @@ impl Engine for Tm {
 struct Work {
     memory: Memory,
     min_score: f64,
-    overwrite: Overwrite,
-    default_font: Option<String>,
+    fill: Fill,
 }
 
 impl PageWork for Work {
@@ -64,31 +57,10 @@ impl PageWork for Work {
         &'a self,
         input: PageInput<'a>,
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
-        let page = input.page;
-        let ops = writable_texts(page, self.overwrite)
-            .filter_map(|(node, text)| {
-                let hit = self.memory.lookup(text, self.min_score)?;
-                let mut op = translation_op(
-                    page,
-                    node,
-                    hit.target.to_owned(),
-                    self.default_font.as_deref(),
-                );
-                if let Op::UpdateNode { patch, .. } = &mut op
-                    && let Some(KindPatch::Text { origin, .. }) = &mut patch.kind
-                {
-                    // The core records the engine and the time.
-                    *origin = Some(Some(Box::new(Origin {
-                        by: Author::Engine,
-                        engine: None,
-                        client: None,
-                        at: String::new(),
-                        score: Some((hit.score * 1000.0).round() / 1000.0),
-                    })));
-                }
-                Some(op)
-            })
-            .collect();
+        let ops = self.fill.ops(input.page, |text| {
+            let hit = self.memory.lookup(text, self.min_score)?;
+            Some((hit.target.to_owned(), Some(hit.score)))
+        });
         ready(Ok(PageOutcome {
             ops,
             ..PageOutcome::default()
