@@ -17,8 +17,7 @@ use serde_json::json;
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step};
 use crate::config::schema::ProviderConfig;
 use crate::core::glossary::Matcher;
-use crate::core::scene::{NodeKind, Page};
-use crate::core::workflow::Overwrite;
+use crate::core::scene::Page;
 
 /// The rules every request carries, after the caller's own system prompt.
 const FORMAT_RULES: &str = "You translate the text segments of one page. \
@@ -102,7 +101,7 @@ impl PageWork for Work {
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
         Box::pin(async move {
             let page = input.page;
-            let segments = segments(page, self.fill.overwrite);
+            let segments = segments(page, &self.fill);
             if segments.is_empty() {
                 return Ok(PageOutcome::default());
             }
@@ -144,19 +143,12 @@ pub struct Segment {
 }
 
 /// The text nodes of `page` that have source text and a translation
-/// `overwrite` lets the engine write.
-pub fn segments(page: &Page, overwrite: Overwrite) -> Vec<Segment> {
-    page.nodes
-        .iter()
-        .filter(|n| overwrite.allows(n))
-        .filter_map(|n| match &n.kind {
-            NodeKind::Text {
-                text: Some(text), ..
-            } if !text.trim().is_empty() => Some(Segment {
-                id: n.id.to_string(),
-                text: text.clone(),
-            }),
-            _ => None,
+/// the step may write (`Fill::writable`), as segments to send.
+fn segments(page: &Page, fill: &Fill) -> Vec<Segment> {
+    fill.writable(page)
+        .map(|(node, text)| Segment {
+            id: node.id.to_string(),
+            text: text.to_owned(),
         })
         .collect()
 }
