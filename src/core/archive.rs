@@ -32,28 +32,13 @@ use super::scene::Scene;
 use super::storage::{
     self, FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, log,
 };
+use quire_formats::{ARCHIVE_LIMITS, ArchiveLimits};
 
-/// Largest archive content quire unpacks (guards against zip bombs).
-const MAX_ARCHIVE_BYTES: u64 = 8 << 30;
-/// Most entries an archive may have (each is a file written).
-const MAX_ARCHIVE_ENTRIES: usize = 200_000;
 /// Largest `project.toml` read.
 const MAX_TOML_BYTES: u64 = 1 << 20;
 
 /// What the temporary directory of an import is called (then the pid).
 const IMPORT_PREFIX: &str = ".quire-import-";
-
-/// What an archive may hold: content and entry count (zip bombs), read
-/// as it inflates, whatever the entries declare.
-pub(super) struct ArchiveLimits {
-    pub bytes: u64,
-    pub entries: usize,
-}
-
-pub(super) const ARCHIVE_LIMITS: ArchiveLimits = ArchiveLimits {
-    bytes: MAX_ARCHIVE_BYTES,
-    entries: MAX_ARCHIVE_ENTRIES,
-};
 
 impl Core {
     /// Unpacks an archive into the projects directory as a new project

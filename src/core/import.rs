@@ -1,23 +1,25 @@
 //! Importing pages: from text (one text node per paragraph), image files
 //! (PNG, JPEG, WebP; one page each with a `source` image node), subtitle
-//! files (one page, a timed text node per cue: [`super::subtitles`]) and
-//! comic archives (CBZ or ZIP; a page per image: [`super::comic`]). Each
+//! files (one page, a timed text node per cue: `quire_formats::subtitles`) and
+//! comic archives (CBZ or ZIP; a page per image: `quire_formats::comic`). Each
 //! import is one undoable `Batch`. Every image is checked whole
-//! ([`super::images::check`]) and staged; the blobs go into place only once
+//! ([`images::check`]) and staged; the blobs go into place only once
 //! every file has passed, so a bad file imports nothing (but a broken page
 //! inside a comic archive, which is skipped and named).
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::blobs::{BlobHash, Staging};
+use super::blobs::Staging;
 use super::error::{CoreError, CoreResult};
 use super::ids::SessionId;
-use super::images::{self, Header};
+use super::images;
 use super::op::{NewNode, NewPage, Op};
 use super::scene::{ImageRole, NodeKind, Timing, Transform};
-use super::subtitles::{self, SubtitleFormat};
 use super::{ApplyResult, Core};
+pub use quire_formats::comic::Skipped;
+use quire_formats::comic::{self, Checked};
+use quire_formats::subtitles::{self, SubtitleFormat};
 
 /// An uploaded file.
 #[derive(Debug, Clone, Default)]
@@ -46,24 +48,6 @@ pub fn paragraphs(text: &str) -> Vec<String> {
         out.push(current.join("\n").trim().to_owned());
     }
     out
-}
-
-/// A page image that passed [`images::check`], staged as `blob`.
-#[derive(Debug, Clone)]
-pub(super) struct Checked {
-    /// The file or archive entry name.
-    pub name: String,
-    pub header: Header,
-    pub blob: BlobHash,
-}
-
-/// An entry of a comic archive that did not come in, and why.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Skipped {
-    /// `archive.cbz/entry.jpg`.
-    pub name: String,
-    pub reason: String,
 }
 
 /// What an import of pages did.
@@ -125,7 +109,7 @@ impl PageSource {
                 format,
             });
         }
-        if super::comic::is_comic(&file.name) {
+        if comic::is_comic(&file.name) {
             return Ok(PageSource::Comic(file));
         }
         if imagesize::image_type(&file.bytes).is_ok() {
@@ -348,7 +332,9 @@ fn pages_of(
             }
             PageSource::Comic(file) => {
                 let (pages, bad) =
-                    super::comic::pages(&file.name, &file.bytes, max_pixels, &mut staging)?;
+                    comic::pages(&file.name, &file.bytes, max_pixels, &mut |data| {
+                        staging.put(data)
+                    })?;
                 ops.extend(pages.iter().map(image_page));
                 skipped.extend(bad.into_iter().map(|s| Skipped {
                     name: format!("{}/{}", file.name, s.name),

@@ -17,7 +17,6 @@
 
 pub mod archive;
 mod blocking;
-pub mod comic;
 pub mod engines;
 pub mod events;
 pub mod export;
@@ -26,16 +25,13 @@ pub mod import;
 pub mod jobs;
 pub mod paths;
 pub mod picture;
-pub mod po;
 pub mod session;
-pub mod subtitles;
 pub mod tm;
 pub mod translations;
-pub mod xliff;
-pub mod xml;
 
+pub use quire_formats::{comic, images, po, subtitles, xliff, xml};
 pub use quire_model::{apply, error, history, ids, lang, limits, objects, op, scene, workflow};
-pub use quire_render::{self as render, images};
+pub use quire_render as render;
 pub use quire_store::{blobs, storage};
 
 use std::collections::BTreeMap;

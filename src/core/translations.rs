@@ -1,7 +1,7 @@
 //! Translations coming back: an XLIFF 2.0 or gettext PO file merged into a
 //! session as one history entry ([`Core::import_translations`]).
 //!
-//! Each format's parser ([`super::xliff`], [`super::po`]) reads its file
+//! Each format's parser (`quire_formats::xliff`, `quire_formats::po`) reads its file
 //! into `Unit`s that name a node; the merge is the same for both. A unit
 //! sets its node's translation and state. One whose source differs from the
 //! node's current text, or whose node is `final` here, is a conflict:
@@ -20,49 +20,8 @@ use super::ids::{NodeId, PageId, SessionId};
 use super::op::{KindPatch, NodePatch, Op};
 use super::scene::{Author, Node, NodeKind, Origin, TextState};
 use super::storage::now_rfc3339;
-
-/// The formats translations come back in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum TranslationFormat {
-    Xliff,
-    Po,
-}
-
-impl TranslationFormat {
-    /// From a file name's extension.
-    pub fn from_path(path: &str) -> Option<TranslationFormat> {
-        let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".xlf") || lower.ends_with(".xliff") {
-            Some(TranslationFormat::Xliff)
-        } else if lower.ends_with(".po") {
-            Some(TranslationFormat::Po)
-        } else {
-            None
-        }
-    }
-
-    /// From a file's text, when there is no name to go by: XML is XLIFF,
-    /// anything else is taken for PO.
-    pub fn sniff(content: &str) -> TranslationFormat {
-        if content
-            .trim_start_matches('\u{feff}')
-            .trim_start()
-            .starts_with('<')
-        {
-            TranslationFormat::Xliff
-        } else {
-            TranslationFormat::Po
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            TranslationFormat::Xliff => "XLIFF",
-            TranslationFormat::Po => "PO",
-        }
-    }
-}
+pub use quire_formats::units::TranslationFormat;
+use quire_formats::units::{Parsed, Unit, parse};
 
 /// What an import of translations is asked for: the HTTP body and the MCP
 /// tool's arguments.
@@ -103,36 +62,6 @@ pub struct Conflict {
     pub message: String,
     /// Whether it was applied anyway (`force`).
     pub applied: bool,
-}
-
-/// One translation unit as a parser read it.
-#[derive(Debug, Default, PartialEq)]
-pub(super) struct Unit {
-    /// The id as the file has it (reports quote it).
-    pub id: String,
-    /// The node it names, when the id is one of ours.
-    pub node: Option<NodeId>,
-    pub source: String,
-    /// `None`: the file says nothing; `Some("")`: no translation.
-    pub target: Option<String>,
-    /// The state the file gives (XLIFF); PO has none.
-    pub state: Option<TextState>,
-    /// Whether the file marks the translation as a machine's (PO `fuzzy`),
-    /// when the format can say so.
-    pub machine: Option<bool>,
-    /// Why the unit cannot be merged as it is (PO plural forms).
-    pub unmergeable: Option<&'static str>,
-}
-
-/// A parsed file: its units and the target language it declares.
-#[derive(Debug, Default)]
-pub(super) struct Parsed {
-    pub units: Vec<Unit>,
-    /// The language the file translates into (XLIFF `trgLang`, PO
-    /// `Language`).
-    pub language: Option<String>,
-    /// The language the file translates from (XLIFF `srcLang`).
-    pub source_language: Option<String>,
 }
 
 /// The engine id a machine translation that came back in a file (PO
@@ -190,13 +119,6 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
         })));
     }
     Some(patch)
-}
-
-fn parse(format: TranslationFormat, content: &str) -> CoreResult<Parsed> {
-    match format {
-        TranslationFormat::Xliff => super::xliff::parse(content),
-        TranslationFormat::Po => super::po::parse(content),
-    }
 }
 
 impl Core {

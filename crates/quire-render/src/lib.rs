@@ -18,7 +18,6 @@
 
 pub mod export;
 pub mod fonts;
-pub mod images;
 mod paint;
 mod typeset;
 
@@ -203,7 +202,7 @@ pub fn render(
     fonts: &Fonts,
     settings: &Settings,
 ) -> Result<Rendered, String> {
-    let mut image: RgbaImage = crate::images::decode(source, settings.max_image_pixels)
+    let mut image: RgbaImage = quire_formats::images::decode(source, settings.max_image_pixels)
         .map_err(|e| format!("the page image cannot be read: {e}"))?
         .to_rgba8();
     let (width, height) = image.dimensions();
@@ -232,7 +231,7 @@ pub fn render(
     // Clear.
     let masked = match mask {
         Some(bytes) => {
-            let mask: GrayImage = crate::images::decode(bytes, settings.max_image_pixels)
+            let mask: GrayImage = quire_formats::images::decode(bytes, settings.max_image_pixels)
                 .map_err(|e| format!("the inpaint mask cannot be read: {e}"))?
                 .to_luma8();
             paint::inpaint(&mut image, &mask);

@@ -13,8 +13,8 @@
 
 use std::fmt::Write as _;
 
-use super::error::{CoreError, CoreResult};
-use super::scene::{NodeKind, Page, Scene, Timing};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::scene::{NodeKind, Page, Scene, Timing};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SubtitleFormat {

@@ -6,17 +6,17 @@
 //! translation as target; `srcLang`/`trgLang` from the project.
 //!
 //! Import reads a file like that back into units by id for
-//! [`super::translations`] to merge: targets and states. A file that is not
+//! [`crate::units`] to merge: targets and states. A file that is not
 //! XLIFF 2.0 (XLIFF 1.2 included), is not well-formed or holds a DTD is
 //! refused and says why.
 
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
 
-use super::error::{CoreError, CoreResult};
-use super::ids::NodeId;
-use super::scene::{NodeKind, Scene, TextState};
-use super::translations::{Parsed, Unit};
+use crate::units::{Parsed, Unit};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::NodeId;
+use quire_model::scene::{NodeKind, Scene, TextState};
 
 const XLIFF_2: &str = "urn:oasis:names:tc:xliff:document:2.0";
 const XLIFF_1: &str = "urn:oasis:names:tc:xliff:document:1.2";
@@ -149,7 +149,7 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8
             let timing = match &node.kind {
                 NodeKind::Text {
                     timing: Some(t), ..
-                } => Some(("timing", super::subtitles::format_timing(t))),
+                } => Some(("timing", crate::subtitles::format_timing(t))),
                 _ => None,
             };
             let notes = [("page", page.id.to_string()), ("node", node.id.to_string())];
@@ -201,7 +201,7 @@ fn bad(message: impl std::fmt::Display) -> CoreError {
 
 /// The units of an XLIFF 2.0 document and its `trgLang`.
 pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
-    let doc = super::xml::parse(text).map_err(bad)?;
+    let doc = crate::xml::parse(text).map_err(bad)?;
     let root = doc.root_element();
     let ns = root.tag_name().namespace();
     if root.tag_name().name() != "xliff" {

@@ -7,7 +7,7 @@
 //! cue), and `#, fuzzy` when an engine wrote
 //! the translation and nobody has reviewed it.
 //!
-//! Import reads such a file into units for [`super::translations`] to merge
+//! Import reads such a file into units for [`crate::units`] to merge
 //! by `msgctxt`: `fuzzy` means a machine's translation, no `fuzzy` a
 //! person's. An entry with plural forms is read and reported, not merged
 //! (a text node holds one translation). The parser is small and strict: a
@@ -15,10 +15,10 @@
 
 use std::fmt::Write as _;
 
-use super::error::{CoreError, CoreResult};
-use super::ids::NodeId;
-use super::scene::{NodeKind, Scene};
-use super::translations::{Parsed, Unit};
+use crate::units::{Parsed, Unit};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::NodeId;
+use quire_model::scene::{NodeKind, Scene};
 
 /// A PO string's body, escaped as gettext does (`\\`, `\"`, `\n`, `\t`,
 /// `\r` and the other C escapes).
@@ -99,7 +99,7 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
             out.push('\n');
             let _ = writeln!(out, "#. page: {}", one_line(&page.name));
             if let Some(t) = timing {
-                let _ = writeln!(out, "#. timing: {}", super::subtitles::format_timing(t));
+                let _ = writeln!(out, "#. timing: {}", crate::subtitles::format_timing(t));
             }
             if node.kind.is_machine_work() {
                 out.push_str("#, fuzzy\n");

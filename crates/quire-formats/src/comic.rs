@@ -1,4 +1,4 @@
-//! A CBZ (or any ZIP) of page images, read for [`super::import`]: the PNG,
+//! A CBZ (or any ZIP) of page images, read for an import of pages: the PNG,
 //! JPEG and WebP entries in natural name order (`p2` before `p10`,
 //! directories included), other entries (`ComicInfo.xml`, `__MACOSX/`,
 //! hidden files) passed over.
@@ -14,11 +14,12 @@
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
 
-use super::archive::{ARCHIVE_LIMITS, ArchiveLimits};
-use super::blobs::Staging;
-use super::error::{CoreError, CoreResult};
-use super::images;
-use super::import::{Checked, Skipped};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::hash::BlobHash;
+use serde::{Deserialize, Serialize};
+
+use crate::images::{self, Header};
+use crate::{ARCHIVE_LIMITS, ArchiveLimits};
 
 /// How much better than its compressed size an image entry may inflate.
 /// PNG, JPEG and WebP are compressed already and barely shrink in a zip;
@@ -28,6 +29,28 @@ const MAX_RATIO: u64 = 100;
 /// Bytes read before the header is looked at: every format's size is in
 /// its first few hundred bytes, a JPEG's after its EXIF.
 const HEADER_BYTES: u64 = 1 << 16;
+
+/// A page image that passed [`images::check`], kept as `blob`.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// The file or archive entry name.
+    pub name: String,
+    pub header: Header,
+    pub blob: BlobHash,
+}
+
+/// An entry of a comic archive that did not come in, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    /// `archive.cbz/entry.jpg`.
+    pub name: String,
+    pub reason: String,
+}
+
+/// Where a page's bytes go once checked (an import's staging area); it
+/// returns their hash.
+pub type Keep<'a> = dyn FnMut(&[u8]) -> CoreResult<BlobHash> + 'a;
 
 /// Whether `name` (a file name) is a comic archive by its extension.
 pub fn is_comic(name: &str) -> bool {
@@ -51,22 +74,22 @@ fn is_safe(entry: &str) -> bool {
     !entry.starts_with('/') && !entry.contains(':') && entry.split('/').all(|part| part != "..")
 }
 
-/// The pages of a comic archive named `archive`, staged, and the entries
-/// skipped; see the module doc.
-pub(super) fn pages(
+/// The pages of a comic archive named `archive`, each handed to `keep`
+/// as it is checked, and the entries skipped; see the module doc.
+pub fn pages(
     archive: &str,
     bytes: &[u8],
     max_pixels: u64,
-    staging: &mut Staging,
+    keep: &mut Keep<'_>,
 ) -> CoreResult<(Vec<Checked>, Vec<Skipped>)> {
-    read_within(archive, bytes, max_pixels, staging, &ARCHIVE_LIMITS)
+    read_within(archive, bytes, max_pixels, keep, &ARCHIVE_LIMITS)
 }
 
 fn read_within(
     archive: &str,
     bytes: &[u8],
     max_pixels: u64,
-    staging: &mut Staging,
+    keep: &mut Keep<'_>,
     limits: &ArchiveLimits,
 ) -> CoreResult<(Vec<Checked>, Vec<Skipped>)> {
     let bad = |message: String| CoreError::InvalidInput(format!("{archive}: {message}"));
@@ -121,7 +144,7 @@ fn read_within(
         match inflate(&mut entry, compressed, max_pixels, &mut left) {
             Ok(data) => match images::check(&data, max_pixels) {
                 Ok(header) => pages.push(Checked {
-                    blob: staging.put(&data)?,
+                    blob: keep(&data)?,
                     name,
                     header,
                 }),
@@ -200,7 +223,6 @@ fn inflate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::blobs::BlobStore;
     use std::io::Write;
 
     fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
@@ -222,13 +244,11 @@ mod tests {
     }
 
     fn read(bytes: &[u8], limits: &ArchiveLimits) -> CoreResult<(Vec<Checked>, Vec<Skipped>)> {
-        let dir = tempfile::tempdir().expect("dir");
-        let mut staging = BlobStore::new(dir.path()).staging();
         read_within(
             "c.cbz",
             bytes,
             images::DEFAULT_MAX_PIXELS,
-            &mut staging,
+            &mut |data| Ok(BlobHash::of(data)),
             limits,
         )
     }

@@ -1,0 +1,89 @@
+//! Translation files as units: what [`crate::xliff`] and [`crate::po`]
+//! read a file into, for the core to merge into a project (matching units
+//! to nodes, conflicts, states: `Core::import_translations`).
+
+use quire_model::error::CoreResult;
+use quire_model::ids::NodeId;
+use quire_model::scene::TextState;
+use serde::{Deserialize, Serialize};
+
+/// The formats translations come back in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum TranslationFormat {
+    Xliff,
+    Po,
+}
+
+impl TranslationFormat {
+    /// From a file name's extension.
+    pub fn from_path(path: &str) -> Option<TranslationFormat> {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".xlf") || lower.ends_with(".xliff") {
+            Some(TranslationFormat::Xliff)
+        } else if lower.ends_with(".po") {
+            Some(TranslationFormat::Po)
+        } else {
+            None
+        }
+    }
+
+    /// From a file's text, when there is no name to go by: XML is XLIFF,
+    /// anything else is taken for PO.
+    pub fn sniff(content: &str) -> TranslationFormat {
+        if content
+            .trim_start_matches('\u{feff}')
+            .trim_start()
+            .starts_with('<')
+        {
+            TranslationFormat::Xliff
+        } else {
+            TranslationFormat::Po
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TranslationFormat::Xliff => "XLIFF",
+            TranslationFormat::Po => "PO",
+        }
+    }
+}
+
+/// One translation unit as a parser read it.
+#[derive(Debug, Default, PartialEq)]
+pub struct Unit {
+    /// The id as the file has it (reports quote it).
+    pub id: String,
+    /// The node it names, when the id is one of ours.
+    pub node: Option<NodeId>,
+    pub source: String,
+    /// `None`: the file says nothing; `Some("")`: no translation.
+    pub target: Option<String>,
+    /// The state the file gives (XLIFF); PO has none.
+    pub state: Option<TextState>,
+    /// Whether the file marks the translation as a machine's (PO `fuzzy`),
+    /// when the format can say so.
+    pub machine: Option<bool>,
+    /// Why the unit cannot be merged as it is (PO plural forms).
+    pub unmergeable: Option<&'static str>,
+}
+
+/// A parsed file: its units and the target language it declares.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub units: Vec<Unit>,
+    /// The language the file translates into (XLIFF `trgLang`, PO
+    /// `Language`).
+    pub language: Option<String>,
+    /// The language the file translates from (XLIFF `srcLang`).
+    pub source_language: Option<String>,
+}
+
+/// The units of a file in `format`.
+pub fn parse(format: TranslationFormat, content: &str) -> CoreResult<Parsed> {
+    match format {
+        TranslationFormat::Xliff => crate::xliff::parse(content),
+        TranslationFormat::Po => crate::po::parse(content),
+    }
+}
