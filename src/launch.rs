@@ -1,6 +1,7 @@
 //! Starting a mode: build the one core, start the mode's frontends over it,
 //! wait for them to end, then flush and close every project.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,8 +10,10 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::config::modes::Frontend;
+use crate::config::schema::{CommandEngineConfig, EnginesConfig, ProviderConfig};
 use crate::config::{ConfigError, Loaded};
 use crate::core::session::SessionSettings;
+use crate::core::settings::{ApiKey, CommandEngine, Provider};
 use crate::core::{Core, CoreConfig};
 use crate::error::Failure;
 use crate::http::{self, BindError};
@@ -99,12 +102,54 @@ pub fn core_config(
             history_max_bytes: config.history.max_bytes.get(),
         },
         mode: mode.to_owned(),
-        engines: config.engines.clone(),
-        providers: config.providers.clone(),
+        commands: command_engines(&config.engines),
+        allow_unattended: config.engines.allow_unattended,
+        providers: config
+            .providers
+            .iter()
+            .map(|(id, p)| (id.clone(), provider(p)))
+            .collect(),
         qa: config.qa.clone(),
         tm: config.tm.clone(),
         render: config.render.clone(),
         max_image_pixels: config.limits.max_image_pixels.get(),
+    }
+}
+
+/// The `[engines.<id>]` tables as the core runs them.
+pub fn command_engines(engines: &EnginesConfig) -> BTreeMap<String, CommandEngine> {
+    engines
+        .commands
+        .iter()
+        .map(|(id, engine)| (id.clone(), command_engine(engine)))
+        .collect()
+}
+
+fn command_engine(engine: &CommandEngineConfig) -> CommandEngine {
+    CommandEngine {
+        stage: engine.stage.clone(),
+        description: engine.description.clone(),
+        command: engine.command.clone(),
+        input: engine.input,
+        output: engine.output,
+        timeout_secs: engine.timeout_secs.get(),
+        max_output_bytes: engine.max_output_bytes.get(),
+        requires_approval: engine.requires_approval,
+    }
+}
+
+/// A provider as the core calls it, its key resolved (or why not).
+pub fn provider(provider: &ProviderConfig) -> Provider {
+    Provider {
+        base_url: provider.base_url.clone(),
+        model: provider.model.clone(),
+        api_key: match provider.api_key.get() {
+            Ok(None) => ApiKey::None,
+            Ok(Some(key)) => ApiKey::Key(key.to_owned()),
+            Err(why) => ApiKey::Unresolved(why.to_owned()),
+        },
+        timeout_secs: provider.timeout_secs.get(),
+        max_retries: provider.max_retries,
     }
 }
 

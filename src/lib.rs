@@ -20,7 +20,7 @@ pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod core;
+pub use quire_core as core;
 pub mod error;
 pub mod http;
 pub mod launch;

@@ -9,7 +9,7 @@ use crate::core::engines::Registry;
 use crate::error::Failure;
 
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let engines = Registry::new(&loaded.config.engines.commands).list();
+    let engines = Registry::new(&crate::launch::command_engines(&loaded.config.engines)).list();
     if json {
         let text = serde_json::to_string_pretty(&engines)
             .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;

@@ -32,8 +32,8 @@ pub struct Config {
     pub attach: AttachConfig,
     pub engines: EnginesConfig,
     pub providers: BTreeMap<String, ProviderConfig>,
-    pub qa: QaConfig,
-    pub tm: TmConfig,
+    pub qa: QaLevels,
+    pub tm: TmSettings,
     pub render: RenderConfig,
     pub limits: LimitsConfig,
 }
@@ -50,76 +50,7 @@ pub struct LimitsConfig {
 
 pub use quire_render::RenderConfig;
 
-/// `[tm]`: the translation memory the `tm` engine fills from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TmConfig {
-    /// How similar a remembered source must be to be used, from 0 (any)
-    /// to 1 (identical only).
-    pub min_score: f64,
-}
-
-impl Default for TmConfig {
-    fn default() -> Self {
-        TmConfig { min_score: 0.85 }
-    }
-}
-
-/// How much a QA rule's findings matter, or `off`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RuleLevel {
-    Off,
-    Info,
-    Warning,
-    Error,
-}
-
-/// `[qa]`: each rule of the `qa` engine, on (at a severity) or off.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct QaConfig {
-    pub missing_translation: RuleLevel,
-    pub placeholders: RuleLevel,
-    pub too_long: RuleLevel,
-    pub whitespace: RuleLevel,
-    pub numbers: RuleLevel,
-    pub end_punctuation: RuleLevel,
-    pub inconsistent: RuleLevel,
-    pub terminology: RuleLevel,
-}
-
-impl Default for QaConfig {
-    fn default() -> Self {
-        QaConfig {
-            missing_translation: RuleLevel::Warning,
-            placeholders: RuleLevel::Error,
-            too_long: RuleLevel::Warning,
-            whitespace: RuleLevel::Warning,
-            numbers: RuleLevel::Warning,
-            end_punctuation: RuleLevel::Warning,
-            inconsistent: RuleLevel::Warning,
-            terminology: RuleLevel::Warning,
-        }
-    }
-}
-
-impl QaConfig {
-    /// The level of a rule by its finding name (`too-long`).
-    pub fn level(&self, rule: &str) -> RuleLevel {
-        match rule {
-            "missing-translation" => self.missing_translation,
-            "placeholders" => self.placeholders,
-            "too-long" => self.too_long,
-            "whitespace" => self.whitespace,
-            "numbers" => self.numbers,
-            "end-punctuation" => self.end_punctuation,
-            "inconsistent" => self.inconsistent,
-            "terminology" => self.terminology,
-            _ => RuleLevel::Warning,
-        }
-    }
-}
+pub use crate::core::settings::{EngineInput, EngineOutput, QaLevels, RuleLevel, TmSettings};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -255,20 +186,6 @@ pub struct CommandEngineConfig {
     pub max_output_bytes: NonZeroU64,
     #[serde(default = "default_true")]
     pub requires_approval: bool,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EngineInput {
-    PageImage,
-    PageJson,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum EngineOutput {
-    Ops,
-    TesseractTsv,
 }
 
 /// An OpenAI-compatible chat-completions endpoint.

@@ -75,14 +75,19 @@ impl TestCore {
         TestCore { dir, core }
     }
 
-    /// A core with these command engines and translation providers.
+    /// A core with these command engines and translation providers, as
+    /// the launcher adapts them from the configuration.
     pub fn with_engines(
         engines: EnginesConfig,
         providers: BTreeMap<String, ProviderConfig>,
     ) -> Self {
         Self::configured(|c| {
-            c.engines = engines;
-            c.providers = providers;
+            c.commands = quire::launch::command_engines(&engines);
+            c.allow_unattended = engines.allow_unattended;
+            c.providers = providers
+                .iter()
+                .map(|(id, p)| (id.clone(), quire::launch::provider(p)))
+                .collect();
         })
     }
 

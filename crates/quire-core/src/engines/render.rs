@@ -1,15 +1,15 @@
 //! `render`: clears the source text from each image page and sets the
-//! translations in their boxes ([`crate::core::render`]), storing the
+//! translations in their boxes ([`crate::render`]), storing the
 //! page's rendered image. The work is all CPU, so each page is rendered on
 //! the blocking pool.
 
 use std::sync::Arc;
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step};
-use crate::core::blobs::BlobHash;
-use crate::core::events::{Finding, Severity};
-use crate::core::render::fonts::Fonts;
-use crate::core::render::{self, Settings};
+use crate::blobs::BlobHash;
+use crate::events::{Finding, Severity};
+use crate::render::fonts::Fonts;
+use crate::render::{self, Settings};
 
 /// The `render` engine.
 pub struct Render {

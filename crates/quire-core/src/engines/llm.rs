@@ -15,9 +15,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step};
-use crate::config::schema::ProviderConfig;
-use crate::core::glossary::Matcher;
-use crate::core::scene::Page;
+use crate::glossary::Matcher;
+use crate::scene::Page;
+use crate::settings::{ApiKey, Provider};
 
 /// The rules every request carries, after the caller's own system prompt.
 const FORMAT_RULES: &str = "You translate the text segments of one page. \
@@ -86,7 +86,7 @@ impl Engine for LlmTranslate {
 struct Work {
     http: reqwest::Client,
     provider_id: String,
-    provider: ProviderConfig,
+    provider: Provider,
     target_language: String,
     system_prompt: Option<String>,
     fill: Fill,
@@ -238,7 +238,7 @@ pub fn page_terms(glossary: &Matcher, segments: &[Segment]) -> Vec<GlossaryEntry
 /// What to ask for.
 pub struct Request<'a> {
     pub provider_id: &'a str,
-    pub provider: &'a ProviderConfig,
+    pub provider: &'a Provider,
     pub target_language: &'a str,
     pub system_prompt: Option<&'a str>,
     pub segments: &'a [Segment],
@@ -281,11 +281,11 @@ pub async fn translate(
         "temperature": 0,
     });
     let who = format!("provider `{}`", req.provider_id);
-    let timeout = Duration::from_secs(req.provider.timeout_secs.get());
+    let timeout = Duration::from_secs(req.provider.timeout_secs);
     let mut attempt = 0u32;
     loop {
         let mut call = http.post(&url).timeout(timeout).json(&body);
-        if let Ok(Some(key)) = req.provider.api_key.get() {
+        if let ApiKey::Key(key) = &req.provider.api_key {
             call = call.bearer_auth(key);
         }
         let retry_in = match call.send().await {

@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::core::op::NewNode;
-use crate::core::scene::{NodeKind, Transform};
+use crate::op::NewNode;
+use crate::scene::{NodeKind, Transform};
 
 const COLUMNS: [&str; 12] = [
     "level",

@@ -24,14 +24,14 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 
-use crate::config::schema::{CommandEngineConfig, ProviderConfig};
-use crate::core::CoreConfig;
-use crate::core::events::Finding;
-use crate::core::op::{KindPatch, NodePatch, Op, StylePatch};
-use crate::core::render::fonts::Fonts;
-use crate::core::scene::{Author, ImageRole, Node, NodeKind, Origin, Page, Scene};
-use crate::core::tm::Memory;
-use crate::core::workflow::Overwrite;
+use super::settings::{CommandEngine, Provider};
+use crate::CoreConfig;
+use crate::events::Finding;
+use crate::op::{KindPatch, NodePatch, Op, StylePatch};
+use crate::render::fonts::Fonts;
+use crate::scene::{Author, ImageRole, Node, NodeKind, Origin, Page, Scene};
+use crate::tm::Memory;
+use crate::workflow::Overwrite;
 
 /// What the registry says about an engine.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
@@ -103,7 +103,7 @@ pub struct Step<'a> {
     pub memory: Option<Memory>,
     /// With [`Needs::provider`]: the provider's id and settings, and the
     /// client to reach it with.
-    pub provider: Option<(&'a str, &'a ProviderConfig)>,
+    pub provider: Option<(&'a str, &'a Provider)>,
     pub http: Option<&'a reqwest::Client>,
     /// The core's settings (`[qa]`, `[tm]`, `[render]`, limits).
     pub config: &'a CoreConfig,
@@ -177,7 +177,7 @@ impl std::fmt::Debug for Registry {
 }
 
 impl Registry {
-    pub fn new(commands: &BTreeMap<String, CommandEngineConfig>) -> Self {
+    pub fn new(commands: &BTreeMap<String, CommandEngine>) -> Self {
         let mut engines = built_in();
         for (id, config) in commands {
             engines.push(Arc::new(command::Command::new(id, config.clone())));
@@ -205,7 +205,7 @@ fn ready<'a>(outcome: Result<PageOutcome, String>) -> BoxFuture<'a, Result<PageO
 
 /// The source image of a page: its first `source` image node, else its
 /// first image node.
-pub fn page_image(page: &Page) -> Option<&crate::core::blobs::BlobHash> {
+pub fn page_image(page: &Page) -> Option<&crate::blobs::BlobHash> {
     let images = page.nodes.iter().filter_map(|n| match &n.kind {
         NodeKind::Image { blob, role, .. } => Some((blob, *role)),
         _ => None,

@@ -17,9 +17,9 @@
 use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
-use crate::core::CoreError;
-use crate::core::error::CoreResult;
-use crate::core::storage::{self, ProjectFiles};
+use crate::CoreError;
+use crate::error::CoreResult;
+use crate::storage::{self, ProjectFiles};
 
 /// Lexically removes `.` and resolves `..`; `None` if `..` climbs above
 /// the start.
@@ -116,7 +116,7 @@ pub fn check_output(path: &Path) -> CoreResult<()> {
 
 /// [`write_output`] on tokio's blocking pool, for async callers.
 pub async fn write_output_file(path: PathBuf, bytes: Vec<u8>, overwrite: bool) -> CoreResult<()> {
-    crate::core::blocking(move || write_output(&path, &bytes, overwrite)).await
+    crate::blocking(move || write_output(&path, &bytes, overwrite)).await
 }
 
 /// Writes an output file under [`check_output`]: missing parent

@@ -18,19 +18,19 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use super::{
     Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, tesseract,
 };
-use crate::config::schema::{CommandEngineConfig, EngineInput, EngineOutput};
-use crate::core::ids::PageId;
-use crate::core::op::Op;
-use crate::core::scene::Page;
+use crate::ids::PageId;
+use crate::op::Op;
+use crate::scene::Page;
+use crate::settings::{CommandEngine, EngineInput, EngineOutput};
 
 /// A command engine: `[engines.<id>]`.
 pub struct Command {
     info: EngineInfo,
-    config: Arc<CommandEngineConfig>,
+    config: Arc<CommandEngine>,
 }
 
 impl Command {
-    pub fn new(id: &str, config: CommandEngineConfig) -> Self {
+    pub fn new(id: &str, config: CommandEngine) -> Self {
         Command {
             info: EngineInfo {
                 id: id.to_owned(),
@@ -71,7 +71,7 @@ impl Engine for Command {
 
 /// A command engine's step.
 struct Prepared {
-    config: Arc<CommandEngineConfig>,
+    config: Arc<CommandEngine>,
     target_language: Option<String>,
 }
 
@@ -100,17 +100,17 @@ impl PageWork for Prepared {
 const STDERR_TAIL: usize = 600;
 
 /// The command line as a person reads it (for the approval prompt).
-pub fn command_line(config: &CommandEngineConfig) -> String {
+pub fn command_line(config: &CommandEngine) -> String {
     shlex::try_join(config.command.iter().map(String::as_str))
         .unwrap_or_else(|_| config.command.join(" "))
 }
 
-fn uses(config: &CommandEngineConfig, placeholder: &str) -> bool {
+fn uses(config: &CommandEngine, placeholder: &str) -> bool {
     config.command.iter().any(|a| a.contains(placeholder))
 }
 
 /// Whether this engine needs the page's image.
-pub fn needs_image(config: &CommandEngineConfig) -> bool {
+pub fn needs_image(config: &CommandEngine) -> bool {
     config.input == EngineInput::PageImage || uses(config, "{image}")
 }
 
@@ -143,14 +143,14 @@ const STDERR_KEEP: usize = 64 << 10;
 /// any reason (done, failed, timed out, or dropped because the job was
 /// cancelled), the whole group is killed, so nothing it started lives on.
 pub async fn run(
-    config: &CommandEngineConfig,
+    config: &CommandEngine,
     page: &Page,
     image: Option<&[u8]>,
     target_language: Option<&str>,
 ) -> Result<Vec<Op>, String> {
     if uses(config, "{target_language}") {
         let tag = target_language.ok_or("the engine needs targetLanguage")?;
-        crate::core::lang::check_tag("targetLanguage", tag).map_err(|e| e.to_string())?;
+        crate::lang::check_tag("targetLanguage", tag).map_err(|e| e.to_string())?;
     }
     let page_json = serde_json::to_vec(page).map_err(|e| format!("cannot encode the page: {e}"))?;
     let image = match needs_image(config) {
@@ -208,7 +208,7 @@ pub async fn run(
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
         return Err(format!("`{program}` has no output pipes"));
     };
-    let limit = config.max_output_bytes.get();
+    let limit = config.max_output_bytes;
     let finished = async {
         let out = async {
             let out = read_capped(stdout, limit).await;
@@ -222,7 +222,7 @@ pub async fn run(
         let status = child.wait().await;
         (out, err, status)
     };
-    let timeout = Duration::from_secs(config.timeout_secs.get());
+    let timeout = Duration::from_secs(config.timeout_secs);
     let (stdout, stderr, status) = match tokio::time::timeout(timeout, finished).await {
         Ok(done) => done,
         // Dropping the child and the group guard kills them all.

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 
 use super::text::{Piece, pieces, placeholders};
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, ready};
-use crate::config::schema::{QaConfig, RuleLevel};
-use crate::core::events::{Finding, Severity};
-use crate::core::glossary::{Matcher, rendered};
-use crate::core::ids::{NodeId, PageId};
-use crate::core::scene::{NodeKind, Page, Scene};
+use crate::events::Finding;
+use crate::glossary::{Matcher, rendered};
+use crate::ids::{NodeId, PageId};
+use crate::scene::{NodeKind, Page, Scene};
+use crate::settings::QaLevels;
 
 /// The `qa` engine.
 pub struct Qa {
@@ -55,7 +55,7 @@ impl Engine for Qa {
 
 struct Work {
     sources: Option<Sources>,
-    levels: QaConfig,
+    levels: QaLevels,
 }
 
 impl PageWork for Work {
@@ -207,7 +207,7 @@ fn edges(s: &str) -> (&str, &str) {
 
 /// The problems of every text node of `page`, one finding each;
 /// `sources` (the project's, when given) finds inconsistencies.
-pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaConfig) -> Vec<Finding> {
+pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaLevels) -> Vec<Finding> {
     let mut problems = Vec::new();
     for node in &page.nodes {
         let NodeKind::Text {
@@ -224,11 +224,8 @@ pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaConfig) -> 
         };
         let what = format!("\"{}\"", short(text));
         let mut found = |rule: &str, message: String| {
-            let severity = match levels.level(rule) {
-                RuleLevel::Off => return,
-                RuleLevel::Info => Severity::Info,
-                RuleLevel::Warning => Severity::Warning,
-                RuleLevel::Error => Severity::Error,
+            let Some(severity) = levels.level(rule).severity() else {
+                return;
             };
             problems.push(Finding::new(rule, severity, message).on(page.id, Some(node.id)));
         };
@@ -328,8 +325,10 @@ pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaConfig) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::ids::{NodeId, PageId};
-    use crate::core::scene::{Node, Transform};
+    use crate::events::Severity;
+    use crate::ids::{NodeId, PageId};
+    use crate::scene::{Node, Transform};
+    use crate::settings::RuleLevel;
 
     fn node(text: &str, translation: Option<&str>, w: f64, h: f64) -> Node {
         Node {
@@ -374,7 +373,7 @@ mod tests {
                 node("Fine {0}", Some("Bien {0}"), 500.0, 100.0),
             ],
         };
-        let problems = check_page(&page, None, &QaConfig::default());
+        let problems = check_page(&page, None, &QaLevels::default());
         let rules: Vec<&str> = problems.iter().map(|p| p.rule.as_str()).collect();
         assert_eq!(
             rules,
@@ -406,7 +405,7 @@ mod tests {
     }
 
     fn rules(page: &Page, sources: Option<&Sources>) -> Vec<String> {
-        check_page(page, sources, &QaConfig::default())
+        check_page(page, sources, &QaLevels::default())
             .into_iter()
             .map(|f| f.rule)
             .collect()
@@ -430,7 +429,7 @@ mod tests {
         assert!(
             rules(&good, None).is_empty(),
             "{:?}",
-            check_page(&good, None, &QaConfig::default())
+            check_page(&good, None, &QaLevels::default())
         );
         let wide = page_of(vec![node("第３話", Some("Episode 3"), 0.0, 0.0)]);
         assert!(rules(&wide, None).is_empty());
@@ -453,7 +452,7 @@ mod tests {
         assert!(
             rules(&good, None).is_empty(),
             "{:?}",
-            check_page(&good, None, &QaConfig::default())
+            check_page(&good, None, &QaLevels::default())
         );
     }
 
@@ -472,7 +471,7 @@ mod tests {
             ],
         };
         let sources = Sources::of(&scene);
-        let found = check_page(&two, Some(&sources), &QaConfig::default());
+        let found = check_page(&two, Some(&sources), &QaLevels::default());
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].rule, "inconsistent");
         assert_eq!(found[0].node_id, Some(two.nodes[0].id));
@@ -489,7 +488,7 @@ mod tests {
                     project: scene.project.clone(),
                     pages: vec![std::sync::Arc::new(one.clone())],
                 })),
-                &QaConfig::default()
+                &QaLevels::default()
             )
             .is_empty()
         );
@@ -498,7 +497,7 @@ mod tests {
     #[test]
     fn a_glossary_term_must_be_translated_as_the_glossary_says() {
         let mut project = Scene::new("p", "2026-12-01T00:00:00Z").project;
-        project.glossary = vec![crate::core::glossary::Term {
+        project.glossary = vec![crate::glossary::Term {
             source: "Shinigami".into(),
             target: "dieu de la mort".into(),
             note: None,
@@ -513,7 +512,7 @@ mod tests {
             project,
             pages: vec![std::sync::Arc::new(page.clone())],
         };
-        let found = check_page(&page, Some(&Sources::of(&scene)), &QaConfig::default());
+        let found = check_page(&page, Some(&Sources::of(&scene)), &QaLevels::default());
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].rule, "terminology");
         assert_eq!(found[0].node_id, Some(page.nodes[0].id));
@@ -530,11 +529,11 @@ mod tests {
             node("Hello", None, 0.0, 0.0),
             node("Hi {0} 5?", Some("Salut 6"), 0.0, 0.0),
         ]);
-        let levels = QaConfig {
+        let levels = QaLevels {
             missing_translation: RuleLevel::Off,
             numbers: RuleLevel::Error,
             end_punctuation: RuleLevel::Info,
-            ..QaConfig::default()
+            ..QaLevels::default()
         };
         let got: Vec<(String, Severity)> = check_page(&page, None, &levels)
             .into_iter()

@@ -1,9 +1,9 @@
 //! `tm`: fills untranslated text nodes from the translation memory, the
 //! reviewed and final translations of the managed projects
-//! ([`crate::core::tm`]), keeping the match's similarity in the origin.
+//! ([`crate::tm`]), keeping the match's similarity in the origin.
 
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step, ready};
-use crate::core::tm::Memory;
+use crate::tm::Memory;
 
 /// The `tm` engine.
 pub struct Tm {

@@ -5,13 +5,13 @@
 use std::path::Path;
 
 use super::SessionSettings;
-use crate::core::apply::apply;
-use crate::core::blobs::BlobStore;
-use crate::core::error::{CoreError, CoreResult};
-use crate::core::history::{self, Entry, History};
-use crate::core::scene::Scene;
-use crate::core::storage::log::{self, FrameKind};
-use crate::core::storage::{HistoryFile, ProjectFiles, ProjectToml, SnapshotFile};
+use crate::apply::apply;
+use crate::blobs::BlobStore;
+use crate::error::{CoreError, CoreResult};
+use crate::history::{self, Entry, History};
+use crate::scene::Scene;
+use crate::storage::log::{self, FrameKind};
+use crate::storage::{HistoryFile, ProjectFiles, ProjectToml, SnapshotFile};
 
 /// A project as its files say: what [`Session::open`] starts from, and
 /// what a session reloads when its writer failed.

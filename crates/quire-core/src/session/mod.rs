@@ -28,7 +28,7 @@ use super::storage::log::{self, FrameKind};
 use super::storage::writer::{Durable, Item, LogWriter, OnDurable, SnapshotJob, Start};
 use super::storage::{self, HistoryFile, ProjectFiles, SnapshotFile, now_rfc3339};
 use super::workflow::{self, Dropped, Writer};
-use crate::config::schema::Durability;
+use quire_store::Durability;
 
 mod load;
 use load::{Loaded, load, truncate};

@@ -26,6 +26,7 @@ pub mod jobs;
 pub mod paths;
 pub mod picture;
 pub mod session;
+pub mod settings;
 pub mod tm;
 pub mod translations;
 
@@ -53,10 +54,11 @@ use self::lang::Languages;
 use self::op::Op;
 use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
+use self::settings::{CommandEngine, Provider, QaLevels, TmSettings};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use self::workflow::{Dropped, Writer};
-use crate::config::schema::{EnginesConfig, ProviderConfig, QaConfig, RenderConfig, TmConfig};
+use quire_render::RenderConfig;
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -65,14 +67,17 @@ pub struct CoreConfig {
     pub session: SessionSettings,
     /// The mode this process runs, recorded in project locks.
     pub mode: String,
-    /// Command engines and whether unattended clients may run them.
-    pub engines: EnginesConfig,
+    /// Command engines by id.
+    pub commands: BTreeMap<String, CommandEngine>,
+    /// Whether unattended clients (HTTP, MCP) may run the command engines
+    /// that require approval.
+    pub allow_unattended: bool,
     /// Translation providers for `llm-translate`.
-    pub providers: BTreeMap<String, ProviderConfig>,
+    pub providers: BTreeMap<String, Provider>,
     /// Which QA rules run, at what severity.
-    pub qa: QaConfig,
+    pub qa: QaLevels,
     /// The translation memory's settings.
-    pub tm: TmConfig,
+    pub tm: TmSettings,
     /// The `render` engine's settings.
     pub render: RenderConfig,
     /// The most pixels an image may have (`limits.max_image_pixels`),
@@ -87,10 +92,11 @@ impl CoreConfig {
             projects_dir,
             session,
             mode: mode.to_owned(),
-            engines: EnginesConfig::default(),
+            commands: BTreeMap::new(),
+            allow_unattended: false,
             providers: BTreeMap::new(),
-            qa: QaConfig::default(),
-            tm: TmConfig::default(),
+            qa: QaLevels::default(),
+            tm: TmSettings::default(),
             render: RenderConfig::default(),
             max_image_pixels: images::DEFAULT_MAX_PIXELS,
         }
@@ -216,7 +222,7 @@ impl Core {
     pub fn new(config: CoreConfig) -> Core {
         Core {
             inner: Arc::new(Inner {
-                registry: Registry::new(&config.engines.commands),
+                registry: Registry::new(&config.commands),
                 fonts: Arc::new(render::fonts::Fonts::new(config.render.clone())),
                 config,
                 bus: Arc::new(EventBus::new()),
@@ -757,7 +763,7 @@ mod tests {
     fn a_closed_project_opens_again_while_its_session_is_still_held() {
         let dir = tempfile::tempdir().unwrap();
         let settings = SessionSettings {
-            durability: crate::config::schema::Durability::Batch,
+            durability: quire_store::Durability::Batch,
             snapshot_every_ops: 100,
             undo_limit: 100,
             max_op_bytes: 1 << 20,

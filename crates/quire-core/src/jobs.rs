@@ -21,8 +21,8 @@ use super::events::{Event, Finding, JobStatus, Severity};
 use super::history::Group;
 use super::ids::{JobId, PageId, SessionId};
 use super::op::Op;
+use super::settings::{ApiKey, Provider};
 use super::workflow::{Overwrite, Writer};
-use crate::config::schema::ProviderConfig;
 
 /// What `start_pipeline` is asked to run: the one definition behind the
 /// HTTP body, the MCP tool's arguments (flattened into them) and what an
@@ -72,7 +72,7 @@ pub(crate) struct Job {
     steps: Vec<Arc<dyn Engine>>,
     pages: Vec<PageId>,
     spec: PipelineSpec,
-    provider: Option<(String, ProviderConfig)>,
+    provider: Option<(String, Provider)>,
     cancelled: AtomicBool,
     /// Fires on cancel: a running engine is stopped at once (a command
     /// engine's process group is killed), not only between pages.
@@ -152,7 +152,7 @@ impl Core {
             }
             None => snapshot.scene.pages.iter().map(|p| p.id).collect(),
         };
-        let allow_unattended = self.config().engines.allow_unattended;
+        let allow_unattended = self.config().allow_unattended;
         if approval == Approval::Unattended
             && !allow_unattended
             && let Some(engine) = steps.iter().find(|e| e.info().requires_approval)
@@ -214,16 +214,16 @@ impl Core {
 
     /// The provider for `llm-translate`: the one named, else the only one,
     /// else the one called `default`.
-    fn provider(&self, name: Option<&str>) -> CoreResult<(String, ProviderConfig)> {
+    fn provider(&self, name: Option<&str>) -> CoreResult<(String, Provider)> {
         let providers = &self.config().providers;
         let pick = match name {
             Some(name) => providers.get_key_value(name),
             None if providers.len() == 1 => providers.iter().next(),
             None => providers.get_key_value("default"),
         };
-        let pick = pick.map(|(k, v)| match v.api_key.get() {
-            Ok(_) => Ok((k.clone(), v.clone())),
-            Err(why) => Err(CoreError::InvalidInput(format!(
+        let pick = pick.map(|(k, v)| match &v.api_key {
+            ApiKey::None | ApiKey::Key(_) => Ok((k.clone(), v.clone())),
+            ApiKey::Unresolved(why) => Err(CoreError::InvalidInput(format!(
                 "provider `{k}` cannot be used: {why}"
             ))),
         });
