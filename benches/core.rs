@@ -50,6 +50,7 @@ fn text_node(i: usize) -> NewNode {
             state: None,
             origin: None,
             timing: None,
+            region: None,
         },
     }
 }
@@ -80,6 +81,7 @@ fn translate(page: PageId, node: NodeId, n: u64) -> Op {
                 state: None,
                 origin: None,
                 timing: None,
+                region: None,
             }),
             ..NodePatch::default()
         },

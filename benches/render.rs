@@ -107,6 +107,7 @@ async fn project(core: &Core, pages: usize) -> SessionId {
                         state: None,
                         origin: None,
                         timing: None,
+                        region: None,
                     },
                 },
                 at: None,

@@ -35,6 +35,7 @@ fn big_app() -> App {
                     state: None,
                     origin: None,
                     timing: None,
+                    region: None,
                 },
             })
             .collect();

@@ -65,6 +65,7 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
                             state: None,
                             origin: None,
                             timing: None,
+                            region: None,
                         },
                     })
                     .collect(),

@@ -528,7 +528,7 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             ));
         }
     }
-    let built_in = crate::core::engines::built_in_ids();
+    let built_in = quire_core::engines::built_in_ids();
     for (id, engine) in &config.engines.commands {
         if built_in.contains(id) {
             return Err(at(

@@ -50,7 +50,7 @@ pub struct LimitsConfig {
 
 pub use quire_render::RenderConfig;
 
-pub use crate::core::settings::{EngineInput, EngineOutput, QaLevels, RuleLevel, TmSettings};
+pub use quire_core::settings::{EngineInput, EngineOutput, QaLevels, RuleLevel, TmSettings};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -478,6 +478,7 @@ async fn xliff_stays_well_formed_with_control_characters() {
                 state: None,
                 origin: None,
                 timing: None,
+                region: None,
             }),
             ..Default::default()
         },

@@ -195,6 +195,7 @@ async fn every_op_changes_what_it_says() {
                 state: None,
                 origin: None,
                 timing: None,
+                region: None,
             }),
             ..Default::default()
         },
@@ -757,4 +758,106 @@ async fn project_languages_are_set_checked_undone_replayed_and_used() {
     let (_, s) = scene(core, reopened).await;
     assert_eq!(s.project.source_language.as_deref(), Some("ja"));
     assert_eq!(s.project.target_language.as_deref(), Some("pt-BR"));
+}
+
+/// A text node's region and the project's reading direction: set, undone,
+/// replayed from the log after a crash; a region of too few or too many
+/// points is refused and changes nothing.
+#[tokio::test]
+async fn regions_and_the_reading_direction_are_set_undone_replayed_and_bounded() {
+    use quire::core::scene::ReadingDirection;
+    let t = TestCore::new();
+    let (id, p1, _, n1, _) = fixture(&t).await;
+    let core = &t.core;
+    let region_op = |points: serde_json::Value| -> Op {
+        serde_json::from_value(serde_json::json!({
+            "type": "UpdateNode", "page": p1, "id": n1,
+            "patch": {"kind": {"type": "text", "region": points}},
+        }))
+        .unwrap()
+    };
+    let region_of = |scene: &Scene| match &scene.pages[0].nodes[0].kind {
+        NodeKind::Text { region, .. } => region.clone(),
+        _ => unreachable!(),
+    };
+    let balloon = serde_json::json!([[10.0, 10.0], [90.0, 12.0], [80.0, 60.5], [12.0, 58.0]]);
+    core.apply(id, region_op(balloon.clone())).await.unwrap();
+    let (_, with) = scene(core, id).await;
+    assert_eq!(
+        serde_json::to_value(region_of(&with)).unwrap(),
+        balloon,
+        "the region as given"
+    );
+    // Japanese reads right to left unless the project says otherwise.
+    let japanese = Op::UpdateProject {
+        patch: ProjectPatch {
+            source_language: Some(Some("ja".into())),
+            ..ProjectPatch::default()
+        },
+    };
+    core.apply(id, japanese).await.unwrap();
+    assert_eq!(
+        scene(core, id).await.1.project.reading(),
+        ReadingDirection::Rtl
+    );
+    let ltr = Op::UpdateProject {
+        patch: ProjectPatch {
+            reading_direction: Some(Some(ReadingDirection::Ltr)),
+            ..ProjectPatch::default()
+        },
+    };
+    core.apply(id, ltr).await.unwrap();
+    assert_eq!(
+        scene(core, id).await.1.project.reading(),
+        ReadingDirection::Ltr
+    );
+
+    for (points, why) in [
+        (
+            serde_json::json!([[0, 0], [1, 1]]),
+            "2 points; it needs 3 to 256",
+        ),
+        (
+            serde_json::Value::Array(vec![serde_json::json!([1, 2]); 257]),
+            "257 points; it needs 3 to 256",
+        ),
+    ] {
+        rejects(core, id, region_op(points), &[why]).await;
+    }
+
+    // What was accepted comes back from the log after a crash.
+    let path = t.project_path(id);
+    let after = scene(core, id).await;
+    let reopened = crate::core_support::core_at(
+        &t.dir.path().join("elsewhere"),
+        crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 500),
+    );
+    let copy = t.dir.path().join("crashed");
+    copy_dir(&path, &copy);
+    let s = reopened.blocking().open_project(&copy).unwrap();
+    let replayed = reopened.scene(s.id).await.unwrap();
+    assert_eq!((replayed.epoch, replayed.scene), after);
+
+    // Undo takes the direction back, then the language, then the region.
+    for _ in 0..3 {
+        core.undo(id).await.unwrap();
+    }
+    let (_, undone) = scene(core, id).await;
+    assert_eq!(undone.project.reading_direction, None);
+    assert_eq!(region_of(&undone), None);
+}
+
+/// A copy of a project directory as it is on disk now (what a crash
+/// leaves), without closing it.
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
 }

@@ -167,6 +167,7 @@ async fn add_boxes(t: &TestCore, id: SessionId, page: PageId, boxes: &[Box]) -> 
                     state: None,
                     origin: None,
                     timing: None,
+                    region: None,
                 },
             },
             at: None,

@@ -829,6 +829,7 @@ fn editing_a_translation_is_a_draft_until_saved() {
             state: None,
             origin: None,
             timing: None,
+            region: None,
         })
     );
     // Esc drops a draft without an effect.

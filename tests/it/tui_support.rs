@@ -56,6 +56,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             state: None,
             origin: None,
             timing: None,
+            region: None,
         },
     }
 }

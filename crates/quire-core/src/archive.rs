@@ -310,6 +310,7 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
                 name: None,
                 source_language: meta.source_language.clone().map(Some),
                 target_language: meta.target_language.clone().map(Some),
+                reading_direction: meta.reading_direction.map(Some),
             },
         });
     }

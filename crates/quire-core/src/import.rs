@@ -180,6 +180,7 @@ fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) ->
             state: None,
             origin: None,
             timing,
+            region: None,
         },
     }
 }

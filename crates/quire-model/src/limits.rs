@@ -15,7 +15,7 @@
 //! under older rules, and must restore exactly what was there.
 
 use crate::op::{KindPatch, NewNode, NewPage, NodePatch, Op, StylePatch};
-use crate::scene::{NodeKind, Origin, Style};
+use crate::scene::{NodeKind, Origin, Point, Style};
 
 /// Deepest `Batch` nesting: a batch inside a batch is depth 2.
 pub const MAX_BATCH_DEPTH: usize = 8;
@@ -27,6 +27,8 @@ pub const MAX_NAME_CHARS: usize = 200;
 pub const MAX_TEXT_BYTES: usize = 1 << 20;
 /// Longest short attribute (`sourceLang`, `fontFamily`, `color`), in bytes.
 pub const MAX_ATTRIBUTE_BYTES: usize = 256;
+/// Most points of a text node's `region`.
+pub const MAX_REGION_POINTS: usize = 256;
 
 /// An op with at least this many ops in it applies on a blocking thread,
 /// so that it holds up no other request.
@@ -159,6 +161,20 @@ fn check_origin(origin: Option<&Origin>) -> Result<(), String> {
     Ok(())
 }
 
+/// A region: 3 to [`MAX_REGION_POINTS`] points, every coordinate finite.
+pub fn check_region(region: &[Point]) -> Result<(), String> {
+    if region.len() < 3 || region.len() > MAX_REGION_POINTS {
+        return Err(format!(
+            "a region has {} points; it needs 3 to {MAX_REGION_POINTS}",
+            region.len()
+        ));
+    }
+    if let Some(p) = region.iter().find(|p| !p.iter().all(|c| c.is_finite())) {
+        return Err(format!("a region point [{}, {}] is not finite", p[0], p[1]));
+    }
+    Ok(())
+}
+
 fn check_new_node(node: &NewNode) -> Result<(), String> {
     match &node.kind {
         NodeKind::Text {
@@ -167,8 +183,10 @@ fn check_new_node(node: &NewNode) -> Result<(), String> {
             source_lang,
             style,
             origin,
+            region,
             ..
         } => {
+            region.as_deref().map_or(Ok(()), check_region)?;
             check_origin(origin.as_deref())?;
             check_text("text", text.as_deref())?;
             check_text("translation", translation.as_deref())?;
@@ -202,8 +220,12 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
             source_lang,
             style,
             origin,
+            region,
             ..
         }) => {
+            if let Some(Some(region)) = region {
+                check_region(region)?;
+            }
             check_origin(origin.as_ref().and_then(Option::as_deref))?;
             check_text("text", text.as_ref().and_then(Option::as_deref))?;
             check_text(

@@ -12,7 +12,9 @@ use crate::glossary::Term;
 use crate::hash::BlobHash;
 use crate::ids::{NodeId, PageId};
 use crate::objects;
-use crate::scene::{ImageRole, MaskRole, NodeKind, Origin, TextState, Timing, Transform};
+use crate::scene::{
+    ImageRole, MaskRole, NodeKind, Origin, Point, ReadingDirection, TextState, Timing, Transform,
+};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
@@ -309,6 +311,13 @@ pub struct ProjectPatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub target_language: Clearable<String>,
+    // ltr or rtl; null: as the source language reads.
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub reading_direction: Clearable<ReadingDirection>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -343,6 +352,7 @@ impl NodePatch {
                 state,
                 origin: None,
                 timing: None,
+                region: None,
             }),
             ..NodePatch::default()
         }
@@ -412,6 +422,14 @@ pub enum KindPatch {
             skip_serializing_if = "Option::is_none"
         )]
         timing: Clearable<Timing>,
+        /// The balloon the text lives in (3 to 256 `[x, y]` points); null
+        /// clears it.
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        region: Clearable<Vec<Point>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -555,6 +573,7 @@ mod tests {
                 state: None,
                 origin: None,
                 timing: None,
+                region: None,
             })
         );
         let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();

@@ -36,7 +36,42 @@ pub struct ProjectMeta {
     /// Terms and their required translations, sorted by source.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub glossary: Vec<crate::glossary::Term>,
+    /// The order pages' text is read in; unset, it follows the source
+    /// language ([`ProjectMeta::reading`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading_direction: Option<ReadingDirection>,
 }
+
+/// The order a page's text is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum ReadingDirection {
+    // Left to right: Western comics, most scripts.
+    Ltr,
+    // Right to left: manga.
+    Rtl,
+}
+
+impl ProjectMeta {
+    /// The reading direction: the one set, else right to left for a
+    /// Japanese source, else left to right.
+    pub fn reading(&self) -> ReadingDirection {
+        self.reading_direction.unwrap_or_else(|| {
+            let japanese = self
+                .source_language
+                .as_deref()
+                .is_some_and(|l| l == "ja" || l.starts_with("ja-"));
+            if japanese {
+                ReadingDirection::Rtl
+            } else {
+                ReadingDirection::Ltr
+            }
+        })
+    }
+}
+
+/// A point of a region, `[x, y]` in page units.
+pub type Point = [f64; 2];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -102,6 +137,12 @@ pub enum NodeKind {
         /// When a subtitle cue is shown.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         timing: Option<Timing>,
+        /// The balloon (or text area) the text lives in: a polygon of 3 to
+        /// 256 `[x, y]` points in page units (an image page's pixels).
+        /// Clearing and typesetting happen inside it; `transform` stays
+        /// the text's box.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        region: Option<Vec<Point>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -232,6 +273,7 @@ impl NodeKind {
             state: None,
             origin: None,
             timing: None,
+            region: None,
         }
     }
 
@@ -292,6 +334,9 @@ pub struct Style {
 pub enum ImageRole {
     Source,
     Rendered,
+    // The source with its text removed (one per page, with the digest
+    // of what it was made from, like `rendered`).
+    Cleaned,
     Custom,
 }
 
@@ -300,6 +345,8 @@ pub enum ImageRole {
 pub enum MaskRole {
     Segment,
     Inpaint,
+    // The glyph pixels of the page's source text.
+    Text,
 }
 
 impl Scene {
@@ -312,6 +359,7 @@ impl Scene {
                 source_language: None,
                 target_language: None,
                 glossary: Vec::new(),
+                reading_direction: None,
             },
             pages: Vec::new(),
         }

@@ -334,6 +334,7 @@ mod tests {
             state,
             origin,
             timing: None,
+            region: None,
         }
     }
 

@@ -122,10 +122,11 @@ pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
 
 /// Properties quire fills in itself, which a model never needs to write: a
 /// translation's `origin` (who wrote it, when; recorded on every edit), a
-/// subtitle cue's `timing` (from the imported file) and a rendered image's
-/// `renderedFrom` (the `render` engine's digest). An op may still carry
+/// subtitle cue's `timing` (from the imported file), a rendered image's
+/// `renderedFrom` (the `render` engine's digest) and a text node's `region`
+/// (the balloon outline the `detect` engine finds). An op may still carry
 /// them.
-pub const RECORDED: &[&str] = &["origin", "timing", "renderedFrom"];
+pub const RECORDED: &[&str] = &["origin", "timing", "renderedFrom", "region"];
 
 fn plain_ids(schema: Value) -> Value {
     map_subschemas(schema, &|s| match s {

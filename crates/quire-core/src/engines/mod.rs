@@ -304,6 +304,7 @@ impl Fill {
                     state: None,
                     origin: None,
                     timing: None,
+                    region: None,
                 }),
                 ..NodePatch::default()
             },

@@ -349,6 +349,7 @@ mod tests {
                 state: None,
                 origin: None,
                 timing: None,
+                region: None,
             },
         }
     }

@@ -123,6 +123,7 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
                 source_lang: None,
                 style: None,
                 timing: None,
+                region: None,
             },
         })
         .collect())

@@ -274,6 +274,10 @@ fn apply_at(
                 inverse.target_language =
                     Some(std::mem::replace(&mut project.target_language, tag.clone()));
             }
+            if let Some(direction) = patch.reading_direction {
+                inverse.reading_direction =
+                    Some(std::mem::replace(&mut project.reading_direction, direction));
+            }
             Ok(Applied {
                 op: Op::UpdateProject { patch },
                 inverse: Op::UpdateProject { patch: inverse },
@@ -657,6 +661,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 state,
                 origin,
                 timing,
+                region,
             },
             Some(KindPatch::Text {
                 text: p_text,
@@ -666,6 +671,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 state: p_state,
                 origin: p_origin,
                 timing: p_timing,
+                region: p_region,
             }),
         ) => {
             let was = state.unwrap_or_else(|| TextState::inferred(translation.as_deref()));
@@ -680,6 +686,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 }),
                 origin: swap(origin, p_origin),
                 timing: swap(timing, p_timing),
+                region: swap(region, p_region),
             })
         }
         (
