@@ -1,0 +1,529 @@
+//! Text and balloons found by classical image analysis (the `detect`
+//! engine's `builtin` backend), no model files:
+//!
+//! 1. Ink: pixels at or below the page's Otsu threshold, and never lighter
+//!    than [`MAX_INK`] (grey art and tints are paper to the detector).
+//! 2. Glyphs: 8-connected ink components of a letter's size
+//!    (`min_text_height` to `max_text_height` tall, at most four heights
+//!    wide, neither a solid block nor a hairline frame), not touching the
+//!    page's edge.
+//! 3. Balloons: 4-connected components of paper (what is not ink) that do
+//!    not reach the page's edge and cover at most `max_balloon_share` of
+//!    it. A glyph belongs to the paper component most of the pixels just
+//!    outside its box belong to.
+//! 4. Blocks: the glyphs of one balloon are one block, whatever their
+//!    layout; glyphs elsewhere (on art, on the open page) are joined into
+//!    lines and lines into blocks by distance, and such a block needs
+//!    `min_free_glyphs` glyphs of a like height. A short free block in
+//!    the top or bottom margin is a page number. Both are dropped.
+//! 5. A block's box is its glyphs' box with a margin; its region is its
+//!    balloon's outline (the farthest balloon pixel along
+//!    [`REGION_POINTS`] rays from the balloon's centre), or that box
+//!    when it has no balloon. The text mask holds the kept glyphs' pixels.
+//!
+//! Blocks come in reading order: by rows of the page, and in a row from
+//! the left, or from the right for a right-to-left page.
+
+use image::{GrayImage, Luma};
+
+pub use crate::labels::Bounds;
+use crate::labels::{self, Component, NONE};
+
+/// How many points a balloon's region has.
+pub const REGION_POINTS: usize = 64;
+
+/// The lightest grey that can be ink. Lettering is near black on any
+/// scan; a page with much grey art would otherwise put its Otsu level
+/// above the art and take the art (and the text on it) for ink.
+pub const MAX_INK: u8 = 110;
+
+/// What the detector looks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// The shortest glyph, in pixels: anything smaller is noise
+    /// (screentone dots, specks).
+    pub min_text_height: u32,
+    /// The tallest glyph, in pixels: anything taller is art or a
+    /// balloon's outline.
+    pub max_text_height: u32,
+    /// The largest share of the page a balloon may cover.
+    pub max_balloon_share: f64,
+    /// The fewest glyphs of a block outside balloons.
+    pub min_free_glyphs: usize,
+    /// Whether rows are read from the right (manga).
+    pub right_to_left: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            min_text_height: 6,
+            max_text_height: 120,
+            max_balloon_share: 0.25,
+            min_free_glyphs: 3,
+            right_to_left: false,
+        }
+    }
+}
+
+/// A piece of text: one balloon's, or one block on art or the open page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// The text's box: its glyphs' box with a margin.
+    pub bounds: Bounds,
+    /// The balloon's outline, or the box's corners, as `[x, y]` points.
+    pub region: Vec<[f64; 2]>,
+    /// Whether the text is in a balloon.
+    pub in_balloon: bool,
+    /// How many glyphs (ink components) it holds.
+    pub glyphs: usize,
+}
+
+/// What a page holds.
+#[derive(Debug, Clone)]
+pub struct Detection {
+    /// In reading order.
+    pub blocks: Vec<Block>,
+    /// The kept glyphs' pixels (255), the page's `text` mask.
+    pub mask: GrayImage,
+}
+
+/// The text blocks of `page`; see the module doc.
+pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
+    let (width, height) = page.dimensions();
+    let level = otsu(page).min(MAX_INK);
+    let ink = |x: u32, y: u32| page.get_pixel(x, y).0[0] <= level;
+    let (ink_labels, ink_parts) = labels::label(width, height, ink, true);
+    let (paper_labels, paper_parts) = labels::label(width, height, |x, y| !ink(x, y), false);
+    let page_area = f64::from(width) * f64::from(height);
+    let is_balloon = |part: &Component| {
+        !part.on_edge && part.area as f64 <= settings.max_balloon_share * page_area
+    };
+
+    let glyphs: Vec<Glyph> = ink_parts
+        .iter()
+        .enumerate()
+        .filter(|(_, part)| is_glyph(part, settings))
+        .map(|(id, part)| Glyph {
+            id: id as u32,
+            bounds: part.bounds,
+            paper: around(&part.bounds, &paper_labels, width, height),
+        })
+        .collect();
+
+    let mut groups: Vec<(Option<u32>, Vec<&Glyph>)> = Vec::new();
+    let mut free = Vec::new();
+    for glyph in &glyphs {
+        match glyph.paper {
+            Some(p) if is_balloon(&paper_parts[p as usize]) => {
+                match groups.iter_mut().find(|(b, _)| *b == Some(p)) {
+                    Some((_, members)) => members.push(glyph),
+                    None => groups.push((Some(p), vec![glyph])),
+                }
+            }
+            _ => free.push(glyph),
+        }
+    }
+    groups.extend(
+        free_blocks(&free, settings, height)
+            .into_iter()
+            .map(|g| (None, g)),
+    );
+
+    let mut kept = vec![false; ink_parts.len()];
+    let mut blocks: Vec<Block> = groups
+        .into_iter()
+        .map(|(balloon, members)| {
+            for g in &members {
+                kept[g.id as usize] = true;
+            }
+            let text = members
+                .iter()
+                .map(|g| g.bounds)
+                .reduce(|a, b| a.union(&b))
+                .unwrap_or(members[0].bounds);
+            let bounds = padded(&text, width, height);
+            let region = match balloon {
+                Some(p) => outline(p, &paper_parts[p as usize].bounds, &paper_labels, width),
+                None => corners(&bounds),
+            };
+            Block {
+                bounds,
+                region,
+                in_balloon: balloon.is_some(),
+                glyphs: members.len(),
+            }
+        })
+        .collect();
+    order(&mut blocks, settings.right_to_left, height);
+
+    let mut mask = GrayImage::new(width, height);
+    for (i, label) in ink_labels.iter().enumerate() {
+        if *label != NONE && kept[*label as usize] {
+            let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
+            mask.put_pixel(x, y, Luma([255]));
+        }
+    }
+    Detection { blocks, mask }
+}
+
+struct Glyph {
+    /// Its ink component.
+    id: u32,
+    bounds: Bounds,
+    /// The paper component around it.
+    paper: Option<u32>,
+}
+
+/// The level that best splits the page's histogram in two (Otsu's
+/// method): at or below it is ink.
+fn otsu(page: &GrayImage) -> u8 {
+    let mut histogram = [0u64; 256];
+    for pixel in page.pixels() {
+        histogram[usize::from(pixel.0[0])] += 1;
+    }
+    let total: u64 = histogram.iter().sum();
+    let sum: f64 = (0..256).map(|i| i as f64 * histogram[i] as f64).sum();
+    let (mut below, mut below_sum, mut best, mut level) = (0u64, 0.0, -1.0, 127u8);
+    for (i, &count) in histogram.iter().enumerate() {
+        below += count;
+        below_sum += i as f64 * count as f64;
+        if below == 0 || below == total {
+            continue;
+        }
+        let above = total - below;
+        let mean_below = below_sum / below as f64;
+        let mean_above = (sum - below_sum) / above as f64;
+        let between = below as f64 * above as f64 * (mean_below - mean_above).powi(2);
+        if between > best {
+            best = between;
+            level = i as u8;
+        }
+    }
+    level
+}
+
+/// Whether an ink component is the size and shape of a letter.
+fn is_glyph(part: &Component, settings: &Settings) -> bool {
+    let (w, h) = (part.bounds.width(), part.bounds.height());
+    let fill = part.area as f64 / (f64::from(w) * f64::from(h));
+    !part.on_edge
+        && (settings.min_text_height..=settings.max_text_height).contains(&h)
+        && w <= settings.max_text_height.saturating_mul(4)
+        && (0.08..=0.92).contains(&fill)
+}
+
+/// The paper component most of the pixels two pixels outside `b` belong to.
+fn around(b: &Bounds, paper: &[u32], width: u32, height: u32) -> Option<u32> {
+    let left = i64::from(b.left) - 2;
+    let right = i64::from(b.right) + 2;
+    let top = i64::from(b.top) - 2;
+    let bottom = i64::from(b.bottom) + 2;
+    let mut votes: Vec<(u32, usize)> = Vec::new();
+    let mut vote = |x: i64, y: i64| {
+        if x < 0 || y < 0 || x >= i64::from(width) || y >= i64::from(height) {
+            return;
+        }
+        let label = paper[y as usize * width as usize + x as usize];
+        if label == NONE {
+            return;
+        }
+        match votes.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n += 1,
+            None => votes.push((label, 1)),
+        }
+    };
+    for x in left..=right {
+        vote(x, top);
+        vote(x, bottom);
+    }
+    for y in top + 1..bottom {
+        vote(left, y);
+        vote(right, y);
+    }
+    votes
+        .into_iter()
+        .max_by_key(|(l, n)| (*n, *l))
+        .map(|(l, _)| l)
+}
+
+/// Glyphs outside balloons joined into blocks: two glyphs are in one line
+/// when their rows overlap by half the shorter one and the gap between
+/// them is at most the taller one's height; lines of a like height are in
+/// one block when they overlap across and the gap between them is at most
+/// the taller glyph's height. Blocks with too few glyphs, glyphs of very
+/// different heights, or a short one in the top or bottom margin (a page
+/// number) are dropped.
+fn free_blocks<'a>(glyphs: &[&'a Glyph], settings: &Settings, height: u32) -> Vec<Vec<&'a Glyph>> {
+    let mut parent: Vec<usize> = (0..glyphs.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..glyphs.len() {
+        for j in i + 1..glyphs.len() {
+            if near(&glyphs[i].bounds, &glyphs[j].bounds) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut blocks: Vec<Vec<&Glyph>> = Vec::new();
+    let mut index_of_root = vec![usize::MAX; glyphs.len()];
+    for (i, glyph) in glyphs.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if index_of_root[r] == usize::MAX {
+            index_of_root[r] = blocks.len();
+            blocks.push(Vec::new());
+        }
+        blocks[index_of_root[r]].push(*glyph);
+    }
+    let margin = f64::from(height) * 0.07;
+    blocks.retain(|block| {
+        let heights = block.iter().map(|g| g.bounds.height());
+        let (low, high) = (
+            heights.clone().min().unwrap_or(0),
+            heights.max().unwrap_or(0),
+        );
+        let top = block.iter().map(|g| g.bounds.top).min().unwrap_or(0);
+        let bottom = block.iter().map(|g| g.bounds.bottom).max().unwrap_or(0);
+        let in_margin = f64::from(bottom) < margin || f64::from(top) > f64::from(height) - margin;
+        block.len() >= settings.min_free_glyphs
+            && f64::from(high) <= f64::from(low) * 2.5
+            && !(in_margin && block.len() <= 4)
+    });
+    blocks
+}
+
+/// Whether two glyphs are neighbours in a line or in lines of one block.
+fn near(a: &Bounds, b: &Bounds) -> bool {
+    let tall = f64::from(a.height().max(b.height()));
+    let short = f64::from(a.height().min(b.height()));
+    if tall > short * 2.5 {
+        return false;
+    }
+    let gap_x = gap(a.left, a.right, b.left, b.right);
+    let gap_y = gap(a.top, a.bottom, b.top, b.bottom);
+    let overlap_y = overlap(a.top, a.bottom, b.top, b.bottom);
+    let same_line = f64::from(overlap_y) >= short / 2.0 && f64::from(gap_x) <= tall;
+    let next_line = gap_x == 0 && f64::from(gap_y) <= tall;
+    same_line || next_line
+}
+
+/// Pixels between two spans (0 when they touch or overlap).
+fn gap(a0: u32, a1: u32, b0: u32, b1: u32) -> u32 {
+    if a1 < b0 {
+        b0 - a1 - 1
+    } else {
+        a0.saturating_sub(b1 + 1)
+    }
+}
+
+/// Pixels two spans share.
+fn overlap(a0: u32, a1: u32, b0: u32, b1: u32) -> u32 {
+    (a1.min(b1) + 1).saturating_sub(a0.max(b0))
+}
+
+/// `text` with a margin of a fifth of its height (at least 2 pixels),
+/// kept inside the page.
+fn padded(text: &Bounds, width: u32, height: u32) -> Bounds {
+    let pad = (text.height() / 5).clamp(2, 16);
+    Bounds {
+        left: text.left.saturating_sub(pad),
+        top: text.top.saturating_sub(pad),
+        right: (text.right + pad).min(width - 1),
+        bottom: (text.bottom + pad).min(height - 1),
+    }
+}
+
+/// A box as a region: its four corners, clockwise from the top left.
+fn corners(b: &Bounds) -> Vec<[f64; 2]> {
+    let (l, t) = (f64::from(b.left), f64::from(b.top));
+    let (r, bo) = (f64::from(b.right + 1), f64::from(b.bottom + 1));
+    vec![[l, t], [r, t], [r, bo], [l, bo]]
+}
+
+/// A balloon's outline: along each of [`REGION_POINTS`] rays from the
+/// centre of its box, the farthest pixel that is the balloon's (text and
+/// specks inside it do not stop a ray).
+fn outline(balloon: u32, b: &Bounds, paper: &[u32], width: u32) -> Vec<[f64; 2]> {
+    let cx = f64::from(b.left + b.right + 1) / 2.0;
+    let cy = f64::from(b.top + b.bottom + 1) / 2.0;
+    let reach = f64::from(b.width().max(b.height()));
+    (0..REGION_POINTS)
+        .map(|k| {
+            let angle = k as f64 * std::f64::consts::TAU / REGION_POINTS as f64;
+            let (dx, dy) = (angle.cos(), angle.sin());
+            let mut far = [cx, cy];
+            let mut r = 0.0;
+            while r <= reach {
+                let (x, y) = (cx + dx * r, cy + dy * r);
+                let inside = x >= f64::from(b.left)
+                    && y >= f64::from(b.top)
+                    && x < f64::from(b.right + 1)
+                    && y < f64::from(b.bottom + 1);
+                if inside && paper[y as usize * width as usize + x as usize] == balloon {
+                    // The far edge of the pixel, not its corner.
+                    far = [x + dx * 0.5, y + dy * 0.5];
+                }
+                r += 0.5;
+            }
+            [far[0].round(), far[1].round()]
+        })
+        .collect()
+}
+
+/// Sorts blocks into reading order: rows of the page (a block's row is
+/// where its centre is, in steps of a sixteenth of the page), and in a
+/// row from the left, or from the right.
+fn order(blocks: &mut [Block], right_to_left: bool, height: u32) {
+    let row_height = (height / 16).max(1);
+    blocks.sort_by_key(|b| {
+        let row = (b.bounds.top + b.bounds.bottom) / 2 / row_height;
+        let across = if right_to_left {
+            u32::MAX - b.bounds.right
+        } else {
+            b.bounds.left
+        };
+        (row, across)
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A white page.
+    fn page(width: u32, height: u32) -> GrayImage {
+        GrayImage::from_pixel(width, height, Luma([255]))
+    }
+
+    /// An ellipse's outline, 3 pixels thick, centred at (cx, cy).
+    fn balloon(page: &mut GrayImage, cx: f64, cy: f64, rx: f64, ry: f64) {
+        for y in 0..page.height() {
+            for x in 0..page.width() {
+                let d = ((f64::from(x) - cx) / rx).powi(2) + ((f64::from(y) - cy) / ry).powi(2);
+                let outer = ((f64::from(x) - cx) / (rx + 3.0)).powi(2)
+                    + ((f64::from(y) - cy) / (ry + 3.0)).powi(2);
+                if d > 1.0 && outer <= 1.0 {
+                    page.put_pixel(x, y, Luma([0]));
+                }
+            }
+        }
+    }
+
+    /// An `H`, 10 × 14 pixels, strokes 3 wide, at (x, y): 96 ink pixels.
+    fn letter(page: &mut GrayImage, x: u32, y: u32) {
+        for dy in 0..14 {
+            for dx in 0..10 {
+                if !(3..7).contains(&dx) || (6..9).contains(&dy) {
+                    page.put_pixel(x + dx, y + dy, Luma([0]));
+                }
+            }
+        }
+    }
+
+    /// `n` letters in a row from (x, y), 13 pixels apart.
+    fn word(page: &mut GrayImage, x: u32, y: u32, n: u32) {
+        for i in 0..n {
+            letter(page, x + i * 13, y);
+        }
+    }
+
+    #[test]
+    fn each_balloon_is_one_block_and_noise_and_page_numbers_are_dropped() {
+        let mut p = page(600, 800);
+        // Two balloons side by side, their outlines touching, and a third.
+        balloon(&mut p, 150.0, 150.0, 110.0, 70.0);
+        word(&mut p, 95, 120, 6);
+        word(&mut p, 105, 150, 5);
+        balloon(&mut p, 375.0, 150.0, 110.0, 70.0);
+        word(&mut p, 330, 140, 5);
+        balloon(&mut p, 300.0, 450.0, 140.0, 90.0);
+        word(&mut p, 220, 420, 9);
+        word(&mut p, 240, 450, 7);
+        word(&mut p, 250, 480, 5);
+        // A caption on grey art, no balloon.
+        for y in 600..700 {
+            for x in 50..550 {
+                p.put_pixel(x, y, Luma([170]));
+            }
+        }
+        word(&mut p, 100, 640, 8);
+        // Screentone dots and a page number in the bottom margin.
+        for y in (720..760).step_by(6) {
+            for x in (50..550).step_by(6) {
+                p.put_pixel(x, y, Luma([0]));
+                p.put_pixel(x + 1, y, Luma([0]));
+            }
+        }
+        word(&mut p, 290, 775, 2);
+
+        let found = detect(&p, &Settings::default());
+        let summary: Vec<(bool, usize)> = found
+            .blocks
+            .iter()
+            .map(|b| (b.in_balloon, b.glyphs))
+            .collect();
+        assert_eq!(
+            summary,
+            [(true, 11), (true, 5), (true, 21), (false, 8)],
+            "{:?}",
+            found.blocks
+        );
+        // Every kept letter's 96 pixels are the mask, nothing else.
+        let masked = found.mask.pixels().filter(|m| m.0[0] == 255).count();
+        assert_eq!(masked, (11 + 5 + 21 + 8) * 96);
+        // The regions follow the balloons' insides.
+        let first = &found.blocks[0];
+        assert_eq!(first.region.len(), REGION_POINTS);
+        for [x, y] in &first.region {
+            let d = ((x - 150.0) / 110.0).powi(2) + ((y - 150.0) / 70.0).powi(2);
+            assert!(
+                (0.9..=1.1).contains(&d),
+                "({x}, {y}) is off the outline: {d}"
+            );
+        }
+        assert_eq!(found.blocks[3].region.len(), 4, "a box outside balloons");
+        // A box holds its text with a margin and stays in its balloon.
+        let b = found.blocks[1].bounds;
+        assert!(b.left < 330 && b.right > 330 + 4 * 13 + 9, "{b:?}");
+        assert!(b.left > 265 && b.right < 485, "{b:?}");
+    }
+
+    #[test]
+    fn a_right_to_left_page_reads_a_row_from_the_right() {
+        let mut p = page(600, 400);
+        balloon(&mut p, 150.0, 150.0, 110.0, 70.0);
+        word(&mut p, 100, 140, 4);
+        balloon(&mut p, 420.0, 160.0, 110.0, 70.0);
+        word(&mut p, 380, 140, 3);
+        let glyphs = |settings: &Settings| -> Vec<usize> {
+            detect(&p, settings)
+                .blocks
+                .iter()
+                .map(|b| b.glyphs)
+                .collect()
+        };
+        assert_eq!(glyphs(&Settings::default()), [4, 3]);
+        let rtl = Settings {
+            right_to_left: true,
+            ..Settings::default()
+        };
+        assert_eq!(glyphs(&rtl), [3, 4]);
+    }
+
+    #[test]
+    fn a_blank_or_solid_page_has_no_text() {
+        for level in [0, 128, 255] {
+            let found = detect(
+                &GrayImage::from_pixel(50, 40, Luma([level])),
+                &Settings::default(),
+            );
+            assert!(found.blocks.is_empty());
+        }
+    }
+}
