@@ -8,14 +8,17 @@
 //!    wide, neither a solid block nor a hairline frame), not touching the
 //!    page's edge.
 //! 3. Balloons: 4-connected components of paper (what is not ink) that do
-//!    not reach the page's edge and cover at most `max_balloon_share` of
-//!    it. A glyph belongs to the paper component most of the pixels just
+//!    not reach the page's edge, cover at most `max_balloon_share` of it,
+//!    are light inside (a mean grey of at least [`LIGHT`]) and hold no art
+//!    (no other ink component of [`ART_PIXELS`] or more inside them). A
+//!    glyph belongs to the paper component most of the pixels just
 //!    outside its box belong to.
 //! 4. Blocks: the glyphs of one balloon are one block, whatever their
 //!    layout; glyphs elsewhere (on art, on the open page) are joined into
 //!    lines and lines into blocks by distance, and such a block needs
-//!    `min_free_glyphs` glyphs of a like height. A short free block in
-//!    the top or bottom margin is a page number. Both are dropped.
+//!    `min_free_glyphs` glyphs of a like height on light paper. A short
+//!    free block in the top or bottom margin is a page number. All else
+//!    is dropped.
 //! 5. A block's box is its glyphs' box with a margin; its region is its
 //!    balloon's outline (the farthest balloon pixel along
 //!    [`REGION_POINTS`] rays from the balloon's centre), or that box
@@ -31,6 +34,13 @@ use crate::labels::{self, Component, NONE};
 
 /// How many points a balloon's region has.
 pub const REGION_POINTS: usize = 64;
+
+/// The darkest mean grey a balloon's inside (or the paper behind a block
+/// outside balloons) may have: balloons are white or lightly tinted.
+pub const LIGHT: u8 = 180;
+
+/// Ink components at least this big that are not glyphs are art.
+pub const ART_PIXELS: u64 = 200;
 
 /// The lightest grey that can be ink. Lettering is near black on any
 /// scan; a page with much grey art would otherwise put its Otsu level
@@ -96,8 +106,28 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     let (ink_labels, ink_parts) = labels::label(width, height, ink, true);
     let (paper_labels, paper_parts) = labels::label(width, height, |x, y| !ink(x, y), false);
     let page_area = f64::from(width) * f64::from(height);
-    let is_balloon = |part: &Component| {
-        !part.on_edge && part.area as f64 <= settings.max_balloon_share * page_area
+    // Each paper component's mean grey: a balloon is light inside.
+    let mut sums = vec![0u64; paper_parts.len()];
+    for (i, label) in paper_labels.iter().enumerate() {
+        if *label != NONE {
+            let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
+            sums[*label as usize] += u64::from(page.get_pixel(x, y).0[0]);
+        }
+    }
+    // Art inside a paper component (an ink component of some size within
+    // its box) says it is a panel, not a balloon.
+    let art: Vec<&Bounds> = ink_parts
+        .iter()
+        .filter(|part| part.area >= ART_PIXELS && !is_glyph(part, settings))
+        .map(|part| &part.bounds)
+        .collect();
+    let is_balloon = |id: u32| {
+        let part = &paper_parts[id as usize];
+        let mean = sums[id as usize] as f64 / part.area as f64;
+        !part.on_edge
+            && part.area as f64 <= settings.max_balloon_share * page_area
+            && mean >= f64::from(LIGHT)
+            && !art.iter().any(|a| within(a, &part.bounds))
     };
 
     let glyphs: Vec<Glyph> = ink_parts
@@ -115,18 +145,17 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     let mut free = Vec::new();
     for glyph in &glyphs {
         match glyph.paper {
-            Some(p) if is_balloon(&paper_parts[p as usize]) => {
-                match groups.iter_mut().find(|(b, _)| *b == Some(p)) {
-                    Some((_, members)) => members.push(glyph),
-                    None => groups.push((Some(p), vec![glyph])),
-                }
-            }
+            Some(p) if is_balloon(p) => match groups.iter_mut().find(|(b, _)| *b == Some(p)) {
+                Some((_, members)) => members.push(glyph),
+                None => groups.push((Some(p), vec![glyph])),
+            },
             _ => free.push(glyph),
         }
     }
     groups.extend(
         free_blocks(&free, settings, height)
             .into_iter()
+            .filter(|block| on_light(block, page, level))
             .map(|g| (None, g)),
     );
 
@@ -213,6 +242,15 @@ fn is_glyph(part: &Component, settings: &Settings) -> bool {
         && (0.08..=0.92).contains(&fill)
 }
 
+/// Whether `inner` lies inside `outer` without holding it (a balloon's
+/// own outline holds the balloon).
+fn within(inner: &Bounds, outer: &Bounds) -> bool {
+    inner.left > outer.left
+        && inner.top > outer.top
+        && inner.right < outer.right
+        && inner.bottom < outer.bottom
+}
+
 /// The paper component most of the pixels two pixels outside `b` belong to.
 fn around(b: &Bounds, paper: &[u32], width: u32, height: u32) -> Option<u32> {
     let left = i64::from(b.left) - 2;
@@ -296,6 +334,25 @@ fn free_blocks<'a>(glyphs: &[&'a Glyph], settings: &Settings, height: u32) -> Ve
             && !(in_margin && block.len() <= 4)
     });
     blocks
+}
+
+/// Whether the paper behind a block's glyphs is light on average (text on
+/// dark or busy art is not found without a model).
+fn on_light(block: &[&Glyph], page: &GrayImage, level: u8) -> bool {
+    let Some(b) = block.iter().map(|g| g.bounds).reduce(|a, b| a.union(&b)) else {
+        return false;
+    };
+    let (mut sum, mut n) = (0u64, 0u64);
+    for y in b.top..=b.bottom {
+        for x in b.left..=b.right {
+            let grey = page.get_pixel(x, y).0[0];
+            if grey > level {
+                sum += u64::from(grey);
+                n += 1;
+            }
+        }
+    }
+    n > 0 && sum as f64 / n as f64 >= f64::from(LIGHT)
 }
 
 /// Whether two glyphs are neighbours in a line or in lines of one block.
@@ -415,6 +472,16 @@ mod tests {
         }
     }
 
+    /// A panel: a 3-pixel frame filled with `grey`.
+    fn panel(page: &mut GrayImage, left: u32, top: u32, right: u32, bottom: u32, grey: u8) {
+        for y in top..=bottom {
+            for x in left..=right {
+                let frame = x < left + 3 || x > right - 3 || y < top + 3 || y > bottom - 3;
+                page.put_pixel(x, y, Luma([if frame { 0 } else { grey }]));
+            }
+        }
+    }
+
     /// An `H`, 10 × 14 pixels, strokes 3 wide, at (x, y): 96 ink pixels.
     fn letter(page: &mut GrayImage, x: u32, y: u32) {
         for dy in 0..14 {
@@ -446,13 +513,25 @@ mod tests {
         word(&mut p, 220, 420, 9);
         word(&mut p, 240, 450, 7);
         word(&mut p, 250, 480, 5);
-        // A caption on grey art, no balloon.
+        // A caption on a light tint, no balloon; a dark panel with a
+        // letter-sized mark in it (not text), and a light panel with art
+        // and three letters in it (not a balloon: its letters are a block
+        // of their own).
         for y in 600..700 {
             for x in 50..550 {
-                p.put_pixel(x, y, Luma([170]));
+                p.put_pixel(x, y, Luma([210]));
             }
         }
         word(&mut p, 100, 640, 8);
+        panel(&mut p, 20, 240, 180, 340, 150);
+        letter(&mut p, 60, 280);
+        panel(&mut p, 420, 240, 590, 340, 235);
+        for y in 260..300 {
+            for x in 430..450 {
+                p.put_pixel(x, y, Luma([0]));
+            }
+        }
+        word(&mut p, 470, 300, 3);
         // Screentone dots and a page number in the bottom margin.
         for y in (720..760).step_by(6) {
             for x in (50..550).step_by(6) {
@@ -470,13 +549,13 @@ mod tests {
             .collect();
         assert_eq!(
             summary,
-            [(true, 11), (true, 5), (true, 21), (false, 8)],
+            [(true, 11), (true, 5), (false, 3), (true, 21), (false, 8)],
             "{:?}",
             found.blocks
         );
         // Every kept letter's 96 pixels are the mask, nothing else.
         let masked = found.mask.pixels().filter(|m| m.0[0] == 255).count();
-        assert_eq!(masked, (11 + 5 + 21 + 8) * 96);
+        assert_eq!(masked, (11 + 5 + 3 + 21 + 8) * 96);
         // The regions follow the balloons' insides.
         let first = &found.blocks[0];
         assert_eq!(first.region.len(), REGION_POINTS);
@@ -487,7 +566,7 @@ mod tests {
                 "({x}, {y}) is off the outline: {d}"
             );
         }
-        assert_eq!(found.blocks[3].region.len(), 4, "a box outside balloons");
+        assert_eq!(found.blocks[4].region.len(), 4, "a box outside balloons");
         // A box holds its text with a margin and stays in its balloon.
         let b = found.blocks[1].bounds;
         assert!(b.left < 330 && b.right > 330 + 4 * 13 + 9, "{b:?}");
