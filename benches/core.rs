@@ -21,7 +21,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use quire::config::schema::Durability;
 use quire::core::Core;
 use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::op::{KindPatch, NewNode, NewPage, NodePatch, Op};
+use quire::core::op::{NewNode, NewPage, NodePatch, Op};
 use quire::core::scene::{NodeKind, Transform};
 use quire::core::storage::SnapshotFile;
 
@@ -72,19 +72,7 @@ fn translate(page: PageId, node: NodeId, n: u64) -> Op {
     Op::UpdateNode {
         page,
         id: node,
-        patch: NodePatch {
-            kind: Some(KindPatch::Text {
-                text: None,
-                translation: Some(Some(format!("translation {n}"))),
-                source_lang: None,
-                style: None,
-                state: None,
-                origin: None,
-                timing: None,
-                region: None,
-            }),
-            ..NodePatch::default()
-        },
+        patch: NodePatch::text(Some(Some(format!("translation {n}"))), None),
         based_on: None,
     }
 }

@@ -833,7 +833,7 @@ async fn regions_and_the_reading_direction_are_set_undone_replayed_and_bounded()
         crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 500),
     );
     let copy = t.dir.path().join("crashed");
-    copy_dir(&path, &copy);
+    crate::core_support::copy_dir(&path, &copy);
     let s = reopened.blocking().open_project(&copy).unwrap();
     let replayed = reopened.scene(s.id).await.unwrap();
     assert_eq!((replayed.epoch, replayed.scene), after);
@@ -845,19 +845,4 @@ async fn regions_and_the_reading_direction_are_set_undone_replayed_and_bounded()
     let (_, undone) = scene(core, id).await;
     assert_eq!(undone.project.reading_direction, None);
     assert_eq!(region_of(&undone), None);
-}
-
-/// A copy of a project directory as it is on disk now (what a crash
-/// leaves), without closing it.
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }

@@ -8,7 +8,7 @@ use quire::core::CoreError;
 use quire::core::blobs::BlobHash;
 use quire::core::op::Op;
 
-use crate::core_support::{TestCore, add_page, core_at, settings, unclosed_project};
+use crate::core_support::{TestCore, add_page, copy_dir, core_at, settings, unclosed_project};
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     ["project.toml", "scene.json", "ops.log"]
@@ -380,17 +380,4 @@ async fn a_project_written_by_0_1_0_opens_with_its_scene() {
     // Saved in today's format, it opens again at the same place.
     let again = t.core.blocking().open_project(&path).unwrap();
     assert_eq!(again.epoch, 11);
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }

@@ -535,3 +535,18 @@ impl Intent {
         })
     }
 }
+
+/// A copy of a directory tree as it is on disk now (a project left open,
+/// as a crash leaves it, or an old project kept as a fixture).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}

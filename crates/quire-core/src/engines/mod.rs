@@ -292,22 +292,14 @@ impl Fill {
             }),
             _ => None,
         };
+        let mut patch = NodePatch::text(Some(Some(translation)), None);
+        if let Some(KindPatch::Text { style: s, .. }) = &mut patch.kind {
+            *s = style;
+        }
         Op::UpdateNode {
             page: page.id,
             id: node.id,
-            patch: NodePatch {
-                kind: Some(KindPatch::Text {
-                    text: None,
-                    translation: Some(Some(translation)),
-                    source_lang: None,
-                    style,
-                    state: None,
-                    origin: None,
-                    timing: None,
-                    region: None,
-                }),
-                ..NodePatch::default()
-            },
+            patch,
             based_on: None,
         }
     }
