@@ -111,6 +111,14 @@ pub fn core_config(
             .collect(),
         qa: config.qa.clone(),
         tm: config.tm.clone(),
+        detect: config.detect.clone(),
+        ocr: config.ocr.clone(),
+        clean: config.clean.clone(),
+        pipelines: {
+            let mut presets = quire_core::settings::built_in_presets();
+            presets.extend(config.pipelines.clone());
+            presets
+        },
         render: config.render.clone(),
         max_image_pixels: config.limits.max_image_pixels.get(),
     }

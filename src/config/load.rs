@@ -545,6 +545,61 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             Some(_) => {}
         }
     }
+    let dilate = config.clean.dilate;
+    if dilate > 32 {
+        return Err(at(
+            "clean.dilate",
+            format!("is {dilate}; it must be from 0 to 32 (pixels)"),
+        ));
+    }
+    let confidence = config.ocr.min_confidence;
+    if !(confidence.is_finite() && (0.0..=1.0).contains(&confidence)) {
+        return Err(at(
+            "ocr.min_confidence",
+            format!("is {confidence}; it must be from 0 to 1"),
+        ));
+    }
+    let detect = &config.detect;
+    if detect.min_text_height == 0 || detect.min_text_height > detect.max_text_height {
+        return Err(at(
+            "detect.min_text_height",
+            format!(
+                "is {}; it must be at least 1 and at most detect.max_text_height ({})",
+                detect.min_text_height, detect.max_text_height
+            ),
+        ));
+    }
+    for (name, preset) in &config.pipelines {
+        let key = format!("pipelines.{name}");
+        if !is_valid_id(name) {
+            return Err(at(
+                &key,
+                "invalid pipeline name (use letters, digits, `-` and `_`)".into(),
+            ));
+        }
+        if built_in.contains(name) || config.engines.commands.contains_key(name) {
+            return Err(at(
+                &key,
+                format!("`{name}` is an engine's id; give the pipeline another name"),
+            ));
+        }
+        if preset.steps.is_empty() {
+            return Err(at(
+                &format!("{key}.steps"),
+                "must name at least one engine".into(),
+            ));
+        }
+        if let Some(step) = preset
+            .steps
+            .iter()
+            .find(|s| !built_in.contains(*s) && !config.engines.commands.contains_key(s.as_str()))
+        {
+            return Err(at(
+                &format!("{key}.steps"),
+                format!("`{step}` is not an engine (see `quire engines list`)"),
+            ));
+        }
+    }
     for (id, provider) in &config.providers {
         if !is_valid_id(id) {
             return Err(at(

@@ -34,6 +34,12 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderConfig>,
     pub qa: QaLevels,
     pub tm: TmSettings,
+    pub detect: DetectSettings,
+    pub ocr: OcrSettings,
+    pub clean: CleanSettings,
+    /// Named pipelines besides the built-in `chapter` (which one of the
+    /// same name replaces).
+    pub pipelines: BTreeMap<String, PipelinePreset>,
     pub render: RenderConfig,
     pub limits: LimitsConfig,
 }
@@ -50,7 +56,10 @@ pub struct LimitsConfig {
 
 pub use quire_render::RenderConfig;
 
-pub use quire_core::settings::{EngineInput, EngineOutput, QaLevels, RuleLevel, TmSettings};
+pub use quire_core::settings::{
+    CleanSettings, DetectSettings, EngineInput, EngineOutput, Existing, OcrSettings,
+    PipelinePreset, QaLevels, RuleLevel, TmSettings,
+};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -32,6 +32,7 @@ mod mcp;
 mod mcp_stdio;
 mod mcp_ts;
 mod openapi;
+mod pages;
 mod readme;
 mod render;
 mod roundtrips;

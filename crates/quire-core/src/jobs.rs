@@ -30,7 +30,7 @@ use super::workflow::{Overwrite, Writer};
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct PipelineSpec {
-    /// Engine ids, run in order (see the engine list).
+    /// Engine ids or pipeline names (chapter), run in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<String>,
     /// Pages to process, in this order; all pages when absent.
@@ -78,6 +78,13 @@ pub(crate) struct Job {
     /// engine's process group is killed), not only between pages.
     cancel: CancellationToken,
     running: AtomicBool,
+}
+
+/// What [`Core::page_blobs`] read for an engine.
+struct PageBlobs {
+    image: Option<Vec<u8>>,
+    mask: Option<Vec<u8>>,
+    text_mask: Option<Vec<u8>>,
 }
 
 #[derive(Default)]
@@ -131,12 +138,27 @@ impl Core {
             ));
         }
         let registry = self.registry();
+        // A named pipeline stands for its steps (an engine's id wins).
+        let presets = &self.config().pipelines;
+        spec.steps = spec
+            .steps
+            .iter()
+            .flat_map(|id| match presets.get(id) {
+                Some(preset) if registry.get(id).is_none() => preset.steps.clone(),
+                _ => vec![id.clone()],
+            })
+            .collect();
         let mut steps = Vec::with_capacity(spec.steps.len());
         for id in &spec.steps {
             let engine = registry.get(id).ok_or_else(|| {
                 CoreError::InvalidInput(format!(
-                    "unknown step `{id}` (engines: {})",
-                    registry.ids().join(", ")
+                    "unknown step `{id}` (engines: {}; pipelines: {})",
+                    registry.ids().join(", "),
+                    presets
+                        .keys()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             })?;
             steps.push(engine);
@@ -320,14 +342,14 @@ impl Core {
         }
     }
 
-    /// The page's image (for an engine that reads it) and inpaint mask
-    /// (for `render`); why not, when one cannot be read.
+    /// The page's pictures an engine reads ([`Pictures`]); why not, when
+    /// one cannot be read.
     async fn page_blobs(
         &self,
         session: SessionId,
         pictures: Pictures,
         page: &super::scene::Page,
-    ) -> Result<(Option<Vec<u8>>, Option<Vec<u8>>), String> {
+    ) -> Result<PageBlobs, String> {
         let read = |hash: Option<&super::blobs::BlobHash>, what: &'static str| {
             let hash = hash.copied();
             async move {
@@ -341,16 +363,24 @@ impl Core {
                 }
             }
         };
-        let (image, mask) = match pictures {
-            Pictures::None => (None, None),
-            Pictures::Image => (page_image(page), None),
+        let (image, mask, text_mask) = match pictures {
+            Pictures::None => (None, None, None),
+            Pictures::Image => (page_image(page), None, None),
             Pictures::RenderSources => super::render::sources(page)
-                .map_or((None, None), |(_, source, mask)| (Some(source), mask)),
+                .map_or((None, None, None), |(_, source, mask)| {
+                    (Some(source), mask, None)
+                }),
+            Pictures::CleanSources => (
+                super::render::source(page).map(|(_, blob)| blob),
+                super::render::inpaint_mask(page),
+                super::render::cleaned::text_mask(page),
+            ),
         };
-        Ok((
-            read(image, "page image").await?,
-            read(mask, "inpaint mask").await?,
-        ))
+        Ok(PageBlobs {
+            image: read(image, "page image").await?,
+            mask: read(mask, "inpaint mask").await?,
+            text_mask: read(text_mask, "text mask").await?,
+        })
     }
 
     async fn store_blobs(&self, session: SessionId, blobs: Vec<Vec<u8>>) -> CoreResult<()> {
@@ -466,7 +496,7 @@ impl Core {
                     progress(step_index, engine, page_index + 1);
                     continue;
                 };
-                let (image, mask) = match self.page_blobs(job.session, needs.pictures, page).await {
+                let blobs = match self.page_blobs(job.session, needs.pictures, page).await {
                     Ok(blobs) => blobs,
                     Err(message) => {
                         warned = true;
@@ -477,8 +507,9 @@ impl Core {
                 };
                 let input = PageInput {
                     page,
-                    image: image.as_deref(),
-                    mask: mask.as_deref(),
+                    image: blobs.image.as_deref(),
+                    mask: blobs.mask.as_deref(),
+                    text_mask: blobs.text_mask.as_deref(),
                 };
                 let outcome = tokio::select! {
                     outcome = work.page(input) => outcome,

@@ -54,7 +54,10 @@ use self::lang::Languages;
 use self::op::Op;
 use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
-use self::settings::{CommandEngine, Provider, QaLevels, TmSettings};
+use self::settings::{
+    CleanSettings, CommandEngine, DetectSettings, OcrSettings, PipelinePreset, Provider, QaLevels,
+    TmSettings,
+};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use self::workflow::{Dropped, Writer};
@@ -78,6 +81,12 @@ pub struct CoreConfig {
     pub qa: QaLevels,
     /// The translation memory's settings.
     pub tm: TmSettings,
+    /// The `detect`, `ocr` and `clean` engines' settings.
+    pub detect: DetectSettings,
+    pub ocr: OcrSettings,
+    pub clean: CleanSettings,
+    /// Named pipelines: the built-in `chapter` and `[pipelines.<name>]`.
+    pub pipelines: BTreeMap<String, PipelinePreset>,
     /// The `render` engine's settings.
     pub render: RenderConfig,
     /// The most pixels an image may have (`limits.max_image_pixels`),
@@ -97,6 +106,10 @@ impl CoreConfig {
             providers: BTreeMap::new(),
             qa: QaLevels::default(),
             tm: TmSettings::default(),
+            detect: DetectSettings::default(),
+            ocr: OcrSettings::default(),
+            clean: CleanSettings::default(),
+            pipelines: settings::built_in_presets(),
             render: RenderConfig::default(),
             max_image_pixels: images::DEFAULT_MAX_PIXELS,
         }

@@ -165,3 +165,118 @@ impl Default for TmSettings {
         TmSettings { min_score: 0.85 }
     }
 }
+
+/// What `detect` does on a page that already has text nodes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Existing {
+    /// A found region that overlaps a text node gives that node its
+    /// region (when it has none); only what overlaps nothing is added.
+    #[default]
+    Merge,
+    /// Pages with any text node are left alone.
+    Skip,
+}
+
+impl Existing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Existing::Merge => "merge",
+            Existing::Skip => "skip",
+        }
+    }
+}
+
+/// The `detect` engine's settings (`[detect]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectSettings {
+    /// What to do on pages that already have text nodes.
+    pub existing: Existing,
+    /// The shortest glyph in pixels; smaller marks are noise.
+    pub min_text_height: u32,
+    /// The tallest glyph in pixels; taller shapes are art.
+    pub max_text_height: u32,
+    /// Whether page numbers (a short line in the top or bottom margin)
+    /// are dropped.
+    pub drop_page_numbers: bool,
+}
+
+impl Default for DetectSettings {
+    fn default() -> Self {
+        DetectSettings {
+            existing: Existing::Merge,
+            min_text_height: 6,
+            max_text_height: 120,
+            drop_page_numbers: true,
+        }
+    }
+}
+
+/// The `ocr` engine's settings (`[ocr]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OcrSettings {
+    /// The Tesseract program (a name on `PATH` or a path).
+    pub tesseract: String,
+    /// Below this confidence (0 to 1) a node read gets a
+    /// `low-confidence` warning.
+    pub min_confidence: f64,
+    /// How long one page may take, in seconds.
+    pub timeout_secs: u64,
+}
+
+impl Default for OcrSettings {
+    fn default() -> Self {
+        OcrSettings {
+            tesseract: "tesseract".into(),
+            min_confidence: 0.6,
+            timeout_secs: 60,
+        }
+    }
+}
+
+/// The `clean` engine's settings (`[clean]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CleanSettings {
+    /// How many pixels the text mask grows before it is cleared, to take
+    /// the soft edges of letters.
+    pub dilate: u32,
+}
+
+impl Default for CleanSettings {
+    fn default() -> Self {
+        CleanSettings { dilate: 3 }
+    }
+}
+
+/// A named pipeline (`[pipelines.<name>]`): steps run by one name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelinePreset {
+    /// Engine ids, run in order.
+    pub steps: Vec<String>,
+    #[serde(default)]
+    pub description: String,
+}
+
+/// The preset every quire has: a raw chapter to a typeset draft.
+pub fn built_in_presets() -> std::collections::BTreeMap<String, PipelinePreset> {
+    let steps = [
+        "detect",
+        "ocr",
+        "tm",
+        "llm-translate",
+        "qa",
+        "clean",
+        "render",
+    ];
+    std::collections::BTreeMap::from([(
+        "chapter".to_owned(),
+        PipelinePreset {
+            steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+            description: "A raw chapter to a typeset draft: find, read, translate, check, clear and set every balloon".into(),
+        },
+    )])
+}

@@ -2,9 +2,13 @@
 //! translations set in their boxes (the `render` engine, and the page
 //! image exports).
 //!
-//! 1. Clear: an `inpaint` mask's pixels are filled from their
-//!    surroundings; without one, each translated box is filled with its
-//!    background (the median of its edge).
+//! 1. Clear: a page whose `cleaned` image is current starts from it (the
+//!    `clean` engine removed the text; see `cleaned`). Otherwise an
+//!    `inpaint` mask's pixels are filled from their surroundings (Telea's
+//!    method); without one, each translated node's region is filled with
+//!    its paper's colour (the median inside it), or, for a node without a
+//!    region, its box with the median of its edge (`crosses-art` when that
+//!    edge is not flat).
 //! 2. Set each visible translated text node in its box (`typeset.rs`),
 //!    in `style.color`, else black or white, whichever contrasts with the
 //!    cleared background, with `style.stroke` as an outline.
@@ -16,6 +20,7 @@
 //! here touches the network or the clock: the same page renders to the
 //! same pixels.
 
+pub mod cleaned;
 pub mod export;
 pub mod fonts;
 mod paint;
@@ -114,25 +119,38 @@ fn translated(page: &Page) -> impl Iterator<Item = (&Node, &str, Option<&Style>)
         })
 }
 
-/// The page's source image (its first `source` image node) and inpaint
-/// mask, with the source node.
-pub fn sources(page: &Page) -> Option<(&Node, &BlobHash, Option<&BlobHash>)> {
-    let source = page.nodes.iter().find_map(|n| match &n.kind {
+/// The page's source image node and blob (its first `source` image).
+pub fn source(page: &Page) -> Option<(&Node, &BlobHash)> {
+    page.nodes.iter().find_map(|n| match &n.kind {
         NodeKind::Image {
             blob,
             role: ImageRole::Source,
             ..
         } => Some((n, blob)),
         _ => None,
-    })?;
-    let mask = page.nodes.iter().find_map(|n| match &n.kind {
+    })
+}
+
+/// The page's visible inpaint mask.
+pub fn inpaint_mask(page: &Page) -> Option<&BlobHash> {
+    page.nodes.iter().find_map(|n| match &n.kind {
         NodeKind::Mask {
             blob,
             role: MaskRole::Inpaint,
         } if n.visible => Some(blob),
         _ => None,
-    });
-    Some((source.0, source.1, mask))
+    })
+}
+
+/// What a render of the page starts from, with the source node: its
+/// cleaned image while that is current (then no mask: the cleaning took
+/// it in), else its source image and inpaint mask.
+pub fn sources(page: &Page) -> Option<(&Node, &BlobHash, Option<&BlobHash>)> {
+    let (node, source) = source(page)?;
+    match cleaned::current(page) {
+        Some(cleaned) => Some((node, cleaned, None)),
+        None => Some((node, source, inpaint_mask(page))),
+    }
 }
 
 /// The page's current rendered image, if any.
@@ -228,7 +246,10 @@ pub fn render(
             )),
         }
     }
-    // Clear.
+    // Clear: nothing where the page's cleaned image is the start (its
+    // text is gone), the inpaint mask's pixels when there is one, else
+    // each translated node's region (its balloon's paper) or its box.
+    let from_cleaned = cleaned::current(page).is_some();
     let masked = match mask {
         Some(bytes) => {
             let mask: GrayImage = quire_formats::images::decode(bytes, settings.max_image_pixels)
@@ -240,18 +261,35 @@ pub fn render(
         None => false,
     };
     let mut backgrounds: Vec<Rgba<u8>> = Vec::with_capacity(boxes.len());
-    for (_, _, _, rect) in &boxes {
-        let background = if masked {
-            paint::area_median(&image, *rect)
-        } else {
-            paint::edge_median(&image, *rect)
+    for (node, _, _, rect) in &boxes {
+        let region = match &node.kind {
+            NodeKind::Text {
+                region: Some(r), ..
+            } => Some(
+                r.iter()
+                    .map(|p| [p[0] * scale, p[1] * scale])
+                    .collect::<Vec<_>>(),
+            ),
+            _ => None,
+        };
+        let background = match region {
+            _ if masked => paint::area_median(&image, *rect),
+            Some(_) if from_cleaned => paint::area_median(&image, *rect),
+            Some(region) => paint::fill_region(&mut image, &region),
+            None => {
+                let background = paint::edge_median(&image, *rect);
+                if !paint::edge_is_flat(&image, *rect) {
+                    warnings.push(warn(
+                        node,
+                        "crosses-art",
+                        "its box is cleared as a flat rectangle over pixels that are not flat (art or a balloon's outline); give it a region, or run detect and clean".into(),
+                    ));
+                }
+                paint::fill(&mut image, *rect, background);
+                background
+            }
         };
         backgrounds.push(background);
-    }
-    if !masked {
-        for ((_, _, _, rect), background) in boxes.iter().zip(&backgrounds) {
-            paint::fill(&mut image, *rect, *background);
-        }
     }
     // Typeset.
     let mut shaper = fonts.take(&settings.locale)?;
@@ -363,7 +401,7 @@ fn within(text: &str, rect: paint::Rect, min_size: f32) -> (&str, bool) {
 
 /// PNG, compressed for speed: a rendered page is written once per render
 /// and read by exports, which recompress nothing.
-fn encode(image: &RgbaImage) -> Result<Vec<u8>, String> {
+pub(crate) fn encode(image: &RgbaImage) -> Result<Vec<u8>, String> {
     use image::codecs::png::{CompressionType, FilterType, PngEncoder};
     let rgb = image::DynamicImage::ImageRgba8(image.clone()).to_rgb8();
     let mut out = Vec::new();
@@ -377,36 +415,23 @@ fn encode(image: &RgbaImage) -> Result<Vec<u8>, String> {
 /// The ops that make `blob` the page's rendered image (replacing the one it
 /// had), above its source image.
 pub fn store_ops(page: &Page, blob: BlobHash, digest: String) -> Vec<Op> {
+    store_ops_as(page, ImageRole::Rendered, blob, digest)
+}
+
+/// The ops that make `blob` the page's image of `role` (replacing the one
+/// it had), just above its source image; a cleaned image is hidden.
+fn store_ops_as(page: &Page, role: ImageRole, blob: BlobHash, digest: String) -> Vec<Op> {
+    let is_role = |n: &&Node| matches!(n.kind, NodeKind::Image { role: r, .. } if r == role);
     let mut ops: Vec<Op> = page
         .nodes
         .iter()
-        .filter(|n| {
-            matches!(
-                n.kind,
-                NodeKind::Image {
-                    role: ImageRole::Rendered,
-                    ..
-                }
-            )
-        })
+        .filter(is_role)
         .map(|n| Op::RemoveNode {
             page: page.id,
             id: n.id,
         })
         .collect();
-    let left: Vec<&Node> = page
-        .nodes
-        .iter()
-        .filter(|n| {
-            !matches!(
-                n.kind,
-                NodeKind::Image {
-                    role: ImageRole::Rendered,
-                    ..
-                }
-            )
-        })
-        .collect();
+    let left: Vec<&Node> = page.nodes.iter().filter(|n| !is_role(n)).collect();
     let (transform, at) = match left.iter().position(|n| {
         matches!(
             n.kind,
@@ -433,12 +458,19 @@ pub fn store_ops(page: &Page, blob: BlobHash, digest: String) -> Vec<Op> {
         node: NewNode {
             id: None,
             transform,
-            visible: true,
+            visible: role != ImageRole::Cleaned,
             kind: NodeKind::Image {
                 blob,
-                role: ImageRole::Rendered,
+                role,
                 opacity: 1.0,
-                name: Some("rendered".into()),
+                name: Some(
+                    if role == ImageRole::Cleaned {
+                        "cleaned"
+                    } else {
+                        "rendered"
+                    }
+                    .into(),
+                ),
                 rendered_from: Some(digest),
             },
         },

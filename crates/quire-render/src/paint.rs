@@ -144,75 +144,73 @@ pub(super) fn fill(image: &mut RgbaImage, r: Rect, color: Rgba<u8>) {
 }
 
 /// Fills every masked pixel (non-zero in `mask`, which is scaled to the
-/// image when its size differs) from its surroundings: layer by layer
-/// from the mask's edge inwards, each pixel the mean of its already known
-/// neighbours. Answers how many pixels it filled.
-pub(super) fn inpaint(image: &mut RgbaImage, mask: &GrayImage) -> usize {
+/// image when its size differs) from its surroundings by Telea's
+/// fast-marching inpainting. Answers how many pixels it filled.
+pub(super) fn inpaint(image: &mut RgbaImage, mask: &GrayImage) -> u64 {
     let (w, h) = image.dimensions();
     let mask = if mask.dimensions() == (w, h) {
         mask.clone()
     } else {
         image::imageops::resize(mask, w, h, image::imageops::FilterType::Nearest)
     };
-    let index = |x: u32, y: u32| (y as usize) * (w as usize) + x as usize;
-    let mut unknown: Vec<bool> = mask.pixels().map(|p| p[0] > 127).collect();
-    let mut todo: Vec<(u32, u32)> = (0..h)
-        .flat_map(|y| (0..w).map(move |x| (x, y)))
-        .filter(|&(x, y)| unknown[index(x, y)])
-        .collect();
-    let filled = todo.len();
-    while !todo.is_empty() {
-        let mut next = Vec::new();
-        let mut done = Vec::new();
-        for &(x, y) in &todo {
-            let mut sum = [0u32; 4];
-            let mut n = 0;
-            for (dx, dy) in [
-                (-1i64, 0i64),
-                (1, 0),
-                (0, -1),
-                (0, 1),
-                (-1, -1),
-                (1, 1),
-                (-1, 1),
-                (1, -1),
-            ] {
-                let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
-                if nx < 0 || ny < 0 || nx >= i64::from(w) || ny >= i64::from(h) {
-                    continue;
-                }
-                // In range: checked just above.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-                let (nx, ny) = (nx as u32, ny as u32);
-                if unknown[index(nx, ny)] {
-                    continue;
-                }
-                let p = image.get_pixel(nx, ny);
-                for c in 0..4 {
-                    sum[c] += u32::from(p[c]);
-                }
-                n += 1;
-            }
-            if n == 0 {
-                next.push((x, y));
-            } else {
-                // A mean of u8 values fits in u8.
-                #[allow(clippy::cast_possible_truncation)]
-                let mean = Rgba(sum.map(|s| (s / n) as u8));
-                done.push((x, y, mean));
-            }
-        }
-        if done.is_empty() {
-            // Nothing known around what is left (the whole image masked).
-            break;
-        }
-        for (x, y, color) in done {
-            image.put_pixel(x, y, color);
-            unknown[index(x, y)] = false;
-        }
-        todo = next;
+    let mut hole: Vec<bool> = mask.pixels().map(|p| p[0] > 127).collect();
+    quire_vision::clean::telea(image, &mut hole, quire_vision::clean::INPAINT_RADIUS)
+}
+
+/// Fills the pixels inside a region (a polygon in the image's pixels)
+/// with their median colour, the balloon's paper; answers that colour.
+pub(super) fn fill_region(image: &mut RgbaImage, region: &[[f64; 2]]) -> Rgba<u8> {
+    let (w, h) = image.dimensions();
+    let (mut x0, mut y0, mut x1, mut y1) = (f64::from(w), f64::from(h), 0f64, 0f64);
+    for [x, y] in region {
+        (x0, y0, x1, y1) = (x0.min(*x), y0.min(*y), x1.max(*x), y1.max(*y));
     }
-    filled
+    // Clamped to the image.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let (left, top, right, bottom) = (
+        x0.floor().clamp(0.0, f64::from(w)) as u32,
+        y0.floor().clamp(0.0, f64::from(h)) as u32,
+        x1.ceil().clamp(0.0, f64::from(w)) as u32,
+        y1.ceil().clamp(0.0, f64::from(h)) as u32,
+    );
+    let (bw, bh) = (right.saturating_sub(left), bottom.saturating_sub(top));
+    let local: Vec<[f64; 2]> = region
+        .iter()
+        .map(|p| [p[0] - f64::from(left), p[1] - f64::from(top)])
+        .collect();
+    let inside = quire_vision::clean::polygon(&local, bw, bh);
+    let points: Vec<(u32, u32)> = inside
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| **i)
+        .map(|(k, _)| (left + k as u32 % bw, top + k as u32 / bw))
+        .collect();
+    if points.is_empty() {
+        return Rgba([255, 255, 255, 255]);
+    }
+    let colour = median(image, points.iter().copied());
+    for (x, y) in points {
+        image.put_pixel(x, y, colour);
+    }
+    colour
+}
+
+/// Whether three in four of the rectangle's edge pixels are near their
+/// median colour: a box on paper, not across art or an outline.
+pub(super) fn edge_is_flat(image: &RgbaImage, r: Rect) -> bool {
+    let (right, bottom) = (r.x + r.w - 1, r.y + r.h - 1);
+    let rows = (r.x..=right).flat_map(|x| [(x, r.y), (x, bottom)]);
+    let columns = (r.y..=bottom).flat_map(|y| [(r.x, y), (right, y)]);
+    let edge: Vec<(u32, u32)> = rows.chain(columns).collect();
+    let m = median(image, edge.iter().copied());
+    let near = edge
+        .iter()
+        .filter(|(x, y)| {
+            let p = image.get_pixel(*x, *y);
+            (0..3).all(|c| (i32::from(p[c]) - i32::from(m[c])).abs() <= 24)
+        })
+        .count();
+    near * 4 >= edge.len() * 3
 }
 
 /// Blends `color`, whose alpha is a glyph's coverage times the colour's

@@ -62,6 +62,9 @@ pub struct Settings {
     pub min_free_glyphs: usize,
     /// Whether rows are read from the right (manga).
     pub right_to_left: bool,
+    /// Whether a short block in the top or bottom margin (a page number)
+    /// is dropped.
+    pub drop_page_numbers: bool,
 }
 
 impl Default for Settings {
@@ -72,6 +75,7 @@ impl Default for Settings {
             max_balloon_share: 0.25,
             min_free_glyphs: 3,
             right_to_left: false,
+            drop_page_numbers: true,
         }
     }
 }
@@ -116,18 +120,26 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     }
     // Art inside a paper component (an ink component of some size within
     // its box) says it is a panel, not a balloon.
-    let art: Vec<&Bounds> = ink_parts
-        .iter()
-        .filter(|part| part.area >= ART_PIXELS && !is_glyph(part, settings))
-        .map(|part| &part.bounds)
-        .collect();
+    // Art inside a paper component: an ink component of some size, not a
+    // glyph, that the component surrounds.
+    let mut holds_art = vec![false; paper_parts.len()];
+    for part in &ink_parts {
+        if part.area >= ART_PIXELS && !is_glyph(part, settings) {
+            if let Some(paper) = around(&part.bounds, &paper_labels, width, height) {
+                let outer = &paper_parts[paper as usize].bounds;
+                if within(&part.bounds, outer) {
+                    holds_art[paper as usize] = true;
+                }
+            }
+        }
+    }
     let is_balloon = |id: u32| {
         let part = &paper_parts[id as usize];
         let mean = sums[id as usize] as f64 / part.area as f64;
         !part.on_edge
             && part.area as f64 <= settings.max_balloon_share * page_area
             && mean >= f64::from(LIGHT)
-            && !art.iter().any(|a| within(a, &part.bounds))
+            && !holds_art[id as usize]
     };
 
     let glyphs: Vec<Glyph> = ink_parts
@@ -233,13 +245,35 @@ fn otsu(page: &GrayImage) -> u8 {
 }
 
 /// Whether an ink component is the size and shape of a letter.
+/// The median height of the glyphs in `image` (a crop of one block, which
+/// OCR scales to the size its reader likes); `None` when it has none.
+pub fn glyph_height(image: &GrayImage, settings: &Settings) -> Option<u32> {
+    let (width, height) = image.dimensions();
+    let level = otsu(image).min(MAX_INK);
+    let (_, parts) = labels::label(
+        width,
+        height,
+        |x, y| image.get_pixel(x, y).0[0] <= level,
+        true,
+    );
+    let mut heights: Vec<u32> = parts
+        .iter()
+        .filter(|part| is_glyph(part, settings))
+        .map(|part| part.bounds.height())
+        .collect();
+    heights.sort_unstable();
+    heights.get(heights.len() / 2).copied()
+}
+
 fn is_glyph(part: &Component, settings: &Settings) -> bool {
     let (w, h) = (part.bounds.width(), part.bounds.height());
     let fill = part.area as f64 / (f64::from(w) * f64::from(h));
     !part.on_edge
         && (settings.min_text_height..=settings.max_text_height).contains(&h)
         && w <= settings.max_text_height.saturating_mul(4)
-        && (0.08..=0.92).contains(&fill)
+        // Neither a hairline frame nor a solid block; a solid bar is a
+        // letter when it is thin (I, l, the stem of !).
+        && (fill >= 0.08 && (fill <= 0.92 || w.saturating_mul(3) <= h))
 }
 
 /// Whether `inner` lies inside `outer` without holding it (a balloon's
@@ -331,7 +365,7 @@ fn free_blocks<'a>(glyphs: &[&'a Glyph], settings: &Settings, height: u32) -> Ve
         let in_margin = f64::from(bottom) < margin || f64::from(top) > f64::from(height) - margin;
         block.len() >= settings.min_free_glyphs
             && f64::from(high) <= f64::from(low) * 2.5
-            && !(in_margin && block.len() <= 4)
+            && !(settings.drop_page_numbers && in_margin && block.len() <= 4)
     });
     blocks
 }
@@ -342,17 +376,26 @@ fn on_light(block: &[&Glyph], page: &GrayImage, level: u8) -> bool {
     let Some(b) = block.iter().map(|g| g.bounds).reduce(|a, b| a.union(&b)) else {
         return false;
     };
-    let (mut sum, mut n) = (0u64, 0u64);
+    // The median, not the mean: the soft edges of bold letters are many
+    // and would darken a white caption.
+    let mut counts = [0u64; 256];
     for y in b.top..=b.bottom {
         for x in b.left..=b.right {
             let grey = page.get_pixel(x, y).0[0];
             if grey > level {
-                sum += u64::from(grey);
-                n += 1;
+                counts[usize::from(grey)] += 1;
             }
         }
     }
-    n > 0 && sum as f64 / n as f64 >= f64::from(LIGHT)
+    let n: u64 = counts.iter().sum();
+    let mut seen = 0;
+    for (grey, count) in counts.iter().enumerate() {
+        seen += count;
+        if n > 0 && seen * 2 >= n {
+            return grey >= usize::from(LIGHT);
+        }
+    }
+    false
 }
 
 /// Whether two glyphs are neighbours in a line or in lines of one block.

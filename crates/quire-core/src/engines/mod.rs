@@ -9,8 +9,11 @@
 //! Adding an engine is a file here implementing [`Engine`] and a line in
 //! [`built_in`].
 
+pub mod clean;
 pub mod command;
+pub mod detect;
 pub mod llm;
+pub mod ocr;
 pub mod pseudo;
 pub mod qa;
 pub mod render;
@@ -83,8 +86,12 @@ pub enum Pictures {
     None,
     /// The page's image ([`page_image`]).
     Image,
-    /// What a render starts from: the source image and its inpaint mask.
+    /// What a render starts from: the current cleaned image, else the
+    /// source image and its inpaint mask.
     RenderSources,
+    /// What `clean` reads: the source image, the inpaint mask and the text
+    /// mask.
+    CleanSources,
 }
 
 /// What the job hands an engine once per step.
@@ -116,6 +123,8 @@ pub struct PageInput<'a> {
     /// The pictures [`Needs::pictures`] asked for, when the page has them.
     pub image: Option<&'a [u8]>,
     pub mask: Option<&'a [u8]>,
+    /// With [`Pictures::CleanSources`]: the page's text mask.
+    pub text_mask: Option<&'a [u8]>,
 }
 
 /// What an engine made of one page.
@@ -151,6 +160,9 @@ pub trait Engine: Send + Sync {
 /// The engines every quire has. Adding one: its file, and a line here.
 pub fn built_in() -> Vec<Arc<dyn Engine>> {
     vec![
+        Arc::new(detect::Detect::default()),
+        Arc::new(ocr::Ocr::default()),
+        Arc::new(clean::Clean::default()),
         Arc::new(pseudo::PseudoTranslate::default()),
         Arc::new(qa::Qa::default()),
         Arc::new(llm::LlmTranslate::default()),

@@ -25,18 +25,25 @@ const COLUMNS: [&str; 12] = [
 /// Word rows (level 5) carry the text.
 const WORD_LEVEL: u32 = 5;
 
-#[derive(Default)]
-struct Paragraph {
-    lines: BTreeMap<u32, Vec<String>>,
-    left: f64,
-    top: f64,
-    right: f64,
-    bottom: f64,
-    words: usize,
+/// One word Tesseract read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Word {
+    /// Its paragraph: page, block and paragraph numbers.
+    pub paragraph: (u32, u32, u32),
+    /// Its line within the paragraph.
+    pub line: u32,
+    pub left: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+    /// 0 to 100.
+    pub confidence: f64,
+    pub text: String,
 }
 
-/// Parses Tesseract TSV; an error names the line that does not fit.
-pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
+/// The words of Tesseract TSV, in its order; an error names the line that
+/// does not fit.
+pub fn words(tsv: &str) -> Result<Vec<Word>, String> {
     let mut rows = tsv.lines().enumerate();
     let Some((_, header)) = rows.next() else {
         return Err("empty output (expected a Tesseract TSV header)".into());
@@ -48,7 +55,7 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
             COLUMNS.join(", ")
         ));
     }
-    let mut paragraphs: BTreeMap<(u32, u32, u32), Paragraph> = BTreeMap::new();
+    let mut words = Vec::new();
     for (i, row) in rows {
         let row = row.trim_end_matches('\r');
         if row.is_empty() {
@@ -77,25 +84,52 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
             continue;
         }
         let text = cells.get(11).map_or("", |t| t.trim());
-        if text.is_empty() || num(10)? < 0.0 {
+        let confidence = num(10)?;
+        if text.is_empty() || confidence < 0.0 {
             continue;
         }
-        let (left, top, width, height) = (num(6)?, num(7)?, num(8)?, num(9)?);
-        let key = (num(1)? as u32, num(2)? as u32, num(3)? as u32);
-        let p = paragraphs.entry(key).or_default();
+        words.push(Word {
+            paragraph: (num(1)? as u32, num(2)? as u32, num(3)? as u32),
+            line: num(4)? as u32,
+            left: num(6)?,
+            top: num(7)?,
+            width: num(8)?,
+            height: num(9)?,
+            confidence,
+            text: text.to_owned(),
+        });
+    }
+    Ok(words)
+}
+
+#[derive(Default)]
+struct Paragraph {
+    lines: BTreeMap<u32, Vec<String>>,
+    left: f64,
+    top: f64,
+    right: f64,
+    bottom: f64,
+    words: usize,
+}
+
+/// Parses Tesseract TSV into one node per paragraph; an error names the
+/// line that does not fit.
+pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
+    let mut paragraphs: BTreeMap<(u32, u32, u32), Paragraph> = BTreeMap::new();
+    for word in words(tsv)? {
+        let (left, top) = (word.left, word.top);
+        let (right, bottom) = (left + word.width, top + word.height);
+        let p = paragraphs.entry(word.paragraph).or_default();
         if p.words == 0 {
-            (p.left, p.top, p.right, p.bottom) = (left, top, left + width, top + height);
+            (p.left, p.top, p.right, p.bottom) = (left, top, right, bottom);
         } else {
             p.left = p.left.min(left);
             p.top = p.top.min(top);
-            p.right = p.right.max(left + width);
-            p.bottom = p.bottom.max(top + height);
+            p.right = p.right.max(right);
+            p.bottom = p.bottom.max(bottom);
         }
         p.words += 1;
-        p.lines
-            .entry(num(4)? as u32)
-            .or_default()
-            .push(text.to_owned());
+        p.lines.entry(word.line).or_default().push(word.text);
     }
     Ok(paragraphs
         .into_values()

@@ -1,0 +1,312 @@
+//! `detect`: finds the text of each image page, one text node per balloon
+//! (or block of text outside balloons), each with its box and its
+//! `region`, and stores the page's `text` mask (`quire-vision`'s
+//! `detect`, the `builtin` backend).
+//!
+//! It never duplicates a node or moves a person's box: with
+//! `existing = "merge"` a found block that overlaps a text node gives that
+//! node its region (when it has none) instead of a second node, so running
+//! it again changes nothing; with `"skip"` a page that has text nodes is
+//! left alone. The mask is replaced only when it differs.
+
+use quire_vision::detect::{self as vision, Detection};
+
+use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
+use crate::blobs::BlobHash;
+use crate::events::{Finding, Severity};
+use crate::op::{KindPatch, NewNode, NodePatch, Op};
+use crate::scene::{MaskRole, Node, NodeKind, Page, Point, ReadingDirection, Transform};
+use crate::settings::{DetectSettings, Existing};
+
+/// The `detect` engine.
+pub struct Detect {
+    info: EngineInfo,
+}
+
+impl Default for Detect {
+    fn default() -> Self {
+        Detect {
+            info: EngineInfo::built_in(
+                "detect",
+                "detect",
+                "Finds the text of each image page: one text node per balloon (lines together, in reading order) with its box and region, and the page's text mask; never duplicates or moves a node (detect.existing)",
+            ),
+        }
+    }
+}
+
+impl Engine for Detect {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            scene: true,
+            pictures: Pictures::Image,
+            ..Needs::default()
+        }
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        let rtl = step
+            .scene
+            .is_some_and(|s| s.project.reading() == ReadingDirection::Rtl);
+        Ok(Box::new(Work {
+            settings: step.config.detect.clone(),
+            rtl,
+            max_pixels: step.config.max_image_pixels,
+        }))
+    }
+}
+
+struct Work {
+    settings: DetectSettings,
+    rtl: bool,
+    max_pixels: u64,
+}
+
+impl PageWork for Work {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        let page = input.page;
+        if self.settings.existing == Existing::Skip && text_nodes(page).next().is_some() {
+            return ready(Ok(PageOutcome::default()));
+        }
+        let Some(image) = input.image else {
+            return ready(Ok(no_image(page)));
+        };
+        let image = image.to_vec();
+        let settings = vision::Settings {
+            min_text_height: self.settings.min_text_height,
+            max_text_height: self.settings.max_text_height,
+            right_to_left: self.rtl,
+            drop_page_numbers: self.settings.drop_page_numbers,
+            ..vision::Settings::default()
+        };
+        let max_pixels = self.max_pixels;
+        Box::pin(async move {
+            let found = tokio::task::spawn_blocking(move || {
+                let decoded = quire_formats::images::decode(&image, max_pixels)
+                    .map_err(|e| format!("the page image cannot be read: {e}"))?;
+                let gray = decoded.to_luma8();
+                let detection = vision::detect(&gray, &settings);
+                let mask = png(&detection.mask)?;
+                Ok::<_, String>((detection, mask))
+            })
+            .await
+            .map_err(|e| format!("the detector failed: {e}"))??;
+            Ok(outcome(page, found.0, found.1))
+        })
+    }
+}
+
+/// A page without an image: nothing to find there.
+pub(super) fn no_image(page: &Page) -> PageOutcome {
+    let finding = Finding::new(
+        "no-image",
+        Severity::Warning,
+        format!("page `{}` has no image to read", page.name),
+    );
+    PageOutcome {
+        warnings: vec![finding.on(page.id, None)],
+        ..PageOutcome::default()
+    }
+}
+
+/// The text nodes of a page.
+fn text_nodes(page: &Page) -> impl Iterator<Item = &Node> {
+    page.nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
+}
+
+/// How many page units one of the image's pixels is.
+pub(super) fn units_per_pixel(page: &Page, image_width: u32) -> f64 {
+    match page.width {
+        Some(w) if w > 0 && image_width > 0 => f64::from(w) / f64::from(image_width),
+        _ => 1.0,
+    }
+}
+
+/// The ops that record what was found on `page`: see the module doc.
+fn outcome(page: &Page, detection: Detection, mask_png: Vec<u8>) -> PageOutcome {
+    let (width, height) = detection.mask.dimensions();
+    let unit = units_per_pixel(page, width);
+    let mut ops = Vec::new();
+    // What each existing text node covers: its region's box, else its box.
+    let existing: Vec<(&Node, Transform, bool)> = text_nodes(page)
+        .map(|n| match &n.kind {
+            NodeKind::Text {
+                region: Some(region),
+                ..
+            } => (n, bounding(region), true),
+            _ => (n, n.transform, false),
+        })
+        .collect();
+    let mut given = Vec::new();
+    for block in &detection.blocks {
+        let b = block.bounds;
+        let found = Transform {
+            x: f64::from(b.left) * unit,
+            y: f64::from(b.top) * unit,
+            width: f64::from(b.width()) * unit,
+            height: f64::from(b.height()) * unit,
+            rotation: None,
+        };
+        let region: Vec<Point> = block
+            .region
+            .iter()
+            .map(|p| [round(p[0] * unit), round(p[1] * unit)])
+            .collect();
+        let region_box = bounding(&region);
+        let overlapping: Vec<&(&Node, Transform, bool)> = existing
+            .iter()
+            .filter(|(_, covers, _)| overlaps(covers, &found) || overlaps(covers, &region_box))
+            .collect();
+        if overlapping.is_empty() {
+            ops.push(Op::AddNode {
+                page: page.id,
+                node: NewNode {
+                    id: None,
+                    transform: found,
+                    visible: true,
+                    kind: NodeKind::Text {
+                        text: None,
+                        translation: None,
+                        source_lang: None,
+                        style: None,
+                        state: None,
+                        origin: None,
+                        timing: None,
+                        region: Some(region),
+                    },
+                },
+                at: None,
+            });
+            continue;
+        }
+        for (node, _, has_region) in overlapping {
+            if *has_region || given.contains(&node.id) {
+                continue;
+            }
+            given.push(node.id);
+            ops.push(Op::UpdateNode {
+                page: page.id,
+                id: node.id,
+                patch: NodePatch {
+                    kind: Some(KindPatch::Text {
+                        text: None,
+                        translation: None,
+                        source_lang: None,
+                        style: None,
+                        state: None,
+                        origin: None,
+                        timing: None,
+                        region: Some(Some(region.clone())),
+                    }),
+                    ..NodePatch::default()
+                },
+                based_on: None,
+            });
+        }
+    }
+    let blob = BlobHash::of(&mask_png);
+    let masks: Vec<&Node> = page
+        .nodes
+        .iter()
+        .filter(|n| {
+            matches!(
+                n.kind,
+                NodeKind::Mask {
+                    role: MaskRole::Text,
+                    ..
+                }
+            )
+        })
+        .collect();
+    let current = masks
+        .iter()
+        .any(|n| matches!(&n.kind, NodeKind::Mask { blob: b, .. } if *b == blob));
+    let mut blobs = Vec::new();
+    if !current && !detection.blocks.is_empty() {
+        ops.extend(masks.iter().map(|n| Op::RemoveNode {
+            page: page.id,
+            id: n.id,
+        }));
+        ops.push(Op::AddNode {
+            page: page.id,
+            node: NewNode {
+                id: None,
+                transform: Transform {
+                    x: 0.0,
+                    y: 0.0,
+                    width: f64::from(width) * unit,
+                    height: f64::from(height) * unit,
+                    rotation: None,
+                },
+                // An overlay a person turns on; nothing draws it by default.
+                visible: false,
+                kind: NodeKind::Mask {
+                    blob,
+                    role: MaskRole::Text,
+                },
+            },
+            at: None,
+        });
+        blobs.push(mask_png);
+    }
+    PageOutcome {
+        ops,
+        warnings: Vec::new(),
+        blobs,
+    }
+}
+
+/// Two boxes share at least a third of the smaller one's area.
+fn overlaps(a: &Transform, b: &Transform) -> bool {
+    let w = (a.x + a.width).min(b.x + b.width) - a.x.max(b.x);
+    let h = (a.y + a.height).min(b.y + b.height) - a.y.max(b.y);
+    if w <= 0.0 || h <= 0.0 {
+        return false;
+    }
+    let smaller = (a.width * a.height).min(b.width * b.height);
+    smaller > 0.0 && w * h * 3.0 >= smaller
+}
+
+/// The box around a region's points.
+pub(super) fn bounding(points: &[Point]) -> Transform {
+    let (mut x0, mut y0) = (f64::INFINITY, f64::INFINITY);
+    let (mut x1, mut y1) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for [x, y] in points {
+        x0 = x0.min(*x);
+        y0 = y0.min(*y);
+        x1 = x1.max(*x);
+        y1 = y1.max(*y);
+    }
+    if points.is_empty() {
+        return Transform::default();
+    }
+    Transform {
+        x: x0,
+        y: y0,
+        width: x1 - x0,
+        height: y1 - y0,
+        rotation: None,
+    }
+}
+
+/// Page units to a hundredth, so a region reads cleanly in JSON.
+fn round(v: f64) -> f64 {
+    (v * 100.0).round() / 100.0
+}
+
+/// A grey mask as PNG.
+pub(super) fn png(mask: &image::GrayImage) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    mask.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+        .map_err(|e| format!("cannot encode the text mask: {e}"))?;
+    Ok(out)
+}

@@ -1,0 +1,549 @@
+//! `ocr`: reads the source text of text nodes from the page's pixels, with
+//! the system's Tesseract (the `tesseract` backend).
+//!
+//! The nodes read are those with no source text (with `overwrite: all`,
+//! also those with text but no translation); a final node is never read.
+//! Each node's box (within its region) is cut from the page, the pixels
+//! outside its region whitened, scaled so its letters are about
+//! [`LETTER_HEIGHT`] pixels tall, and the cuts of one page are stacked into
+//! one image, so Tesseract starts once per page and language, not once per
+//! balloon. Each word goes back to the cut its centre lies in. Lines are
+//! joined as the language wants: a space in scripts that space words, none
+//! in Chinese and Japanese, and a word broken by a hyphen at a line's end
+//! joined again. Vertical Japanese and Chinese regions (taller than wide)
+//! are read with Tesseract's `_vert` data.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use image::{GrayImage, Luma};
+use tokio::io::AsyncWriteExt;
+
+use super::detect::{bounding, no_image, units_per_pixel};
+use super::tesseract::{self, Word};
+use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
+use crate::events::{Finding, Severity};
+use crate::ids::NodeId;
+use crate::op::{Basis, KindPatch, NodePatch, Op};
+use crate::scene::{Node, NodeKind, Page, Point, TextState};
+use crate::settings::OcrSettings;
+use crate::workflow::Overwrite;
+
+/// The letter height, in pixels, cuts are scaled to (Tesseract reads
+/// letters of 20 to 40 pixels best).
+pub const LETTER_HEIGHT: f64 = 32.0;
+
+/// White between two cuts of the stacked image.
+const GAP: u32 = 48;
+
+/// The `ocr` engine.
+pub struct Ocr {
+    info: EngineInfo,
+}
+
+impl Default for Ocr {
+    fn default() -> Self {
+        Ocr {
+            info: EngineInfo::built_in(
+                "ocr",
+                "ocr",
+                "Reads the source text of text nodes that have none (all untranslated ones with overwrite: all) from their region with the system's Tesseract, lines joined as the language wants",
+            ),
+        }
+    }
+}
+
+impl Engine for Ocr {
+    fn info(&self) -> &EngineInfo {
+        &self.info
+    }
+
+    fn needs(&self) -> Needs {
+        Needs {
+            scene: true,
+            pictures: Pictures::Image,
+            ..Needs::default()
+        }
+    }
+
+    fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        let language = step
+            .scene
+            .and_then(|s| s.project.source_language.clone())
+            .unwrap_or_else(|| "en".to_owned());
+        // Refused now rather than on every page.
+        tesseract_language(&language, false)?;
+        Ok(Box::new(Work {
+            settings: step.config.ocr.clone(),
+            language,
+            overwrite: step.overwrite,
+            max_pixels: step.config.max_image_pixels,
+        }))
+    }
+}
+
+struct Work {
+    settings: OcrSettings,
+    /// The project's source language (English when it has none).
+    language: String,
+    overwrite: Overwrite,
+    max_pixels: u64,
+}
+
+/// A node to read.
+struct Target {
+    id: NodeId,
+    text: Option<String>,
+    /// Page units: the text's box, and the region whose outside is
+    /// whitened (the box's corners when it has none).
+    area: crate::scene::Transform,
+    region: Vec<Point>,
+    language: String,
+}
+
+/// One node's cut, ready to stack.
+struct Cut {
+    id: NodeId,
+    basis: Option<String>,
+    language: String,
+    image: GrayImage,
+}
+
+impl PageWork for Work {
+    fn page<'a>(
+        &'a self,
+        input: PageInput<'a>,
+    ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        let page = input.page;
+        let targets: Vec<Target> = page.nodes.iter().filter_map(|n| self.target(n)).collect();
+        if targets.is_empty() {
+            return ready(Ok(PageOutcome::default()));
+        }
+        let Some(image) = input.image else {
+            return ready(Ok(no_image(page)));
+        };
+        let (image, max_pixels, page_copy) = (image.to_vec(), self.max_pixels, page.clone());
+        Box::pin(async move {
+            let cuts = tokio::task::spawn_blocking(move || {
+                let decoded = quire_formats::images::decode(&image, max_pixels)
+                    .map_err(|e| format!("the page image cannot be read: {e}"))?
+                    .to_luma8();
+                Ok::<_, String>(cut_all(&page_copy, &decoded, targets))
+            })
+            .await
+            .map_err(|e| format!("cutting the page failed: {e}"))??;
+            let mut by_language: BTreeMap<String, Vec<Cut>> = BTreeMap::new();
+            for cut in cuts {
+                by_language
+                    .entry(cut.language.clone())
+                    .or_default()
+                    .push(cut);
+            }
+            let mut outcome = PageOutcome::default();
+            for (language, cuts) in by_language {
+                let (stacked, tops) = stack(&cuts);
+                let tsv = self.run(&language, stacked).await?;
+                let words = tesseract::words(&tsv)
+                    .map_err(|e| format!("Tesseract's output cannot be read: {e}"))?;
+                let mut read: Vec<Vec<Word>> = vec![Vec::new(); cuts.len()];
+                for word in words.into_iter().filter(|w| !is_debris(&w.text)) {
+                    let centre = word.top + word.height / 2.0;
+                    if let Some(k) = tops.iter().rposition(|top| f64::from(*top) <= centre) {
+                        read[k].push(word);
+                    }
+                }
+                for (cut, words) in cuts.iter().zip(read) {
+                    self.record(page, cut, &words, &mut outcome);
+                }
+            }
+            Ok(outcome)
+        })
+    }
+}
+
+impl Work {
+    /// Whether `node` is read, and how.
+    fn target(&self, node: &Node) -> Option<Target> {
+        let NodeKind::Text {
+            text,
+            translation,
+            source_lang,
+            state,
+            region,
+            ..
+        } = &node.kind
+        else {
+            return None;
+        };
+        let has_text = text.as_deref().is_some_and(|t| !t.trim().is_empty());
+        let translated = translation.as_deref().is_some_and(|t| !t.trim().is_empty());
+        let wanted = !has_text || (self.overwrite == Overwrite::All && !translated);
+        if !wanted || *state == Some(TextState::Final) || !node.visible {
+            return None;
+        }
+        let t = &node.transform;
+        let region = region.clone().unwrap_or_else(|| {
+            vec![
+                [t.x, t.y],
+                [t.x + t.width, t.y],
+                [t.x + t.width, t.y + t.height],
+                [t.x, t.y + t.height],
+            ]
+        });
+        Some(Target {
+            id: node.id,
+            text: text.clone(),
+            area: *t,
+            region,
+            language: source_lang.clone().unwrap_or_else(|| self.language.clone()),
+        })
+    }
+
+    /// Runs Tesseract on one stacked image; its TSV.
+    async fn run(&self, language: &str, image: GrayImage) -> Result<String, String> {
+        let mut png = Vec::new();
+        image
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .map_err(|e| format!("cannot encode the cuts: {e}"))?;
+        let program = &self.settings.tesseract;
+        let mut command = tokio::process::Command::new(program);
+        command
+            .args(["stdin", "stdout", "-l", language, "--psm", "6", "tsv"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = command.spawn().map_err(|e| {
+            format!("cannot start `{program}` ({e}); install Tesseract (Debian: tesseract-ocr) or set ocr.tesseract")
+        })?;
+        if let Some(mut stdin) = child.stdin.take() {
+            tokio::spawn(async move {
+                let _ = stdin.write_all(&png).await;
+            });
+        }
+        let timeout = Duration::from_secs(self.settings.timeout_secs);
+        let output = tokio::time::timeout(timeout, child.wait_with_output())
+            .await
+            .map_err(|_| {
+                format!(
+                    "`{program}` did not finish within {}s (ocr.timeout_secs) and was killed",
+                    self.settings.timeout_secs
+                )
+            })?
+            .map_err(|e| format!("`{program}` failed: {e}"))?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            if stderr.contains("Failed loading language") {
+                return Err(format!(
+                    "Tesseract has no `{language}` data: install it (Debian: tesseract-ocr-{})",
+                    language.replace('_', "-")
+                ));
+            }
+            return Err(format!("`{program}` failed: {}", stderr.trim()));
+        }
+        String::from_utf8(output.stdout)
+            .map_err(|_| format!("`{program}` wrote output that is not UTF-8"))
+    }
+
+    /// The op and warnings for what was read in one cut.
+    fn record(&self, page: &Page, cut: &Cut, words: &[Word], outcome: &mut PageOutcome) {
+        let warn = |rule: &str, message: String| {
+            Finding::new(rule, Severity::Warning, message).on(page.id, Some(cut.id))
+        };
+        let text = join(words, &cut.language);
+        if text.is_empty() {
+            outcome.warnings.push(warn(
+                "unread",
+                "Tesseract read nothing in this region".into(),
+            ));
+            return;
+        }
+        let confidence =
+            words.iter().map(|w| w.confidence).sum::<f64>() / words.len() as f64 / 100.0;
+        if confidence < self.settings.min_confidence {
+            outcome.warnings.push(warn(
+                "low-confidence",
+                format!(
+                    "read with {:.0} % confidence (ocr.min_confidence is {:.0} %): check the source text",
+                    confidence * 100.0,
+                    self.settings.min_confidence * 100.0
+                ),
+            ));
+        }
+        let mut patch = NodePatch::default();
+        patch.kind = Some(KindPatch::Text {
+            text: Some(Some(text)),
+            translation: None,
+            source_lang: None,
+            style: None,
+            state: None,
+            origin: None,
+            timing: None,
+            region: None,
+        });
+        outcome.ops.push(Op::UpdateNode {
+            page: page.id,
+            id: cut.id,
+            patch,
+            // Dropped if a person typed a source meanwhile.
+            based_on: Some(Basis {
+                text: Some(cut.basis.clone()),
+                translation: None,
+            }),
+        });
+    }
+}
+
+/// Each target's cut of the page: its region's box, whitened outside the
+/// region, scaled to [`LETTER_HEIGHT`].
+fn cut_all(page: &Page, image: &GrayImage, targets: Vec<Target>) -> Vec<Cut> {
+    let per_unit = 1.0 / units_per_pixel(page, image.width());
+    let detect = quire_vision::detect::Settings::default();
+    targets
+        .into_iter()
+        .filter_map(|t| {
+            let pixels: Vec<[f64; 2]> = t
+                .region
+                .iter()
+                .map(|p| [p[0] * per_unit, p[1] * per_unit])
+                .collect();
+            // The text's box, within its region's box: the balloon's
+            // outline stays out of the cut.
+            let r = bounding(&pixels);
+            let a = &t.area;
+            let (ax, ay) = (a.x * per_unit, a.y * per_unit);
+            let (ax1, ay1) = ((a.x + a.width) * per_unit, (a.y + a.height) * per_unit);
+            let (bx, by) = (ax.max(r.x), ay.max(r.y));
+            let b = crate::scene::Transform {
+                x: bx,
+                y: by,
+                width: ax1.min(r.x + r.width) - bx,
+                height: ay1.min(r.y + r.height) - by,
+                rotation: None,
+            };
+            let (w, h) = (image.width(), image.height());
+            let x0 = b.x.floor().clamp(0.0, f64::from(w)) as u32;
+            let y0 = b.y.floor().clamp(0.0, f64::from(h)) as u32;
+            let x1 = (b.x + b.width).ceil().clamp(0.0, f64::from(w)) as u32;
+            let y1 = (b.y + b.height).ceil().clamp(0.0, f64::from(h)) as u32;
+            if x1 <= x0 || y1 <= y0 {
+                return None;
+            }
+            let local: Vec<[f64; 2]> = pixels
+                .iter()
+                .map(|p| [p[0] - f64::from(x0), p[1] - f64::from(y0)])
+                .collect();
+            let inside = quire_vision::clean::polygon(&local, x1 - x0, y1 - y0);
+            let mut crop = GrayImage::from_fn(x1 - x0, y1 - y0, |x, y| {
+                if inside[(y * (x1 - x0) + x) as usize] {
+                    *image.get_pixel(x0 + x, y0 + y)
+                } else {
+                    Luma([255])
+                }
+            });
+            let letters = quire_vision::detect::glyph_height(&crop, &detect);
+            let scale = letters.map_or(1.0, |h| (LETTER_HEIGHT / f64::from(h)).clamp(0.5, 4.0));
+            if (scale - 1.0).abs() > 0.05 {
+                let (cw, ch) = (
+                    (f64::from(crop.width()) * scale).round().max(1.0) as u32,
+                    (f64::from(crop.height()) * scale).round().max(1.0) as u32,
+                );
+                crop =
+                    image::imageops::resize(&crop, cw, ch, image::imageops::FilterType::CatmullRom);
+            }
+            let vertical = b.height > b.width * 1.5;
+            let language = tesseract_language(&t.language, vertical).ok()?;
+            Some(Cut {
+                id: t.id,
+                basis: t.text,
+                language,
+                image: crop,
+            })
+        })
+        .collect()
+}
+
+/// The cuts one above the other on white, and where each starts.
+fn stack(cuts: &[Cut]) -> (GrayImage, Vec<u32>) {
+    let width = cuts.iter().map(|c| c.image.width()).max().unwrap_or(1) + 2 * GAP;
+    let height = cuts.iter().map(|c| c.image.height() + GAP).sum::<u32>() + GAP;
+    let mut out = GrayImage::from_pixel(width, height, Luma([255]));
+    let mut tops = Vec::with_capacity(cuts.len());
+    let mut y = GAP;
+    for cut in cuts {
+        // Each cut's area starts half a gap above it, so a word that
+        // reaches a little above its cut still counts as its own.
+        tops.push(y - GAP / 2);
+        image::imageops::replace(&mut out, &cut.image, i64::from(GAP), i64::from(y));
+        y += cut.image.height() + GAP;
+    }
+    (out, tops)
+}
+
+/// Whether Tesseract's word is only the marks a balloon's edge or a
+/// speck reads as (`|`, `_`, `—`, a lone dot): not text.
+fn is_debris(word: &str) -> bool {
+    word.chars().all(|c| {
+        matches!(
+            c,
+            '|' | '_'
+                | '-'
+                | '—'
+                | '–'
+                | '~'
+                | '.'
+                | ','
+                | '\''
+                | '"'
+                | '`'
+                | '‘'
+                | '’'
+                | '“'
+                | '”'
+        )
+    }) && !matches!(word, "..." | "…")
+}
+
+/// Whether a language writes without spaces between words.
+fn unspaced(language: &str) -> bool {
+    let primary = language.split(['-', '_']).next().unwrap_or("");
+    matches!(primary, "ja" | "zh" | "jpn" | "chi")
+}
+
+/// One cut's words as text: words by lines (Tesseract's own lines, in
+/// order from the top), lines joined as the language wants.
+pub fn join(words: &[Word], language: &str) -> String {
+    let mut lines: BTreeMap<((u32, u32, u32), u32), Vec<&Word>> = BTreeMap::new();
+    for w in words {
+        lines.entry((w.paragraph, w.line)).or_default().push(w);
+    }
+    let mut lines: Vec<Vec<&Word>> = lines.into_values().collect();
+    lines.sort_by(|a, b| a[0].top.total_cmp(&b[0].top));
+    let space = if unspaced(language) { "" } else { " " };
+    let mut text = String::new();
+    for line in lines {
+        let line: Vec<&str> = line.iter().map(|w| w.text.as_str()).collect();
+        let line = line.join(space);
+        if text.is_empty() {
+            text = line;
+            continue;
+        }
+        // A word a hyphen broke at the line's end is one word again.
+        let broken = text.ends_with('-')
+            && text[..text.len() - 1].ends_with(char::is_alphabetic)
+            && line.starts_with(char::is_alphabetic);
+        if broken {
+            text.pop();
+        } else {
+            text.push_str(space);
+        }
+        text.push_str(&line);
+    }
+    text
+}
+
+/// Tesseract's name for the data of a BCP 47 language (its `_vert` data
+/// for a vertical Chinese or Japanese region).
+fn tesseract_language(tag: &str, vertical: bool) -> Result<String, String> {
+    let lower = tag.to_ascii_lowercase();
+    let mut parts = lower.split(['-', '_']);
+    let primary = parts.next().unwrap_or("");
+    let rest: Vec<&str> = parts.collect();
+    let traditional = rest
+        .iter()
+        .any(|p| matches!(*p, "hant" | "tw" | "hk" | "mo"));
+    let name = match primary {
+        "en" => "eng",
+        "fr" => "fra",
+        "de" => "deu",
+        "es" => "spa",
+        "it" => "ita",
+        "pt" => "por",
+        "nl" => "nld",
+        "pl" => "pol",
+        "ru" => "rus",
+        "uk" => "ukr",
+        "tr" => "tur",
+        "sv" => "swe",
+        "da" => "dan",
+        "fi" => "fin",
+        "nb" | "no" | "nn" => "nor",
+        "cs" => "ces",
+        "hu" => "hun",
+        "ro" => "ron",
+        "el" => "ell",
+        "ar" => "ara",
+        "he" => "heb",
+        "hi" => "hin",
+        "th" => "tha",
+        "vi" => "vie",
+        "id" => "ind",
+        "ko" => "kor",
+        "ja" => "jpn",
+        "zh" if traditional => "chi_tra",
+        "zh" => "chi_sim",
+        _ => {
+            return Err(format!(
+                "Tesseract has no language quire knows for `{tag}`; set the node's or project's source language"
+            ));
+        }
+    };
+    let vertical = vertical && matches!(primary, "ja" | "zh" | "ko");
+    Ok(if vertical {
+        format!("{name}_vert")
+    } else {
+        name.to_owned()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(line: u32, top: f64, text: &str) -> Word {
+        Word {
+            paragraph: (1, 1, 1),
+            line,
+            left: 0.0,
+            top,
+            width: 10.0,
+            height: 10.0,
+            confidence: 90.0,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn lines_join_as_the_language_wants() {
+        let words = [
+            word(1, 0.0, "I"),
+            word(1, 0.0, "CAUSED"),
+            word(2, 20.0, "THIS"),
+            word(2, 20.0, "EARTH-"),
+            word(3, 40.0, "QUAKE!"),
+        ];
+        assert_eq!(join(&words, "en"), "I CAUSED THIS EARTHQUAKE!");
+        let words = [word(2, 20.0, "ですか"), word(1, 0.0, "なんで")];
+        assert_eq!(join(&words, "ja"), "なんでですか");
+        assert_eq!(
+            join(&[word(1, 0.0, "HO-HO"), word(2, 9.0, "-HA")], "en"),
+            "HO-HO -HA"
+        );
+        assert!(is_debris("|") && is_debris("--") && is_debris(".") && is_debris("_"));
+        assert!(!is_debris("...") && !is_debris("I") && !is_debris("!"));
+    }
+
+    #[test]
+    fn languages_map_to_tesseract_data() {
+        assert_eq!(tesseract_language("en-US", false).unwrap(), "eng");
+        assert_eq!(tesseract_language("ja", true).unwrap(), "jpn_vert");
+        assert_eq!(tesseract_language("zh-Hant", false).unwrap(), "chi_tra");
+        assert_eq!(tesseract_language("fr", true).unwrap(), "fra");
+        assert!(
+            tesseract_language("tlh", false)
+                .unwrap_err()
+                .contains("tlh")
+        );
+    }
+}

@@ -1,0 +1,125 @@
+//! A page's `cleaned` image: its source with the source text removed
+//! (`quire-vision`'s `clean`), made by the `clean` engine and used by
+//! render as where it starts while it is current.
+//!
+//! Like a rendered image, the cleaned one records a digest of what it was
+//! made from: the source image, the `text` and `inpaint` masks, and the
+//! text nodes' regions. When any of them changes it is out of date, and
+//! render goes back to the source.
+
+use image::{GrayImage, RgbaImage};
+use serde::Serialize;
+
+use quire_model::hash::BlobHash;
+use quire_model::ids::NodeId;
+use quire_model::op::Op;
+use quire_model::scene::{ImageRole, MaskRole, NodeKind, Page, Point};
+
+/// Changes whenever the same inputs would clean differently.
+const CLEAN_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct Inputs<'a> {
+    version: u32,
+    source: &'a BlobHash,
+    text_mask: &'a BlobHash,
+    inpaint_mask: Option<&'a BlobHash>,
+    regions: Vec<(&'a NodeId, &'a [Point])>,
+}
+
+/// The page's text mask: its first `text` mask node's blob.
+pub fn text_mask(page: &Page) -> Option<&BlobHash> {
+    page.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::Mask {
+            blob,
+            role: MaskRole::Text,
+        } => Some(blob),
+        _ => None,
+    })
+}
+
+/// The regions of the page's text nodes, in page units.
+pub fn regions(page: &Page) -> Vec<(&NodeId, &[Point])> {
+    page.nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text {
+                region: Some(r), ..
+            } => Some((&n.id, r.as_slice())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A digest of what the page's cleaned image is made from; `None` when
+/// the page has no source image or no text mask (nothing to clean).
+pub fn digest(page: &Page) -> Option<String> {
+    let (_, source) = crate::source(page)?;
+    let inputs = Inputs {
+        version: CLEAN_VERSION,
+        source,
+        text_mask: text_mask(page)?,
+        inpaint_mask: crate::inpaint_mask(page),
+        regions: regions(page),
+    };
+    let json = serde_json::to_vec(&inputs).ok()?;
+    Some(blake3::hash(&json).to_hex().to_string())
+}
+
+/// The page's cleaned image when it is current.
+pub fn current(page: &Page) -> Option<&BlobHash> {
+    let now = digest(page)?;
+    page.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::Image {
+            blob,
+            role: ImageRole::Cleaned,
+            rendered_from: Some(from),
+            ..
+        } if *from == now => Some(blob),
+        _ => None,
+    })
+}
+
+/// The page cleaned: the source's bytes with the text mask's pixels (and
+/// the inpaint mask's) removed inside the page's regions; a PNG, and what
+/// was done.
+pub fn clean(
+    page: &Page,
+    source: &[u8],
+    text: &[u8],
+    inpaint: Option<&[u8]>,
+    dilate: u32,
+    max_pixels: u64,
+) -> Result<(Vec<u8>, quire_vision::clean::Cleaned), String> {
+    let mut image: RgbaImage = quire_formats::images::decode(source, max_pixels)
+        .map_err(|e| format!("the page image cannot be read: {e}"))?
+        .to_rgba8();
+    let mask = |bytes: &[u8], what: &str| -> Result<GrayImage, String> {
+        Ok(quire_formats::images::decode(bytes, max_pixels)
+            .map_err(|e| format!("the {what} mask cannot be read: {e}"))?
+            .to_luma8())
+    };
+    let text = mask(text, "text")?;
+    let inpaint = inpaint.map(|b| mask(b, "inpaint")).transpose()?;
+    let per_unit = page
+        .width
+        .filter(|w| *w > 0)
+        .map_or(1.0, |w| f64::from(image.width()) / f64::from(w));
+    let regions: Vec<Vec<[f64; 2]>> = regions(page)
+        .into_iter()
+        .map(|(_, r)| {
+            r.iter()
+                .map(|p| [p[0] * per_unit, p[1] * per_unit])
+                .collect()
+        })
+        .collect();
+    let done = quire_vision::clean::clean(&mut image, &text, inpaint.as_ref(), &regions, dilate);
+    Ok((crate::encode(&image)?, done))
+}
+
+/// The ops that make `blob` the page's cleaned image (replacing the one
+/// it had), just above its source image and hidden: a view a person turns
+/// to, which render starts from.
+pub fn store_ops(page: &Page, blob: BlobHash, digest: String) -> Vec<Op> {
+    crate::store_ops_as(page, ImageRole::Cleaned, blob, digest)
+}

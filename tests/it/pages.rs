@@ -1,0 +1,304 @@
+//! The page understanding engines (`detect`, `ocr`, `clean`) scored on a
+//! page set with ground truth drawn by Pillow (`tests/pages/make.py`:
+//! balloons of three shapes, white and tinted, three fonts including
+//! Comic Neue, a caption on the art, screentone, page numbers, and a page
+//! of vertical Japanese), against the targets of spec 13. Tesseract reads
+//! for `ocr`. The figures are printed and written to
+//! `<target tmp>/pages/report.json`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use image::{GrayImage, RgbaImage};
+use quire::core::events::{Event, Finding};
+use quire::core::ids::SessionId;
+use quire::core::import::ImageFile;
+use quire::core::jobs::Approval;
+use quire::core::op::{Op, ProjectPatch};
+use quire::core::scene::{ImageRole, MaskRole, NodeKind, Page, Scene};
+use serde_json::Value;
+
+use crate::core_jobs::{follow, spec};
+use crate::core_support::TestCore;
+
+/// One box `[x, y, w, h]` in pixels.
+type Box4 = [f64; 4];
+
+fn iou(a: Box4, b: Box4) -> f64 {
+    let w = (a[0] + a[2]).min(b[0] + b[2]) - a[0].max(b[0]);
+    let h = (a[1] + a[3]).min(b[1] + b[3]) - a[1].max(b[1]);
+    if w <= 0.0 || h <= 0.0 {
+        return 0.0;
+    }
+    let i = w * h;
+    i / (a[2] * a[3] + b[2] * b[3] - i)
+}
+
+/// How much of `inner` lies in `outer`.
+fn covered(inner: Box4, outer: Box4) -> f64 {
+    let w = (inner[0] + inner[2]).min(outer[0] + outer[2]) - inner[0].max(outer[0]);
+    let h = (inner[1] + inner[3]).min(outer[1] + outer[3]) - inner[1].max(outer[1]);
+    if w <= 0.0 || h <= 0.0 {
+        return 0.0;
+    }
+    w * h / (inner[2] * inner[3])
+}
+
+fn box4(v: &Value) -> Box4 {
+    let n = |i: usize| v[i].as_f64().unwrap();
+    [n(0), n(1), n(2), n(3)]
+}
+
+/// The page set, made by Pillow into the test's temporary directory.
+fn page_set(test: &str) -> Option<(PathBuf, Value)> {
+    let python = crate::mcp::python_with(test, "PIL")?;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pages");
+    let _ = std::fs::remove_dir_all(&dir);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/pages/make.py");
+    let out = Command::new(python)
+        .arg(script)
+        .arg(&dir)
+        .arg("6")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let truth = std::fs::read_to_string(dir.join("truth.json")).unwrap();
+    Some((dir, serde_json::from_str(&truth).unwrap()))
+}
+
+async fn run(t: &TestCore, id: SessionId, steps: &[&str]) -> Vec<Finding> {
+    let mut sub = t.core.subscribe(None);
+    let job = t
+        .core
+        .start_pipeline(id, spec(steps), Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    match events.last() {
+        Some(Event::JobFinished { error: None, .. }) => {}
+        other => panic!("{steps:?}: {other:?}"),
+    }
+    events
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::JobWarning { finding, .. } => Some(finding),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text nodes of a page: their box (or region's box) and text.
+fn found(page: &Page) -> Vec<(Box4, Box4, String)> {
+    page.nodes
+        .iter()
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text { text, region, .. } => {
+                let t = &n.transform;
+                let b = [t.x, t.y, t.width, t.height];
+                let r = region.as_ref().map_or(b, |r| {
+                    let xs = r.iter().map(|p| p[0]);
+                    let ys = r.iter().map(|p| p[1]);
+                    let (x0, x1) = (xs.clone().fold(f64::MAX, f64::min), xs.fold(0.0, f64::max));
+                    let (y0, y1) = (ys.clone().fold(f64::MAX, f64::min), ys.fold(0.0, f64::max));
+                    [x0, y0, x1 - x0, y1 - y0]
+                });
+                Some((b, r, text.clone().unwrap_or_default()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+async fn picture(t: &TestCore, id: SessionId, page: &Page, role: ImageRole) -> RgbaImage {
+    let blob = page
+        .nodes
+        .iter()
+        .find_map(|n| match &n.kind {
+            NodeKind::Image { blob, role: r, .. } if *r == role => Some(*blob),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("page {} has no {role:?} image", page.name));
+    let bytes = t.core.read_blob(id, blob).await.unwrap();
+    image::load_from_memory(&bytes).unwrap().to_rgba8()
+}
+
+async fn text_mask(t: &TestCore, id: SessionId, page: &Page) -> GrayImage {
+    let blob = page
+        .nodes
+        .iter()
+        .find_map(|n| match &n.kind {
+            NodeKind::Mask {
+                blob,
+                role: MaskRole::Text,
+            } => Some(*blob),
+            _ => None,
+        })
+        .expect("a text mask");
+    let bytes = t.core.read_blob(id, blob).await.unwrap();
+    image::load_from_memory(&bytes).unwrap().to_luma8()
+}
+
+fn node_count(scene: &Scene) -> usize {
+    scene.pages.iter().map(|p| p.nodes.len()).sum()
+}
+
+fn normal(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_uppercase()
+}
+
+#[derive(Default, Debug, serde::Serialize)]
+struct Report {
+    balloons: usize,
+    matched: usize,
+    nodes: usize,
+    false_nodes: usize,
+    merged: usize,
+    english: usize,
+    exact: usize,
+    characters: usize,
+    character_errors: usize,
+    mask_pixels: u64,
+    ink_left: u64,
+    changed_outside: u64,
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
+    let test = "detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set";
+    let Some((dir, truth)) = page_set(test) else {
+        return;
+    };
+    let missing = crate::harness::missing_program("tesseract", "--version");
+    if !crate::harness::tool_available("tesseract", test, missing) {
+        return;
+    }
+    let t = TestCore::new();
+    let id = t.session("pages");
+    let pages = truth["pages"].as_array().unwrap();
+    let files = pages
+        .iter()
+        .map(|p| {
+            let name = format!("{}.png", p["name"].as_str().unwrap());
+            ImageFile {
+                bytes: std::fs::read(dir.join(&name)).unwrap(),
+                name,
+            }
+        })
+        .collect();
+    t.core.import_files(id, files).await.unwrap();
+    let english = ProjectPatch {
+        source_language: Some(Some("en".into())),
+        ..ProjectPatch::default()
+    };
+    t.core
+        .apply(id, Op::UpdateProject { patch: english })
+        .await
+        .unwrap();
+
+    run(&t, id, &["detect"]).await;
+    let once = t.core.scene(id).await.unwrap().scene;
+    run(&t, id, &["detect"]).await;
+    let twice = t.core.scene(id).await.unwrap().scene;
+    assert_eq!(once, twice, "detect run again changed the scene");
+
+    run(&t, id, &["ocr", "clean"]).await;
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let mut report = Report::default();
+    for (truth, page) in pages.iter().zip(&scene.pages) {
+        let balloons = truth["balloons"].as_array().unwrap();
+        let nodes = found(page);
+        report.balloons += balloons.len();
+        report.nodes += nodes.len();
+        let mut used = vec![false; nodes.len()];
+        for balloon in balloons {
+            let (outline, text_box) = (box4(&balloon["box"]), box4(&balloon["text_box"]));
+            let hit = nodes.iter().enumerate().find(|(k, (b, r, _))| {
+                !used[*k] && (iou(*r, outline) >= 0.5 || iou(*b, text_box) >= 0.5)
+            });
+            let Some((k, (_, _, text))) = hit else {
+                eprintln!("{}: missed {:?}", page.name, balloon["text"]);
+                continue;
+            };
+            used[k] = true;
+            report.matched += 1;
+            if balloon["lang"] == "en" {
+                let want = normal(balloon["text"].as_str().unwrap());
+                let got = normal(text);
+                report.english += 1;
+                report.exact += usize::from(got == want);
+                report.characters += want.chars().count();
+                report.character_errors += strsim::levenshtein(&got, &want);
+                if got != want {
+                    eprintln!("{}: read {got:?} for {want:?}", page.name);
+                }
+            }
+        }
+        for (k, (b, r, _)) in nodes.iter().enumerate() {
+            let inside = balloons
+                .iter()
+                .filter(|x| covered(box4(&x["text_box"]), *r) >= 0.5)
+                .count();
+            report.merged += usize::from(inside > 1);
+            if !used[k] {
+                report.false_nodes += 1;
+                eprintln!("{}: a node matches no balloon at {b:?}", page.name);
+            }
+        }
+        // Clean: the true glyphs left dark inside the balloons, and what
+        // changed outside the detected mask grown by clean's dilation.
+        let source = picture(&t, id, page, ImageRole::Source).await;
+        let cleaned = picture(&t, id, page, ImageRole::Cleaned).await;
+        let glyphs = image::open(dir.join(format!("{}.text.png", page.name)))
+            .unwrap()
+            .to_luma8();
+        let detected = text_mask(&t, id, page).await;
+        let (w, h) = source.dimensions();
+        let bits: Vec<bool> = detected.pixels().map(|p| p[0] > 127).collect();
+        let grown = quire_vision::clean::grow(&bits, w, h, 3);
+        for (x, y, p) in cleaned.enumerate_pixels() {
+            let i = (y * w + x) as usize;
+            if p != source.get_pixel(x, y) && !grown[i] {
+                report.changed_outside += 1;
+            }
+            if glyphs.get_pixel(x, y)[0] > 127 {
+                report.mask_pixels += 1;
+                let luma = (u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])) / 3;
+                report.ink_left += u64::from(luma < 128);
+            }
+        }
+    }
+    let recall = report.matched as f64 / report.balloons as f64;
+    let precision = (report.nodes - report.false_nodes) as f64 / report.nodes.max(1) as f64;
+    let exact = report.exact as f64 / report.english.max(1) as f64;
+    let characters = 1.0 - report.character_errors as f64 / report.characters.max(1) as f64;
+    let ink = report.ink_left as f64 / report.mask_pixels.max(1) as f64;
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pages/report.json");
+    std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap()).unwrap();
+    eprintln!(
+        "pages: recall {:.1} %, precision {:.1} %, merged {}, OCR exact {:.1} %, characters {:.1} %, ink left {:.2} %, changed outside {}",
+        recall * 100.0,
+        precision * 100.0,
+        report.merged,
+        exact * 100.0,
+        characters * 100.0,
+        ink * 100.0,
+        report.changed_outside
+    );
+    assert!(recall >= 0.95, "balloon recall {recall:.3}: {report:?}");
+    assert!(precision >= 0.95, "precision {precision:.3}: {report:?}");
+    assert_eq!(report.merged, 0, "{report:?}");
+    assert!(exact >= 0.90, "OCR exact balloons {exact:.3}: {report:?}");
+    assert!(
+        characters >= 0.97,
+        "OCR characters {characters:.3}: {report:?}"
+    );
+    assert!(ink < 0.005, "ink left {ink:.4}: {report:?}");
+    assert_eq!(report.changed_outside, 0, "{report:?}");
+}

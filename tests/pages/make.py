@@ -1,0 +1,224 @@
+"""A comic page set with ground truth, drawn with Pillow (not quire).
+
+Each page is 1200 x 1800: panels of gradient "art" with strokes and a
+screentone patch, 3 to 6 balloons (ellipses, rounded rectangles, clouds;
+white or tinted, black outlines) holding English lines in one of three
+fonts (Comic Neue, DejaVu Sans, DejaVu Serif, all bold), a caption set on
+the art, and a page number in the bottom margin. The last page holds
+vertical Japanese in Noto Sans CJK. Every page is the same on every run
+(a fixed seed per page).
+
+Writes, into the directory given: page-NN.png, page-NN.text.png (the
+glyph pixels, white on black) and truth.json:
+  {"pages": [{"name", "balloons": [{"box": [x, y, w, h] (the balloon),
+   "text_box": [...], "text", "lang", "kind": "balloon" | "art"}],
+   "page_number": [x, y, w, h]}]}
+"""
+
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+W, H = 1200, 1800
+FONTS = [
+    "/usr/share/fonts/opentype/comic-neue/ComicNeue-Bold.otf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf",
+]
+CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+WORDS = (
+    "WHERE DID THE STORM COME FROM WE NEVER SAW IT COMING THE HARBOR LIGHTS "
+    "ARE OUT AGAIN TONIGHT KEEP THE ENGINE RUNNING UNTIL I GET BACK HOLD ON "
+    "TIGHT THIS BRIDGE WILL NOT LAST LONG NOBODY KNOWS THE NAME OF THAT SHIP "
+    "TELL ME WHAT YOU FOUND IN THE OLD LIBRARY LISTEN THE BELLS ARE RINGING "
+    "FOLLOW THE RIVER NORTH AND WAIT FOR MY SIGNAL IT WAS HERE A MOMENT AGO"
+).split()
+JAPANESE = ["なぜここに", "いるのですか", "まってくれ", "すぐにもどる", "あのふねは", "どこへいく"]
+TINTS = [(255, 255, 255), (255, 255, 255), (255, 247, 205), (222, 238, 255)]
+
+
+def art(draw, rng, box):
+    """A panel: a gradient with strokes and a screentone patch."""
+    x0, y0, x1, y1 = box
+    top = [rng.randint(90, 200) for _ in range(3)]
+    bottom = [rng.randint(60, 180) for _ in range(3)]
+    for y in range(y0, y1):
+        t = (y - y0) / max(1, y1 - y0)
+        colour = tuple(int(a + (b - a) * t) for a, b in zip(top, bottom))
+        draw.line([(x0, y), (x1, y)], fill=colour)
+    for _ in range(14):
+        points = [(rng.randint(x0, x1), rng.randint(y0, y1)) for _ in range(3)]
+        draw.line(points, fill=(30, 30, 30), width=rng.randint(2, 5))
+    tx, ty = rng.randint(x0, x1 - 200), rng.randint(y0, y1 - 150)
+    for y in range(ty, ty + 150, 7):
+        for x in range(tx, tx + 200, 7):
+            draw.ellipse([x, y, x + 2, y + 2], fill=(40, 40, 40))
+    draw.rectangle(box, outline=(0, 0, 0), width=6)
+
+
+def lines_of(rng, words, font, width):
+    """Words in lines no wider than width."""
+    lines, line = [], []
+    for word in words:
+        trial = " ".join(line + [word])
+        if line and font.getlength(trial) > width:
+            lines.append(" ".join(line))
+            line = [word]
+        else:
+            line.append(word)
+    if line:
+        lines.append(" ".join(line))
+    return lines
+
+
+def shape(draw, masks, kind, box, fill):
+    """A balloon of a kind, outline 4 px; also drawn into masks (255)."""
+    x0, y0, x1, y1 = box
+    for target, colour, outline in [(draw, fill, (0, 0, 0))] + [(m, 255, 255) for m in masks]:
+        if kind == "ellipse":
+            target.ellipse(box, fill=colour, outline=outline, width=4)
+        elif kind == "rounded":
+            target.rounded_rectangle(box, radius=40, fill=colour, outline=outline, width=4)
+        else:
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            rx, ry = (x1 - x0) / 2 - 22, (y1 - y0) / 2 - 22
+            puffs = [(cx + rx * math.cos(a), cy + ry * math.sin(a)) for a in
+                     [i * 2 * math.pi / 12 for i in range(12)]]
+            # Black first (the puffs and the body a little larger), then the
+            # fill: what stays black is one closed outline.
+            for px, py in puffs:
+                target.ellipse([px - 26, py - 26, px + 26, py + 26], fill=outline)
+            target.ellipse([cx - rx - 4, cy - ry - 4, cx + rx + 4, cy + ry + 4], fill=outline)
+            for px, py in puffs:
+                target.ellipse([px - 22, py - 22, px + 22, py + 22], fill=colour)
+            target.ellipse([cx - rx, cy - ry, cx + rx, cy + ry], fill=colour)
+
+
+def english(rng, image, draw, text_mask, taken):
+    """One balloon, placed where nothing is yet; its truth, or None."""
+    font = ImageFont.truetype(rng.choice(FONTS), rng.randint(30, 38))
+    words = rng.sample(WORDS, rng.randint(4, 9))
+    lines = lines_of(rng, words, font, rng.randint(240, 360))
+    step = int(font.size * 1.25)
+    text_w = max(int(font.getlength(line)) for line in lines)
+    text_h = step * len(lines)
+    kind = rng.choice(["ellipse", "rounded", "cloud"])
+    pad_x, pad_y = (0.32, 0.42) if kind != "rounded" else (0.12, 0.25)
+    bw, bh = int(text_w * (1 + 2 * pad_x)) + 40, int(text_h * (1 + 2 * pad_y)) + 40
+    for _ in range(200):
+        x, y = rng.randint(60, W - 60 - bw), rng.randint(60, H - 200 - bh)
+        box = (x, y, x + bw, y + bh)
+        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
+               for t in taken):
+            break
+    else:
+        return None
+    taken.append(box)
+    shape(draw, [], kind, box, rng.choice(TINTS))
+    tx0 = x + (bw - text_w) // 2
+    ty0 = y + (bh - text_h) // 2
+    mask_draw = ImageDraw.Draw(text_mask)
+    for i, line in enumerate(lines):
+        lx = x + (bw - font.getlength(line)) / 2
+        draw.text((lx, ty0 + i * step), line, font=font, fill=(0, 0, 0))
+        mask_draw.text((lx, ty0 + i * step), line, font=font, fill=255)
+    return {"box": [x, y, bw, bh], "text_box": [tx0, ty0, text_w, text_h],
+            "text": " ".join(lines), "lang": "en", "kind": "balloon"}
+
+
+def caption(rng, draw, text_mask, taken):
+    """Light text with a dark outline set straight on the art."""
+    font = ImageFont.truetype(FONTS[1], 34)
+    words = rng.sample(WORDS, 3)
+    line = " ".join(words)
+    w = int(font.getlength(line))
+    for _ in range(200):
+        x, y = rng.randint(80, W - 80 - w), rng.randint(80, H - 260)
+        box = (x - 10, y - 10, x + w + 10, y + 54)
+        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
+               for t in taken):
+            break
+    else:
+        return None
+    taken.append(box)
+    draw.rectangle(box, fill=(250, 250, 250))
+    draw.text((x, y), line, font=font, fill=(0, 0, 0))
+    ImageDraw.Draw(text_mask).text((x, y), line, font=font, fill=255)
+    return {"box": [box[0], box[1], box[2] - box[0], box[3] - box[1]],
+            "text_box": [x, y, w, 44], "text": line, "lang": "en", "kind": "art"}
+
+
+def vertical(rng, draw, text_mask, taken):
+    """A white ellipse with columns of Japanese, read right to left."""
+    font = ImageFont.truetype(CJK, 40)
+    columns = rng.sample(JAPANESE, 2)
+    step = 52
+    col_h = max(len(c) for c in columns) * step
+    text_w = step * len(columns)
+    bw, bh = text_w + 170, col_h + 200
+    for _ in range(200):
+        x, y = rng.randint(60, W - 60 - bw), rng.randint(60, H - 200 - bh)
+        box = (x, y, x + bw, y + bh)
+        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
+               for t in taken):
+            break
+    else:
+        return None
+    taken.append(box)
+    shape(draw, [], "ellipse", box, (255, 255, 255))
+    tx0, ty0 = x + (bw - text_w) // 2, y + (bh - col_h) // 2
+    mask_draw = ImageDraw.Draw(text_mask)
+    for c, column in enumerate(columns):
+        cx = tx0 + text_w - (c + 1) * step
+        for i, ch in enumerate(column):
+            draw.text((cx, ty0 + i * step), ch, font=font, fill=(0, 0, 0))
+            mask_draw.text((cx, ty0 + i * step), ch, font=font, fill=255)
+    return {"box": [x, y, bw, bh], "text_box": [tx0, ty0, text_w, col_h],
+            "text": "".join(columns), "lang": "ja", "kind": "balloon"}
+
+
+def page(number, japanese, out):
+    rng = random.Random(1000 + number)
+    image = Image.new("RGB", (W, H), (255, 255, 255))
+    text_mask = Image.new("L", (W, H), 0)
+    draw = ImageDraw.Draw(image)
+    gutter = 30
+    rows = [(60, 620), (620 + gutter, 1180), (1180 + gutter, 1700)]
+    for top, bottom in rows:
+        split = rng.randint(450, 750)
+        art(draw, rng, (60, top, split, bottom))
+        art(draw, rng, (split + gutter, top, W - 60, bottom))
+    taken, balloons = [], []
+    count = rng.randint(3, 6)
+    for _ in range(count):
+        made = vertical(rng, draw, text_mask, taken) if japanese else english(rng, image, draw, text_mask, taken)
+        if made:
+            balloons.append(made)
+    if not japanese:
+        made = caption(rng, draw, text_mask, taken)
+        if made:
+            balloons.append(made)
+    number_font = ImageFont.truetype(FONTS[1], 28)
+    label = str(number + 1)
+    nx = W // 2 - int(number_font.getlength(label)) // 2
+    draw.text((nx, H - 70), label, font=number_font, fill=(0, 0, 0))
+    name = f"page-{number + 1:02}"
+    image.save(out / f"{name}.png")
+    text_mask.save(out / f"{name}.text.png")
+    return {"name": name, "balloons": balloons, "page_number": [nx, H - 70, 40, 34]}
+
+
+def main():
+    out = Path(sys.argv[1])
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+    out.mkdir(parents=True, exist_ok=True)
+    pages = [page(n, n == count - 1, out) for n in range(count)]
+    (out / "truth.json").write_text(json.dumps({"pages": pages}, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()
