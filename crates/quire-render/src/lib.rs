@@ -5,8 +5,9 @@
 //! 1. Clear: a page whose `cleaned` image is current starts from it (the
 //!    `clean` engine removed the text; see `cleaned`). Otherwise an
 //!    `inpaint` mask's pixels are filled from their surroundings (Telea's
-//!    method); without one, each translated node's region is filled with
-//!    its paper's colour (the median inside it), or, for a node without a
+//!    method); without one, each translated node's box is filled with its
+//!    paper's colour where it lies inside the node's region (the median
+//!    there), or, for a node without a
 //!    region, its box with the median of its edge (`crosses-art` when that
 //!    edge is not flat).
 //! 2. Set each visible translated text node in its box (`typeset.rs`),
@@ -275,7 +276,7 @@ pub fn render(
         let background = match region {
             _ if masked => paint::area_median(&image, *rect),
             Some(_) if from_cleaned => paint::area_median(&image, *rect),
-            Some(region) => paint::fill_region(&mut image, &region),
+            Some(region) => paint::fill_region(&mut image, *rect, &region),
             None => {
                 let background = paint::edge_median(&image, *rect);
                 if !paint::edge_is_flat(&image, *rect) {

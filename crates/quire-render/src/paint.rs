@@ -157,14 +157,19 @@ pub(super) fn inpaint(image: &mut RgbaImage, mask: &GrayImage) -> u64 {
     quire_vision::clean::telea(image, &mut hole, quire_vision::clean::INPAINT_RADIUS)
 }
 
-/// Fills the pixels inside a region (a polygon in the image's pixels)
-/// with their median colour, the balloon's paper; answers that colour.
-pub(super) fn fill_region(image: &mut RgbaImage, region: &[[f64; 2]]) -> Rgba<u8> {
-    let (w, h) = image.dimensions();
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::from(w), f64::from(h), 0f64, 0f64);
+/// Fills the pixels of the box `r` that lie inside a region (a polygon
+/// in the image's pixels) with their median colour, the balloon's paper:
+/// the text goes, the outline and whatever lies beyond the box stay.
+/// Answers that colour.
+pub(super) fn fill_region(image: &mut RgbaImage, r: Rect, region: &[[f64; 2]]) -> Rgba<u8> {
+    let (mut x0, mut y0) = (f64::from(r.x), f64::from(r.y));
+    let (mut x1, mut y1) = (f64::from(r.x + r.w), f64::from(r.y + r.h));
+    let (mut rx0, mut ry0, mut rx1, mut ry1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
     for [x, y] in region {
-        (x0, y0, x1, y1) = (x0.min(*x), y0.min(*y), x1.max(*x), y1.max(*y));
+        (rx0, ry0, rx1, ry1) = (rx0.min(*x), ry0.min(*y), rx1.max(*x), ry1.max(*y));
     }
+    (x0, y0, x1, y1) = (x0.max(rx0), y0.max(ry0), x1.min(rx1), y1.min(ry1));
+    let (w, h) = image.dimensions();
     // Clamped to the image.
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let (left, top, right, bottom) = (

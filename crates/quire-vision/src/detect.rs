@@ -14,7 +14,7 @@
 //!    glyph belongs to the paper component most of the pixels just
 //!    outside its box belong to.
 //! 4. Blocks: the glyphs of one balloon are one block, whatever their
-//!    layout; glyphs elsewhere (on art, on the open page) are joined into
+//!    layout, less those of a height unlike the block's (bits of art); glyphs elsewhere (on art, on the open page) are joined into
 //!    lines and lines into blocks by distance, and such a block needs
 //!    `min_free_glyphs` glyphs of a like height on light paper. A short
 //!    free block in the top or bottom margin is a page number. All else
@@ -174,6 +174,8 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     let mut kept = vec![false; ink_parts.len()];
     let mut blocks: Vec<Block> = groups
         .into_iter()
+        .map(|(balloon, members)| (balloon, like_height(members)))
+        .filter(|(_, members)| !members.is_empty())
         .map(|(balloon, members)| {
             for g in &members {
                 kept[g.id as usize] = true;
@@ -354,6 +356,7 @@ fn free_blocks<'a>(glyphs: &[&'a Glyph], settings: &Settings, height: u32) -> Ve
         blocks[index_of_root[r]].push(*glyph);
     }
     let margin = f64::from(height) * 0.07;
+    let mut blocks: Vec<Vec<&Glyph>> = blocks.into_iter().map(like_height).collect();
     blocks.retain(|block| {
         let heights = block.iter().map(|g| g.bounds.height());
         let (low, high) = (
@@ -368,6 +371,23 @@ fn free_blocks<'a>(glyphs: &[&'a Glyph], settings: &Settings, height: u32) -> Ve
             && !(settings.drop_page_numbers && in_margin && block.len() <= 4)
     });
     blocks
+}
+
+/// The glyphs whose height is like the block's median height (from
+/// half of it to 1.8 times it): the letters, without the bits of art
+/// that passed for glyphs beside them.
+fn like_height(mut glyphs: Vec<&Glyph>) -> Vec<&Glyph> {
+    let mut heights: Vec<u32> = glyphs.iter().map(|g| g.bounds.height()).collect();
+    heights.sort_unstable();
+    let Some(&median) = heights.get(heights.len() / 2) else {
+        return glyphs;
+    };
+    let median = f64::from(median);
+    glyphs.retain(|g| {
+        let h = f64::from(g.bounds.height());
+        h * 2.0 >= median && h <= median * 1.8
+    });
+    glyphs
 }
 
 /// Whether the paper behind a block's glyphs is light on average (text on
