@@ -118,19 +118,16 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
             sums[*label as usize] += u64::from(page.get_pixel(x, y).0[0]);
         }
     }
-    // Art inside a paper component (an ink component of some size within
-    // its box) says it is a panel, not a balloon.
     // Art inside a paper component: an ink component of some size, not a
     // glyph, that the component surrounds.
     let mut holds_art = vec![false; paper_parts.len()];
     for part in &ink_parts {
-        if part.area >= ART_PIXELS && !is_glyph(part, settings) {
-            if let Some(paper) = around(&part.bounds, &paper_labels, width, height) {
-                let outer = &paper_parts[paper as usize].bounds;
-                if within(&part.bounds, outer) {
-                    holds_art[paper as usize] = true;
-                }
-            }
+        if part.area >= ART_PIXELS
+            && !is_glyph(part, settings)
+            && let Some(paper) = around(&part.bounds, &paper_labels, width, height)
+            && within(&part.bounds, &paper_parts[paper as usize].bounds)
+        {
+            holds_art[paper as usize] = true;
         }
     }
     let is_balloon = |id: u32| {

@@ -271,17 +271,19 @@ impl Work {
                 ),
             ));
         }
-        let mut patch = NodePatch::default();
-        patch.kind = Some(KindPatch::Text {
-            text: Some(Some(text)),
-            translation: None,
-            source_lang: None,
-            style: None,
-            state: None,
-            origin: None,
-            timing: None,
-            region: None,
-        });
+        let patch = NodePatch {
+            kind: Some(KindPatch::Text {
+                text: Some(Some(text)),
+                translation: None,
+                source_lang: None,
+                style: None,
+                state: None,
+                origin: None,
+                timing: None,
+                region: None,
+            }),
+            ..NodePatch::default()
+        };
         outcome.ops.push(Op::UpdateNode {
             page: page.id,
             id: cut.id,
@@ -381,6 +383,9 @@ fn stack(cuts: &[Cut]) -> (GrayImage, Vec<u32>) {
     (out, tops)
 }
 
+/// Tesseract's page, block and paragraph numbers.
+type Paragraph = (u32, u32, u32);
+
 /// Whether Tesseract's word is only the marks a balloon's edge or a
 /// speck reads as (`|`, `_`, `—`, a lone dot): not text.
 fn is_debris(word: &str) -> bool {
@@ -414,7 +419,8 @@ fn unspaced(language: &str) -> bool {
 /// One cut's words as text: words by lines (Tesseract's own lines, in
 /// order from the top), lines joined as the language wants.
 pub fn join(words: &[Word], language: &str) -> String {
-    let mut lines: BTreeMap<((u32, u32, u32), u32), Vec<&Word>> = BTreeMap::new();
+    // Keyed by Tesseract's paragraph and line.
+    let mut lines: BTreeMap<(Paragraph, u32), Vec<&Word>> = BTreeMap::new();
     for w in words {
         lines.entry((w.paragraph, w.line)).or_default().push(w);
     }
