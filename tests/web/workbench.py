@@ -282,6 +282,12 @@ BALLOONS = [
 ]
 
 
+def step_box(dialog, engine):
+    """The Run dialog's checkbox of one engine (its label also holds the
+    engine's description, which may name other engines)."""
+    return dialog.locator(f'input[name="step"][value="{engine}"]')
+
+
 def readme_screenshot(page, url, out):
     """The README's picture: a comic page drawn by Chromium, its balloons in every state."""
     import base64
@@ -327,7 +333,7 @@ def readme_screenshot(page, url, out):
     # Render the page, look at it, download it as a CBZ.
     page.get_by_test_id("run").click()
     dialog = page.get_by_role("dialog", name="Run engines")
-    dialog.get_by_role("checkbox", name="render").check()
+    step_box(dialog, "render").check()
     dialog.get_by_role("button", name="Start").click()
     expect(page.locator(".job").first).to_contain_text("render")
     expect(page.locator(".job").first).to_contain_text("done", timeout=30_000)
@@ -439,7 +445,7 @@ def scenario_open(url, out):
         expect(page.locator(".block")).to_have_count(3)
         page.get_by_test_id("run").click()
         dialog = page.get_by_role("dialog", name="Run engines")
-        dialog.get_by_role("checkbox", name="pseudo-translate").check()
+        step_box(dialog, "pseudo-translate").check()
         dialog.get_by_role("button", name="Start").click()
         bar = page.locator(".job").first.get_by_role("progressbar")
         seen = []
@@ -546,7 +552,7 @@ def scenario_open(url, out):
         # that "Changé ailleurs" lost).
         page.get_by_test_id("run").click()
         dialog = page.get_by_role("dialog", name="Run engines")
-        dialog.get_by_role("checkbox", name="qa").check()
+        step_box(dialog, "qa").check()
         dialog.get_by_role("button", name="Start").click()
         warning = page.locator('.warning[data-rule="placeholders"]')
         expect(warning).to_have_count(1, timeout=LIVE_MS)
@@ -780,7 +786,7 @@ def scenario_approval(url, out, allowed):
         expect(page.locator(".block")).to_have_count(1)
         page.keyboard.press("r")
         dialog = page.get_by_role("dialog", name="Run engines")
-        dialog.get_by_role("checkbox", name="stamp").check()
+        step_box(dialog, "stamp").check()
         expect(dialog.locator(".approval pre")).to_have_text("sed -n d")
         start = dialog.get_by_role("button", name="Start")
         expect(start).to_be_disabled()
