@@ -161,6 +161,11 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
             _ => free.push(glyph),
         }
     }
+    // Outside balloons, only glyphs on light paper are text (a letter-sized
+    // bit of art on a dark panel is not); judged glyph by glyph, so that
+    // art beside a caption does not take the caption with it.
+    // The block then needs light paper as a whole too.
+    free.retain(|g| on_light(&[g], page, level));
     groups.extend(
         free_blocks(&free, settings, height)
             .into_iter()
@@ -387,11 +392,16 @@ fn like_height(mut glyphs: Vec<&Glyph>) -> Vec<&Glyph> {
     glyphs
 }
 
-/// Whether the paper behind a block's glyphs is light on average (text on
+/// Whether the paper behind glyphs (in their box) is light on average (text on
 /// dark or busy art is not found without a model).
 fn on_light(block: &[&Glyph], page: &GrayImage, level: u8) -> bool {
     let Some(b) = block.iter().map(|g| g.bounds).reduce(|a, b| a.union(&b)) else {
         return false;
+    };
+    // Around a lone glyph: a thin letter's own box is all ink and edge.
+    let b = match block {
+        [one] => padded(&one.bounds, page.width(), page.height()),
+        _ => b,
     };
     // The median, not the mean: the soft edges of bold letters are many
     // and would darken a white caption.
