@@ -97,7 +97,7 @@ impl TestCore {
     }
 
     /// A core with the default settings, as `adjust` changes them.
-    fn configured(adjust: impl FnOnce(&mut CoreConfig)) -> Self {
+    pub fn configured(adjust: impl FnOnce(&mut CoreConfig)) -> Self {
         let dir = tempfile::Builder::new()
             .prefix("quire-core-")
             .tempdir()
@@ -549,4 +549,23 @@ pub fn copy_dir(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).unwrap();
         }
     }
+}
+
+/// The page's stored image of `role` (its first), decoded.
+pub async fn stored_image(
+    t: &TestCore,
+    id: SessionId,
+    page: &quire::core::scene::Page,
+    role: quire::core::scene::ImageRole,
+) -> image::RgbaImage {
+    let blob = page
+        .nodes
+        .iter()
+        .find_map(|n| match &n.kind {
+            NodeKind::Image { blob, role: r, .. } if *r == role => Some(*blob),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("page {} has no {role:?} image", page.name));
+    let bytes = t.core.read_blob(id, blob).await.unwrap();
+    image::load_from_memory(&bytes).unwrap().to_rgba8()
 }

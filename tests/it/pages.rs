@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use image::{GrayImage, RgbaImage};
+use image::GrayImage;
 use quire::core::events::{Event, Finding};
 use quire::core::ids::SessionId;
 use quire::core::import::ImageFile;
@@ -19,7 +19,7 @@ use quire::core::scene::{ImageRole, MaskRole, NodeKind, Page};
 use serde_json::Value;
 
 use crate::core_jobs::{follow, spec};
-use crate::core_support::TestCore;
+use crate::core_support::{TestCore, stored_image};
 
 /// One box `[x, y, w, h]` in pixels.
 type Box4 = [f64; 4];
@@ -111,19 +111,6 @@ fn found(page: &Page) -> Vec<(Box4, Box4, String)> {
             _ => None,
         })
         .collect()
-}
-
-async fn picture(t: &TestCore, id: SessionId, page: &Page, role: ImageRole) -> RgbaImage {
-    let blob = page
-        .nodes
-        .iter()
-        .find_map(|n| match &n.kind {
-            NodeKind::Image { blob, role: r, .. } if *r == role => Some(*blob),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("page {} has no {role:?} image", page.name));
-    let bytes = t.core.read_blob(id, blob).await.unwrap();
-    image::load_from_memory(&bytes).unwrap().to_rgba8()
 }
 
 async fn text_mask(t: &TestCore, id: SessionId, page: &Page) -> GrayImage {
@@ -249,11 +236,14 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
         }
         // Clean: the true glyphs left dark inside the balloons, and what
         // changed outside the detected mask grown by clean's dilation.
-        let source = picture(&t, id, page, ImageRole::Source).await;
-        let cleaned = picture(&t, id, page, ImageRole::Cleaned).await;
+        let source = stored_image(&t, id, page, ImageRole::Source).await;
+        let cleaned = stored_image(&t, id, page, ImageRole::Cleaned).await;
         let glyphs = image::open(dir.join(format!("{}.text.png", page.name)))
             .unwrap()
             .to_luma8();
+        cleaned
+            .save(dir.join(format!("{}.cleaned.png", page.name)))
+            .unwrap();
         let detected = text_mask(&t, id, page).await;
         let (w, h) = source.dimensions();
         let bits: Vec<bool> = detected.pixels().map(|p| p[0] > 127).collect();
@@ -296,9 +286,76 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
         "OCR characters {characters:.3}: {report:?}"
     );
     // Not yet at the spec's targets (no merged region; ink left under
-    // 0.5 %): floors at today's figures, so nothing gets worse. A caption
-    // on light art is still missed, and its letters are the ink left.
+    // 0.5 %): floors at today's figures (1 merged, 0.81 %), so nothing
+    // gets worse. The ink left is mostly thin letters (I) the detector
+    // does not keep.
     assert!(report.merged <= 1, "{report:?}");
-    assert!(ink < 0.05, "ink left {ink:.4}: {report:?}");
+    assert!(ink < 0.01, "ink left {ink:.4}: {report:?}");
     assert_eq!(report.changed_outside, 0, "{report:?}");
+}
+
+/// A program standing in for Tesseract: a shell script.
+fn fake_tesseract(dir: &Path, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("tesseract");
+    std::fs::write(&path, format!("#!/bin/sh\ncat >/dev/null\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ocr_output_that_is_too_big_or_a_missing_language_is_named_and_changes_nothing() {
+    let bin = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "head -c 20000000 /dev/zero | tr '\\0' a",
+            "wrote more than 16777216 bytes",
+        ),
+        (
+            "echo \"Failed loading language 'eng'\" >&2; exit 1",
+            "install it (Debian: tesseract-ocr-eng)",
+        ),
+        (
+            "printf 'level\\tnot\\ta header\\n'",
+            "not a Tesseract TSV header",
+        ),
+    ];
+    for (body, want) in cases {
+        let program = fake_tesseract(bin.path(), body);
+        let t = TestCore::configured(|c| c.ocr.tesseract = program);
+        let id = t.session("ocr");
+        let page = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
+        let mut png = std::io::Cursor::new(Vec::new());
+        page.write_to(&mut png, image::ImageFormat::Png).unwrap();
+        t.core
+            .import_files(
+                id,
+                vec![ImageFile {
+                    name: "p.png".into(),
+                    bytes: png.into_inner(),
+                }],
+            )
+            .await
+            .unwrap();
+        let page_id = t.core.scene(id).await.unwrap().scene.pages[0].id;
+        let node = crate::core_support::text_node("");
+        t.core
+            .apply(
+                id,
+                Op::AddNode {
+                    page: page_id,
+                    node,
+                    at: None,
+                },
+            )
+            .await
+            .unwrap();
+        let before = t.core.scene(id).await.unwrap().scene;
+        let warnings = run(&t, id, &["ocr"]).await;
+        assert!(
+            warnings.iter().any(|w| w.message.contains(want)),
+            "{body}: {warnings:?}"
+        );
+        assert_eq!(t.core.scene(id).await.unwrap().scene, before, "{body}");
+    }
 }

@@ -24,7 +24,7 @@ use quire::core::op::{NewNode, Op};
 use quire::core::scene::{ImageRole, NodeKind, Style, Transform};
 
 use crate::core_jobs::{follow, spec};
-use crate::core_support::TestCore;
+use crate::core_support::{TestCore, stored_image};
 use crate::harness::tool_available;
 
 const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
@@ -208,22 +208,7 @@ async fn render(t: &TestCore, id: SessionId) -> (JobStatus, Vec<Finding>) {
 /// The page's rendered image.
 async fn rendered(t: &TestCore, id: SessionId, page: PageId) -> RgbaImage {
     let scene = t.core.scene(id).await.unwrap().scene;
-    let blob = scene
-        .page(page)
-        .unwrap()
-        .nodes
-        .iter()
-        .find_map(|n| match &n.kind {
-            NodeKind::Image {
-                blob,
-                role: ImageRole::Rendered,
-                ..
-            } => Some(*blob),
-            _ => None,
-        })
-        .expect("a rendered image");
-    let bytes = t.core.read_blob(id, blob).await.unwrap();
-    image::load_from_memory(&bytes).unwrap().to_rgba8()
+    stored_image(t, id, scene.page(page).unwrap(), ImageRole::Rendered).await
 }
 
 /// The words Tesseract reads (confidence over 40).

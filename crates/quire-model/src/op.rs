@@ -343,17 +343,39 @@ pub struct NodePatch {
 impl NodePatch {
     /// A text node's translation and/or state, nothing else.
     pub fn text(translation: Clearable<String>, state: Option<TextState>) -> NodePatch {
+        let mut kind = KindPatch::text();
+        if let KindPatch::Text {
+            translation: t,
+            state: s,
+            ..
+        } = &mut kind
+        {
+            (*t, *s) = (translation, state);
+        }
+        NodePatch::kind(kind)
+    }
+
+    /// A text node's source text, nothing else.
+    pub fn source(text: Clearable<String>) -> NodePatch {
+        let mut kind = KindPatch::text();
+        if let KindPatch::Text { text: t, .. } = &mut kind {
+            *t = text;
+        }
+        NodePatch::kind(kind)
+    }
+
+    /// A text node's region, nothing else.
+    pub fn region(region: Clearable<Vec<Point>>) -> NodePatch {
+        let mut kind = KindPatch::text();
+        if let KindPatch::Text { region: r, .. } = &mut kind {
+            *r = region;
+        }
+        NodePatch::kind(kind)
+    }
+
+    fn kind(kind: KindPatch) -> NodePatch {
         NodePatch {
-            kind: Some(KindPatch::Text {
-                text: None,
-                translation,
-                source_lang: None,
-                style: None,
-                state,
-                origin: None,
-                timing: None,
-                region: None,
-            }),
+            kind: Some(kind),
             ..NodePatch::default()
         }
     }
@@ -456,6 +478,20 @@ pub enum KindPatch {
 }
 
 impl KindPatch {
+    /// A text patch that changes nothing, for a constructor to fill in.
+    fn text() -> KindPatch {
+        KindPatch::Text {
+            text: None,
+            translation: None,
+            source_lang: None,
+            style: None,
+            state: None,
+            origin: None,
+            timing: None,
+            region: None,
+        }
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
             KindPatch::Text { .. } => "text",

@@ -277,6 +277,15 @@ impl NodeKind {
         }
     }
 
+    /// A text node with only a region: text found but not yet read.
+    pub fn found(region: Vec<Point>) -> NodeKind {
+        let mut kind = NodeKind::source(None);
+        if let NodeKind::Text { region: r, .. } = &mut kind {
+            *r = Some(region);
+        }
+        kind
+    }
+
     pub fn type_name(&self) -> &'static str {
         match self {
             NodeKind::Text { .. } => "text",

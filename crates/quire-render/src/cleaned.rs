@@ -101,10 +101,7 @@ pub fn clean(
     };
     let text = mask(text, "text")?;
     let inpaint = inpaint.map(|b| mask(b, "inpaint")).transpose()?;
-    let per_unit = page
-        .width
-        .filter(|w| *w > 0)
-        .map_or(1.0, |w| f64::from(image.width()) / f64::from(w));
+    let per_unit = crate::pixels_per_unit(page, image.width());
     let regions: Vec<Vec<[f64; 2]>> = regions(page)
         .into_iter()
         .map(|(_, r)| {

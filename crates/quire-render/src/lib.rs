@@ -120,6 +120,16 @@ fn translated(page: &Page) -> impl Iterator<Item = (&Node, &str, Option<&Style>)
         })
 }
 
+/// How many of the page image's pixels one page unit is: the image's
+/// width over the page's (1 when either is unknown or zero). Boxes and
+/// regions are in page units; engines work in pixels.
+pub fn pixels_per_unit(page: &Page, image_width: u32) -> f64 {
+    match page.width {
+        Some(w) if w > 0 && image_width > 0 => f64::from(image_width) / f64::from(w),
+        _ => 1.0,
+    }
+}
+
 /// The page's source image node and blob (its first `source` image).
 pub fn source(page: &Page) -> Option<(&Node, &BlobHash)> {
     page.nodes.iter().find_map(|n| match &n.kind {
@@ -225,10 +235,7 @@ pub fn render(
         .map_err(|e| format!("the page image cannot be read: {e}"))?
         .to_rgba8();
     let (width, height) = image.dimensions();
-    let scale = page
-        .width
-        .filter(|w| *w > 0)
-        .map_or(1.0, |w| f64::from(width) / f64::from(w));
+    let scale = pixels_per_unit(page, width);
     let mut warnings = Vec::new();
     let warn = |node: &Node, rule: &str, message: String| {
         Finding::new(rule, Severity::Warning, message).on(page.id, Some(node.id))

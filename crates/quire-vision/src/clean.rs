@@ -56,14 +56,25 @@ pub fn clean(
 ) -> Cleaned {
     let (w, h) = image.dimensions();
     let text = bits(text, w, h);
-    let inside: Vec<Vec<bool>> = regions.iter().map(|r| polygon(r, w, h)).collect();
-    let in_any = |i: usize| inside.iter().any(|r| r[i]);
+    // Each region's pixels, and whether a pixel lies in any.
+    let mut in_region = vec![false; text.len()];
+    let inside: Vec<Vec<usize>> = regions
+        .iter()
+        .map(|r| {
+            let mut pixels = Vec::new();
+            each_inside(r, w, h, |i| {
+                in_region[i] = true;
+                pixels.push(i);
+            });
+            pixels
+        })
+        .collect();
     // The glyphs in balloons, dilated and kept within their balloon.
     let mut out = Cleaned::default();
     let grown = grow(&text, w, h, dilate);
     let mut hole = vec![false; text.len()];
     for region in &inside {
-        let masked: Vec<usize> = (0..hole.len()).filter(|&i| region[i] && grown[i]).collect();
+        let masked: Vec<usize> = region.iter().copied().filter(|&i| grown[i]).collect();
         if masked.is_empty() {
             continue;
         }
@@ -78,10 +89,10 @@ pub fn clean(
         }
     }
     // The glyphs elsewhere, dilated but kept out of the balloons.
-    let loose: Vec<bool> = (0..text.len()).map(|i| text[i] && !in_any(i)).collect();
+    let loose: Vec<bool> = (0..text.len()).map(|i| text[i] && !in_region[i]).collect();
     let loose = grow(&loose, w, h, dilate);
     for (i, masked) in loose.iter().enumerate() {
-        if *masked && !in_any(i) {
+        if *masked && !in_region[i] {
             hole[i] = true;
         }
     }
@@ -141,11 +152,27 @@ pub fn grow(mask: &[bool], w: u32, h: u32, r: u32) -> Vec<bool> {
 /// Which pixels' centres lie inside the polygon (even-odd rule).
 pub fn polygon(points: &[[f64; 2]], w: u32, h: u32) -> Vec<bool> {
     let mut inside = vec![false; w as usize * h as usize];
+    each_inside(points, w, h, |i| inside[i] = true);
+    inside
+}
+
+/// Calls `f` with the index (`y * w + x`) of each pixel whose centre lies
+/// inside the polygon (even-odd rule), row by row over the polygon's rows
+/// only.
+pub fn each_inside(points: &[[f64; 2]], w: u32, h: u32, mut f: impl FnMut(usize)) {
     if points.len() < 3 {
-        return inside;
+        return;
     }
+    let (mut top, mut bottom) = (f64::MAX, f64::MIN);
+    for p in points {
+        (top, bottom) = (top.min(p[1]), bottom.max(p[1]));
+    }
+    // Clamped to the image's rows.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let rows = (top - 0.5).ceil().clamp(0.0, f64::from(h)) as u32
+        ..(bottom + 0.5).ceil().clamp(0.0, f64::from(h)) as u32;
     let mut crossings = Vec::new();
-    for y in 0..h {
+    for y in rows {
         let cy = f64::from(y) + 0.5;
         crossings.clear();
         for (i, a) in points.iter().enumerate() {
@@ -162,11 +189,10 @@ pub fn polygon(points: &[[f64; 2]], w: u32, h: u32) -> Vec<bool> {
             // Clamped to 0..=w just above.
             #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
             for x in from as usize..to.max(from) as usize {
-                inside[y as usize * w as usize + x] = true;
+                f(y as usize * w as usize + x);
             }
         }
     }
-    inside
 }
 
 /// How wide the ring around a piece of the hole is.
@@ -211,15 +237,13 @@ fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> u64 {
 }
 
 /// The region's background when it is flat: the median colour of its
-/// pixels outside the mask, if three in four of them are near it.
-fn flat_background(image: &RgbaImage, region: &[bool], masked: &[bool]) -> Option<Rgba<u8>> {
+/// pixels (indices) outside the mask, if three in four of them are near it.
+fn flat_background(image: &RgbaImage, region: &[usize], masked: &[bool]) -> Option<Rgba<u8>> {
     let w = image.width();
     let samples: Vec<Rgba<u8>> = region
         .iter()
-        .zip(masked)
-        .enumerate()
-        .filter(|(_, (inside, masked))| **inside && !**masked)
-        .map(|(i, _)| *image.get_pixel(i as u32 % w, i as u32 / w))
+        .filter(|&&i| !masked[i])
+        .map(|&i| *image.get_pixel(i as u32 % w, i as u32 / w))
         .collect();
     flat(samples)
 }

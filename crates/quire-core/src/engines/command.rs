@@ -292,7 +292,7 @@ fn prepare(json: bool, page_json: &[u8], image: Option<Vec<u8>>) -> Result<Work,
 }
 
 /// All of `reader` up to `limit` bytes; `None` once it offers more.
-async fn read_capped(reader: impl AsyncRead + Unpin, limit: u64) -> Option<Vec<u8>> {
+pub(super) async fn read_capped(reader: impl AsyncRead + Unpin, limit: u64) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut capped = reader.take(limit.saturating_add(1));
     capped.read_to_end(&mut out).await.ok()?;
@@ -301,7 +301,7 @@ async fn read_capped(reader: impl AsyncRead + Unpin, limit: u64) -> Option<Vec<u
 
 /// The last [`STDERR_KEEP`] bytes of `reader`, read to its end so that the
 /// program never blocks on a full pipe.
-async fn read_tail(mut reader: impl AsyncRead + Unpin) -> Vec<u8> {
+pub(super) async fn read_tail(mut reader: impl AsyncRead + Unpin) -> Vec<u8> {
     let mut kept = Vec::new();
     let mut chunk = vec![0u8; 8192];
     while let Ok(n) = reader.read(&mut chunk).await {

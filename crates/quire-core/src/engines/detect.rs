@@ -14,7 +14,7 @@ use quire_vision::detect::{self as vision, Detection};
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
 use crate::blobs::BlobHash;
 use crate::events::{Finding, Severity};
-use crate::op::{KindPatch, NewNode, NodePatch, Op};
+use crate::op::{NewNode, NodePatch, Op};
 use crate::scene::{MaskRole, Node, NodeKind, Page, Point, ReadingDirection, Transform};
 use crate::settings::{DetectSettings, Existing};
 
@@ -123,18 +123,10 @@ fn text_nodes(page: &Page) -> impl Iterator<Item = &Node> {
         .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
 }
 
-/// How many page units one of the image's pixels is.
-pub(super) fn units_per_pixel(page: &Page, image_width: u32) -> f64 {
-    match page.width {
-        Some(w) if w > 0 && image_width > 0 => f64::from(w) / f64::from(image_width),
-        _ => 1.0,
-    }
-}
-
 /// The ops that record what was found on `page`: see the module doc.
 fn outcome(page: &Page, detection: Detection, mask_png: Vec<u8>) -> PageOutcome {
     let (width, height) = detection.mask.dimensions();
-    let unit = units_per_pixel(page, width);
+    let unit = 1.0 / crate::render::pixels_per_unit(page, width);
     let mut ops = Vec::new();
     // What each existing text node covers: its region's box, else its box.
     let existing: Vec<(&Node, Transform, bool)> = text_nodes(page)
@@ -173,16 +165,7 @@ fn outcome(page: &Page, detection: Detection, mask_png: Vec<u8>) -> PageOutcome 
                     id: None,
                     transform: found,
                     visible: true,
-                    kind: NodeKind::Text {
-                        text: None,
-                        translation: None,
-                        source_lang: None,
-                        style: None,
-                        state: None,
-                        origin: None,
-                        timing: None,
-                        region: Some(region),
-                    },
+                    kind: NodeKind::found(region),
                 },
                 at: None,
             });
@@ -196,19 +179,7 @@ fn outcome(page: &Page, detection: Detection, mask_png: Vec<u8>) -> PageOutcome 
             ops.push(Op::UpdateNode {
                 page: page.id,
                 id: node.id,
-                patch: NodePatch {
-                    kind: Some(KindPatch::Text {
-                        text: None,
-                        translation: None,
-                        source_lang: None,
-                        style: None,
-                        state: None,
-                        origin: None,
-                        timing: None,
-                        region: Some(Some(region.clone())),
-                    }),
-                    ..NodePatch::default()
-                },
+                patch: NodePatch::region(Some(Some(region.clone()))),
                 based_on: None,
             });
         }

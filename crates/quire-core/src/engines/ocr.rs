@@ -20,12 +20,12 @@ use std::time::Duration;
 use image::{GrayImage, Luma};
 use tokio::io::AsyncWriteExt;
 
-use super::detect::{bounding, no_image, units_per_pixel};
+use super::detect::{bounding, no_image};
 use super::tesseract::{self, Word};
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
 use crate::events::{Finding, Severity};
 use crate::ids::NodeId;
-use crate::op::{Basis, KindPatch, NodePatch, Op};
+use crate::op::{Basis, NodePatch, Op};
 use crate::scene::{Node, NodeKind, Page, Point, TextState};
 use crate::settings::OcrSettings;
 use crate::workflow::Overwrite;
@@ -33,6 +33,16 @@ use crate::workflow::Overwrite;
 /// The letter height, in pixels, cuts are scaled to (Tesseract reads
 /// letters of 20 to 40 pixels best).
 pub const LETTER_HEIGHT: f64 = 32.0;
+
+/// The most TSV read from Tesseract for one stacked image (a full page
+/// of words is well under a megabyte).
+const MAX_TSV_BYTES: u64 = 16 << 20;
+
+/// The most pixels one cut may have once scaled, and one stacked image:
+/// a huge box on a huge page is read at a smaller scale, and many cuts
+/// in several stacks, rather than allocating gigabytes.
+const MAX_CUT_PIXELS: f64 = 16e6;
+const MAX_STACK_PIXELS: u64 = 48_000_000;
 
 /// White between two cuts of the stacked image.
 const GAP: u32 = 48;
@@ -142,19 +152,8 @@ impl PageWork for Work {
             }
             let mut outcome = PageOutcome::default();
             for (language, cuts) in by_language {
-                let (stacked, tops) = stack(&cuts);
-                let tsv = self.run(&language, stacked).await?;
-                let words = tesseract::words(&tsv)
-                    .map_err(|e| format!("Tesseract's output cannot be read: {e}"))?;
-                let mut read: Vec<Vec<Word>> = vec![Vec::new(); cuts.len()];
-                for word in words.into_iter().filter(|w| !is_debris(&w.text)) {
-                    let centre = word.top + word.height / 2.0;
-                    if let Some(k) = tops.iter().rposition(|top| f64::from(*top) <= centre) {
-                        read[k].push(word);
-                    }
-                }
-                for (cut, words) in cuts.iter().zip(read) {
-                    self.record(page, cut, &words, &mut outcome);
+                for cuts in batches(cuts) {
+                    self.read(page, &language, &cuts, &mut outcome).await?;
                 }
             }
             Ok(outcome)
@@ -163,6 +162,31 @@ impl PageWork for Work {
 }
 
 impl Work {
+    /// Reads one stack of cuts into `outcome`.
+    async fn read(
+        &self,
+        page: &Page,
+        language: &str,
+        cuts: &[Cut],
+        outcome: &mut PageOutcome,
+    ) -> Result<(), String> {
+        let (stacked, tops) = stack(cuts);
+        let tsv = self.run(language, stacked).await?;
+        let words = tesseract::words(&tsv)
+            .map_err(|e| format!("Tesseract's output cannot be read: {e}"))?;
+        let mut read: Vec<Vec<Word>> = vec![Vec::new(); cuts.len()];
+        for word in words.into_iter().filter(|w| !is_debris(&w.text)) {
+            let centre = word.top + word.height / 2.0;
+            if let Some(k) = tops.iter().rposition(|top| f64::from(*top) <= centre) {
+                read[k].push(word);
+            }
+        }
+        for (cut, words) in cuts.iter().zip(read) {
+            self.record(page, cut, &words, outcome);
+        }
+        Ok(())
+    }
+
     /// Whether `node` is read, and how.
     fn target(&self, node: &Node) -> Option<Target> {
         let NodeKind::Text {
@@ -222,18 +246,32 @@ impl Work {
                 let _ = stdin.write_all(&png).await;
             });
         }
+        let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+            return Err(format!("`{program}` has no output pipes"));
+        };
+        let finished = async {
+            let (out, err) = tokio::join!(
+                super::command::read_capped(stdout, MAX_TSV_BYTES),
+                super::command::read_tail(stderr)
+            );
+            (out, err, child.wait().await)
+        };
         let timeout = Duration::from_secs(self.settings.timeout_secs);
-        let output = tokio::time::timeout(timeout, child.wait_with_output())
-            .await
-            .map_err(|_| {
+        // On a timeout, dropping the child kills it.
+        let (stdout, stderr, status) =
+            tokio::time::timeout(timeout, finished).await.map_err(|_| {
                 format!(
                     "`{program}` did not finish within {}s (ocr.timeout_secs) and was killed",
                     self.settings.timeout_secs
                 )
-            })?
-            .map_err(|e| format!("`{program}` failed: {e}"))?;
-        if !output.status.success() {
-            let stderr = String::from_utf8_lossy(&output.stderr);
+            })?;
+        // Over the limit, the program was cut off: that, not its status.
+        let stdout = stdout.ok_or_else(|| {
+            format!("`{program}` wrote more than {MAX_TSV_BYTES} bytes for one page")
+        })?;
+        let status = status.map_err(|e| format!("`{program}` failed: {e}"))?;
+        if !status.success() {
+            let stderr = String::from_utf8_lossy(&stderr);
             if stderr.contains("Failed loading language") {
                 return Err(format!(
                     "Tesseract has no `{language}` data: install it (Debian: tesseract-ocr-{})",
@@ -242,8 +280,7 @@ impl Work {
             }
             return Err(format!("`{program}` failed: {}", stderr.trim()));
         }
-        String::from_utf8(output.stdout)
-            .map_err(|_| format!("`{program}` wrote output that is not UTF-8"))
+        String::from_utf8(stdout).map_err(|_| format!("`{program}` wrote output that is not UTF-8"))
     }
 
     /// The op and warnings for what was read in one cut.
@@ -271,19 +308,7 @@ impl Work {
                 ),
             ));
         }
-        let patch = NodePatch {
-            kind: Some(KindPatch::Text {
-                text: Some(Some(text)),
-                translation: None,
-                source_lang: None,
-                style: None,
-                state: None,
-                origin: None,
-                timing: None,
-                region: None,
-            }),
-            ..NodePatch::default()
-        };
+        let patch = NodePatch::source(Some(Some(text)));
         outcome.ops.push(Op::UpdateNode {
             page: page.id,
             id: cut.id,
@@ -300,7 +325,7 @@ impl Work {
 /// Each target's cut of the page: its region's box, whitened outside the
 /// region, scaled to [`LETTER_HEIGHT`].
 fn cut_all(page: &Page, image: &GrayImage, targets: Vec<Target>) -> Vec<Cut> {
-    let per_unit = 1.0 / units_per_pixel(page, image.width());
+    let per_unit = crate::render::pixels_per_unit(page, image.width());
     let detect = quire_vision::detect::Settings::default();
     targets
         .into_iter()
@@ -345,7 +370,11 @@ fn cut_all(page: &Page, image: &GrayImage, targets: Vec<Target>) -> Vec<Cut> {
                 }
             });
             let letters = quire_vision::detect::glyph_height(&crop, &detect);
-            let scale = letters.map_or(1.0, |h| (LETTER_HEIGHT / f64::from(h)).clamp(0.5, 4.0));
+            let most =
+                (MAX_CUT_PIXELS / (f64::from(crop.width()) * f64::from(crop.height()))).sqrt();
+            let scale = letters
+                .map_or(1.0, |h| (LETTER_HEIGHT / f64::from(h)).clamp(0.5, 4.0))
+                .min(most);
             if (scale - 1.0).abs() > 0.05 {
                 let (cw, ch) = (
                     (f64::from(crop.width()) * scale).round().max(1.0) as u32,
@@ -364,6 +393,27 @@ fn cut_all(page: &Page, image: &GrayImage, targets: Vec<Target>) -> Vec<Cut> {
             })
         })
         .collect()
+}
+
+/// The cuts in stacks of at most [`MAX_STACK_PIXELS`].
+fn batches(cuts: Vec<Cut>) -> Vec<Vec<Cut>> {
+    let mut out: Vec<Vec<Cut>> = Vec::new();
+    let mut size = 0u64;
+    for cut in cuts {
+        let (w, h) = cut.image.dimensions();
+        let area = u64::from(w + 2 * GAP) * u64::from(h + GAP);
+        match out.last_mut() {
+            Some(last) if size + area <= MAX_STACK_PIXELS => {
+                size += area;
+                last.push(cut);
+            }
+            _ => {
+                size = area;
+                out.push(vec![cut]);
+            }
+        }
+    }
+    out
 }
 
 /// The cuts one above the other on white, and where each starts.
@@ -538,6 +588,27 @@ mod tests {
         );
         assert!(is_debris("|") && is_debris("--") && is_debris(".") && is_debris("_"));
         assert!(!is_debris("...") && !is_debris("I") && !is_debris("!"));
+    }
+
+    #[test]
+    fn cuts_are_stacked_within_a_pixel_budget() {
+        let cut = |w, h| Cut {
+            id: NodeId::new(),
+            basis: None,
+            language: "eng".into(),
+            image: GrayImage::new(w, h),
+        };
+        let stacks = batches(vec![
+            cut(4000, 4000),
+            cut(4000, 4000),
+            cut(4000, 4000),
+            cut(9, 9),
+        ]);
+        let sizes: Vec<usize> = stacks.iter().map(Vec::len).collect();
+        assert_eq!(sizes, [2, 2]);
+        let (stacked, tops) = stack(&stacks[1]);
+        assert_eq!(tops, [GAP / 2, GAP + 4000 + GAP / 2]);
+        assert_eq!(stacked.dimensions(), (4000 + 2 * GAP, 4000 + 9 + 3 * GAP));
     }
 
     #[test]
