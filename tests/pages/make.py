@@ -60,6 +60,19 @@ def art(draw, rng, box):
     draw.rectangle(box, outline=(0, 0, 0), width=6)
 
 
+def place(rng, taken, xs, ys, box_of):
+    """A random spot whose box keeps 30 px from every box taken: (x, y,
+    box), the box then taken; None after 200 tries."""
+    for _ in range(200):
+        x, y = rng.randint(*xs), rng.randint(*ys)
+        box = box_of(x, y)
+        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
+               for t in taken):
+            taken.append(box)
+            return x, y, box
+    return None
+
+
 def lines_of(rng, words, font, width):
     """Words in lines no wider than width."""
     lines, line = [], []
@@ -109,15 +122,10 @@ def english(rng, image, draw, text_mask, taken):
     kind = rng.choice(["ellipse", "rounded", "cloud"])
     pad_x, pad_y = (0.32, 0.42) if kind != "rounded" else (0.12, 0.25)
     bw, bh = int(text_w * (1 + 2 * pad_x)) + 40, int(text_h * (1 + 2 * pad_y)) + 40
-    for _ in range(200):
-        x, y = rng.randint(60, W - 60 - bw), rng.randint(60, H - 200 - bh)
-        box = (x, y, x + bw, y + bh)
-        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
-               for t in taken):
-            break
-    else:
+    placed = place(rng, taken, (60, W - 60 - bw), (60, H - 200 - bh), lambda x, y: (x, y, x + bw, y + bh))
+    if not placed:
         return None
-    taken.append(box)
+    x, y, box = placed
     shape(draw, [], kind, box, rng.choice(TINTS))
     tx0 = x + (bw - text_w) // 2
     ty0 = y + (bh - text_h) // 2
@@ -136,15 +144,10 @@ def caption(rng, draw, text_mask, taken):
     words = rng.sample(WORDS, 3)
     line = " ".join(words)
     w = int(font.getlength(line))
-    for _ in range(200):
-        x, y = rng.randint(80, W - 80 - w), rng.randint(80, H - 260)
-        box = (x - 10, y - 10, x + w + 10, y + 54)
-        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
-               for t in taken):
-            break
-    else:
+    placed = place(rng, taken, (80, W - 80 - w), (80, H - 260), lambda x, y: (x - 10, y - 10, x + w + 10, y + 54))
+    if not placed:
         return None
-    taken.append(box)
+    x, y, box = placed
     draw.rectangle(box, fill=(250, 250, 250))
     draw.text((x, y), line, font=font, fill=(0, 0, 0))
     ImageDraw.Draw(text_mask).text((x, y), line, font=font, fill=255)
@@ -160,15 +163,10 @@ def vertical(rng, draw, text_mask, taken):
     col_h = max(len(c) for c in columns) * step
     text_w = step * len(columns)
     bw, bh = text_w + 170, col_h + 200
-    for _ in range(200):
-        x, y = rng.randint(60, W - 60 - bw), rng.randint(60, H - 200 - bh)
-        box = (x, y, x + bw, y + bh)
-        if all(box[2] + 30 < t[0] or t[2] + 30 < box[0] or box[3] + 30 < t[1] or t[3] + 30 < box[1]
-               for t in taken):
-            break
-    else:
+    placed = place(rng, taken, (60, W - 60 - bw), (60, H - 200 - bh), lambda x, y: (x, y, x + bw, y + bh))
+    if not placed:
         return None
-    taken.append(box)
+    x, y, box = placed
     shape(draw, [], "ellipse", box, (255, 255, 255))
     tx0, ty0 = x + (bw - text_w) // 2, y + (bh - col_h) // 2
     mask_draw = ImageDraw.Draw(text_mask)
