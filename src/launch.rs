@@ -111,6 +111,7 @@ pub fn core_config(
             .collect(),
         qa: config.qa.clone(),
         tm: config.tm.clone(),
+        llm: config.llm.clone(),
         detect: config.detect.clone(),
         ocr: config.ocr.clone(),
         clean: config.clean.clone(),

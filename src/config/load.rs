@@ -545,6 +545,13 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             Some(_) => {}
         }
     }
+    let pages = config.llm.context_pages;
+    if pages > 5 {
+        return Err(at(
+            "llm.context_pages",
+            format!("is {pages}; it must be from 0 to 5 (pages on each side)"),
+        ));
+    }
     let dilate = config.clean.dilate;
     if dilate > 32 {
         return Err(at(

@@ -34,6 +34,7 @@ pub struct Config {
     pub providers: BTreeMap<String, ProviderConfig>,
     pub qa: QaLevels,
     pub tm: TmSettings,
+    pub llm: LlmSettings,
     pub detect: DetectSettings,
     pub ocr: OcrSettings,
     pub clean: CleanSettings,
@@ -57,7 +58,7 @@ pub struct LimitsConfig {
 pub use quire_render::RenderConfig;
 
 pub use quire_core::settings::{
-    CleanSettings, DetectSettings, EngineInput, EngineOutput, Existing, OcrSettings,
+    CleanSettings, DetectSettings, EngineInput, EngineOutput, Existing, LlmSettings, OcrSettings,
     PipelinePreset, QaLevels, RuleLevel, TmSettings,
 };
 

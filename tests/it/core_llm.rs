@@ -37,6 +37,8 @@ struct Fake {
     asked: std::sync::Mutex<Vec<String>>,
     /// Each request's system prompt and glossary (null when it had none).
     glossaries: std::sync::Mutex<Vec<(String, Value)>>,
+    /// Each request's user message, parsed.
+    users: std::sync::Mutex<Vec<Value>>,
 }
 
 /// The segments the request carried.
@@ -86,6 +88,7 @@ async fn chat(
             .lock()
             .unwrap()
             .push((system, user["glossary"].clone()));
+        fake.users.lock().unwrap().push(user);
     }
     if let Some(auth) = headers.get("authorization") {
         fake.auth
@@ -251,6 +254,33 @@ async fn a_good_provider_translates_every_page_and_gets_the_key() {
             .iter()
             .all(|a| a == &format!("Bearer {KEY}"))
     );
+}
+
+#[tokio::test]
+async fn each_page_goes_with_its_neighbours_and_the_source_language() {
+    let (base, fake) = fake_provider().await;
+    let source = Op::UpdateProject {
+        patch: quire::core::op::ProjectPatch {
+            source_language: Some(Some("en".to_owned())),
+            ..Default::default()
+        },
+    };
+    let (status, warnings, _t, _id) =
+        run_with(provider(&base, "good", 5, 0), vec![source], Some("fr")).await;
+    assert_eq!(status, JobStatus::Completed, "{warnings:?}");
+    let users = fake.users.lock().unwrap().clone();
+    assert_eq!(users.len(), 2);
+    assert_eq!(users[0]["sourceLanguage"], "en");
+    assert_eq!(
+        users[0]["context"],
+        json!([{ "page": "two", "segments": [{ "text": "See you" }] }])
+    );
+    assert_eq!(
+        users[1]["context"],
+        json!([{ "page": "one", "segments": [{ "text": "Hello {0}" }, { "text": "Good night" }] }])
+    );
+    let system = fake.glossaries.lock().unwrap()[0].0.clone();
+    assert!(system.contains("do not copy them"), "{system}");
 }
 
 #[tokio::test]

@@ -55,8 +55,8 @@ use self::op::Op;
 use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::settings::{
-    CleanSettings, CommandEngine, DetectSettings, OcrSettings, PipelinePreset, Provider, QaLevels,
-    TmSettings,
+    CleanSettings, CommandEngine, DetectSettings, LlmSettings, OcrSettings, PipelinePreset,
+    Provider, QaLevels, TmSettings,
 };
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
@@ -81,6 +81,8 @@ pub struct CoreConfig {
     pub qa: QaLevels,
     /// The translation memory's settings.
     pub tm: TmSettings,
+    /// What `llm-translate` sends besides the page.
+    pub llm: LlmSettings,
     /// The `detect`, `ocr` and `clean` engines' settings.
     pub detect: DetectSettings,
     pub ocr: OcrSettings,
@@ -106,6 +108,7 @@ impl CoreConfig {
             providers: BTreeMap::new(),
             qa: QaLevels::default(),
             tm: TmSettings::default(),
+            llm: LlmSettings::default(),
             detect: DetectSettings::default(),
             ocr: OcrSettings::default(),
             clean: CleanSettings::default(),

@@ -280,3 +280,19 @@ pub fn built_in_presets() -> std::collections::BTreeMap<String, PipelinePreset> 
         },
     )])
 }
+
+/// The `llm-translate` engine's settings (`[llm]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmSettings {
+    /// How many pages before and after the one being translated are sent
+    /// with it as context (their source, and their translation when they
+    /// have one); 0 sends none.
+    pub context_pages: u32,
+}
+
+impl Default for LlmSettings {
+    fn default() -> Self {
+        LlmSettings { context_pages: 1 }
+    }
+}

@@ -23,7 +23,10 @@ use crate::settings::{ApiKey, Provider};
 const FORMAT_RULES: &str = "You translate the text segments of one page. \
 Answer with a JSON object {\"translations\": [{\"id\": \"<segment id>\", \"translation\": \"<text>\"}]} \
 holding exactly one entry for every segment, with the same ids. Keep placeholders such as {0}, \
-{{name}}, %s, %1$s, <b>, </b> and \\n exactly as they are. Do not add notes.";
+{{name}}, %s, %1$s, <b>, </b> and the two characters \\n exactly as they are. A segment's line \
+breaks only show where its text was fitted to its space: do not copy them; break lines only \
+where your translation needs it. Segments under `context` (the neighbouring pages) are there \
+to be understood, not translated. Do not add notes.";
 
 /// Added to the rules when the request carries glossary terms.
 const GLOSSARY_RULE: &str = "Translate every glossary term that occurs in a segment \
@@ -78,6 +81,17 @@ impl Engine for LlmTranslate {
                 .to_owned(),
             system_prompt: step.system_prompt.map(str::to_owned),
             glossary: step.scene.map(|s| Matcher::new(&s.project.glossary)),
+            source_language: step.scene.and_then(|s| s.project.source_language.clone()),
+            pages: step
+                .scene
+                .map(|s| {
+                    s.pages
+                        .iter()
+                        .filter_map(|p| Some((p.id, ContextPage::of(p)?)))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            context_pages: step.config.llm.context_pages as usize,
         }))
     }
 }
@@ -92,6 +106,66 @@ struct Work {
     fill: Fill,
     /// The project's glossary, built once per step.
     glossary: Option<Matcher>,
+    /// The project's source language.
+    source_language: Option<String>,
+    /// Every page's text as the step began, in page order, for the
+    /// neighbours of the page being translated (`[llm] context_pages`).
+    pages: Vec<(crate::ids::PageId, ContextPage)>,
+    context_pages: usize,
+}
+
+/// A neighbouring page's text, sent as context.
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextPage {
+    pub page: String,
+    pub segments: Vec<ContextSegment>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ContextSegment {
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub translation: Option<String>,
+}
+
+impl ContextPage {
+    /// A page's text nodes with source text; `None` for a page with none.
+    fn of(page: &Page) -> Option<ContextPage> {
+        let segments: Vec<ContextSegment> = page
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                crate::scene::NodeKind::Text {
+                    text: Some(text),
+                    translation,
+                    ..
+                } if !text.trim().is_empty() => Some(ContextSegment {
+                    text: text.clone(),
+                    translation: translation.clone().filter(|t| !t.trim().is_empty()),
+                }),
+                _ => None,
+            })
+            .collect();
+        (!segments.is_empty()).then(|| ContextPage {
+            page: page.name.clone(),
+            segments,
+        })
+    }
+}
+
+impl Work {
+    /// The pages within `context_pages` of `page`, before and after it.
+    fn context(&self, page: crate::ids::PageId) -> Vec<ContextPage> {
+        let Some(at) = self.pages.iter().position(|(id, _)| *id == page) else {
+            return Vec::new();
+        };
+        let from = at.saturating_sub(self.context_pages);
+        let to = (at + self.context_pages + 1).min(self.pages.len());
+        (from..to)
+            .filter(|i| *i != at)
+            .map(|i| self.pages[i].1.clone())
+            .collect()
+    }
 }
 
 impl PageWork for Work {
@@ -115,8 +189,10 @@ impl PageWork for Work {
                 provider: &self.provider,
                 target_language: &self.target_language,
                 system_prompt: self.system_prompt.as_deref(),
+                source_language: self.source_language.as_deref(),
                 segments: &segments,
                 glossary: &glossary,
+                context: &self.context(page.id),
             };
             let mut translated = translate(&self.http, &request).await?;
             let ops = page
@@ -241,9 +317,13 @@ pub struct Request<'a> {
     pub provider: &'a Provider,
     pub target_language: &'a str,
     pub system_prompt: Option<&'a str>,
+    /// BCP 47, when the project names it.
+    pub source_language: Option<&'a str>,
     pub segments: &'a [Segment],
     /// The glossary terms found in the segments.
     pub glossary: &'a [GlossaryEntry],
+    /// The neighbouring pages' text, to be understood, not translated.
+    pub context: &'a [ContextPage],
 }
 
 /// Sends one page's segments; returns their translations by segment id.
@@ -268,8 +348,14 @@ pub async fn translate(
         "targetLanguage": req.target_language,
         "segments": req.segments,
     });
+    if let Some(source) = req.source_language {
+        user["sourceLanguage"] = json!(source);
+    }
     if !req.glossary.is_empty() {
         user["glossary"] = json!(req.glossary);
+    }
+    if !req.context.is_empty() {
+        user["context"] = json!(req.context);
     }
     let body = json!({
         "model": req.provider.model,
