@@ -1,0 +1,148 @@
+//! Page understanding at size: a chapter of generated comic pages
+//! (`tests/pages/make.py`, 1200 × 1800 px, 3-6 balloons each, the last page
+//! vertical Japanese) through `detect`, `ocr` (the system's Tesseract) and
+//! `clean`, one engine at a time (pages per minute, and the process's peak
+//! memory after each), then raw → typeset draft on a fresh project with the
+//! built-in `chapter` pipeline (detect, ocr, tm, llm-translate, qa, clean,
+//! render) against a local fake LLM. Spec 13's targets on a 2-core
+//! machine: detect + ocr + clean ≤ 1 s per page; 20 pages raw → draft
+//! under 60 s.
+//!
+//! `cargo bench --bench pages` (20 pages; 3 without `--bench`). Needs
+//! `.venv` with Pillow and Tesseract, as `scripts/test` installs them.
+
+#![allow(clippy::print_stdout)]
+
+#[path = "support/mod.rs"]
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use axum::Json;
+use axum::routing::post;
+use quire::config::schema::Durability;
+use quire::core::events::JobStatus;
+use quire::core::ids::SessionId;
+use quire::core::import::ImageFile;
+use quire::core::op::{Op, ProjectPatch};
+use quire::core::settings::{ApiKey, Provider};
+use quire::core::{Core, CoreConfig};
+use serde_json::{Value, json};
+
+/// Answers every chat completion with each segment's text, marked.
+async fn fake_llm(Json(body): Json<Value>) -> Json<Value> {
+    let user: Value = body["messages"][1]["content"]
+        .as_str()
+        .and_then(|c| serde_json::from_str(c).ok())
+        .unwrap_or_default();
+    let translations: Vec<Value> = user["segments"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| json!({ "id": s["id"], "translation": format!("FR {}", s["text"].as_str().unwrap_or("")) }))
+        .collect();
+    let content = json!({ "translations": translations }).to_string();
+    Json(json!({ "choices": [{ "message": { "role": "assistant", "content": content } }] }))
+}
+
+/// The process's peak resident memory so far, in MiB (Linux).
+fn peak_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmHWM:"))?.to_owned();
+            line.split_whitespace().nth(1)?.parse::<f64>().ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+async fn project(core: &Core, dir: &Path, pages: usize, name: &str) -> SessionId {
+    let id = core.create_managed_project(name).await.expect("project").id;
+    let files = (1..=pages)
+        .map(|n| {
+            let name = format!("page-{n:02}.png");
+            ImageFile {
+                bytes: std::fs::read(dir.join(&name)).expect("page"),
+                name,
+            }
+        })
+        .collect();
+    core.import_files(id, files).await.expect("import");
+    let languages = ProjectPatch {
+        source_language: Some(Some("en".into())),
+        target_language: Some(Some("fr".into())),
+        ..ProjectPatch::default()
+    };
+    core.apply(id, Op::UpdateProject { patch: languages })
+        .await
+        .expect("languages");
+    id
+}
+
+fn main() {
+    let pages = if std::env::args().any(|a| a == "--bench") {
+        20
+    } else {
+        3
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("temp dir");
+    let made = Command::new(root.join(".venv/bin/python"))
+        .arg(root.join("tests/pages/make.py"))
+        .arg(dir.path())
+        .arg(pages.to_string())
+        .status()
+        .expect("python with Pillow (.venv, scripts/test makes it)");
+    assert!(made.success(), "make.py failed");
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let app = axum::Router::new().route("/v1/chat/completions", post(fake_llm));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let projects = tempfile::tempdir().expect("temp dir");
+        let base = support::core(projects.path(), Durability::Fsync, 1000, 500);
+        let mut config: CoreConfig = base.config().clone();
+        config.providers = BTreeMap::from([(
+            "fake".to_owned(),
+            Provider {
+                base_url: format!("http://{addr}/v1"),
+                model: "fake".into(),
+                api_key: ApiKey::None,
+                timeout_secs: 60,
+                max_retries: 0,
+            },
+        )]);
+        let core = Core::new(config);
+        let id = project(&core, dir.path(), pages, "engines").await;
+        let mut total = 0.0;
+        for engine in ["detect", "ocr", "clean"] {
+            let (took, status) = support::run_job(&core, id, &[engine]).await;
+            // `ocr` warns on the Japanese page (English is the project's
+            // source language) and on any balloon it reads badly.
+            assert_ne!(status, JobStatus::Failed, "{engine}");
+            let secs = took.as_secs_f64();
+            total += secs;
+            println!(
+                "{engine:>6} {pages} pages: {secs:.2} s, {:.0} pages/min, {:.0} ms/page; peak RSS so far {:.0} MiB",
+                pages as f64 * 60.0 / secs,
+                secs * 1000.0 / pages as f64,
+                peak_mib()
+            );
+        }
+        println!(
+            "detect + ocr + clean: {:.2} s per page",
+            total / pages as f64
+        );
+        let id = project(&core, dir.path(), pages, "chapter").await;
+        let (took, status) = support::run_job(&core, id, &["chapter"]).await;
+        assert_ne!(status, JobStatus::Failed, "chapter");
+        println!(
+            "chapter ({pages} pages raw -> typeset draft, fake LLM): {:.2} s; peak RSS {:.0} MiB",
+            took.as_secs_f64(),
+            peak_mib()
+        );
+    });
+}
