@@ -39,6 +39,8 @@ async function remove(info) {
   if (done) go({ pageId: neighbour ? neighbour.page.id : null, nodeId: null });
 }
 
+// Uncontrolled (defaultValue): a scene update arriving while the name
+// is typed re-renders this form, and must not put the old name back.
 function NameField({ name, onDone }) {
   const field = useAutofocus();
   const submit = (e) => {
@@ -46,7 +48,7 @@ function NameField({ name, onDone }) {
     onDone(new FormData(e.currentTarget).get('name').trim());
   };
   return html`<form class="rename" onSubmit=${submit}>
-    <input name="name" aria-label="Page name" value=${name} maxlength="200" ref=${field}
+    <input name="name" aria-label="Page name" defaultValue=${name} maxlength="200" ref=${field}
       onKeyDown=${(e) => e.key === 'Escape' && onDone(null)} onBlur=${(e) => e.currentTarget.form.requestSubmit()} />
   </form>`;
 }
