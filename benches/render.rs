@@ -129,6 +129,8 @@ async fn export(core: &Core, id: SessionId, format: ExportFormat) -> (Duration, 
                 format,
                 pages: None,
                 target_language: None,
+                image_format: None,
+                quality: None,
             },
         )
         .await

@@ -105,6 +105,8 @@ fn xliff_spec() -> ExportSpec {
         format: ExportFormat::Xliff,
         pages: None,
         target_language: None,
+        image_format: None,
+        quality: None,
     }
 }
 

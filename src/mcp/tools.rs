@@ -139,7 +139,7 @@ pub struct ViewPageArgs {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportPagesArgs {
     /// Images, text (.txt, .md: a node per paragraph), subtitles (.srt,
-    /// .vtt), comics (.cbz, .zip). Project path rules apply.
+    /// .vtt), comics (.cbz, .zip).
     #[serde(default)]
     pub files: Option<Vec<String>>,
     /// Inline pages: text, or an image in base64.
@@ -261,6 +261,8 @@ pub struct Engines {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Exported {
+    /// As asked (a plain string here: the input schema lists the values).
+    #[schemars(with = "String")]
     pub format: ExportFormat,
     pub media_type: String,
     pub file_name: String,
@@ -411,7 +413,7 @@ mod described {
                 name,
                 "Open or create a project",
                 changes(false, false),
-                "Open a project (relative paths: in the projects directory) or create one (createName). Pass its sessionId to later calls (over HTTP in MCP 2026-07-28 they need it).",
+                "Open a project (a path in the projects directory) or create one (createName). Later calls pass its sessionId (over HTTP in MCP 2026-07-28 they must).",
             ),
             ToolName::CloseProject => tool::<SessionArgs, Closed>(
                 name,
@@ -441,7 +443,7 @@ mod described {
                 name,
                 "Start a pipeline",
                 changes(true, false).open_world(true),
-                "Run engines (steps, in order) over the pages in the background: the jobId at once, or with wait=true the outcome.",
+                "Run engines (steps, in order) over pages in the background: the jobId, or with wait=true the outcome.",
             ),
             ToolName::ListSessions => tool::<NoArgs, Sessions>(
                 name,
@@ -495,7 +497,7 @@ mod described {
                 name,
                 "Import translations",
                 changes(false, true),
-                "Merge an XLIFF or PO file back by node id, or add a CSV or TBX file's glossary terms, as one undo step. Conflicts (source changed, or final here) apply only with force.",
+                "Merge an XLIFF or PO file back by node id, or add CSV or TBX glossary terms; one undo step. Conflicts (source changed, or final here) need force.",
             ),
         }
     }

@@ -11,7 +11,6 @@ use crate::core::ProjectEntry;
 use crate::core::blobs::BlobHash;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
-use crate::core::export::ExportFormat;
 use crate::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
 use crate::core::import::ImportResult;
 use crate::core::jobs::{Approval, PipelineSpec};
@@ -528,7 +527,7 @@ pub enum Effect {
     },
     Export {
         session: SessionId,
-        format: ExportFormat,
+        spec: crate::core::export::ExportSpec,
         path: PathBuf,
         /// Replace the file if it exists (after the person said so).
         overwrite: bool,

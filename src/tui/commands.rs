@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::manage;
 use super::update::{confirm_close, go_to_page, next_node, request_quit};
-use crate::core::export::ExportFormat;
+use crate::core::export::{ExportFormat, ExportSpec, ImageFormat};
 use crate::core::glossary::{GlossaryFormat, Term};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
@@ -453,15 +453,20 @@ fn glossary(app: &mut App) {
     app.say(line);
 }
 
+/// `/export FORMAT[:IMAGES[:QUALITY]] PATH`, e.g. `/export cbz:jpeg:90
+/// ch12.cbz`: the page exports may write their images as jpeg or webp.
 fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    const USAGE: &str = "usage: /export markdown|xliff|po|srt|vtt|json|archive|png|cbz|pdf PATH \
+                         (png, cbz, pdf: FORMAT:jpeg or FORMAT:webp, and :QUALITY 1-100)";
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
     };
     let mut words = rest.splitn(2, char::is_whitespace);
     let (Some(format), Some(path)) = (words.next(), words.next()) else {
-        return app.fail("usage: /export markdown|xliff|po|srt|vtt|json|archive|png|cbz|pdf PATH");
+        return app.fail(USAGE);
     };
-    let format = match format {
+    let mut parts = format.split(':');
+    let format = match parts.next().unwrap_or_default() {
         "markdown" | "md" => ExportFormat::Markdown,
         "xliff" | "xlf" => ExportFormat::Xliff,
         "po" => ExportFormat::Po,
@@ -478,11 +483,34 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             ));
         }
     };
+    let image_format = match parts.next() {
+        None => None,
+        Some("png") => Some(ImageFormat::Png),
+        Some("jpeg" | "jpg") => Some(ImageFormat::Jpeg),
+        Some("webp") => Some(ImageFormat::Webp),
+        Some(other) => {
+            return app.fail(format!("unknown image format `{other}` (png, jpeg, webp)"));
+        }
+    };
+    let quality = match parts.next().map(str::parse::<u8>) {
+        None => None,
+        Some(Ok(q)) => Some(q),
+        Some(Err(_)) => return app.fail(USAGE),
+    };
+    if parts.next().is_some() {
+        return app.fail(USAGE);
+    }
     let path = PathBuf::from(expand(path.trim()));
     app.say("exporting…");
     fx.push(Effect::Export {
         session,
-        format,
+        spec: ExportSpec {
+            format,
+            pages: None,
+            target_language: None,
+            image_format,
+            quality,
+        },
         path,
         overwrite: false,
     });

@@ -314,36 +314,29 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         }
         Effect::Export {
             session,
-            format,
+            spec,
             path,
             overwrite,
-        } => {
-            let spec = crate::core::export::ExportSpec {
-                format,
-                pages: None,
-                target_language: None,
-            };
-            match backend.export(session, spec).await {
-                Ok(bytes) => match write_file(&path, &bytes, overwrite).await {
-                    Ok(()) => Loaded::Done(Ok(format!(
-                        "wrote {} ({} bytes)",
-                        path.display(),
-                        bytes.len()
-                    ))),
-                    Err(e) if e.code == "conflict" => Loaded::Exists {
-                        path: path.clone(),
-                        retry: Box::new(Effect::Export {
-                            session,
-                            format,
-                            path,
-                            overwrite: true,
-                        }),
-                    },
-                    Err(e) => Loaded::Done(Err(e)),
+        } => match backend.export(session, spec.clone()).await {
+            Ok(bytes) => match write_file(&path, &bytes, overwrite).await {
+                Ok(()) => Loaded::Done(Ok(format!(
+                    "wrote {} ({} bytes)",
+                    path.display(),
+                    bytes.len()
+                ))),
+                Err(e) if e.code == "conflict" => Loaded::Exists {
+                    path: path.clone(),
+                    retry: Box::new(Effect::Export {
+                        session,
+                        spec,
+                        path,
+                        overwrite: true,
+                    }),
                 },
                 Err(e) => Loaded::Done(Err(e)),
-            }
-        }
+            },
+            Err(e) => Loaded::Done(Err(e)),
+        },
         Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
         Effect::ListDir { dir, line } => Loaded::Listed(line, list_dir(&dir).await),
         Effect::LoadPicture { session, blob } => {

@@ -197,6 +197,8 @@ fn spec(format: ExportFormat, pages: Option<Vec<PageId>>) -> ExportSpec {
         format,
         pages,
         target_language: Some("fr".into()),
+        image_format: None,
+        quality: None,
     }
 }
 

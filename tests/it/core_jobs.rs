@@ -159,6 +159,8 @@ async fn text_import_pseudo_translate_qa_events_and_xliff() {
                 format: ExportFormat::Xliff,
                 pages: None,
                 target_language: Some("fr".into()),
+                image_format: None,
+                quality: None,
             },
         )
         .await

@@ -744,6 +744,8 @@ async fn project_languages_are_set_checked_undone_replayed_and_used() {
         format: quire::core::export::ExportFormat::Xliff,
         pages: None,
         target_language: None,
+        image_format: None,
+        quality: None,
     };
     let xliff = String::from_utf8(core.export(id, spec).await.unwrap().bytes).unwrap();
     assert!(

@@ -197,6 +197,8 @@ pub async fn archive_bytes(core: &Core, id: SessionId) -> Vec<u8> {
             format: quire::core::export::ExportFormat::Archive,
             pages: None,
             target_language: None,
+            image_format: None,
+            quality: None,
         },
     )
     .await

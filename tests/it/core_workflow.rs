@@ -418,6 +418,8 @@ async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
                 format: ExportFormat::Xliff,
                 pages: None,
                 target_language: None,
+                image_format: None,
+                quality: None,
             },
         )
         .await
@@ -467,6 +469,8 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
                 format: ExportFormat::Markdown,
                 pages: None,
                 target_language: None,
+                image_format: None,
+                quality: None,
             },
         )
         .await

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use quire::core::events::{Event, JobStatus};
+use quire::core::export::{ExportFormat, ImageFormat};
 use quire::core::import::{ImportResult, Skipped};
 use quire::core::jobs::{Approval, PipelineSpec};
 use quire::core::op::{KindPatch, Op};
@@ -1011,6 +1012,26 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             .text
             .contains("unknown step `nope`")
     );
+    // The page images' format and quality ride on the format word.
+    match command(&mut app, "export cbz:jpeg:90 /tmp/out dir/c.cbz").as_slice() {
+        [Effect::Export { spec, path, .. }] => {
+            assert_eq!(
+                (spec.format, spec.image_format, spec.quality),
+                (ExportFormat::Cbz, Some(ImageFormat::Jpeg), Some(90))
+            );
+            assert_eq!(path, std::path::Path::new("/tmp/out dir/c.cbz"));
+        }
+        other => panic!("{other:?}"),
+    }
+    for (bad, says) in [
+        ("export cbz:gif /tmp/c.cbz", "unknown image format `gif`"),
+        ("export cbz:jpeg:high /tmp/c.cbz", "usage: /export"),
+        ("export cbz:jpeg:90:1 /tmp/c.cbz", "usage: /export"),
+    ] {
+        assert!(command(&mut app, bad).is_empty(), "{bad}");
+        let status = app.status.as_ref().unwrap().text.clone();
+        assert!(status.contains(says), "{bad}: {status}");
+    }
     let fx = command(&mut app, "export markdown /tmp/out.md");
     assert!(matches!(
         fx.as_slice(),
@@ -1022,7 +1043,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
     // The file was there: the person is asked, and only yes overwrites.
     let Effect::Export {
         session,
-        format,
+        spec,
         path,
         ..
     } = fx[0].clone()
@@ -1031,7 +1052,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
     };
     let retry = Effect::Export {
         session,
-        format,
+        spec,
         path: path.clone(),
         overwrite: true,
     };

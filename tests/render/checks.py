@@ -5,9 +5,10 @@ Usage: python checks.py URL OUT_DIR
 With the official MCP Python SDK over URL/mcp: a project, an image page
 (drawn here) with two boxes and their translations, `render` run with
 `wait`, the page's rendered image seen in the scene, then `quire_export`
-as cbz and pdf returned inline. ComicTagger's `comicapi` reads the CBZ:
-a comic archive with the pages in order and a ComicInfo.xml that says the
-title, the page count and the language. The PDF starts with `%PDF-`.
+as cbz (JPEG pages) and pdf returned inline. ComicTagger's `comicapi`
+reads the CBZ: a comic archive with the pages in order and a
+ComicInfo.xml that says the title, series, number, page count, language
+and reading direction. The PDF starts with `%PDF-`.
 Prints "render: ok"; run by tests/it/render.rs.
 """
 
@@ -57,7 +58,8 @@ async def run(url, out):
                 "quire_open_project", {"path": "rendered", "createName": "Render check"}), "create")
             sid = opened["sessionId"]
             structured(await mcp.call_tool("quire_apply", {"sessionId": sid, "op": {
-                "type": "UpdateProject", "patch": {"targetLanguage": "es"}}}), "language")
+                "type": "UpdateProject", "patch": {"targetLanguage": "es", "readingDirection": "rtl",
+                "series": "Render tales", "number": "7"}}}), "language")
             for name in ("p1.png", "p2.png"):
                 imported = structured(await mcp.call_tool("quire_import_pages", {"sessionId": sid, "items": [
                     {"name": name, "mimeType": "image/png", "data": base64.b64encode(png(400, 400)).decode()}]}),
@@ -76,8 +78,8 @@ async def run(url, out):
                      for p in scene["scene"]["pages"]]
             check(roles == [["source", "rendered"], ["source", "rendered"]], f"rendered nodes: {roles}")
             files = {}
-            for fmt in ("cbz", "pdf"):
-                result = await mcp.call_tool("quire_export", {"sessionId": sid, "format": fmt})
+            for fmt, images in (("cbz", {"imageFormat": "jpeg", "quality": 80}), ("pdf", {})):
+                result = await mcp.call_tool("quire_export", {"sessionId": sid, "format": fmt, **images})
                 meta = structured(result, f"export {fmt}")
                 blobs = [c for c in result.content if c.type == "resource"]
                 check(blobs, f"{fmt}: the export is an embedded resource")
@@ -98,17 +100,19 @@ def main():
     archive = ca.ComicArchive(path)
     check(archive.seems_to_be_a_comic_archive(), "comicapi: not a comic archive")
     check(archive.get_number_of_pages() == 2, f"pages: {archive.get_page_name_list()}")
-    check(archive.get_page_name_list() == ["001.png", "002.png"], f"order: {archive.get_page_name_list()}")
+    check(archive.get_page_name_list() == ["001.jpg", "002.jpg"], f"order: {archive.get_page_name_list()}")
     check(archive.has_cix(), "comicapi: no ComicInfo.xml")
     info = archive.read_cix()
     check(info.title == "Render check", f"title: {info.title}")
     check(info.page_count == 2, f"page count: {info.page_count}")
     check(info.language == "es", f"language: {info.language}")
+    check((info.series, info.issue) == ("Render tales", "7"), f"series: {info.series} #{info.issue}")
+    check(info.manga == "YesAndRightToLeft", f"manga: {info.manga}")
     check([int(p["Image"]) for p in info.pages] == [0, 1], f"pages: {info.pages}")
     check(all(p["ImageWidth"] == "400" for p in info.pages), f"sizes: {info.pages}")
     for i in range(2):
         page = archive.get_page(i)
-        check(page[:8] == b"\x89PNG\r\n\x1a\n", f"page {i} is a PNG")
+        check(page[:3] == b"\xff\xd8\xff", f"page {i} is a JPEG")
     path, meta = files["pdf"]
     with open(path, "rb") as f:
         check(f.read(5) == b"%PDF-", "a PDF")

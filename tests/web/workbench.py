@@ -347,11 +347,12 @@ def readme_screenshot(page, url, out):
     page.screenshot(path=os.path.join(out, "rendered.png"))
     page.get_by_role("button", name="Export").click()
     with page.expect_download() as download:
-        page.get_by_role("menuitem", name="Rendered pages, CBZ (.cbz)").click()
+        page.get_by_role("menuitem", name="Rendered pages, CBZ of JPEGs (.cbz)").click()
     cbz = os.path.join(out, "chapter.cbz")
     download.value.save_as(cbz)
     with zipfile.ZipFile(cbz) as z:
-        assert z.namelist() == ["001.png", "ComicInfo.xml"], z.namelist()
+        assert z.namelist() == ["001.jpg", "ComicInfo.xml"], z.namelist()
+        assert z.read("001.jpg")[:3] == b"\xff\xd8\xff"
         info = ET.fromstring(z.read("ComicInfo.xml"))
         assert info.findtext("Title") == "The sea, chapter 3" and info.findtext("LanguageISO") == "fr", ET.tostring(info)
     page.get_by_role("group", name="Image").get_by_role("button", name="Source").click()

@@ -304,15 +304,17 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
     }
     let mut scene = Scene::new(&meta.name, &meta.created_at);
     let mut ops = Vec::new();
-    if meta.source_language.is_some() || meta.target_language.is_some() {
-        ops.push(Op::UpdateProject {
-            patch: ProjectPatch {
-                name: None,
-                source_language: meta.source_language.clone().map(Some),
-                target_language: meta.target_language.clone().map(Some),
-                reading_direction: meta.reading_direction.map(Some),
-            },
-        });
+    let patch = ProjectPatch {
+        name: None,
+        source_language: meta.source_language.clone().map(Some),
+        target_language: meta.target_language.clone().map(Some),
+        reading_direction: meta.reading_direction.map(Some),
+        series: meta.series.clone().map(Some),
+        number: meta.number.clone().map(Some),
+        translator: meta.translator.clone().map(Some),
+    };
+    if patch != ProjectPatch::default() {
+        ops.push(Op::UpdateProject { patch });
     }
     if !meta.glossary.is_empty() {
         ops.push(Op::UpdateGlossary {

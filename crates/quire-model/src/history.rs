@@ -349,7 +349,17 @@ pub fn footprint(op: &Op) -> u64 {
         Op::UpdatePage { patch: p, .. } => maybe(p.name.as_ref()),
         Op::UpdateNode { patch: p, .. } => patch(p),
         Op::UpdateProject { patch: p } => {
-            maybe(p.name.as_ref()) + cleared(&p.source_language) + cleared(&p.target_language)
+            maybe(p.name.as_ref())
+                + [
+                    &p.source_language,
+                    &p.target_language,
+                    &p.series,
+                    &p.number,
+                    &p.translator,
+                ]
+                .into_iter()
+                .map(cleared)
+                .sum::<u64>()
         }
         Op::UpdateGlossary { set, remove } => {
             set.iter()

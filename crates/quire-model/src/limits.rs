@@ -119,10 +119,22 @@ fn walk(op: &Op, depth: usize, path: &str, count: &mut usize) -> Result<(), Stri
         },
         Op::AddNode { node, .. } => check_new_node(node).map_err(fail),
         Op::UpdateNode { patch, .. } => check_node_patch(patch).map_err(fail),
-        Op::UpdateProject { patch } => match &patch.name {
-            Some(name) => check_name("a project name", name).map_err(fail),
-            None => Ok(()),
-        },
+        Op::UpdateProject { patch } => {
+            for (what, value) in [
+                ("a project name", patch.name.as_ref()),
+                ("series", patch.series.as_ref().and_then(Option::as_ref)),
+                ("number", patch.number.as_ref().and_then(Option::as_ref)),
+                (
+                    "translator",
+                    patch.translator.as_ref().and_then(Option::as_ref),
+                ),
+            ] {
+                if let Some(value) = value {
+                    check_name(what, value).map_err(fail)?;
+                }
+            }
+            Ok(())
+        }
         Op::UpdateGlossary { set, remove } => {
             for (i, term) in set.iter().enumerate() {
                 check_term(term).map_err(|e| fail(format!("set[{i}]: {e}")))?;

@@ -297,14 +297,15 @@ pub struct PagePatch {
 pub struct ProjectPatch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// BCP 47, e.g. `ja`; null clears it.
+    // BCP 47, e.g. `ja`; null clears it (plain comments: `tools/list` is
+    // kept small, and the tool's description says what null does).
     #[serde(
         default,
         deserialize_with = "clearable",
         skip_serializing_if = "Option::is_none"
     )]
     pub source_language: Clearable<String>,
-    /// BCP 47, e.g. `pt-BR`; null clears it.
+    // BCP 47, e.g. `pt-BR`.
     #[serde(
         default,
         deserialize_with = "clearable",
@@ -318,6 +319,26 @@ pub struct ProjectPatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub reading_direction: Clearable<ReadingDirection>,
+    // The book's series, chapter number and translator, as a CBZ export's
+    // ComicInfo.xml names them; null clears one.
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub series: Clearable<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub number: Clearable<String>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub translator: Clearable<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -40,6 +40,16 @@ pub struct ProjectMeta {
     /// language ([`ProjectMeta::reading`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reading_direction: Option<ReadingDirection>,
+    /// The book this project is part of, as a comic export names it
+    /// (ComicInfo's `Series`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<String>,
+    /// Its chapter or issue number as written, e.g. `12.5` (`Number`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<String>,
+    /// Who translated it: a person or a group (`Translator`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub translator: Option<String>,
 }
 
 /// The order a page's text is read in.
@@ -369,6 +379,9 @@ impl Scene {
                 target_language: None,
                 glossary: Vec::new(),
                 reading_direction: None,
+                series: None,
+                number: None,
+                translator: None,
             },
             pages: Vec::new(),
         }

@@ -3,7 +3,10 @@
 //! `pdf` (one page per rendered image at its pixel size, text pages as
 //! typeset text). A page whose stored render is current is used as it is;
 //! one that is stale or was never rendered is rendered for the export (in
-//! memory: an export changes nothing in the project).
+//! memory: an export changes nothing in the project). Renders are stored
+//! as PNG; an export may [`Encoding`] them as JPEG or WebP at a quality,
+//! which is what a group publishes (a chapter of JPEG scans is a tenth
+//! the size as JPEG than as PNG).
 
 use std::collections::HashMap;
 use std::io::{Cursor, Write};
@@ -29,11 +32,78 @@ pub enum Sheet {
     Text(Page),
 }
 
+/// How an export's page images are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Encoding {
+    /// The stored render, as it is (lossless).
+    #[default]
+    Png,
+    /// Baseline JPEG at this quality (1–100), on white where the render
+    /// has transparency.
+    Jpeg(u8),
+    /// Lossy WebP (libwebp) at this quality (1–100), alpha kept.
+    Webp(u8),
+}
+
+impl Encoding {
+    pub fn extension(self) -> &'static str {
+        match self {
+            Encoding::Png => "png",
+            Encoding::Jpeg(_) => "jpg",
+            Encoding::Webp(_) => "webp",
+        }
+    }
+
+    /// A render (PNG bytes) in this encoding.
+    pub fn encode(self, png: Vec<u8>) -> Result<Vec<u8>, String> {
+        let quality = match self {
+            Encoding::Png => return Ok(png),
+            Encoding::Jpeg(q) | Encoding::Webp(q) => q.clamp(1, 100),
+        };
+        let image = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+            .map_err(|e| format!("cannot read a rendered page: {e}"))?;
+        let (width, height) = (image.width(), image.height());
+        let mut out = Vec::new();
+        match self {
+            Encoding::Jpeg(_) => {
+                let mut rgb = image::RgbImage::new(width, height);
+                for (to, from) in rgb.pixels_mut().zip(image.to_rgba8().pixels()) {
+                    // Over white: the page a reader shows it on.
+                    let a = u16::from(from[3]);
+                    let over = |c: u8| ((u16::from(c) * a + 255 * (255 - a) + 127) / 255) as u8;
+                    *to = image::Rgb([over(from[0]), over(from[1]), over(from[2])]);
+                }
+                image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality)
+                    .encode_image(&rgb)
+                    .map_err(|e| format!("cannot write a JPEG page: {e}"))?;
+            }
+            _ => {
+                let rgba = image.to_rgba8();
+                let encoded = webp::Encoder::from_rgba(rgba.as_raw(), width, height)
+                    .encode_simple(false, f32::from(quality))
+                    .map_err(|e| format!("cannot write a WebP page: {e:?}"))?;
+                out.extend_from_slice(&encoded);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A picture page as it goes into an export: its bytes, width and height.
+pub type Picture = (Vec<u8>, u32, u32);
+
+fn encode_all(pictures: Vec<Picture>, encoding: Encoding) -> Result<Vec<Picture>, String> {
+    pictures
+        .into_iter()
+        .map(|(png, w, h)| Ok((encoding.encode(png)?, w, h)))
+        .collect()
+}
+
 /// `001.png`, `002.png`, …: at least three digits, more when there are more
 /// pages, so that any reader sorts them in order.
-fn names(count: usize) -> impl Iterator<Item = String> {
+fn names(count: usize, extension: &'static str) -> impl Iterator<Item = String> {
     let width = count.to_string().len().max(3);
-    (1..=count).map(move |i| format!("{i:0width$}.png"))
+    (1..=count).map(move |i| format!("{i:0width$}.{extension}"))
 }
 
 fn zip_of(files: impl IntoIterator<Item = (String, Vec<u8>, bool)>) -> Result<Vec<u8>, String> {
@@ -56,51 +126,86 @@ fn zip_of(files: impl IntoIterator<Item = (String, Vec<u8>, bool)>) -> Result<Ve
     Ok(zip.finish().map_err(|e| fail(&e))?.into_inner())
 }
 
-/// The rendered pages as `001.png`, … in a zip.
-pub fn png_zip(pictures: Vec<(Vec<u8>, u32, u32)>) -> Result<Vec<u8>, String> {
+/// The rendered pages as `001.png`, … (or `.jpg`, `.webp`) in a zip.
+pub fn png_zip(pictures: Vec<Picture>, encoding: Encoding) -> Result<Vec<u8>, String> {
     let count = pictures.len();
+    let pictures = encode_all(pictures, encoding)?;
     zip_of(
-        names(count)
+        names(count, encoding.extension())
             .zip(pictures)
-            .map(|(name, (png, _, _))| (name, png, false)),
+            .map(|(name, (bytes, _, _))| (name, bytes, false)),
     )
 }
 
 /// What `ComicInfo.xml` says about the book.
+#[derive(Debug, Default)]
 pub struct ComicInfo<'a> {
     pub title: &'a str,
-    /// BCP 47 (`LanguageISO`), when the project has a target language.
+    pub series: Option<&'a str>,
+    /// The chapter or issue number, as written.
+    pub number: Option<&'a str>,
+    pub translator: Option<&'a str>,
+    /// BCP 47 (`LanguageISO`): the language the pages are now in.
     pub language: Option<&'a str>,
+    /// The language it was translated from (named in `Notes`: ComicInfo
+    /// has no field for it).
+    pub source_language: Option<&'a str>,
+    /// Read right to left (`Manga` is `YesAndRightToLeft`, else `No`).
+    pub right_to_left: bool,
 }
 
 /// The rendered pages in a CBZ: the images in order, then `ComicInfo.xml`
-/// (the ComicInfo 2.0 schema: title, page count, language, and a `Page`
+/// (the ComicInfo 2.1 schema's elements, in its order: title, series,
+/// number, notes, translator, page count, language, manga, and a `Page`
 /// entry with each image's size).
-pub fn cbz(pictures: Vec<(Vec<u8>, u32, u32)>, info: &ComicInfo<'_>) -> Result<Vec<u8>, String> {
+pub fn cbz(
+    pictures: Vec<Picture>,
+    encoding: Encoding,
+    info: &ComicInfo<'_>,
+) -> Result<Vec<u8>, String> {
     let count = pictures.len();
+    let pictures = encode_all(pictures, encoding)?;
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<ComicInfo xmlns:xsd=\"http://www.w3.org/2001/XMLSchema\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\">\n",
     );
-    xml.push_str(&format!("  <Title>{}</Title>\n", escape(info.title)));
-    xml.push_str(&format!("  <PageCount>{count}</PageCount>\n"));
-    if let Some(language) = info.language {
-        xml.push_str(&format!(
-            "  <LanguageISO>{}</LanguageISO>\n",
-            escape(language)
-        ));
-    }
+    let mut element = |name: &str, value: Option<&str>| {
+        if let Some(value) = value {
+            xml.push_str(&format!("  <{name}>{}</{name}>\n", escape(value)));
+        }
+    };
+    let notes = match (info.source_language, info.language) {
+        (Some(from), Some(to)) => Some(format!("Translated from {from} to {to}.")),
+        (Some(from), None) => Some(format!("Translated from {from}.")),
+        _ => None,
+    };
+    let count_text = count.to_string();
+    element("Title", Some(info.title));
+    element("Series", info.series);
+    element("Number", info.number);
+    element("Notes", notes.as_deref());
+    element("Translator", info.translator);
+    element("PageCount", Some(&count_text));
+    element("LanguageISO", info.language);
+    element(
+        "Manga",
+        Some(if info.right_to_left {
+            "YesAndRightToLeft"
+        } else {
+            "No"
+        }),
+    );
     xml.push_str("  <Pages>\n");
-    for (i, (png, width, height)) in pictures.iter().enumerate() {
+    for (i, (bytes, width, height)) in pictures.iter().enumerate() {
         let kind = if i == 0 { " Type=\"FrontCover\"" } else { "" };
         xml.push_str(&format!(
             "    <Page Image=\"{i}\"{kind} ImageSize=\"{}\" ImageWidth=\"{width}\" ImageHeight=\"{height}\" />\n",
-            png.len()
+            bytes.len()
         ));
     }
     xml.push_str("  </Pages>\n</ComicInfo>\n");
-    let images = names(count)
+    let images = names(count, encoding.extension())
         .zip(pictures)
-        .map(|(name, (png, _, _))| (name, png, false));
+        .map(|(name, (bytes, _, _))| (name, bytes, false));
     zip_of(images.chain([("ComicInfo.xml".to_owned(), xml.into_bytes(), true)]))
 }
 
@@ -120,6 +225,7 @@ const TITLE_SIZE: f32 = 16.0;
 /// pages as they take.
 pub fn pdf(
     sheets: Vec<Sheet>,
+    encoding: Encoding,
     title: &str,
     fonts: &Fonts,
     locale: &str,
@@ -131,8 +237,13 @@ pub fn pdf(
     for sheet in sheets {
         match sheet {
             Sheet::Picture { png, width, height } => {
-                let image = krilla::image::Image::from_png(png.into(), true)
-                    .map_err(|e| format!("cannot embed a rendered page: {e}"))?;
+                let bytes = encoding.encode(png)?.into();
+                let image = match encoding {
+                    Encoding::Png => krilla::image::Image::from_png(bytes, true),
+                    Encoding::Jpeg(_) => krilla::image::Image::from_jpeg(bytes, true),
+                    Encoding::Webp(_) => krilla::image::Image::from_webp(bytes, true),
+                }
+                .map_err(|e| format!("cannot embed a rendered page: {e}"))?;
                 let size = Size::from_wh(width as f32, height as f32)
                     .ok_or("a rendered page has no size")?;
                 let settings = PageSettings::from_wh(width as f32, height as f32)

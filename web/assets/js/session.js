@@ -39,7 +39,7 @@ function ExportMenu() {
       ${formats.map((e) => html`<li role="none"><button type="button" role="menuitem" data-format=${e.format}
         onClick=${(ev) => {
           ev.currentTarget.closest('details').open = false;
-          download(state.sessionId, e.format, e.page ? [info.page.id] : undefined);
+          download(state.sessionId, e.format, e.page ? [info.page.id] : undefined, e.options);
         }}>${e.label}</button></li>`)}
     </ul>
   </details>`;

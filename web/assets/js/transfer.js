@@ -11,6 +11,9 @@ export const EXPORTS = [
   { format: 'markdown', label: 'Markdown (.md)' },
   { format: 'json', label: 'Scene JSON (.json)' },
   { format: 'cbz', label: 'Rendered pages, CBZ (.cbz)', images: true },
+  // What a group publishes: JPEG pages at quality 85 (a tenth of the PNGs).
+  { format: 'cbz', options: { imageFormat: 'jpeg' }, label: 'Rendered pages, CBZ of JPEGs (.cbz)', images: true },
+  { format: 'cbz', options: { imageFormat: 'webp' }, label: 'Rendered pages, CBZ of WebPs (.cbz)', images: true },
   { format: 'pdf', label: 'Rendered pages, PDF (.pdf)' },
   { format: 'png', label: 'Rendered pages, PNG (.png.zip)', images: true },
   { format: 'archive', label: 'Project archive (.quire.zip)' },
@@ -59,9 +62,10 @@ export async function importFiles(sessionId, files) {
   refreshScene();
 }
 
-/** Downloads an export of the session (some pages only, for subtitles). */
-export async function download(sessionId, format, pages) {
-  const body = pages ? { format, pages } : { format };
+/** Downloads an export of the session (some pages only, for subtitles;
+ * `options` such as the page images' format). */
+export async function download(sessionId, format, pages, options = {}) {
+  const body = pages ? { format, pages, ...options } : { format, ...options };
   const response = await attempt(`Export ${format}`, () =>
     call('POST', inSession(sessionId, '/export'), body, { raw: true }),
   );

@@ -278,6 +278,19 @@ fn apply_at(
                 inverse.reading_direction =
                     Some(std::mem::replace(&mut project.reading_direction, direction));
             }
+            for (patched, field, undo) in [
+                (&patch.series, &mut project.series, &mut inverse.series),
+                (&patch.number, &mut project.number, &mut inverse.number),
+                (
+                    &patch.translator,
+                    &mut project.translator,
+                    &mut inverse.translator,
+                ),
+            ] {
+                if let Some(value) = patched {
+                    *undo = Some(std::mem::replace(field, value.clone()));
+                }
+            }
             Ok(Applied {
                 op: Op::UpdateProject { patch },
                 inverse: Op::UpdateProject { patch: inverse },
