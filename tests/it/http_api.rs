@@ -692,6 +692,10 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         // Opening without becoming current (05-mcp's "which session a call
         // acts on", over HTTP: how the web workbench opens a project).
         "POST /api/v1/sessions",
+        // Whether a page's cleaned and rendered images are current
+        // (13-page-understanding: views that say when they are stale).
+        "GET /api/v1/pages/{pageId}/views",
+        "GET /api/v1/sessions/{sessionId}/pages/{pageId}/views",
     ];
     let spec: BTreeSet<String> = spec.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(

@@ -137,6 +137,9 @@ class Checker:
             blob = page["nodes"][0]["kind"]["blob"]
             self.call("GET", f"{prefix}/blobs/{blob}", 200)
             self.call("GET", f"{prefix}/blobs/{'0' * 64}", 404)
+            views = self.call("GET", f"{prefix}/pages/{page['id']}/views", 200).json()
+            assert views == {}, views  # nothing cleaned or rendered yet
+            self.call("GET", f"{prefix}/pages/{uuid.uuid4()}/views", 404)
             op = {"type": "Batch", "ops": [{"type": "AddPage", "page": {"name": "new"}},
                                            {"type": "UpdateProject", "patch": {"name": "OpenAPI"}}]}
             self.call("POST", f"{prefix}/history/apply", 200, json=op)

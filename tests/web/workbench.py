@@ -419,6 +419,11 @@ def scenario_open(url, out):
         assert drawn["kind"]["translation"] == "Hello there", drawn
         assert drawn["kind"]["origin"]["by"] == "human", drawn
         page.screenshot(path=os.path.join(out, "session.png"))
+        # Drawing stays on for the next balloon until Select (or v, Esc).
+        tools = page.get_by_role("group", name="Tool")
+        expect(page.get_by_test_id("draw")).to_have_attribute("aria-pressed", "true")
+        tools.get_by_role("button", name="Select").click()
+        expect(page.get_by_test_id("draw")).to_have_attribute("aria-pressed", "false")
 
         # The drawn box has no source text yet: type it.
         page.get_by_role("button", name="Edit source").click()
@@ -428,6 +433,24 @@ def scenario_open(url, out):
         expect(page.locator(".source-text")).to_have_text("Hi there")
         page_one = scene_with_curl(url, session)["pages"][0]
         assert next(n for n in page_one["nodes"] if n["id"] == node_id)["kind"]["text"] == "Hi there"
+        # A source being typed is kept when another page is opened.
+        page.get_by_role("button", name="Edit source").click()
+        expect(page.locator("#source")).to_be_focused()
+        page.keyboard.press("End")
+        page.keyboard.type(" again")
+        page.locator(".strip-row").nth(1).get_by_role("button").click()
+        expect(page.locator(".page-tools .page-title")).to_contain_text("page-2")
+        deadline = time.monotonic() + LIVE_MS / 1000
+        while True:
+            page_one = scene_with_curl(url, session)["pages"][0]
+            text = next(n for n in page_one["nodes"] if n["id"] == node_id)["kind"]["text"]
+            if text == "Hi there again":
+                break
+            assert time.monotonic() < deadline, text
+            time.sleep(0.02)
+        page.locator(".strip-row").nth(0).get_by_role("button").click()
+        box.click()
+        expect(page.locator(".source-text")).to_have_text("Hi there again")
 
         # By keyboard: Enter on a focused box edits it, Esc goes back to the
         # box, n goes to the next untranslated node (the text page's first).

@@ -289,9 +289,38 @@ impl Core {
         &self.inner.registry
     }
 
-    /// The pipeline engines: built-in and configured.
+    /// The pipeline engines, built-in and configured, then the named
+    /// pipelines (stage `pipeline`, its steps in the description): a
+    /// name runs wherever an engine id does.
     pub fn engines(&self) -> Vec<EngineInfo> {
-        self.inner.registry.list()
+        let mut list = self.inner.registry.list();
+        let built_in = settings::built_in_presets();
+        let presets: Vec<EngineInfo> = self
+            .config()
+            .pipelines
+            .iter()
+            .map(|(name, preset)| {
+                let asks = preset
+                    .steps
+                    .iter()
+                    .any(|s| list.iter().any(|e| e.id == *s && e.requires_approval));
+                let steps = preset.steps.join(" → ");
+                EngineInfo {
+                    id: name.clone(),
+                    stage: "pipeline".into(),
+                    description: if preset.description.is_empty() {
+                        steps
+                    } else {
+                        format!("{}: {steps}", preset.description)
+                    },
+                    requires_approval: asks,
+                    built_in: built_in.get(name) == Some(preset),
+                    command: None,
+                }
+            })
+            .collect();
+        list.extend(presets);
+        list
     }
 
     pub fn events(&self) -> &Arc<EventBus> {

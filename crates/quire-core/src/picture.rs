@@ -1,21 +1,48 @@
 //! A page as a picture, for clients that look at it (a multimodal model
 //! over MCP): the page's source image scaled down so its long side fits,
 //! encoded for sending, with the factor that maps page units to its pixels.
+//! And which made images a page has (cleaned, rendered) and whether each
+//! is still current, for views that must say when they are out of date.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use image::{DynamicImage, ImageFormat};
+use schemars::JsonSchema;
+use serde::Serialize;
 
 use super::blobs::BlobHash;
 use super::engines::page_image;
 use super::error::{CoreError, CoreResult};
 use super::ids::{PageId, SessionId};
-use super::scene::Page;
+use super::scene::{ImageRole, NodeKind, Page};
 use super::{Core, blocking};
 
 /// The long side a picture may be asked for, in pixels.
 pub const MAX_SIDE: std::ops::RangeInclusive<u32> = 16..=8192;
+
+/// A page's made images: what a view shows besides the source.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PageViews {
+    /// The page with its text cleared (`clean`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cleaned: Option<MadeImage>,
+    /// The page as rendered (`render`), when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rendered: Option<MadeImage>,
+}
+
+/// An image an engine made from the page.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct MadeImage {
+    pub blob: BlobHash,
+    /// False when the page changed since (its text, boxes, regions, masks
+    /// or, for a render, the render settings): running the engine again
+    /// would make another image.
+    pub current: bool,
+}
 
 /// A page's image, ready to send.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,6 +174,38 @@ impl Core {
         let made = self.make_picture(session, key).await?;
         self.inner.pictures.put(key, made.clone());
         Ok((page, made))
+    }
+
+    /// The cleaned and rendered images of `page`, each with whether it is
+    /// current (the render judged with the project's target language, as
+    /// an export would render it).
+    pub async fn page_views(&self, session: SessionId, page: PageId) -> CoreResult<PageViews> {
+        let snapshot = self.scene(session).await?;
+        let scene = snapshot.scene;
+        let page = scene
+            .page(page)
+            .ok_or_else(|| CoreError::not_found("page", page))?;
+        let made = |role: ImageRole| {
+            page.nodes.iter().find_map(|n| match &n.kind {
+                NodeKind::Image { blob, role: r, .. } if *r == role => Some(*blob),
+                _ => None,
+            })
+        };
+        let settings = super::render::Settings::new(
+            &self.config().render,
+            self.config().max_image_pixels,
+            scene.project.target_language.as_deref(),
+        );
+        Ok(PageViews {
+            cleaned: made(ImageRole::Cleaned).map(|blob| MadeImage {
+                blob,
+                current: super::render::cleaned::current(page) == Some(&blob),
+            }),
+            rendered: made(ImageRole::Rendered).map(|blob| MadeImage {
+                blob,
+                current: !super::render::stale(page, &settings),
+            }),
+        })
     }
 
     /// The image blob `blob` scaled down so that its long side is at most

@@ -26,7 +26,8 @@ use jobs::{
     CANCEL_OPERATION, OPERATIONS, START_PIPELINE, cancel_operation, operations, start_pipeline,
 };
 use pages::{
-    APPLY, BLOB, IMPORT_PAGES, REDO, SCENE, UNDO, apply, blob, import_pages, redo, scene, undo,
+    APPLY, BLOB, IMPORT_PAGES, PAGE_VIEWS, REDO, SCENE, UNDO, apply, blob, import_pages,
+    page_views, redo, scene, undo,
 };
 use projects::{
     CLOSE_CURRENT, CLOSE_SESSION, CREATE_PROJECT, IMPORT_ARCHIVE, LIST_PROJECTS, OPEN_PROJECT,
@@ -224,6 +225,7 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
     api.route("POST", &p("/pages"), IMPORT_PAGES, import_pages);
     api.route("GET", &p("/scene.json"), SCENE, scene);
     api.route("GET", &p("/blobs/{hash}"), BLOB, blob);
+    api.route("GET", &p("/pages/{pageId}/views"), PAGE_VIEWS, page_views);
     api.route("POST", &p("/history/apply"), APPLY, apply);
     api.route("POST", &p("/history/undo"), UNDO, undo);
     api.route("POST", &p("/history/redo"), REDO, redo);

@@ -15,6 +15,7 @@ use crate::core::blobs::BlobHash;
 use crate::core::ids::PageId;
 use crate::core::import::ImportResult;
 use crate::core::op::Op;
+use crate::core::picture::PageViews;
 use crate::core::session::SceneSnapshot;
 use crate::core::{ApplyResult, CoreError};
 use crate::http::AppState;
@@ -140,6 +141,29 @@ pub(super) async fn scene(
 pub(super) struct BlobQuery {
     #[serde(default)]
     max_side: Option<u32>,
+}
+
+pub(super) const PAGE_VIEWS: Doc = Doc {
+    id: "getPageViews",
+    tag: "scene",
+    summary: "A page's cleaned and rendered images, each with whether it is still current (a view says when it is out of date)",
+    request: Body::None,
+    response: Body::Json(json::<PageViews>),
+    errors: &[404, 409],
+    queries: &[],
+};
+
+/// The page's made images and whether each is current.
+pub(super) async fn page_views(
+    State(state): State<AppState>,
+    Target(id): Target,
+    Path(params): Path<std::collections::HashMap<String, String>>,
+) -> ApiResult<Json<PageViews>> {
+    let text = params.get("pageId").cloned().unwrap_or_default();
+    let page: PageId = text
+        .parse()
+        .map_err(|_| ApiError::from(CoreError::not_found("page", &text)))?;
+    Ok(Json(state.core.page_views(id, page).await?))
 }
 
 pub(super) const BLOB: Doc = Doc {

@@ -6,12 +6,13 @@
 // dragging the background.
 
 import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mjs';
+import { call, inSession } from './api.js';
 import { useBlobUrl } from './images.js';
 import { Legend, PageTools } from './pagetools.js';
 import { preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
 import { apply, edit, select, setCanvas, state } from './store.js';
 import { html, typing, useKeys } from './ui.js';
-import { warnedNodes } from './jobs.js';
+import { FindText, warnedNodes } from './jobs.js';
 
 const MIN_BOX = 4;
 const ZOOMS = [0.1, 0.25, 0.33, 0.5, 0.67, 0.75, 1, 1.25, 1.5, 2, 3, 4];
@@ -77,6 +78,34 @@ function Box({ node, number, z, selected, warned, onGesture, onSelect, onEdit })
   </button>`;
 }
 
+/** The page's cleaned and rendered images and whether each is current,
+ * asked again whenever the page changes. */
+function usePageViews(info) {
+  const [views, setViews] = useState({});
+  useEffect(() => {
+    if (!info.cleaned && !info.rendered) {
+      setViews({});
+      return undefined;
+    }
+    let live = true;
+    call('GET', inSession(state.sessionId, `/pages/${info.page.id}/views`))
+      .then((v) => live && setViews(v), () => live && setViews({}));
+    return () => {
+      live = false;
+    };
+  }, [info.page, info.cleaned, info.rendered]);
+  return views;
+}
+
+/** A view's button, marked when its image is out of date. */
+function ViewButton({ name, shown, made, title }) {
+  const stale = made && made.current === false;
+  return html`<button type="button" aria-pressed=${shown === name} onClick=${() => setCanvas({ view: name })}
+    title=${stale ? `${title}: out of date, the page changed since (run it again)` : title}>
+    ${name[0].toUpperCase() + name.slice(1)}${stale && html`<span class="stale-mark"> (out of date)</span>`}
+  </button>`;
+}
+
 export function Canvas({ info }) {
   const page = info.page;
   const viewport = useRef(null);
@@ -85,9 +114,13 @@ export function Canvas({ info }) {
   const [ghost, setGhost] = useState(null);
   const [natural, setNatural] = useState(null);
   const [fit, setFit] = useState(1);
-  const { tool, zoom, rendered } = state.canvas;
-  const showRendered = rendered && info.rendered;
-  const url = useBlobUrl(state.sessionId, showRendered ? info.rendered : info.source);
+  const { tool, zoom, view, mask, regions } = state.canvas;
+  // The image shown: the one asked for when the page has it, else the source.
+  const shown = (view === 'rendered' && info.rendered) ? 'rendered' : (view === 'cleaned' && info.cleaned) ? 'cleaned' : 'source';
+  const url = useBlobUrl(state.sessionId, info[shown]);
+  const maskUrl = useBlobUrl(state.sessionId, mask ? info.textMask : null);
+  const views = usePageViews(info);
+  const shownStale = shown !== 'source' && views[shown] && views[shown].current === false;
   const width = page.width || (natural && natural.w) || 1000;
   const height = page.height || (natural && natural.h) || 1400;
   const z = zoom === 'fit' ? fit : zoom;
@@ -196,11 +229,10 @@ export function Canvas({ info }) {
       if (box.width < MIN_BOX || box.height < MIN_BOX) return;
       const transform = clampBox(box, width, height);
       const node = { transform, visible: true, kind: { type: 'text' } };
+      // The draw tool stays on (Esc or v goes back to Select): a page's
+      // balloons are drawn one after another.
       const result = await apply({ type: 'AddNode', page: page.id, node }, 'Adding the box');
-      if (result && result.created.length) {
-        setCanvas({ tool: 'select' });
-        edit(page.id, result.created[0]);
-      }
+      if (result && result.created.length) edit(page.id, result.created[0]);
     } else if (g.kind === 'box' && g.moved) {
       const { node: _id, ...t } = box;
       const { x, y, width: w, height: h } = t;
@@ -245,9 +277,12 @@ export function Canvas({ info }) {
       warned=${warned.has(node.id)} onGesture=${onGesture} onSelect=${onSelect} onEdit=${onEdit} />`;
   });
   const drawing = ghost && ghost.node === undefined && tool === 'draw';
+  const outlined = info.texts.filter((n) => n.visible !== false && n.kind.region);
+  const hasRegions = outlined.length > 0;
 
   return html`<div class="canvas">
     <${PageTools} info=${info}>
+      ${info.source && html`<${FindText} page=${page} />`}
       <div class="segmented" role="group" aria-label="Tool">
         <button type="button" aria-pressed=${tool === 'select'} onClick=${() => setCanvas({ tool: 'select' })}
           title="Select and move boxes (v)">Select</button>
@@ -260,21 +295,39 @@ export function Canvas({ info }) {
         <button type="button" onClick=${() => zoomBy(1)} aria-label="Zoom in" title="Zoom in (+)">+</button>
         <button type="button" onClick=${() => setCanvas({ zoom: 'fit' })} aria-pressed=${zoom === 'fit'} title="Fit the page (0)">Fit</button>
       </div>
-      ${info.rendered && html`<div class="segmented" role="group" aria-label="Image">
-        <button type="button" aria-pressed=${!showRendered} onClick=${() => setCanvas({ rendered: false })}>Source</button>
-        <button type="button" aria-pressed=${Boolean(showRendered)} onClick=${() => setCanvas({ rendered: true })}>Rendered</button>
+      ${(info.rendered || info.cleaned) && html`<div class="segmented" role="group" aria-label="Image">
+        <button type="button" aria-pressed=${shown === 'source'} onClick=${() => setCanvas({ view: 'source' })}>Source</button>
+        ${info.cleaned && html`<${ViewButton} name="cleaned" shown=${shown} made=${views.cleaned}
+          title="The page with its text cleared (clean)" />`}
+        ${info.rendered && html`<${ViewButton} name="rendered" shown=${shown} made=${views.rendered}
+          title="The page as rendered (render)" />`}
+      </div>`}
+      ${(info.textMask || hasRegions) && html`<div class="segmented" role="group" aria-label="Overlays">
+        ${hasRegions && html`<button type="button" aria-pressed=${regions} onClick=${() => setCanvas({ regions: !regions })}
+          title="Outline each balloon region found by detect">Regions</button>`}
+        ${info.textMask && html`<button type="button" aria-pressed=${mask} onClick=${() => setCanvas({ mask: !mask })}
+          title="Show the text mask (the pixels clean clears)">Mask</button>`}
       </div>`}
     <//>
+    ${shownStale && html`<p class="hint view-note" role="status">
+      This ${shown} image is out of date: the page changed since. Run <strong>${shown === 'rendered' ? 'render' : 'clean'}</strong> again to remake it.
+    </p>`}
     ${info.texts.length === 0 && html`<p class="hint" role="note">
-      No text boxes on this page yet: click <strong>Draw box</strong> (or press <kbd>b</kbd>), drag over a balloon or caption, then type its translation.
+      No text boxes on this page yet: <strong>Find text</strong> finds the balloons and reads them, or click <strong>Draw box</strong> (or press <kbd>b</kbd>) and drag over a balloon or caption, then type its translation.
     </p>`}
     <div class=${`viewport tool-${tool}`} ref=${viewport}>
       <div class="surface" ref=${surface} style=${{ width: `${width * z}px`, height: `${height * z}px` }}
         onPointerDown=${onPointerDown} onPointerMove=${onPointerMove} onPointerUp=${onPointerUp}
         onPointerCancel=${() => { gesture.current = null; setGhost(null); }}>
-        <img class="page-image" src=${url || undefined} alt=${`Page ${info.number}: ${page.name}`} draggable="false"
+        <img class="page-image" src=${url || undefined} alt=${`Page ${info.number}: ${page.name}${shown === 'source' ? '' : ` (${shown})`}`} draggable="false"
           width=${Math.round(width * z)} height=${Math.round(height * z)}
           onLoad=${(e) => !page.width && setNatural({ w: e.currentTarget.naturalWidth, h: e.currentTarget.naturalHeight })} />
+        ${maskUrl && html`<img class="mask-overlay" src=${maskUrl} alt="" aria-hidden="true" draggable="false"
+          width=${Math.round(width * z)} height=${Math.round(height * z)} />`}
+        ${regions && hasRegions && html`<svg class="regions" aria-hidden="true" width=${width * z} height=${height * z}
+          viewBox=${`0 0 ${width} ${height}`}>
+          ${outlined.map((n) => html`<polygon key=${n.id} data-node=${n.id} points=${n.kind.region.map((p) => p.join(',')).join(' ')} />`)}
+        </svg>`}
         ${boxes}
         ${drawing && html`<div class="box drawing" aria-hidden="true" style=${{
           left: `${ghost.x * z}px`, top: `${ghost.y * z}px`, width: `${ghost.width * z}px`, height: `${ghost.height * z}px`,

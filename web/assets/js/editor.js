@@ -39,18 +39,34 @@ function Conflict({ conflict }) {
   </div>`;
 }
 
+// A source being typed is never dropped without a word: Save or Enter in
+// the form keeps it, Cancel or Esc drops it, and anything else that takes
+// the field away (another box clicked, another page) saves it.
 function SourceField({ text, onSave, onCancel }) {
   const field = useAutofocus();
+  const settled = useRef(false);
+  // What is typed, kept as it is typed: an effect's cleanup runs after the
+  // field has gone.
+  const typed = useRef(text);
+  useEffect(() => () => {
+    if (!settled.current && typed.current !== text) onSave(typed.current);
+  }, []);
   const submit = (e) => {
     e.preventDefault();
+    settled.current = true;
     onSave(new FormData(e.currentTarget).get('source'));
+  };
+  const cancel = () => {
+    settled.current = true;
+    onCancel();
   };
   return html`<form class="source" onSubmit=${submit}>
     <label for="source" class="field-label">Source</label>
     <textarea id="source" name="source" rows="3" ref=${field}
-      onKeyDown=${(e) => e.key === 'Escape' && onCancel()}>${text}</textarea>
+      onInput=${(e) => { typed.current = e.currentTarget.value; }}
+      onKeyDown=${(e) => e.key === 'Escape' && cancel()}>${text}</textarea>
     <div class="row"><button type="submit">Save source</button>
-      <button type="button" onClick=${onCancel}>Cancel</button></div>
+      <button type="button" onClick=${cancel}>Cancel</button></div>
   </form>`;
 }
 

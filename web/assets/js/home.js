@@ -1,9 +1,9 @@
 // Home: the managed projects and open sessions; create, open, close,
 // and import (a project archive, or page files that start a project).
 
-import { useState } from '../vendor/hooks.mjs';
+import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { call } from './api.js';
-import { attempt, go, refreshProjects, state, toast } from './store.js';
+import { attempt, changed, go, refreshProjects, state, toast } from './store.js';
 import { FileButton, html, when } from './ui.js';
 import { importFiles, isArchive } from './transfer.js';
 
@@ -24,12 +24,64 @@ export async function importOnHome(files) {
   }
   const pages = files.filter((f) => !isArchive(f));
   if (!pages.length) return;
-  const name = pages[0].name.replace(/\.[^.]+$/, '') || 'Imported pages';
-  const session = await attempt('Creating the project', () => call('POST', '/api/v1/projects', { name: uniqueName(name) }));
+  // Pages start a project: its name and languages are asked first (a
+  // chapter without a source language reads left to right and its
+  // engines guess), in the dialog below.
+  pending = pages;
+  changed();
+}
+
+let pending = null;
+
+async function startFrom(pages, body) {
+  const session = await attempt('Creating the project', () => call('POST', '/api/v1/projects', body));
   if (!session) return;
   await importFiles(session.id, pages);
   refreshProjects();
   openProject(session.projectId);
+}
+
+/** The project that dropped pages start: name and languages, then Create. */
+function NewFromFiles({ pages }) {
+  const dialog = useRef(null);
+  const first = pages[0].name.replace(/\.[^.]+$/, '') || 'Imported pages';
+  useEffect(() => {
+    const el = dialog.current;
+    el.showModal();
+    const closed = () => {
+      pending = null;
+      changed();
+    };
+    el.addEventListener('close', closed);
+    return () => el.removeEventListener('close', closed);
+  }, []);
+  const submit = (e) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    const body = { name: form.get('name').trim() };
+    for (const key of ['sourceLanguage', 'targetLanguage']) {
+      const tag = form.get(key).trim();
+      if (tag) body[key] = tag;
+    }
+    dialog.current.close();
+    startFrom(pages, body);
+  };
+  const count = pages.length === 1 ? pages[0].name : `${pages.length} files`;
+  return html`<dialog ref=${dialog} class="run-dialog" aria-labelledby="from-files-title">
+    <form onSubmit=${submit}>
+      <h2 id="from-files-title">New project from ${count}</h2>
+      <label>Name <input name="name" required maxlength="200" defaultValue=${uniqueName(first)} /></label>
+      <div class="row">
+        <label>Source language <input name="sourceLanguage" size="8" placeholder="ja" /></label>
+        <label>Target language <input name="targetLanguage" size="8" placeholder="en" /></label>
+      </div>
+      <p class="muted small">BCP 47 tags (ja, en, pt-BR). A Japanese source reads right to left; both can be left empty and set later.</p>
+      <div class="row end">
+        <button type="button" onClick=${() => dialog.current.close()}>Cancel</button>
+        <button type="submit" class="primary">Create</button>
+      </div>
+    </form>
+  </dialog>`;
 }
 
 function uniqueName(name) {
@@ -100,7 +152,8 @@ export function Home() {
       <div class="card">
         <h2>Import</h2>
         <p class="muted">Drop files anywhere on this page: a project archive (.quire.zip) opens as a new
-          project; images, text, subtitles or a comic archive (.cbz) start a new project with a page each.</p>
+          project; images, text, subtitles or a comic archive (.cbz) start a new project (its name and
+          languages asked first) with a page each.</p>
         <${FileButton} label="Choose files…" onFiles=${importOnHome} testId="home-import" />
       </div>
     </section>
@@ -108,6 +161,7 @@ export function Home() {
       <h2 id="projects-title">Projects</h2>
       ${projects.length === 0 && html`<p class="muted">No projects yet: create one, or drop page images here.</p>`}
       <ul class="project-list">${projects.map((p) => html`<${ProjectRow} key=${p.id} project=${p} />`)}</ul>
+      ${pending && html`<${NewFromFiles} pages=${pending} />`}
       ${others.length > 0 && html`<h3>Open from elsewhere</h3>
         <ul class="project-list">${others.map((s) => html`<li class="project" key=${s.id}>
           <a href=${`#/p/${s.projectId}`} class="project-name">${s.name}</a>

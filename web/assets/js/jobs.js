@@ -1,12 +1,13 @@
-// Pipelines: the dialog that starts engines (steps in the order picked,
-// the overwrite policy, the target language, all pages or this one; an
-// engine that runs a program shows its exact command and asks first),
-// the jobs of the shown session with a progress bar each, and the QA
-// warnings as a list that goes to the node.
+// Pipelines: the dialog that starts engines or a named pipeline (steps
+// in the order picked, the overwrite policy, the target language, all
+// pages, this one or a range; an engine that runs a program shows its
+// exact command and asks first), the jobs of the shown session with a
+// progress bar each and every job's warnings, and the QA warnings as a
+// list; each warning goes to its node.
 
 import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { call, inSession } from './api.js';
-import { attempt, select, state, toast } from './store.js';
+import { attempt, go as navigate, select, state, toast } from './store.js';
 import { html, Progress } from './ui.js';
 
 const ACTIVE = new Set(['queued', 'running']);
@@ -25,9 +26,13 @@ export function sessionJobs() {
   return [...state.jobs.values()].filter((j) => j.sessionId === state.sessionId).reverse();
 }
 
-/** The warnings of the newest job that ran `qa` (what the page is marked with). */
+/** The newest job that ran `qa`: its warnings are what the page is marked with. */
+function qaJob() {
+  return sessionJobs().find((j) => j.steps.includes('qa'));
+}
+
 export function qaWarnings() {
-  const job = sessionJobs().find((j) => j.steps.includes('qa'));
+  const job = qaJob();
   return job ? job.warnings : [];
 }
 
@@ -52,27 +57,37 @@ function JobRow({ job }) {
       ${active && html`<button type="button" class="small" onClick=${cancel} aria-label=${`Cancel ${job.steps.join(', ')}`}>Cancel</button>`}
     </div>
     <${Progress} value=${percent(job)} label=${`${job.steps.join(', ')}: ${where}`} />
-    <div class="muted small" aria-live="polite">${where}${job.warnings.length ? ` · ${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}` : ''}
-      ${job.error ? ` · ${job.error}` : ''}</div>
+    <div class="muted small" aria-live="polite">${where}${job.error ? ` · ${job.error}` : ''}</div>
+    ${job.warnings.length > 0 && job === qaJob() && html`<div class="muted small">${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}, listed below</div>`}
+    ${job.warnings.length > 0 && job !== qaJob() && html`<details class="job-warnings">
+      <summary>${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}</summary>
+      <${WarningList} warnings=${job.warnings} />
+    </details>`}
   </li>`;
+}
+
+/** Warnings, each a button that goes to its node (or names its page). */
+function WarningList({ warnings }) {
+  const pages = state.view ? state.view.index.pages : new Map();
+  return html`<ul class="warning-list">
+    ${warnings.slice(0, 300).map((w) => {
+      const info = w.pageId && pages.get(w.pageId);
+      const where = info ? `p. ${info.number}` : `page ${w.pageIndex + 1}`;
+      const go = () => (w.nodeId ? select(w.pageId, w.nodeId) : navigate({ pageId: w.pageId, nodeId: null }));
+      return html`<li><button type="button" class=${`warning sev-${w.severity}`} disabled=${!info}
+        onClick=${go} data-rule=${w.rule}>
+        <span class="muted">${where}</span> <strong>${w.rule}</strong> ${w.message}</button></li>`;
+    })}
+    ${warnings.length > 300 && html`<li class="muted small">…and ${warnings.length - 300} more.</li>`}
+  </ul>`;
 }
 
 function Warnings() {
   const warnings = qaWarnings();
   if (!warnings.length) return null;
-  const pages = state.view ? state.view.index.pages : new Map();
   return html`<div class="warnings">
     <h3>QA warnings (${warnings.length})</h3>
-    <ul class="warning-list">
-      ${warnings.slice(0, 300).map((w) => {
-        const info = w.pageId && pages.get(w.pageId);
-        const where = info ? `p. ${info.number}` : `page ${w.pageIndex + 1}`;
-        return html`<li><button type="button" class=${`warning sev-${w.severity}`} disabled=${!w.nodeId || !info}
-          onClick=${() => select(w.pageId, w.nodeId)} data-rule=${w.rule}>
-          <span class="muted">${where}</span> <strong>${w.rule}</strong> ${w.message}</button></li>`;
-      })}
-    </ul>
-    ${warnings.length > 300 && html`<p class="muted small">…and ${warnings.length - 300} more.</p>`}
+    <${WarningList} warnings=${warnings} />
   </div>`;
 }
 
@@ -92,6 +107,8 @@ export function RunDialog({ onClose, page }) {
   const [overwrite, setOverwrite] = useState('untranslated');
   const [language, setLanguage] = useState((state.view && state.view.scene.project.targetLanguage) || '');
   const [scope, setScope] = useState('all');
+  const pageCount = state.view ? state.view.index.order.length : 0;
+  const [range, setRange] = useState({ from: 1, to: pageCount });
   const [approved, setApproved] = useState(false);
   const [busy, setBusy] = useState(false);
   useEffect(() => {
@@ -112,6 +129,11 @@ export function RunDialog({ onClose, page }) {
     const spec = { steps, overwrite };
     if (language.trim()) spec.targetLanguage = language.trim();
     if (scope === 'page' && page) spec.pages = [page.id];
+    if (scope === 'range') {
+      const from = Math.max(1, Math.min(range.from, range.to));
+      const to = Math.min(pageCount, Math.max(range.from, range.to));
+      spec.pages = state.view.index.order.slice(from - 1, to).map((i) => i.page.id);
+    }
     const started = await attempt('Starting', () => call('POST', inSession(state.sessionId, '/pipelines'), spec));
     setBusy(false);
     if (started) {
@@ -124,7 +146,7 @@ export function RunDialog({ onClose, page }) {
     <form onSubmit=${submit} method="dialog">
       <h2 id="run-title">Run engines</h2>
       <fieldset>
-        <legend>Steps (run in the order you tick them)</legend>
+        <legend>Steps (run in the order you tick them; a pipeline runs its steps)</legend>
         ${engines.map((e) => {
           const at = steps.indexOf(e.id);
           return html`<label class="engine" key=${e.id}>
@@ -150,8 +172,13 @@ export function RunDialog({ onClose, page }) {
           <select name="scope" value=${scope} onChange=${(e) => setScope(e.currentTarget.value)}>
             <option value="all">all pages</option>
             ${page && html`<option value="page">this page (${page.name})</option>`}
+            ${pageCount > 1 && html`<option value="range">pages from … to …</option>`}
           </select>
         </label>
+        ${scope === 'range' && html`<label>From <input type="number" name="from" min="1" max=${pageCount} size="4"
+            value=${range.from} onInput=${(e) => setRange({ ...range, from: Number(e.currentTarget.value) || 1 })} /></label>
+          <label>to <input type="number" name="to" min="1" max=${pageCount} size="4"
+            value=${range.to} onInput=${(e) => setRange({ ...range, to: Number(e.currentTarget.value) || 1 })} /></label>`}
       </div>
       ${gated.length > 0 && html`<div class="approval" role="alert">
         <p>These engines run a program on this machine:</p>
@@ -168,4 +195,24 @@ export function RunDialog({ onClose, page }) {
       </div>
     </form>
   </dialog>`;
+}
+
+/** "Find text": detect then ocr, on the shown page or on every page. */
+export function FindText({ page }) {
+  const run = async (pages, where) => {
+    const spec = { steps: ['detect', 'ocr'] };
+    if (pages) spec.pages = pages;
+    const started = await attempt('Finding text', () => call('POST', inSession(state.sessionId, '/pipelines'), spec));
+    if (started) toast(`Finding text ${where}: detect → ocr`);
+  };
+  const close = (e) => {
+    e.currentTarget.closest('details').open = false;
+  };
+  return html`<details class="menu find-text">
+    <summary role="button" title="Find the balloons and read their text (detect, then ocr)">Find text</summary>
+    <ul class="menu-list" role="menu">
+      <li role="none"><button type="button" role="menuitem" onClick=${(e) => { close(e); run([page.id], 'on this page'); }}>On this page</button></li>
+      <li role="none"><button type="button" role="menuitem" onClick=${(e) => { close(e); run(null, 'on every page'); }}>On every page</button></li>
+    </ul>
+  </details>`;
 }

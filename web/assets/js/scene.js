@@ -4,12 +4,19 @@
 
 export const STATES = ['initial', 'translated', 'reviewed', 'final'];
 
+/** What a box or a strip segment is coloured by: the states, with machine
+ * output nobody has reviewed told apart from a person's translation. */
+export const SHADES = ['initial', 'machine', 'translated', 'reviewed', 'final'];
+
+
 export const STATE_LABELS = {
   initial: 'untranslated',
   translated: 'translated',
   reviewed: 'reviewed',
   final: 'final',
 };
+
+export const SHADE_LABELS = { ...STATE_LABELS, machine: 'machine-translated', translated: 'translated by a person' };
 
 /** A text node's state; nodes written before states existed infer it. */
 export function stateOf(kind) {
@@ -33,20 +40,26 @@ export function indexScene(scene) {
     const texts = [];
     let source = null;
     let rendered = null;
-    const counts = { initial: 0, translated: 0, reviewed: 0, final: 0 };
+    let cleaned = null;
+    let textMask = null;
+    const counts = { initial: 0, machine: 0, translated: 0, reviewed: 0, final: 0 };
     for (const node of page.nodes) {
       nodes.set(node.id, { page, node });
       const kind = node.kind;
       if (kind.type === 'text') {
         texts.push(node);
-        counts[stateOf(kind)] += 1;
+        counts[shadeOf(kind)] += 1;
       } else if (kind.type === 'image' && kind.role === 'source' && !source) {
         source = kind.blob;
       } else if (kind.type === 'image' && kind.role === 'rendered') {
         rendered = kind.blob;
+      } else if (kind.type === 'image' && kind.role === 'cleaned') {
+        cleaned = kind.blob;
+      } else if (kind.type === 'mask' && kind.role === 'text') {
+        textMask = kind.blob;
       }
     }
-    const info = { page, texts, source, rendered, counts, number: order.length + 1 };
+    const info = { page, texts, source, rendered, cleaned, textMask, counts, number: order.length + 1 };
     pages.set(page.id, info);
     order.push(info);
   }

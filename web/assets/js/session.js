@@ -45,7 +45,40 @@ function ExportMenu() {
   </details>`;
 }
 
-function SessionBar({ onRun }) {
+const KEYS = [
+  ['?', 'this help'],
+  ['n / N', 'next / previous box that needs a translation'],
+  ['PageDown / PageUp', 'next / previous page'],
+  ['e', 'edit the selected box\'s translation'],
+  ['Ctrl+Enter', 'save the translation and go to the next untranslated box'],
+  ['Esc', 'drop the change being typed (in the editor)'],
+  ['b / v', 'draw boxes / select (Esc leaves drawing)'],
+  ['Arrows (Shift: by 10)', 'move the focused box'],
+  ['Delete', 'delete the focused box'],
+  ['+ / - / 0', 'zoom in / out / fit the page'],
+  ['r', 'run engines or a pipeline'],
+  ['Ctrl+Z / Ctrl+Shift+Z', 'undo / redo'],
+];
+
+/** The keys, on `?`. */
+function KeyHelp({ onClose }) {
+  const dialog = useRef(null);
+  useEffect(() => {
+    const el = dialog.current;
+    el.showModal();
+    el.addEventListener('close', onClose);
+    return () => el.removeEventListener('close', onClose);
+  }, []);
+  return html`<dialog ref=${dialog} class="help-dialog" aria-labelledby="help-title">
+    <h2 id="help-title">Keys</h2>
+    <table class="keys">
+      <tbody>${KEYS.map(([key, what]) => html`<tr key=${key}><th scope="row"><kbd>${key}</kbd></th><td>${what}</td></tr>`)}</tbody>
+    </table>
+    <form method="dialog" class="row end"><button type="submit" class="primary">Close</button></form>
+  </dialog>`;
+}
+
+function SessionBar({ onRun, onHelp }) {
   const session = state.sessions.find((s) => s.id === state.sessionId);
   const name = (state.view && state.view.scene.project.name) || (session && session.name) || '…';
   return html`<div class="session-bar" role="toolbar" aria-label="Project">
@@ -53,6 +86,7 @@ function SessionBar({ onRun }) {
     <button type="button" onClick=${() => undoRedo('undo')} aria-label="Undo (Ctrl+Z)" title="Undo (Ctrl+Z)">↶ Undo</button>
     <button type="button" onClick=${() => undoRedo('redo')} aria-label="Redo (Ctrl+Shift+Z)" title="Redo (Ctrl+Shift+Z)">↷ Redo</button>
     <button type="button" onClick=${onRun} data-testid="run" title="Run engines (r)">▶ Run…</button>
+    <button type="button" onClick=${onHelp} aria-label="Keys (?)" title="Keys (?)">?</button>
     <${ExportMenu} />
     <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />
   </div>`;
@@ -75,6 +109,7 @@ function PaneTabs() {
 
 export function Workbench() {
   const [running, setRunning] = useState(false);
+  const [helping, setHelping] = useState(false);
   const info = shownPage();
   useKeys((e) => {
     if (!state.view) return;
@@ -84,7 +119,7 @@ export function Workbench() {
       undoRedo(e.key === 'y' || e.shiftKey ? 'redo' : 'undo');
       return;
     }
-    if (mod || e.altKey || typing(e.target) || running) return;
+    if (mod || e.altKey || typing(e.target) || running || helping) return;
     const keys = {
       n: () => goNextNeedingWork(1),
       N: () => goNextNeedingWork(-1),
@@ -94,6 +129,7 @@ export function Workbench() {
       v: () => setCanvas({ tool: 'select' }),
       r: () => setRunning(true),
       e: () => document.getElementById('translation')?.focus(),
+      '?': () => setHelping(true),
     };
     const action = keys[e.key];
     if (action) {
@@ -117,7 +153,7 @@ export function Workbench() {
   }
   if (!state.view) return html`<main class="center"><p class="muted" role="status">Opening the project…</p></main>`;
   return html`<main class=${`workbench pane-${state.pane}`} aria-label="Workbench">
-    <${SessionBar} onRun=${() => setRunning(true)} />
+    <${SessionBar} onRun=${() => setRunning(true)} onHelp=${() => setHelping(true)} />
     ${state.viewError && html`<p class="banner" role="alert">${state.viewError}
       <button type="button" onClick=${reopen}>Open it again</button></p>`}
     <${Strip} />
@@ -132,5 +168,6 @@ export function Workbench() {
     </aside>
     <${PaneTabs} />
     ${running && html`<${RunDialog} onClose=${() => setRunning(false)} page=${info && info.page} />`}
+    ${helping && html`<${KeyHelp} onClose=${() => setHelping(false)} />`}
   </main>`;
 }

@@ -31,8 +31,9 @@ export const state = {
   viewError: null,
   /** The translation being edited: { nodeId, draft, base, conflict } */
   editor: null,
-  /** { tool: 'select' | 'draw', zoom: number | 'fit', rendered: bool } */
-  canvas: { tool: 'select', zoom: 'fit', rendered: false },
+  /** { tool: 'select' | 'draw', zoom: number | 'fit', view: 'source' | 'cleaned' | 'rendered',
+   *    mask: bool (the text mask over the image), regions: bool } */
+  canvas: { tool: 'select', zoom: 'fit', view: 'source', mask: false, regions: true },
   toasts: [],
   /** A node whose translation field takes the focus once it shows. */
   focusEdit: null,
@@ -96,6 +97,8 @@ export async function attempt(what, action) {
 
 let stream = null;
 
+let connectedOnce = false;
+
 export async function start() {
   onUnauthorized(() => set({ auth: 'login' }));
   window.addEventListener('hashchange', routeChanged);
@@ -108,7 +111,17 @@ export async function start() {
       toast(`quire cannot be reached: ${e.message}`, 'error');
     }
   }
-  stream = follow({ onEvents: receive, onStatus: (link) => set({ link }) });
+  stream = follow({
+    onEvents: receive,
+    onStatus: (link) => {
+      const back = link === 'online' && state.link !== 'online' && connectedOnce;
+      if (link === 'online') connectedOnce = true;
+      set({ link });
+      // Back after a drop (perhaps a restart with another config): the
+      // engines, presets and projects may have changed.
+      if (back) loadBasics().catch(() => {});
+    },
+  });
   routeChanged();
 }
 

@@ -1,10 +1,11 @@
 // The page strip: a thumbnail per page with how many of its text nodes
-// are untranslated, translated, reviewed and final. Only the rows in
+// are untranslated, machine-translated, translated by a person, reviewed
+// and final. Only the rows in
 // view (and a few around them) are built, so a thousand pages scroll as
 // lightly as ten.
 
 import { useBlobUrl } from './images.js';
-import { STATES, STATE_LABELS } from './scene.js';
+import { SHADES, SHADE_LABELS } from './scene.js';
 import { go, shownPage, state } from './store.js';
 import { html, useWindow } from './ui.js';
 
@@ -12,10 +13,10 @@ const ROW = 96;
 const EXTRA = 4;
 
 function StateBar({ counts }) {
-  const total = STATES.reduce((sum, s) => sum + counts[s], 0);
+  const total = SHADES.reduce((sum, s) => sum + counts[s], 0);
   if (!total) return html`<div class="statebar empty" aria-hidden="true"></div>`;
   return html`<div class="statebar" aria-hidden="true">
-    ${STATES.filter((s) => counts[s]).map((s) => html`<span class=${`seg shade-${s}`}
+    ${SHADES.filter((s) => counts[s]).map((s) => html`<span class=${`seg shade-${s}`}
       style=${{ flexGrow: counts[s] }}></span>`)}
   </div>`;
 }
@@ -29,7 +30,7 @@ function Thumb({ info }) {
 
 function summary(info) {
   const c = info.counts;
-  const parts = STATES.filter((s) => c[s]).map((s) => `${c[s]} ${STATE_LABELS[s]}`);
+  const parts = SHADES.filter((s) => c[s]).map((s) => `${c[s]} ${SHADE_LABELS[s]}`);
   return `Page ${info.number}: ${info.page.name}${parts.length ? `, ${parts.join(', ')}` : ', no text'}`;
 }
 
