@@ -832,6 +832,114 @@ def scenario_approval(url, out, allowed):
             assert status == 403 and body["error"]["code"] == "approval_required", (status, body)
 
 
+def scenario_chapter(url, out, pages_dir):
+    """A raw chapter to a rendered CBZ without drawing a box: a CBZ of two
+    generated comic pages dropped on the home screen (its name and
+    languages asked), Find text on every page, the `?` keys, pseudo
+    translation, clean and render from Run…, the Cleaned and Rendered
+    views (Rendered out of date after an edit), a render warning opened
+    from the job and followed to its box, and the CBZ exported."""
+    cbz = os.path.join(out, "raw chapter.cbz")
+    with zipfile.ZipFile(cbz, "w") as z:
+        for name in ("page-01.png", "page-02.png"):
+            z.write(os.path.join(pages_dir, name), name)
+    with browser_page(accept_downloads=True) as (browser, page, errors):
+        page.goto(url + "/")
+        expect(page.get_by_test_id("link")).to_contain_text("online")
+        page.locator(".home input[type=file]").set_input_files([cbz])
+        dialog = page.get_by_role("dialog", name="New project from raw chapter.cbz")
+        expect(dialog.get_by_label("Name")).to_have_value("raw chapter")
+        dialog.get_by_label("Source language").fill("en")
+        dialog.get_by_label("Target language").fill("fr")
+        dialog.get_by_role("button", name="Create").click()
+        expect(page.locator(".strip-row")).to_have_count(2, timeout=LIVE_MS)
+        project = project_of(page)
+        session = open_session_id(url, project)
+        meta = scene_with_curl(url, session)
+        assert (meta["project"]["sourceLanguage"], meta["project"]["targetLanguage"]) == ("en", "fr"), meta["project"]
+
+        # Find text on every page: detect, then ocr; boxes with their regions.
+        page.locator(".find-text summary").click()
+        page.get_by_role("menuitem", name="On every page").click()
+        job = page.locator(".job").first
+        expect(job).to_contain_text("detect → ocr")
+        expect(job).to_contain_text("done", timeout=60_000)
+        scene = scene_with_curl(url, session)
+        texts = [[n for n in p["nodes"] if n["kind"]["type"] == "text"] for p in scene["pages"]]
+        assert all(len(t) >= 3 for t in texts), [len(t) for t in texts]
+        assert all(n["kind"].get("region") and n["kind"].get("text") for t in texts for n in t), texts
+        expect(page.locator(".box[data-node]")).to_have_count(len(texts[0]))
+        expect(page.locator(".regions polygon")).to_have_count(len(texts[0]))
+        page.get_by_role("group", name="Overlays").get_by_role("button", name="Mask").click()
+        expect(page.locator(".mask-overlay")).to_be_visible()
+        page.screenshot(path=os.path.join(out, "found.png"))
+        page.get_by_role("group", name="Overlays").get_by_role("button", name="Mask").click()
+
+        # ? lists the keys.
+        page.locator("body").click(position={"x": 5, "y": 300})
+        page.keyboard.press("?")
+        keys = page.get_by_role("dialog", name="Keys")
+        expect(keys).to_be_visible()
+        expect(keys).to_contain_text("next / previous page")
+        keys.get_by_role("button", name="Close").click()
+        expect(keys).to_have_count(0)
+
+        # One translation too long for its balloon: render warns about it.
+        long_node = texts[0][0]
+        apply_with_curl(url, session, {"type": "UpdateNode", "page": scene["pages"][0]["id"], "id": long_node["id"],
+                                       "patch": {"kind": {"type": "text", "translation": "Beaucoup trop long. " * 40}}})
+        page.get_by_test_id("run").click()
+        dialog = page.get_by_role("dialog", name="Run engines")
+        expect(step_box(dialog, "chapter")).to_have_count(1)  # the named pipeline is offered
+        for engine in ("pseudo-translate", "clean", "render"):
+            step_box(dialog, engine).check()
+        dialog.get_by_role("button", name="Start").click()
+        job = page.locator(".job").first
+        expect(job).to_contain_text("pseudo-translate → clean → render")
+        expect(job).to_contain_text("done", timeout=60_000)
+        strip = page.locator(".strip-row").nth(1).get_by_role("button")
+        expect(strip).to_have_attribute("aria-label", re.compile("machine-translated"))
+        expect(page.locator(".strip-row").nth(1).locator(".seg.shade-machine")).to_have_count(1)
+
+        # The Cleaned and Rendered views, current.
+        images = page.get_by_role("group", name="Image")
+        images.get_by_role("button", name="Cleaned").click()
+        nodes = scene_with_curl(url, session)["pages"][0]["nodes"]
+        blob = lambda role: next(n["kind"]["blob"] for n in nodes if n["kind"].get("role") == role)
+        expect(page.locator(".page-image")).to_have_attribute("src", re.compile(blob("cleaned")))
+        page.wait_for_function("() => { const i = document.querySelector('.page-image'); return i.complete && i.naturalWidth > 0; }")
+        page.screenshot(path=os.path.join(out, "cleaned.png"))
+        images.get_by_role("button", name="Rendered").click()
+        expect(page.locator(".page-image")).to_have_attribute("src", re.compile(blob("rendered")))
+        expect(images).not_to_contain_text("out of date")
+        page.wait_for_function("() => { const i = document.querySelector('.page-image'); return i.complete && i.naturalWidth > 0; }")
+        page.screenshot(path=os.path.join(out, "rendered.png"))
+
+        # The render's warning, opened from its job, goes to its box.
+        job.locator(".job-warnings summary").click()
+        warning = job.locator('.warning[data-rule="overflow"]')
+        expect(warning).to_have_count(1)
+        warning.click()
+        expect(page.locator(f'.box[data-node="{long_node["id"]}"]')).to_have_attribute("aria-pressed", "true")
+        expect(page.locator("#translation")).to_have_value(re.compile("Beaucoup trop long"))
+
+        # An edit makes the render out of date, and the view says so.
+        page.locator("#translation").fill("Court.")
+        page.locator("#translation").press("Tab")
+        expect(images.get_by_role("button", name="Rendered")).to_contain_text("out of date", timeout=LIVE_MS)
+        expect(page.locator(".view-note")).to_contain_text("Run render again")
+        page.screenshot(path=os.path.join(out, "stale.png"))
+
+        # The rendered chapter, as a CBZ of JPEGs.
+        page.get_by_role("button", name="Export").click()
+        with page.expect_download() as download:
+            page.get_by_role("menuitem", name="Rendered pages, CBZ of JPEGs (.cbz)").click()
+        path = os.path.join(out, "chapter.cbz")
+        download.value.save_as(path)
+        with zipfile.ZipFile(path) as z:
+            assert z.namelist() == ["001.jpg", "002.jpg", "ComicInfo.xml"], z.namelist()
+
+
 def main():
     global CHROMIUM
     CHROMIUM, what, url, out = sys.argv[1:5]
@@ -844,6 +952,8 @@ def main():
         scenario_live(url, out, sys.argv[5])
     elif what == "restart":
         scenario_restart(url, out)
+    elif what == "chapter":
+        scenario_chapter(url, out, sys.argv[5])
     elif what == "token":
         scenario_token(url, out, sys.argv[5])
     else:

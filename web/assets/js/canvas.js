@@ -322,8 +322,8 @@ export function Canvas({ info }) {
         <img class="page-image" src=${url || undefined} alt=${`Page ${info.number}: ${page.name}${shown === 'source' ? '' : ` (${shown})`}`} draggable="false"
           width=${Math.round(width * z)} height=${Math.round(height * z)}
           onLoad=${(e) => !page.width && setNatural({ w: e.currentTarget.naturalWidth, h: e.currentTarget.naturalHeight })} />
-        ${maskUrl && html`<img class="mask-overlay" src=${maskUrl} alt="" aria-hidden="true" draggable="false"
-          width=${Math.round(width * z)} height=${Math.round(height * z)} />`}
+        ${maskUrl && html`<div class="mask-overlay" aria-hidden="true"
+          style=${{ maskImage: `url("${maskUrl}")`, WebkitMaskImage: `url("${maskUrl}")` }}></div>`}
         ${regions && hasRegions && html`<svg class="regions" aria-hidden="true" width=${width * z} height=${height * z}
           viewBox=${`0 0 ${width} ${height}`}>
           ${outlined.map((n) => html`<polygon key=${n.id} data-node=${n.id} points=${n.kind.region.map((p) => p.join(',')).join(' ')} />`)}
