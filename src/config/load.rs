@@ -559,6 +559,23 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             format!("is {dilate}; it must be from 0 to 32 (pixels)"),
         ));
     }
+    for (key, path) in [
+        ("ocr.model", &config.ocr.model),
+        ("ocr.detector", &config.ocr.detector),
+    ] {
+        match path {
+            Some(path) if !path.is_file() => {
+                return Err(at(key, format!("{} is not a file", path.display())));
+            }
+            None if config.ocr.backend == quire_core::settings::OcrBackend::Onnx => {
+                return Err(at(
+                    key,
+                    "is needed by ocr.backend = \"onnx\" (a PP-OCR model file)".into(),
+                ));
+            }
+            _ => {}
+        }
+    }
     let confidence = config.ocr.min_confidence;
     if !(confidence.is_finite() && (0.0..=1.0).contains(&confidence)) {
         return Err(at(

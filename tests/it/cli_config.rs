@@ -793,3 +793,38 @@ fn zero_where_a_positive_number_is_needed_is_refused_with_its_key() {
         assert_eq!(s.snapshot(), before, "{text}: nothing written");
     }
 }
+
+/// The onnx OCR backend without its model files, or with a path that is
+/// no file: refused at start, the key named, nothing written.
+#[test]
+fn an_onnx_ocr_backend_without_its_models_is_refused_with_its_key() {
+    let s = Sandbox::new();
+    let cases = [
+        ("[ocr]\nbackend = \"onnx\"\n", "ocr.model", "is needed by"),
+        (
+            "[ocr]\nbackend = \"onnx\"\nmodel = \"/nonexistent/rec.onnx\"\n",
+            "ocr.model",
+            "is not a file",
+        ),
+        (
+            "[ocr]\nbackend = \"onnx\"\nmodel = \"/etc/hostname\"\n",
+            "ocr.detector",
+            "is needed by",
+        ),
+        (
+            "[ocr]\nbackend = \"paddle\"\n",
+            "ocr.backend",
+            "expected one of: tesseract, onnx",
+        ),
+    ];
+    for (text, key, why) in cases {
+        s.user_config(text);
+        let before = s.snapshot();
+        let done = s.quire().args(["config", "show"]).run();
+        assert_eq!(done.code(), 2, "{text}: {}", done.stderr());
+        let err = done.stderr();
+        assert!(err.contains(key), "{text}: {err}");
+        assert!(err.contains(why), "{text}: {err}");
+        assert_eq!(s.snapshot(), before, "{text}: nothing written");
+    }
+}

@@ -217,8 +217,19 @@ impl Default for DetectSettings {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OcrSettings {
+    /// What reads the text.
+    #[serde(default)]
+    pub backend: OcrBackend,
     /// The Tesseract program (a name on `PATH` or a path).
     pub tesseract: String,
+    /// `onnx`: the recognition model (PP-OCR's, its dictionary in its
+    /// `character` metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<std::path::PathBuf>,
+    /// `onnx`: the text-line detector run inside each node's cut
+    /// (PP-OCR's DB model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detector: Option<std::path::PathBuf>,
     /// Below this confidence (0 to 1) a node read gets a
     /// `low-confidence` warning.
     pub min_confidence: f64,
@@ -229,11 +240,26 @@ pub struct OcrSettings {
 impl Default for OcrSettings {
     fn default() -> Self {
         OcrSettings {
+            backend: OcrBackend::default(),
             tesseract: "tesseract".into(),
+            model: None,
+            detector: None,
             min_confidence: 0.6,
             timeout_secs: 60,
         }
     }
+}
+
+/// What the `ocr` engine reads with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OcrBackend {
+    /// The system's Tesseract, one run per page and language.
+    #[default]
+    Tesseract,
+    /// PP-OCR's models (`ocr.model`, `ocr.detector`), run in process by
+    /// tract: Japanese, Chinese and English, horizontal and vertical.
+    Onnx,
 }
 
 /// The `clean` engine's settings (`[clean]`).
