@@ -11,8 +11,8 @@ use std::process::ExitCode;
 use clap::Parser;
 
 use crate::cli::{
-    Cli, Command, ConfigCommand, EnginesCommand, GlossaryCommand, McpCommand, ModesCommand,
-    ProjectsCommand,
+    Cli, Command, ConfigCommand, EnginesCommand, GlossaryCommand, McpCommand, ModelsCommand,
+    ModesCommand, ProjectsCommand,
 };
 use crate::commands;
 use crate::config::modes::Frontend;
@@ -299,6 +299,7 @@ fn helper(
         Command::Engines(EnginesCommand::List { json }) => {
             commands::engines::list(loaded, json, out)
         }
+        Command::Models(ModelsCommand::List { json }) => commands::models::list(loaded, json, out),
         Command::Attach(_)
         | Command::Mcp(_)
         | Command::Completions { .. }

@@ -115,6 +115,9 @@ pub enum Command {
     /// A project's glossary
     #[command(subcommand)]
     Glossary(GlossaryCommand),
+    /// The model files the configuration names
+    #[command(subcommand)]
+    Models(ModelsCommand),
     /// Print a shell completion script
     Completions {
         /// bash, zsh, fish, elvish or powershell
@@ -213,6 +216,16 @@ pub enum GlossaryCommand {
         /// The managed project (name or id) or project directory to add them to
         #[arg(long, value_name = "PROJECT")]
         into: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ModelsCommand {
+    /// Each configured model file: its size, its sha256 and whether it loads
+    List {
+        /// One JSON array instead of a table
+        #[arg(long)]
+        json: bool,
     },
 }
 

@@ -115,14 +115,20 @@ pub fn core_config(
         detect: config.detect.clone(),
         ocr: config.ocr.clone(),
         clean: config.clean.clone(),
-        pipelines: {
-            let mut presets = quire_core::settings::built_in_presets();
-            presets.extend(config.pipelines.clone());
-            presets
-        },
+        pipelines: pipelines(config),
         render: config.render.clone(),
         max_image_pixels: config.limits.max_image_pixels.get(),
     }
+}
+
+/// The named pipelines: the built-in `chapter`, then `[pipelines.<name>]`
+/// (a configured one of the same name replaces it).
+pub fn pipelines(
+    config: &crate::config::Config,
+) -> BTreeMap<String, quire_core::settings::PipelinePreset> {
+    let mut presets = quire_core::settings::built_in_presets();
+    presets.extend(config.pipelines.clone());
+    presets
 }
 
 /// The `[engines.<id>]` tables as the core runs them.

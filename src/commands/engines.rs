@@ -1,5 +1,5 @@
-//! `quire engines list`: the built-in engines and the command engines of
-//! the configuration.
+//! `quire engines list`: the built-in engines, the command engines of the
+//! configuration and the named pipelines.
 
 use std::io::Write;
 
@@ -9,7 +9,10 @@ use crate::core::engines::Registry;
 use crate::error::Failure;
 
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let engines = Registry::new(&crate::launch::command_engines(&loaded.config.engines)).list();
+    let engines = crate::core::engines::with_pipelines(
+        Registry::new(&crate::launch::command_engines(&loaded.config.engines)).list(),
+        &crate::launch::pipelines(&loaded.config),
+    );
     if json {
         let text = serde_json::to_string_pretty(&engines)
             .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
@@ -18,7 +21,14 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     let rows: Vec<[String; 4]> = engines
         .iter()
         .map(|e| {
-            let kind = if e.built_in {
+            let kind = if e.stage == "pipeline" {
+                if e.built_in {
+                    "built-in pipeline"
+                } else {
+                    "pipeline"
+                }
+                .to_owned()
+            } else if e.built_in {
                 "built-in".to_owned()
             } else if e.requires_approval {
                 "command, needs approval".to_owned()

@@ -7,6 +7,7 @@ pub mod config;
 pub mod docs;
 pub mod engines;
 pub mod glossary;
+pub mod models;
 pub mod modes;
 pub mod projects;
 

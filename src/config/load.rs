@@ -536,6 +536,12 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
                 format!("`{id}` is a built-in engine; give the command engine another id"),
             ));
         }
+        if crate::launch::pipelines(&config).contains_key(id) {
+            return Err(at(
+                &format!("engines.{id}"),
+                format!("`{id}` is a named pipeline; give the command engine another id"),
+            ));
+        }
         let key = format!("engines.{id}.command");
         match engine.command.first() {
             None => return Err(at(&key, "must name a program".into())),

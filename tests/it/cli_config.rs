@@ -710,6 +710,23 @@ fn engines_list_shows_built_in_and_configured_engines() {
     assert_eq!(ocr["requiresApproval"], true);
     assert_eq!(ocr["builtIn"], false);
     assert_eq!(ocr["stage"], "ocr");
+    // The named pipelines are listed too: the built-in chapter.
+    let chapter = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "chapter")
+        .unwrap();
+    assert_eq!(chapter["stage"], "pipeline");
+    assert_eq!(chapter["builtIn"], true);
+    assert!(
+        chapter["description"]
+            .as_str()
+            .unwrap()
+            .contains("detect → ocr"),
+        "{chapter}"
+    );
+    assert!(out.contains("built-in pipeline"), "{out}");
 }
 
 #[test]
@@ -734,10 +751,20 @@ fn a_command_engine_may_not_take_a_built_in_id_or_run_nothing() {
         s.user_config(&format!(
             "[engines.{id}]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n"
         ));
+        let why = if engines
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["id"] == id && e["stage"] == "pipeline")
+        {
+            "is a named pipeline"
+        } else {
+            "is a built-in engine"
+        };
         s.quire()
             .args(["engines", "list"])
             .run()
-            .fails(2, &[&format!("engines.{id}"), "is a built-in engine"]);
+            .fails(2, &[&format!("engines.{id}"), why]);
     }
     s.user_config("[engines.x]\ncommand = []\ninput = \"page-json\"\noutput = \"ops\"\n");
     s.quire()
@@ -827,4 +854,45 @@ fn an_onnx_ocr_backend_without_its_models_is_refused_with_its_key() {
         assert!(err.contains(why), "{text}: {err}");
         assert_eq!(s.snapshot(), before, "{text}: nothing written");
     }
+}
+
+/// `quire models list`: each configured model file with its size, its
+/// sha256 (as coreutils' `sha256sum` computes it) and whether it loads; a
+/// file that is no model says why.
+#[test]
+fn models_list_names_each_model_its_digest_and_whether_it_loads() {
+    let test = "models_list_names_each_model_its_digest_and_whether_it_loads";
+    let Some((det, _)) = crate::pages::ppocr_models(test) else {
+        return;
+    };
+    let s = Sandbox::new();
+    let junk = s.root().join("junk.onnx");
+    std::fs::write(&junk, b"not a model").unwrap();
+    s.user_config(&format!(
+        "[ocr]\nbackend = \"onnx\"\ndetector = \"{}\"\nmodel = \"{}\"\n",
+        det.display(),
+        junk.display()
+    ));
+    let done = s.quire().args(["models", "list", "--json"]).run();
+    assert_eq!(done.code(), 0, "{}", done.stderr());
+    let listed: serde_json::Value = serde_json::from_str(&done.stdout()).unwrap();
+    let sha = |path: &std::path::Path| {
+        let out = std::process::Command::new("sha256sum")
+            .arg(path)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()[..64].to_owned()
+    };
+    assert_eq!(listed[0]["key"], "ocr.detector");
+    assert_eq!(listed[0]["sha256"], sha(&det).as_str());
+    assert_eq!(listed[0]["bytes"], std::fs::metadata(&det).unwrap().len());
+    assert_eq!(listed[0]["loads"], "ok");
+    assert_eq!(listed[1]["key"], "ocr.model");
+    assert_eq!(listed[1]["sha256"], sha(&junk).as_str());
+    let why = listed[1]["loads"].as_str().unwrap();
+    assert!(why.contains("cannot be read as an ONNX model"), "{why}");
+    // The table says the same.
+    let table = s.quire().args(["models", "list"]).run();
+    assert_eq!(table.code(), 0, "{}", table.stderr());
+    assert!(table.stdout().contains(&sha(&det)), "{}", table.stdout());
 }

@@ -299,7 +299,7 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
 /// PP-OCRv6's small detector and recogniser, as PyPI's `rapidocr` 3.10.0
 /// wheel ships them (`scripts/test` puts them in `.models/`; or
 /// `QUIRE_PPOCR_MODELS` names the directory).
-fn ppocr_models(test: &str) -> Option<(PathBuf, PathBuf)> {
+pub fn ppocr_models(test: &str) -> Option<(PathBuf, PathBuf)> {
     let dir = std::env::var_os("QUIRE_PPOCR_MODELS").map_or_else(
         || Path::new(env!("CARGO_MANIFEST_DIR")).join(".models/rapidocr-3.10.0"),
         PathBuf::from,

@@ -290,37 +290,9 @@ impl Core {
     }
 
     /// The pipeline engines, built-in and configured, then the named
-    /// pipelines (stage `pipeline`, its steps in the description): a
-    /// name runs wherever an engine id does.
+    /// pipelines ([`engines::with_pipelines`]).
     pub fn engines(&self) -> Vec<EngineInfo> {
-        let mut list = self.inner.registry.list();
-        let built_in = settings::built_in_presets();
-        let presets: Vec<EngineInfo> = self
-            .config()
-            .pipelines
-            .iter()
-            .map(|(name, preset)| {
-                let asks = preset
-                    .steps
-                    .iter()
-                    .any(|s| list.iter().any(|e| e.id == *s && e.requires_approval));
-                let steps = preset.steps.join(" → ");
-                EngineInfo {
-                    id: name.clone(),
-                    stage: "pipeline".into(),
-                    description: if preset.description.is_empty() {
-                        steps
-                    } else {
-                        format!("{}: {steps}", preset.description)
-                    },
-                    requires_approval: asks,
-                    built_in: built_in.get(name) == Some(preset),
-                    command: None,
-                }
-            })
-            .collect();
-        list.extend(presets);
-        list
+        engines::with_pipelines(self.inner.registry.list(), &self.config().pipelines)
     }
 
     pub fn events(&self) -> &Arc<EventBus> {

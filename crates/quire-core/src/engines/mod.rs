@@ -64,6 +64,41 @@ impl EngineInfo {
     }
 }
 
+/// `engines` and then the named pipelines as entries of their own (stage
+/// `pipeline`, their steps in the description, needing approval when a
+/// step does): a name runs wherever an engine id does, so every list of
+/// engines offers them.
+pub fn with_pipelines(
+    mut engines: Vec<EngineInfo>,
+    pipelines: &std::collections::BTreeMap<String, crate::settings::PipelinePreset>,
+) -> Vec<EngineInfo> {
+    let built_in = crate::settings::built_in_presets();
+    let presets: Vec<EngineInfo> = pipelines
+        .iter()
+        .map(|(name, preset)| {
+            let asks = preset
+                .steps
+                .iter()
+                .any(|s| engines.iter().any(|e| e.id == *s && e.requires_approval));
+            let steps = preset.steps.join(" → ");
+            EngineInfo {
+                id: name.clone(),
+                stage: "pipeline".into(),
+                description: if preset.description.is_empty() {
+                    steps
+                } else {
+                    format!("{}: {steps}", preset.description)
+                },
+                requires_approval: asks,
+                built_in: built_in.get(name) == Some(preset),
+                command: None,
+            }
+        })
+        .collect();
+    engines.extend(presets);
+    engines
+}
+
 /// What an engine asks the job to gather for its step.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Needs {

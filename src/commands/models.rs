@@ -1,0 +1,125 @@
+//! `quire models list`: the model files the configuration names (the `ocr`
+//! engine's `onnx` backend), each with its size, its sha256 (to compare
+//! with what its publisher lists) and whether it loads as what it is for.
+//! quire ships and downloads no model; this says what it would use.
+
+use std::io::{Read, Write};
+use std::path::Path;
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use super::write_failed;
+use crate::config::Loaded;
+use crate::error::Failure;
+
+/// One configured model file.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Model {
+    /// The config key that names it.
+    key: &'static str,
+    path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sha256: Option<String>,
+    /// `ok`, or why it does not load.
+    loads: String,
+}
+
+pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
+    let ocr = &loaded.config.ocr;
+    let mut models = Vec::new();
+    for (key, path, role) in [
+        ("ocr.detector", &ocr.detector, Role::Detector),
+        ("ocr.model", &ocr.model, Role::Recognizer),
+    ] {
+        if let Some(path) = path {
+            models.push(describe(key, path, role));
+        }
+    }
+    if json {
+        let text = serde_json::to_string_pretty(&models)
+            .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
+        return writeln!(out, "{text}").map_err(write_failed);
+    }
+    if models.is_empty() {
+        return writeln!(
+            out,
+            "no model files are configured (ocr.backend = \"onnx\" takes ocr.model and ocr.detector)"
+        )
+        .map_err(write_failed);
+    }
+    let rows: Vec<[String; 5]> = models
+        .into_iter()
+        .map(|m| {
+            [
+                m.key.to_owned(),
+                m.path,
+                m.bytes.map_or_else(|| "-".to_owned(), |b| b.to_string()),
+                m.sha256.unwrap_or_else(|| "-".to_owned()),
+                m.loads,
+            ]
+        })
+        .collect();
+    super::table(out, ["KEY", "PATH", "BYTES", "SHA256", "LOADS"], &rows)
+}
+
+#[derive(Clone, Copy)]
+enum Role {
+    Detector,
+    Recognizer,
+}
+
+fn describe(key: &'static str, path: &Path, role: Role) -> Model {
+    let mut model = Model {
+        key,
+        path: path.display().to_string(),
+        bytes: None,
+        sha256: None,
+        loads: String::new(),
+    };
+    match sha256(path) {
+        Ok((bytes, digest)) => {
+            model.bytes = Some(bytes);
+            model.sha256 = Some(digest);
+        }
+        Err(e) => {
+            model.loads = format!("cannot be read: {e}");
+            return model;
+        }
+    }
+    let loaded = match role {
+        Role::Detector => quire_ppocr::Detector::load(path).map(|_| String::new()),
+        Role::Recognizer => quire_ppocr::Recognizer::load(path)
+            .map(|r| format!(" ({} characters)", r.dictionary_len())),
+    };
+    model.loads = match loaded {
+        Ok(more) => format!("ok{more}"),
+        Err(e) => e,
+    };
+    model
+}
+
+/// The file's size and sha256, read in pieces.
+fn sha256(path: &Path) -> std::io::Result<(u64, String)> {
+    let mut file = std::fs::File::open(path)?;
+    let mut hasher = Sha256::new();
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        let n = file.read(&mut buffer)?;
+        if n == 0 {
+            break;
+        }
+        bytes += n as u64;
+        hasher.update(&buffer[..n]);
+    }
+    let digest: String = hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Ok((bytes, digest))
+}
