@@ -442,20 +442,7 @@ async fn a_wrong_model_file_is_named_and_changes_nothing() {
     for (detector, model, want) in cases {
         let t = onnx_core(&detector, &model);
         let id = t.session("wrong");
-        let page = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
-        let mut png = std::io::Cursor::new(Vec::new());
-        page.write_to(&mut png, image::ImageFormat::Png).unwrap();
-        t.core
-            .import_files(
-                id,
-                vec![ImageFile {
-                    name: "p.png".into(),
-                    bytes: png.into_inner(),
-                }],
-            )
-            .await
-            .unwrap();
-        let page_id = t.core.scene(id).await.unwrap().scene.pages[0].id;
+        let page_id = blank_page(&t, id).await;
         let add = serde_json::json!({ "type": "AddNode", "page": page_id, "node": {
             "transform": { "x": 10, "y": 10, "width": 100, "height": 40 }, "kind": { "type": "text" } } });
         t.core
@@ -481,6 +468,24 @@ async fn a_wrong_model_file_is_named_and_changes_nothing() {
         let after = t.core.scene(id).await.unwrap();
         assert_eq!((before.epoch, before.scene), (after.epoch, after.scene));
     }
+}
+
+/// A white 200 × 100 image page imported into the session; its id.
+async fn blank_page(t: &TestCore, id: SessionId) -> quire::core::ids::PageId {
+    let page = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
+    let mut png = std::io::Cursor::new(Vec::new());
+    page.write_to(&mut png, image::ImageFormat::Png).unwrap();
+    t.core
+        .import_files(
+            id,
+            vec![ImageFile {
+                name: "p.png".into(),
+                bytes: png.into_inner(),
+            }],
+        )
+        .await
+        .unwrap();
+    t.core.scene(id).await.unwrap().scene.pages[0].id
 }
 
 /// A program standing in for Tesseract: a shell script.
@@ -513,20 +518,7 @@ async fn ocr_output_that_is_too_big_or_a_missing_language_is_named_and_changes_n
         let program = fake_tesseract(bin.path(), body);
         let t = TestCore::configured(|c| c.ocr.tesseract = program);
         let id = t.session("ocr");
-        let page = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
-        let mut png = std::io::Cursor::new(Vec::new());
-        page.write_to(&mut png, image::ImageFormat::Png).unwrap();
-        t.core
-            .import_files(
-                id,
-                vec![ImageFile {
-                    name: "p.png".into(),
-                    bytes: png.into_inner(),
-                }],
-            )
-            .await
-            .unwrap();
-        let page_id = t.core.scene(id).await.unwrap().scene.pages[0].id;
+        let page_id = blank_page(&t, id).await;
         let node = crate::core_support::text_node("");
         t.core
             .apply(
