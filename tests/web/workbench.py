@@ -185,7 +185,7 @@ def launch(playwright):
 
 
 def watch_errors(page, errors):
-    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}\n{e.stack}"))
     page.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
             and errors.append(f"console: {m.text}"))
 

@@ -219,12 +219,24 @@ export function Canvas({ info }) {
     setGhost({ node: g.node.id, ...clampBox(dragged(g.node.transform, g.mode, dx, dy), width, height) });
   }
 
+  // A moved or resized box stays where it was dropped until the scene
+  // shows the change (or the change is refused), rather than jumping back
+  // to where it was for the moment between the answer and the update.
+  useEffect(() => {
+    if (!ghost || !ghost.from) return;
+    const now = info.texts.find((n) => n.id === ghost.node);
+    if (!now || ['x', 'y', 'width', 'height'].some((k) => now.transform[k] !== ghost.from[k])) setGhost(null);
+  });
+
   async function onPointerUp() {
     const g = gesture.current;
     gesture.current = null;
     const box = ghost;
-    setGhost(null);
-    if (!g || !box) return;
+    if (!g || !box) {
+      setGhost(null);
+      return;
+    }
+    if (g.kind !== 'box' || !g.moved) setGhost(null);
     if (g.kind === 'draw') {
       if (box.width < MIN_BOX || box.height < MIN_BOX) return;
       const transform = clampBox(box, width, height);
@@ -237,8 +249,10 @@ export function Canvas({ info }) {
       const { node: _id, ...t } = box;
       const { x, y, width: w, height: h } = t;
       const transform = { ...g.node.transform, x, y, width: w, height: h };
-      apply({ type: 'UpdateNode', page: page.id, id: g.node.id, patch: { transform } },
+      setGhost({ ...box, from: g.node.transform });
+      const result = await apply({ type: 'UpdateNode', page: page.id, id: g.node.id, patch: { transform } },
         g.mode === 'move' ? 'Moving the box' : 'Resizing the box');
+      if (!result) setGhost(null);
     }
   }
 
@@ -270,6 +284,9 @@ export function Canvas({ info }) {
     else if (e.key === '-') zoomBy(-1);
   });
 
+  // A state change of this canvas's own (an image loaded, a drop answered)
+  // can land after the project was left: there is no page to draw then.
+  if (!state.view) return null;
   const boxes = info.texts.filter((n) => n.visible !== false).map((node, i) => {
     const moving = ghost && ghost.node === node.id;
     const shown = moving ? { ...node, transform: { ...node.transform, x: ghost.x, y: ghost.y, width: ghost.width, height: ghost.height } } : node;

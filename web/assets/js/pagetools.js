@@ -71,6 +71,7 @@ function PageName({ info }) {
 }
 
 export function PageTools({ info, children }) {
+  if (!state.view) return null;
   const count = state.view.index.order.length;
   return html`<div class="page-tools" role="toolbar" aria-label="Page tools">
     <${PageName} info=${info} key=${info.page.id} />
