@@ -9,7 +9,8 @@
 //!    page's edge.
 //! 3. Balloons: 4-connected components of paper (what is not ink) that do
 //!    not reach the page's edge, cover at most `max_balloon_share` of it,
-//!    are light inside (a mean grey of at least [`LIGHT`]) and hold no art
+//!    are light inside (a mean grey of at least [`LIGHT`], a standard
+//!    deviation of at most [`MAX_SPREAD`]) and hold no art
 //!    (no other ink component of [`ART_PIXELS`] or more inside them). A
 //!    glyph belongs to the paper component most of the pixels just
 //!    outside its box belong to.
@@ -22,7 +23,8 @@
 //! 5. A block's box is its glyphs' box with a margin; its region is its
 //!    balloon's outline (the farthest balloon pixel along
 //!    [`REGION_POINTS`] rays from the balloon's centre), or that box
-//!    when it has no balloon. The text mask holds the kept glyphs' pixels.
+//!    when it has no balloon. The text mask holds the kept glyphs' pixels
+//!    and the marks smaller than a letter among them (see [`keep_marks`]).
 //!
 //! Blocks come in reading order: by rows of the page, and in a row from
 //! the left, or from the right for a right-to-left page.
@@ -38,6 +40,11 @@ pub const REGION_POINTS: usize = 64;
 /// The darkest mean grey a balloon's inside (or the paper behind a block
 /// outside balloons) may have: balloons are white or lightly tinted.
 pub const LIGHT: u8 = 180;
+
+/// The largest standard deviation of grey inside a balloon: its paper is
+/// even (white or one tint, with the letters' soft edges); a light panel
+/// of gradients or a caption box open onto the art around it is not.
+pub const MAX_SPREAD: f64 = 20.0;
 
 /// Ink components at least this big that are not glyphs are art.
 pub const ART_PIXELS: u64 = 200;
@@ -102,42 +109,126 @@ pub struct Detection {
     pub mask: GrayImage,
 }
 
+/// The ink and paper of a page, and which paper components are balloons.
+struct Analysis {
+    width: u32,
+    height: u32,
+    ink_labels: Vec<u32>,
+    ink_parts: Vec<Component>,
+    paper_labels: Vec<u32>,
+    paper_parts: Vec<Component>,
+    /// By paper component: whether it is a balloon.
+    balloon: Vec<bool>,
+}
+
+impl Analysis {
+    /// Steps 1 and 3 of the module doc.
+    fn of(page: &GrayImage, level: u8, settings: &Settings) -> Analysis {
+        let (width, height) = page.dimensions();
+        let ink = |x: u32, y: u32| page.get_pixel(x, y).0[0] <= level;
+        let (ink_labels, ink_parts) = labels::label(width, height, ink, true);
+        let (paper_labels, paper_parts) = labels::label(width, height, |x, y| !ink(x, y), false);
+        let page_area = f64::from(width) * f64::from(height);
+        // Each paper component's mean grey and its spread: a balloon is
+        // light inside and evenly so.
+        let mut sums = vec![(0u64, 0u64); paper_parts.len()];
+        for (i, label) in paper_labels.iter().enumerate() {
+            if *label != NONE {
+                let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
+                let grey = u64::from(page.get_pixel(x, y).0[0]);
+                let sum = &mut sums[*label as usize];
+                sum.0 += grey;
+                sum.1 += grey * grey;
+            }
+        }
+        // Art inside a paper component: an ink component of some size, not
+        // a glyph, that the component surrounds.
+        let mut holds_art = vec![false; paper_parts.len()];
+        for part in &ink_parts {
+            if part.area >= ART_PIXELS
+                && !is_glyph(part, settings)
+                && let Some(paper) = around(&part.bounds, &paper_labels, width, height)
+                && within(&part.bounds, &paper_parts[paper as usize].bounds)
+            {
+                holds_art[paper as usize] = true;
+            }
+        }
+        let balloon = paper_parts
+            .iter()
+            .enumerate()
+            .map(|(id, part)| {
+                let (sum, squares) = sums[id];
+                let n = part.area as f64;
+                let mean = sum as f64 / n;
+                let spread = (squares as f64 / n - mean * mean).max(0.0).sqrt();
+                !part.on_edge
+                    && part.area as f64 <= settings.max_balloon_share * page_area
+                    && mean >= f64::from(LIGHT)
+                    && spread <= MAX_SPREAD
+                    && !holds_art[id]
+            })
+            .collect();
+        Analysis {
+            width,
+            height,
+            ink_labels,
+            ink_parts,
+            paper_labels,
+            paper_parts,
+            balloon,
+        }
+    }
+
+    /// The balloon `b`'s outline, or `bounds`' corners without one.
+    fn region(&self, balloon: Option<u32>, bounds: &Bounds) -> Vec<[f64; 2]> {
+        match balloon {
+            Some(p) => outline(
+                p,
+                &self.paper_parts[p as usize].bounds,
+                &self.paper_labels,
+                self.width,
+            ),
+            None => corners(bounds),
+        }
+    }
+
+    /// The found blocks in reading order and the mask of their ink: the
+    /// `kept` components and the marks among them.
+    fn finish(
+        &self,
+        mut kept: Vec<bool>,
+        found: Vec<(Option<u32>, u32, Block)>,
+        settings: &Settings,
+    ) -> Detection {
+        let (width, height) = (self.width, self.height);
+        keep_marks(
+            &mut kept,
+            &self.ink_parts,
+            &found,
+            &self.paper_labels,
+            width,
+            height,
+        );
+        let mut blocks: Vec<Block> = found.into_iter().map(|(_, _, block)| block).collect();
+        order(&mut blocks, settings.right_to_left, height);
+        let mut mask = GrayImage::new(width, height);
+        for (i, label) in self.ink_labels.iter().enumerate() {
+            if *label != NONE && kept[*label as usize] {
+                let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
+                mask.put_pixel(x, y, Luma([255]));
+            }
+        }
+        Detection { blocks, mask }
+    }
+}
+
 /// The text blocks of `page`; see the module doc.
 pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     let (width, height) = page.dimensions();
     let level = otsu(page).min(MAX_INK);
-    let ink = |x: u32, y: u32| page.get_pixel(x, y).0[0] <= level;
-    let (ink_labels, ink_parts) = labels::label(width, height, ink, true);
-    let (paper_labels, paper_parts) = labels::label(width, height, |x, y| !ink(x, y), false);
-    let page_area = f64::from(width) * f64::from(height);
-    // Each paper component's mean grey: a balloon is light inside.
-    let mut sums = vec![0u64; paper_parts.len()];
-    for (i, label) in paper_labels.iter().enumerate() {
-        if *label != NONE {
-            let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
-            sums[*label as usize] += u64::from(page.get_pixel(x, y).0[0]);
-        }
-    }
-    // Art inside a paper component: an ink component of some size, not a
-    // glyph, that the component surrounds.
-    let mut holds_art = vec![false; paper_parts.len()];
-    for part in &ink_parts {
-        if part.area >= ART_PIXELS
-            && !is_glyph(part, settings)
-            && let Some(paper) = around(&part.bounds, &paper_labels, width, height)
-            && within(&part.bounds, &paper_parts[paper as usize].bounds)
-        {
-            holds_art[paper as usize] = true;
-        }
-    }
-    let is_balloon = |id: u32| {
-        let part = &paper_parts[id as usize];
-        let mean = sums[id as usize] as f64 / part.area as f64;
-        !part.on_edge
-            && part.area as f64 <= settings.max_balloon_share * page_area
-            && mean >= f64::from(LIGHT)
-            && !holds_art[id as usize]
-    };
+    let a = Analysis::of(page, level, settings);
+    let is_balloon = |id: u32| a.balloon[id as usize];
+    let (ink_parts, paper_labels) = (&a.ink_parts, &a.paper_labels);
 
     let glyphs: Vec<Glyph> = ink_parts
         .iter()
@@ -146,7 +237,7 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
         .map(|(id, part)| Glyph {
             id: id as u32,
             bounds: part.bounds,
-            paper: around(&part.bounds, &paper_labels, width, height),
+            paper: around(&part.bounds, paper_labels, width, height),
         })
         .collect();
 
@@ -174,7 +265,8 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     );
 
     let mut kept = vec![false; ink_parts.len()];
-    let mut blocks: Vec<Block> = groups
+    // Each block, with its balloon and its letters' median height.
+    let found: Vec<(Option<u32>, u32, Block)> = groups
         .into_iter()
         .map(|(balloon, members)| (balloon, like_height(members)))
         .filter(|(_, members)| !members.is_empty())
@@ -188,28 +280,202 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
                 .reduce(|a, b| a.union(&b))
                 .unwrap_or(members[0].bounds);
             let bounds = padded(&text, width, height);
-            let region = match balloon {
-                Some(p) => outline(p, &paper_parts[p as usize].bounds, &paper_labels, width),
-                None => corners(&bounds),
-            };
-            Block {
+            let mut heights: Vec<u32> = members.iter().map(|g| g.bounds.height()).collect();
+            heights.sort_unstable();
+            let block = Block {
+                region: a.region(balloon, &bounds),
                 bounds,
-                region,
                 in_balloon: balloon.is_some(),
                 glyphs: members.len(),
-            }
+            };
+            (balloon, heights[heights.len() / 2], block)
         })
         .collect();
-    order(&mut blocks, settings.right_to_left, height);
+    a.finish(kept, found, settings)
+}
 
-    let mut mask = GrayImage::new(width, height);
-    for (i, label) in ink_labels.iter().enumerate() {
-        if *label != NONE && kept[*label as usize] {
-            let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
-            mask.put_pixel(x, y, Luma([255]));
+/// The text blocks of `page` from text lines a model found (the `onnx`
+/// backend's detector): the same balloons, regions, order and mask as
+/// [`detect`], with the model deciding what is text instead of the
+/// glyph rules. A line shorter across than `min_text_height` is dropped.
+/// A line is in the balloon whose paper most of the paper pixels inside
+/// its box belong to; the lines of one balloon are one block, and lines
+/// outside balloons are joined into blocks by distance (a short block in
+/// the top or bottom margin is a page number). A line's ink is the ink
+/// components that lie inside its box (text light on dark art has none:
+/// its block is found, its mask is empty).
+pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> Detection {
+    let (width, height) = page.dimensions();
+    let level = otsu(page).min(MAX_INK);
+    let a = Analysis::of(page, level, settings);
+    let lines: Vec<Bounds> = lines
+        .iter()
+        .filter(|l| l.right < width && l.bottom < height)
+        .filter(|l| l.width().min(l.height()) >= settings.min_text_height)
+        .copied()
+        .collect();
+    // Each line's balloon, by the paper inside its box.
+    let paper_of = |l: &Bounds| {
+        let mut votes: Vec<(u32, usize)> = Vec::new();
+        for y in l.top..=l.bottom {
+            for x in l.left..=l.right {
+                let label = a.paper_labels[y as usize * width as usize + x as usize];
+                if label == NONE {
+                    continue;
+                }
+                match votes.iter_mut().find(|(v, _)| *v == label) {
+                    Some((_, n)) => *n += 1,
+                    None => votes.push((label, 1)),
+                }
+            }
+        }
+        votes
+            .into_iter()
+            .max_by_key(|(v, n)| (*n, *v))
+            .map(|(v, _)| v)
+            .filter(|v| a.balloon[*v as usize])
+    };
+    let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+    let mut free = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        match paper_of(line) {
+            Some(p) => match groups.iter_mut().find(|(b, _)| *b == Some(p)) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((Some(p), vec![i])),
+            },
+            None => free.push(i),
         }
     }
-    Detection { blocks, mask }
+    // Free lines joined by distance (union-find over neighbours).
+    let mut parent: Vec<usize> = (0..free.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..free.len() {
+        for j in i + 1..free.len() {
+            if lines_near(&lines[free[i]], &lines[free[j]]) {
+                let (x, y) = (root(&mut parent, i), root(&mut parent, j));
+                parent[x.max(y)] = x.min(y);
+            }
+        }
+    }
+    let mut group_of_root = vec![usize::MAX; free.len()];
+    for (i, line) in free.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if group_of_root[r] == usize::MAX {
+            group_of_root[r] = groups.len();
+            groups.push((None, Vec::new()));
+        }
+        groups[group_of_root[r]].1.push(*line);
+    }
+    // Each line's ink: the components inside its box (2 px of slack).
+    let mut owner = vec![usize::MAX; a.ink_parts.len()];
+    for (id, part) in a.ink_parts.iter().enumerate() {
+        let b = part.bounds;
+        owner[id] = lines
+            .iter()
+            .position(|l| {
+                b.left + 2 >= l.left
+                    && b.top + 2 >= l.top
+                    && b.right <= l.right + 2
+                    && b.bottom <= l.bottom + 2
+            })
+            .unwrap_or(usize::MAX);
+    }
+    let margin = f64::from(height) * 0.07;
+    let mut kept = vec![false; a.ink_parts.len()];
+    let found = groups
+        .into_iter()
+        .filter_map(|(balloon, members)| {
+            let bounds = members
+                .iter()
+                .map(|i| lines[*i])
+                .reduce(|x, y| x.union(&y))?;
+            let ink: Vec<usize> = (0..owner.len())
+                .filter(|id| owner[*id] != usize::MAX && members.contains(&owner[*id]))
+                .collect();
+            let in_margin = f64::from(bounds.bottom) < margin
+                || f64::from(bounds.top) > f64::from(height) - margin;
+            if balloon.is_none() && settings.drop_page_numbers && in_margin && ink.len() <= 4 {
+                return None;
+            }
+            for id in &ink {
+                kept[*id] = true;
+            }
+            // The letters' height: the lines' short side.
+            let mut across: Vec<u32> = members
+                .iter()
+                .map(|i| lines[*i].width().min(lines[*i].height()))
+                .collect();
+            across.sort_unstable();
+            let block = Block {
+                region: a.region(balloon, &bounds),
+                bounds,
+                in_balloon: balloon.is_some(),
+                glyphs: ink.len(),
+            };
+            Some((balloon, across[across.len() / 2], block))
+        })
+        .collect();
+    a.finish(kept, found, settings)
+}
+
+/// Whether two text lines are neighbours in one block: lines of one
+/// direction (both across or both down the page) whose spans overlap
+/// across, no farther apart than the thinner one is thick; or pieces of
+/// one line, overlapping by half along and no farther apart than the
+/// thicker one is thick.
+fn lines_near(a: &Bounds, b: &Bounds) -> bool {
+    let down = |l: &Bounds| l.height() > l.width().saturating_mul(3) / 2;
+    if down(a) != down(b) {
+        return false;
+    }
+    // In the lines' own frame: spans along the text, then across it.
+    let spans = |l: &Bounds| {
+        let (x, y) = ((l.left, l.right), (l.top, l.bottom));
+        if down(a) { (y, x) } else { (x, y) }
+    };
+    let (((a0, a1), (c0, c1)), ((b0, b1), (d0, d1))) = (spans(a), spans(b));
+    let (ta, tb) = (c1 - c0 + 1, d1 - d0 + 1);
+    let next_line = overlap(a0, a1, b0, b1) > 0 && gap(c0, c1, d0, d1) <= ta.min(tb);
+    let same_line = overlap(c0, c1, d0, d1) * 2 >= ta.min(tb) && gap(a0, a1, b0, b1) <= ta.max(tb);
+    next_line || same_line
+}
+
+/// Marks smaller than a letter that belong to a block's text go in the
+/// mask with its letters: the strokes of a kana written in pieces (こ,
+/// ー), dakuten, dots, commas and accents. In a balloon, any ink no taller
+/// or wider than 1.8 of its letters' median height that the balloon's
+/// paper surrounds; outside balloons, such ink inside the block's box.
+fn keep_marks(
+    kept: &mut [bool],
+    ink_parts: &[Component],
+    blocks: &[(Option<u32>, u32, Block)],
+    paper: &[u32],
+    width: u32,
+    height: u32,
+) {
+    for (id, part) in ink_parts.iter().enumerate() {
+        if kept[id] || part.on_edge {
+            continue;
+        }
+        let b = part.bounds;
+        let mark = |letter: u32| {
+            let most = f64::from(letter) * 1.8;
+            f64::from(b.width()) <= most && f64::from(b.height()) <= most
+        };
+        kept[id] = blocks.iter().any(|(balloon, letter, block)| {
+            mark(*letter)
+                && match balloon {
+                    Some(p) => around(&b, paper, width, height) == Some(*p),
+                    None => within(&b, &block.bounds),
+                }
+        });
+    }
 }
 
 struct Glyph {
