@@ -32,6 +32,7 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     let ocr = &loaded.config.ocr;
     let mut models = Vec::new();
     for (key, path, role) in [
+        ("detect.model", &loaded.config.detect.model, Role::Detector),
         ("ocr.detector", &ocr.detector, Role::Detector),
         ("ocr.model", &ocr.model, Role::Recognizer),
     ] {
@@ -47,7 +48,7 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     if models.is_empty() {
         return writeln!(
             out,
-            "no model files are configured (ocr.backend = \"onnx\" takes ocr.model and ocr.detector)"
+            "no model files are configured (detect.backend = \"onnx\" takes detect.model; ocr.backend = \"onnx\" takes ocr.model and ocr.detector)"
         )
         .map_err(write_failed);
     }

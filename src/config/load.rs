@@ -582,6 +582,21 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             _ => {}
         }
     }
+    match &config.detect.model {
+        Some(path) if !path.is_file() => {
+            return Err(at(
+                "detect.model",
+                format!("{} is not a file", path.display()),
+            ));
+        }
+        None if config.detect.backend == quire_core::settings::DetectBackend::Onnx => {
+            return Err(at(
+                "detect.model",
+                "is needed by detect.backend = \"onnx\" (a text detection model file)".into(),
+            ));
+        }
+        _ => {}
+    }
     let confidence = config.ocr.min_confidence;
     if !(confidence.is_finite() && (0.0..=1.0).contains(&confidence)) {
         return Err(at(

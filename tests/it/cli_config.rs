@@ -821,8 +821,9 @@ fn zero_where_a_positive_number_is_needed_is_refused_with_its_key() {
     }
 }
 
-/// The onnx OCR backend without its model files, or with a path that is
-/// no file: refused at start, the key named, nothing written.
+/// The onnx OCR and detect backends without their model files, or with
+/// a path that is no file: refused at start, the key named, nothing
+/// written.
 #[test]
 fn an_onnx_ocr_backend_without_its_models_is_refused_with_its_key() {
     let s = Sandbox::new();
@@ -842,6 +843,21 @@ fn an_onnx_ocr_backend_without_its_models_is_refused_with_its_key() {
             "[ocr]\nbackend = \"paddle\"\n",
             "ocr.backend",
             "expected one of: tesseract, onnx",
+        ),
+        (
+            "[detect]\nbackend = \"onnx\"\n",
+            "detect.model",
+            "is needed by",
+        ),
+        (
+            "[detect]\nbackend = \"onnx\"\nmodel = \"/nonexistent/det.onnx\"\n",
+            "detect.model",
+            "is not a file",
+        ),
+        (
+            "[detect]\nbackend = \"yolo\"\n",
+            "detect.backend",
+            "expected one of: builtin, onnx",
         ),
     ];
     for (text, key, why) in cases {
@@ -869,7 +885,8 @@ fn models_list_names_each_model_its_digest_and_whether_it_loads() {
     let junk = s.root().join("junk.onnx");
     std::fs::write(&junk, b"not a model").unwrap();
     s.user_config(&format!(
-        "[ocr]\nbackend = \"onnx\"\ndetector = \"{}\"\nmodel = \"{}\"\n",
+        "[detect]\nbackend = \"onnx\"\nmodel = \"{}\"\n[ocr]\nbackend = \"onnx\"\ndetector = \"{}\"\nmodel = \"{}\"\n",
+        det.display(),
         det.display(),
         junk.display()
     ));
@@ -883,13 +900,20 @@ fn models_list_names_each_model_its_digest_and_whether_it_loads() {
             .unwrap();
         String::from_utf8(out.stdout).unwrap()[..64].to_owned()
     };
-    assert_eq!(listed[0]["key"], "ocr.detector");
-    assert_eq!(listed[0]["sha256"], sha(&det).as_str());
-    assert_eq!(listed[0]["bytes"], std::fs::metadata(&det).unwrap().len());
-    assert_eq!(listed[0]["loads"], "ok");
-    assert_eq!(listed[1]["key"], "ocr.model");
-    assert_eq!(listed[1]["sha256"], sha(&junk).as_str());
-    let why = listed[1]["loads"].as_str().unwrap();
+    let keys: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["detect.model", "ocr.detector", "ocr.model"]);
+    for detector in &listed.as_array().unwrap()[..2] {
+        assert_eq!(detector["sha256"], sha(&det).as_str());
+        assert_eq!(detector["bytes"], std::fs::metadata(&det).unwrap().len());
+        assert_eq!(detector["loads"], "ok");
+    }
+    assert_eq!(listed[2]["sha256"], sha(&junk).as_str());
+    let why = listed[2]["loads"].as_str().unwrap();
     assert!(why.contains("cannot be read as an ONNX model"), "{why}");
     // The table says the same.
     let table = s.quire().args(["models", "list"]).run();

@@ -187,10 +187,29 @@ impl Existing {
     }
 }
 
+/// What the `detect` engine finds text with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DetectBackend {
+    /// Classical image analysis, no model files (`quire-vision`).
+    #[default]
+    Builtin,
+    /// A text-line detection model run in process (`quire-ppocr`); the
+    /// balloons, regions and mask are then found around its lines.
+    Onnx,
+}
+
 /// The `detect` engine's settings (`[detect]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DetectSettings {
+    /// What finds the text.
+    #[serde(default)]
+    pub backend: DetectBackend,
+    /// `onnx`: the text-line detection model (a DB model such as
+    /// PP-OCR's detector).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<std::path::PathBuf>,
     /// What to do on pages that already have text nodes.
     pub existing: Existing,
     /// The shortest glyph in pixels; smaller marks are noise.
@@ -205,6 +224,8 @@ pub struct DetectSettings {
 impl Default for DetectSettings {
     fn default() -> Self {
         DetectSettings {
+            backend: DetectBackend::default(),
+            model: None,
             existing: Existing::Merge,
             min_text_height: 6,
             max_text_height: 120,

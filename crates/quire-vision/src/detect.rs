@@ -425,7 +425,8 @@ pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> 
 }
 
 /// Whether two text lines are neighbours in one block: lines of one
-/// direction (both across or both down the page) whose spans overlap
+/// direction (both across or both down the page), the thicker at most
+/// twice as thick as the other, whose spans overlap
 /// across, no farther apart than the thinner one is thick; or pieces of
 /// one line, overlapping by half along and no farther apart than the
 /// thicker one is thick.
@@ -441,6 +442,10 @@ fn lines_near(a: &Bounds, b: &Bounds) -> bool {
     };
     let (((a0, a1), (c0, c1)), ((b0, b1), (d0, d1))) = (spans(a), spans(b));
     let (ta, tb) = (c1 - c0 + 1, d1 - d0 + 1);
+    // A title's line beside a balloon's is not one text.
+    if ta.max(tb) > ta.min(tb).saturating_mul(2) {
+        return false;
+    }
     let next_line = overlap(a0, a1, b0, b1) > 0 && gap(c0, c1, d0, d1) <= ta.min(tb);
     let same_line = overlap(c0, c1, d0, d1) * 2 >= ta.min(tb) && gap(a0, a1, b0, b1) <= ta.max(tb);
     next_line || same_line

@@ -1,13 +1,17 @@
 //! `detect`: finds the text of each image page, one text node per balloon
 //! (or block of text outside balloons), each with its box and its
-//! `region`, and stores the page's `text` mask (`quire-vision`'s
-//! `detect`, the `builtin` backend).
+//! `region`, and stores the page's `text` mask: `quire-vision`'s `detect`
+//! (the `builtin` backend), or its `detect_lines` around the lines a
+//! model finds (`onnx`: `quire-ppocr`'s DB detector, the page seen at
+//! the model's scale).
 //!
 //! It never duplicates a node or moves a person's box: with
 //! `existing = "merge"` a found block that overlaps a text node gives that
 //! node its region (when it has none) instead of a second node, so running
 //! it again changes nothing; with `"skip"` a page that has text nodes is
 //! left alone. The mask is replaced only when it differs.
+
+use std::sync::Arc;
 
 use quire_vision::detect::{self as vision, Detection};
 
@@ -16,7 +20,7 @@ use crate::blobs::BlobHash;
 use crate::events::{Finding, Severity};
 use crate::op::{NewNode, NodePatch, Op};
 use crate::scene::{MaskRole, Node, NodeKind, Page, Point, ReadingDirection, Transform};
-use crate::settings::{DetectSettings, Existing};
+use crate::settings::{DetectBackend, DetectSettings, Existing};
 
 /// The `detect` engine.
 pub struct Detect {
@@ -52,8 +56,20 @@ impl Engine for Detect {
         let rtl = step
             .scene
             .is_some_and(|s| s.project.reading() == ReadingDirection::Rtl);
+        let settings = step.config.detect.clone();
+        let model = match settings.backend {
+            DetectBackend::Builtin => None,
+            DetectBackend::Onnx => {
+                let path = settings.model.as_ref().ok_or_else(|| {
+                    "detect.backend = \"onnx\" needs detect.model (a text detection model file)"
+                        .to_owned()
+                })?;
+                Some(Arc::new(quire_ppocr::Detector::load(path)?))
+            }
+        };
         Ok(Box::new(Work {
-            settings: step.config.detect.clone(),
+            settings,
+            model,
             rtl,
             max_pixels: step.config.max_image_pixels,
         }))
@@ -62,6 +78,8 @@ impl Engine for Detect {
 
 struct Work {
     settings: DetectSettings,
+    /// The `onnx` backend's model, loaded once per job.
+    model: Option<Arc<quire_ppocr::Detector>>,
     rtl: bool,
     max_pixels: u64,
 }
@@ -87,12 +105,22 @@ impl PageWork for Work {
             ..vision::Settings::default()
         };
         let max_pixels = self.max_pixels;
+        let model = self.model.clone();
         Box::pin(async move {
             let found = tokio::task::spawn_blocking(move || {
                 let decoded = quire_formats::images::decode(&image, max_pixels)
                     .map_err(|e| format!("the page image cannot be read: {e}"))?;
                 let gray = decoded.to_luma8();
-                let detection = vision::detect(&gray, &settings);
+                let detection = match model {
+                    None => vision::detect(&gray, &settings),
+                    Some(model) => {
+                        let lines = model.lines(&decoded.to_rgb8(), None)?;
+                        let (w, h) = gray.dimensions();
+                        let bounds: Vec<vision::Bounds> =
+                            lines.iter().map(|l| line_bounds(l, w, h)).collect();
+                        vision::detect_lines(&gray, &bounds, &settings)
+                    }
+                };
                 let mask = png(&detection.mask)?;
                 Ok::<_, String>((detection, mask))
             })
@@ -100,6 +128,17 @@ impl PageWork for Work {
             .map_err(|e| format!("the detector failed: {e}"))??;
             Ok(outcome(page, found.0, found.1))
         })
+    }
+}
+
+/// A model's line as pixel bounds inside a `width` × `height` page.
+fn line_bounds(line: &quire_ppocr::Line, width: u32, height: u32) -> vision::Bounds {
+    let clamp = |v: f32, most: u32| (v.max(0.0) as u32).min(most - 1);
+    vision::Bounds {
+        left: clamp(line.x.floor(), width),
+        top: clamp(line.y.floor(), height),
+        right: clamp((line.x + line.width).ceil() - 1.0, width),
+        bottom: clamp((line.y + line.height).ceil() - 1.0, height),
     }
 }
 
