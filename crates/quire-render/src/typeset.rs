@@ -1,7 +1,8 @@
 //! Setting one text node in its box: the largest size, from the node's
 //! `fontSize` (or what the box allows) down to `render.min_font_size`, at
-//! which the text fits; lines broken by Unicode's rules (cosmic-text:
-//! between words in Latin text, between any two characters in CJK text),
+//! which the text fits on whole words, else with lines broken by
+//! Unicode's rules (cosmic-text: between words in Latin text, after a
+//! word's hyphen, between any two characters in CJK text),
 //! centred; or, for `vertical`, in columns top to bottom, right to left,
 //! with the punctuation that has vertical forms in those forms. Text that
 //! does not fit at the smallest size is drawn at it, clipped to the box.
@@ -64,17 +65,19 @@ pub(super) fn set(
             Layout::horizontal(shaper, text, size, w, h, strict)
         }
     };
-    // The largest size that fits, by halving the range (half pixels).
+    // The largest size at which `good` holds, by halving the range (half
+    // pixels).
     let steps = ((start - min_size) * 2.0).floor().max(0.0);
     let size_at = |i: f32| min_size + i / 2.0;
-    let (mut lo, mut hi) = (0.0f32, steps);
-    let mut best = None;
-    if layout(shaper, size_at(hi), true).fits {
-        best = Some(hi);
-    } else {
+    let largest = |shaper: &mut Shaper, good: &dyn Fn(&Layout) -> bool| {
+        if good(&layout(shaper, size_at(steps), true)) {
+            return Some(steps);
+        }
+        let (mut lo, mut hi) = (0.0f32, steps);
+        let mut best = None;
         while lo <= hi {
             let mid = ((lo + hi) / 2.0).floor();
-            if layout(shaper, size_at(mid), true).fits {
+            if good(&layout(shaper, size_at(mid), true)) {
                 best = Some(mid);
                 lo = mid + 1.0;
             } else if mid == 0.0 {
@@ -83,10 +86,15 @@ pub(super) fn set(
                 hi = mid - 1.0;
             }
         }
-    }
+        best
+    };
+    // Whole words first ("VAS-TU" is not split at its hyphen while a
+    // smaller size keeps it whole), then any break Unicode allows, then,
+    // too long even so, breaks anywhere at the smallest size.
+    let best = largest(shaper, &|l: &Layout| l.fits && !l.breaks_a_word())
+        .or_else(|| largest(shaper, &|l: &Layout| l.fits));
     let (size, fitted) = match best {
         Some(i) => (size_at(i), layout(shaper, size_at(i), true)),
-        // Too long even at the smallest size: allow breaks inside words.
         None => (min_size, layout(shaper, min_size, false)),
     };
     let (fits, missing) = (fitted.fits, fitted.missing());
@@ -248,6 +256,35 @@ impl Layout {
     }
 
     /// The characters whose glyph is the font's "missing" glyph.
+    /// Whether a line ends inside a word: after a hyphen or a letter with
+    /// a letter or digit next (a break between two Chinese or Japanese
+    /// characters, or at a space, is between words).
+    fn breaks_a_word(&self) -> bool {
+        let mut previous: Option<usize> = None;
+        for (buffer, _, _) in &self.buffers {
+            for run in buffer.layout_runs() {
+                let start = run.glyphs.iter().map(|g| g.start).min();
+                if previous == Some(run.line_i)
+                    && let Some(at) = start
+                {
+                    let before = run.text[..at].chars().next_back();
+                    let after = run.text[at..].chars().next();
+                    if let (Some(b), Some(a)) = (before, after)
+                        && (b.is_alphanumeric()
+                            || matches!(b, '-' | '\u{2010}' | '\'' | '\u{2019}'))
+                        && a.is_alphanumeric()
+                        && !is_cjk(b)
+                        && !is_cjk(a)
+                    {
+                        return true;
+                    }
+                }
+                previous = Some(run.line_i);
+            }
+        }
+        false
+    }
+
     fn missing(&self) -> Vec<char> {
         let mut out: Vec<char> = Vec::new();
         for (buffer, _, _) in &self.buffers {
@@ -265,6 +302,12 @@ impl Layout {
         out.dedup();
         out
     }
+}
+
+/// Whether `c` is written without spaces between words (Chinese,
+/// Japanese kana, Korean, their full-width forms).
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
 }
 
 fn attrs<'a>(text: &Text<'a>) -> Attrs<'a> {
@@ -346,5 +389,41 @@ mod tests {
         assert_eq!(split("あいう、えお", 3), ["あいう、", "えお"]);
         // An opening bracket that would end a column starts the next.
         assert_eq!(split("あい「うえ」", 3), ["あい", "「うえ」"]);
+    }
+
+    /// "VAS-TU" in a box too narrow for it at its size: Unicode allows a
+    /// break after the hyphen, but a smaller size on one line is chosen;
+    /// text that has no whole-word fit still breaks where it may.
+    #[test]
+    fn a_word_is_not_split_at_its_hyphen_while_a_smaller_size_keeps_it_whole() {
+        let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
+        let mut shaper = fonts.take("fr").expect("a font");
+        let mut image = RgbaImage::new(160, 160);
+        let rect = Rect {
+            x: 0,
+            y: 0,
+            w: 160,
+            h: 160,
+        };
+        let inner = inset(rect);
+        let (w, h) = (inner.w as f32, inner.h as f32);
+        let text = |content| Text {
+            content,
+            family: None,
+            size: Some(60.0),
+            color: Rgba([0, 0, 0, 255]),
+            stroke: None,
+            vertical: false,
+        };
+        let word = text("VAS-TU");
+        assert!(Layout::horizontal(&mut shaper, &word, 60.0, w, h, true).breaks_a_word());
+        let done = set(&mut shaper, &mut image, rect, &word, 8.0);
+        let chosen = Layout::horizontal(&mut shaper, &word, done.size, w, h, true);
+        assert!(done.fits && !chosen.breaks_a_word(), "{done:?}");
+        assert!(done.size < 60.0, "{done:?}");
+        // Two words side by side break between them, at the larger size.
+        let two = text("VAS TU");
+        let done = set(&mut shaper, &mut image, rect, &two, 8.0);
+        assert!(done.fits && done.size >= 50.0, "{done:?}");
     }
 }
