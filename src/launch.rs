@@ -165,6 +165,7 @@ pub fn provider(provider: &ProviderConfig) -> Provider {
         },
         timeout_secs: provider.timeout_secs.get(),
         max_retries: provider.max_retries,
+        images: provider.images,
     }
 }
 

@@ -214,6 +214,10 @@ pub struct ProviderConfig {
     pub timeout_secs: NonZeroU64,
     #[serde(default = "default_max_retries")]
     pub max_retries: u32,
+    /// Whether the model reads images: `llm-translate` then sends each
+    /// image page's picture with its text.
+    #[serde(default)]
+    pub images: bool,
 }
 
 fn default_stage() -> String {

@@ -39,12 +39,27 @@ struct Fake {
     glossaries: std::sync::Mutex<Vec<(String, Value)>>,
     /// Each request's user message, parsed.
     users: std::sync::Mutex<Vec<Value>>,
+    /// The image URLs of the requests that carried one.
+    images: std::sync::Mutex<Vec<String>>,
+}
+
+/// The user message's text: the content itself, or its `text` part when
+/// it is a list of parts (a request with the page's picture).
+fn user_text(body: &Value) -> &str {
+    let content = &body["messages"][1]["content"];
+    match content.as_array() {
+        Some(parts) => parts
+            .iter()
+            .find(|p| p["type"] == "text")
+            .and_then(|p| p["text"].as_str())
+            .unwrap(),
+        None => content.as_str().unwrap(),
+    }
 }
 
 /// The segments the request carried.
 fn segments(body: &Value) -> Vec<(String, String)> {
-    let user: Value =
-        serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+    let user: Value = serde_json::from_str(user_text(body)).unwrap();
     user["segments"]
         .as_array()
         .unwrap()
@@ -78,11 +93,18 @@ async fn chat(
     Json(body): Json<Value>,
 ) -> Response {
     let call = fake.calls.fetch_add(1, Ordering::SeqCst);
-    if body["messages"][1]["content"].is_string() {
+    let content = &body["messages"][1]["content"];
+    if let Some(parts) = content.as_array() {
+        let images = parts.iter().filter(|p| p["type"] == "image_url");
+        fake.images
+            .lock()
+            .unwrap()
+            .extend(images.map(|p| p["image_url"]["url"].as_str().unwrap().to_owned()));
+    }
+    if content.is_string() || content.is_array() {
         let asked = segments(&body).into_iter().map(|(_, text)| text);
         fake.asked.lock().unwrap().extend(asked);
-        let user: Value =
-            serde_json::from_str(body["messages"][1]["content"].as_str().unwrap()).unwrap();
+        let user: Value = serde_json::from_str(user_text(&body)).unwrap();
         let system = body["messages"][0]["content"].as_str().unwrap().to_owned();
         fake.glossaries
             .lock()
@@ -143,6 +165,7 @@ fn provider(base: &str, behaviour: &str, timeout_secs: u64, max_retries: u32) ->
         api_key_file: None,
         timeout_secs: std::num::NonZeroU64::new(timeout_secs).unwrap(),
         max_retries,
+        images: false,
     }
 }
 
@@ -527,5 +550,111 @@ async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
         };
         assert_eq!(translation.as_deref(), Some("FR Hello {0}"));
         assert_eq!(*state, Some(TextState::Final));
+    }
+}
+
+/// A provider whose model reads images gets each image page's picture
+/// with its text: an OpenAI `image_url` part holding a JPEG no larger
+/// than 1568 px on its long side, and the system prompt says what it is
+/// for. Text pages, and a provider without `images`, get text only.
+#[tokio::test]
+async fn a_provider_that_reads_images_gets_the_page_picture() {
+    use base64::Engine as _;
+    use quire::core::import::ImageFile;
+    use quire::core::op::NewNode;
+    use quire::core::scene::Transform;
+    for images in [true, false] {
+        let (base, fake) = fake_provider().await;
+        let mut config = provider(&base, "good", 10, 0);
+        config.images = images;
+        let providers = BTreeMap::from([("fake".to_owned(), config)]);
+        let t = TestCore::with_engines(EnginesConfig::default(), providers);
+        let id = t.session("pictures");
+        let page = image::RgbImage::from_pixel(2000, 3000, image::Rgb([250, 250, 250]));
+        let mut png = Vec::new();
+        page.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .unwrap();
+        t.core
+            .import_files(
+                id,
+                vec![ImageFile {
+                    name: "p1.png".into(),
+                    bytes: png,
+                }],
+            )
+            .await
+            .unwrap();
+        t.core
+            .import_text(id, "notes", "A note", Some("en"))
+            .await
+            .unwrap();
+        let scene = t.core.scene(id).await.unwrap().scene;
+        let node = NewNode {
+            id: None,
+            transform: Transform {
+                x: 100.0,
+                y: 100.0,
+                width: 400.0,
+                height: 200.0,
+                rotation: None,
+            },
+            visible: true,
+            kind: NodeKind::source(Some("Where are we?".into())),
+        };
+        t.core
+            .apply(
+                id,
+                Op::AddNode {
+                    page: scene.pages[0].id,
+                    node,
+                    at: None,
+                },
+            )
+            .await
+            .unwrap();
+        let mut sub = t.core.subscribe(None);
+        let spec = PipelineSpec {
+            steps: vec!["llm-translate".into()],
+            target_language: Some("fr".into()),
+            ..PipelineSpec::default()
+        };
+        let job = t
+            .core
+            .start_pipeline(id, spec, Approval::Unattended)
+            .await
+            .unwrap();
+        let events = crate::core_jobs::follow(&mut sub, job).await;
+        assert_eq!(crate::core_jobs::finished(&events).0, JobStatus::Completed);
+        assert_eq!(fake.calls.load(Ordering::SeqCst), 2, "one request per page");
+        let sent = fake.images.lock().unwrap().clone();
+        let systems: Vec<String> = fake
+            .glossaries
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|g| g.0.clone())
+            .collect();
+        if !images {
+            assert!(sent.is_empty(), "no picture without `images`");
+            assert!(systems.iter().all(|s| !s.contains("The image is the page")));
+            continue;
+        }
+        assert_eq!(sent.len(), 1, "the image page only");
+        let data = sent[0]
+            .strip_prefix("data:image/jpeg;base64,")
+            .expect("a JPEG data URL");
+        let jpeg = base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .unwrap();
+        let picture = image::load_from_memory_with_format(&jpeg, image::ImageFormat::Jpeg).unwrap();
+        assert_eq!((picture.width(), picture.height()), (1045, 1568));
+        assert_eq!(
+            systems
+                .iter()
+                .filter(|s| s.contains("The image is the page"))
+                .count(),
+            1
+        );
+        assert_eq!(translations(&t, id).await.into_iter().flatten().count(), 2);
     }
 }

@@ -58,6 +58,9 @@ pub struct Provider {
     pub api_key: ApiKey,
     pub timeout_secs: u64,
     pub max_retries: u32,
+    /// Whether its model reads images: each page's picture then goes
+    /// with the page's text.
+    pub images: bool,
 }
 
 /// A provider's API key as the configuration resolved it. Its `Debug`

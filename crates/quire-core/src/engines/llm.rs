@@ -1,6 +1,9 @@
 //! `llm-translate`: one chat-completions request per page, carrying all its
 //! text nodes, to an OpenAI-compatible endpoint (`[providers.<id>]`).
 //!
+//! A provider with `images = true` also gets the page's picture (a JPEG,
+//! its long side at most 1568 px) as an `image_url` content part.
+//!
 //! The model is asked for a JSON object `{"translations": [{"id", "translation"}]}`
 //! with exactly one entry per segment; the answer is validated before
 //! anything is written. 429 and 5xx answers, timeouts and connection
@@ -14,7 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step};
+use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Pictures, Step};
 use crate::glossary::Matcher;
 use crate::scene::Page;
 use crate::settings::{ApiKey, Provider};
@@ -27,6 +30,14 @@ holding exactly one entry for every segment, with the same ids. Keep placeholder
 breaks only show where its text was fitted to its space: do not copy them; break lines only \
 where your translation needs it. Segments under `context` (the neighbouring pages) are there \
 to be understood, not translated. Do not add notes.";
+
+/// Added to the rules when the request carries the page's picture.
+const IMAGE_RULE: &str = "The image is the page the segments were read from: use it to \
+see who speaks to whom, what they point at, and how the scene reads, not to add segments.";
+
+/// A page's picture is sent with its long side at most this (pixels);
+/// providers scale larger images down anyway.
+const IMAGE_LONG_SIDE: u32 = 1568;
 
 /// Added to the rules when the request carries glossary terms.
 const GLOSSARY_RULE: &str = "Translate every glossary term that occurs in a segment \
@@ -62,6 +73,8 @@ impl Engine for LlmTranslate {
         Needs {
             scene: true,
             provider: true,
+            // Sent only to a provider whose model reads images.
+            pictures: Pictures::Image,
             ..Needs::default()
         }
     }
@@ -92,6 +105,7 @@ impl Engine for LlmTranslate {
                 })
                 .unwrap_or_default(),
             context_pages: step.config.llm.context_pages as usize,
+            max_pixels: step.config.max_image_pixels,
         }))
     }
 }
@@ -112,6 +126,8 @@ struct Work {
     /// neighbours of the page being translated (`[llm] context_pages`).
     pages: Vec<(crate::ids::PageId, ContextPage)>,
     context_pages: usize,
+    /// The largest page image decoded to be sent.
+    max_pixels: u64,
 }
 
 /// A neighbouring page's text, sent as context.
@@ -184,6 +200,28 @@ impl PageWork for Work {
                 .as_ref()
                 .map(|m| page_terms(m, &segments))
                 .unwrap_or_default();
+            let mut warnings = Vec::new();
+            let image = match input.image.filter(|_| self.provider.images) {
+                Some(bytes) => {
+                    let (bytes, max_pixels) = (bytes.to_vec(), self.max_pixels);
+                    let made = tokio::task::spawn_blocking(move || picture(&bytes, max_pixels))
+                        .await
+                        .map_err(|e| format!("the page image could not be prepared: {e}"))?;
+                    match made {
+                        Ok(url) => Some(url),
+                        Err(why) => {
+                            let finding = crate::events::Finding::new(
+                                "page-image",
+                                crate::events::Severity::Warning,
+                                format!("page `{}` went without its picture: {why}", page.name),
+                            );
+                            warnings.push(finding.on(page.id, None));
+                            None
+                        }
+                    }
+                }
+                None => None,
+            };
             let request = Request {
                 provider_id: &self.provider_id,
                 provider: &self.provider,
@@ -193,6 +231,7 @@ impl PageWork for Work {
                 segments: &segments,
                 glossary: &glossary,
                 context: &self.context(page.id),
+                image: image.as_deref(),
             };
             let mut translated = translate(&self.http, &request).await?;
             let ops = page
@@ -205,10 +244,39 @@ impl PageWork for Work {
                 .collect();
             Ok(PageOutcome {
                 ops,
+                warnings,
                 ..PageOutcome::default()
             })
         })
     }
+}
+
+/// A page image as a `data:` URL of a JPEG, its long side at most
+/// [`IMAGE_LONG_SIDE`].
+fn picture(bytes: &[u8], max_pixels: u64) -> Result<String, String> {
+    use base64::Engine as _;
+    let decoded = quire_formats::images::decode(bytes, max_pixels).map_err(|e| e.to_string())?;
+    let (w, h) = (decoded.width(), decoded.height());
+    let scale = f64::from(IMAGE_LONG_SIDE) / f64::from(w.max(h));
+    let rgb = if scale < 1.0 {
+        let size = |v: u32| ((f64::from(v) * scale).round() as u32).max(1);
+        image::imageops::resize(
+            &decoded.to_rgb8(),
+            size(w),
+            size(h),
+            image::imageops::FilterType::Triangle,
+        )
+    } else {
+        decoded.to_rgb8()
+    };
+    let mut jpeg = Vec::new();
+    image::codecs::jpeg::JpegEncoder::new_with_quality(&mut jpeg, 80)
+        .encode_image(&rgb)
+        .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "data:image/jpeg;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&jpeg)
+    ))
 }
 
 /// One text node to translate.
@@ -324,6 +392,9 @@ pub struct Request<'a> {
     pub glossary: &'a [GlossaryEntry],
     /// The neighbouring pages' text, to be understood, not translated.
     pub context: &'a [ContextPage],
+    /// The page's picture, a `data:` URL, for a provider that reads
+    /// images.
+    pub image: Option<&'a str>,
 }
 
 /// Sends one page's segments; returns their translations by segment id.
@@ -335,11 +406,13 @@ pub async fn translate(
         "{}/chat/completions",
         req.provider.base_url.trim_end_matches('/')
     );
-    let rules = if req.glossary.is_empty() {
-        FORMAT_RULES.to_owned()
-    } else {
-        format!("{FORMAT_RULES} {GLOSSARY_RULE}")
-    };
+    let mut rules = FORMAT_RULES.to_owned();
+    if !req.glossary.is_empty() {
+        rules = format!("{rules} {GLOSSARY_RULE}");
+    }
+    if req.image.is_some() {
+        rules = format!("{rules} {IMAGE_RULE}");
+    }
     let system = match req.system_prompt {
         Some(prompt) if !prompt.trim().is_empty() => format!("{prompt}\n\n{rules}"),
         _ => rules,
@@ -357,11 +430,20 @@ pub async fn translate(
     if !req.context.is_empty() {
         user["context"] = json!(req.context);
     }
+    // With a picture, the user message is the OpenAI content-part list:
+    // the same text, then the image.
+    let content = match req.image {
+        None => json!(user.to_string()),
+        Some(url) => json!([
+            { "type": "text", "text": user.to_string() },
+            { "type": "image_url", "image_url": { "url": url } },
+        ]),
+    };
     let body = json!({
         "model": req.provider.model,
         "messages": [
             { "role": "system", "content": system },
-            { "role": "user", "content": user.to_string() },
+            { "role": "user", "content": content },
         ],
         "response_format": { "type": "json_object" },
         "temperature": 0,
