@@ -20,7 +20,7 @@ use quire::core::export::{ExportFormat, ExportSpec, ImageFormat};
 use quire::core::ids::{NodeId, PageId, SessionId};
 use quire::core::import::ImageFile;
 use quire::core::jobs::Approval;
-use quire::core::op::{NewNode, Op};
+use quire::core::op::{NewNode, NodePatch, Op};
 use quire::core::scene::{ImageRole, NodeKind, Style, Transform};
 
 use crate::core_jobs::{follow, spec};
@@ -1152,4 +1152,74 @@ fn comicapi_reads_the_cbz_and_mcp_renders_and_exports() {
     .arg(&out);
     crate::harness::run_checker(&s, &mut cmd, "render: ok");
     assert!(server.terminate().success());
+}
+
+/// A translation set in its balloon's region rather than its small box:
+/// larger than the box would allow, inside the outline, and read back by
+/// Tesseract word for word.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_translation_is_set_in_its_balloons_shape_and_reads_back() {
+    let test = "a_translation_is_set_in_its_balloons_shape_and_reads_back";
+    let (Some(config), true) = (fonts(test), tesseract(test)) else {
+        return;
+    };
+    let t = TestCore::with_render(config);
+    let id = t.session("shape");
+    // The balloon around a small box: an ellipse 1.44 × 1.6 its size.
+    let at = (220.0, 160.0, 260.0, 120.0);
+    let image = png(&comic(700, 440, &[at]));
+    let words = "WHERE ARE WE GOING TONIGHT MY OLD FRIEND";
+    let (page_id, nodes) = page(&t, id, "p.png", image, &[plain(at, "source", words)]).await;
+    let (cx, cy) = (at.0 + at.2 / 2.0, at.1 + at.3 / 2.0);
+    let (rx, ry) = (
+        at.2 / 2.0 + at.2 * 0.22 - 2.0,
+        at.3 / 2.0 + at.3 * 0.3 - 2.0,
+    );
+    let region: Vec<[f64; 2]> = (0..48)
+        .map(|k| {
+            let a = f64::from(k) * std::f64::consts::TAU / 48.0;
+            [(cx + rx * a.cos()).round(), (cy + ry * a.sin()).round()]
+        })
+        .collect();
+    let patch = NodePatch::region(Some(Some(region)));
+    t.core
+        .apply(
+            id,
+            Op::UpdateNode {
+                page: page_id,
+                id: nodes[0],
+                patch,
+                based_on: None,
+            },
+        )
+        .await
+        .unwrap();
+    let (status, findings) = render(&t, id).await;
+    assert_eq!(status, JobStatus::Completed, "{findings:?}");
+    assert!(findings.is_empty(), "{findings:?}");
+    let out = rendered(&t, id, page_id).await;
+    let path = out_dir("shape").join("shape.png");
+    out.save(&path).unwrap();
+    let read: Vec<String> = ocr(&path).iter().map(|w| letters(w)).collect();
+    for word in words.split(' ') {
+        assert!(read.contains(&word.to_owned()), "{word} not in {read:?}");
+    }
+    // Dark letter pixels: all inside the outline, some outside the box
+    // (the balloon gave the text more room than its box).
+    let (mut outside_box, mut outside_balloon) = (0, 0);
+    for (x, y, p) in out.enumerate_pixels() {
+        if p[0] > 100 {
+            continue;
+        }
+        let (fx, fy) = (f64::from(x), f64::from(y));
+        let (dx, dy) = ((fx - cx) / rx, (fy - cy) / ry);
+        if dx * dx + dy * dy <= 0.97 {
+            let in_box = fx >= at.0 && fx < at.0 + at.2 && fy >= at.1 && fy < at.1 + at.3;
+            outside_box += usize::from(!in_box);
+        } else if dx * dx + dy * dy < 1.0 {
+            outside_balloon += 1;
+        }
+    }
+    assert!(outside_box > 0, "the text kept to its box");
+    assert_eq!(outside_balloon, 0, "letters on the outline");
 }

@@ -887,7 +887,7 @@ def scenario_chapter(url, out, pages_dir):
         # One translation too long for its balloon: render warns about it.
         long_node = texts[0][0]
         apply_with_curl(url, session, {"type": "UpdateNode", "page": scene["pages"][0]["id"], "id": long_node["id"],
-                                       "patch": {"kind": {"type": "text", "translation": "Beaucoup trop long. " * 40}}})
+                                       "patch": {"kind": {"type": "text", "translation": "Beaucoup trop long. " * 200}}})
         page.get_by_test_id("run").click()
         dialog = page.get_by_role("dialog", name="Run engines")
         expect(step_box(dialog, "chapter")).to_have_count(1)  # the named pipeline is offered

@@ -39,11 +39,11 @@ use quire_model::finding::{Finding, Severity};
 use quire_model::hash::BlobHash;
 use quire_model::ids::NodeId;
 use quire_model::op::{NewNode, Op};
-use quire_model::scene::{ImageRole, MaskRole, Node, NodeKind, Page, Style, Transform};
+use quire_model::scene::{ImageRole, MaskRole, Node, NodeKind, Page, Point, Style, Transform};
 
 /// Changes whenever the same inputs would render differently, so that
 /// renders of an older quire count as stale.
-const RENDER_VERSION: u32 = 1;
+const RENDER_VERSION: u32 = 2;
 
 /// How pages are rendered in one job or export.
 #[derive(Debug, Clone)]
@@ -177,6 +177,16 @@ pub fn rendered(page: &Page) -> Option<(&BlobHash, Option<&str>)> {
     })
 }
 
+/// A translated node as its render depends on it: id, box, translation,
+/// style, region.
+type TextInput<'a> = (
+    &'a NodeId,
+    &'a Transform,
+    &'a str,
+    Option<&'a Style>,
+    Option<&'a [Point]>,
+);
+
 #[derive(Serialize)]
 struct Inputs<'a> {
     version: u32,
@@ -185,7 +195,7 @@ struct Inputs<'a> {
     width: Option<u32>,
     height: Option<u32>,
     source_box: &'a Transform,
-    text: Vec<(&'a NodeId, &'a Transform, &'a str, Option<&'a Style>)>,
+    text: Vec<TextInput<'a>>,
     config: &'a RenderConfig,
     locale: &'a str,
 }
@@ -202,7 +212,13 @@ pub fn digest(page: &Page, settings: &Settings) -> Option<String> {
         height: page.height,
         source_box: &source_node.transform,
         text: translated(page)
-            .map(|(n, t, s)| (&n.id, &n.transform, t, s))
+            .map(|(n, t, s)| {
+                let region = match &n.kind {
+                    NodeKind::Text { region, .. } => region.as_deref(),
+                    _ => None,
+                };
+                (&n.id, &n.transform, t, s, region)
+            })
             .collect(),
         config: &settings.config,
         locale: &settings.locale,
@@ -270,17 +286,7 @@ pub fn render(
     };
     let mut backgrounds: Vec<Rgba<u8>> = Vec::with_capacity(boxes.len());
     for (node, _, _, rect) in &boxes {
-        let region = match &node.kind {
-            NodeKind::Text {
-                region: Some(r), ..
-            } => Some(
-                r.iter()
-                    .map(|p| [p[0] * scale, p[1] * scale])
-                    .collect::<Vec<_>>(),
-            ),
-            _ => None,
-        };
-        let background = match region {
+        let background = match region_pixels(node, scale) {
             _ if masked => paint::area_median(&image, *rect),
             Some(_) if from_cleaned => paint::area_median(&image, *rect),
             Some(region) => paint::fill_region(&mut image, *rect, &region),
@@ -345,20 +351,23 @@ pub fn render(
         // shaping it is what makes a render slow, so it is not shaped.
         let (content, missing) = fonts.covered(&mut shaper, text);
         let (content, cut) = within(&content, *rect, min_size);
-        let mut set = typeset::set(
-            &mut shaper,
-            &mut image,
-            *rect,
-            &Text {
-                content,
-                family: installed,
-                size: style.font_size.map(|s| s as f32),
-                color,
-                stroke,
-                vertical: style.vertical.unwrap_or(false),
-            },
-            min_size,
-        );
+        let text = Text {
+            content,
+            family: installed,
+            size: style.font_size.map(|s| s as f32),
+            color,
+            stroke,
+            vertical: style.vertical.unwrap_or(false),
+        };
+        // In the balloon's shape when the node has one and the words fit
+        // it; else in the box.
+        let shaped = region_pixels(node, scale).and_then(|shape| {
+            typeset::set_in_shape(&mut shaper, &mut image, &shape, &text, min_size)
+        });
+        let mut set = match shaped {
+            Some(set) => set,
+            None => typeset::set(&mut shaper, &mut image, *rect, &text, min_size),
+        };
         set.fits &= !cut;
         for c in missing {
             if !set.missing.contains(&c) {
@@ -391,6 +400,16 @@ pub fn render(
         height,
         warnings,
     })
+}
+
+/// A text node's region in the image's pixels.
+fn region_pixels(node: &Node, scale: f64) -> Option<Vec<[f64; 2]>> {
+    match &node.kind {
+        NodeKind::Text {
+            region: Some(r), ..
+        } => Some(r.iter().map(|p| [p[0] * scale, p[1] * scale]).collect()),
+        _ => None,
+    }
 }
 
 /// `text` cut to the most characters `rect` can show at `min_size` (a glyph

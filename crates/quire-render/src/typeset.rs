@@ -106,6 +106,259 @@ pub(super) fn set(
     }
 }
 
+/// Sets horizontal `text` inside `shape` (a balloon's outline, in the
+/// image's pixels): the largest size at which its words fit on lines as
+/// wide as the shape is at each line's height (an ellipse's first and
+/// last lines are short), the lines centred across and the block
+/// centred down, clear of the outline (see [`shaped`]).
+/// Words are never broken (each Chinese or Japanese character is a word);
+/// a line break in the text is kept. `None` when the text is vertical or
+/// no size from `min_size` up fits: the caller sets it in its box.
+pub(super) fn set_in_shape(
+    shaper: &mut Shaper,
+    image: &mut RgbaImage,
+    shape: &[[f64; 2]],
+    text: &Text<'_>,
+    min_size: f32,
+) -> Option<Set> {
+    if text.vertical || shape.len() < 3 {
+        return None;
+    }
+    let (w, h) = (f64::from(image.width()), f64::from(image.height()));
+    let (mut x0, mut y0, mut x1, mut y1) = (w, h, 0.0f64, 0.0f64);
+    for [x, y] in shape {
+        (x0, y0) = (x0.min(x.clamp(0.0, w)), y0.min(y.clamp(0.0, h)));
+        (x1, y1) = (x1.max(x.clamp(0.0, w)), y1.max(y.clamp(0.0, h)));
+    }
+    // Clamped to the image: the casts cannot truncate.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let clip = Rect {
+        x: x0.floor() as u32,
+        y: y0.floor() as u32,
+        w: (x1.ceil() - x0.floor()) as u32,
+        h: (y1.ceil() - y0.floor()) as u32,
+    };
+    if clip.w == 0 || clip.h == 0 {
+        return None;
+    }
+    let words = words(text.content);
+    let start = text
+        .size
+        .unwrap_or_else(|| (clip.h as f32).min(MAX_AUTO_SIZE))
+        .max(min_size);
+    let steps = ((start - min_size) * 2.0).floor().max(0.0);
+    let size_at = |i: f32| min_size + i / 2.0;
+    let fit = |shaper: &mut Shaper, i: f32| shaped(shaper, text, &words, shape, size_at(i));
+    // The largest size that fits, by halving the range (half pixels).
+    let mut best = fit(shaper, steps).map(|l| (steps, l));
+    if best.is_none() {
+        let (mut lo, mut hi) = (0.0f32, steps - 1.0);
+        while lo <= hi {
+            let mid = ((lo + hi) / 2.0).floor();
+            match fit(shaper, mid) {
+                Some(layout) => {
+                    best = Some((mid, layout));
+                    lo = mid + 1.0;
+                }
+                None if mid == 0.0 => break,
+                None => hi = mid - 1.0,
+            }
+        }
+    }
+    let (i, layout) = best?;
+    let missing = layout.missing();
+    let origin = Rect {
+        x: 0,
+        y: 0,
+        w: image.width(),
+        h: image.height(),
+    };
+    layout.draw(shaper, image, clip, origin, text);
+    Some(Set {
+        size: size_at(i),
+        fits: true,
+        missing,
+    })
+}
+
+/// A text's words, each with whether a space comes before it; a line
+/// break is the word `"\n"`.
+fn words(text: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if n > 0 {
+            out.push(("\n".into(), false));
+        }
+        for (k, word) in line.split_whitespace().enumerate() {
+            let mut current = String::new();
+            let mut spaced = k > 0;
+            for c in word.chars() {
+                if is_cjk(c) {
+                    if !current.is_empty() {
+                        out.push((std::mem::take(&mut current), spaced));
+                        spaced = false;
+                    }
+                    out.push((c.to_string(), spaced));
+                    spaced = false;
+                } else {
+                    current.push(c);
+                }
+            }
+            if !current.is_empty() {
+                out.push((current, spaced));
+            }
+        }
+    }
+    out
+}
+
+/// How wide `content` is set on one line at `size`.
+fn measure(shaper: &mut Shaper, text: &Text<'_>, content: &str, size: f32) -> f32 {
+    let mut buffer = Buffer::new(&mut shaper.system, Metrics::new(size, size * LINE_HEIGHT));
+    buffer.set_size(None, None);
+    buffer.set_wrap(Wrap::None);
+    buffer.set_text(content, &attrs(text), Shaping::Advanced, None);
+    buffer.shape_until_scroll(&mut shaper.system, false);
+    buffer.layout_runs().map(|r| r.line_w).fold(0.0, f32::max)
+}
+
+/// Where `shape` is inside, across the band from `top` to `bottom`: the
+/// span every one of its top, middle and bottom rows has inside.
+fn span(shape: &[[f64; 2]], top: f64, bottom: f64) -> Option<(f64, f64)> {
+    let row = |y: f64| {
+        let (mut left, mut right) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (k, a) in shape.iter().enumerate() {
+            let b = shape[(k + 1) % shape.len()];
+            if (a[1] <= y && b[1] > y) || (b[1] <= y && a[1] > y) {
+                let x = a[0] + (y - a[1]) / (b[1] - a[1]) * (b[0] - a[0]);
+                left = left.min(x);
+                right = right.max(x);
+            }
+        }
+        (left < right).then_some((left, right))
+    };
+    let (mut left, mut right) = row(top)?;
+    for y in [(top + bottom) / 2.0, bottom] {
+        let (l, r) = row(y)?;
+        left = left.max(l);
+        right = right.min(r);
+    }
+    (left < right).then_some((left, right))
+}
+
+/// The words set in `shape` at `size` on as few lines as hold them, or
+/// `None` when they do not fit.
+fn shaped(
+    shaper: &mut Shaper,
+    text: &Text<'_>,
+    words: &[(String, bool)],
+    shape: &[[f64; 2]],
+    size: f32,
+) -> Option<Layout> {
+    let line = f64::from(size * LINE_HEIGHT);
+    let (xs, ys) = (shape.iter().map(|p| p[0]), shape.iter().map(|p| p[1]));
+    let across = xs.clone().fold(f64::NEG_INFINITY, f64::max) - xs.fold(f64::INFINITY, f64::min);
+    let (top, bottom) = (
+        ys.clone().fold(f64::INFINITY, f64::min),
+        ys.fold(f64::NEG_INFINITY, f64::max),
+    );
+    // Room to the outline: half a size across and a third down, and at
+    // least a twentieth of the balloon, as a letterer leaves.
+    let pad_x = (f64::from(size) * 0.5).max(across / 20.0);
+    let pad_y = (f64::from(size) / 3.0).max((bottom - top) / 20.0);
+    let (top, bottom) = (top + pad_y, bottom - pad_y);
+    let most = ((bottom - top) / line).floor();
+    if most < 1.0 {
+        return None;
+    }
+    let space =
+        f64::from(measure(shaper, text, "x x", size) - 2.0 * measure(shaper, text, "x", size));
+    let widths: Vec<f64> = words
+        .iter()
+        .map(|(w, _)| f64::from(measure(shaper, text, w, size)))
+        .collect();
+    let middle = (top + bottom) / 2.0;
+    // Whole lines of a small size: at most a few hundred.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    for count in 1..=(most as usize) {
+        let first = middle - count as f64 * line / 2.0;
+        let spans: Option<Vec<(f64, f64)>> = (0..count)
+            .map(|i| {
+                let y = first + i as f64 * line;
+                span(shape, y, y + line)
+                    .map(|(l, r)| (l + pad_x, r - pad_x))
+                    .filter(|(l, r)| l < r)
+            })
+            .collect();
+        let Some(spans) = spans else {
+            continue;
+        };
+        let mut lines: Vec<String> = vec![String::new()];
+        let mut used = 0.0;
+        let mut fits = true;
+        for ((word, spaced), width) in words.iter().zip(&widths) {
+            if word == "\n" {
+                lines.push(String::new());
+                used = 0.0;
+                continue;
+            }
+            let Some(&(l, r)) = spans.get(lines.len() - 1) else {
+                fits = false;
+                break;
+            };
+            let gap = if *spaced && used > 0.0 { space } else { 0.0 };
+            if used > 0.0 && used + gap + width > r - l {
+                lines.push(String::new());
+                used = 0.0;
+            }
+            let Some(&(l, r)) = spans.get(lines.len() - 1) else {
+                fits = false;
+                break;
+            };
+            if *width > r - l {
+                fits = false;
+                break;
+            }
+            let current = lines.last_mut()?;
+            if *spaced && !current.is_empty() {
+                current.push(' ');
+                used += space;
+            }
+            current.push_str(word);
+            used += width;
+        }
+        if !fits || lines.len() > count {
+            continue;
+        }
+        let buffers = lines
+            .iter()
+            .zip(&spans)
+            .enumerate()
+            .map(|(i, (content, (l, r)))| {
+                let mut buffer =
+                    Buffer::new(&mut shaper.system, Metrics::new(size, size * LINE_HEIGHT));
+                buffer.set_size(Some((r - l) as f32), None);
+                buffer.set_wrap(Wrap::None);
+                buffer.set_text(
+                    content,
+                    &attrs(text),
+                    Shaping::Advanced,
+                    Some(Align::Center),
+                );
+                buffer.shape_until_scroll(&mut shaper.system, false);
+                // Fewer lines than places: the block stays centred.
+                let shift = (count - lines.len()) as f64 * line / 2.0;
+                (buffer, *l as f32, (first + shift + i as f64 * line) as f32)
+            })
+            .collect();
+        return Some(Layout {
+            buffers,
+            fits: true,
+        });
+    }
+    None
+}
+
 /// A little room between the box's edge and the text.
 fn inset(r: Rect) -> Rect {
     let pad = (r.w.min(r.h) / 16).clamp(1, 8);
@@ -425,5 +678,63 @@ mod tests {
         let two = text("VAS TU");
         let done = set(&mut shaper, &mut image, rect, &two, 8.0);
         assert!(done.fits && done.size >= 50.0, "{done:?}");
+    }
+
+    /// Text in an elliptical balloon follows its shape: every letter
+    /// inside the ellipse, the first and last lines shorter than the one
+    /// in the middle, no word broken.
+    #[test]
+    fn text_in_a_balloon_follows_its_outline() {
+        let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
+        let mut shaper = fonts.take("en").expect("a font");
+        let mut image = RgbaImage::from_pixel(400, 300, Rgba([255, 255, 255, 255]));
+        let (cx, cy, rx, ry) = (200.0, 150.0, 170.0, 110.0);
+        let shape: Vec<[f64; 2]> = (0..64)
+            .map(|k| {
+                let a = f64::from(k) * std::f64::consts::TAU / 64.0;
+                [cx + rx * a.cos(), cy + ry * a.sin()]
+            })
+            .collect();
+        let text = Text {
+            content: "WHERE ARE WE GOING TONIGHT, MY OLD FRIEND? NOBODY TOLD ME ANYTHING AT ALL",
+            family: None,
+            size: None,
+            color: Rgba([0, 0, 0, 255]),
+            stroke: None,
+            vertical: false,
+        };
+        let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
+        assert!(set.fits && set.size > 12.0, "{set:?}");
+        // Rows with ink, grouped into lines; each line's ink from left to right.
+        let mut lines: Vec<(u32, u32)> = Vec::new();
+        let mut inside = true;
+        let mut last_row = None;
+        for y in 0..image.height() {
+            let ink: Vec<u32> = (0..image.width())
+                .filter(|x| image.get_pixel(*x, y)[0] < 128)
+                .collect();
+            for x in &ink {
+                let (dx, dy) = ((f64::from(*x) - cx) / rx, (f64::from(y) - cy) / ry);
+                inside &= dx * dx + dy * dy <= 1.0;
+            }
+            let (Some(first), Some(last)) = (ink.first(), ink.last()) else {
+                continue;
+            };
+            match (last_row, lines.last_mut()) {
+                (Some(prev), Some(line)) if prev + 1 == y => {
+                    *line = (line.0.min(*first), line.1.max(*last))
+                }
+                _ => lines.push((*first, *last)),
+            }
+            last_row = Some(y);
+        }
+        assert!(inside, "ink outside the balloon");
+        assert!(lines.len() >= 3, "{lines:?}");
+        let width = |l: &(u32, u32)| l.1 - l.0;
+        let middle = width(&lines[lines.len() / 2]);
+        assert!(
+            width(&lines[0]) < middle && width(&lines[lines.len() - 1]) < middle,
+            "{lines:?}"
+        );
     }
 }
