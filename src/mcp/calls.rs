@@ -19,7 +19,7 @@ use crate::core::glossary::{GlossaryFormat, GlossaryImport};
 use crate::core::ids::{JobId, SessionId};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::paths;
-use crate::core::scene::{NodeKind, TextState};
+use crate::core::scene::{ImageRole, NodeKind, TextState};
 use crate::core::translations::{TranslationFormat, TranslationImport};
 use crate::wire;
 
@@ -32,7 +32,16 @@ impl QuireMcp {
     pub(super) async fn view_page(&self, a: ViewPageArgs) -> Outcome<CallToolResult> {
         let id = self.session(a.session_id)?;
         let max_side = a.max_side.unwrap_or(DEFAULT_VIEW_SIDE);
-        let (page, picture) = self.core.page_picture(id, a.page_id, max_side).await?;
+        let role = match a.view.unwrap_or(ViewImageRole::Source) {
+            ViewImageRole::Source => ImageRole::Source,
+            ViewImageRole::Cleaned => ImageRole::Cleaned,
+            ViewImageRole::Rendered => ImageRole::Rendered,
+        };
+        let regions = a.regions.unwrap_or(false);
+        let (page, picture) = self
+            .core
+            .page_picture(id, a.page_id, role, max_side, regions)
+            .await?;
         let scale = picture.scale;
         let nodes = page
             .nodes

@@ -27,8 +27,7 @@ pub fn valid_tool_name(name: &str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenProjectArgs {
-    /// A project directory (not out of the projects directory), or a .zip
-    /// archive: opened as a new copy.
+    /// A project directory, or a .zip archive (opened as a new copy).
     pub path: String,
     /// Create a project at `path` (absent or empty) with this name.
     #[serde(default)]
@@ -130,15 +129,29 @@ pub struct ViewPageArgs {
     pub page_id: PageId,
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Of the image, in pixels (default 1568).
+    /// Long side in pixels (default 1568).
     #[serde(default)]
     pub max_side: Option<u32>,
+    #[serde(default)]
+    pub view: Option<ViewImageRole>,
+    // Outlines the text nodes' regions (their balloons).
+    #[serde(default)]
+    pub regions: Option<bool>,
+}
+
+/// Which of a page's images `quire_view_page` shows.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ViewImageRole {
+    Source,
+    Cleaned,
+    Rendered,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportPagesArgs {
-    /// Images, text (.txt, .md: a node per paragraph), subtitles (.srt,
+    /// Images, text (.txt, .md), subtitles (.srt,
     /// .vtt), comics (.cbz, .zip).
     #[serde(default)]
     pub files: Option<Vec<String>>,
@@ -413,7 +426,7 @@ mod described {
                 name,
                 "Open or create a project",
                 changes(false, false),
-                "Open a project (a path in the projects directory) or create one (createName). Later calls pass its sessionId (over HTTP in MCP 2026-07-28 they must).",
+                "Open a project in the projects directory, or create one (createName). Later calls pass its sessionId (required over HTTP in MCP 2026-07-28).",
             ),
             ToolName::CloseProject => tool::<SessionArgs, Closed>(
                 name,
@@ -443,7 +456,7 @@ mod described {
                 name,
                 "Start a pipeline",
                 changes(true, false).open_world(true),
-                "Run engines (steps, in order) over pages in the background: the jobId, or with wait=true the outcome.",
+                "Run steps in order over pages, in the background: the jobId, or with wait=true the outcome.",
             ),
             ToolName::ListSessions => tool::<NoArgs, Sessions>(
                 name,
@@ -473,7 +486,7 @@ mod described {
                 name,
                 "Cancel a job",
                 changes(false, true),
-                "Cancel a job before its next page; false if it had finished.",
+                "Cancel a job before its next page; false if it was done.",
             ),
             ToolName::Export => tool::<ExportArgs, Exported>(
                 name,
@@ -485,7 +498,7 @@ mod described {
                 name,
                 "View a page",
                 reads(),
-                "See a page: its image and its text nodes with boxes in its pixels.",
+                "A page's image (its view) and its text nodes with boxes in its pixels.",
             ),
             ToolName::ImportPages => tool::<ImportPagesArgs, ImportResult>(
                 name,
@@ -497,7 +510,7 @@ mod described {
                 name,
                 "Import translations",
                 changes(false, true),
-                "Merge an XLIFF or PO file back by node id, or add CSV or TBX glossary terms; one undo step. Conflicts (source changed, or final here) need force.",
+                "Merge an XLIFF or PO file by node id, or add CSV or TBX glossary terms; one undo step. Conflicts (changed source, final here) need force.",
             ),
         }
     }

@@ -10,6 +10,7 @@ use quire::core::ids::{NodeId, PageId, SessionId};
 use quire::core::import::{ImageFile, PageSource};
 use quire::core::jobs::Approval;
 use quire::core::op::Op;
+use quire::core::scene::ImageRole;
 use quire::core::translations::{TranslationFormat, TranslationImport};
 use serde_json::{Value, json};
 
@@ -203,7 +204,11 @@ async fn an_image_over_the_pixel_limit_is_refused_from_its_header_wherever_it_is
     let page = PageId::new();
     let op = crate::core_support::image_page("huge", blob, (20_000, 20_000), Some(page));
     t.core.apply(id, op).await.unwrap();
-    let err = t.core.page_picture(id, page, 1024).await.unwrap_err();
+    let err = t
+        .core
+        .page_picture(id, page, ImageRole::Source, 1024, false)
+        .await
+        .unwrap_err();
     assert!(err.to_string().contains("limits.max_image_pixels"), "{err}");
     let mut sub = t.core.subscribe(None);
     let job = t

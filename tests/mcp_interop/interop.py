@@ -9,6 +9,7 @@ exits 1. Run by tests/it/mcp_interop.rs, which prepares a sandbox.
 """
 
 import base64
+import io
 import json
 import os
 import re
@@ -18,6 +19,7 @@ import zlib
 
 import anyio
 from mcp import ClientSession, StdioServerParameters, types
+from PIL import Image
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
@@ -217,6 +219,21 @@ async def run(session, transport):
     boxed = next(n for n in seen["nodes"] if n.get("text") == "Boxed")
     check(boxed["box"] == {"x": 15.0, "y": 20.0, "width": 45.0, "height": 10.0}, f"box: {boxed}")
     tool_error(await session.call_tool("quire_view_page", {"pageId": page_id}), "invalid_input", "view a text page")
+    # Its balloon outlined on request (magenta on the gradient); no
+    # cleaned image before `clean` ran, and the error says so.
+    region = [[20, 30], [130, 30], [130, 70], [20, 70]]
+    structured(await session.call_tool("quire_apply", {"op": {"type": "UpdateNode", "page": image_page, "id": boxed["id"],
+        "patch": {"kind": {"type": "text", "region": region}}}}), "set a region")
+    outlined = await session.call_tool("quire_view_page", {"pageId": image_page, "maxSide": 200, "regions": True})
+    structured(outlined, "view with regions")
+    picture = Image.open(io.BytesIO(base64.b64decode(next(c for c in outlined.content if c.type == "image").data)))
+    r, g, b = picture.convert("RGB").getpixel((40, 15))
+    check(r > 180 and g < 90 and b > 60, f"the region's top edge at (40, 15) is {(r, g, b)}")
+    plain = Image.open(io.BytesIO(base64.b64decode(images[0].data))).convert("RGB").getpixel((40, 15))
+    check(plain[0] < 150, f"no outline without regions: {plain}")
+    err = tool_error(await session.call_tool("quire_view_page", {"pageId": image_page, "view": "cleaned"}),
+                     "invalid_input", "view a page not cleaned")
+    check("run clean" in err["message"], err["message"])
 
     # Resources, subscriptions, prompts, completion, logging.
     scene_uri = f"quire://sessions/{session_id}/scene"

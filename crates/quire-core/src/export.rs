@@ -82,8 +82,8 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
-    /// archive: the project as a zip; srt, vtt: a subtitle page; png,
-    /// cbz, pdf: the rendered pages.
+    /// archive: the project zip; srt, vtt: a subtitle page; png, cbz,
+    /// pdf: rendered pages.
     pub format: ExportFormat,
     /// Only these pages (in scene order); all when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]

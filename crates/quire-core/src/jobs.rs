@@ -33,7 +33,7 @@ pub struct PipelineSpec {
     /// Engine ids or pipeline names (chapter), run in order.
     #[schemars(length(min = 1))]
     pub steps: Vec<String>,
-    /// Pages to process, in this order; all pages when absent.
+    /// Pages, in this order (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
     /// BCP 47; default: the project's.

@@ -1,5 +1,6 @@
 //! A page as a picture, for clients that look at it (a multimodal model
-//! over MCP): the page's source image scaled down so its long side fits,
+//! over MCP): the page's source, cleaned or rendered image scaled down so
+//! its long side fits, its regions outlined when asked,
 //! encoded for sending, with the factor that maps page units to its pixels.
 //! And which made images a page has (cleaned, rendered) and whether each
 //! is still current, for views that must say when they are out of date.
@@ -15,7 +16,7 @@ use super::blobs::BlobHash;
 use super::engines::page_image;
 use super::error::{CoreError, CoreResult};
 use super::ids::{PageId, SessionId};
-use super::scene::{ImageRole, NodeKind, Page};
+use super::scene::{ImageRole, NodeKind, Page, Point};
 use super::{Core, blocking};
 
 /// The long side a picture may be asked for, in pixels.
@@ -145,14 +146,18 @@ impl Recent {
 }
 
 impl Core {
-    /// `page` of the session and its source image as a [`Picture`] whose
-    /// long side is at most `max_side`. A page without an image (a text
-    /// page) is refused.
+    /// `page` of the session and its image of `role` (its source, or the
+    /// cleaned or rendered image an engine made) as a [`Picture`] whose
+    /// long side is at most `max_side`, with its text nodes' regions
+    /// outlined when `regions`. A page without that image (a text page,
+    /// a page not yet cleaned or rendered) is refused, saying why.
     pub async fn page_picture(
         &self,
         session: SessionId,
         page: PageId,
+        role: ImageRole,
         max_side: u32,
+        regions: bool,
     ) -> CoreResult<(Page, Arc<Picture>)> {
         check_max_side(max_side)?;
         let snapshot = self.scene(session).await?;
@@ -161,19 +166,56 @@ impl Core {
             .page(page)
             .cloned()
             .ok_or_else(|| CoreError::not_found("page", page))?;
-        let Some(blob) = page_image(&page).cloned() else {
-            return Err(CoreError::InvalidInput(format!(
-                "page `{}` has no image (it is a text page; read its text with the scene)",
-                page.name
-            )));
+        let blob = match role {
+            ImageRole::Source => page_image(&page).copied().ok_or_else(|| {
+                CoreError::InvalidInput(format!(
+                    "page `{}` has no image (it is a text page; read its text with the scene)",
+                    page.name
+                ))
+            })?,
+            ImageRole::Cleaned | ImageRole::Rendered => made(&page, role).ok_or_else(|| {
+                let (what, engine) = if role == ImageRole::Cleaned {
+                    ("cleaned", "clean")
+                } else {
+                    ("rendered", "render")
+                };
+                CoreError::InvalidInput(format!(
+                    "page `{}` has no {what} image yet (run {engine})",
+                    page.name
+                ))
+            })?,
+            ImageRole::Custom => {
+                return Err(CoreError::InvalidInput(
+                    "a page is seen as its source, cleaned or rendered image".into(),
+                ));
+            }
         };
         let key = (blob, max_side, page.width);
-        if let Some(made) = self.inner.pictures.get(&key) {
+        let made = match self.inner.pictures.get(&key) {
+            Some(made) => made,
+            None => {
+                let made = self.make_picture(session, key).await?;
+                self.inner.pictures.put(key, made.clone());
+                made
+            }
+        };
+        if !regions {
             return Ok((page, made));
         }
-        let made = self.make_picture(session, key).await?;
-        self.inner.pictures.put(key, made.clone());
-        Ok((page, made))
+        let outlines: Vec<Vec<Point>> = page
+            .nodes
+            .iter()
+            .filter(|n| n.visible)
+            .filter_map(|n| match &n.kind {
+                NodeKind::Text {
+                    region: Some(r), ..
+                } => Some(r.clone()),
+                _ => None,
+            })
+            .collect();
+        let _permit = self.decode_permit().await?;
+        let drawn = blocking(move || outlined(&made, &outlines)).await?;
+        Ok((page, Arc::new(drawn)))
     }
 
     /// The cleaned and rendered images of `page`, each with whether it is
@@ -185,12 +227,7 @@ impl Core {
         let page = scene
             .page(page)
             .ok_or_else(|| CoreError::not_found("page", page))?;
-        let made = |role: ImageRole| {
-            page.nodes.iter().find_map(|n| match &n.kind {
-                NodeKind::Image { blob, role: r, .. } if *r == role => Some(*blob),
-                _ => None,
-            })
-        };
+        let made = |role: ImageRole| made(page, role);
         let settings = super::render::Settings::new(
             &self.config().render,
             self.config().max_image_pixels,
@@ -250,6 +287,57 @@ impl Core {
             blocking(move || picture(&bytes, max_side, width, max_pixels)).await?,
         ))
     }
+}
+
+/// The page's image of `role` that an engine made (cleaned, rendered).
+fn made(page: &Page, role: ImageRole) -> Option<BlobHash> {
+    page.nodes.iter().find_map(|n| match &n.kind {
+        NodeKind::Image { blob, role: r, .. } if *r == role => Some(*blob),
+        _ => None,
+    })
+}
+
+/// `picture` with each region (in page units) outlined, 2 px wide, in a
+/// magenta no page is likely to be printed in.
+fn outlined(picture: &Picture, regions: &[Vec<Point>]) -> CoreResult<Picture> {
+    let mut image = image::load_from_memory(&picture.bytes)
+        .map_err(|e| CoreError::internal(format!("cannot read the picture back: {e}")))?
+        .to_rgba8();
+    let (w, h) = (i64::from(image.width()), i64::from(image.height()));
+    let ink = image::Rgba([230, 0, 130, 255]);
+    for region in regions {
+        for (k, a) in region.iter().enumerate() {
+            let b = region[(k + 1) % region.len()];
+            let (x0, y0) = (a[0] * picture.scale, a[1] * picture.scale);
+            let (dx, dy) = (b[0] * picture.scale - x0, b[1] * picture.scale - y0);
+            let steps = dx.abs().max(dy.abs()).ceil().max(1.0);
+            for i in 0..=(steps as u32) {
+                let t = f64::from(i) / steps;
+                // On the picture: small integers.
+                #[allow(clippy::cast_possible_truncation)]
+                let (x, y) = ((x0 + dx * t).round() as i64, (y0 + dy * t).round() as i64);
+                for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                    let (px, py) = (x + ox, y + oy);
+                    if (0..w).contains(&px) && (0..h).contains(&py) {
+                        // Inside the picture: the casts cannot truncate.
+                        #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
+                        image.put_pixel(px as u32, py as u32, ink);
+                    }
+                }
+            }
+        }
+    }
+    let image = if picture.mime_type == "image/png" {
+        DynamicImage::ImageRgba8(image)
+    } else {
+        DynamicImage::ImageRgb8(DynamicImage::ImageRgba8(image).to_rgb8())
+    };
+    let (mime_type, bytes) = encode(&image)?;
+    Ok(Picture {
+        mime_type,
+        bytes,
+        ..picture.clone()
+    })
 }
 
 fn check_max_side(max_side: u32) -> CoreResult<()> {
