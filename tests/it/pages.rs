@@ -650,6 +650,30 @@ async fn real_pages(t: TestCore, dir: &Path, out: &Path) -> Value {
         cleaned
             .save(out.join(format!("{}.cleaned.png", page.name)))
             .unwrap();
+        text_mask(&t, id, page)
+            .await
+            .save(out.join(format!("{}.mask.png", page.name)))
+            .unwrap();
+        // The scan's top half, before and after, side by side (the
+        // README's picture).
+        if page.name.starts_with("ctd_dcm") {
+            let source = stored_image(&t, id, page, ImageRole::Source).await;
+            let (w, h) = (source.width(), source.height() / 2);
+            let mut both = image::RgbaImage::from_pixel(2 * w + 12, h, image::Rgba([255; 4]));
+            image::imageops::replace(
+                &mut both,
+                &image::imageops::crop_imm(&source, 0, 0, w, h).to_image(),
+                0,
+                0,
+            );
+            image::imageops::replace(
+                &mut both,
+                &image::imageops::crop_imm(&cleaned, 0, 0, w, h).to_image(),
+                i64::from(w) + 12,
+                0,
+            );
+            both.save(out.join("before-after.png")).unwrap();
+        }
     }
 
     // Wikipe-tan: a balloon is found when a node's box or region covers

@@ -113,6 +113,8 @@ pub struct Detection {
 struct Analysis {
     width: u32,
     height: u32,
+    /// The ink's level: at or below it is ink.
+    level: u8,
     ink_labels: Vec<u32>,
     ink_parts: Vec<Component>,
     paper_labels: Vec<u32>,
@@ -171,6 +173,7 @@ impl Analysis {
         Analysis {
             width,
             height,
+            level,
             ink_labels,
             ink_parts,
             paper_labels,
@@ -196,6 +199,7 @@ impl Analysis {
     /// `kept` components and the marks among them.
     fn finish(
         &self,
+        page: &GrayImage,
         mut kept: Vec<bool>,
         found: Vec<(Option<u32>, u32, Block)>,
         settings: &Settings,
@@ -206,8 +210,7 @@ impl Analysis {
             &self.ink_parts,
             &found,
             &self.paper_labels,
-            width,
-            height,
+            (page, self.level),
         );
         let mut blocks: Vec<Block> = found.into_iter().map(|(_, _, block)| block).collect();
         order(&mut blocks, settings.right_to_left, height);
@@ -291,7 +294,7 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
             (balloon, heights[heights.len() / 2], block)
         })
         .collect();
-    a.finish(kept, found, settings)
+    a.finish(page, kept, found, settings)
 }
 
 /// The text blocks of `page` from text lines a model found (the `onnx`
@@ -421,7 +424,7 @@ pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> 
             Some((balloon, across[across.len() / 2], block))
         })
         .collect();
-    a.finish(kept, found, settings)
+    a.finish(page, kept, found, settings)
 }
 
 /// Whether two text lines are neighbours in one block: lines of one
@@ -455,15 +458,16 @@ fn lines_near(a: &Bounds, b: &Bounds) -> bool {
 /// mask with its letters: the strokes of a kana written in pieces (こ,
 /// ー), dakuten, dots, commas and accents. In a balloon, any ink no taller
 /// or wider than 1.8 of its letters' median height that the balloon's
-/// paper surrounds; outside balloons, such ink inside the block's box.
+/// paper surrounds; outside balloons, such ink inside the block's box on
+/// light paper (not the screentone of the art a caption sits beside).
 fn keep_marks(
     kept: &mut [bool],
     ink_parts: &[Component],
     blocks: &[(Option<u32>, u32, Block)],
     paper: &[u32],
-    width: u32,
-    height: u32,
+    (page, level): (&GrayImage, u8),
 ) {
+    let (width, height) = page.dimensions();
     for (id, part) in ink_parts.iter().enumerate() {
         if kept[id] || part.on_edge {
             continue;
@@ -477,7 +481,10 @@ fn keep_marks(
             mark(*letter)
                 && match balloon {
                     Some(p) => around(&b, paper, width, height) == Some(*p),
-                    None => within(&b, &block.bounds),
+                    None => {
+                        within(&b, &block.bounds)
+                            && light_box(&padded(&b, width, height), page, level)
+                    }
                 }
         });
     }
@@ -674,8 +681,13 @@ fn on_light(block: &[&Glyph], page: &GrayImage, level: u8) -> bool {
         [one] => padded(&one.bounds, page.width(), page.height()),
         _ => b,
     };
-    // The median, not the mean: the soft edges of bold letters are many
-    // and would darken a white caption.
+    light_box(&b, page, level)
+}
+
+/// Whether the paper (the pixels lighter than `level`) in `b` is light:
+/// its median, not its mean, since the soft edges of bold letters are
+/// many and would darken a white caption.
+fn light_box(b: &Bounds, page: &GrayImage, level: u8) -> bool {
     let mut counts = [0u64; 256];
     for y in b.top..=b.bottom {
         for x in b.left..=b.right {
