@@ -114,6 +114,7 @@ fn main() {
                 api_key: ApiKey::None,
                 timeout_secs: 60,
                 max_retries: 0,
+                images: false,
             },
         )]);
         let core = Core::new(config);

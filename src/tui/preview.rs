@@ -1,5 +1,6 @@
 //! The page preview of the detail pane: an image page's picture with its
-//! text boxes drawn on it in their state's colour, shown through the
+//! text boxes (and their regions, the balloons) drawn on it in their
+//! state's colour, shown through the
 //! terminal's graphics protocol (kitty, iTerm2, sixel) or half-blocks
 //! (`ratatui-image`). The runtime reads and decodes the image
 //! (`Effect::LoadPicture`); `refresh` (called after every update) asks for
@@ -18,14 +19,16 @@ use super::app::{App, Effect, Route};
 use super::layout::{areas, inner, session_areas};
 use crate::core::blobs::BlobHash;
 use crate::core::ids::{PageId, SessionId};
-use crate::core::scene::{NodeKind, Page, TextState, Transform};
+use crate::core::picture::draw_outline;
+use crate::core::scene::{NodeKind, Page, Point, TextState, Transform};
 
 /// The long side the runtime scales a page image down to before it is
 /// kept (plenty for any terminal pane, small to draw boxes on).
 pub const MAX_SIDE: u32 = 1024;
 
-/// A text box and its colour, as drawn.
-type Drawn = (Transform, [u8; 3]);
+/// A text box, its region (its balloon) when it has one, and its colour,
+/// as drawn.
+type Drawn = (Transform, Option<Vec<Point>>, [u8; 3]);
 
 /// A page picture and what was built from it.
 #[derive(Clone)]
@@ -108,24 +111,32 @@ fn colour(kind: &NodeKind) -> [u8; 3] {
     }
 }
 
-/// The text boxes of a page, with their colours.
+/// The text boxes of a page, with their regions and colours.
 fn boxes(page: &Page) -> Vec<Drawn> {
     page.nodes
         .iter()
-        .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
-        .map(|n| (n.transform, colour(&n.kind)))
+        .filter_map(|n| match &n.kind {
+            NodeKind::Text { region, .. } => Some((n.transform, region.clone(), colour(&n.kind))),
+            _ => None,
+        })
         .collect()
 }
 
-/// Draws each box's outline, `thick` pixels wide, onto `image`; `scale`
-/// maps page units to its pixels.
+/// Draws each box's outline, `thick` pixels wide, and its region's
+/// outline, half as wide, onto `image`; `scale` maps page units to its
+/// pixels.
 pub fn draw_boxes(image: &mut RgbaImage, boxes: &[Drawn], scale: f64, thick: u32) {
     let (w, h) = image.dimensions();
     if w == 0 || h == 0 {
         return;
     }
+    for (_, region, colour) in boxes {
+        if let Some(points) = region {
+            draw_outline(image, points, scale, (thick / 2).max(1), *colour);
+        }
+    }
     let px = |v: f64, max: u32| ((v * scale).round().max(0.0) as u32).min(max - 1);
-    for (t, [r, g, b]) in boxes {
+    for (t, _, [r, g, b]) in boxes {
         if t.width <= 0.0 || t.height <= 0.0 {
             continue;
         }
@@ -248,7 +259,7 @@ mod tests {
             rotation: None,
         };
         // The page is 200 units wide: half scale; the box runs off the right.
-        draw_boxes(&mut image, &[(t, [0, 170, 0])], 0.5, 2);
+        draw_boxes(&mut image, &[(t, None, [0, 170, 0])], 0.5, 2);
         assert_eq!(image.get_pixel(10, 5).0, [0, 170, 0, 255]);
         assert_eq!(image.get_pixel(30, 25).0, [0, 170, 0, 255]);
         assert_eq!(
@@ -261,5 +272,30 @@ mod tests {
             [255, 255, 255, 255],
             "outside stays"
         );
+    }
+
+    #[test]
+    fn a_region_is_drawn_around_its_box() {
+        let mut image = RgbaImage::from_pixel(100, 100, Rgba([255, 255, 255, 255]));
+        let t = Transform {
+            x: 40.0,
+            y: 40.0,
+            width: 20.0,
+            height: 20.0,
+            rotation: None,
+        };
+        let region = vec![[10.0, 10.0], [90.0, 10.0], [90.0, 90.0], [10.0, 90.0]];
+        draw_boxes(&mut image, &[(t, Some(region), [200, 0, 200])], 1.0, 2);
+        assert_eq!(
+            image.get_pixel(50, 10).0,
+            [200, 0, 200, 255],
+            "the region's top"
+        );
+        assert_eq!(
+            image.get_pixel(50, 40).0,
+            [200, 0, 200, 255],
+            "the box's top"
+        );
+        assert_eq!(image.get_pixel(50, 25).0, [255, 255, 255, 255], "between");
     }
 }

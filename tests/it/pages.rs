@@ -184,6 +184,8 @@ async fn page_set_session(t: &TestCore, dir: &Path, pages: &[Value]) -> SessionI
 /// overlaps its outline, or whose box overlaps its text's box, by an IoU
 /// of 0.5; a node is merged when half of two balloons' text lies in its
 /// region. Answers each found balloon's truth with its node's text.
+// What it missed is printed, as the tests that call it print.
+#[allow(clippy::print_stderr)]
 fn score_balloons<'a>(
     truth: &'a Value,
     page: &Page,
@@ -623,6 +625,8 @@ async fn real_pages_are_found_read_and_cleared() {
 
 /// The real pages through `detect`, `ocr` and `clean` in `t`, the cleaned
 /// pages saved in `out`, and the figures.
+// What it read is printed, as the test that calls it prints.
+#[allow(clippy::print_stderr)]
 async fn real_pages(t: TestCore, dir: &Path, out: &Path) -> Value {
     std::fs::create_dir_all(out).unwrap();
     let names = ["mit_wikipe-tan_manga_page1_en.jpg", "ctd_dcm-006013_en.jpg"];

@@ -303,29 +303,8 @@ fn outlined(picture: &Picture, regions: &[Vec<Point>]) -> CoreResult<Picture> {
     let mut image = image::load_from_memory(&picture.bytes)
         .map_err(|e| CoreError::internal(format!("cannot read the picture back: {e}")))?
         .to_rgba8();
-    let (w, h) = (i64::from(image.width()), i64::from(image.height()));
-    let ink = image::Rgba([230, 0, 130, 255]);
     for region in regions {
-        for (k, a) in region.iter().enumerate() {
-            let b = region[(k + 1) % region.len()];
-            let (x0, y0) = (a[0] * picture.scale, a[1] * picture.scale);
-            let (dx, dy) = (b[0] * picture.scale - x0, b[1] * picture.scale - y0);
-            let steps = dx.abs().max(dy.abs()).ceil().max(1.0);
-            for i in 0..=(steps as u32) {
-                let t = f64::from(i) / steps;
-                // On the picture: small integers.
-                #[allow(clippy::cast_possible_truncation)]
-                let (x, y) = ((x0 + dx * t).round() as i64, (y0 + dy * t).round() as i64);
-                for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
-                    let (px, py) = (x + ox, y + oy);
-                    if (0..w).contains(&px) && (0..h).contains(&py) {
-                        // Inside the picture: the casts cannot truncate.
-                        #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
-                        image.put_pixel(px as u32, py as u32, ink);
-                    }
-                }
-            }
-        }
+        draw_outline(&mut image, region, picture.scale, 2, [230, 0, 130]);
     }
     let image = if picture.mime_type == "image/png" {
         DynamicImage::ImageRgba8(image)
@@ -338,6 +317,43 @@ fn outlined(picture: &Picture, regions: &[Vec<Point>]) -> CoreResult<Picture> {
         bytes,
         ..picture.clone()
     })
+}
+
+/// Draws the closed outline of `points` (in page units, `scale` image
+/// pixels each) onto `image`, `thick` pixels wide, in `colour`; what
+/// falls outside the image is left out.
+pub fn draw_outline(
+    image: &mut image::RgbaImage,
+    points: &[Point],
+    scale: f64,
+    thick: u32,
+    colour: [u8; 3],
+) {
+    let (w, h) = (i64::from(image.width()), i64::from(image.height()));
+    let ink = image::Rgba([colour[0], colour[1], colour[2], 255]);
+    for (k, a) in points.iter().enumerate() {
+        let b = points[(k + 1) % points.len()];
+        let (x0, y0) = (a[0] * scale, a[1] * scale);
+        let (dx, dy) = (b[0] * scale - x0, b[1] * scale - y0);
+        let steps = dx.abs().max(dy.abs()).ceil().max(1.0);
+        // A segment's length in pixels: a small integer.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        for i in 0..=(steps as u32) {
+            let t = f64::from(i) / steps;
+            #[allow(clippy::cast_possible_truncation)]
+            let (x, y) = ((x0 + dx * t).round() as i64, (y0 + dy * t).round() as i64);
+            for ox in 0..i64::from(thick.max(1)) {
+                for oy in 0..i64::from(thick.max(1)) {
+                    let (px, py) = (x + ox, y + oy);
+                    if (0..w).contains(&px) && (0..h).contains(&py) {
+                        // Inside the image: the casts cannot truncate.
+                        #[allow(clippy::cast_sign_loss, clippy::cast_possible_truncation)]
+                        image.put_pixel(px as u32, py as u32, ink);
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn check_max_side(max_side: u32) -> CoreResult<()> {
