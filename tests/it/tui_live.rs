@@ -324,6 +324,21 @@ impl Tmux {
         self.keys(&["Enter"]);
     }
 
+    /// Waits until the screen no longer contains `text` (a dialog closed):
+    /// what is typed next must not follow an Escape so closely that the
+    /// terminal reads the two as one Alt key.
+    pub(crate) fn wait_gone(&self, text: &str) {
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            let screen = self.screen();
+            if !screen.contains(text) {
+                return;
+            }
+            assert!(Instant::now() < end, "{text:?} stayed; screen:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Waits until the screen contains `text`.
     pub(crate) fn wait_for(&self, text: &str) -> String {
         let end = Instant::now() + Duration::from_secs(30);
@@ -398,6 +413,7 @@ fn the_whole_flow_by_keyboard_in_a_real_terminal() {
     tmux.keys(&["?"]);
     tmux.wait_for("Commands");
     tmux.keys(&["Escape"]);
+    tmux.wait_gone("Commands");
     tmux.type_line("/run pseudo-translate");
     let screen = tmux.wait_for("[Ĥéļļö {0}, ŵéļçöɱé!");
     assert!(
