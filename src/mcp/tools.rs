@@ -29,7 +29,7 @@ pub fn valid_tool_name(name: &str) -> bool {
 pub struct OpenProjectArgs {
     /// A project directory, or a .zip archive (opened as a new copy).
     pub path: String,
-    /// Create a project at `path` (absent or empty) with this name.
+    /// Create a project at `path` with this name.
     #[serde(default)]
     pub create_name: Option<String>,
 }
@@ -96,7 +96,7 @@ pub struct NoArgs {}
 pub struct GetSceneArgs {
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// Only these pages (in scene order); default all.
+    /// Only these pages; default all.
     #[serde(default)]
     pub pages: Option<Vec<PageId>>,
 }
@@ -426,7 +426,7 @@ mod described {
                 name,
                 "Open or create a project",
                 changes(false, false),
-                "Open a project in the projects directory, or create one (createName). Later calls pass its sessionId (required over HTTP in MCP 2026-07-28).",
+                "Open or create (createName) a project in the projects directory. Later calls pass its sessionId (required over stateless HTTP).",
             ),
             ToolName::CloseProject => tool::<SessionArgs, Closed>(
                 name,
@@ -456,7 +456,7 @@ mod described {
                 name,
                 "Start a pipeline",
                 changes(true, false).open_world(true),
-                "Run steps in order over pages, in the background: the jobId, or with wait=true the outcome.",
+                "Run steps over pages in the background: the jobId, or with wait=true the outcome.",
             ),
             ToolName::ListSessions => tool::<NoArgs, Sessions>(
                 name,
@@ -492,13 +492,13 @@ mod described {
                 name,
                 "Export",
                 changes(false, true),
-                "Export as text or a zip resource (archive, up to 16 MiB); over stdio outPath writes a file.",
+                "Export as text, or a zip resource up to 16 MiB; over stdio outPath writes a file.",
             ),
             ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
                 name,
                 "View a page",
                 reads(),
-                "A page's image (its view) and its text nodes with boxes in its pixels.",
+                "A page's image and its text nodes' boxes in its pixels.",
             ),
             ToolName::ImportPages => tool::<ImportPagesArgs, ImportResult>(
                 name,

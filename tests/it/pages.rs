@@ -792,3 +792,69 @@ async fn the_onnx_detector_finds_the_balloons_of_the_page_set() {
     assert!(precision >= 0.95, "precision {precision:.3}: {report:?}");
     assert_eq!(report.merged, 0, "{report:?}");
 }
+
+/// "Read" on one box: `ocr` with `nodes` reads only the nodes named (on
+/// their page, the pipeline's default), and a node id that is not a text
+/// node of the scene is refused before anything runs.
+#[tokio::test(flavor = "multi_thread")]
+async fn ocr_reads_only_the_nodes_a_pipeline_names() {
+    let test = "ocr_reads_only_the_nodes_a_pipeline_names";
+    let Some((dir, truth)) = page_set(test, "pages-nodes") else {
+        return;
+    };
+    let missing = crate::harness::missing_program("tesseract", "--version");
+    if !crate::harness::tool_available("tesseract", test, missing) {
+        return;
+    }
+    let t = TestCore::new();
+    let pages = truth["pages"].as_array().unwrap();
+    let id = page_set_session(&t, &dir, &pages[..2]).await;
+    run(&t, id, &["detect"]).await;
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let texts = |page: &Page| {
+        page.nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Text { text, .. } => Some((n.id, text.clone())),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    let chosen = texts(&scene.pages[1])[0].0;
+
+    let refused = quire::core::jobs::PipelineSpec {
+        nodes: Some(vec![quire::core::ids::NodeId::new()]),
+        ..spec(&["ocr"])
+    };
+    let err = t
+        .core
+        .start_pipeline(id, refused, Approval::Unattended)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("unknown text node id"), "{err}");
+    assert_eq!(t.core.scene(id).await.unwrap().scene, scene);
+
+    let mut sub = t.core.subscribe(None);
+    let one = quire::core::jobs::PipelineSpec {
+        nodes: Some(vec![chosen]),
+        ..spec(&["ocr"])
+    };
+    let job = t
+        .core
+        .start_pipeline(id, one, Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    let started = events.iter().find_map(|e| match e {
+        Event::JobStarted { total_pages, .. } => Some(*total_pages),
+        _ => None,
+    });
+    assert_eq!(started, Some(1), "the named node's page only");
+    let after = t.core.scene(id).await.unwrap().scene;
+    for page in &after.pages {
+        for (node, text) in texts(page) {
+            let read = text.is_some_and(|t| !t.trim().is_empty());
+            assert_eq!(read, node == chosen, "{node}: {:?}", texts(page));
+        }
+    }
+}

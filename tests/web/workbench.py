@@ -875,6 +875,19 @@ def scenario_chapter(url, out, pages_dir):
         page.screenshot(path=os.path.join(out, "found.png"))
         page.get_by_role("group", name="Overlays").get_by_role("button", name="Mask").click()
 
+        # "Read" on one box: its source cleared, then read from the image again.
+        again = texts[0][1]
+        apply_with_curl(url, session, {"type": "UpdateNode", "page": scene["pages"][0]["id"], "id": again["id"],
+                                       "patch": {"kind": {"type": "text", "text": None}}})
+        page.locator(f'.box[data-node="{again["id"]}"]').click()
+        editor = page.get_by_role("region", name="Editor")
+        expect(editor.locator(".source-text")).to_contain_text("no source text", timeout=LIVE_MS)
+        editor.get_by_role("button", name="Read", exact=True).click()
+        expect(editor.locator(".source-text")).to_have_text(again["kind"]["text"], timeout=60_000)
+        others = [n["kind"]["text"] for n in scene_with_curl(url, session)["pages"][0]["nodes"]
+                  if n["kind"]["type"] == "text" and n["id"] != again["id"]]
+        assert others == [n["kind"]["text"] for n in texts[0] if n["id"] != again["id"]], others
+
         # ? lists the keys.
         page.locator("body").click(position={"x": 5, "y": 300})
         page.keyboard.press("?")

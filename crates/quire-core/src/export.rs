@@ -85,7 +85,7 @@ pub struct ExportSpec {
     /// archive: the project zip; srt, vtt: a subtitle page; png, cbz,
     /// pdf: rendered pages.
     pub format: ExportFormat,
-    /// Only these pages (in scene order); all when absent.
+    /// Only these pages; default all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
     /// XLIFF `trgLang`, PO `Language`; default: the project's.

@@ -19,7 +19,7 @@ use super::engines::{Engine, PageInput, Pictures, Step, page_image};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, Finding, JobStatus, Severity};
 use super::history::Group;
-use super::ids::{JobId, PageId, SessionId};
+use super::ids::{JobId, NodeId, PageId, SessionId};
 use super::op::Op;
 use super::settings::{ApiKey, Provider};
 use super::workflow::{Overwrite, Writer};
@@ -36,6 +36,9 @@ pub struct PipelineSpec {
     /// Pages, in this order (default: all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pages: Option<Vec<PageId>>,
+    /// Only these text nodes; default pages: theirs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<Vec<NodeId>>,
     /// BCP 47; default: the project's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target_language: Option<String>,
@@ -162,6 +165,31 @@ impl Core {
                 ))
             })?;
             steps.push(engine);
+        }
+        if let Some(nodes) = &spec.nodes {
+            let text_node = |id: &NodeId| {
+                snapshot.scene.pages.iter().any(|p| {
+                    p.nodes.iter().any(|n| {
+                        n.id == *id && matches!(n.kind, super::scene::NodeKind::Text { .. })
+                    })
+                })
+            };
+            if let Some(missing) = nodes.iter().find(|n| !text_node(n)) {
+                return Err(CoreError::InvalidInput(format!(
+                    "unknown text node id {missing} (not in the scene)"
+                )));
+            }
+            if spec.pages.is_none() {
+                spec.pages = Some(
+                    snapshot
+                        .scene
+                        .pages
+                        .iter()
+                        .filter(|p| p.nodes.iter().any(|n| nodes.contains(&n.id)))
+                        .map(|p| p.id)
+                        .collect(),
+                );
+            }
         }
         let pages = match &spec.pages {
             Some(pages) => {
@@ -466,6 +494,7 @@ impl Core {
                 system_prompt: job.spec.system_prompt.as_deref(),
                 default_font: job.spec.default_font.as_deref(),
                 overwrite,
+                nodes: job.spec.nodes.as_deref(),
                 scene: scene.as_ref().map(|s| &s.scene),
                 memory,
                 provider,

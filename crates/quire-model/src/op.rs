@@ -246,7 +246,7 @@ pub type Clearable<T> = Option<Option<T>>;
 // made meanwhile by someone else is never silently replaced. The log keeps
 // edits without it (it held when they applied). (Plain comments: the MCP
 // schema budget; the schema's description is the one line below.)
-/// Values the edit was made from (null: none); refused if the node differs.
+/// Refused if the node no longer has these values.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct Basis {

@@ -7,7 +7,8 @@ import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { qaWarnings } from './jobs.js';
 import { STATE_LABELS, STATES, stateOf } from './scene.js';
 import { goNextNeedingWork } from './session.js';
-import { apply, commitEditor, editDraft, resolveConflict, state, takeFocus } from './store.js';
+import { call, inSession } from './api.js';
+import { apply, attempt, commitEditor, editDraft, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
 
 function origin(kind) {
@@ -70,13 +71,24 @@ function SourceField({ text, onSave, onCancel }) {
   </form>`;
 }
 
-function SourceText({ page, node }) {
+// "Read" on one box: ocr of this node only, its text read again unless it
+// is translated (a translation's source is kept) or final.
+async function readBox(page, node) {
+  const spec = { steps: ['ocr'], nodes: [node.id], overwrite: 'all' };
+  const started = await attempt('Reading the box', () => call('POST', inSession(state.sessionId, '/pipelines'), spec));
+  if (started) toast('Reading the box: ocr');
+}
+
+function SourceText({ page, node, image }) {
   const [editing, setEditing] = useState(false);
   const k = node.kind;
+  const readable = image && !k.translation && k.state !== 'final';
   if (!editing) {
     return html`<div class="source">
       <div class="field-head"><h3>Source</h3>
-        <button type="button" class="link" onClick=${() => setEditing(true)}>Edit source</button></div>
+        <span>${readable && html`<button type="button" class="link" onClick=${() => readBox(page, node)}
+          title="Read this box's text from the image (ocr)">Read</button> · `}
+        <button type="button" class="link" onClick=${() => setEditing(true)}>Edit source</button></span></div>
       <p lang=${k.sourceLang || undefined} class="source-text">${k.text || html`<em class="muted">no source text</em>`}</p>
     </div>`;
   }
@@ -134,7 +146,7 @@ export function Editor() {
       <h2>${info.source ? 'Box' : 'Block'} ${number} <span class="muted">· page ${info.number}</span></h2>
       <span class=${`badge shade-${current}`} data-testid="state">${STATE_LABELS[current]}</span>
     </div>
-    <${SourceText} page=${page} node=${node} key=${node.id} />
+    <${SourceText} page=${page} node=${node} image=${Boolean(info.source)} key=${node.id} />
     ${editor.conflict && html`<${Conflict} conflict=${editor.conflict} />`}
     <label for="translation" class="field-label">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
     <textarea id="translation" ref=${field} rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}

@@ -139,6 +139,9 @@ pub struct Step<'a> {
     /// Which translations a translation engine may replace; engines skip
     /// the rest (and the core drops any edit that gets through).
     pub overwrite: Overwrite,
+    /// The only text nodes the engines that work node by node (ocr, tm,
+    /// the translating engines) touch, when the pipeline names some.
+    pub nodes: Option<&'a [crate::ids::NodeId]>,
     /// With [`Needs::scene`].
     pub scene: Option<&'a Scene>,
     /// With [`Needs::memory`].
@@ -272,6 +275,8 @@ pub fn page_image(page: &Page) -> Option<&crate::blobs::BlobHash> {
 /// names none.
 struct Fill {
     overwrite: Overwrite,
+    /// The pipeline's `nodes`: only these are written.
+    nodes: Option<Vec<crate::ids::NodeId>>,
     default_font: Option<String>,
 }
 
@@ -279,6 +284,7 @@ impl Fill {
     fn new(step: &Step<'_>) -> Fill {
         Fill {
             overwrite: step.overwrite,
+            nodes: step.nodes.map(<[_]>::to_vec),
             default_font: step.default_font.map(str::to_owned),
         }
     }
@@ -290,6 +296,7 @@ impl Fill {
         page.nodes
             .iter()
             .filter(move |n| overwrite.allows(n))
+            .filter(|n| self.nodes.as_ref().is_none_or(|only| only.contains(&n.id)))
             .filter_map(|n| match &n.kind {
                 NodeKind::Text {
                     text: Some(text), ..

@@ -99,6 +99,7 @@ impl Engine for Ocr {
             models,
             language,
             overwrite: step.overwrite,
+            nodes: step.nodes.map(<[_]>::to_vec),
             max_pixels: step.config.max_image_pixels,
         }))
     }
@@ -163,6 +164,8 @@ struct Work {
     /// The project's source language (English when it has none).
     language: String,
     overwrite: Overwrite,
+    /// The pipeline's `nodes`: only these are read.
+    nodes: Option<Vec<crate::ids::NodeId>>,
     max_pixels: u64,
 }
 
@@ -281,7 +284,11 @@ impl Work {
         let has_text = text.as_deref().is_some_and(|t| !t.trim().is_empty());
         let translated = translation.as_deref().is_some_and(|t| !t.trim().is_empty());
         let wanted = !has_text || (self.overwrite == Overwrite::All && !translated);
-        if !wanted || *state == Some(TextState::Final) || !node.visible {
+        let named = self
+            .nodes
+            .as_ref()
+            .is_none_or(|only| only.contains(&node.id));
+        if !wanted || !named || *state == Some(TextState::Final) || !node.visible {
             return None;
         }
         let t = &node.transform;
