@@ -5,7 +5,7 @@ screentone patch, 3 to 6 balloons (ellipses, rounded rectangles, clouds;
 white or tinted, black outlines) holding English lines in one of three
 fonts (Comic Neue, DejaVu Sans, DejaVu Serif, all bold), a caption set on
 the art, and a page number in the bottom margin. The last page holds
-vertical Japanese in Noto Sans CJK. Every page is the same on every run
+vertical Japanese in Noto Sans and Noto Serif CJK. Every page is the same on every run
 (a fixed seed per page).
 
 Writes, into the directory given: page-NN.png, page-NN.text.png (the
@@ -29,7 +29,8 @@ FONTS = [
     "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
     "/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf",
 ]
-CJK = "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc"
+CJK = ["/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc",
+       "/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc"]
 WORDS = (
     "WHERE DID THE STORM COME FROM WE NEVER SAW IT COMING THE HARBOR LIGHTS "
     "ARE OUT AGAIN TONIGHT KEEP THE ENGINE RUNNING UNTIL I GET BACK HOLD ON "
@@ -156,8 +157,10 @@ def caption(rng, draw, text_mask, taken):
 
 
 def vertical(rng, draw, text_mask, taken):
-    """A white ellipse with columns of Japanese, read right to left."""
-    font = ImageFont.truetype(CJK, 40)
+    """A white ellipse with columns of Japanese, read right to left, in
+    Noto Sans and Noto Serif CJK JP by turns (each collection's first
+    face)."""
+    font = ImageFont.truetype(CJK[len(taken) % 2], 40)
     columns = rng.sample(JAPANESE, 2)
     step = 52
     col_h = max(len(c) for c in columns) * step
