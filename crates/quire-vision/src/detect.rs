@@ -24,7 +24,7 @@
 //!    balloon's outline (the farthest balloon pixel along
 //!    [`REGION_POINTS`] rays from the balloon's centre), or that box
 //!    when it has no balloon. The text mask holds the kept glyphs' pixels
-//!    and the marks smaller than a letter among them (see [`keep_marks`]).
+//!    and the marks smaller than a letter among them (`keep_marks`).
 //!
 //! Blocks come in reading order: by rows of the page, and in a row from
 //! the left, or from the right for a right-to-left page.
