@@ -1,7 +1,8 @@
 //! Page understanding at size: a chapter of generated comic pages
 //! (`tests/pages/make.py`, 1200 × 1800 px, 3-6 balloons each, the last page
-//! vertical Japanese) through `detect`, `ocr` (the system's Tesseract, and
-//! PP-OCRv6 in tract when the models are in `.models/`) and
+//! vertical Japanese) through `detect` (built in, and PP-OCRv6's detector
+//! in tract when the models are in `.models/`), `ocr` (the system's
+//! Tesseract, and PP-OCRv6 in tract) and
 //! `clean`, one engine at a time (pages per minute, and the process's peak
 //! memory after each), then raw → typeset draft on a fresh project with the
 //! built-in `chapter` pipeline (detect, ocr, tm, llm-translate, qa, clean,
@@ -146,17 +147,28 @@ fn main() {
             took.as_secs_f64(),
             peak_mib()
         );
-        // The onnx backend of `ocr` (PP-OCRv6 in tract), when scripts/test
-        // has put the models in .models/: last, its memory on top.
+        // The onnx backends of `detect` and `ocr` (PP-OCRv6 in tract), when
+        // scripts/test has put the models in .models/: last, their memory
+        // on top.
         let models = root.join(".models/rapidocr-3.10.0");
         if models.join("PP-OCRv6_rec_small.onnx").is_file() {
             let mut config = base.config().clone();
             config.ocr.backend = quire::core::settings::OcrBackend::Onnx;
             config.ocr.model = Some(models.join("PP-OCRv6_rec_small.onnx"));
             config.ocr.detector = Some(models.join("PP-OCRv6_det_small.onnx"));
+            config.detect.backend = quire::core::settings::DetectBackend::Onnx;
+            config.detect.model = Some(models.join("PP-OCRv6_det_small.onnx"));
             let core = Core::new(config);
             let id = project(&core, dir.path(), pages, "onnx").await;
-            support::run_job(&core, id, &["detect"]).await;
+            let (took, status) = support::run_job(&core, id, &["detect"]).await;
+            assert_ne!(status, JobStatus::Failed, "detect (onnx)");
+            let secs = took.as_secs_f64();
+            println!(
+                "detect (onnx) {pages} pages: {secs:.2} s, {:.0} pages/min, {:.0} ms/page (model loaded and planned in the job); peak RSS {:.0} MiB",
+                pages as f64 * 60.0 / secs,
+                secs * 1000.0 / pages as f64,
+                peak_mib()
+            );
             let (took, status) = support::run_job(&core, id, &["ocr"]).await;
             assert_ne!(status, JobStatus::Failed, "ocr (onnx)");
             let secs = took.as_secs_f64();
@@ -167,7 +179,7 @@ fn main() {
                 peak_mib()
             );
         } else {
-            println!("ocr (onnx): skipped, no models in {}", models.display());
+            println!("detect and ocr (onnx): skipped, no models in {}", models.display());
         }
     });
 }
