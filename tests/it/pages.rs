@@ -858,3 +858,122 @@ async fn ocr_reads_only_the_nodes_a_pipeline_names() {
         }
     }
 }
+
+/// The whole page path on generated pages: `detect`, `ocr` and `clean`,
+/// a translation given to every balloon, `render`; then Tesseract reads
+/// each balloon of the rendered page: the translation is there (set in
+/// the balloon's shape) and the source words are not.
+#[tokio::test(flavor = "multi_thread")]
+async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
+    use quire::core::op::NodePatch;
+    let test = "tesseract_reads_the_translations_on_detected_cleaned_rendered_pages";
+    let Some((dir, truth)) = page_set(test, "pages-rendered") else {
+        return;
+    };
+    let missing = crate::harness::missing_program("tesseract", "--version");
+    if !crate::harness::tool_available("tesseract", test, missing) {
+        return;
+    }
+    let t = TestCore::new();
+    let pages = truth["pages"].as_array().unwrap();
+    let id = page_set_session(&t, &dir, &pages[..2]).await;
+    run(&t, id, &["detect", "ocr", "clean"]).await;
+    let scene = t.core.scene(id).await.unwrap().scene;
+    // Words that are not in the page set's English.
+    let words = [
+        "MAISON", "SOLEIL", "JARDIN", "FROMAGE", "CHATEAU", "VOITURE", "PLAGE", "MONTAGNE",
+        "CUISINE", "FENETRE", "BATEAU", "ORANGE", "CHEVAL", "LAPIN", "FORET", "NUAGE",
+    ];
+    let mut given = Vec::new();
+    let mut ops = Vec::new();
+    for page in &scene.pages {
+        for node in &page.nodes {
+            let NodeKind::Text {
+                text: Some(text), ..
+            } = &node.kind
+            else {
+                continue;
+            };
+            let k = given.len() * 2;
+            let translation = format!(
+                "{} {}",
+                words[k % words.len()],
+                words[(k + 1) % words.len()]
+            );
+            ops.push(Op::UpdateNode {
+                page: page.id,
+                id: node.id,
+                patch: NodePatch::text(Some(Some(translation.clone())), None),
+                based_on: None,
+            });
+            given.push((page.id, node.id, normal(text), translation));
+        }
+    }
+    t.core
+        .apply(id, Op::Batch { ops, label: None })
+        .await
+        .unwrap();
+    let findings = run(&t, id, &["render"]).await;
+    assert!(findings.is_empty(), "{findings:?}");
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pages-rendered");
+    let (mut read, mut sources_left) = (0, Vec::new());
+    for (k, (page_id, node_id, source, translation)) in given.iter().enumerate() {
+        let page = scene.page(*page_id).unwrap();
+        let rendered = stored_image(&t, id, page, ImageRole::Rendered).await;
+        let node = page.nodes.iter().find(|n| n.id == *node_id).unwrap();
+        let (_, r, _) = found(page)
+            .into_iter()
+            .find(|(b, _, _)| (b[0], b[1]) == (node.transform.x, node.transform.y))
+            .unwrap();
+        let (x, y) = (r[0].max(0.0) as u32, r[1].max(0.0) as u32);
+        let w = (r[2] as u32).min(rendered.width() - x);
+        let h = (r[3] as u32).min(rendered.height() - y);
+        // The balloon alone: what is outside its region whitened, as the
+        // ocr engine cuts it.
+        let NodeKind::Text {
+            region: Some(region),
+            ..
+        } = &node.kind
+        else {
+            panic!("balloon {k} has no region");
+        };
+        let local: Vec<[f64; 2]> = region
+            .iter()
+            .map(|p| [p[0] - f64::from(x), p[1] - f64::from(y)])
+            .collect();
+        let inside = quire_vision::clean::polygon(&local, w, h);
+        let mut cut = image::imageops::crop_imm(&rendered, x, y, w, h).to_image();
+        for (i, p) in cut.pixels_mut().enumerate() {
+            if !inside[i] {
+                *p = image::Rgba([255; 4]);
+            }
+        }
+        let path = out.join(format!("balloon-{k}.png"));
+        cut.save(&path).unwrap();
+        let said = Command::new("tesseract")
+            .arg(&path)
+            .args(["-", "--psm", "6"])
+            .output()
+            .unwrap();
+        let said = normal(&String::from_utf8_lossy(&said.stdout));
+        let seen: Vec<&str> = said.split(' ').collect();
+        if translation.split(' ').all(|w| seen.contains(&w)) {
+            read += 1;
+        } else {
+            eprintln!("balloon {k}: read {said:?} for {translation:?}");
+        }
+        sources_left.extend(
+            source
+                .split(' ')
+                .filter(|w| w.len() >= 4 && seen.contains(w))
+                .map(|w| format!("{k}: {w}")),
+        );
+    }
+    eprintln!(
+        "rendered: {read} of {} balloons read back; source words left: {sources_left:?}",
+        given.len()
+    );
+    assert!(read * 10 >= given.len() * 9, "{read} of {}", given.len());
+    assert!(sources_left.is_empty(), "{sources_left:?}");
+}
