@@ -29,7 +29,7 @@ use crate::core_support::TestCore;
 const KEY: &str = "sk-test-do-not-leak";
 
 #[derive(Default)]
-struct Fake {
+pub(crate) struct Fake {
     calls: AtomicUsize,
     /// Authorization headers seen.
     auth: std::sync::Mutex<Vec<String>>,
@@ -145,7 +145,7 @@ async fn chat(
 }
 
 /// Starts the fake; returns its base address and state.
-async fn fake_provider() -> (String, Arc<Fake>) {
+pub(crate) async fn fake_provider() -> (String, Arc<Fake>) {
     let fake = Arc::new(Fake::default());
     let app = Router::new()
         .route("/{behaviour}/v1/chat/completions", post(chat))
@@ -156,7 +156,12 @@ async fn fake_provider() -> (String, Arc<Fake>) {
     (format!("http://{addr}"), fake)
 }
 
-fn provider(base: &str, behaviour: &str, timeout_secs: u64, max_retries: u32) -> ProviderConfig {
+pub(crate) fn provider(
+    base: &str,
+    behaviour: &str,
+    timeout_secs: u64,
+    max_retries: u32,
+) -> ProviderConfig {
     ProviderConfig {
         base_url: format!("{base}/{behaviour}/v1"),
         model: "fake-model".into(),

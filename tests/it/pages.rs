@@ -568,9 +568,10 @@ async fn ocr_output_that_is_too_big_or_a_missing_language_is_named_and_changes_n
 /// The real pages of the test data, made by other people: the
 /// Wikipe-tan page (its six balloons transcribed by a person) and a
 /// Golden Age scan with comic-text-detector's predicted text mask. What
-/// `detect` (both backends), `ocr` (Tesseract) and `clean` make of them
-/// is printed and written to `<target tmp>/real-pages/` with the cleaned
-/// pages, and held to floors at today's figures.
+/// the `chapter` preset makes of them (`detect` with both backends, `ocr`
+/// with Tesseract, a fake LLM, `clean`, `render`) is printed and written
+/// to `<target tmp>/real-pages/` with the cleaned and rendered pages, and
+/// held to floors at today's figures.
 #[tokio::test(flavor = "multi_thread")]
 async fn real_pages_are_found_read_and_cleared() {
     let test = "real_pages_are_found_read_and_cleared";
@@ -587,8 +588,17 @@ async fn real_pages_are_found_read_and_cleared() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("real-pages");
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
-    let builtin = real_pages(TestCore::new(), &dir, &out.join("builtin")).await;
+    // The chapter preset end to end, its llm-translate against a local
+    // fake provider (each segment's text, marked "FR").
+    let (base, _fake) = crate::core_llm::fake_provider().await;
+    let provider = quire::launch::provider(&crate::core_llm::provider(&base, "good", 30, 0));
+    let with_provider = provider.clone();
+    let builtin = TestCore::configured(move |c| {
+        c.providers = BTreeMap::from([("default".to_owned(), with_provider)]);
+    });
+    let builtin = real_pages(builtin, &dir, &out.join("builtin")).await;
     let onnx = TestCore::configured(move |c| {
+        c.providers = BTreeMap::from([("default".to_owned(), provider)]);
         c.detect.backend = quire::core::settings::DetectBackend::Onnx;
         c.detect.model = Some(det);
     });
@@ -623,7 +633,8 @@ async fn real_pages_are_found_read_and_cleared() {
     }
 }
 
-/// The real pages through `detect`, `ocr` and `clean` in `t`, the cleaned
+/// The real pages through the `chapter` preset (detect, ocr, tm,
+/// llm-translate, qa, clean, render) in `t`, the cleaned and rendered
 /// pages saved in `out`, and the figures.
 // What it read is printed, as the test that calls it prints.
 #[allow(clippy::print_stderr)]
@@ -639,17 +650,22 @@ async fn real_pages(t: TestCore, dir: &Path, out: &Path) -> Value {
         })
         .collect();
     t.core.import_files(id, files).await.unwrap();
-    let english = ProjectPatch {
+    let languages = ProjectPatch {
         source_language: Some(Some("en".into())),
+        target_language: Some(Some("fr".into())),
         ..ProjectPatch::default()
     };
     t.core
-        .apply(id, Op::UpdateProject { patch: english })
+        .apply(id, Op::UpdateProject { patch: languages })
         .await
         .unwrap();
-    run(&t, id, &["detect", "ocr", "clean"]).await;
+    run(&t, id, &["chapter"]).await;
     let scene = t.core.scene(id).await.unwrap().scene;
     for page in &scene.pages {
+        stored_image(&t, id, page, ImageRole::Rendered)
+            .await
+            .save(out.join(format!("{}.rendered.png", page.name)))
+            .unwrap();
         let cleaned = stored_image(&t, id, page, ImageRole::Cleaned).await;
         cleaned
             .save(out.join(format!("{}.cleaned.png", page.name)))

@@ -255,13 +255,26 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
             _ => free.push(glyph),
         }
     }
+    // A balloon holds one block: paper whose glyphs fall apart into
+    // several blocks (balloons with broken outlines sharing it) is not one.
+    let apart =
+        |a: &Bounds, b: &Bounds| ink_between(a, b, 0, |x, y| page.get_pixel(x, y).0[0] <= level);
+    let (whole, shared): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(_, members)| {
+        clusters(members, |a, b| {
+            near(&a.bounds, &b.bounds) && !apart(&a.bounds, &b.bounds)
+        })
+        .len()
+            == 1
+    });
+    let mut groups = whole;
+    free.extend(shared.into_iter().flat_map(|(_, members)| members));
     // Outside balloons, only glyphs on light paper are text (a letter-sized
     // bit of art on a dark panel is not); judged glyph by glyph, so that
     // art beside a caption does not take the caption with it.
     // The block then needs light paper as a whole too.
     free.retain(|g| on_light(&[g], page, level));
     groups.extend(
-        free_blocks(&free, settings, height)
+        free_blocks(&free, settings, height, &apart)
             .into_iter()
             .filter(|block| on_light(block, page, level))
             .map(|g| (None, g)),
@@ -338,43 +351,41 @@ pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> 
             .map(|(v, _)| v)
             .filter(|v| a.balloon[*v as usize])
     };
+    let mut by_paper: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        let paper = paper_of(line);
+        match by_paper
+            .iter_mut()
+            .find(|(b, _)| paper.is_some() && *b == paper)
+        {
+            Some((_, members)) => members.push(i),
+            None => by_paper.push((paper, vec![i])),
+        }
+    }
+    // Lines joined by distance, never across a stroke of ink. A balloon
+    // holds one block: a "balloon" whose lines fall apart into several
+    // is paper that several balloons with broken outlines share, and its
+    // blocks are taken as blocks outside balloons.
+    let joined = |x: &usize, y: &usize| {
+        let (x, y) = (&lines[*x], &lines[*y]);
+        // A line's box is grown around its letters: look for the stroke
+        // a little way into both.
+        let reach = x.height().min(x.width()).min(y.height().min(y.width())) / 4;
+        lines_near(x, y) && !ink_between(x, y, reach, |px, py| page.get_pixel(px, py).0[0] <= level)
+    };
     let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
     let mut free = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        match paper_of(line) {
-            Some(p) => match groups.iter_mut().find(|(b, _)| *b == Some(p)) {
-                Some((_, members)) => members.push(i),
-                None => groups.push((Some(p), vec![i])),
-            },
-            None => free.push(i),
+    for (paper, members) in by_paper {
+        match paper {
+            Some(p) if clusters(&members, joined).len() == 1 => groups.push((Some(p), members)),
+            _ => free.extend(members),
         }
     }
-    // Free lines joined by distance (union-find over neighbours).
-    let mut parent: Vec<usize> = (0..free.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    for i in 0..free.len() {
-        for j in i + 1..free.len() {
-            if lines_near(&lines[free[i]], &lines[free[j]]) {
-                let (x, y) = (root(&mut parent, i), root(&mut parent, j));
-                parent[x.max(y)] = x.min(y);
-            }
-        }
-    }
-    let mut group_of_root = vec![usize::MAX; free.len()];
-    for (i, line) in free.iter().enumerate() {
-        let r = root(&mut parent, i);
-        if group_of_root[r] == usize::MAX {
-            group_of_root[r] = groups.len();
-            groups.push((None, Vec::new()));
-        }
-        groups[group_of_root[r]].1.push(*line);
-    }
+    groups.extend(
+        clusters(&free, joined)
+            .into_iter()
+            .map(|block| (None, block)),
+    );
     // Each line's ink: the components inside its box (2 px of slack).
     let mut owner = vec![usize::MAX; a.ink_parts.len()];
     for (id, part) in a.ink_parts.iter().enumerate() {
@@ -425,6 +436,69 @@ pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> 
         })
         .collect();
     a.finish(page, kept, found, settings)
+}
+
+/// `items` in groups: two are in one group when `joined` says so of them,
+/// or of a chain of items between them (union-find), in first-seen order.
+fn clusters<T: Copy>(items: &[T], joined: impl Fn(&T, &T) -> bool) -> Vec<Vec<T>> {
+    let mut parent: Vec<usize> = (0..items.len()).collect();
+    fn root(parent: &mut [usize], mut i: usize) -> usize {
+        while parent[i] != i {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        i
+    }
+    for i in 0..items.len() {
+        for j in i + 1..items.len() {
+            if joined(&items[i], &items[j]) {
+                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    let mut out: Vec<Vec<T>> = Vec::new();
+    let mut group_of_root = vec![usize::MAX; items.len()];
+    for (i, item) in items.iter().enumerate() {
+        let r = root(&mut parent, i);
+        if group_of_root[r] == usize::MAX {
+            group_of_root[r] = out.len();
+            out.push(Vec::new());
+        }
+        out[group_of_root[r]].push(*item);
+    }
+    out
+}
+
+/// Whether a stroke of ink (a balloon's outline, a caption's or panel's
+/// border) runs between two boxes side by side or one above the other:
+/// a column (or row) of the gap between them, widened by `reach` into
+/// each, that is ink over four fifths of the span they share.
+fn ink_between(a: &Bounds, b: &Bounds, reach: u32, ink: impl Fn(u32, u32) -> bool) -> bool {
+    let stroke = |count: u32, span: u32| count * 5 >= span * 4;
+    // Side by side.
+    let (left, right) = if a.right < b.left { (a, b) } else { (b, a) };
+    if left.right < right.left {
+        let (y0, y1) = (left.top.max(right.top), left.bottom.min(right.bottom));
+        if y0 <= y1 {
+            let from = (left.right + 1).saturating_sub(reach).max(left.left);
+            let to = (right.left - 1 + reach).min(right.right);
+            return (from..=to)
+                .any(|x| stroke((y0..=y1).filter(|y| ink(x, *y)).count() as u32, y1 - y0 + 1));
+        }
+    }
+    // One above the other.
+    let (top, bottom) = if a.bottom < b.top { (a, b) } else { (b, a) };
+    if top.bottom < bottom.top {
+        let (x0, x1) = (top.left.max(bottom.left), top.right.min(bottom.right));
+        if x0 <= x1 {
+            let from = (top.bottom + 1).saturating_sub(reach).max(top.top);
+            let to = (bottom.top - 1 + reach).min(bottom.bottom);
+            return (from..=to)
+                .any(|y| stroke((x0..=x1).filter(|x| ink(*x, y)).count() as u32, x1 - x0 + 1));
+        }
+    }
+    false
 }
 
 /// Whether two text lines are neighbours in one block: lines of one
@@ -608,33 +682,15 @@ fn around(b: &Bounds, paper: &[u32], width: u32, height: u32) -> Option<u32> {
 /// the taller glyph's height. Blocks with too few glyphs, glyphs of very
 /// different heights, or a short one in the top or bottom margin (a page
 /// number) are dropped.
-fn free_blocks<'a>(glyphs: &[&'a Glyph], settings: &Settings, height: u32) -> Vec<Vec<&'a Glyph>> {
-    let mut parent: Vec<usize> = (0..glyphs.len()).collect();
-    fn root(parent: &mut [usize], mut i: usize) -> usize {
-        while parent[i] != i {
-            parent[i] = parent[parent[i]];
-            i = parent[i];
-        }
-        i
-    }
-    for i in 0..glyphs.len() {
-        for j in i + 1..glyphs.len() {
-            if near(&glyphs[i].bounds, &glyphs[j].bounds) {
-                let (a, b) = (root(&mut parent, i), root(&mut parent, j));
-                parent[a.max(b)] = a.min(b);
-            }
-        }
-    }
-    let mut blocks: Vec<Vec<&Glyph>> = Vec::new();
-    let mut index_of_root = vec![usize::MAX; glyphs.len()];
-    for (i, glyph) in glyphs.iter().enumerate() {
-        let r = root(&mut parent, i);
-        if index_of_root[r] == usize::MAX {
-            index_of_root[r] = blocks.len();
-            blocks.push(Vec::new());
-        }
-        blocks[index_of_root[r]].push(*glyph);
-    }
+fn free_blocks<'a>(
+    glyphs: &[&'a Glyph],
+    settings: &Settings,
+    height: u32,
+    apart: &dyn Fn(&Bounds, &Bounds) -> bool,
+) -> Vec<Vec<&'a Glyph>> {
+    let blocks = clusters(glyphs, |a, b| {
+        near(&a.bounds, &b.bounds) && !apart(&a.bounds, &b.bounds)
+    });
     let margin = f64::from(height) * 0.07;
     let mut blocks: Vec<Vec<&Glyph>> = blocks.into_iter().map(like_height).collect();
     blocks.retain(|block| {
