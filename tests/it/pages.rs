@@ -611,7 +611,7 @@ async fn real_pages_are_found_read_and_cleared() {
     .unwrap();
     eprintln!("real pages: {report}");
     // Floors a little under today's figures (builtin: 1 of 6 Wikipe-tan
-    // balloons, 71 % of the scan's predicted text pixels; onnx: 4 of 6,
+    // balloons, 78 % of the scan's predicted text pixels; onnx: 4 of 6,
     // 89 %), so that neither backend gets worse unnoticed.
     let figure =
         |backend: &str, page: &str, key: &str| report[backend][page][key].as_f64().unwrap();

@@ -370,7 +370,7 @@ pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> 
         let (x, y) = (&lines[*x], &lines[*y]);
         // A line's box is grown around its letters: look for the stroke
         // a little way into both.
-        let reach = x.height().min(x.width()).min(y.height().min(y.width())) / 4;
+        let reach = x.height().min(x.width()).min(y.height().min(y.width())) / 8;
         lines_near(x, y) && !ink_between(x, y, reach, |px, py| page.get_pixel(px, py).0[0] <= level)
     };
     let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
@@ -471,31 +471,36 @@ fn clusters<T: Copy>(items: &[T], joined: impl Fn(&T, &T) -> bool) -> Vec<Vec<T>
 }
 
 /// Whether a stroke of ink (a balloon's outline, a caption's or panel's
-/// border) runs between two boxes side by side or one above the other:
-/// a column (or row) of the gap between them, widened by `reach` into
-/// each, that is ink over four fifths of the span they share.
+/// border, straight or wavy) runs between two boxes side by side or one
+/// above the other: across the gap between them, widened by `reach` into
+/// each, nine in ten of the rows (or columns) of the span they share
+/// meet ink.
 fn ink_between(a: &Bounds, b: &Bounds, reach: u32, ink: impl Fn(u32, u32) -> bool) -> bool {
-    let stroke = |count: u32, span: u32| count * 5 >= span * 4;
-    // Side by side.
+    let crossed = |hits: usize, span: u32| hits * 10 >= span as usize * 9;
+    // Side by side: each shared row must meet ink in the gap.
     let (left, right) = if a.right < b.left { (a, b) } else { (b, a) };
     if left.right < right.left {
         let (y0, y1) = (left.top.max(right.top), left.bottom.min(right.bottom));
         if y0 <= y1 {
             let from = (left.right + 1).saturating_sub(reach).max(left.left);
             let to = (right.left - 1 + reach).min(right.right);
-            return (from..=to)
-                .any(|x| stroke((y0..=y1).filter(|y| ink(x, *y)).count() as u32, y1 - y0 + 1));
+            let hits = (y0..=y1)
+                .filter(|y| (from..=to).any(|x| ink(x, *y)))
+                .count();
+            return crossed(hits, y1 - y0 + 1);
         }
     }
-    // One above the other.
+    // One above the other: each shared column must meet ink in the gap.
     let (top, bottom) = if a.bottom < b.top { (a, b) } else { (b, a) };
     if top.bottom < bottom.top {
         let (x0, x1) = (top.left.max(bottom.left), top.right.min(bottom.right));
         if x0 <= x1 {
             let from = (top.bottom + 1).saturating_sub(reach).max(top.top);
             let to = (bottom.top - 1 + reach).min(bottom.bottom);
-            return (from..=to)
-                .any(|y| stroke((x0..=x1).filter(|x| ink(*x, y)).count() as u32, x1 - x0 + 1));
+            let hits = (x0..=x1)
+                .filter(|x| (from..=to).any(|y| ink(*x, y)))
+                .count();
+            return crossed(hits, x1 - x0 + 1);
         }
     }
     false
