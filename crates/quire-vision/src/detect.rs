@@ -256,12 +256,13 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
         }
     }
     // A balloon holds one block: paper whose glyphs fall apart into
-    // several blocks (balloons with broken outlines sharing it) is not one.
+    // several blocks, with a stroke of ink or a wide gap between them
+    // (balloons with broken outlines sharing it), is not one.
     let apart =
         |a: &Bounds, b: &Bounds| ink_between(a, b, 0, |x, y| page.get_pixel(x, y).0[0] <= level);
     let (whole, shared): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(_, members)| {
         clusters(members, |a, b| {
-            near(&a.bounds, &b.bounds) && !apart(&a.bounds, &b.bounds)
+            near_by(&a.bounds, &b.bounds, 2.5) && !apart(&a.bounds, &b.bounds)
         })
         .len()
             == 1
@@ -771,9 +772,15 @@ fn light_box(b: &Bounds, page: &GrayImage, level: u8) -> bool {
 
 /// Whether two glyphs are neighbours in a line or in lines of one block.
 fn near(a: &Bounds, b: &Bounds) -> bool {
-    let tall = f64::from(a.height().max(b.height()));
+    near_by(a, b, 1.0)
+}
+
+/// [`near`] with the gaps allowed `reach` times as wide: the lines of one
+/// balloon may be set farther apart than those of a caption.
+fn near_by(a: &Bounds, b: &Bounds, reach: f64) -> bool {
+    let tall = f64::from(a.height().max(b.height())) * reach;
     let short = f64::from(a.height().min(b.height()));
-    if tall > short * 2.5 {
+    if tall > short * 2.5 * reach {
         return false;
     }
     let gap_x = gap(a.left, a.right, b.left, b.right);
