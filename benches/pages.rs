@@ -160,24 +160,18 @@ fn main() {
             config.detect.model = Some(models.join("PP-OCRv6_det_small.onnx"));
             let core = Core::new(config);
             let id = project(&core, dir.path(), pages, "onnx").await;
-            let (took, status) = support::run_job(&core, id, &["detect"]).await;
-            assert_ne!(status, JobStatus::Failed, "detect (onnx)");
-            let secs = took.as_secs_f64();
-            println!(
-                "detect (onnx) {pages} pages: {secs:.2} s, {:.0} pages/min, {:.0} ms/page (model loaded and planned in the job); peak RSS {:.0} MiB",
-                pages as f64 * 60.0 / secs,
-                secs * 1000.0 / pages as f64,
-                peak_mib()
-            );
-            let (took, status) = support::run_job(&core, id, &["ocr"]).await;
-            assert_ne!(status, JobStatus::Failed, "ocr (onnx)");
-            let secs = took.as_secs_f64();
-            println!(
-                "ocr (onnx) {pages} pages: {secs:.2} s, {:.0} pages/min, {:.0} ms/page (models loaded and planned in the job); peak RSS {:.0} MiB",
-                pages as f64 * 60.0 / secs,
-                secs * 1000.0 / pages as f64,
-                peak_mib()
-            );
+            // Each model loaded and each input size planned within its job.
+            for engine in ["detect", "ocr"] {
+                let (took, status) = support::run_job(&core, id, &[engine]).await;
+                assert_ne!(status, JobStatus::Failed, "{engine} (onnx)");
+                let secs = took.as_secs_f64();
+                println!(
+                    "{engine} (onnx) {pages} pages: {secs:.2} s, {:.0} pages/min, {:.0} ms/page; peak RSS {:.0} MiB",
+                    pages as f64 * 60.0 / secs,
+                    secs * 1000.0 / pages as f64,
+                    peak_mib()
+                );
+            }
         } else {
             println!("detect and ocr (onnx): skipped, no models in {}", models.display());
         }

@@ -93,6 +93,13 @@ async fn run(t: &TestCore, id: SessionId, steps: &[&str]) -> Vec<Finding> {
         .collect()
 }
 
+/// Whether the system's Tesseract is there (a test that needs it fails in
+/// CI without it).
+fn tesseract(test: &str) -> bool {
+    let missing = crate::harness::missing_program("tesseract", "--version");
+    crate::harness::tool_available("tesseract", test, missing)
+}
+
 /// The text nodes of a page: their box (or region's box) and text.
 fn found(page: &Page) -> Vec<(Box4, Box4, String)> {
     page.nodes
@@ -233,8 +240,7 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
     let Some((dir, truth)) = page_set(test, "pages") else {
         return;
     };
-    let missing = crate::harness::missing_program("tesseract", "--version");
-    if !crate::harness::tool_available("tesseract", test, missing) {
+    if !tesseract(test) {
         return;
     }
     let t = TestCore::new();
@@ -578,8 +584,7 @@ async fn real_pages_are_found_read_and_cleared() {
     let Some(dir) = crate::harness::testdata(test, "comics") else {
         return;
     };
-    let missing = crate::harness::missing_program("tesseract", "--version");
-    if !crate::harness::tool_available("tesseract", test, missing) {
+    if !tesseract(test) {
         return;
     }
     let Some((det, _)) = ppocr_models(test) else {
@@ -818,8 +823,7 @@ async fn ocr_reads_only_the_nodes_a_pipeline_names() {
     let Some((dir, truth)) = page_set(test, "pages-nodes") else {
         return;
     };
-    let missing = crate::harness::missing_program("tesseract", "--version");
-    if !crate::harness::tool_available("tesseract", test, missing) {
+    if !tesseract(test) {
         return;
     }
     let t = TestCore::new();
@@ -886,8 +890,7 @@ async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
     let Some((dir, truth)) = page_set(test, "pages-rendered") else {
         return;
     };
-    let missing = crate::harness::missing_program("tesseract", "--version");
-    if !crate::harness::tool_available("tesseract", test, missing) {
+    if !tesseract(test) {
         return;
     }
     let t = TestCore::new();
