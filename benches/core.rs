@@ -51,6 +51,7 @@ fn text_node(i: usize) -> NewNode {
             origin: None,
             timing: None,
             region: None,
+            found_by: None,
         },
     }
 }

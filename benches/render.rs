@@ -108,6 +108,7 @@ async fn project(core: &Core, pages: usize) -> SessionId {
                         origin: None,
                         timing: None,
                         region: None,
+                        found_by: None,
                     },
                 },
                 at: None,

@@ -36,6 +36,7 @@ fn big_app() -> App {
                     origin: None,
                     timing: None,
                     region: None,
+                    found_by: None,
                 },
             })
             .collect();

@@ -66,6 +66,7 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
                             origin: None,
                             timing: None,
                             region: None,
+                            found_by: None,
                         },
                     })
                     .collect(),

@@ -481,6 +481,7 @@ async fn xliff_stays_well_formed_with_control_characters() {
                 origin: None,
                 timing: None,
                 region: None,
+                found_by: None,
             }),
             ..Default::default()
         },

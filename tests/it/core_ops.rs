@@ -196,6 +196,7 @@ async fn every_op_changes_what_it_says() {
                 origin: None,
                 timing: None,
                 region: None,
+                found_by: None,
             }),
             ..Default::default()
         },

@@ -996,3 +996,174 @@ async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
     assert!(read * 10 >= given.len() * 9, "{read} of {}", given.len());
     assert!(sources_left.is_empty(), "{sources_left:?}");
 }
+
+/// `[detect] existing = "replace"`: the nodes an earlier `detect` placed
+/// that no one has changed are found again — kept as they are when a
+/// found block is exactly theirs, removed when not — while a person's box
+/// and a detected node a person or an agent has since changed stay; the
+/// run is one undo step, and running it again changes nothing.
+#[tokio::test(flavor = "multi_thread")]
+async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
+    use quire::core::op::{NewNode, NodePatch, TransformPatch};
+    use quire::core::scene::Transform;
+    use quire::core::workflow::{Overwrite, Writer};
+
+    let t = TestCore::configured(|c| {
+        c.detect.existing = quire::core::settings::Existing::Replace;
+    });
+    let id = t.session("replace");
+    let bytes = std::fs::read(fixture("ocr.png")).unwrap();
+    t.core
+        .import_files(
+            id,
+            vec![ImageFile {
+                name: "ocr.png".into(),
+                bytes,
+            }],
+        )
+        .await
+        .unwrap();
+    let page = t.core.scene(id).await.unwrap().scene.pages[0].id;
+    // Three boxes on blank paper, each where no text is.
+    let at = |x: f64| Transform {
+        x,
+        y: 240.0,
+        width: 60.0,
+        height: 30.0,
+        rotation: None,
+    };
+    let square = |x: f64| vec![[x, 240.0], [x + 60.0, 240.0], [x + 60.0, 270.0], [x, 270.0]];
+    let add = |transform: Transform, kind: NodeKind| Op::AddNode {
+        page,
+        node: NewNode {
+            id: None,
+            transform,
+            visible: true,
+            kind,
+        },
+        at: None,
+    };
+    let detector = Writer::Engine {
+        id: "detect".into(),
+        overwrite: Overwrite::Untranslated,
+    };
+    // A person's box; a person cannot mark a node as detect's.
+    let mine = t
+        .core
+        .apply(id, add(at(600.0), NodeKind::found(square(600.0), "detect")))
+        .await
+        .unwrap();
+    // What an earlier, worse detection left: one untouched, one a person
+    // moved, one an agent read.
+    let mut left = Vec::new();
+    for x in [700.0, 780.0, 840.0] {
+        let op = add(at(x), NodeKind::found(square(x), "detect"));
+        left.push(t.core.apply_as(id, op, detector.clone()).await.unwrap());
+    }
+    let node_of = |r: &quire::core::ApplyResult| quire::core::ids::NodeId(r.created[0]);
+    let moved = TransformPatch {
+        y: Some(238.0),
+        ..TransformPatch::default()
+    };
+    t.core
+        .apply(
+            id,
+            Op::UpdateNode {
+                page,
+                id: node_of(&left[1]),
+                patch: NodePatch {
+                    transform: Some(moved),
+                    ..NodePatch::default()
+                },
+                based_on: None,
+            },
+        )
+        .await
+        .unwrap();
+    let mut read = NodePatch::text(None, None);
+    if let Some(quire::core::op::KindPatch::Text { text, .. }) = &mut read.kind {
+        *text = Some(Some("noise".into()));
+    }
+    let agent = Writer::Agent {
+        client: "test 1".into(),
+    };
+    let op = Op::UpdateNode {
+        page,
+        id: node_of(&left[2]),
+        patch: read,
+        based_on: None,
+    };
+    t.core.apply_as(id, op, agent).await.unwrap();
+    let before = t.core.scene(id).await.unwrap().scene;
+    let found_by = |p: &Page, node| {
+        let n = p.nodes.iter().find(|n| n.id == node)?;
+        match &n.kind {
+            NodeKind::Text { found_by, .. } => Some(found_by.clone()),
+            _ => None,
+        }
+    };
+    assert_eq!(found_by(&before.pages[0], node_of(&mine)), Some(None));
+    assert_eq!(
+        found_by(&before.pages[0], node_of(&left[0])),
+        Some(Some("detect".into()))
+    );
+    assert_eq!(found_by(&before.pages[0], node_of(&left[1])), Some(None));
+    assert_eq!(found_by(&before.pages[0], node_of(&left[2])), Some(None));
+
+    run(&t, id, &["detect"]).await;
+    let once = t.core.scene(id).await.unwrap().scene;
+    let page_now = &once.pages[0];
+    let texts: Vec<_> = text_nodes(page_now).collect();
+    assert!(
+        found_by(page_now, node_of(&left[0])).is_none(),
+        "the untouched stale node stays"
+    );
+    for kept in [&mine, &left[1], &left[2]] {
+        let was = before.pages[0].nodes.iter().find(|n| n.id == node_of(kept));
+        let now = page_now.nodes.iter().find(|n| n.id == node_of(kept));
+        assert_eq!(now, was, "a node someone made or changed was touched");
+    }
+    let detected: Vec<_> = texts
+        .iter()
+        .filter(|n| matches!(&n.kind, NodeKind::Text { found_by: Some(b), .. } if b == "detect"))
+        .collect();
+    // The fixture's two lines, and nothing on the blank paper below.
+    for line in [(40.0, 90.0), (160.0, 210.0)] {
+        assert!(
+            detected
+                .iter()
+                .any(|n| n.transform.y <= line.1 && n.transform.y + n.transform.height >= line.0),
+            "no node on the line at {line:?}: {texts:#?}"
+        );
+    }
+    assert!(
+        detected
+            .iter()
+            .all(|n| n.transform.y + n.transform.height < 230.0),
+        "{texts:#?}"
+    );
+
+    run(&t, id, &["detect"]).await;
+    assert_eq!(
+        once,
+        t.core.scene(id).await.unwrap().scene,
+        "detect run again changed the scene"
+    );
+    // One undo step takes the whole run back, the stale node with it.
+    t.core.undo(id).await.unwrap();
+    assert_eq!(before.pages, t.core.scene(id).await.unwrap().scene.pages);
+}
+
+/// The text nodes of a page.
+fn text_nodes(page: &Page) -> impl Iterator<Item = &quire::core::scene::Node> {
+    page.nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
+}
+
+/// A file under `tests/fixtures`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}

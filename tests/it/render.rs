@@ -168,6 +168,7 @@ async fn add_boxes(t: &TestCore, id: SessionId, page: PageId, boxes: &[Box]) -> 
                     origin: None,
                     timing: None,
                     region: None,
+                    found_by: None,
                 },
             },
             at: None,

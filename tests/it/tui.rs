@@ -831,6 +831,7 @@ fn editing_a_translation_is_a_draft_until_saved() {
             origin: None,
             timing: None,
             region: None,
+            found_by: None,
         })
     );
     // Esc drops a draft without an effect.

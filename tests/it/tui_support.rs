@@ -57,6 +57,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             origin: None,
             timing: None,
             region: None,
+            found_by: None,
         },
     }
 }

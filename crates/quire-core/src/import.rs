@@ -181,6 +181,7 @@ fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) ->
             origin: None,
             timing,
             region: None,
+            found_by: None,
         },
     }
 }

@@ -179,6 +179,10 @@ pub enum Existing {
     Merge,
     /// Pages with any text node are left alone.
     Skip,
+    /// The text nodes this engine placed that no one has changed since
+    /// are found again: those that match a found block stay as they are,
+    /// the others go; a person's or agent's node is kept as with `merge`.
+    Replace,
 }
 
 impl Existing {
@@ -186,6 +190,7 @@ impl Existing {
         match self {
             Existing::Merge => "merge",
             Existing::Skip => "skip",
+            Existing::Replace => "replace",
         }
     }
 }

@@ -473,6 +473,13 @@ pub enum KindPatch {
             skip_serializing_if = "Option::is_none"
         )]
         region: Clearable<Vec<Point>>,
+        #[serde(
+            default,
+            deserialize_with = "clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[schemars(skip)]
+        found_by: Clearable<String>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -500,7 +507,7 @@ pub enum KindPatch {
 
 impl KindPatch {
     /// A text patch that changes nothing, for a constructor to fill in.
-    fn text() -> KindPatch {
+    pub(crate) fn text() -> KindPatch {
         KindPatch::Text {
             text: None,
             translation: None,
@@ -510,6 +517,7 @@ impl KindPatch {
             origin: None,
             timing: None,
             region: None,
+            found_by: None,
         }
     }
 
@@ -631,6 +639,7 @@ mod tests {
                 origin: None,
                 timing: None,
                 region: None,
+                found_by: None,
             })
         );
         let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();

@@ -153,6 +153,13 @@ pub enum NodeKind {
         /// the text's box.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         region: Option<Vec<Point>>,
+        /// The engine that placed the node (`detect`), kept only while no
+        /// person or agent changes it: what `detect.existing = "replace"`
+        /// may remove. Engines set it; the core clears it on any other
+        /// edit (not in the wire schema: no client sets it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(skip)]
+        found_by: Option<String>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -284,14 +291,22 @@ impl NodeKind {
             origin: None,
             timing: None,
             region: None,
+            found_by: None,
         }
     }
 
-    /// A text node with only a region: text found but not yet read.
-    pub fn found(region: Vec<Point>) -> NodeKind {
+    /// A text node with only a region, placed by `engine`: text found
+    /// but not yet read.
+    pub fn found(region: Vec<Point>, engine: &str) -> NodeKind {
         let mut kind = NodeKind::source(None);
-        if let NodeKind::Text { region: r, .. } = &mut kind {
+        if let NodeKind::Text {
+            region: r,
+            found_by,
+            ..
+        } = &mut kind
+        {
             *r = Some(region);
+            *found_by = Some(engine.to_owned());
         }
         kind
     }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{CoreError, CoreResult, Stale};
 use crate::ids::{NodeId, PageId};
-use crate::op::{Basis, KindPatch, NewNode, Op};
+use crate::op::{Basis, KindPatch, NewNode, NodePatch, Op};
 use crate::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
 
 /// Which existing translations a translation engine may replace.
@@ -154,6 +154,7 @@ impl Stamper<'_, '_> {
                 if let Some(basis) = &based_on {
                     self.check_basis(page, id, basis)?;
                 }
+                self.unmark(page, id, &mut patch);
                 if let Some(KindPatch::Text {
                     translation: Some(translation),
                     state,
@@ -266,7 +267,50 @@ impl Stamper<'_, '_> {
         }
     }
 
+    /// A person's or agent's edit of a node an engine placed makes it
+    /// theirs: the patch clears `found_by` (which only engines set).
+    fn unmark(&self, page: PageId, id: NodeId, patch: &mut NodePatch) {
+        if let Writer::Engine { .. } = self.writer {
+            return;
+        }
+        if let Some(KindPatch::Text { found_by, .. }) = &mut patch.kind {
+            *found_by = None;
+        }
+        let marked = self
+            .scene
+            .page(page)
+            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
+            .is_some_and(|n| {
+                matches!(
+                    &n.kind,
+                    NodeKind::Text {
+                        found_by: Some(_),
+                        ..
+                    }
+                )
+            });
+        if !marked {
+            return;
+        }
+        match &mut patch.kind {
+            Some(KindPatch::Text { found_by, .. }) => *found_by = Some(None),
+            Some(_) => {}
+            kind @ None => {
+                let mut text = KindPatch::text();
+                if let KindPatch::Text { found_by, .. } = &mut text {
+                    *found_by = Some(None);
+                }
+                *kind = Some(text);
+            }
+        }
+    }
+
     fn new_node(&self, node: &mut NewNode) {
+        if let (Writer::Person | Writer::Agent { .. }, NodeKind::Text { found_by, .. }) =
+            (self.writer, &mut node.kind)
+        {
+            *found_by = None;
+        }
         if let NodeKind::Text {
             translation: Some(t),
             origin: origin @ None,
@@ -335,6 +379,7 @@ mod tests {
             origin,
             timing: None,
             region: None,
+            found_by: None,
         }
     }
 

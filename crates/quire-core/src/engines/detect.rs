@@ -9,7 +9,10 @@
 //! `existing = "merge"` a found block that overlaps a text node gives that
 //! node its region (when it has none) instead of a second node, so running
 //! it again changes nothing; with `"skip"` a page that has text nodes is
-//! left alone. The mask is replaced only when it differs.
+//! left alone; with `"replace"` the nodes it placed earlier that no one
+//! has changed since (`found_by`, cleared by the core on a person's or an
+//! agent's edit) are found again: kept when a found block is exactly
+//! theirs, removed otherwise. The mask is replaced only when it differs.
 
 use std::sync::Arc;
 
@@ -106,6 +109,7 @@ impl PageWork for Work {
         };
         let max_pixels = self.max_pixels;
         let model = self.model.clone();
+        let existing = self.settings.existing;
         Box::pin(async move {
             let found = tokio::task::spawn_blocking(move || {
                 let decoded = quire_formats::images::decode(&image, max_pixels)
@@ -126,7 +130,7 @@ impl PageWork for Work {
             })
             .await
             .map_err(|e| format!("the detector failed: {e}"))??;
-            Ok(outcome(page, found.0, found.1))
+            Ok(outcome(page, existing, found.0, found.1))
         })
     }
 }
@@ -162,13 +166,59 @@ fn text_nodes(page: &Page) -> impl Iterator<Item = &Node> {
         .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
 }
 
+/// Whether `node` is one this engine placed that no one has changed.
+fn placed_here(node: &Node) -> bool {
+    matches!(&node.kind, NodeKind::Text { found_by: Some(by), .. } if by == ENGINE)
+}
+
+/// The engine's id, recorded in the nodes it places.
+const ENGINE: &str = "detect";
+
 /// The ops that record what was found on `page`: see the module doc.
-fn outcome(page: &Page, detection: Detection, mask_png: Vec<u8>) -> PageOutcome {
+fn outcome(page: &Page, policy: Existing, detection: Detection, mask_png: Vec<u8>) -> PageOutcome {
     let (width, height) = detection.mask.dimensions();
     let unit = 1.0 / crate::render::pixels_per_unit(page, width);
     let mut ops = Vec::new();
-    // What each existing text node covers: its region's box, else its box.
+    // Each found block in page units: its box and its region.
+    let found: Vec<(Transform, Vec<Point>)> = detection
+        .blocks
+        .iter()
+        .map(|block| {
+            let b = block.bounds;
+            let bounds = Transform {
+                x: f64::from(b.left) * unit,
+                y: f64::from(b.top) * unit,
+                width: f64::from(b.width()) * unit,
+                height: f64::from(b.height()) * unit,
+                rotation: None,
+            };
+            let region = block
+                .region
+                .iter()
+                .map(|p| [round(p[0] * unit), round(p[1] * unit)])
+                .collect();
+            (bounds, region)
+        })
+        .collect();
+    // `replace`: this engine's untouched nodes that are found again
+    // exactly stay; the rest of them go.
+    let same = |n: &Node, (bounds, region): &(Transform, Vec<Point>)| {
+        n.transform == *bounds
+            && matches!(&n.kind, NodeKind::Text { region: Some(r), .. } if r == region)
+    };
+    let gone: Vec<&Node> = match policy {
+        Existing::Replace => text_nodes(page)
+            .filter(|n| placed_here(n) && !found.iter().any(|f| same(n, f)))
+            .collect(),
+        Existing::Merge | Existing::Skip => Vec::new(),
+    };
+    ops.extend(gone.iter().map(|n| Op::RemoveNode {
+        page: page.id,
+        id: n.id,
+    }));
+    // What each remaining text node covers: its region's box, else its box.
     let existing: Vec<(&Node, Transform, bool)> = text_nodes(page)
+        .filter(|n| !gone.iter().any(|g| g.id == n.id))
         .map(|n| match &n.kind {
             NodeKind::Text {
                 region: Some(region),
@@ -178,33 +228,20 @@ fn outcome(page: &Page, detection: Detection, mask_png: Vec<u8>) -> PageOutcome 
         })
         .collect();
     let mut given = Vec::new();
-    for block in &detection.blocks {
-        let b = block.bounds;
-        let found = Transform {
-            x: f64::from(b.left) * unit,
-            y: f64::from(b.top) * unit,
-            width: f64::from(b.width()) * unit,
-            height: f64::from(b.height()) * unit,
-            rotation: None,
-        };
-        let region: Vec<Point> = block
-            .region
-            .iter()
-            .map(|p| [round(p[0] * unit), round(p[1] * unit)])
-            .collect();
+    for (bounds, region) in found {
         let region_box = bounding(&region);
         let overlapping: Vec<&(&Node, Transform, bool)> = existing
             .iter()
-            .filter(|(_, covers, _)| overlaps(covers, &found) || overlaps(covers, &region_box))
+            .filter(|(_, covers, _)| overlaps(covers, &bounds) || overlaps(covers, &region_box))
             .collect();
         if overlapping.is_empty() {
             ops.push(Op::AddNode {
                 page: page.id,
                 node: NewNode {
                     id: None,
-                    transform: found,
+                    transform: bounds,
                     visible: true,
-                    kind: NodeKind::found(region),
+                    kind: NodeKind::found(region, ENGINE),
                 },
                 at: None,
             });

@@ -350,6 +350,7 @@ mod tests {
                 origin: None,
                 timing: None,
                 region: None,
+                found_by: None,
             },
         }
     }

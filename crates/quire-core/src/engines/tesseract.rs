@@ -158,6 +158,7 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
                 style: None,
                 timing: None,
                 region: None,
+                found_by: None,
             },
         })
         .collect())

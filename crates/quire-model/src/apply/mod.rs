@@ -675,6 +675,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 origin,
                 timing,
                 region,
+                found_by,
             },
             Some(KindPatch::Text {
                 text: p_text,
@@ -685,6 +686,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 origin: p_origin,
                 timing: p_timing,
                 region: p_region,
+                found_by: p_found,
             }),
         ) => {
             let was = state.unwrap_or_else(|| TextState::inferred(translation.as_deref()));
@@ -700,6 +702,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 origin: swap(origin, p_origin),
                 timing: swap(timing, p_timing),
                 region: swap(region, p_region),
+                found_by: swap(found_by, p_found),
             })
         }
         (
