@@ -148,6 +148,7 @@ async fn xliff(core: &Core, sizes: &Sizes) {
                     format: TranslationFormat::Xliff,
                     content,
                     force: false,
+                    take: Vec::new(),
                 },
             )
             .await

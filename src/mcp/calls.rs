@@ -143,6 +143,7 @@ impl QuireMcp {
             format,
             content,
             force: a.force,
+            take: a.take,
         };
         ok(&self.core.import_translations(id, import).await?)
     }

@@ -27,7 +27,7 @@ pub fn valid_tool_name(name: &str) -> bool {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct OpenProjectArgs {
-    /// A project directory, or a .zip archive (opened as a new copy).
+    /// A project directory, or a .zip archive (opened as a copy).
     pub path: String,
     /// Create a project at `path` with this name.
     #[serde(default)]
@@ -39,15 +39,18 @@ pub struct OpenProjectArgs {
 pub struct ImportTranslationsArgs {
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// .xlf, .po, .csv or .tbx (path rules as for projects).
+    /// .xlf, .po, .csv or .tbx (rules as for projects).
     #[serde(default)]
     pub path: Option<String>,
     /// Or the file's text.
     #[serde(default)]
     pub content: Option<String>,
-    /// Apply conflicting units too.
+    /// Take the file's side in all conflicts.
     #[serde(default)]
     pub force: bool,
+    /// Or in these conflicts' units.
+    #[serde(default)]
+    pub take: Vec<String>,
 }
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
@@ -151,14 +154,14 @@ pub enum ViewImageRole {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportPagesArgs {
-    /// Images, text (.txt, .md), subtitles (.srt,
-    /// .vtt), comics (.cbz, .zip).
+    /// Images, text, subtitles (.srt, .vtt), comics
+    /// (.cbz, .zip).
     #[serde(default)]
     pub files: Option<Vec<String>>,
     /// Inline pages: text, or an image in base64.
     #[serde(default)]
     pub items: Option<Vec<ImportItem>>,
-    /// Language tag of the imported text (BCP 47).
+    /// BCP 47 tag of the imported text.
     #[serde(default)]
     pub source_lang: Option<String>,
     #[serde(default)]
@@ -426,7 +429,7 @@ mod described {
                 name,
                 "Open or create a project",
                 changes(false, false),
-                "Open or create (createName) a project in the projects directory. Later calls pass its sessionId (required over stateless HTTP).",
+                "Open or create (createName) a project. Later calls pass its sessionId (required over stateless HTTP).",
             ),
             ToolName::CloseProject => tool::<SessionArgs, Closed>(
                 name,
@@ -438,19 +441,19 @@ mod described {
                 name,
                 "Apply an op",
                 changes(true, false),
-                "Apply one change (a Batch: several as one undo step). Send only new values; null clears a field. An op that fails changes nothing.",
+                "Apply one change (a Batch: one undo step). Send only new values; null clears. A failing op changes nothing.",
             ),
             ToolName::Undo => tool::<SessionArgs, Epoch>(
                 name,
                 "Undo",
                 changes(true, false),
-                "Undo the latest change; says what it undid (epoch null: none).",
+                "Undo the latest change; says what (epoch null: none).",
             ),
             ToolName::Redo => tool::<SessionArgs, Epoch>(
                 name,
                 "Redo",
                 changes(true, false),
-                "Redo the latest undone change (epoch null: nothing to redo).",
+                "Redo the latest undone change (epoch null: none).",
             ),
             ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
                 name,
@@ -480,7 +483,7 @@ mod described {
                 name,
                 "Get a job",
                 reads(),
-                "A job's status, progress and warnings (jobs in flight and the last 100).",
+                "A job's status, progress and warnings (in flight and the last 100).",
             ),
             ToolName::CancelJob => tool::<JobArgs, Cancelled>(
                 name,
@@ -510,7 +513,7 @@ mod described {
                 name,
                 "Import translations",
                 changes(false, true),
-                "Merge an XLIFF or PO file by node id, or add CSV or TBX glossary terms; one undo step. Conflicts (changed source, final here) need force.",
+                "Merge an XLIFF or PO file three-way, or add CSV/TBX glossary terms; one undo step; conflicts listed.",
             ),
         }
     }

@@ -430,6 +430,7 @@ async fn import_translations(
         format,
         content,
         force,
+        take: Vec::new(),
     };
     let r = backend.import_translations(session, import).await?;
     let mut line = format!(
@@ -438,6 +439,12 @@ async fn import_translations(
         r.updated,
         r.unchanged
     );
+    if r.kept > 0 {
+        line.push_str(&format!(
+            ", {} kept (changed here since the export)",
+            r.kept
+        ));
+    }
     if !r.conflicts.is_empty() {
         let held = r.conflicts.iter().filter(|c| !c.applied).count();
         line.push_str(&format!(", {} conflicts", r.conflicts.len()));

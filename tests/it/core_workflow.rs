@@ -428,6 +428,7 @@ async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
         format: TranslationFormat::Xliff,
         content: String::from_utf8(export.bytes).unwrap(),
         force: false,
+        take: Vec::new(),
     };
     let report = t.core.import_translations(id, import).await.unwrap();
     assert_eq!((report.updated, report.unchanged), (0, 3), "{report:?}");

@@ -353,6 +353,7 @@ async fn an_xliff_for_another_source_language_or_naming_a_node_twice_changes_not
              srcLang=\"{src}\" trgLang=\"fr\"><file id=\"f\">{units}</file></xliff>"
         ),
         force: false,
+        take: Vec::new(),
     };
     let err = t
         .core

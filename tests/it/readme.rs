@@ -82,7 +82,7 @@ fn the_translator_walkthrough_runs_as_written() {
         &stdout,
         &[
             "\"by\":\"human\"\n\"by\":\"engine\"\n\"by\":\"engine\"",
-            r#"{"epoch":5,"updated":2,"unchanged":1,"conflicts":[],"unmatched":[]}"#,
+            r#"{"epoch":5,"updated":2,"unchanged":1,"kept":0,"conflicts":[],"unmatched":[],"base":"01"#,
             r#"{"epoch":6,"label":"import XLIFF · 2 segments","ops":2}"#,
         ],
     );
@@ -96,7 +96,7 @@ fn the_formats_walkthrough_runs_as_written() {
     says(
         &stdout,
         &[
-            r#"{"epoch":2,"updated":2,"unchanged":0,"conflicts":[],"unmatched":[]}"#,
+            r#"{"epoch":2,"updated":2,"unchanged":0,"kept":0,"conflicts":[],"unmatched":[],"base":"01"#,
             r#"{"epoch":3,"added":1,"updated":0,"unchanged":0}"#,
             "terminology: \"Home, to the moon.\" has the glossary term \"moon\", to be translated \"lune\", but the translation does not have it",
             "1\n00:00:01,000 --> 00:00:02,500\nOù vas-tu ?\n\n2\n00:00:03,000 --> 00:00:04,200\nÀ la maison, vers la lune.\n",

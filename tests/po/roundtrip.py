@@ -8,7 +8,10 @@ fuzzy entry, writes new translations, marks one fuzzy, adds an entry with
 plural forms) and saves it; `msgfmt --check` accepts that too; quire
 imports it back and the scene says what the translator did. One undo takes
 the import back; bad files (a broken quote, an unknown keyword, another
-project's file) change nothing and name the line.
+project's file) change nothing and name the line. Then the reviewer
+scenario of spec 14 with polib: after the export an entry changes in quire
+only, one in the file only, one on both sides; the file's is taken,
+quire's kept, the conflict named and resolved both ways.
 
 Usage: roundtrip.py BASE_URL WORK_DIR
 """
@@ -140,7 +143,54 @@ def main(url, work):
         if expected != "none of the file":
             assert "line " in message, message
         assert scene()["epoch"] == epoch, "a refused import changed the scene"
+    reviewer(call, work, nodes)
     print("po roundtrip: ok")
+
+
+def reviewer(call, work, nodes):
+    call("POST", "/api/v1/projects",
+         json={"name": "PO review", "sourceLanguage": "en", "targetLanguage": "de"})
+    page = call("POST", "/api/v1/pages", json={"name": "p", "text": "One\n\nTwo\n\nThree"}).json()
+    page_id, ids = page["created"][0], page["created"][1:]
+
+    def translate(node, text):
+        call("POST", "/api/v1/history/apply", json={
+            "type": "UpdateNode", "page": page_id, "id": node,
+            "patch": {"kind": {"type": "text", "translation": text}}})
+
+    for node, text in zip(ids, ["eins", "zwei", "drei"]):
+        translate(node, text)
+    path = os.path.join(work, "review.po")
+    with open(path, "wb") as f:
+        f.write(call("POST", "/api/v1/projects/current/export", json={"format": "po"}).content)
+    po = polib.pofile(path)
+    export_id = po.metadata.get("X-Quire-Export")
+    assert export_id, po.metadata
+    translate(ids[0], "eins (quire)")
+    translate(ids[1], "zwei (quire)")
+    entries = {e.msgctxt: e for e in po}
+    entries[ids[0]].msgstr = "eins (Lektorat)"
+    entries[ids[2]].msgstr = "drei (Lektorat)"
+    po.save(path)
+    msgfmt_check(path)
+    content = open(path, encoding="utf-8").read()
+
+    report = call("POST", "/api/v1/projects/current/import",
+                  files={"file": ("review.po", content.encode(), "text/x-gettext-translation")}).json()
+    assert report["base"] == export_id, report
+    assert (report["updated"], report["kept"]) == (1, 1), report
+    [conflict] = report["conflicts"]
+    assert (conflict["nodeId"], conflict["mine"], conflict["theirs"]) == \
+        (ids[0], "eins (quire)", "eins (Lektorat)"), conflict
+    got = nodes()
+    assert [got[i]["kind"]["translation"] for i in ids] == \
+        ["eins (quire)", "zwei (quire)", "drei (Lektorat)"], got
+    taken = call("POST", "/api/v1/projects/current/import",
+                 json={"format": "po", "content": content, "take": [conflict["unit"]]}).json()
+    assert taken["updated"] == 1, taken
+    assert nodes()[ids[0]]["kind"]["translation"] == "eins (Lektorat)"
+    call("POST", "/api/v1/history/undo")
+    assert nodes()[ids[0]]["kind"]["translation"] == "eins (quire)"
 
 
 if __name__ == "__main__":

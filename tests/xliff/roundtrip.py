@@ -6,7 +6,11 @@ states with it and writes the file again; quire imports that back and the
 scene must say what the reviewer did. Also: a conflict (the source changed
 in quire after the export) is reported and not applied unless forced, one
 undo takes the import back, and bad files (XLIFF 1.2, not well-formed,
-none of the units ours) change nothing.
+none of the units ours) change nothing. Then the reviewer scenario of
+spec 14: after the export, one unit changes in quire only, one in the file
+only and one on both sides; the import takes the file's, keeps quire's
+(a returned file never reverts later work) and names the conflict with
+both values, which is then resolved both ways, each import one undo.
 
 Usage: roundtrip.py BASE_URL [WORK_DIR]
 """
@@ -123,7 +127,71 @@ def main(url):
         message = r.json()["error"]["message"]
         assert expected in message, (expected, message)
         assert scene()["epoch"] == epoch, "a refused import changed the scene"
+    reviewer(call, apply, nodes)
     print("xliff roundtrip: ok")
+
+
+def reviewer(call, apply, nodes):
+    call("POST", "/api/v1/projects", json={"name": "Reviewed"})
+    apply({"type": "UpdateProject", "patch": {"sourceLanguage": "en", "targetLanguage": "fr"}})
+    page = call("POST", "/api/v1/pages",
+                json={"name": "p1", "text": "One\n\nTwo\n\nThree\n\nFour"}).json()
+    page_id, ids = page["created"][0], page["created"][1:]
+
+    def translate(node, text):
+        apply({"type": "UpdateNode", "page": page_id, "id": node,
+               "patch": {"kind": {"type": "text", "translation": text}}})
+
+    for node, text in zip(ids, ["un", "deux", "trois", "quatre"]):
+        translate(node, text)
+    exported = call("POST", "/api/v1/projects/current/export", json={"format": "xliff"}).content
+    store = Xliff2File.parsestring(exported)
+    export_id = store.document.getroot().find(
+        "{urn:oasis:names:tc:xliff:document:2.0}file").get("{urn:quire:xliff}export")
+    assert export_id, "the export carries no export id"
+    # In quire after the export: 0 on both sides, 1 only here.
+    translate(ids[0], "un (quire)")
+    translate(ids[1], "deux (quire)")
+    # In the file: 0 on both sides, 2 only there; 3 left as exported.
+    units = {u.getid(): u for u in store.units}
+    units[f"n{ids[0]}"].target = "un (relecture)"
+    units[f"n{ids[2]}"].target = "trois (relecture)"
+    reviewed = bytes(store)
+    assert export_id.encode() in reviewed, "Translate Toolkit dropped the export id"
+
+    epoch = call("GET", "/api/v1/scene.json").json()["epoch"]
+    report = call("POST", "/api/v1/projects/current/import",
+                  files={"file": ("review.xlf", reviewed, "application/xliff+xml")}).json()
+    assert report["base"] == export_id, report
+    assert (report["updated"], report["kept"], report["unchanged"]) == (1, 1, 1), report
+    assert len(report["conflicts"]) == 1, report
+    conflict = report["conflicts"][0]
+    assert conflict["nodeId"] == ids[0] and conflict["page"] == 1, conflict
+    assert (conflict["mine"], conflict["theirs"]) == ("un (quire)", "un (relecture)"), conflict
+    assert "changed here and in the file" in conflict["message"], conflict
+    assert conflict["applied"] is False, conflict
+    assert report["epoch"] == epoch + 1, report
+    got = nodes()
+    assert [got[i]["kind"]["translation"] for i in ids] == \
+        ["un (quire)", "deux (quire)", "trois (relecture)", "quatre"], got
+
+    # Keep mine: the same file again changes nothing. Take theirs: the
+    # conflict's unit named, one more undo step, and undo brings mine back.
+    again = call("POST", "/api/v1/projects/current/import",
+                 json={"format": "xliff", "content": reviewed.decode()}).json()
+    assert again["epoch"] == report["epoch"] and again["updated"] == 0, again
+    taken = call("POST", "/api/v1/projects/current/import",
+                 json={"format": "xliff", "content": reviewed.decode(),
+                       "take": [conflict["unit"]]}).json()
+    assert taken["updated"] == 1 and taken["conflicts"][0]["applied"] is True, taken
+    assert taken["epoch"] == report["epoch"] + 1, taken
+    assert nodes()[ids[0]]["kind"]["translation"] == "un (relecture)"
+    call("POST", "/api/v1/history/undo")
+    assert nodes()[ids[0]]["kind"]["translation"] == "un (quire)"
+    # The import itself is one undo step: the file's unit goes back too.
+    call("POST", "/api/v1/history/undo")
+    assert nodes()[ids[2]]["kind"]["translation"] == "trois"
+    assert nodes()[ids[1]]["kind"]["translation"] == "deux (quire)"
 
 
 if __name__ == "__main__":

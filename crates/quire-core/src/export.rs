@@ -159,6 +159,16 @@ pub struct Export {
 }
 
 impl Core {
+    /// Keeps what an XLIFF or PO export of `scene` says of each segment,
+    /// before the file leaves; the id the file is to carry.
+    async fn record_base(&self, session: SessionId, scene: &Scene) -> CoreResult<String> {
+        let dir = self.open_session(session)?.exports_dir();
+        let base = super::bases::Base::of(scene);
+        let id = base.id.clone();
+        super::blocking(move || base.save(&dir)).await?;
+        Ok(id)
+    }
+
     pub async fn export(&self, session: SessionId, spec: ExportSpec) -> CoreResult<Export> {
         if let Some(tag) = &spec.target_language {
             super::lang::check_tag("targetLanguage", tag)?;
@@ -182,9 +192,14 @@ impl Core {
             })
             .map_err(|e| CoreError::internal(format!("cannot encode the scene: {e}")))?,
             ExportFormat::Markdown => markdown(&scene).into_bytes(),
-            ExportFormat::Xliff => super::xliff::export(&scene, spec.target_language.as_deref())?,
-            ExportFormat::Po => {
-                super::po::export(&scene, spec.target_language.as_deref()).into_bytes()
+            ExportFormat::Xliff | ExportFormat::Po => {
+                let base = self.record_base(session, &scene).await?;
+                let language = spec.target_language.as_deref();
+                if spec.format == ExportFormat::Xliff {
+                    super::xliff::export(&scene, language, Some(&base))?
+                } else {
+                    super::po::export(&scene, language, Some(&base)).into_bytes()
+                }
             }
             ExportFormat::Srt => subtitles::export(&scene, SubtitleFormat::Srt)?.into_bytes(),
             ExportFormat::Vtt => subtitles::export(&scene, SubtitleFormat::Vtt)?.into_bytes(),

@@ -2,10 +2,17 @@
 //! session as one history entry ([`Core::import_translations`]).
 //!
 //! Each format's parser (`quire_formats::xliff`, `quire_formats::po`) reads its file
-//! into `Unit`s that name a node; the merge is the same for both. A unit
-//! sets its node's translation and state. One whose source differs from the
-//! node's current text, or whose node is `final` here, is a conflict:
-//! reported and left alone unless the import is forced. Units this project
+//! into `Unit`s that name a node; the merge is the same for both, and
+//! three-way: per segment, the **base** (what the export the file came
+//! from said, [`super::bases`]), **mine** (the node now) and **theirs**
+//! (the file). What only the file changed is taken; what only quire
+//! changed is kept (a file never reverts later work); what both changed
+//! alike is unchanged; what both changed differently, a changed source,
+//! or a `final` node the file would change is a **conflict**: named in the
+//! reply with both values and left alone, unless the import takes theirs
+//! for it (`take`, or `force` for all). A file without a known base is
+//! compared with the project only: a node without a translation takes the
+//! file's; one whose translation differs is a conflict. Units this project
 //! does not have are reported as unmatched. A file that cannot be read, is
 //! for another target language (unless forced), or matches nothing changes
 //! nothing and says why.
@@ -23,6 +30,8 @@ use super::storage::now_rfc3339;
 pub use quire_formats::units::TranslationFormat;
 use quire_formats::units::{Parsed, Unit, parse};
 
+use super::bases::{Base, Segment};
+
 /// What an import of translations is asked for: the HTTP body and the MCP
 /// tool's arguments.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
@@ -35,6 +44,10 @@ pub struct TranslationImport {
     /// Apply conflicting units too.
     #[serde(default)]
     pub force: bool,
+    /// Units (by the reply's `unit`) whose conflict is resolved by taking
+    /// the file's value; the other conflicts keep quire's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub take: Vec<String>,
 }
 
 /// What an import did.
@@ -47,10 +60,17 @@ pub struct ImportReport {
     pub updated: usize,
     /// Units that matched and already said the same.
     pub unchanged: usize,
+    /// Units the file left as exported whose node changed here since:
+    /// quire's value is kept.
+    pub kept: usize,
     /// Units left alone (or, forced, applied anyway) and why.
     pub conflicts: Vec<Conflict>,
     /// Unit ids this project has no text node for.
     pub unmatched: Vec<String>,
+    /// The export the file came from, when the project still knows it:
+    /// the base of the merge. Without one, the file is compared with the
+    /// project only.
+    pub base: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -58,9 +78,16 @@ pub struct ImportReport {
 pub struct Conflict {
     pub unit: String,
     pub page_id: PageId,
+    /// Its page's place in the project, from 1.
+    pub page: usize,
     pub node_id: NodeId,
+    /// The translation here.
+    pub mine: Option<String>,
+    /// The file's.
+    pub theirs: Option<String>,
+    /// Why it is one.
     pub message: String,
-    /// Whether it was applied anyway (`force`).
+    /// Whether the file's value was taken (`take` or `force`).
     pub applied: bool,
 }
 
@@ -121,6 +148,69 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
     Some(patch)
 }
 
+/// What the merge makes of a unit whose file value differs from the
+/// node's.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// The file's value is applied.
+    Take,
+    /// The file left it as exported; the node changed since: kept.
+    Keep,
+    /// Left alone (unless taken), and why.
+    Conflict(String),
+}
+
+/// The three-way merge of one segment whose file value differs from the
+/// node's (`mine`): see the module doc. `source` is the node's text,
+/// `exported` the base's segment when the file's export is known.
+fn merge(mine: &Node, source: &str, theirs: &Unit, exported: Option<&Segment>) -> Verdict {
+    let Some(base) = exported else {
+        if theirs.source != source {
+            return Verdict::Conflict("its source differs from the file's".to_owned());
+        }
+        if mine.kind.state() == Some(TextState::Final) {
+            return Verdict::Conflict("it is final here".to_owned());
+        }
+        let NodeKind::Text { translation, .. } = &mine.kind else {
+            return Verdict::Keep;
+        };
+        return if translation.as_deref().is_none_or(str::is_empty) {
+            Verdict::Take
+        } else {
+            Verdict::Conflict(
+                "it is translated here and differently in the file, which is not from a \
+                 known export of this project"
+                    .to_owned(),
+            )
+        };
+    };
+    let target = theirs.target.as_deref().filter(|t| !t.is_empty());
+    let theirs_changed = theirs.target.is_some() && target != base.translation.as_deref()
+        || theirs.state.is_some_and(|s| s != base.state)
+        || theirs.machine.is_some_and(|m| m != base.machine);
+    if !theirs_changed {
+        return Verdict::Keep;
+    }
+    if theirs.source != base.source || source != base.source {
+        return Verdict::Conflict("its source changed since the export".to_owned());
+    }
+    if mine.kind.state() == Some(TextState::Final) {
+        return Verdict::Conflict("it is final here".to_owned());
+    }
+    let NodeKind::Text { translation, .. } = &mine.kind else {
+        return Verdict::Keep;
+    };
+    let mine_changed = translation.as_deref().filter(|t| !t.is_empty())
+        != base.translation.as_deref()
+        || mine.kind.state().unwrap_or(TextState::Initial) != base.state
+        || is_machine(mine) != base.machine;
+    if mine_changed {
+        Verdict::Conflict("changed here and in the file since the export".to_owned())
+    } else {
+        Verdict::Take
+    }
+}
+
 impl Core {
     /// Merges translations from an XLIFF 2.0 or PO file into the session
     /// as one history entry; see the module doc.
@@ -133,12 +223,22 @@ impl Core {
             format,
             content,
             force,
+            take,
         } = import;
         let Parsed {
             units,
             language,
             source_language,
+            export,
         } = super::blocking(move || parse(format, &content)).await?;
+        let base = match &export {
+            Some(id) => {
+                let dir = self.open_session(session)?.exports_dir();
+                let id = id.clone();
+                super::blocking(move || Base::load(&dir, &id)).await?
+            }
+            None => None,
+        };
         let snapshot = self.scene(session).await?;
         let scene = &snapshot.scene;
         let project = &scene.project;
@@ -162,15 +262,18 @@ impl Core {
         for node in units.iter().filter_map(|u| u.node) {
             *named.entry(node).or_default() += 1;
         }
-        let nodes: HashMap<NodeId, (PageId, &Node)> = scene
+        let nodes: HashMap<NodeId, (PageId, usize, &Node)> = scene
             .pages
             .iter()
-            .flat_map(|p| p.nodes.iter().map(move |n| (n.id, (p.id, n))))
+            .enumerate()
+            .flat_map(|(i, p)| p.nodes.iter().map(move |n| (n.id, (p.id, i + 1, n))))
             .collect();
         let mut report = ImportReport {
             epoch: snapshot.epoch,
             updated: 0,
             unchanged: 0,
+            kept: 0,
+            base: base.as_ref().map(|b| b.id.clone()),
             conflicts: Vec::new(),
             unmatched: Vec::new(),
         };
@@ -179,54 +282,60 @@ impl Core {
             let found = unit
                 .node
                 .and_then(|id| nodes.get(&id))
-                .filter(|(_, n)| matches!(n.kind, NodeKind::Text { .. }));
-            let Some((page, node)) = found else {
+                .filter(|(.., n)| matches!(n.kind, NodeKind::Text { .. }));
+            let Some(&(page_id, page, node)) = found else {
                 report.unmatched.push(unit.id.clone());
                 continue;
             };
-            let NodeKind::Text { text, .. } = &node.kind else {
+            let NodeKind::Text {
+                text, translation, ..
+            } = &node.kind
+            else {
                 continue;
+            };
+            let conflict = |message: String, applied: bool| Conflict {
+                unit: unit.id.clone(),
+                page_id,
+                page,
+                node_id: node.id,
+                mine: translation.clone().filter(|t| !t.is_empty()),
+                theirs: unit.target.clone().filter(|t| !t.is_empty()),
+                message,
+                applied,
             };
             let twice =
                 named.get(&node.id).copied().filter(|n| *n > 1).map(|n| {
                     format!("the file has {n} units for this text; none of them is applied")
                 });
             if let Some(why) = twice.or_else(|| unit.unmergeable.map(str::to_owned)) {
-                report.conflicts.push(Conflict {
-                    unit: unit.id.clone(),
-                    page_id: *page,
-                    node_id: node.id,
-                    message: why,
-                    applied: false,
-                });
+                report.conflicts.push(conflict(why, false));
                 continue;
             }
             let Some(patch) = change(node, unit) else {
                 report.unchanged += 1;
                 continue;
             };
-            let why = if text.as_deref().unwrap_or("") != unit.source {
-                Some("its source changed since the export".to_owned())
-            } else if node.kind.state() == Some(TextState::Final) {
-                Some("it is final here".to_owned())
-            } else {
-                None
+            let exported = base.as_ref().and_then(|b| b.segments.get(&node.id));
+            let source = text.as_deref().unwrap_or("");
+            let verdict = merge(node, source, unit, exported);
+            let why = match verdict {
+                Verdict::Keep => {
+                    report.kept += 1;
+                    continue;
+                }
+                Verdict::Take => None,
+                Verdict::Conflict(why) => Some(why),
             };
             if let Some(message) = why {
-                report.conflicts.push(Conflict {
-                    unit: unit.id.clone(),
-                    page_id: *page,
-                    node_id: node.id,
-                    message,
-                    applied: force,
-                });
-                if !force {
+                let applied = force || take.contains(&unit.id);
+                report.conflicts.push(conflict(message, applied));
+                if !applied {
                     continue;
                 }
             }
             report.updated += 1;
             ops.push(Op::UpdateNode {
-                page: *page,
+                page: page_id,
                 id: node.id,
                 patch,
                 based_on: None,
@@ -253,5 +362,142 @@ impl Core {
             report.epoch = self.apply(session, batch).await?.epoch;
         }
         Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scene::Transform;
+
+    fn node(translation: Option<&str>, state: TextState) -> Node {
+        let mut kind = NodeKind::source(Some("Hello".into()));
+        if let NodeKind::Text {
+            translation: t,
+            state: s,
+            ..
+        } = &mut kind
+        {
+            *t = translation.map(str::to_owned);
+            *s = Some(state);
+        }
+        Node {
+            id: NodeId(uuid::Uuid::nil()),
+            transform: Transform::default(),
+            visible: true,
+            kind,
+        }
+    }
+
+    fn unit(target: Option<&str>) -> Unit {
+        Unit {
+            source: "Hello".into(),
+            target: target.map(str::to_owned),
+            ..Unit::default()
+        }
+    }
+
+    fn base(translation: Option<&str>) -> Segment {
+        Segment {
+            source: "Hello".into(),
+            translation: translation.map(str::to_owned),
+            state: TextState::inferred(translation),
+            machine: false,
+        }
+    }
+
+    fn conflict(verdict: Verdict, why: &str) {
+        match verdict {
+            Verdict::Conflict(message) => assert!(message.contains(why), "{message}"),
+            other => panic!("{other:?}, not a conflict ({why})"),
+        }
+    }
+
+    /// Spec 14's table, row by row (a unit whose file value equals the
+    /// node's never reaches `merge`: "changed on both sides alike").
+    #[test]
+    fn the_three_way_table() {
+        use TextState::{Final, Reviewed, Translated};
+        let exported = base(Some("Bonjour"));
+        // Only the file changed it: taken.
+        let mine = node(Some("Bonjour"), Translated);
+        let v = merge(&mine, "Hello", &unit(Some("Salut")), Some(&exported));
+        assert_eq!(v, Verdict::Take);
+        // Only quire changed it: kept, even though the file "differs".
+        let mine = node(Some("Bonjour !"), Translated);
+        let v = merge(&mine, "Hello", &unit(Some("Bonjour")), Some(&exported));
+        assert_eq!(v, Verdict::Keep);
+        // A file that says nothing of the target changed nothing.
+        let v = merge(&mine, "Hello", &unit(None), Some(&exported));
+        assert_eq!(v, Verdict::Keep);
+        // Both changed, differently.
+        let v = merge(&mine, "Hello", &unit(Some("Salut")), Some(&exported));
+        conflict(v, "changed here and in the file");
+        // A review in quire is a change too.
+        let mine = node(Some("Bonjour"), Reviewed);
+        let v = merge(&mine, "Hello", &unit(Some("Salut")), Some(&exported));
+        conflict(v, "changed here and in the file");
+        // The source changed, here or in the file.
+        let mine = node(Some("Bonjour"), Translated);
+        conflict(
+            merge(&mine, "Hello!", &unit(Some("Salut")), Some(&exported)),
+            "source changed",
+        );
+        let mut moved = unit(Some("Salut"));
+        moved.source = "Hi".into();
+        conflict(
+            merge(&mine, "Hello", &moved, Some(&exported)),
+            "source changed",
+        );
+        // Final here, untouched since the export: still not the file's.
+        let mut final_base = base(Some("Bonjour"));
+        final_base.state = Final;
+        let mine = node(Some("Bonjour"), Final);
+        conflict(
+            merge(&mine, "Hello", &unit(Some("Salut")), Some(&final_base)),
+            "final here",
+        );
+        // The file's reviewer removed `fuzzy` (a PO approval): taken.
+        let mut approved = unit(Some("Bonjour"));
+        approved.machine = Some(false);
+        let mut machine_base = base(Some("Bonjour"));
+        machine_base.machine = true;
+        let mut mine = node(Some("Bonjour"), Translated);
+        if let NodeKind::Text { origin, .. } = &mut mine.kind {
+            *origin = Some(Box::new(Origin {
+                by: Author::Engine,
+                engine: Some("llm".into()),
+                client: None,
+                at: String::new(),
+                score: None,
+            }));
+        }
+        assert_eq!(
+            merge(&mine, "Hello", &approved, Some(&machine_base)),
+            Verdict::Take
+        );
+    }
+
+    #[test]
+    fn without_a_base_only_an_untranslated_node_takes_the_file() {
+        let empty = node(None, TextState::Initial);
+        assert_eq!(
+            merge(&empty, "Hello", &unit(Some("Salut")), None),
+            Verdict::Take
+        );
+        let mine = node(Some("Bonjour"), TextState::Translated);
+        conflict(
+            merge(&mine, "Hello", &unit(Some("Salut")), None),
+            "not from a known export",
+        );
+        conflict(
+            merge(&empty, "Hello there", &unit(Some("Salut")), None),
+            "source differs",
+        );
+        let locked = node(Some("Bonjour"), TextState::Final);
+        conflict(
+            merge(&locked, "Hello", &unit(Some("Salut")), None),
+            "final here",
+        );
     }
 }

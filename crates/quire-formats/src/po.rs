@@ -20,6 +20,9 @@ use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene};
 
+/// The header that names the quire export a file came from.
+const EXPORT_HEADER: &str = "X-Quire-Export";
+
 /// A PO string's body, escaped as gettext does (`\\`, `\"`, `\n`, `\t`,
 /// `\r` and the other C escapes).
 fn escape(s: &str) -> String {
@@ -63,8 +66,9 @@ fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 
-/// The scene (or the pages kept in it) as a PO file.
-pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
+/// The scene (or the pages kept in it) as a PO file; `export_id`, when
+/// given, goes in the `X-Quire-Export` header.
+pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&str>) -> String {
     let language = target_language
         .or(scene.project.target_language.as_deref())
         .unwrap_or("");
@@ -78,7 +82,10 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> String {
         "Content-Type: text/plain; charset=UTF-8\n".to_owned(),
         "Content-Transfer-Encoding: 8bit\n".to_owned(),
         format!("X-Generator: quire {}\n", env!("CARGO_PKG_VERSION")),
-    ] {
+    ]
+    .into_iter()
+    .chain(export_id.map(|id| format!("{EXPORT_HEADER}: {}\n", one_line(id))))
+    {
         let _ = writeln!(out, "\"{}\"", escape(&line));
     }
     for page in &scene.pages {
@@ -319,15 +326,20 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     finish(&mut entry, last)?;
 
     let mut language = None;
+    let mut export = None;
     let mut units = Vec::new();
     for e in entries {
         let id = e.id.unwrap_or_default();
         if id.is_empty() && e.context.is_none() {
-            language = e.strs[0]
-                .lines()
-                .find_map(|l| l.strip_prefix("Language:"))
-                .map(|l| l.trim().to_owned())
-                .filter(|l| !l.is_empty());
+            let header = |name: &str| {
+                e.strs[0]
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
+                    .map(|l| l.trim().to_owned())
+                    .filter(|l| !l.is_empty())
+            };
+            language = header("Language");
+            export = header(EXPORT_HEADER);
             continue;
         }
         let context = e.context.unwrap_or_default();
@@ -359,6 +371,7 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
         units,
         language,
         source_language: None,
+        export,
     })
 }
 

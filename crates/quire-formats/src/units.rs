@@ -78,6 +78,9 @@ pub struct Parsed {
     pub language: Option<String>,
     /// The language the file translates from (XLIFF `srcLang`).
     pub source_language: Option<String>,
+    /// The quire export the file came from (PO `X-Quire-Export`, XLIFF
+    /// `quire:export`), whose base it is merged against.
+    pub export: Option<String>,
 }
 
 /// The units of a file in `format`.

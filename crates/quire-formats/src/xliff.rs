@@ -20,6 +20,8 @@ use quire_model::scene::{NodeKind, Scene, TextState};
 
 const XLIFF_2: &str = "urn:oasis:names:tc:xliff:document:2.0";
 const XLIFF_1: &str = "urn:oasis:names:tc:xliff:document:1.2";
+/// quire's namespace, for what it adds to a file (the export id).
+const QUIRE: &str = "urn:quire:xliff";
 
 /// Whether XML 1.0 can carry `c` at all (its `Char` production); the C0
 /// controls but tab, LF and CR, and U+FFFE/U+FFFF, cannot appear even as
@@ -86,8 +88,13 @@ fn xml_err(e: impl std::fmt::Display) -> CoreError {
     CoreError::internal(format!("cannot write XLIFF: {e}"))
 }
 
-/// The scene (or the pages kept in it) as an XLIFF 2.0 document.
-pub fn export(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8>> {
+/// The scene (or the pages kept in it) as an XLIFF 2.0 document;
+/// `export_id`, when given, goes in the `<file>`'s `quire:export`.
+pub fn export(
+    scene: &Scene,
+    target_language: Option<&str>,
+    export_id: Option<&str>,
+) -> CoreResult<Vec<u8>> {
     let texts = || {
         scene.pages.iter().flat_map(|p| {
             p.nodes.iter().filter_map(move |n| match &n.kind {
@@ -124,10 +131,11 @@ pub fn export(scene: &Scene, target_language: Option<&str>) -> CoreResult<Vec<u8
     }
     w.write_event(Xml::Start(element("xliff", &root_attributes)))
         .map_err(xml_err)?;
-    let file = element(
-        "file",
-        &[("id", "f1"), ("original", scene.project.name.as_str())],
-    );
+    let mut file_attributes = vec![("id", "f1"), ("original", scene.project.name.as_str())];
+    if let Some(id) = export_id {
+        file_attributes.extend([("xmlns:quire", QUIRE), ("quire:export", id)]);
+    }
+    let file = element("file", &file_attributes);
     w.write_event(Xml::Start(file)).map_err(xml_err)?;
     for page in &scene.pages {
         let id = format!("p{}", page.id);
@@ -273,10 +281,16 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     if units.is_empty() {
         return Err(bad("it has no <unit>"));
     }
+    let export = root
+        .descendants()
+        .filter(|n| is(n, "file") || is(n, "xliff"))
+        .find_map(|n| n.attribute((QUIRE, "export")))
+        .map(str::to_owned);
     Ok(Parsed {
         units,
         language: root.attribute("trgLang").map(str::to_owned),
         source_language: root.attribute("srcLang").map(str::to_owned),
+        export,
     })
 }
 

@@ -196,7 +196,7 @@ impl Op {
     }
 }
 
-/// A page as a client adds it: the id and nodes are optional.
+/// A new page: its id and nodes are optional.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPage {

@@ -62,7 +62,7 @@ pub(super) async fn export(
 pub(super) const IMPORT_TRANSLATIONS: Doc = Doc {
     id: "importTranslations",
     tag: "import",
-    summary: "Merge translations back (XLIFF 2.0 or gettext PO) by node id, as one history entry; conflicts are reported and left alone unless force",
+    summary: "Merge translations back (XLIFF 2.0 or gettext PO) three-way against the export the file came from, as one history entry: the file's changes taken, later changes here kept, conflicts named with both values and kept as here unless their units are in `take` (JSON) or `force` is set",
     request: Body::MultipartOr(
         "One translation file (.xlf, .xliff, .po) as the field `file`, and optionally `force` = true",
         json::<TranslationImport>,
@@ -92,6 +92,7 @@ pub(super) async fn import_translations(
             format,
             content,
             force,
+            take: Vec::new(),
         }
     } else {
         let bytes = Bytes::from_request(request, &state)

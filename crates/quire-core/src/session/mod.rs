@@ -154,6 +154,11 @@ fn announce(id: SessionId, bus: Arc<EventBus>, live_name: Arc<Mutex<String>>) ->
 }
 
 impl Session {
+    /// Where the bases of this project's XLIFF and PO exports are kept.
+    pub fn exports_dir(&self) -> PathBuf {
+        self.files.exports()
+    }
+
     /// Opens the project in `dir` (already canonical): takes the lock,
     /// loads the snapshot, replays the log. On any error nothing on disk
     /// has changed (but for the lock file's holder record).

@@ -5,6 +5,8 @@
 //! scene.json       snapshot { epoch, sum, scene }, written atomically
 //! ops.log          frames since the snapshot, one JSON line each
 //! blobs/ab/cdef…   content-addressed blobs
+//! exports/ID.json  what an XLIFF or PO export said of each segment, the
+//!                  base a file coming back is merged against
 //! .lock            the exclusive lock of the process that has it open
 //! ```
 //!
@@ -55,6 +57,10 @@ impl ProjectFiles {
     }
     pub fn ops_log(&self) -> PathBuf {
         self.dir.join("ops.log")
+    }
+    /// Where the bases of XLIFF and PO exports are kept.
+    pub fn exports(&self) -> PathBuf {
+        self.dir.join("exports")
     }
     pub fn history_json(&self) -> PathBuf {
         self.dir.join("history.json")
@@ -327,6 +333,7 @@ pub fn tidy(files: &ProjectFiles) -> u64 {
         .flatten()
         .map(|e| e.path());
     let freed = std::iter::once(files.dir.clone())
+        .chain(std::iter::once(files.exports()).filter(|d| d.is_dir()))
         .chain(shards)
         .map(|d| remove_temp_files(&d))
         .sum();
