@@ -572,6 +572,37 @@ def scenario_open(url, out):
         targets = [t.text for t in root.iter("{urn:oasis:names:tc:xliff:document:2.0}target")]
         assert "Changé ailleurs" in targets and "Hello there" in targets, targets
 
+        # The file comes back reviewed: one block changed there only, one
+        # changed here too since the export. The first is taken, the
+        # second is a conflict the page names and resolves.
+        ns = "{urn:oasis:names:tc:xliff:document:2.0}"
+        ET.register_namespace("", ns[1:-1])
+        tree = ET.parse(xlf)
+        for unit in tree.getroot().iter(f"{ns}unit"):
+            target = unit.find(f"{ns}segment/{ns}target")
+            if unit.get("id") == f"n{second}":
+                target.text = "Changé dans le fichier"
+            elif unit.get("id") == f"n{third}":
+                target.text = "Apportez la carte, relu"
+        review = os.path.join(out, "review.xlf")
+        tree.write(review, encoding="utf-8", xml_declaration=True)
+        apply_with_curl(url, session, {"type": "UpdateNode", "page": text_page["id"], "id": second,
+                                       "patch": {"kind": {"type": "text", "translation": "Changé ici"}}})
+        page.locator(".session-bar input[type=file]").set_input_files([review])
+        merge = page.get_by_role("dialog", name="1 conflict in review.xlf")
+        expect(merge).to_be_visible(timeout=LIVE_MS)
+        row = merge.locator(f'.conflict[data-unit="n{second}"]')
+        expect(row).to_contain_text("Changé ici")
+        expect(row).to_contain_text("Changé dans le fichier")
+        expect(row).to_contain_text("changed here and in the file")
+        expect(page.locator(f'.block[data-node="{third}"]')).to_contain_text("relu", timeout=LIVE_MS)
+        page.screenshot(path=os.path.join(out, "merge.png"))
+        row.get_by_role("button", name="Take theirs").click()
+        expect(row).to_contain_text("the file's taken", timeout=LIVE_MS)
+        merge.get_by_role("button", name="Done").click()
+        expect(merge).to_have_count(0)
+        expect(page.locator(f'.block[data-node="{second}"]')).to_contain_text("Changé dans le fichier", timeout=LIVE_MS)
+
         # QA: run it, and a warning goes to its node (the placeholder {0}
         # that "Changé ailleurs" lost).
         page.get_by_test_id("run").click()

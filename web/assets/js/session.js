@@ -10,7 +10,7 @@ import { nextNode, stateOf } from './scene.js';
 import { go, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
 import { Strip } from './strip.js';
 import { TextPage } from './textpage.js';
-import { download, EXPORTS, importFiles } from './transfer.js';
+import { download, EXPORTS, ImportConflicts, importFiles } from './transfer.js';
 import { FileButton, html, typing, useKeys } from './ui.js';
 
 function goPage(step) {
@@ -169,5 +169,6 @@ export function Workbench() {
     <${PaneTabs} />
     ${running && html`<${RunDialog} onClose=${() => setRunning(false)} page=${info && info.page} />`}
     ${helping && html`<${KeyHelp} onClose=${() => setHelping(false)} />`}
+    <${ImportConflicts} />
   </main>`;
 }

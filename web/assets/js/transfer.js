@@ -1,9 +1,12 @@
 // Files in and out: what a dropped or picked file is (pages, a
 // translation file to merge, a glossary, a project archive) and which
-// route takes it; exports saved as downloads.
+// route takes it; exports saved as downloads; the conflicts a merged file
+// left, resolved one by one.
 
+import { useEffect, useRef } from '../vendor/hooks.mjs';
 import { call, fileNameOf, inSession, saveBytes } from './api.js';
-import { attempt, refreshScene, toast } from './store.js';
+import { attempt, changed, refreshScene, select, toast } from './store.js';
+import { html } from './ui.js';
 
 export const EXPORTS = [
   { format: 'xliff', label: 'XLIFF 2.0 (.xlf)' },
@@ -39,9 +42,17 @@ export async function importFiles(sessionId, files) {
   for (const file of files.filter((f) => TRANSLATIONS.test(f.name))) {
     const report = await attempt(`Importing ${file.name}`, () => call('POST', inSession(sessionId, '/import'), form(file)));
     if (report) {
-      const conflicts = report.conflicts.length ? `, ${report.conflicts.length} conflicts left alone` : '';
+      const kept = report.kept ? `, ${report.kept} kept (changed here since the export)` : '';
+      const n = report.conflicts.length;
+      const conflicts = n ? `, ${n} ${n === 1 ? 'conflict' : 'conflicts'}` : '';
       const unmatched = report.unmatched.length ? `, ${report.unmatched.length} unknown units` : '';
-      toast(`${file.name}: ${report.updated} updated, ${report.unchanged} unchanged${conflicts}${unmatched}`);
+      toast(`${file.name}: ${report.updated} updated, ${report.unchanged} unchanged${kept}${conflicts}${unmatched}`);
+      const open = report.conflicts.filter((c) => !c.applied);
+      if (open.length) {
+        const format = /\.po$/i.test(file.name) ? 'po' : 'xliff';
+        merged = { sessionId, name: file.name, format, content: await file.text(), rows: open.map((c) => ({ ...c, decided: null })) };
+        changed();
+      }
     }
   }
   for (const file of files.filter((f) => GLOSSARY.test(f.name))) {
@@ -73,4 +84,86 @@ export async function download(sessionId, format, pages, options = {}) {
   const blob = await response.blob();
   saveBytes(blob, fileNameOf(response, `export.${format}`));
   toast(`Saved ${fileNameOf(response, format)}`);
+}
+
+/** The conflicts of the last merged file still to decide, with the file. */
+let merged = null;
+
+/** Takes the file's side for `rows` (one import, one undo step). */
+async function takeTheirs(rows) {
+  const { sessionId, format, content, name } = merged;
+  const body = { format, content, take: rows.map((r) => r.unit) };
+  const report = await attempt(`Taking ${name}'s side`, () => call('POST', inSession(sessionId, '/import'), body));
+  if (!report) return;
+  const taken = new Set(report.conflicts.filter((c) => c.applied).map((c) => c.unit));
+  for (const row of rows) row.decided = taken.has(row.unit) ? 'theirs' : row.decided;
+  toast(`${name}: ${taken.size} taken from the file`);
+  refreshScene();
+  changed();
+}
+
+function decide(row, side) {
+  if (side === 'theirs') return takeTheirs([row]);
+  row.decided = 'mine';
+  changed();
+  return undefined;
+}
+
+/** The conflicts a merged file left: each row says where, what quire has,
+ * what the file has and why, and keeps quire's side or takes the file's. */
+export function ImportConflicts() {
+  const dialog = useRef(null);
+  useEffect(() => {
+    const el = dialog.current;
+    if (!el) return undefined;
+    if (!el.open) el.showModal();
+    const closed = () => {
+      // Looking at a conflict's page hides the list; closing it ends it.
+      if (merged && !merged.hidden) merged = null;
+      changed();
+    };
+    el.addEventListener('close', closed);
+    return () => el.removeEventListener('close', closed);
+  });
+  if (!merged) return null;
+  if (merged.hidden) {
+    const left = merged.rows.filter((r) => !r.decided).length;
+    const reopen = () => {
+      merged.hidden = false;
+      changed();
+    };
+    return html`<button type="button" class="conflicts-reopen" onClick=${reopen}>
+      ${left} ${left === 1 ? 'conflict' : 'conflicts'} from ${merged.name}…</button>`;
+  }
+  const open = merged.rows.filter((r) => !r.decided);
+  const side = (row) => (row.decided === 'theirs' ? 'the file\'s taken' : 'quire\'s kept');
+  const show = (row) => {
+    merged.hidden = true;
+    dialog.current.close();
+    select(row.pageId, row.nodeId);
+  };
+  return html`<dialog ref=${dialog} class="run-dialog conflicts-dialog" aria-labelledby="conflicts-title">
+    <h2 id="conflicts-title">${merged.rows.length} ${merged.rows.length === 1 ? 'conflict' : 'conflicts'} in ${merged.name}</h2>
+    <p class="muted small">Each is as it is here until you take the file's side. Taking it is one undo step.</p>
+    <ol class="conflict-list">
+      ${merged.rows.map((row) => html`<li class="conflict" key=${row.unit} data-unit=${row.unit}>
+        <div class="row"><button type="button" class="link" onClick=${() => show(row)}>Page ${row.page}</button>
+          <span class="muted">${row.message}</span></div>
+        <div class="sides">
+          <div><span class="muted small">Here</span><blockquote>${row.mine ?? '(none)'}</blockquote></div>
+          <div><span class="muted small">In the file</span><blockquote>${row.theirs ?? '(none)'}</blockquote></div>
+        </div>
+        ${row.decided
+          ? html`<p class="small" role="status">${side(row)}</p>`
+          : html`<div class="row end">
+              <button type="button" onClick=${() => decide(row, 'mine')}>Keep mine</button>
+              <button type="button" onClick=${() => decide(row, 'theirs')}>Take theirs</button>
+            </div>`}
+      </li>`)}
+    </ol>
+    <div class="row end">
+      ${open.length > 1 && html`<button type="button" onClick=${() => takeTheirs(open)}>Take theirs for all ${open.length}</button>`}
+      <button type="button" class="primary" onClick=${() => dialog.current.close()}>${open.length ? 'Keep the rest as here' : 'Done'}</button>
+    </div>
+  </dialog>`;
 }
