@@ -155,6 +155,29 @@ pub enum Modal {
         draft: Draft,
         theirs: Option<String>,
     },
+    /// The conflicts a merged translation file left, one selected: keep
+    /// quire's side or take the file's, each.
+    Merge {
+        merge: Merge,
+        at: usize,
+    },
+}
+
+/// A merged translation file and its conflicts, each with what was
+/// decided (`None`: as it is here, undecided).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Merge {
+    pub session: SessionId,
+    pub path: PathBuf,
+    pub format: crate::core::translations::TranslationFormat,
+    pub rows: Vec<(crate::core::translations::Conflict, Option<Side>)>,
+}
+
+/// Which side of a conflict stays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Mine,
+    Theirs,
 }
 
 impl Modal {
@@ -164,6 +187,7 @@ impl Modal {
             Modal::Confirm { .. } => "confirm",
             Modal::Approval { .. } => "approval",
             Modal::Conflict { .. } => "conflict",
+            Modal::Merge { .. } => "merge",
         }
     }
 }
@@ -453,6 +477,9 @@ pub enum Loaded {
     Reopened(ProjectId, Instant, Result<SessionSummary, BackendError>),
     /// Something finished: what to tell the person.
     Done(Result<String, BackendError>),
+    /// A translation file was merged: what to say, and the merge (for
+    /// the conflicts it names).
+    Merged(Result<(String, Merge), BackendError>),
     /// A translation save: its epoch, or why not (the draft comes back).
     Saved(Draft, Result<u64, BackendError>),
     /// An import succeeded: clear the staged files.
@@ -506,12 +533,14 @@ pub enum Effect {
         approval: Approval,
     },
     Cancel(JobId),
-    /// `/import FILE.xlf|FILE.po [force]`: translations merged back.
+    /// `/import FILE.xlf|FILE.po [force]`: translations merged back;
+    /// `take`: the conflicts whose file side to take (the merge modal).
     ImportTranslations {
         session: SessionId,
         path: PathBuf,
         format: crate::core::translations::TranslationFormat,
         force: bool,
+        take: Vec<String>,
     },
     /// `/import FILE.csv|FILE.tbx`: glossary terms.
     ImportGlossary {

@@ -352,6 +352,7 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             path,
             format,
             force,
+            take: Vec::new(),
         });
     } else if let Some(format) = GlossaryFormat::from_path(&lower) {
         let Some(session) = app.shown_session() else {

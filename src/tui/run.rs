@@ -4,7 +4,7 @@
 //! request is turned into messages by [`Share::handle`], which only reads
 //! the state; `update` applies them like any other.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -299,7 +299,8 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             path,
             format,
             force,
-        } => Loaded::Done(import_translations(backend, session, &path, format, force).await),
+            take,
+        } => Loaded::Merged(import_translations(backend, session, path, format, force, take).await),
         Effect::ImportGlossary {
             session,
             path,
@@ -419,18 +420,19 @@ async fn read(path: &Path) -> Result<Vec<u8>, BackendError> {
 async fn import_translations(
     backend: &dyn Backend,
     session: crate::core::ids::SessionId,
-    path: &Path,
+    path: PathBuf,
     format: crate::core::translations::TranslationFormat,
     force: bool,
-) -> Result<String, BackendError> {
-    let content = String::from_utf8(read(path).await?).map_err(|_| {
+    take: Vec<String>,
+) -> Result<(String, crate::tui::app::Merge), BackendError> {
+    let content = String::from_utf8(read(&path).await?).map_err(|_| {
         BackendError::new("invalid_input", format!("{} is not UTF-8", path.display()))
     })?;
     let import = crate::core::translations::TranslationImport {
         format,
         content,
         force,
-        take: Vec::new(),
+        take,
     };
     let r = backend.import_translations(session, import).await?;
     let mut line = format!(
@@ -449,7 +451,7 @@ async fn import_translations(
         let held = r.conflicts.iter().filter(|c| !c.applied).count();
         line.push_str(&format!(", {} conflicts", r.conflicts.len()));
         if held > 0 {
-            line.push_str(&format!(" ({held} left alone; add force to apply)"));
+            line.push_str(&format!(" ({held} as here)"));
         }
     }
     if !r.unmatched.is_empty() {
@@ -458,7 +460,21 @@ async fn import_translations(
             r.unmatched.len()
         ));
     }
-    Ok(line)
+    let rows = r
+        .conflicts
+        .into_iter()
+        .map(|c| {
+            let side = c.applied.then_some(crate::tui::app::Side::Theirs);
+            (c, side)
+        })
+        .collect();
+    let merge = crate::tui::app::Merge {
+        session,
+        path,
+        format,
+        rows,
+    };
+    Ok((line, merge))
 }
 
 /// Adds a glossary file's terms; says what it did in one line.

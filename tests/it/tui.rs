@@ -130,6 +130,82 @@ fn help_scrolls_to_its_end_at_80_by_24() {
     assert_eq!(app.help_scroll, 0, "help opens at its top next time");
 }
 
+/// A merged file's conflicts: listed with both sides at 80 columns;
+/// `m` keeps quire's, `t` asks for the file's side of one (the answer
+/// marks it), Esc leaves the rest as here.
+#[test]
+fn the_merge_modal_lists_conflicts_and_resolves_each() {
+    use quire::core::translations::Conflict;
+    use quire::tui::app::{Merge, Side};
+    let mut app = session_app();
+    let scene = app.scene.clone().unwrap().1.scene;
+    let page = &scene.pages[0];
+    let conflict = |i: usize, mine: &str, theirs: &str| Conflict {
+        unit: format!("n{}", page.nodes[i].id),
+        page_id: page.id,
+        page: 1,
+        node_id: page.nodes[i].id,
+        mine: Some(mine.into()),
+        theirs: Some(theirs.into()),
+        message: "changed here and in the file since the export".into(),
+        applied: false,
+    };
+    let rows = vec![
+        (conflict(1, "Bonjour à tous", "Salut tout le monde"), None),
+        (conflict(2, "Deux lignes\nici", "Deux lignes\nlà"), None),
+    ];
+    let merge = Merge {
+        session: sid(1),
+        path: "/tmp/review.xlf".into(),
+        format: TranslationFormat::Xliff,
+        rows,
+    };
+    let said = "XLIFF: 1 updated, 0 unchanged, 2 conflicts (2 as here)".to_owned();
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Merged(Ok((said, merge.clone())))),
+        Instant::now(),
+    );
+    assert!(matches!(app.modal, Some(Modal::Merge { at: 0, .. })));
+    insta::assert_snapshot!(at_three_sizes(&app));
+
+    // Keep mine on the first: no request, the cursor moves on.
+    assert!(update(&mut app, key(KeyCode::Char('m')), Instant::now()).is_empty());
+    let Some(Modal::Merge { merge: open, at }) = &app.modal else {
+        panic!("{:?}", app.modal)
+    };
+    assert_eq!((open.rows[0].1, *at), (Some(Side::Mine), 1));
+    // Take theirs on the second: the same file again, naming its unit.
+    let fx = update(&mut app, key(KeyCode::Char('t')), Instant::now());
+    assert_eq!(
+        fx,
+        vec![Effect::ImportTranslations {
+            session: sid(1),
+            path: "/tmp/review.xlf".into(),
+            format: TranslationFormat::Xliff,
+            force: false,
+            take: vec![merge.rows[1].0.unit.clone()],
+        }]
+    );
+    let mut answer = merge.clone();
+    answer.rows[1].1 = Some(Side::Theirs);
+    answer.rows[0].1 = None;
+    let said = "XLIFF: 1 updated, 0 unchanged, 2 conflicts (1 as here)".to_owned();
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::Merged(Ok((said, answer)))),
+        Instant::now(),
+    );
+    let Some(Modal::Merge { merge: open, .. }) = &app.modal else {
+        panic!("{:?}", app.modal)
+    };
+    let sides: Vec<_> = open.rows.iter().map(|(_, s)| *s).collect();
+    assert_eq!(sides, [Some(Side::Mine), Some(Side::Theirs)]);
+    assert!(draw(&app).contains("the file's taken"), "{}", draw(&app));
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    assert_eq!(app.modal, None);
+}
+
 #[test]
 fn screen_confirm_modal() {
     let mut app = session_app();
@@ -1092,6 +1168,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             path: "/tmp/review.XLF".into(),
             format: TranslationFormat::Xliff,
             force: true,
+            take: Vec::new(),
         }]
     );
     assert_eq!(
@@ -1101,6 +1178,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             path: quire::tui::commands::expand("~/fr.po").into(),
             format: TranslationFormat::Po,
             force: false,
+            take: Vec::new(),
         }]
     );
     assert_eq!(

@@ -8,7 +8,9 @@ use super::keys::{open_edit, request_scene};
 use crate::core::jobs::Approval;
 use crate::core::op::{Basis, NodePatch, Op};
 use crate::core::scene::{Node, NodeKind, TextState};
-use crate::tui::app::{App, ConfirmAction, Draft, EditBox, Effect, InputLine, Modal, PendingSave};
+use crate::tui::app::{
+    App, ConfirmAction, Draft, EditBox, Effect, InputLine, Merge, Modal, PendingSave, Side,
+};
 use crate::tui::backend::BackendError;
 use crate::tui::commands;
 use crate::tui::complete::{self, Completion};
@@ -65,6 +67,7 @@ pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec
             }
             _ => app.modal = Some(Modal::Conflict { draft, theirs }),
         },
+        Modal::Merge { merge, at } => merge_key(app, merge, at, key, fx),
         Modal::Approval { session, spec, .. } => {
             if yes {
                 app.modal = None;
@@ -315,4 +318,65 @@ pub(super) fn paste(app: &mut App, text: &str) {
             input.cursor += 1;
         }
     }
+}
+
+/// The merge modal: move, keep quire's side (`m`), take the file's (`t`,
+/// or `a` for every conflict still open), close (the rest stay as here).
+fn merge_key(app: &mut App, mut merge: Merge, at: usize, key: KeyEvent, fx: &mut Vec<Effect>) {
+    let last = merge.rows.len().saturating_sub(1);
+    let open = |merge: &Merge| -> Vec<String> {
+        merge
+            .rows
+            .iter()
+            .filter(|(_, side)| side.is_none())
+            .map(|(c, _)| c.unit.clone())
+            .collect()
+    };
+    let take = |merge: &Merge, units: Vec<String>, fx: &mut Vec<Effect>| {
+        fx.push(Effect::ImportTranslations {
+            session: merge.session,
+            path: merge.path.clone(),
+            format: merge.format,
+            force: false,
+            take: units,
+        });
+    };
+    let at = match key.code {
+        KeyCode::Esc | KeyCode::Char('q') | KeyCode::Enter => {
+            let left = open(&merge).len();
+            if left > 0 {
+                app.say(format!("{left} conflict(s) left as they are here"));
+            }
+            app.modal = None;
+            return;
+        }
+        KeyCode::Down | KeyCode::Char('j') => (at + 1).min(last),
+        KeyCode::Up | KeyCode::Char('k') => at.saturating_sub(1),
+        KeyCode::Char('m') => {
+            if let Some((_, side @ None)) = merge.rows.get_mut(at) {
+                *side = Some(Side::Mine);
+            }
+            (at + 1).min(last)
+        }
+        KeyCode::Char('t') => {
+            if let Some((c, None)) = merge.rows.get(at) {
+                app.say(format!("taking the file's side of page {}…", c.page));
+                take(&merge, vec![c.unit.clone()], fx);
+            }
+            at
+        }
+        KeyCode::Char('a') => {
+            let units = open(&merge);
+            if !units.is_empty() {
+                app.say(format!(
+                    "taking the file's side of {} conflict(s)…",
+                    units.len()
+                ));
+                take(&merge, units, fx);
+            }
+            at
+        }
+        _ => at,
+    };
+    app.modal = Some(Modal::Merge { merge, at });
 }

@@ -11,7 +11,7 @@ use super::keys::{
 use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::ids::SessionId;
 use crate::tui::app::{
-    App, ConfirmAction, Effect, HomeRow, Loaded, Modal, Pane, Route, ShareEvent,
+    App, ConfirmAction, Effect, HomeRow, Loaded, Merge, Modal, Pane, Route, ShareEvent, Side,
 };
 use crate::tui::backend::BackendEvent;
 use crate::tui::commands;
@@ -370,6 +370,7 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             show_session(app, session.id, fx);
         }
         Loaded::Done(Ok(message)) => app.say(message),
+        Loaded::Merged(Ok((message, merge))) => merged(app, message, merge),
         Loaded::Saved(draft, result) => on_saved(app, draft, result, fx),
         Loaded::Imported(Ok((files, result))) => {
             app.attachments.clear();
@@ -429,7 +430,38 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         | Loaded::Jobs(Err(e))
         | Loaded::Opened(Err(e))
         | Loaded::Done(Err(e))
+        | Loaded::Merged(Err(e))
         | Loaded::Imported(Err(e))
         | Loaded::Located(Err(e)) => app.fail(e.message),
+    }
+}
+
+/// A translation file merged: said in the status line; its conflicts
+/// listed in the merge modal (the one open for this file takes what the
+/// answer says was taken).
+fn merged(app: &mut App, message: String, merge: Merge) {
+    app.say(message);
+    if let Some(Modal::Merge { merge: open, .. }) = &mut app.modal
+        && open.session == merge.session
+        && open.path == merge.path
+    {
+        for (row, side) in &mut open.rows {
+            let taken = merge
+                .rows
+                .iter()
+                .any(|(c, s)| c.unit == row.unit && *s == Some(Side::Theirs));
+            if taken {
+                *side = Some(Side::Theirs);
+            }
+        }
+        return;
+    }
+    if merge.rows.iter().any(|(_, side)| side.is_none()) && app.modal.is_none() {
+        let at = merge
+            .rows
+            .iter()
+            .position(|(_, s)| s.is_none())
+            .unwrap_or(0);
+        app.modal = Some(Modal::Merge { merge, at });
     }
 }

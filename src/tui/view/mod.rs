@@ -101,6 +101,7 @@ pub fn view(app: &App, frame: &mut Frame) {
         Some(Modal::Confirm { message, .. }) => confirm(app, frame, area, message),
         Some(Modal::Approval { engines, .. }) => approval(app, frame, area, engines),
         Some(Modal::Conflict { draft, theirs }) => conflict(app, frame, area, draft, theirs),
+        Some(Modal::Merge { merge, at }) => overlays::merge(app, frame, area, merge, *at),
         None => {}
     }
     if app.exit_overlay {
@@ -320,6 +321,9 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             Modal::Confirm { .. } => "y/Enter confirm · n/Esc cancel",
             Modal::Approval { .. } => "y/Enter run these commands · n/Esc do not run",
             Modal::Conflict { .. } => "k/Enter keep mine · t use theirs · e/Esc edit my draft",
+            Modal::Merge { .. } => {
+                "j/k move · m keep mine · t take the file's · a take all · Esc close"
+            }
         }
     } else if app.edit.is_some() {
         "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo"

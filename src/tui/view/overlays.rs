@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::{accent, bold, clip, dim};
-use crate::tui::app::{App, Draft};
+use crate::tui::app::{App, Draft, Merge, Side};
 use crate::tui::commands::COMMANDS;
 use crate::tui::layout::centered;
 
@@ -220,6 +220,53 @@ pub(super) fn conflict(
         bold(),
     ));
     modal_box(app, frame, area, "Changed meanwhile", lines, 72);
+}
+
+/// The conflicts a merged file left: where, both sides, why, and what was
+/// decided; the selected one marked. As many rows as fit, around it.
+pub(super) fn merge(app: &App, frame: &mut Frame, area: Rect, merge: &Merge, at: usize) {
+    let shown = |v: &Option<String>| match v {
+        Some(v) if !v.is_empty() => v.replace(['\n', '\r'], " ⏎ "),
+        _ => "(none)".to_owned(),
+    };
+    let width = area.width.saturating_sub(4).min(96);
+    let text = usize::from(width.saturating_sub(12)).max(8);
+    // Four lines a conflict; as many as fit with the title and keys.
+    let fit = (usize::from(area.height.saturating_sub(6)) / 4).max(1);
+    let first = at
+        .saturating_sub(fit - 1)
+        .min(merge.rows.len().saturating_sub(fit));
+    let file = merge.path.file_name().map_or_else(
+        || merge.path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut lines = Vec::new();
+    for (i, (c, side)) in merge.rows.iter().enumerate().skip(first).take(fit) {
+        let mark = if i == at { "▶ " } else { "  " };
+        let decided = match side {
+            None => String::new(),
+            Some(Side::Mine) => " · kept here".to_owned(),
+            Some(Side::Theirs) => " · the file's taken".to_owned(),
+        };
+        let head = format!("{mark}page {} · {}{decided}", c.page, c.message);
+        let style = if i == at { bold() } else { Style::default() };
+        lines.push(Line::styled(clip(&head, usize::from(width)), style));
+        lines.push(Line::raw(format!(
+            "    here  {}",
+            clip(&shown(&c.mine), text)
+        )));
+        lines.push(Line::raw(format!(
+            "    file  {}",
+            clip(&shown(&c.theirs), text)
+        )));
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled(
+        "m keep mine · t take the file's · a take all · Esc close",
+        dim(),
+    ));
+    let title = format!("{} conflict(s) in {file}", merge.rows.len());
+    modal_box(app, frame, area, &title, lines, width);
 }
 
 pub(super) fn exit_overlay(app: &App, frame: &mut Frame, area: Rect) {
