@@ -12,7 +12,7 @@ use clap::Parser;
 
 use crate::cli::{
     Cli, Command, ConfigCommand, EnginesCommand, GlossaryCommand, McpCommand, ModelsCommand,
-    ModesCommand, ProjectsCommand,
+    ModesCommand, ProjectsCommand, TmCommand,
 };
 use crate::commands;
 use crate::config::modes::Frontend;
@@ -295,6 +295,10 @@ fn helper(
         }
         Command::Glossary(GlossaryCommand::Import { file, into }) => {
             commands::glossary::import(loaded, &file, &into, out)
+        }
+        Command::Tm(TmCommand::Import { file }) => commands::tm::import(loaded, &file, out),
+        Command::Tm(TmCommand::Export { project, out: file }) => {
+            commands::tm::export(loaded, &project, file.as_deref(), out)
         }
         Command::Engines(EnginesCommand::List { json }) => {
             commands::engines::list(loaded, json, out)

@@ -115,6 +115,9 @@ pub enum Command {
     /// A project's glossary
     #[command(subcommand)]
     Glossary(GlossaryCommand),
+    /// The translation memory: TMX in and out
+    #[command(subcommand)]
+    Tm(TmCommand),
     /// The model files the configuration names
     #[command(subcommand)]
     Models(ModelsCommand),
@@ -216,6 +219,25 @@ pub enum GlossaryCommand {
         /// The managed project (name or id) or project directory to add them to
         #[arg(long, value_name = "PROJECT")]
         into: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TmCommand {
+    /// Add a TMX file to the memory the `tm` engine reads (named after the
+    /// file; one of the same name is replaced)
+    Import {
+        /// The .tmx file (TMX 1.1 to 1.4, any encoding it declares)
+        file: std::path::PathBuf,
+    },
+    /// Write the reviewed and final segments of projects as TMX 1.4b
+    Export {
+        /// A managed project (name or id) or project directory; repeat for more
+        #[arg(long, value_name = "PROJECT", required = true)]
+        project: Vec<String>,
+        /// Where to write it (default: stdout)
+        #[arg(long, short, value_name = "FILE")]
+        out: Option<std::path::PathBuf>,
     },
 }
 

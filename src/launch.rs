@@ -94,6 +94,7 @@ pub fn core_config(
 ) -> CoreConfig {
     CoreConfig {
         projects_dir: paths.projects_dir.clone(),
+        memory_dir: paths.memory_dir.clone(),
         session: SessionSettings {
             durability: config.storage.durability,
             snapshot_every_ops: config.storage.snapshot_every_ops.get(),

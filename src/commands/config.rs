@@ -151,6 +151,7 @@ pub fn paths(loaded: &Loaded, out: &mut dyn Write) -> Result<(), Failure> {
     rows.push(("data dir".to_owned(), data.data_dir));
     rows.push(("projects dir".to_owned(), data.projects_dir));
     rows.push(("logs dir".to_owned(), data.logs_dir));
+    rows.push(("memory dir".to_owned(), data.memory_dir));
     let width = rows.iter().map(|(r, _)| r.len()).max().unwrap_or(0);
     for (role, path) in rows {
         let state = if path.exists() { "exists" } else { "missing" };

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use super::write_failed;
 use crate::config::Loaded;
+use crate::core::events::SessionSummary;
 use crate::core::glossary::{GlossaryFormat, GlossaryImport};
 use crate::core::{Core, CoreError, ProjectEntry};
 use crate::error::Failure;
@@ -36,15 +37,7 @@ pub fn import(
         .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
     let (name, report) = runtime
         .block_on(async {
-            let dir = Path::new(project);
-            let session = if dir.is_dir() {
-                core.open_project(dir).await?
-            } else {
-                let projects = core.list_projects().await?;
-                let id = ProjectEntry::find(&projects, project)
-                    .ok_or_else(|| CoreError::not_found("project", project))?;
-                core.open_managed_project(id).await?
-            };
+            let session = open(&core, project).await?;
             let import = GlossaryImport { format, content };
             let report = core.import_glossary(session.id, import).await;
             core.close_session(session.id).await?;
@@ -57,4 +50,17 @@ pub fn import(
         report.added, report.updated, report.unchanged
     )
     .map_err(write_failed)
+}
+
+/// Opens `project`: a project directory, or a managed project's name or
+/// id.
+pub(super) async fn open(core: &Core, project: &str) -> Result<SessionSummary, CoreError> {
+    let dir = Path::new(project);
+    if dir.is_dir() {
+        return core.open_project(dir).await;
+    }
+    let projects = core.list_projects().await?;
+    let id = ProjectEntry::find(&projects, project)
+        .ok_or_else(|| CoreError::not_found("project", project))?;
+    core.open_managed_project(id).await
 }

@@ -10,6 +10,7 @@ pub mod glossary;
 pub mod models;
 pub mod modes;
 pub mod projects;
+pub mod tm;
 
 use crate::error::Failure;
 

@@ -60,6 +60,8 @@ pub struct DataPaths {
     pub data_dir: PathBuf,
     pub projects_dir: PathBuf,
     pub logs_dir: PathBuf,
+    /// Imported translation memories (TMX).
+    pub memory_dir: PathBuf,
 }
 
 impl DataPaths {
@@ -75,10 +77,12 @@ impl DataPaths {
             absolute(&config.paths.projects_dir)
         };
         let logs_dir = data_dir.join("logs");
+        let memory_dir = data_dir.join("memory");
         Some(DataPaths {
             data_dir,
             projects_dir,
             logs_dir,
+            memory_dir,
         })
     }
 }

@@ -114,6 +114,10 @@ impl QuireMcp {
             (Some(given), None) => {
                 let path = paths::resolve(&given, self.core.projects_dir(), self.any_path())?;
                 let bytes = import::read_bytes(&path, self.allowed.item_bytes).await?;
+                // A translation memory goes into the memory, not the session.
+                if given.to_ascii_lowercase().ends_with(".tmx") {
+                    return ok(&self.core.import_tmx(&given, bytes).await?);
+                }
                 let content = String::from_utf8(bytes).map_err(|_| {
                     CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
                 })?;

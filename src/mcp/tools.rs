@@ -39,7 +39,7 @@ pub struct OpenProjectArgs {
 pub struct ImportTranslationsArgs {
     #[serde(default)]
     pub session_id: Option<SessionId>,
-    /// .xlf, .po, .csv or .tbx (rules as for projects).
+    /// .xlf, .po, .csv, .tbx, .tmx (rules as for projects).
     #[serde(default)]
     pub path: Option<String>,
     /// Or the file's text.
@@ -513,7 +513,7 @@ mod described {
                 name,
                 "Import translations",
                 changes(false, true),
-                "Merge an XLIFF or PO file three-way, or add CSV/TBX glossary terms; one undo step; conflicts listed.",
+                "Merge XLIFF/PO three-way (conflicts listed), add CSV/TBX glossary terms, or a TMX to the memory.",
             ),
         }
     }

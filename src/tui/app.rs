@@ -374,6 +374,8 @@ impl App {
         jobs.into_iter()
             .rev()
             .flat_map(|j| j.warnings.iter().rev())
+            // A step's summary is shown on its job's line.
+            .filter(|w| w.finding.rule != "summary")
             .collect()
     }
 

@@ -62,6 +62,7 @@ impl TestServer {
             data_dir: dir.path().join("data"),
             projects_dir: dir.path().join("data/projects"),
             logs_dir: dir.path().join("data/logs"),
+            memory_dir: dir.path().join("data/memory"),
         };
         let core = Core::new(quire::launch::core_config(&cfg, &paths, "headless"));
         let send_timeout = Duration::from_secs(cfg.server.send_timeout_secs.get());

@@ -4,7 +4,8 @@
 //! Toolkit's XLIFF 2.0 store, `tests/po/roundtrip.py` its PO export with
 //! polib (checked by GNU `msgfmt --check`), and each imports it back over
 //! HTTP; `tests/subtitles/roundtrip.py` reads subtitle exports with pysrt
-//! and webvtt-py and imports a CBZ.
+//! and webvtt-py and imports a CBZ; `tests/tmx/roundtrip.py` reads a TMX
+//! export with Translate Toolkit and brings `po2tmx`'s TMX into the memory.
 
 use std::process::Command;
 
@@ -45,6 +46,16 @@ fn a_po_export_edited_with_polib_comes_back() {
     if crate::harness::tool_available("msgfmt", test, missing) {
         roundtrip(test, "httpx, polib", "po/roundtrip.py", "po");
     }
+}
+
+#[test]
+fn tmx_goes_out_to_translate_toolkit_and_po2tmx_comes_in() {
+    roundtrip(
+        "tmx_goes_out_to_translate_toolkit_and_po2tmx_comes_in",
+        "httpx, polib, translate.storage.tmx",
+        "tmx/roundtrip.py",
+        "tmx",
+    );
 }
 
 #[test]

@@ -160,3 +160,271 @@ async fn a_reviewed_segment_fills_identical_and_near_ones_in_another_project() {
         "{got:?}"
     );
 }
+
+/// Of two remembered translations of one source, a `final` one beats a
+/// `reviewed` one, then the newer beats the older, whichever project is
+/// open (0.2 took a closed project's older translation over an open
+/// one's newer); the step says what it filled and at which scores.
+#[tokio::test]
+async fn final_then_the_newer_translation_wins_and_the_step_says_what_it_did() {
+    let t = TestCore::new();
+    let (old, old_nodes) = project(&t, "Old", "fr", &["Hello", "Goodbye"]).await;
+    review(&t, old, &old_nodes, 0, "Bonjour (ancien)").await;
+    // Final in the older project.
+    let op = Op::UpdateNode {
+        page: quire::core::ids::PageId(old_nodes[0]),
+        id: quire::core::ids::NodeId(old_nodes[2]),
+        patch: NodePatch::text(
+            Some(Some("Au revoir (final)".into())),
+            Some(TextState::Final),
+        ),
+        based_on: None,
+    };
+    let stamped = t.core.apply(old, op).await.unwrap();
+    assert!(stamped.epoch > 0);
+    t.core.close_session(old).await.unwrap();
+    // Origins are dated to the millisecond: wait until the clock says a
+    // later one, so that the next edits are newer.
+    let then = quire::core::storage::now_rfc3339();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while quire::core::storage::now_rfc3339() <= then {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the clock stands still"
+        );
+        tokio::task::yield_now().await;
+    }
+    let (new, new_nodes) = project(&t, "New", "fr", &["Hello", "Goodbye"]).await;
+    review(&t, new, &new_nodes, 0, "Bonjour (récent)").await;
+    review(&t, new, &new_nodes, 1, "Au revoir (relu)").await;
+
+    let (ask, _) = project(
+        &t,
+        "Ask",
+        "fr",
+        &["Hello", "Goodbye", "Something else entirely"],
+    )
+    .await;
+    let mut sub = t.core.subscribe(None);
+    let spec = PipelineSpec {
+        steps: vec!["tm".into()],
+        ..PipelineSpec::default()
+    };
+    let job = t
+        .core
+        .start_pipeline(ask, spec, Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    assert_eq!(
+        finished(&events).0,
+        quire::core::events::JobStatus::Completed
+    );
+    let got: Vec<_> = filled(&t, ask).await.into_iter().map(|(t, _)| t).collect();
+    assert_eq!(
+        got,
+        [
+            Some("Bonjour (récent)".into()),
+            Some("Au revoir (final)".into()),
+            None,
+        ]
+    );
+    let said: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            quire::core::events::Event::JobWarning { finding, .. } if finding.rule == "summary" => {
+                Some(finding.message.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        said,
+        ["filled 2 of 3 segments from the memory (2 at 100 %); 1 had no match of at least 85 %"]
+    );
+}
+
+/// TMX files other tools wrote (the LISA TMX compliance kit, Okapi,
+/// OmegaT; read from `../shared/testdata/cat`) each come into the memory
+/// or are refused by name and change nothing; a project fills from them;
+/// and the project's segments go out as TMX that quire reads back.
+#[tokio::test(flavor = "multi_thread")]
+async fn tmx_files_from_other_tools_come_into_the_memory() {
+    let test = "tmx_files_from_other_tools_come_into_the_memory";
+    let Some(dir) = crate::harness::testdata(test, "cat") else {
+        return;
+    };
+    let t = TestCore::new();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .chain(std::fs::read_dir(dir.join("lisa_tmx_compliance_kit")).unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "tmx"))
+        .collect();
+    files.sort();
+    let mut table = Vec::new();
+    for path in &files {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let before = stored(t.core.memory_dir());
+        let result = t.core.import_tmx(&name, std::fs::read(path).unwrap()).await;
+        match &result {
+            Ok(r) => table.push(format!(
+                "{name}: {} units, {}",
+                r.units,
+                r.languages.join(" ")
+            )),
+            Err(e) => {
+                assert_eq!(
+                    stored(t.core.memory_dir()),
+                    before,
+                    "{name}: a refusal changed the memory"
+                );
+                table.push(format!("{name}: refused: {e}"));
+            }
+        }
+    }
+    eprintln!("{}", table.join("\n"));
+    let read = |name: &str| {
+        table
+            .iter()
+            .any(|l| l.starts_with(&format!("{name}: ")) && !l.contains("refused"))
+    };
+    for name in [
+        "ImportTest1A.tmx",
+        "ImportTest1I.tmx",
+        "okapi_pensieve_mytm.tmx",
+        "omegat_test-SMP.tmx",
+    ] {
+        assert!(read(name), "{name} was not read:\n{}", table.join("\n"));
+    }
+    let refused = table.iter().filter(|l| l.contains("refused")).count();
+    assert!(
+        refused * 4 <= table.len(),
+        "most files are refused:\n{}",
+        table.join("\n")
+    );
+
+    // A project from English into French fills from Okapi's memory.
+    let (p, _) = project(
+        &t,
+        "Elephants",
+        "fr",
+        &["Elephants cannot fly.", "Small elephants can't fly!"],
+    )
+    .await;
+    run_tm(&t, p).await;
+    let got = filled(&t, p).await;
+    assert_eq!(
+        got[0],
+        (
+            Some("Les éléphants ne peuvent pas voler.".into()),
+            Some(1.0)
+        ),
+        "{got:?}"
+    );
+    assert_eq!(
+        got[1].0.as_deref(),
+        Some("Les petits éléphants ne peuvent pas voler.")
+    );
+
+    // Out as TMX, and in again as a memory of its own.
+    let op = Op::UpdateProject {
+        patch: ProjectPatch {
+            source_language: Some(Some("en".into())),
+            ..ProjectPatch::default()
+        },
+    };
+    t.core.apply(p, op).await.unwrap();
+    let scene = t.core.scene(p).await.unwrap().scene;
+    let page = scene.pages[0].id;
+    let node = scene.pages[0].nodes[0].id;
+    let op = Op::UpdateNode {
+        page,
+        id: node,
+        patch: NodePatch::text(None, Some(TextState::Reviewed)),
+        based_on: None,
+    };
+    t.core.apply(p, op).await.unwrap();
+    let tmx = t.core.export_tmx(p).await.unwrap();
+    let text = String::from_utf8(tmx.clone()).unwrap();
+    assert!(
+        text.contains("<tuv xml:lang=\"fr\"><seg>Les éléphants ne peuvent pas voler.</seg></tuv>"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("tuid=\"n{node}\"")), "{text}");
+    let back = t.core.import_tmx("elephants.tmx", tmx).await.unwrap();
+    assert_eq!(
+        (back.units, back.languages.clone()),
+        (1, vec!["en".to_owned(), "fr".to_owned()])
+    );
+}
+
+/// Bad TMX files: each refused with what is wrong, the memory unchanged.
+#[tokio::test]
+async fn a_bad_tmx_file_is_named_and_changes_nothing() {
+    let t = TestCore::new();
+    t.core
+        .import_tmx("good.tmx", GOOD.as_bytes().to_vec())
+        .await
+        .unwrap();
+    let before = stored(t.core.memory_dir());
+    let cases: [(&str, Vec<u8>, &str); 7] = [
+        ("a.tmx", b"not xml at all".to_vec(), "not well-formed"),
+        ("b.tmx", b"<xliff version='2.0'/>".to_vec(), "not <tmx>"),
+        (
+            "c.tmx",
+            b"<!DOCTYPE tmx [<!ENTITY x 'y'>]><tmx/>".to_vec(),
+            "not well-formed",
+        ),
+        (
+            "d.tmx",
+            GOOD.replace("<seg>Bonjour</seg>", "<seg></seg>")
+                .into_bytes(),
+            "no translation unit",
+        ),
+        (
+            "e.tmx",
+            b"<?xml version='1.0' encoding='x-klingon'?><tmx/>".to_vec(),
+            "klingon",
+        ),
+        (
+            "f.tmx",
+            [0xFF, 0xFE, 0x3C, 0xD8].to_vec(),
+            "not valid UTF-16",
+        ),
+        ("x?.tmx", GOOD.as_bytes().to_vec(), "named after its file"),
+    ];
+    for (name, bytes, expected) in cases {
+        let e = t
+            .core
+            .import_tmx(name, bytes)
+            .await
+            .expect_err(name)
+            .to_string();
+        assert!(e.contains(expected), "{name}: {e}");
+        assert_eq!(
+            stored(t.core.memory_dir()),
+            before,
+            "{name} changed the memory"
+        );
+    }
+}
+
+const GOOD: &str = "<tmx version=\"1.4\"><header srclang=\"en\"/><body><tu>\
+    <tuv xml:lang=\"en\"><seg>Hello</seg></tuv><tuv xml:lang=\"fr\"><seg>Bonjour</seg></tuv>\
+    </tu></body></tmx>";
+
+/// The memory directory's files and their bytes.
+fn stored(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let bytes = std::fs::read(&p).unwrap();
+            (p, bytes)
+        })
+        .collect();
+    out.sort();
+    out
+}

@@ -25,6 +25,7 @@ pub enum ExportFormat {
     Markdown,
     Xliff,
     Po,
+    Tmx,
     Srt,
     Vtt,
     // The rendered pages: PNG files in a zip, a comic book archive, a PDF
@@ -43,6 +44,7 @@ impl ExportFormat {
             ExportFormat::Markdown => "text/markdown; charset=utf-8",
             ExportFormat::Xliff => "application/xliff+xml",
             ExportFormat::Po => "text/x-gettext-translation; charset=utf-8",
+            ExportFormat::Tmx => "application/x-tmx+xml",
             ExportFormat::Srt => "application/x-subrip; charset=utf-8",
             ExportFormat::Vtt => "text/vtt; charset=utf-8",
             ExportFormat::Png => "application/zip",
@@ -58,6 +60,7 @@ impl ExportFormat {
             ExportFormat::Markdown => "md",
             ExportFormat::Xliff => "xlf",
             ExportFormat::Po => "po",
+            ExportFormat::Tmx => "tmx",
             ExportFormat::Srt => "srt",
             ExportFormat::Vtt => "vtt",
             ExportFormat::Png => "png.zip",
@@ -201,6 +204,7 @@ impl Core {
                     super::po::export(&scene, language, Some(&base)).into_bytes()
                 }
             }
+            ExportFormat::Tmx => self.export_tmx(session).await?,
             ExportFormat::Srt => subtitles::export(&scene, SubtitleFormat::Srt)?.into_bytes(),
             ExportFormat::Vtt => subtitles::export(&scene, SubtitleFormat::Vtt)?.into_bytes(),
             ExportFormat::Png | ExportFormat::Cbz | ExportFormat::Pdf => {

@@ -594,6 +594,15 @@ impl Core {
                 }
                 progress(step_index, engine, page_index + 1);
             }
+            // Said, but no problem: the job's status stays as it is.
+            if let Some(summary) = work.summary() {
+                let last = job.pages.len().saturating_sub(1);
+                warn(
+                    last,
+                    engine,
+                    Finding::new("summary", Severity::Info, summary),
+                );
+            }
         }
         if warned {
             (JobStatus::CompletedWithErrors, None)

@@ -24,6 +24,7 @@ pub mod export;
 pub mod glossary;
 pub mod import;
 pub mod jobs;
+pub mod memories;
 pub mod paths;
 pub mod picture;
 pub mod session;
@@ -95,12 +96,20 @@ pub struct CoreConfig {
     /// The most pixels an image may have (`limits.max_image_pixels`),
     /// checked from its header before anything decodes it.
     pub max_image_pixels: u64,
+    /// Where imported translation memories (TMX) are kept: beside the
+    /// projects directory, `memory`.
+    pub memory_dir: PathBuf,
 }
 
 impl CoreConfig {
     /// A configuration with every setting but these at its default.
     pub fn new(projects_dir: PathBuf, session: SessionSettings, mode: &str) -> CoreConfig {
+        let memory_dir = projects_dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .map_or_else(|| projects_dir.join(".memory"), |p| p.join("memory"));
         CoreConfig {
+            memory_dir,
             projects_dir,
             session,
             mode: mode.to_owned(),

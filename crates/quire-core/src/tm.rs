@@ -1,8 +1,10 @@
 //! Translation memory: the `reviewed` and `final` translations of the
-//! managed projects, looked up by source for the `tm` engine.
+//! managed projects and the imported TMX files ([`super::memories`]),
+//! looked up by source for the `tm` engine.
 //!
-//! A [`Memory`] holds one entry per distinct source (the most recent
-//! project's translation wins) and two indexes: the normalised source
+//! A [`Memory`] holds one entry per distinct source (of two translations
+//! of the same source, a `final` one beats a `reviewed` one, then the
+//! newer beats the older) and two indexes: the normalised source
 //! (identical text, case and spacing aside) and a character-trigram index.
 //! A fuzzy lookup counts the trigrams each entry shares with the query
 //! through the posting lists (the rare ones only, when the query has
@@ -30,11 +32,36 @@ pub struct Hit<'a> {
     pub source: &'a str,
     pub target: &'a str,
     pub score: f64,
+    /// Where it comes from: a project's name, or `tmx NAME`.
+    pub origin: &'a str,
+    /// When it was last changed (RFC 3339; empty: not known).
+    pub changed: &'a str,
+}
+
+/// A translation to remember, with what ranks it against another of the
+/// same source.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Remembered {
+    pub source: String,
+    pub target: String,
+    /// A `final` translation (else `reviewed`, or from a TMX file).
+    pub locked: bool,
+    /// RFC 3339 (empty: not known, older than any).
+    pub changed: String,
+    /// Where it comes from: a project's name, or `tmx NAME`.
+    pub origin: String,
+}
+
+impl Remembered {
+    /// Which of two translations of one source the memory keeps: `final`
+    /// first, then the newer.
+    fn rank(&self) -> (bool, &str) {
+        (self.locked, &self.changed)
+    }
 }
 
 struct Entry {
-    source: String,
-    target: String,
+    kept: Remembered,
     /// How many distinct trigrams the source has.
     grams: u32,
 }
@@ -78,25 +105,37 @@ fn trigrams(normalised: &str) -> Vec<u64> {
 }
 
 impl Memory {
-    /// A memory of `(source, target)` pairs; a later pair with the same
-    /// normalised source replaces an earlier one.
+    /// A memory of `(source, target)` pairs, all of one rank: a later pair
+    /// with the same normalised source replaces an earlier one.
     pub fn new<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Memory {
+        Memory::of(pairs.into_iter().map(|(source, target)| Remembered {
+            source: source.to_owned(),
+            target: target.to_owned(),
+            ..Remembered::default()
+        }))
+    }
+
+    /// A memory of these translations; of two with the same normalised
+    /// source it keeps the higher ranked (`final`, then newer), the later
+    /// one when they rank the same.
+    pub fn of(translations: impl IntoIterator<Item = Remembered>) -> Memory {
         let mut memory = Memory::default();
-        for (source, target) in pairs {
-            memory.insert(source, target);
+        for t in translations {
+            memory.insert(t);
         }
         memory
     }
 
-    fn insert(&mut self, source: &str, target: &str) {
-        let key = normalise(source);
-        if key.is_empty() || target.trim().is_empty() {
+    fn insert(&mut self, t: Remembered) {
+        let key = normalise(&t.source);
+        if key.is_empty() || t.target.trim().is_empty() {
             return;
         }
         if let Some(&i) = self.exact.get(&key) {
             let entry = &mut self.entries[i as usize];
-            entry.source = source.to_owned();
-            entry.target = target.to_owned();
+            if t.rank() >= entry.kept.rank() {
+                entry.kept = t;
+            }
             return;
         }
         let Ok(id) = u32::try_from(self.entries.len()) else {
@@ -107,11 +146,21 @@ impl Memory {
             self.grams.entry(*g).or_default().push(id);
         }
         self.entries.push(Entry {
-            source: source.to_owned(),
-            target: target.to_owned(),
+            kept: t,
             grams: u32::try_from(grams.len()).unwrap_or(u32::MAX),
         });
         self.exact.insert(key, id);
+    }
+
+    fn hit(&self, id: u32, score: f64) -> Hit<'_> {
+        let kept = &self.entries[id as usize].kept;
+        Hit {
+            source: &kept.source,
+            target: &kept.target,
+            score,
+            origin: &kept.origin,
+            changed: &kept.changed,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -130,17 +179,13 @@ impl Memory {
         }
         if let Some(&i) = self.exact.get(&key) {
             let e = &self.entries[i as usize];
-            let score = if e.source.trim() == source.trim() {
+            let score = if e.kept.source.trim() == source.trim() {
                 1.0
             } else {
                 // Case or spacing differs: as close as it gets, not equal.
                 0.99
             };
-            return (score >= min_score).then_some(Hit {
-                source: &e.source,
-                target: &e.target,
-                score,
-            });
+            return (score >= min_score).then(|| self.hit(i, score));
         }
         let grams = trigrams(&key);
         // The query's posting lists, rarest first. Lists longer than a
@@ -187,16 +232,16 @@ impl Memory {
             .into_iter()
             .take(CANDIDATES)
             .filter_map(|(id, _)| {
-                let e = &self.entries[id as usize];
-                let stored = normalise(&e.source);
+                let stored = normalise(&self.entries[id as usize].kept.source);
                 let score = strsim::normalized_levenshtein(&key, &stored);
-                (score >= min_score).then_some(Hit {
-                    source: &e.source,
-                    target: &e.target,
-                    score,
-                })
+                (score >= min_score).then_some((id, score))
             })
-            .max_by(|a, b| a.score.total_cmp(&b.score))
+            // The most similar; of equally similar ones, the higher ranked.
+            .max_by(|(a, sa), (b, sb)| {
+                let rank = |id: &u32| self.entries[*id as usize].kept.rank();
+                sa.total_cmp(sb).then_with(|| rank(a).cmp(&rank(b)))
+            })
+            .map(|(id, score)| self.hit(id, score))
     }
 }
 
@@ -209,9 +254,17 @@ fn same_language(a: Option<&str>, b: Option<&str>) -> bool {
     }
 }
 
-/// The `(source, translation)` pairs a scene adds to a memory: its
-/// reviewed and final text nodes.
-fn remembered(scene: &Scene) -> Vec<(String, String)> {
+/// What a scene adds to a memory: its reviewed and final text nodes,
+/// each dated by its translation's origin.
+pub fn remembered(scene: &Scene) -> Vec<Remembered> {
+    remembered_nodes(scene)
+        .into_iter()
+        .map(|(_, r)| r)
+        .collect()
+}
+
+/// [`remembered`], each with its node.
+pub fn remembered_nodes(scene: &Scene) -> Vec<(&super::scene::Node, Remembered)> {
     scene
         .pages
         .iter()
@@ -221,10 +274,18 @@ fn remembered(scene: &Scene) -> Vec<(String, String)> {
             NodeKind::Text {
                 text: Some(text),
                 translation: Some(translation),
+                origin,
                 ..
-            } if !text.trim().is_empty() && !translation.trim().is_empty() => {
-                Some((text.clone(), translation.clone()))
-            }
+            } if !text.trim().is_empty() && !translation.trim().is_empty() => Some((
+                n,
+                Remembered {
+                    source: text.clone(),
+                    target: translation.clone(),
+                    locked: n.kind.state() == Some(TextState::Final),
+                    changed: origin.as_ref().map(|o| o.at.clone()).unwrap_or_default(),
+                    origin: scene.project.name.clone(),
+                },
+            )),
             _ => None,
         })
         .collect()
@@ -233,12 +294,23 @@ fn remembered(scene: &Scene) -> Vec<(String, String)> {
 impl Core {
     /// The translation memory for `session` translating into `target`:
     /// the reviewed and final translations of the managed projects and
-    /// open sessions whose languages can match this project's, the
-    /// least recently changed first (so the latest wins), this session's
-    /// own last. Closed projects are read from their snapshots.
+    /// open sessions whose languages can match this project's, this
+    /// session's own last (it wins a tie), and the imported TMX files'
+    /// units in both languages. Closed projects are read from their
+    /// snapshots.
     pub async fn memory(&self, session: SessionId, target: Option<&str>) -> CoreResult<Memory> {
         let own = self.scene(session).await?;
-        let source = own.scene.project.source_language.clone();
+        // The project's source language, else what its text says it is.
+        let source = own.scene.project.source_language.clone().or_else(|| {
+            own.scene
+                .pages
+                .iter()
+                .flat_map(|p| &p.nodes)
+                .find_map(|n| match &n.kind {
+                    NodeKind::Text { source_lang, .. } => source_lang.clone(),
+                    _ => None,
+                })
+        });
         let target = target
             .map(str::to_owned)
             .or_else(|| own.scene.project.target_language.clone());
@@ -246,7 +318,7 @@ impl Core {
             same_language(scene.project.source_language.as_deref(), source.as_deref())
                 && same_language(scene.project.target_language.as_deref(), target.as_deref())
         };
-        let mut scenes: Vec<(u64, Vec<(String, String)>)> = Vec::new();
+        let mut scenes: Vec<(u64, Vec<Remembered>)> = Vec::new();
         for open in self.sessions() {
             if open.id == session {
                 continue;
@@ -282,10 +354,18 @@ impl Core {
         }
         scenes.sort_by_key(|(updated, _)| *updated);
         scenes.push((u64::MAX, remembered(&own.scene)));
+        let dir = self.memory_dir().to_path_buf();
         super::blocking(move || {
-            Ok(Memory::new(scenes.iter().flat_map(|(_, pairs)| {
-                pairs.iter().map(|(s, t)| (s.as_str(), t.as_str()))
-            })))
+            let files = match (source.as_deref(), target.as_deref()) {
+                (Some(source), Some(target)) => super::memories::remembered(&dir, source, target)?,
+                // Without both languages a TMX unit's sides cannot be told.
+                _ => Vec::new(),
+            };
+            Ok(Memory::of(
+                files
+                    .into_iter()
+                    .chain(scenes.into_iter().flat_map(|(_, r)| r)),
+            ))
         })
         .await
     }

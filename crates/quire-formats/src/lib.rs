@@ -1,7 +1,8 @@
 //! The files quire reads and writes, as functions between bytes and model
 //! values: page images ([`images`]), comic archives ([`comic`]), subtitle
 //! files ([`subtitles`]), XLIFF and PO ([`xliff`], [`po`], read into
-//! [`units`]), glossary files ([`glossary`]). Nothing here opens a file,
+//! [`units`]), glossary files ([`glossary`]), translation memories
+//! ([`tmx`]). Nothing here opens a file,
 //! holds a project or knows the core: a reader takes bytes or text and
 //! returns values or a [`CoreError::InvalidInput`] that says what is wrong
 //! and where; a writer takes a scene and returns the file.
@@ -13,6 +14,7 @@ pub mod glossary;
 pub mod images;
 pub mod po;
 pub mod subtitles;
+pub mod tmx;
 pub mod units;
 pub mod xliff;
 pub mod xml;

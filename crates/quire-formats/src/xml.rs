@@ -14,9 +14,12 @@ pub const MAX_DEPTH: usize = 4096;
 
 /// Parses `text` with DTDs refused (no entity expansion from the file), and
 /// refuses elements nested deeper than [`MAX_DEPTH`]. The error says which.
+/// A document type that only names an external DTD (`<!DOCTYPE tmx SYSTEM
+/// "tmx14.dtd">`, as TMX tools write) declares nothing and is let
+/// through; nothing is ever fetched.
 pub fn parse(text: &str) -> Result<Document<'_>, String> {
     let options = ParsingOptions {
-        allow_dtd: false,
+        allow_dtd: names_only_external_dtd(text),
         ..ParsingOptions::default()
     };
     let doc = Document::parse_with_options(text, options)
@@ -37,6 +40,48 @@ pub fn parse(text: &str) -> Result<Document<'_>, String> {
         depths[node.id().get() as usize] = depth;
     }
     Ok(doc)
+}
+
+/// Whether the document type declaration, if any, has no internal subset
+/// (no `[`…`]`: no entities or anything else declared in the file).
+fn names_only_external_dtd(text: &str) -> bool {
+    let Some(start) = text.find("<!DOCTYPE") else {
+        return false;
+    };
+    let declaration = &text[start..];
+    declaration
+        .find('>')
+        .is_some_and(|end| !declaration[..end].contains('['))
+}
+
+/// The text of an XML file in any encoding a tool writes: a byte order
+/// mark (UTF-8, UTF-16), else the declaration's `encoding`, else UTF-8.
+/// Bytes that are not text in that encoding are refused.
+pub fn decode(bytes: &[u8]) -> Result<String, String> {
+    let (encoding, body) = match encoding_rs::Encoding::for_bom(bytes) {
+        Some((encoding, bom)) => (encoding, &bytes[bom..]),
+        None => {
+            // The declaration is ASCII in every encoding it can name.
+            let head = &bytes[..bytes.len().min(200)];
+            let head = String::from_utf8_lossy(head);
+            let named = head
+                .strip_prefix("<?xml")
+                .and_then(|d| d.split("?>").next())
+                .and_then(|d| d.split("encoding").nth(1))
+                .and_then(|d| d.split(['"', '\'']).nth(1));
+            let encoding = match named {
+                Some(label) => encoding_rs::Encoding::for_label(label.trim().as_bytes())
+                    .ok_or_else(|| format!("it declares an unknown encoding `{label}`"))?,
+                None => encoding_rs::UTF_8,
+            };
+            (encoding, bytes)
+        }
+    };
+    let (text, had_errors) = encoding.decode_without_bom_handling(body);
+    if had_errors {
+        return Err(format!("it is not valid {} text", encoding.name()));
+    }
+    Ok(text.into_owned())
 }
 
 #[cfg(test)]
@@ -61,5 +106,26 @@ mod tests {
     fn a_dtd_is_refused() {
         let e = parse("<!DOCTYPE x [<!ENTITY a \"b\">]><x>&a;</x>").expect_err("dtd");
         assert!(e.contains("not well-formed"), "{e}");
+        // Naming an external one declares nothing; it is never read.
+        let doc = parse("<!DOCTYPE x SYSTEM \"/etc/passwd\"><x>y</x>").expect("external");
+        assert_eq!(doc.root_element().text(), Some("y"));
+        assert!(parse("<!DOCTYPE x SYSTEM \"x.dtd\"><x>&a;</x>").is_err());
+    }
+
+    #[test]
+    fn decodes_by_bom_or_declaration() {
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("<x>é</x>".encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        assert_eq!(decode(&utf16).unwrap(), "<x>é</x>");
+        let latin1 = b"<?xml version='1.0' encoding='ISO-8859-1'?><x>\xe9</x>";
+        assert!(decode(latin1).unwrap().ends_with("<x>é</x>"));
+        assert!(decode(b"<x>\xff</x>").unwrap_err().contains("UTF-8"));
+        assert!(
+            decode(b"<?xml version=\"1.0\" encoding=\"klingon\"?><x/>")
+                .unwrap_err()
+                .contains("klingon")
+        );
     }
 }

@@ -35,8 +35,8 @@ use projects::{
     import_archive, list_projects, open_project, open_session, select_session, session, sessions,
 };
 use transfer::{
-    EXPORT, GLOSSARY, IMPORT_GLOSSARY, IMPORT_TRANSLATIONS, export, glossary, import_glossary,
-    import_translations,
+    EXPORT, GLOSSARY, IMPORT_GLOSSARY, IMPORT_MEMORY, IMPORT_TRANSLATIONS, export, glossary,
+    import_glossary, import_memory, import_translations,
 };
 
 #[derive(Serialize, JsonSchema)]
@@ -280,6 +280,7 @@ pub fn api() -> Api<AppState> {
         CLOSE_CURRENT,
         close_current,
     );
+    api.route("POST", "/api/v1/memory", IMPORT_MEMORY, import_memory);
     api.route("GET", "/api/v1/sessions", SESSIONS, sessions);
     api.route("POST", "/api/v1/sessions", OPEN_SESSION, open_session);
     api.route(

@@ -14,6 +14,7 @@ use super::pages::is_multipart;
 use crate::core::CoreError;
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
+use crate::core::memories::{TmxImport, TmxReport};
 use crate::core::translations::{ImportReport, TranslationFormat, TranslationImport};
 use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
@@ -23,7 +24,7 @@ use crate::http::extract::{JsonBody, Target, body_error, parse_json};
 pub(super) const EXPORT: Doc = Doc {
     id: "exportProject",
     tag: "export",
-    summary: "Export as archive (zip), json, markdown, xliff, po, srt, vtt, or rendered pages as png (a zip), cbz or pdf (stale pages rendered first), optionally some pages",
+    summary: "Export as archive (zip), json, markdown, xliff, po, tmx (the reviewed and final segments), srt, vtt, or rendered pages as png (a zip), cbz or pdf (stale pages rendered first), optionally some pages",
     request: Body::Json(json::<ExportSpec>),
     response: Body::Bytes(&[
         "application/zip",
@@ -31,6 +32,7 @@ pub(super) const EXPORT: Doc = Doc {
         "text/markdown",
         "application/xliff+xml",
         "text/x-gettext-translation",
+        "application/x-tmx+xml",
         "application/x-subrip",
         "text/vtt",
         "application/vnd.comicbook+zip",
@@ -166,4 +168,38 @@ pub(super) async fn glossary(
         epoch: s.epoch,
         terms: s.scene.project.glossary.clone(),
     }))
+}
+
+pub(super) const IMPORT_MEMORY: Doc = Doc {
+    id: "importMemory",
+    tag: "memory",
+    summary: "Add a TMX file to the translation memory (named after the file; one of the same name is replaced); its units in the project's two languages are then offered by the tm engine",
+    request: Body::MultipartOr(
+        "One .tmx file (any encoding its declaration or byte order mark names) as the field `file`",
+        json::<TmxImport>,
+    ),
+    response: Body::Json(json::<TmxReport>),
+    errors: &[400, 413, 422],
+    queries: &[],
+};
+
+/// A TMX file: multipart (`file`) or JSON [`TmxImport`].
+pub(super) async fn import_memory(
+    State(state): State<AppState>,
+    request: Request,
+) -> ApiResult<Json<TmxReport>> {
+    let (name, bytes) = if is_multipart(&request) {
+        let form = Form::read(request, &state).await?;
+        let file = form.files.into_iter().next().ok_or_else(|| {
+            ApiError::bad_request("no_files", "the multipart body has no file field")
+        })?;
+        (file.name, file.bytes)
+    } else {
+        let bytes = Bytes::from_request(request, &state)
+            .await
+            .map_err(|e| body_error(e, &state))?;
+        let import: TmxImport = parse_json(&bytes)?;
+        (import.name, import.content.into_bytes())
+    };
+    Ok(Json(state.core.import_tmx(&name, bytes).await?))
 }

@@ -31,13 +31,21 @@ pub(super) fn job_label(job: &JobSummary) -> (String, f64, Color) {
         JobStatus::Cancelled => "cancelled",
         JobStatus::Failed => "failed",
     };
-    let warnings = job.warnings.len() + job.warnings_omitted;
+    // A step's summary says what it did; it is not a warning.
+    let said: Vec<&str> = job
+        .warnings
+        .iter()
+        .filter(|w| w.finding.rule == "summary")
+        .map(|w| w.finding.message.as_str())
+        .collect();
+    let warnings = job.warnings.len() - said.len() + job.warnings_omitted;
     let counted = match warnings {
         0 => String::new(),
         n => format!(" · {}", count(n, "warning")),
     };
+    let summary: String = said.iter().map(|s| format!(" · {s}")).collect();
     let label = format!(
-        "{} · {status} · {percent:.0}%{counted}",
+        "{} · {status} · {percent:.0}%{counted}{summary}",
         job.steps.join(" → ")
     );
     let color = if matches!(

@@ -33,7 +33,7 @@ function qaJob() {
 
 export function qaWarnings() {
   const job = qaJob();
-  return job ? job.warnings : [];
+  return job ? job.warnings.filter((w) => w.rule !== 'summary') : [];
 }
 
 export function warnedNodes() {
@@ -45,7 +45,10 @@ function percent(job) {
   return job.progress ? job.progress.overallPercent : 0;
 }
 
-function JobRow({ job }) {
+function JobRow({ job: given }) {
+  // A step's summary says what it did (shown under the status); it is not a warning.
+  const said = given.warnings.filter((w) => w.rule === 'summary');
+  const job = { ...given, warnings: given.warnings.filter((w) => w.rule !== 'summary') };
   const active = ACTIVE.has(job.status);
   const p = job.progress;
   const where = active && p ? `${p.step}: page ${p.page} of ${p.totalPages}` : STATUS[job.status] || job.status;
@@ -58,8 +61,9 @@ function JobRow({ job }) {
     </div>
     <${Progress} value=${percent(job)} label=${`${job.steps.join(', ')}: ${where}`} />
     <div class="muted small" aria-live="polite">${where}${job.error ? ` · ${job.error}` : ''}</div>
-    ${job.warnings.length > 0 && job === qaJob() && html`<div class="muted small">${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}, listed below</div>`}
-    ${job.warnings.length > 0 && job !== qaJob() && html`<details class="job-warnings">
+    ${said.map((w) => html`<div class="small job-summary">${w.stepId}: ${w.message}</div>`)}
+    ${job.warnings.length > 0 && given === qaJob() && html`<div class="muted small">${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}, listed below</div>`}
+    ${job.warnings.length > 0 && given !== qaJob() && html`<details class="job-warnings">
       <summary>${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'}</summary>
       <${WarningList} warnings=${job.warnings} />
     </details>`}

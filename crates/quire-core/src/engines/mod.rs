@@ -180,6 +180,12 @@ pub trait PageWork: Send + Sync {
     /// One page. `Err` is the step failing on this page: a warning, and
     /// the job goes on.
     fn page<'a>(&'a self, input: PageInput<'a>) -> BoxFuture<'a, Result<PageOutcome, String>>;
+
+    /// What the step did over all its pages, said once it ends (an `info`
+    /// finding, `summary`); `None`: nothing worth a line.
+    fn summary(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A pipeline engine.

@@ -42,6 +42,7 @@ impl Engine for Tm {
                 .ok_or("no translation memory was built for this step")?,
             min_score: step.config.tm.min_score,
             fill,
+            scores: std::sync::Mutex::new(Scores::default()),
         }))
     }
 }
@@ -50,6 +51,67 @@ struct Work {
     memory: Memory,
     min_score: f64,
     fill: Fill,
+    scores: std::sync::Mutex<Scores>,
+}
+
+/// What the step found, for its summary: the score of each segment it
+/// filled, and how many it looked up without a match.
+#[derive(Default)]
+struct Scores {
+    filled: Vec<f64>,
+    missed: usize,
+}
+
+impl Scores {
+    /// `filled 5 of 7 segments from the memory (3 at 100 %, 2 at
+    /// 90–94 %); 2 had no match of at least 85 %`.
+    fn say(&self, min_score: f64) -> Option<String> {
+        let looked = self.filled.len() + self.missed;
+        if looked == 0 {
+            return None;
+        }
+        let percent = |s: f64| (s * 100.0).floor() as u32;
+        let mut bands: Vec<(String, usize)> = Vec::new();
+        for &score in &self.filled {
+            let p = percent(score);
+            let band = match p {
+                100 => "100 %".to_owned(),
+                95..=99 => "95–99 %".to_owned(),
+                _ => {
+                    let low = (p / 5) * 5;
+                    format!("{low}–{} %", low + 4)
+                }
+            };
+            match bands.iter_mut().find(|(b, _)| *b == band) {
+                Some((_, n)) => *n += 1,
+                None => bands.push((band, 1)),
+            }
+        }
+        // Best first: 100 %, then the bands by their lower bound.
+        bands.sort_by_key(|(b, _)| {
+            std::cmp::Reverse(
+                b.split(['–', ' '])
+                    .next()
+                    .and_then(|n| n.parse::<u32>().ok()),
+            )
+        });
+        let mut said = format!(
+            "filled {} of {looked} segments from the memory",
+            self.filled.len()
+        );
+        if !bands.is_empty() {
+            let each: Vec<String> = bands.iter().map(|(b, n)| format!("{n} at {b}")).collect();
+            said.push_str(&format!(" ({})", each.join(", ")));
+        }
+        if self.missed > 0 {
+            said.push_str(&format!(
+                "; {} had no match of at least {} %",
+                self.missed,
+                percent(min_score)
+            ));
+        }
+        Some(said)
+    }
 }
 
 impl PageWork for Work {
@@ -58,12 +120,44 @@ impl PageWork for Work {
         input: PageInput<'a>,
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
         let ops = self.fill.ops(input.page, |text| {
-            let hit = self.memory.lookup(text, self.min_score)?;
+            let hit = self.memory.lookup(text, self.min_score);
+            if let Ok(mut scores) = self.scores.lock() {
+                match &hit {
+                    Some(hit) => scores.filled.push(hit.score),
+                    None => scores.missed += 1,
+                }
+            }
+            let hit = hit?;
             Some((hit.target.to_owned(), Some(hit.score)))
         });
         ready(Ok(PageOutcome {
             ops,
             ..PageOutcome::default()
         }))
+    }
+
+    fn summary(&self) -> Option<String> {
+        self.scores.lock().ok()?.say(self.min_score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scores;
+
+    #[test]
+    fn the_summary_counts_fills_by_score() {
+        let scores = Scores {
+            filled: vec![1.0, 1.0, 0.99, 0.934, 0.87],
+            missed: 2,
+        };
+        assert_eq!(
+            scores.say(0.85).as_deref(),
+            Some(
+                "filled 5 of 7 segments from the memory (2 at 100 %, 1 at 95–99 %, 1 at 90–94 %, \
+                 1 at 85–89 %); 2 had no match of at least 85 %"
+            )
+        );
+        assert_eq!(Scores::default().say(0.85), None);
     }
 }

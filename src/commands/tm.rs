@@ -1,0 +1,78 @@
+//! `quire tm import FILE.tmx`: a TMX file into the translation memory;
+//! `quire tm export --project NAME… [--out FILE]`: the reviewed and final
+//! segments of projects as one TMX file (each project opened and closed
+//! again in this process, so not while another quire has it open).
+
+use std::io::Write;
+use std::path::Path;
+
+use super::write_failed;
+use crate::config::Loaded;
+use crate::core::{Core, CoreError};
+use crate::error::Failure;
+
+fn runtime_err(e: CoreError) -> Failure {
+    Failure::Runtime(anyhow::Error::new(e))
+}
+
+/// The core of this process and a runtime to drive it.
+fn core(loaded: &Loaded) -> Result<(Core, tokio::runtime::Runtime), Failure> {
+    let paths = loaded.data_paths()?;
+    let core = Core::new(crate::launch::core_config(&loaded.config, &paths, "cli"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
+    Ok((core, runtime))
+}
+
+pub fn import(loaded: &Loaded, file: &Path, out: &mut dyn Write) -> Result<(), Failure> {
+    let shown = file.display().to_string();
+    if !shown.to_ascii_lowercase().ends_with(".tmx") {
+        return Err(Failure::usage(format!(
+            "{shown}: a translation memory is a .tmx file"
+        )));
+    }
+    let bytes = std::fs::read(file).map_err(|e| runtime_err(CoreError::io(file, e)))?;
+    let (core, runtime) = core(loaded)?;
+    let report = runtime
+        .block_on(core.import_tmx(&shown, bytes))
+        .map_err(runtime_err)?;
+    let verb = if report.replaced { "replaced" } else { "added" };
+    writeln!(
+        out,
+        "memory `{}` {verb}: {} units in {}",
+        report.name,
+        report.units,
+        report.languages.join(", ")
+    )
+    .map_err(write_failed)
+}
+
+pub fn export(
+    loaded: &Loaded,
+    projects: &[String],
+    file: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let (core, runtime) = core(loaded)?;
+    let tmx = runtime
+        .block_on(async {
+            let mut scenes = Vec::new();
+            for project in projects {
+                let session = super::glossary::open(&core, project).await?;
+                let scene = core.scene(session.id).await;
+                core.close_session(session.id).await?;
+                scenes.push(scene?.scene);
+            }
+            crate::core::memories::tmx_of_all(&scenes)
+        })
+        .map_err(runtime_err)?;
+    match file {
+        Some(path) => {
+            crate::core::paths::write_output(path, &tmx, false).map_err(runtime_err)?;
+            writeln!(out, "wrote {} ({} bytes)", path.display(), tmx.len()).map_err(write_failed)
+        }
+        None => out.write_all(&tmx).map_err(write_failed),
+    }
+}
