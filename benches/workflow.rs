@@ -124,22 +124,22 @@ async fn xliff(core: &Core, sizes: &Sizes) {
     let units = sizes.pages * 50;
     let mut export = Vec::new();
     let mut bytes = Vec::new();
-    for _ in 0..RUNS {
+    let mut import = Vec::new();
+    for run in 0..RUNS {
         let start = Instant::now();
         bytes = core.export(id, xliff_spec()).await.expect("export").bytes;
         export.push(start.elapsed());
-    }
-    // The reviewer changed every target: 50,000 units to merge.
-    let reviewed = String::from_utf8(bytes.clone())
-        .expect("utf-8")
-        .replace("Ligne ", "Rangée ");
-    let mut import = Vec::new();
-    for run in 0..RUNS {
-        let content = if run % 2 == 0 {
-            reviewed.clone()
+        // The reviewer changed every target since this export: 50,000
+        // units merged three ways against its base (the words swap back
+        // and forth from run to run).
+        let (from, to) = if run % 2 == 0 {
+            ("Ligne ", "Rangée ")
         } else {
-            String::from_utf8(bytes.clone()).expect("utf-8")
+            ("Rangée ", "Ligne ")
         };
+        let content = String::from_utf8(bytes.clone())
+            .expect("utf-8")
+            .replace(from, to);
         let start = Instant::now();
         let report = core
             .import_translations(
@@ -157,7 +157,7 @@ async fn xliff(core: &Core, sizes: &Sizes) {
         assert_eq!(report.updated, units, "{:?}", report.conflicts.first());
     }
     println!(
-        "XLIFF {} pages × 50 nodes ({:.1} MiB): export {}, import of {units} changed units {} (medians of {RUNS})",
+        "XLIFF {} pages × 50 nodes ({:.1} MiB): export {}, three-way import of {units} changed units {} (medians of {RUNS})",
         sizes.pages,
         bytes.len() as f64 / (1 << 20) as f64,
         ms(median(export)),
@@ -360,6 +360,78 @@ fn main() {
     rt.block_on(async {
         xliff(&core, &sizes).await;
         undo_job(&core, &sizes).await;
+        tmx(&core, &sizes).await;
     });
     memory(&sizes);
+}
+
+/// A TMX file of `sizes.segments` units imported into the memory, the
+/// memory a project into its languages then builds, and fuzzy lookups
+/// over it.
+async fn tmx(core: &Core, sizes: &Sizes) {
+    let mut seed = 11;
+    let units: Vec<quire::core::tmx::Unit> = (0..sizes.segments)
+        .map(|i| quire::core::tmx::Unit {
+            changed: Some("2026-12-01T00:00:00Z".into()),
+            variants: vec![
+                quire::core::tmx::Variant {
+                    lang: "en-US".into(),
+                    text: sentence(&mut seed),
+                },
+                quire::core::tmx::Variant {
+                    lang: "fr-FR".into(),
+                    text: format!("traduction {i}"),
+                },
+            ],
+            ..quire::core::tmx::Unit::default()
+        })
+        .collect();
+    let file = quire::core::tmx::write("en-US", &units).into_bytes();
+    let mut imports = Vec::new();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        let report = core.import_tmx("big.tmx", file.clone()).await.expect("tmx");
+        imports.push(start.elapsed());
+        assert_eq!(report.units, units.len());
+    }
+    let id = core
+        .blocking()
+        .create_managed_project("tmx")
+        .expect("project")
+        .id;
+    let languages = Op::UpdateProject {
+        patch: quire::core::op::ProjectPatch {
+            source_language: Some(Some("en".into())),
+            target_language: Some(Some("fr".into())),
+            ..quire::core::op::ProjectPatch::default()
+        },
+    };
+    core.apply(id, languages).await.expect("languages");
+    let mut builds = Vec::new();
+    let mut memory = Memory::default();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        memory = core.memory(id, None).await.expect("memory");
+        builds.push(start.elapsed());
+    }
+    assert_eq!(memory.len(), units.len());
+    let queries: Vec<String> = units
+        .iter()
+        .step_by((units.len() / 2000).max(1))
+        .map(|u| u.variants[0].text.replacen(' ', " and ", 1))
+        .collect();
+    let start = Instant::now();
+    let hits = queries
+        .iter()
+        .filter(|q| memory.lookup(q, 0.85).is_some())
+        .count();
+    let rate = queries.len() as f64 / start.elapsed().as_secs_f64();
+    println!(
+        "TMX of {} units ({:.1} MiB): import {}, the memory a project builds from it {} (medians of {RUNS}); {rate:.0} fuzzy lookups/s ({hits} of {} found)",
+        units.len(),
+        file.len() as f64 / (1 << 20) as f64,
+        ms(median(imports)),
+        ms(median(builds)),
+        queries.len(),
+    );
 }
