@@ -4,8 +4,11 @@ A SubRip file uploaded over HTTP becomes a page of timed cues; translated,
 it exports as SubRip that pysrt reads with the original timings and the
 translations, and as WebVTT that webvtt-py reads the same way. The timings
 are in the XLIFF and PO notes and survive the project archive. A WebVTT
-file imports too. Bad files (overlapping cues, a malformed time) are
-refused naming the line, nothing changed. A CBZ made here with unsorted
+file imports too, and so do the real files in ../shared/testdata/subtitles
+(UTF-16 with a BOM, mixed line ends, overlapping dialogues, and a copy in
+windows-1252), each with the cues pysrt reads. Bad files (a cue that ends
+before it starts, a malformed time) are refused naming the line, nothing
+changed. A CBZ made here with unsorted
 names (p10, p2, p1, and a ComicInfo.xml) becomes three image pages in
 natural order as one history entry; one with a `../` entry is refused.
 
@@ -13,6 +16,7 @@ Usage: roundtrip.py BASE_URL [WORK_DIR]
 """
 
 import io
+import os
 import struct
 import sys
 import zipfile
@@ -128,8 +132,8 @@ def main(url):
 
     # Bad subtitle files: the line named, nothing changed.
     bad = [
-        (SRT.replace("00:00:03,000 -->", "00:00:02,000 -->"), "line 6: the cue starts at 00:00:02,000 before"),
-        (SRT.replace("00:00:03,000 -->", "00:00:3,000 -->"), "line 6: `00:00:3,000` is not a time"),
+        (SRT.replace("00:00:03,000 --> 00:00:05,250", "00:00:06,000 --> 00:00:05,250"), "line 6: the cue ends"),
+        (SRT.replace("00:00:03,000 -->", "00:00:3,0000 -->"), "line 6: `00:00:3,0000` is not a time"),
         (SRT.replace("01:02:04,000", "01:02:04,0x0"), "line 11: `01:02:04,0x0` is not a time"),
     ]
     for content, expected in bad:
@@ -158,7 +162,44 @@ def main(url):
         r = upload("bad.cbz", zipped(entries), 422)
         assert expected in r["error"]["message"], (expected, r)
         assert scene()["epoch"] == epoch
+    real_files(call, upload)
     print("subtitles roundtrip: ok")
+
+
+def real_files(call, upload):
+    """Other people's SubRip files, in the encodings they came in: each
+    becomes a page with the cues pysrt reads, text and timings alike."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.environ.get("QUIRE_TESTDATA") or os.path.join(here, "../../../shared/testdata")
+    folder = os.path.join(root, "subtitles")
+    assert os.path.isdir(folder), f"{folder} is not there"
+    files = {}
+    for name in ["pysrt_bom-utf-16-le.srt", "pysrt_overlapping-dialogues.srt",
+                 "omegat_file-SrtFilter-mixedEol.srt", "pysrt_capability_tester.srt"]:
+        with open(os.path.join(folder, name), "rb") as f:
+            files[name] = f.read()
+    # The same cues as a broadcaster's legacy file would have them.
+    text = files["pysrt_overlapping-dialogues.srt"].decode("utf-8-sig")
+    files["overlapping-cp1252.srt"] = text.replace("\r\n", "\n").encode("cp1252", errors="replace")
+    for name, data in files.items():
+        call("POST", "/api/v1/projects", json={"name": name})
+        upload(name, data)
+        nodes = [n for p in call("GET", "/api/v1/scene.json").json()["scene"]["pages"] for n in p["nodes"]]
+        # quire keeps each line as written; pysrt drops trailing spaces.
+        def trimmed(text):
+            return "\n".join(line.rstrip() for line in text.split("\n"))
+        got = [(n["kind"]["timing"]["start"], n["kind"]["timing"]["end"], trimmed(n["kind"]["text"])) for n in nodes]
+        encoding = "cp1252" if "cp1252" in name else None
+        text = data.decode(encoding or ("utf-16" if data[:2] == b"\xff\xfe" else "utf-8-sig"))
+        # pysrt reads no cue where lines end in CR CR LF (OmegaT's mixed
+        # line ends); it is given the same text with plain ones.
+        text = text.replace("\r\r\n", "\n")
+        want = [(c.start.ordinal, c.end.ordinal, trimmed(c.text)) for c in pysrt.from_string(text)]
+        assert want, name
+        differ = next((i for i, (g, w) in enumerate(zip(got, want)) if g != w), None)
+        assert got == want, (name, len(got), len(want), differ, differ is not None and (got[differ], want[differ]))
+    assert any(a["kind"]["timing"]["end"] > b["kind"]["timing"]["start"]
+               for a, b in zip(nodes, nodes[1:])), "no overlapping cues were kept"
 
 
 if __name__ == "__main__":

@@ -100,9 +100,7 @@ impl PageSource {
     /// bytes), or UTF-8 text (`.txt`, `.md`, or no extension).
     pub fn from_file(file: ImageFile) -> CoreResult<PageSource> {
         if let Some(format) = SubtitleFormat::from_path(&file.name) {
-            let text = String::from_utf8(file.bytes).map_err(|_| {
-                CoreError::InvalidInput(format!("{}: a subtitle file must be UTF-8", file.name))
-            })?;
+            let text = quire_formats::text::decode(&file.name, &file.bytes, None)?.text;
             return Ok(PageSource::Subtitles {
                 name: page_name(&file.name),
                 text,

@@ -2,7 +2,8 @@
 //! values: page images ([`images`]), comic archives ([`comic`]), subtitle
 //! files ([`subtitles`]), XLIFF and PO ([`xliff`], [`po`], read into
 //! [`units`]), glossary files ([`glossary`]), translation memories
-//! ([`tmx`]). Nothing here opens a file,
+//! ([`tmx`]), and text in whatever encoding it came in ([`text`]).
+//! Nothing here opens a file,
 //! holds a project or knows the core: a reader takes bytes or text and
 //! returns values or a [`CoreError::InvalidInput`] that says what is wrong
 //! and where; a writer takes a scene and returns the file.
@@ -14,6 +15,7 @@ pub mod glossary;
 pub mod images;
 pub mod po;
 pub mod subtitles;
+pub mod text;
 pub mod tmx;
 pub mod units;
 pub mod xliff;

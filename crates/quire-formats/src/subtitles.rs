@@ -3,9 +3,9 @@
 //! Import: a subtitle file becomes one page whose text nodes are its cues,
 //! in order, each with its [`Timing`]. Cue text is kept as written (markup
 //! such as `<i>` included); WebVTT cue ids, settings and `NOTE`, `STYLE` and
-//! `REGION` blocks are not kept. Times must be well-formed, each cue must
-//! end after it starts and start after the previous one ended: a file that
-//! breaks that is refused with the line that does.
+//! `REGION` blocks are not kept. Times must be well-formed and each cue
+//! must not end before it starts: a file that breaks that is refused with
+//! the line that does. Cues may overlap (two speakers at once).
 //!
 //! Export: the timed text nodes of one page as cues, with their original
 //! timings, the translation where there is one and the source where there
@@ -69,8 +69,9 @@ pub fn format_timing(t: &Timing) -> String {
     )
 }
 
-/// A time: `H…H:MM:SS,mmm` in SubRip (`.` tolerated), `[H…H:]MM:SS.mmm` in
-/// WebVTT.
+/// A time: `H…H:MM:SS,mmm` in SubRip (`.` tolerated, and, as the tools
+/// that read it allow, one-digit fields and one to three digits of
+/// milliseconds: `0:0:1,5` is 1.005 s), `[H…H:]MM:SS.mmm` in WebVTT.
 fn parse_time(s: &str, format: SubtitleFormat) -> Option<u64> {
     let (clock, milli) = match format {
         SubtitleFormat::Srt => s.split_once([',', '.'])?,
@@ -87,12 +88,21 @@ fn parse_time(s: &str, format: SubtitleFormat) -> Option<u64> {
             .then(|| t.parse::<u64>().ok())
             .flatten()
     };
-    let (h, m, sec, milli) = (
-        digits(h, None)?,
-        digits(m, Some(2))?,
-        digits(sec, Some(2))?,
-        digits(milli, Some(3))?,
-    );
+    let (h, m, sec, milli) = match format {
+        SubtitleFormat::Srt if milli.len() <= 3 && m.len() <= 2 && sec.len() <= 2 => (
+            digits(h, None)?,
+            digits(m, None)?,
+            digits(sec, None)?,
+            digits(milli, None)?,
+        ),
+        SubtitleFormat::Srt => return None,
+        SubtitleFormat::Vtt => (
+            digits(h, None)?,
+            digits(m, Some(2))?,
+            digits(sec, Some(2))?,
+            digits(milli, Some(3))?,
+        ),
+    };
     (m < 60 && sec < 60).then(|| ((h * 60 + m) * 60 + sec) * 1000 + milli)
 }
 
@@ -194,20 +204,8 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
             ));
         }
         let n = start + at;
+        // Cues may overlap (two speakers at once): legal in both formats.
         let timing = parse_timing(timing_line, n, format)?;
-        if let Some(previous) = cues.last()
-            && timing.start < previous.timing.end
-        {
-            return Err(bad(
-                format,
-                n,
-                format!(
-                    "the cue starts at {} before the previous one ends at {} (overlapping cues)",
-                    format_time(timing.start, format),
-                    format_time(previous.timing.end, format)
-                ),
-            ));
-        }
         cues.push(Cue {
             timing,
             text: lines[at + 1..].join("\n"),
@@ -334,13 +332,8 @@ mod tests {
         let cases = [
             (
                 SRT,
-                "1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:1,500 --> 00:00:03,000\nB\n",
-                "line 6: `00:00:1,500` is not a time",
-            ),
-            (
-                SRT,
-                "1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:01,500 --> 00:00:03,000\nB\n",
-                "line 6: the cue starts at 00:00:01,500 before the previous one ends",
+                "1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:1,5000 --> 00:00:03,000\nB\n",
+                "line 6: `00:00:1,5000` is not a time",
             ),
             (
                 SRT,
@@ -384,5 +377,9 @@ mod tests {
             }
         }
         assert_eq!(cue_text("a\n\n-->b", VTT), "a\n--&gt;b");
+        // SubRip as sloppy tools write it, read as pysrt reads it.
+        assert_eq!(parse_time("0:0:1,5", SRT), Some(1005));
+        assert_eq!(parse_time("00:00:0,000", SRT), Some(0));
+        assert_eq!(parse_time("00:00:1.500", VTT), None);
     }
 }
