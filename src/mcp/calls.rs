@@ -118,9 +118,12 @@ impl QuireMcp {
                 if given.to_ascii_lowercase().ends_with(".tmx") {
                     return ok(&self.core.import_tmx(&given, bytes).await?);
                 }
-                let content = String::from_utf8(bytes).map_err(|_| {
-                    CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
-                })?;
+                let content = match TranslationFormat::from_path(&given) {
+                    Some(format) => crate::core::units::decode(format, &given, &bytes)?,
+                    None => String::from_utf8(bytes).map_err(|_| {
+                        CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
+                    })?,
+                };
                 (content, Some(given))
             }
             (None, Some(content)) => (content, None),

@@ -425,9 +425,9 @@ async fn import_translations(
     force: bool,
     take: Vec<String>,
 ) -> Result<(String, crate::tui::app::Merge), BackendError> {
-    let content = String::from_utf8(read(&path).await?).map_err(|_| {
-        BackendError::new("invalid_input", format!("{} is not UTF-8", path.display()))
-    })?;
+    let shown = path.display().to_string();
+    let content = crate::core::units::decode(format, &shown, &read(&path).await?)
+        .map_err(|e| BackendError::new("invalid_input", e.to_string()))?;
     let import = crate::core::translations::TranslationImport {
         format,
         content,

@@ -192,6 +192,21 @@ def reviewer(call, work, nodes):
     call("POST", "/api/v1/history/undo")
     assert nodes()[ids[0]]["kind"]["translation"] == "eins (quire)"
 
+    # The same file saved in the charset its header declares (ISO-8859-1,
+    # as older tools write it): read in it, the umlaut intact.
+    po = polib.pofile(path)
+    po.metadata["Content-Type"] = "text/plain; charset=ISO-8859-1"
+    po.encoding = "iso-8859-1"
+    {e.msgctxt: e for e in po}[ids[1]].msgstr = "zwei (geändert)"
+    latin1 = os.path.join(work, "latin1.po")
+    po.save(latin1)
+    raw = open(latin1, "rb").read()
+    assert "geändert".encode("iso-8859-1") in raw, raw[:200]
+    report = call("POST", "/api/v1/projects/current/import",
+                  files={"file": ("latin1.po", raw, "text/x-gettext-translation")}).json()
+    assert nodes()[ids[1]]["kind"]["translation"] == "zwei (quire)", report
+    assert [c["theirs"] for c in report["conflicts"] if c["nodeId"] == ids[1]] == ["zwei (geändert)"], report
+
 
 if __name__ == "__main__":
     main(sys.argv[1], sys.argv[2])

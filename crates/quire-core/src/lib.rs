@@ -32,7 +32,7 @@ pub mod settings;
 pub mod tm;
 pub mod translations;
 
-pub use quire_formats::{comic, images, po, subtitles, tmx, xliff, xml};
+pub use quire_formats::{comic, images, po, subtitles, text, tmx, units, xliff, xml};
 pub use quire_model::{apply, error, history, ids, lang, limits, objects, op, scene, workflow};
 pub use quire_render as render;
 pub use quire_store::{blobs, storage};

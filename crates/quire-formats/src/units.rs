@@ -83,10 +83,53 @@ pub struct Parsed {
     pub export: Option<String>,
 }
 
+/// The text of a translation file named `name`: XLIFF in the encoding
+/// its byte order mark or declaration names, PO in the charset its header
+/// declares (`Content-Type: text/plain; charset=ISO-8859-1`), UTF-8
+/// otherwise. Bytes that are not text in it are refused.
+pub fn decode(format: TranslationFormat, name: &str, bytes: &[u8]) -> CoreResult<String> {
+    let bad = |why: String| quire_model::error::CoreError::InvalidInput(format!("{name}: {why}"));
+    match format {
+        TranslationFormat::Xliff => crate::xml::decode(bytes).map_err(bad),
+        TranslationFormat::Po => {
+            // The header comes first; its charset is ASCII in any of them.
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+            let declared = head.split("charset=").nth(1).map(|rest| {
+                rest.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+                    .collect::<String>()
+            });
+            let named = declared.filter(|c| !c.is_empty() && c != "CHARSET");
+            crate::text::decode(name, bytes, named.as_deref()).map(|d| d.text)
+        }
+    }
+}
+
 /// The units of a file in `format`.
 pub fn parse(format: TranslationFormat, content: &str) -> CoreResult<Parsed> {
     match format {
         TranslationFormat::Xliff => crate::xliff::parse(content),
         TranslationFormat::Po => crate::po::parse(content),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_po_file_is_read_in_the_charset_it_declares() {
+        let po = b"msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=ISO-8859-1\\n\"\n\n\
+                   msgctxt \"a\"\nmsgid \"x\"\nmsgstr \"caf\xe9\"\n";
+        let text = decode(TranslationFormat::Po, "f.po", po).unwrap();
+        assert!(text.ends_with("msgstr \"café\"\n"), "{text}");
+        // A template's placeholder names no charset: UTF-8.
+        let pot = "msgid \"\"\nmsgstr \"Content-Type: text/plain; charset=CHARSET\\n\"\n";
+        assert_eq!(
+            decode(TranslationFormat::Po, "f.pot", pot.as_bytes()).unwrap(),
+            pot
+        );
+        let e = decode(TranslationFormat::Po, "f.po", b"msgstr \"charset=klingon\"").unwrap_err();
+        assert!(e.to_string().contains("klingon"), "{e}");
     }
 }

@@ -84,12 +84,16 @@ pub(super) async fn import_translations(
     let import = if is_multipart(&request) {
         let form = Form::read(request, &state).await?;
         let force = form.flag("force");
-        let (file_name, content) = form.text()?;
+        let file = form.files.into_iter().next().ok_or_else(|| {
+            ApiError::bad_request("no_files", "the multipart body has no file field")
+        })?;
+        let file_name = file.name;
         let format = TranslationFormat::from_path(&file_name).ok_or_else(|| {
             ApiError::from(CoreError::InvalidInput(format!(
                 "`{file_name}`: the format is not known from its name (.xlf, .xliff, .po)"
             )))
         })?;
+        let content = crate::core::units::decode(format, &file_name, &file.bytes)?;
         TranslationImport {
             format,
             content,
