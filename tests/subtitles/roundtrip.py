@@ -122,7 +122,9 @@ def main(url):
     # A WebVTT file in.
     upload("ep2.vtt", b"WEBVTT\n\nNOTE made by hand\n\nintro\n00:01.000 --> 00:02.000 align:start\nHi\n")
     ep2 = scene()["scene"]["pages"][1]
-    assert [(n["kind"]["text"], n["kind"]["timing"]) for n in ep2["nodes"]] == [("Hi", {"start": 1000, "end": 2000})]
+    assert [(n["kind"]["text"], n["kind"]["timing"]) for n in ep2["nodes"]] == [
+        ("Hi", {"start": 1000, "end": 2000, "id": "intro", "settings": "align:start",
+                "before": "WEBVTT\n\nNOTE made by hand"})], ep2["nodes"]
 
     # Two subtitle pages: an export must say which.
     r = call("POST", "/api/v1/projects/current/export", 422, json={"format": "srt"})
@@ -200,6 +202,25 @@ def real_files(call, upload):
         assert got == want, (name, len(got), len(want), differ, differ is not None and (got[differ], want[differ]))
     assert any(a["kind"]["timing"]["end"] > b["kind"]["timing"]["start"]
                for a, b in zip(nodes, nodes[1:])), "no overlapping cues were kept"
+
+    # pysubs2's WebVTT example: its header, STYLE, REGION and NOTE blocks,
+    # cue ids and settings go out as they came in (block by block; times
+    # written in full), and webvtt-py reads the same cues.
+    name = "pysubs2_vtt_example.vtt"
+    with open(os.path.join(folder, name), "rb") as f:
+        original = f.read().decode("utf-8")
+    call("POST", "/api/v1/projects", json={"name": name})
+    upload(name, original.encode())
+    exported = call("POST", "/api/v1/projects/current/export", json={"format": "vtt"}).text
+
+    def blocks(text):
+        return [b.strip() for b in text.replace("\r\n", "\n").split("\n\n") if b.strip()]
+
+    assert blocks(exported) == blocks(original), [
+        (a, b) for a, b in zip(blocks(exported), blocks(original)) if a != b][:3]
+    theirs = webvtt.from_buffer(io.StringIO(original))
+    ours = webvtt.from_buffer(io.StringIO(exported))
+    assert [(c.start, c.end, c.text) for c in ours] == [(c.start, c.end, c.text) for c in theirs]
 
 
 if __name__ == "__main__":

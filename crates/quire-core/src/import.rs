@@ -177,7 +177,7 @@ fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) ->
             style: None,
             state: None,
             origin: None,
-            timing,
+            timing: timing.map(Box::new),
             region: None,
             found_by: None,
         },

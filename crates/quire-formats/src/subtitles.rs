@@ -2,14 +2,17 @@
 //!
 //! Import: a subtitle file becomes one page whose text nodes are its cues,
 //! in order, each with its [`Timing`]. Cue text is kept as written (markup
-//! such as `<i>` included); WebVTT cue ids, settings and `NOTE`, `STYLE` and
-//! `REGION` blocks are not kept. Times must be well-formed and each cue
-//! must not end before it starts: a file that breaks that is refused with
-//! the line that does. Cues may overlap (two speakers at once).
+//! such as `<i>` included), and so is what the file says around it: the
+//! cue's id and settings (WebVTT), coordinates (SubRip), the `WEBVTT`
+//! header and the `NOTE`, `STYLE` and `REGION` blocks (kept with the cue
+//! they come before, or after the last). Times must be well-formed and
+//! each cue must not end before it starts: a file that breaks that is
+//! refused with the line that does. Cues may overlap (two speakers at
+//! once).
 //!
 //! Export: the timed text nodes of one page as cues, with their original
-//! timings, the translation where there is one and the source where there
-//! is none.
+//! timings, ids, settings and blocks, the translation where there is one
+//! and the source where there is none.
 
 use std::fmt::Write as _;
 
@@ -122,7 +125,8 @@ fn parse_timing(line: &str, n: usize, format: SubtitleFormat) -> CoreResult<Timi
     let (start, rest) = line
         .split_once("-->")
         .ok_or_else(|| bad(format, n, "a cue without a `start --> end` line"))?;
-    let end = rest.split_whitespace().next().unwrap_or("");
+    let rest = rest.trim_start();
+    let (end, settings) = rest.split_once([' ', '\t']).unwrap_or((rest, ""));
     let time = |t: &str| {
         parse_time(t.trim(), format).ok_or_else(|| {
             bad(
@@ -132,9 +136,12 @@ fn parse_timing(line: &str, n: usize, format: SubtitleFormat) -> CoreResult<Timi
             )
         })
     };
+    let settings = settings.trim();
     let timing = Timing {
         start: time(start)?,
         end: time(end)?,
+        settings: (!settings.is_empty()).then(|| settings.to_owned()),
+        ..Timing::default()
     };
     if timing.end < timing.start {
         return Err(bad(
@@ -169,6 +176,8 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
     }
     blocks.extend(current);
     let mut blocks = blocks.into_iter();
+    // The blocks read since the last cue, for the next one.
+    let mut pending: Vec<String> = Vec::new();
     if format == SubtitleFormat::Vtt {
         let header = blocks.next();
         let ok = header.as_ref().is_some_and(|(_, b)| {
@@ -178,6 +187,7 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
         if !ok {
             return Err(bad(format, 1, "a WebVTT file starts with `WEBVTT`"));
         }
+        pending.extend(header.map(|(_, lines)| lines.join("\n")));
     }
     let mut cues: Vec<Cue> = Vec::new();
     for (start, lines) in blocks {
@@ -188,6 +198,7 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
                     .is_some_and(|rest| rest.is_empty() || rest.starts_with([' ', '\t']))
             })
         {
+            pending.push(lines.join("\n"));
             continue;
         }
         // The timing line is the first or, after a cue number or id, the
@@ -205,14 +216,24 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
         }
         let n = start + at;
         // Cues may overlap (two speakers at once): legal in both formats.
-        let timing = parse_timing(timing_line, n, format)?;
+        let mut timing = parse_timing(timing_line, n, format)?;
+        if format == SubtitleFormat::Vtt && at == 1 {
+            timing.id = Some(lines[0].to_owned());
+        }
+        if !pending.is_empty() {
+            timing.before = Some(pending.join("\n\n"));
+            pending.clear();
+        }
         cues.push(Cue {
             timing,
             text: lines[at + 1..].join("\n"),
         });
     }
-    if cues.is_empty() {
+    let Some(last) = cues.last_mut() else {
         return Err(bad(format, 1, "it has no cues"));
+    };
+    if !pending.is_empty() {
+        last.timing.after = Some(pending.join("\n\n"));
     }
     Ok(cues)
 }
@@ -228,7 +249,7 @@ fn cue_text(text: &str, format: SubtitleFormat) -> String {
 }
 
 /// The cues of `page`: its timed text nodes, in order.
-fn page_cues(page: &Page) -> Vec<(Timing, &str)> {
+fn page_cues(page: &Page) -> Vec<(&Timing, &str)> {
     page.nodes
         .iter()
         .filter_map(|n| match &n.kind {
@@ -238,7 +259,7 @@ fn page_cues(page: &Page) -> Vec<(Timing, &str)> {
                 timing: Some(t),
                 ..
             } => Some((
-                *t,
+                &**t,
                 translation
                     .as_deref()
                     .filter(|t| !t.is_empty())
@@ -276,21 +297,53 @@ pub fn export(scene: &Scene, format: SubtitleFormat) -> CoreResult<String> {
             )));
         }
     };
+    let cues = page_cues(page);
     let mut out = String::new();
-    if format == SubtitleFormat::Vtt {
+    // A WebVTT file's own header, else the bare one.
+    let has_header = cues
+        .first()
+        .and_then(|(t, _)| t.before.as_deref())
+        .is_some_and(|b| b.starts_with("WEBVTT"));
+    if format == SubtitleFormat::Vtt && !has_header {
         out.push_str("WEBVTT\n\n");
     }
-    for (i, (timing, text)) in page_cues(page).into_iter().enumerate() {
-        if format == SubtitleFormat::Srt {
-            let _ = writeln!(out, "{}", i + 1);
+    for (i, (timing, text)) in cues.into_iter().enumerate() {
+        // Blocks are WebVTT's; a SubRip file has none to write.
+        if let Some(before) = timing
+            .before
+            .as_deref()
+            .filter(|_| format == SubtitleFormat::Vtt)
+        {
+            let _ = write!(out, "{before}\n\n");
         }
+        match (format, timing.id.as_deref()) {
+            (SubtitleFormat::Srt, _) => {
+                let _ = writeln!(out, "{}", i + 1);
+            }
+            (SubtitleFormat::Vtt, Some(id)) => {
+                let _ = writeln!(out, "{id}");
+            }
+            (SubtitleFormat::Vtt, None) => {}
+        }
+        let settings = timing
+            .settings
+            .as_deref()
+            .map(|s| format!(" {s}"))
+            .unwrap_or_default();
         let _ = writeln!(
             out,
-            "{} --> {}\n{}\n",
+            "{} --> {}{settings}\n{}\n",
             format_time(timing.start, format),
             format_time(timing.end, format),
             cue_text(text, format)
         );
+        if let Some(after) = timing
+            .after
+            .as_deref()
+            .filter(|_| format == SubtitleFormat::Vtt)
+        {
+            let _ = write!(out, "{after}\n\n");
+        }
     }
     Ok(out)
 }
@@ -311,9 +364,11 @@ mod tests {
             cues[0].timing,
             Timing {
                 start: 1000,
-                end: 2500
+                end: 2500,
+                ..Timing::default()
             }
         );
+        assert_eq!(cues[1].timing.settings.as_deref(), Some("X1:0"));
         assert_eq!(cues[0].text, "Hello\nthere");
         assert_eq!(cues[1].timing.start, 3_723_004);
         assert_eq!(cues[1].text, "<i>Bye</i>");
@@ -367,6 +422,47 @@ mod tests {
             let e = parse(format, text).expect_err(text).to_string();
             assert!(e.contains(expected), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn webvtt_ids_settings_and_blocks_come_back_as_read() {
+        let vtt = "WEBVTT - title\nKind: captions\n\nSTYLE\n::cue { color: yellow }\n\n\
+                   NOTE first\n\nintro\n00:01.000 --> 00:02.000 position:10% align:start\nHi\n\n\
+                   NOTE between\n\n00:00:03.000 --> 00:00:04.000\nYo\n\nNOTE the end\n";
+        let cues = parse(VTT, vtt).expect("parses");
+        let first = &cues[0].timing;
+        assert_eq!(first.id.as_deref(), Some("intro"));
+        assert_eq!(first.settings.as_deref(), Some("position:10% align:start"));
+        assert_eq!(
+            first.before.as_deref(),
+            Some("WEBVTT - title\nKind: captions\n\nSTYLE\n::cue { color: yellow }\n\nNOTE first")
+        );
+        assert_eq!(cues[1].timing.before.as_deref(), Some("NOTE between"));
+        assert_eq!(cues[1].timing.after.as_deref(), Some("NOTE the end"));
+        let mut page = Page {
+            id: quire_model::ids::PageId::new(),
+            name: "ep".into(),
+            width: None,
+            height: None,
+            nodes: Vec::new(),
+        };
+        for cue in &cues {
+            let mut kind = NodeKind::source(Some(cue.text.clone()));
+            if let NodeKind::Text { timing, .. } = &mut kind {
+                *timing = Some(Box::new(cue.timing.clone()));
+            }
+            page.nodes.push(quire_model::scene::Node {
+                id: quire_model::ids::NodeId::new(),
+                transform: Default::default(),
+                visible: true,
+                kind,
+            });
+        }
+        let mut scene = Scene::new("s", "2026-12-03T00:00:00Z");
+        scene.pages.push(page.into());
+        let written = export(&scene, VTT).unwrap();
+        let full = vtt.replace("00:01.000 --> 00:02.000", "00:00:01.000 --> 00:00:02.000");
+        assert_eq!(written, full + "\n");
     }
 
     #[test]

@@ -464,7 +464,7 @@ pub enum KindPatch {
             deserialize_with = "clearable",
             skip_serializing_if = "Option::is_none"
         )]
-        timing: Clearable<Timing>,
+        timing: Clearable<Box<Timing>>,
         /// The balloon the text lives in (3 to 256 `[x, y]` points); null
         /// clears it.
         #[serde(

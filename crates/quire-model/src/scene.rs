@@ -146,7 +146,7 @@ pub enum NodeKind {
         origin: Option<Box<Origin>>,
         /// When a subtitle cue is shown.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        timing: Option<Timing>,
+        timing: Option<Box<Timing>>,
         /// The balloon (or text area) the text lives in: a polygon of 3 to
         /// 256 `[x, y]` points in page units (an image page's pixels).
         /// Clearing and typesetting happen inside it; `transform` stays
@@ -230,12 +230,27 @@ impl TextState {
     }
 }
 
-/// When a subtitle cue is on screen, in milliseconds from the start.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+/// When a subtitle cue is on screen, in milliseconds from the start, and
+/// what its file said of it besides its text, written back as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Timing {
     pub start: u64,
     pub end: u64,
+    /// The cue's identifier (WebVTT), as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// What follows the end time on its line (WebVTT `position:10%
+    /// align:start`, SubRip coordinates), as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<String>,
+    /// The blocks before the cue (the `WEBVTT` header before the first;
+    /// `NOTE`, `STYLE`, `REGION`), as written, blank-line separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// The blocks after the last cue, as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
 }
 
 /// Who wrote a translation: a person, an engine (by id), or an agent over

@@ -555,7 +555,7 @@ fn check_kind(kind: &NodeKind, blobs: BlobCheck<'_>) -> Result<(), String> {
             if let Some(size) = style.as_ref().and_then(|s| s.font_size) {
                 check_font_size(size)?;
             }
-            timing.as_ref().map_or(Ok(()), check_timing)
+            timing.as_deref().map_or(Ok(()), check_timing)
         }
         NodeKind::Image { blob, opacity, .. } => {
             check_opacity(*opacity)?;
@@ -571,6 +571,18 @@ fn check_timing(t: &Timing) -> Result<(), String> {
             "timing ends ({} ms) before it starts ({} ms)",
             t.end, t.start
         ));
+    }
+    // A cue's line and the blocks around it: what a file can sensibly
+    // hold, far above what subtitle files have.
+    for (what, value, most) in [
+        ("id", &t.id, 1024),
+        ("settings", &t.settings, 1024),
+        ("before", &t.before, 1 << 20),
+        ("after", &t.after, 1 << 20),
+    ] {
+        if value.as_ref().is_some_and(|v| v.len() > most) {
+            return Err(format!("timing `{what}` is longer than {most} bytes"));
+        }
     }
     Ok(())
 }
