@@ -658,6 +658,7 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         "POST /api/v1/projects/current/export",
         "POST /api/v1/projects/current/import",
         "POST /api/v1/projects/import",
+        "POST /api/v1/memory",
         "GET /api/v1/sessions",
         "GET /api/v1/sessions/{sessionId}",
         "PUT /api/v1/sessions/current",

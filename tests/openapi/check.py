@@ -184,6 +184,13 @@ class Checker:
             self.call("PUT", "/api/v1/sessions/current", 200, json={"id": sid})
         self.call("POST", "/api/v1/projects/import", 422, content=b"not a zip",
                   headers={"content-type": "application/zip"})
+        tmx = ('<tmx version="1.4"><header srclang="en"/><body><tu><tuv xml:lang="en"><seg>One</seg></tuv>'
+               '<tuv xml:lang="fr"><seg>Un</seg></tuv></tu></body></tmx>')
+        memory = self.call("POST", "/api/v1/memory", 200, json={"name": "openapi.tmx", "content": tmx}).json()
+        assert memory["units"] == 1, memory
+        self.call("POST", "/api/v1/memory", 200, files={"file": ("openapi.tmx", tmx.encode(), "application/x-tmx+xml")})
+        self.call("POST", "/api/v1/memory", 422, json={"name": "junk.tmx", "content": "<xliff/>"})
+        self.call("POST", "/api/v1/memory", 400, content=b"{not json", headers={"content-type": "application/json"})
         self.call("DELETE", f"/api/v1/operations/{uuid.uuid4()}", 404)
         self.call("DELETE", f"/api/v1/sessions/{sid}", 200)
         self.call("POST", "/api/v1/sessions", 404, json={"id": str(uuid.uuid4())})
