@@ -62,6 +62,8 @@ impl Remembered {
 
 struct Entry {
     kept: Remembered,
+    /// The source normalised, as lookups compare it.
+    key: String,
     /// How many distinct trigrams the source has.
     grams: u32,
 }
@@ -135,6 +137,7 @@ impl Memory {
             let entry = &mut self.entries[i as usize];
             if t.rank() >= entry.kept.rank() {
                 entry.kept = t;
+                entry.key.clone_from(&key);
             }
             return;
         }
@@ -147,6 +150,7 @@ impl Memory {
         }
         self.entries.push(Entry {
             kept: t,
+            key: key.clone(),
             grams: u32::try_from(grams.len()).unwrap_or(u32::MAX),
         });
         self.exact.insert(key, id);
@@ -232,8 +236,8 @@ impl Memory {
             .into_iter()
             .take(CANDIDATES)
             .filter_map(|(id, _)| {
-                let stored = normalise(&self.entries[id as usize].kept.source);
-                let score = strsim::normalized_levenshtein(&key, &stored);
+                let stored = &self.entries[id as usize].key;
+                let score = strsim::normalized_levenshtein(&key, stored);
                 (score >= min_score).then_some((id, score))
             })
             // The most similar; of equally similar ones, the higher ranked.
