@@ -29,12 +29,7 @@ pub fn import(
     let bytes = std::fs::read(file).map_err(|e| runtime_err(CoreError::io(file, e)))?;
     let content = String::from_utf8(bytes)
         .map_err(|_| runtime_err(CoreError::InvalidInput(format!("{shown} is not UTF-8"))))?;
-    let paths = loaded.data_paths()?;
-    let core = Core::new(crate::launch::core_config(&loaded.config, &paths, "cli"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
+    let (core, runtime) = in_process(loaded)?;
     let (name, report) = runtime
         .block_on(async {
             let session = open(&core, project).await?;
@@ -63,4 +58,16 @@ pub(super) async fn open(core: &Core, project: &str) -> Result<SessionSummary, C
     let id = ProjectEntry::find(&projects, project)
         .ok_or_else(|| CoreError::not_found("project", project))?;
     core.open_managed_project(id).await
+}
+
+/// A core in this process and a current-thread runtime to drive it: what
+/// the helpers that open a project use.
+pub(super) fn in_process(loaded: &Loaded) -> Result<(Core, tokio::runtime::Runtime), Failure> {
+    let paths = loaded.data_paths()?;
+    let core = Core::new(crate::launch::core_config(&loaded.config, &paths, "cli"));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
+    Ok((core, runtime))
 }

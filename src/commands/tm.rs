@@ -8,22 +8,11 @@ use std::path::Path;
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::{Core, CoreError};
+use crate::core::CoreError;
 use crate::error::Failure;
 
 fn runtime_err(e: CoreError) -> Failure {
     Failure::Runtime(anyhow::Error::new(e))
-}
-
-/// The core of this process and a runtime to drive it.
-fn core(loaded: &Loaded) -> Result<(Core, tokio::runtime::Runtime), Failure> {
-    let paths = loaded.data_paths()?;
-    let core = Core::new(crate::launch::core_config(&loaded.config, &paths, "cli"));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
-    Ok((core, runtime))
 }
 
 pub fn import(loaded: &Loaded, file: &Path, out: &mut dyn Write) -> Result<(), Failure> {
@@ -34,7 +23,7 @@ pub fn import(loaded: &Loaded, file: &Path, out: &mut dyn Write) -> Result<(), F
         )));
     }
     let bytes = std::fs::read(file).map_err(|e| runtime_err(CoreError::io(file, e)))?;
-    let (core, runtime) = core(loaded)?;
+    let (core, runtime) = super::glossary::in_process(loaded)?;
     let report = runtime
         .block_on(core.import_tmx(&shown, bytes))
         .map_err(runtime_err)?;
@@ -55,7 +44,7 @@ pub fn export(
     file: Option<&Path>,
     out: &mut dyn Write,
 ) -> Result<(), Failure> {
-    let (core, runtime) = core(loaded)?;
+    let (core, runtime) = super::glossary::in_process(loaded)?;
     let tmx = runtime
         .block_on(async {
             let mut scenes = Vec::new();

@@ -46,7 +46,8 @@ async fn review(t: &TestCore, id: SessionId, created: &[uuid::Uuid], i: usize, t
     t.core.apply(id, op).await.unwrap();
 }
 
-async fn run_tm(t: &TestCore, id: SessionId) {
+/// Runs `tm` on session `id` to its end; the job's events.
+async fn run_tm(t: &TestCore, id: SessionId) -> Vec<quire::core::events::Event> {
     let mut sub = t.core.subscribe(None);
     let spec = PipelineSpec {
         steps: vec!["tm".into()],
@@ -62,6 +63,7 @@ async fn run_tm(t: &TestCore, id: SessionId) {
         finished(&events).0,
         quire::core::events::JobStatus::Completed
     );
+    events
 }
 
 /// Each text node's translation and origin score, in order.
@@ -205,21 +207,7 @@ async fn final_then_the_newer_translation_wins_and_the_step_says_what_it_did() {
         &["Hello", "Goodbye", "Something else entirely"],
     )
     .await;
-    let mut sub = t.core.subscribe(None);
-    let spec = PipelineSpec {
-        steps: vec!["tm".into()],
-        ..PipelineSpec::default()
-    };
-    let job = t
-        .core
-        .start_pipeline(ask, spec, Approval::Unattended)
-        .await
-        .unwrap();
-    let events = follow(&mut sub, job).await;
-    assert_eq!(
-        finished(&events).0,
-        quire::core::events::JobStatus::Completed
-    );
+    let events = run_tm(&t, ask).await;
     let got: Vec<_> = filled(&t, ask).await.into_iter().map(|(t, _)| t).collect();
     assert_eq!(
         got,
