@@ -75,6 +75,7 @@ fn apply_and_undo(rt: &tokio::runtime::Runtime, n: usize) -> (Duration, Duration
             width: Some(1000),
             height: Some(1000),
             nodes: None,
+            document: None,
         },
         at: None,
     };

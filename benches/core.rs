@@ -52,6 +52,7 @@ fn text_node(i: usize) -> NewNode {
             timing: None,
             region: None,
             found_by: None,
+            entry: None,
         },
     }
 }
@@ -64,6 +65,7 @@ fn page_op(p: usize, nodes: usize) -> Op {
             width: Some(1200),
             height: Some(1800),
             nodes: Some((0..nodes).map(text_node).collect()),
+            document: None,
         },
         at: None,
     }

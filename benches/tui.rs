@@ -37,6 +37,7 @@ fn big_app() -> App {
                     timing: None,
                     region: None,
                     found_by: None,
+                    entry: None,
                 },
             })
             .collect();
@@ -46,6 +47,7 @@ fn big_app() -> App {
             width: Some(1200),
             height: Some(1800),
             nodes,
+            document: None,
         }));
     }
     let id = SessionId::new();

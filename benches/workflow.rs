@@ -67,10 +67,12 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
                             timing: None,
                             region: None,
                             found_by: None,
+                            entry: None,
                         },
                     })
                     .collect(),
             ),
+            document: None,
         },
         at: None,
     }

@@ -290,8 +290,8 @@ fn helper(
         Command::Projects(ProjectsCommand::List { json }) => {
             commands::projects::list(loaded, json, out)
         }
-        Command::Projects(ProjectsCommand::Import { file }) => {
-            commands::projects::import(loaded, &file, out)
+        Command::Projects(ProjectsCommand::Import { file, name }) => {
+            commands::projects::import(loaded, &file, name.as_deref(), out)
         }
         Command::Glossary(GlossaryCommand::Import { file, into }) => {
             commands::glossary::import(loaded, &file, &into, out)

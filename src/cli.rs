@@ -202,10 +202,14 @@ pub enum ProjectsCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Import a project archive (an `archive` export) as a new project
+    /// A new project from a file: a project archive (an `archive` export),
+    /// or a translator's PO/POT or XLIFF, subtitles, an image or text
     Import {
-        /// The .quire.zip file
+        /// The .quire.zip, .po, .pot, .xlf, .xliff, .srt, .vtt, … file
         file: std::path::PathBuf,
+        /// The new project's name (default: the file's; not for archives)
+        #[arg(long)]
+        name: Option<String>,
     },
 }
 

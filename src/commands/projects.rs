@@ -1,6 +1,7 @@
 //! `quire projects list`: the managed projects in the projects directory,
 //! and which are open in a running quire. `quire projects import FILE`: a
-//! project archive unpacked there as a new project.
+//! project archive unpacked there as a new project, or a new project made
+//! from a translator's file (PO, XLIFF), subtitles, an image or text.
 
 use std::io::Write;
 use std::path::Path;
@@ -9,6 +10,8 @@ use serde::Serialize;
 
 use super::write_failed;
 use crate::config::Loaded;
+use crate::core::import::{ImageFile, makes_pages};
+use crate::core::lang::Languages;
 use crate::core::storage::lock::{Holder, ProjectLock};
 use crate::core::{Core, CoreError, list_projects_in};
 use crate::error::Failure;
@@ -68,10 +71,49 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     super::table(out, ["NAME", "UPDATED", "STATE", "PATH"], &cells)
 }
 
-pub fn import(loaded: &Loaded, file: &Path, out: &mut dyn Write) -> Result<(), Failure> {
+pub fn import(
+    loaded: &Loaded,
+    file: &Path,
+    name: Option<&str>,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
     let runtime = |e: CoreError| Failure::Runtime(anyhow::Error::new(e));
-    let paths = loaded.data_paths()?;
     let bytes = std::fs::read(file).map_err(|e| runtime(CoreError::io(file, e)))?;
+    let given = ImageFile {
+        name: file
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+        bytes,
+    };
+    // A file pages are made of (not a zip: that is a project archive).
+    if makes_pages(&given) {
+        let (core, rt) = super::glossary::in_process(loaded)?;
+        let (session, result) = rt
+            .block_on(core.create_project_from_files(name, Languages::default(), vec![given]))
+            .map_err(runtime)?;
+        rt.block_on(core.close_session(session.id))
+            .map_err(runtime)?;
+        let nodes = result.created.len().saturating_sub(1);
+        writeln!(
+            out,
+            "made `{}` from {}: {nodes} segments; {}",
+            session.name,
+            file.display(),
+            session.path.display()
+        )
+        .map_err(write_failed)?;
+        for skipped in result.skipped {
+            writeln!(out, "  {}: {}", skipped.name, skipped.reason).map_err(write_failed)?;
+        }
+        return Ok(());
+    }
+    if name.is_some() {
+        return Err(runtime(CoreError::InvalidInput(
+            "--name is for files a project is made from; an archive keeps its own name".into(),
+        )));
+    }
+    let bytes = given.bytes;
+    let paths = loaded.data_paths()?;
     let core = Core::new(crate::launch::core_config(&loaded.config, &paths, "cli"));
     let session = core
         .blocking()

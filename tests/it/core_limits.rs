@@ -331,6 +331,7 @@ async fn names_follow_one_rule_on_create_and_rename() {
                 width: None,
                 height: None,
                 nodes: None,
+                document: None,
             },
             at: None,
         };

@@ -82,6 +82,7 @@ async fn apply_returns_epoch_and_created_ids_in_op_order() {
                             width: None,
                             height: None,
                             nodes: Some(vec![text_node("x")]),
+                            document: None,
                         },
                         at: Some(0),
                     },

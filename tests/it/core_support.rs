@@ -184,6 +184,7 @@ pub fn image_page(name: &str, blob: BlobHash, size: (u32, u32), id: Option<PageI
                     rendered_from: None,
                 },
             }]),
+            document: None,
         },
         at: None,
     }
@@ -214,6 +215,7 @@ pub fn add_page(name: &str) -> Op {
             width: Some(800),
             height: Some(1200),
             nodes: None,
+            document: None,
         },
         at: None,
     }
@@ -302,6 +304,7 @@ impl Gen {
                         width: Some(600),
                         height: Some(900),
                         nodes: Some(nodes),
+                        document: None,
                     },
                     at: Some(self.below(pages.len() + 1)),
                 });
@@ -372,6 +375,7 @@ fn add_page_with(id: PageId, name: &str) -> Op {
             width: None,
             height: None,
             nodes: None,
+            document: None,
         },
         at: None,
     }
@@ -495,6 +499,7 @@ impl Intent {
                             })
                             .collect(),
                     ),
+                    document: None,
                 },
                 at: Some(at % (pages.len() + 1)),
             }),

@@ -28,6 +28,7 @@ mod http_api;
 mod http_binary;
 mod http_refusals;
 mod http_support;
+mod interop;
 mod mcp;
 mod mcp_stdio;
 mod mcp_ts;

@@ -169,6 +169,7 @@ async fn add_boxes(t: &TestCore, id: SessionId, page: PageId, boxes: &[Box]) -> 
                     timing: None,
                     region: None,
                     found_by: None,
+                    entry: None,
                 },
             },
             at: None,

@@ -5,7 +5,10 @@
 //! polib (checked by GNU `msgfmt --check`), and each imports it back over
 //! HTTP; `tests/subtitles/roundtrip.py` reads subtitle exports with pysrt
 //! and webvtt-py and imports a CBZ; `tests/tmx/roundtrip.py` reads a TMX
-//! export with Translate Toolkit and brings `po2tmx`'s TMX into the memory.
+//! export with Translate Toolkit and brings `po2tmx`'s TMX into the memory;
+//! `tests/interop/foreign.py` starts projects from translators' own PO and
+//! XLIFF files and checks what goes back out with `msgcmp`, polib and
+//! Translate Toolkit.
 
 use std::process::Command;
 
@@ -46,6 +49,41 @@ fn a_po_export_edited_with_polib_comes_back() {
     if crate::harness::tool_available("msgfmt", test, missing) {
         roundtrip(test, "httpx, polib", "po/roundtrip.py", "po");
     }
+}
+
+/// `tests/interop/foreign.py`: the testdata's PO files (Django, OmegaT)
+/// and XLIFF made by `po2xliff` start projects and go back out as the
+/// same files, checked by GNU `msgcmp`/`msgfmt`, polib and Translate
+/// Toolkit.
+#[test]
+fn translators_own_files_go_out_as_they_came() {
+    let test = "translators_own_files_go_out_as_they_came";
+    let missing = crate::harness::missing_program("msgcmp", "--version");
+    if !crate::harness::tool_available("msgcmp", test, missing) {
+        return;
+    }
+    let Some(testdata) = crate::harness::testdata(test, "cat") else {
+        return;
+    };
+    let Some(python) = crate::mcp::python_with(
+        test,
+        "httpx, polib, translate.storage.xliff, translate.storage.xliff2",
+    ) else {
+        return;
+    };
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let mut cmd = Command::new(&python);
+    cmd.arg(format!(
+        "{}/tests/interop/foreign.py",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .arg(&server.url)
+    .arg(s.path(""))
+    .arg(testdata.parent().unwrap());
+    let out = run_checker(&s, &mut cmd, "ok");
+    assert!(out.contains("foreign files roundtrip: ok"), "{out}");
+    assert!(server.terminate().success());
 }
 
 #[test]

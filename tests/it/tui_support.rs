@@ -58,6 +58,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             timing: None,
             region: None,
             found_by: None,
+            entry: None,
         },
     }
 }
@@ -96,6 +97,7 @@ pub fn scene(pages: usize, nodes: usize) -> SceneSnapshot {
             width: Some(800),
             height: Some(1200),
             nodes: list,
+            document: None,
         }));
     }
     SceneSnapshot {

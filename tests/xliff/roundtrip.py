@@ -5,8 +5,8 @@ one Weblate and Pootle use) reads it, a "reviewer" changes targets and
 states with it and writes the file again; quire imports that back and the
 scene must say what the reviewer did. Also: a conflict (the source changed
 in quire after the export) is reported and not applied unless forced, one
-undo takes the import back, and bad files (XLIFF 1.2, not well-formed,
-none of the units ours) change nothing. Then the reviewer scenario of
+undo takes the import back, and bad files (another project's XLIFF 1.2,
+not XLIFF, not well-formed, none of the units ours) change nothing. Then the reviewer scenario of
 spec 14: after the export, one unit changes in quire only, one in the file
 only and one on both sides; the import takes the file's, keeps quire's
 (a returned file never reverts later work) and names the conflict with
@@ -112,10 +112,13 @@ def main(url):
     assert "translation" not in nodes()[ids[2]]["kind"]
 
     # Bad files: each refused with a clear message, nothing changed.
-    xliff1 = xlifffile()
+    # An XLIFF 1.2 file of another project's units: read, matched to
+    # nothing (its languages would refuse it first: set them alike).
+    xliff1 = xlifffile(sourcelanguage="ja", targetlanguage="pt-BR")
     xliff1.addsourceunit("一つ").target = "um"
     bad = [
-        (bytes(xliff1), "XLIFF 1.2"),
+        (bytes(xliff1), "none of the file"),
+        (b"<tmx version='1.4'><body/></tmx>", "not <xliff>"),
         (b"<xliff version='2.0' xmlns='urn:oasis:names:tc:xliff:document:2.0'><file", "well-formed"),
         (reviewed.replace(b'id="n', b'id="x'), "none of the file"),
         (b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]><xliff/>", "well-formed"),

@@ -105,7 +105,10 @@ fn used_blobs(scene: &Scene) -> Vec<BlobHash> {
     let mut blobs: Vec<BlobHash> = scene
         .pages
         .iter()
-        .flat_map(|p| p.nodes.iter().filter_map(|n| n.kind.blob().copied()))
+        .flat_map(|p| {
+            let nodes = p.nodes.iter().filter_map(|n| n.kind.blob().copied());
+            nodes.chain(p.document.as_ref().map(|d| d.blob))
+        })
         .collect();
     blobs.sort();
     blobs.dedup();
@@ -349,6 +352,7 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
                         })
                         .collect(),
                 ),
+                document: None,
             },
             at: None,
         });

@@ -1,19 +1,22 @@
 //! Export a session (optionally some pages): `archive` (a zip of the
 //! project, importable again), `json` (the scene snapshot), `markdown`
 //! (each text block's source and translation), `xliff` (XLIFF 2.0, one
-//! unit per text node), `po` (gettext, one entry per text node), `srt` and
+//! unit per text node), `po` (gettext, one entry per text node) — or, for
+//! a page made from a PO or XLIFF file, that file written back with its
+//! translations (`quire_formats::units::write_back`) —, `srt` and
 //! `vtt` (a subtitle page's cues), and the rendered pages (`png`, `cbz`,
 //! `pdf`: [`super::render::export`]). The archive is [`super::archive`]'s.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
 use super::error::{CoreError, CoreResult};
 use super::ids::{PageId, SessionId};
-use super::scene::{NodeKind, Scene, TextState};
+use super::scene::{NodeKind, Page, Scene, TextState};
 use super::subtitles::{self, SubtitleFormat};
 use super::{Core, render, slug};
+use quire_formats::units::{Filled, TranslationFormat};
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
@@ -198,6 +201,17 @@ impl Core {
             ExportFormat::Xliff | ExportFormat::Po => {
                 let base = self.record_base(session, &scene).await?;
                 let language = spec.target_language.as_deref();
+                if let Some(page) = own_document(&scene, spec.format) {
+                    let bytes = self
+                        .write_document(session, page, &base, spec.target_language.clone())
+                        .await?;
+                    let name = page.document.as_ref().map(|d| d.name.clone());
+                    return Ok(Export {
+                        bytes,
+                        media_type: spec.format.media_type(),
+                        file_name: name.unwrap_or_default(),
+                    });
+                }
                 if spec.format == ExportFormat::Xliff {
                     super::xliff::export(&scene, language, Some(&base))?
                 } else {
@@ -228,6 +242,73 @@ impl Core {
             media_type: spec.format.media_type(),
             file_name: format!("{name}.{}", spec.format.extension()),
         })
+    }
+
+    /// The translation file `page` was made from, written back with its
+    /// translations, `base` as its export id.
+    async fn write_document(
+        &self,
+        session: SessionId,
+        page: &Page,
+        base: &str,
+        language: Option<String>,
+    ) -> CoreResult<Vec<u8>> {
+        let Some(document) = page.document.clone() else {
+            return Err(CoreError::internal("the page has no document"));
+        };
+        let format = match document.format.as_str() {
+            "po" => TranslationFormat::Po,
+            _ => TranslationFormat::Xliff,
+        };
+        let language = match language {
+            Some(l) => Some(l),
+            None => self
+                .scene(session)
+                .await?
+                .scene
+                .project
+                .target_language
+                .clone(),
+        };
+        let filled: HashMap<(String, Option<u32>), Filled> = page
+            .nodes
+            .iter()
+            .filter_map(|node| {
+                let NodeKind::Text {
+                    translation,
+                    entry: Some(entry),
+                    ..
+                } = &node.kind
+                else {
+                    return None;
+                };
+                let translation = translation.clone().filter(|t| !t.is_empty());
+                let filled = Filled {
+                    state: node.kind.state().unwrap_or(TextState::Initial),
+                    machine: node.kind.is_machine_work(),
+                    translation,
+                };
+                Some(((entry.key.clone(), entry.form), filled))
+            })
+            .collect();
+        let store = self.blob_store(session)?;
+        let base = base.to_owned();
+        super::blocking(move || {
+            let bytes = store.get(&document.blob)?;
+            let original = String::from_utf8(bytes).map_err(|_| {
+                CoreError::internal(format!("the document of {} is not UTF-8", document.name))
+            })?;
+            let fill = |key: &str, form: Option<u32>| filled.get(&(key.to_owned(), form)).cloned();
+            quire_formats::units::write_back(
+                format,
+                &original,
+                &fill,
+                Some(&base),
+                language.as_deref(),
+            )
+            .map(String::into_bytes)
+        })
+        .await
     }
 
     /// The rendered page exports: each image page's current render (made
@@ -296,6 +377,23 @@ impl Core {
         })
         .await
     }
+}
+
+/// The page whose own translation file an export in `format` writes
+/// back: the only page with text, when it came from a file of that
+/// format. Other exports are quire's own XLIFF 2.0 or PO.
+fn own_document(scene: &Scene, format: ExportFormat) -> Option<&Page> {
+    let mut with_text = scene.pages.iter().filter(|p| {
+        p.nodes
+            .iter()
+            .any(|n| matches!(n.kind, NodeKind::Text { .. }))
+    });
+    let page = with_text.next()?;
+    let wanted = match format {
+        ExportFormat::Po => "po",
+        _ => "xliff",
+    };
+    (with_text.next().is_none() && page.document.as_ref()?.format == wanted).then_some(page)
 }
 
 /// Each page as a table (one row per text node: source, translation, state),

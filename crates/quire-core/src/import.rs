@@ -1,6 +1,9 @@
 //! Importing pages: from text (one text node per paragraph), image files
 //! (PNG, JPEG, WebP; one page each with a `source` image node), subtitle
-//! files (one page, a timed text node per cue: `quire_formats::subtitles`) and
+//! files (one page, a timed text node per cue: `quire_formats::subtitles`),
+//! translation files from any tool (PO/POT, XLIFF 1.2 and 2.0: one page,
+//! a text node per segment with its entry, the file kept whole as the
+//! page's document to be written back: `quire_formats::units`) and
 //! comic archives (CBZ or ZIP; a page per image: `quire_formats::comic`). Each
 //! import is one undoable `Batch`. Every image is checked whole
 //! ([`images::check`]) and staged; the blobs go into place only once
@@ -14,12 +17,14 @@ use super::blobs::Staging;
 use super::error::{CoreError, CoreResult};
 use super::ids::SessionId;
 use super::images;
-use super::op::{NewNode, NewPage, Op};
-use super::scene::{ImageRole, NodeKind, Timing, Transform};
+use super::op::{NewNode, NewPage, Op, ProjectPatch};
+use super::scene::{Author, ImageRole, NodeKind, Origin, Timing, Transform};
 use super::{ApplyResult, Core};
 pub use quire_formats::comic::Skipped;
 use quire_formats::comic::{self, Checked};
 use quire_formats::subtitles::{self, SubtitleFormat};
+use quire_formats::units::{self, Document, TranslationFormat};
+use quire_model::hash::BlobHash;
 
 /// An uploaded file.
 #[derive(Debug, Clone, Default)]
@@ -92,17 +97,62 @@ pub enum PageSource {
     },
     /// A CBZ or ZIP: a page per image in it.
     Comic(ImageFile),
+    /// A PO or XLIFF file: a page with a text node per segment.
+    Translations {
+        /// The file's name as given.
+        file: String,
+        /// Its text, decoded.
+        text: String,
+        format: TranslationFormat,
+    },
+}
+
+/// Whether `file` is one a project is made from (a translation or
+/// subtitle file, an image or text) rather than a zip (a comic, or a
+/// project archive, which `projects import` unpacks as it is).
+pub fn makes_pages(file: &ImageFile) -> bool {
+    if TranslationFormat::from_path(&file.name).is_some()
+        || SubtitleFormat::from_path(&file.name).is_some()
+    {
+        return true;
+    }
+    if comic::is_comic(&file.name) {
+        return false;
+    }
+    imagesize::image_type(&file.bytes).is_ok() || is_text_name(&file.name)
+}
+
+/// Whether a file by this name is read as text (`.txt`, `.md`, or no
+/// extension).
+fn is_text_name(name: &str) -> bool {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    match base.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => {
+            ["txt", "md", "text", "markdown"].contains(&ext.to_ascii_lowercase().as_str())
+        }
+        _ => true,
+    }
 }
 
 impl PageSource {
     /// A file as the kind of page its name and bytes say: a subtitle file
-    /// (`.srt`, `.vtt`), a comic archive (`.cbz`, `.zip`), an image (by its
-    /// bytes), or UTF-8 text (`.txt`, `.md`, or no extension).
+    /// (`.srt`, `.vtt`), a translation file (`.po`, `.pot`, `.xlf`,
+    /// `.xliff`, in the encoding it declares), a comic archive (`.cbz`,
+    /// `.zip`), an image (by its bytes), or UTF-8 text (`.txt`, `.md`, or
+    /// no extension).
     pub fn from_file(file: ImageFile) -> CoreResult<PageSource> {
         if let Some(format) = SubtitleFormat::from_path(&file.name) {
             let text = quire_formats::text::decode(&file.name, &file.bytes, None)?.text;
             return Ok(PageSource::Subtitles {
                 name: page_name(&file.name),
+                text,
+                format,
+            });
+        }
+        if let Some(format) = TranslationFormat::from_path(&file.name) {
+            let text = units::decode(format, &file.name, &file.bytes)?;
+            return Ok(PageSource::Translations {
+                file: file.name,
                 text,
                 format,
             });
@@ -113,17 +163,12 @@ impl PageSource {
         if imagesize::image_type(&file.bytes).is_ok() {
             return Ok(PageSource::Image(file));
         }
-        let base = file.name.rsplit(['/', '\\']).next().unwrap_or(&file.name);
-        let is_text = match base.rsplit_once('.') {
-            Some((stem, ext)) if !stem.is_empty() => {
-                ["txt", "md", "text", "markdown"].contains(&ext.to_ascii_lowercase().as_str())
-            }
-            _ => true,
-        };
+        let is_text = is_text_name(&file.name);
         let not_a_page = |name: &str| {
             CoreError::InvalidInput(format!(
                 "{name}: not an image (PNG, JPEG, WebP), text (.txt, .md), subtitles \
-                 (.srt, .vtt) or a comic archive (.cbz, .zip)"
+                 (.srt, .vtt), translations (.po, .pot, .xlf, .xliff) or a comic archive \
+                 (.cbz, .zip)"
             ))
         };
         if !is_text {
@@ -160,9 +205,75 @@ fn subtitle_page(
             width: None,
             height: None,
             nodes: Some(nodes),
+            document: None,
         },
         at: None,
     })
+}
+
+/// The `AddPage` of a translation file (its text stored as `blob`): a
+/// text node per segment, with the file's translation, state and entry;
+/// and what the file says it translates from and into.
+fn document_page(
+    file: &str,
+    document: Document,
+    format: TranslationFormat,
+    blob: BlobHash,
+    source_lang: Option<&str>,
+) -> Op {
+    let at = super::storage::now_rfc3339();
+    let source_lang = source_lang.or(document.source_language.as_deref());
+    let nodes = document
+        .units
+        .into_iter()
+        .map(|unit| {
+            let mut node = text_node(unit.source, source_lang, None);
+            if let NodeKind::Text {
+                translation,
+                state,
+                origin,
+                entry,
+                ..
+            } = &mut node.kind
+            {
+                // A translation that came in the file is marked as such: a
+                // person's, or (PO `fuzzy`, XLIFF 1.2 `needs-review-*`) a
+                // machine's, by the `import` engine.
+                *origin = unit.target.as_ref().map(|_| {
+                    Box::new(Origin {
+                        by: if unit.machine {
+                            Author::Engine
+                        } else {
+                            Author::Human
+                        },
+                        engine: Some(super::translations::IMPORTED_ENGINE.to_owned()),
+                        client: None,
+                        at: at.clone(),
+                        score: None,
+                    })
+                });
+                *state = unit.state;
+                *translation = unit.target;
+                *entry = Some(Box::new(unit.entry));
+            }
+            node
+        })
+        .collect();
+    Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: page_name(file),
+            width: None,
+            height: None,
+            nodes: Some(nodes),
+            document: Some(Box::new(quire_model::scene::Document {
+                format: format.name().to_ascii_lowercase(),
+                blob,
+                name: file.rsplit(['/', '\\']).next().unwrap_or(file).to_owned(),
+            })),
+        },
+        at: None,
+    }
 }
 
 fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) -> NewNode {
@@ -180,6 +291,7 @@ fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) ->
             timing: timing.map(Box::new),
             region: None,
             found_by: None,
+            entry: None,
         },
     }
 }
@@ -207,6 +319,7 @@ fn text_page(name: &str, text: &str, source_lang: Option<&str>) -> CoreResult<Op
             width: None,
             height: None,
             nodes: Some(nodes),
+            document: None,
         },
         at: None,
     })
@@ -261,6 +374,42 @@ impl Core {
         self.import_pages(session, sources, None).await
     }
 
+    /// A new managed project made from files (a translator's PO or XLIFF,
+    /// subtitles, pages): named `name`, else after the first file; its
+    /// pages as [`Core::import_files`] makes them, and its languages as
+    /// given, else from a translation file that declares them. A file that
+    /// cannot be imported leaves no project behind.
+    pub async fn create_project_from_files(
+        &self,
+        name: Option<&str>,
+        languages: super::Languages,
+        files: Vec<ImageFile>,
+    ) -> CoreResult<(super::SessionSummary, ImportResult)> {
+        let Some(first) = files.first() else {
+            return Err(CoreError::InvalidInput("no files to import".into()));
+        };
+        let name = name
+            .map(str::to_owned)
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or_else(|| page_name(&first.name));
+        let session = self.create_managed_project_with(&name, languages).await?;
+        match self.import_files(session.id, files).await {
+            Ok(result) => Ok((self.session(session.id)?, result)),
+            Err(e) => {
+                let closed = self.close_session(session.id).await;
+                if closed.is_ok()
+                    && let Err(removed) = std::fs::remove_dir_all(&session.path)
+                {
+                    tracing::warn!(
+                        "cannot remove the project {} a refused import made: {removed}",
+                        session.path.display()
+                    );
+                }
+                Err(e)
+            }
+        }
+    }
+
     /// Pages from text, images, subtitles and comic archives, in the order
     /// given, as one history entry. Every source is checked before anything
     /// is stored; a bad one refuses the whole import and names itself, but
@@ -280,12 +429,34 @@ impl Core {
         // Checking an image decodes it: as many at once as thumbnails may
         // (one per core), so concurrent imports of huge pages do not add up.
         let permit = self.decode_permit().await?;
-        let (ops, staging, skipped) =
+        let (mut ops, staging, skipped, languages) =
             super::blocking(move || pages_of(sources, source_lang.as_deref(), max_pixels, staging))
                 .await?;
         drop(permit);
+        // A translation file says what the project translates from and
+        // into, when the project does not say yet.
+        let project = self.scene(session).await?.scene.project.clone();
+        let valid = |tag: &Option<String>, current: &Option<String>| {
+            tag.clone()
+                .filter(|t| current.is_none() && super::lang::check_tag("language", t).is_ok())
+        };
+        let source = valid(&languages.source, &project.source_language);
+        let target = valid(&languages.target, &project.target_language);
+        if source.is_some() || target.is_some() {
+            ops.push(Op::UpdateProject {
+                patch: ProjectPatch {
+                    source_language: source.map(Some),
+                    target_language: target.map(Some),
+                    ..ProjectPatch::default()
+                },
+            });
+        }
+        let pages = ops
+            .iter()
+            .filter(|o| matches!(o, Op::AddPage { .. }))
+            .count();
         let batch = Op::Batch {
-            label: Some(format!("import {}", counted(ops.len(), "page"))),
+            label: Some(format!("import {}", counted(pages, "page"))),
             ops,
         };
         // What apply would refuse by its limits (a page name too long) is
@@ -301,6 +472,13 @@ impl Core {
     }
 }
 
+/// The languages translation files declare (the first that says).
+#[derive(Default)]
+struct Languages {
+    source: Option<String>,
+    target: Option<String>,
+}
+
 /// The `AddPage` of every source, in order, with the images staged (a
 /// blocking call: it decodes every image).
 fn pages_of(
@@ -308,14 +486,29 @@ fn pages_of(
     source_lang: Option<&str>,
     max_pixels: u64,
     mut staging: Staging,
-) -> CoreResult<(Vec<Op>, Staging, Vec<Skipped>)> {
+) -> CoreResult<(Vec<Op>, Staging, Vec<Skipped>, Languages)> {
     let mut ops = Vec::with_capacity(sources.len());
     let mut skipped = Vec::new();
+    let mut languages = Languages::default();
     for source in sources {
         match source {
             PageSource::Text { name, text } => ops.push(text_page(&name, &text, source_lang)?),
             PageSource::Subtitles { name, text, format } => {
                 ops.push(subtitle_page(&name, &text, format, source_lang)?);
+            }
+            PageSource::Translations { file, text, format } => {
+                let document = units::read_document(format, &text)
+                    .map_err(|e| CoreError::InvalidInput(format!("{file}: {e}")))?;
+                languages.source = languages.source.take().or(document.source_language.clone());
+                languages.target = languages.target.take().or(document.language.clone());
+                if document.locked > 0 {
+                    skipped.push(Skipped {
+                        name: format!("{file}: {}", counted(document.locked, "unit")),
+                        reason: "marked translate=\"no\": kept in the file as they are".into(),
+                    });
+                }
+                let blob = staging.put(text.as_bytes())?;
+                ops.push(document_page(&file, document, format, blob, source_lang));
             }
             PageSource::Image(file) => {
                 if file.name.trim().is_empty() {
@@ -343,7 +536,7 @@ fn pages_of(
             }
         }
     }
-    Ok((ops, staging, skipped))
+    Ok((ops, staging, skipped, languages))
 }
 
 /// The `AddPage` of a checked image: the image as its full-page `source`.
@@ -373,6 +566,7 @@ fn image_page(image: &Checked) -> Op {
                     rendered_from: None,
                 },
             }]),
+            document: None,
         },
         at: None,
     }

@@ -25,7 +25,7 @@ use super::Core;
 use super::error::{CoreError, CoreResult};
 use super::ids::{NodeId, PageId, SessionId};
 use super::op::{KindPatch, NodePatch, Op};
-use super::scene::{Author, Node, NodeKind, Origin, TextState};
+use super::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
 use super::storage::now_rfc3339;
 pub use quire_formats::units::TranslationFormat;
 use quire_formats::units::{Parsed, Unit, parse};
@@ -93,7 +93,7 @@ pub struct Conflict {
 
 /// The engine id a machine translation that came back in a file (PO
 /// `fuzzy`) is recorded with.
-const IMPORTED_ENGINE: &str = "import";
+pub(crate) const IMPORTED_ENGINE: &str = "import";
 
 /// Whether `node`'s translation is a machine's nobody has reviewed.
 fn is_machine(node: &Node) -> bool {
@@ -174,7 +174,11 @@ fn merge(mine: &Node, source: &str, theirs: &Unit, exported: Option<&Segment>) -
         let NodeKind::Text { translation, .. } = &mine.kind else {
             return Verdict::Keep;
         };
-        return if translation.as_deref().is_none_or(str::is_empty) {
+        let untouched = matches!(
+            &mine.kind,
+            NodeKind::Text { origin: Some(o), .. } if o.engine.as_deref() == Some(IMPORTED_ENGINE)
+        );
+        return if translation.as_deref().is_none_or(str::is_empty) || untouched {
             Verdict::Take
         } else {
             Verdict::Conflict(
@@ -209,6 +213,49 @@ fn merge(mine: &Node, source: &str, theirs: &Unit, exported: Option<&Segment>) -
     } else {
         Verdict::Take
     }
+}
+
+/// `units` with the node each names: its own (a quire export's ids), or
+/// the node whose entry has its key (a page made from a file like it).
+/// Keys are looked up on one page, the one that has most of them: two
+/// pages made from like files (two catalogs of one program) share keys.
+fn resolve(mut units: Vec<Unit>, scene: &Scene) -> Vec<Unit> {
+    type Key = (String, Option<u32>);
+    let mut pages: Vec<HashMap<&Key, NodeId>> = Vec::new();
+    let keys: Vec<Option<Key>> = units
+        .iter()
+        .map(|u| u.key.clone().filter(|_| u.node.is_none()))
+        .collect();
+    for page in &scene.pages {
+        let mut on_page = HashMap::new();
+        for node in &page.nodes {
+            if let NodeKind::Text {
+                entry: Some(entry), ..
+            } = &node.kind
+            {
+                on_page.insert((entry.key.clone(), entry.form), node.id);
+            }
+        }
+        if on_page.is_empty() {
+            continue;
+        }
+        let found: HashMap<&Key, NodeId> = keys
+            .iter()
+            .flatten()
+            .filter_map(|k| on_page.get(k).map(|id| (k, *id)))
+            .collect();
+        pages.push(found);
+    }
+    let Some(best) = pages.into_iter().max_by_key(HashMap::len) else {
+        return units;
+    };
+    let best: HashMap<Key, NodeId> = best.into_iter().map(|(k, v)| (k.clone(), v)).collect();
+    for (unit, key) in units.iter_mut().zip(&keys) {
+        if let Some(id) = key.as_ref().and_then(|k| best.get(k)) {
+            unit.node = Some(*id);
+        }
+    }
+    units
 }
 
 impl Core {
@@ -256,6 +303,7 @@ impl Core {
                 )));
             }
         }
+        let units = resolve(units, scene);
         // A node named by two units: which one is meant cannot be told, so
         // neither applies (not even forced) and both are reported.
         let mut named: HashMap<NodeId, usize> = HashMap::new();

@@ -13,6 +13,7 @@
 pub mod comic;
 pub mod glossary;
 pub mod images;
+mod inline;
 pub mod po;
 pub mod subtitles;
 pub mod text;

@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::units::{Parsed, Unit};
+use crate::units::{DocUnit, Document, Fill, Filled, Parsed, Unit};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene};
@@ -47,17 +47,31 @@ fn escape(s: &str) -> String {
     out
 }
 
-/// `keyword "…"`, split after each embedded newline the way `msgcat` does
-/// (an empty first line, then one quoted line per line of text).
+/// The widest line `msgcat` writes.
+const WIDTH: usize = 79;
+
+/// `keyword "…"` as `msgcat` writes it: on one line when it fits in
+/// [`WIDTH`] columns and has no line break inside; else an empty first
+/// string, then the text split after each line break and wrapped after
+/// spaces so that each quoted line fits.
 fn field(out: &mut String, keyword: &str, value: &str) {
-    let lines: Vec<&str> = value.split_inclusive('\n').collect();
-    if lines.len() <= 1 {
-        let _ = writeln!(out, "{keyword} \"{}\"", escape(value));
+    let escaped = escape(value);
+    let inner_break = value.trim_end_matches('\n').contains('\n');
+    if !inner_break && keyword.chars().count() + escaped.chars().count() + 3 <= WIDTH {
+        let _ = writeln!(out, "{keyword} \"{escaped}\"");
         return;
     }
     let _ = writeln!(out, "{keyword} \"\"");
-    for line in lines {
-        let _ = writeln!(out, "\"{}\"", escape(line));
+    for line in value.split_inclusive('\n') {
+        let mut current = String::new();
+        for word in escape(line).split_inclusive(' ') {
+            if !current.is_empty() && current.chars().count() + word.chars().count() + 2 > WIDTH {
+                let _ = writeln!(out, "\"{current}\"");
+                current.clear();
+            }
+            current.push_str(word);
+        }
+        let _ = writeln!(out, "\"{current}\"");
     }
 }
 
@@ -121,7 +135,7 @@ pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&s
 
 fn bad(line: usize, message: impl std::fmt::Display) -> CoreError {
     CoreError::InvalidInput(format!(
-        "not a PO file quire can merge: line {line}: {message}"
+        "not a PO file quire can read: line {line}: {message}"
     ))
 }
 
@@ -192,34 +206,156 @@ enum Field {
     Str,
 }
 
-/// One entry as it is read.
+/// One entry as it is read: its strings, and its comment lines as
+/// written.
 #[derive(Default)]
 struct Entry {
     /// The line it starts on.
     line: usize,
+    /// Its lines as the file has them, written back when nothing in it
+    /// changes.
+    raw: Vec<String>,
+    comments: Vec<String>,
     context: Option<String>,
     id: Option<String>,
-    plural: bool,
+    plural: Option<String>,
     strs: Vec<String>,
-    fuzzy: bool,
 }
 
 impl Entry {
     fn is_empty(&self) -> bool {
         self.context.is_none() && self.id.is_none() && self.strs.is_empty()
     }
+
+    fn is_header(&self) -> bool {
+        self.context.is_none() && self.id.as_deref() == Some("")
+    }
+
+    fn flags(&self) -> impl Iterator<Item = &str> {
+        self.comments
+            .iter()
+            .filter_map(|c| c.strip_prefix("#,"))
+            .flat_map(|f| f.split(','))
+            .map(str::trim)
+            .filter(|f| !f.is_empty())
+    }
+
+    fn fuzzy(&self) -> bool {
+        self.flags().any(|f| f == "fuzzy")
+    }
+
+    /// `msgctxt` and `msgid` joined by U+0004, as gettext keys a catalog.
+    fn key(&self) -> String {
+        let id = self.id.as_deref().unwrap_or("");
+        match &self.context {
+            Some(context) => format!("{context}\u{4}{id}"),
+            None => id.to_owned(),
+        }
+    }
+
+    /// How many `msgstr[n]` a plural entry has, at least `nplurals`.
+    fn forms(&self, nplurals: Option<usize>) -> usize {
+        self.strs.len().max(nplurals.unwrap_or(0))
+    }
+
+    /// What the comments say, for a translator to read: `label: text`.
+    fn notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .context
+            .iter()
+            .map(|c| format!("context: {c}"))
+            .collect();
+        let mut references = Vec::new();
+        for comment in &self.comments {
+            let (label, rest) = match comment.get(..2) {
+                Some("#.") => ("note", &comment[2..]),
+                Some("#:") => {
+                    references.push(comment[2..].trim());
+                    continue;
+                }
+                Some("#|") => ("previous", &comment[2..]),
+                Some("#," | "#~") => continue,
+                _ => ("comment", &comment[1..]),
+            };
+            if !rest.trim().is_empty() {
+                notes.push(format!("{label}: {}", rest.trim()));
+            }
+        }
+        if !references.is_empty() {
+            notes.push(format!("references: {}", references.join(" ")));
+        }
+        let flags: Vec<&str> = self.flags().filter(|f| *f != "fuzzy").collect();
+        if !flags.is_empty() {
+            notes.push(format!("flags: {}", flags.join(", ")));
+        }
+        notes
+    }
 }
 
-/// The entries of a PO file (obsolete `#~` ones skipped) and its
-/// `Language:` header.
-pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
+/// A PO file's parts in order: its entries, and what is kept as written
+/// (obsolete `#~` entries, comments after the last entry).
+enum Block {
+    Entry(Entry),
+    Kept(Vec<String>),
+}
+
+/// A PO file read whole.
+struct Catalog {
+    blocks: Vec<Block>,
+    last_line: usize,
+}
+
+impl Catalog {
+    fn header(&self) -> Option<&Entry> {
+        self.blocks.iter().find_map(|b| match b {
+            Block::Entry(e) if e.is_header() => Some(e),
+            _ => None,
+        })
+    }
+
+    /// A header field's value (`Language`), when it has one.
+    fn header_field(&self, name: &str) -> Option<String> {
+        let header = self.header()?;
+        header.strs.first()?.lines().find_map(|l| {
+            let value = l.strip_prefix(name)?.strip_prefix(':')?.trim();
+            (!value.is_empty()).then(|| value.to_owned())
+        })
+    }
+
+    /// The entries but the header.
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.blocks.iter().filter_map(|b| match b {
+            Block::Entry(e) if !e.is_header() => Some(e),
+            _ => None,
+        })
+    }
+
+    /// `nplurals` of the `Plural-Forms` header.
+    fn nplurals(&self) -> Option<usize> {
+        let forms = self.header_field("Plural-Forms")?;
+        let n = forms.split("nplurals=").nth(1)?;
+        n.trim_start()
+            .split(|c: char| !c.is_ascii_digit())
+            .next()?
+            .parse()
+            .ok()
+            .filter(|n| (1..=16).contains(n))
+    }
+}
+
+/// A PO file's entries and what it keeps as written.
+fn read(text: &str) -> CoreResult<Catalog> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let mut entries: Vec<Entry> = Vec::new();
+    let mut blocks: Vec<Block> = Vec::new();
     let mut entry = Entry::default();
+    let mut obsolete: Vec<String> = Vec::new();
     let mut current: Option<Field> = None;
-    let mut finish = |entry: &mut Entry, line: usize| -> CoreResult<()> {
+    let finish = |blocks: &mut Vec<Block>, entry: &mut Entry, line: usize| -> CoreResult<()> {
         let done = std::mem::take(entry);
         if done.is_empty() {
+            if !done.comments.is_empty() {
+                blocks.push(Block::Kept(done.comments));
+            }
             return Ok(());
         }
         if done.id.is_none() {
@@ -228,33 +364,47 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
         if done.strs.is_empty() {
             return Err(bad(line, "an entry without msgstr"));
         }
-        entries.push(done);
+        blocks.push(Block::Entry(done));
         Ok(())
+    };
+    let keep = |blocks: &mut Vec<Block>, obsolete: &mut Vec<String>| {
+        if !obsolete.is_empty() {
+            blocks.push(Block::Kept(std::mem::take(obsolete)));
+        }
     };
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
         let line = raw.trim();
         if line.is_empty() {
+            keep(&mut blocks, &mut obsolete);
             continue;
         }
         if let Some(comment) = line.strip_prefix('#') {
             // A comment after the strings starts the next entry.
             if current == Some(Field::Str) {
-                finish(&mut entry, n)?;
+                finish(&mut blocks, &mut entry, n)?;
                 current = None;
             }
-            if let Some(flags) = comment.strip_prefix(',') {
-                if entry.line == 0 {
-                    entry.line = n;
+            if comment.starts_with('~') {
+                // An obsolete entry: kept as written, with the comments
+                // above it.
+                if !entry.is_empty() {
+                    return Err(bad(n, "an obsolete (#~) line inside an entry"));
                 }
-                entry.fuzzy |= flags.split(',').any(|f| f.trim() == "fuzzy");
-            } else if comment.starts_with('~') && entry.is_empty() {
-                // An obsolete entry (`#~ msgid …`): skipped, and so are the
-                // flags written above it.
+                obsolete.append(&mut entry.comments);
                 entry = Entry::default();
+                obsolete.push(line.to_owned());
+                continue;
             }
+            keep(&mut blocks, &mut obsolete);
+            if entry.line == 0 {
+                entry.line = n;
+            }
+            entry.comments.push(line.to_owned());
+            entry.raw.push(raw.trim_end().to_owned());
             continue;
         }
+        keep(&mut blocks, &mut obsolete);
         if let Some(rest) = line.strip_prefix('"') {
             let Some(field) = current else {
                 return Err(bad(n, "a string that continues nothing"));
@@ -263,13 +413,14 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
             match field {
                 Field::Context => entry.context.get_or_insert_default().push_str(&value),
                 Field::Id => entry.id.get_or_insert_default().push_str(&value),
-                Field::Plural => {}
+                Field::Plural => entry.plural.get_or_insert_default().push_str(&value),
                 Field::Str => {
                     if let Some(last) = entry.strs.last_mut() {
                         last.push_str(&value);
                     }
                 }
             }
+            entry.raw.push(raw.trim_end().to_owned());
             continue;
         }
         let (keyword, rest) = line
@@ -283,7 +434,7 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
         match keyword {
             "msgctxt" => {
                 if current.is_some() {
-                    finish(&mut entry, n)?;
+                    finish(&mut blocks, &mut entry, n)?;
                 }
                 if entry.line == 0 {
                     entry.line = n;
@@ -293,7 +444,7 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
             }
             "msgid" => {
                 if current == Some(Field::Str) || entry.id.is_some() {
-                    finish(&mut entry, n)?;
+                    finish(&mut blocks, &mut entry, n)?;
                 }
                 if entry.line == 0 {
                     entry.line = n;
@@ -301,15 +452,21 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
                 entry.id = Some(value);
                 current = Some(Field::Id);
             }
-            "msgid_plural" if entry.id.is_some() => {
-                entry.plural = true;
+            "msgid_plural" if entry.id.is_some() && entry.strs.is_empty() => {
+                entry.plural = Some(value);
                 current = Some(Field::Plural);
             }
-            "msgstr" if entry.id.is_some() && !entry.plural => {
+            "msgstr" if entry.id.is_some() && entry.plural.is_none() && entry.strs.is_empty() => {
                 entry.strs.push(value);
                 current = Some(Field::Str);
             }
-            k if k.starts_with("msgstr[") && entry.plural => {
+            k if k.starts_with("msgstr[") && entry.plural.is_some() => {
+                if k != format!("msgstr[{}]", entry.strs.len()) {
+                    return Err(bad(
+                        n,
+                        format!("`{k}` where msgstr[{}] was due", entry.strs.len()),
+                    ));
+                }
                 entry.strs.push(value);
                 current = Some(Field::Str);
             }
@@ -321,58 +478,273 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
             }
             other => return Err(bad(n, format!("unknown keyword `{other}`"))),
         }
+        entry.raw.push(raw.trim_end().to_owned());
     }
-    let last = text.lines().count();
-    finish(&mut entry, last)?;
+    let last_line = text.lines().count();
+    finish(&mut blocks, &mut entry, last_line)?;
+    keep(&mut blocks, &mut obsolete);
+    Ok(Catalog { blocks, last_line })
+}
 
-    let mut language = None;
-    let mut export = None;
+/// The entries of a PO file, for a merge: one unit per entry, or per
+/// plural form of an entry that is not one of quire's own (whose
+/// `msgctxt` names a node: such an entry is reported, not merged). The
+/// header's `Language` and export id come with them.
+pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
+    let catalog = read(text)?;
     let mut units = Vec::new();
-    for e in entries {
-        let id = e.id.unwrap_or_default();
-        if id.is_empty() && e.context.is_none() {
-            let header = |name: &str| {
-                e.strs[0]
-                    .lines()
-                    .find_map(|l| l.strip_prefix(name)?.strip_prefix(':'))
-                    .map(|l| l.trim().to_owned())
-                    .filter(|l| !l.is_empty())
-            };
-            language = header("Language");
-            export = header(EXPORT_HEADER);
-            continue;
+    for e in catalog.entries() {
+        let id = e.id.clone().unwrap_or_default();
+        let node = e
+            .context
+            .as_deref()
+            .and_then(|c| c.parse().ok())
+            .map(NodeId);
+        let name = match (&e.context, node) {
+            (Some(context), Some(_)) => context.clone(),
+            (Some(context), None) => format!("msgctxt {context:?} msgid {id:?}"),
+            (None, _) => format!("msgid {id:?}"),
+        };
+        let machine = Some(e.fuzzy());
+        match &e.plural {
+            Some(_) if node.is_some() => units.push(Unit {
+                id: name,
+                node,
+                source: id,
+                machine,
+                unmergeable: Some("it has plural forms, and a text node holds one translation"),
+                ..Unit::default()
+            }),
+            Some(plural) => {
+                for (n, s) in e.strs.iter().enumerate() {
+                    units.push(Unit {
+                        id: format!("{name}[{n}]"),
+                        source: if n == 0 { id.clone() } else { plural.clone() },
+                        target: Some(s.clone()),
+                        machine,
+                        key: Some((e.key(), u32::try_from(n).ok())),
+                        ..Unit::default()
+                    });
+                }
+            }
+            None => units.push(Unit {
+                id: name,
+                node,
+                source: id,
+                target: e.strs.first().cloned(),
+                machine,
+                key: Some((e.key(), None)),
+                ..Unit::default()
+            }),
         }
-        let context = e.context.unwrap_or_default();
-        let node = context.parse().ok().map(NodeId);
-        units.push(Unit {
-            id: if context.is_empty() {
-                format!("msgid {id:?} (no msgctxt)")
-            } else {
-                context
-            },
-            node,
-            source: id,
-            target: if e.plural {
-                None
-            } else {
-                e.strs.into_iter().next()
-            },
-            state: None,
-            machine: Some(e.fuzzy),
-            unmergeable: e
-                .plural
-                .then_some("it has plural forms, and a text node holds one translation"),
-        });
     }
     if units.is_empty() {
-        return Err(bad(last, "it has no entries besides the header"));
+        return Err(bad(
+            catalog.last_line,
+            "it has no entries besides the header",
+        ));
     }
     Ok(Parsed {
         units,
-        language,
+        language: catalog.header_field("Language"),
         source_language: None,
-        export,
+        export: catalog.header_field(EXPORT_HEADER),
     })
+}
+
+/// A PO or POT file read whole, to make a page of: a unit per entry with
+/// a `msgid` (per form of a plural entry, as many as `Plural-Forms`
+/// says), keyed by `msgctxt` and `msgid`, its comments, flags and
+/// references as notes; `fuzzy` marks a machine's translation.
+pub(super) fn document(text: &str) -> CoreResult<Document> {
+    let catalog = read(text)?;
+    let nplurals = catalog.nplurals();
+    let mut units = Vec::new();
+    for e in catalog.entries() {
+        let id = e.id.clone().unwrap_or_default();
+        if id.is_empty() {
+            continue;
+        }
+        let notes = e.notes();
+        let target = |n: usize| e.strs.get(n).filter(|s| !s.is_empty()).cloned();
+        let unit = |form: Option<usize>, source: &str, notes: Vec<String>| {
+            let target = target(form.unwrap_or(0));
+            DocUnit {
+                entry: quire_model::scene::Entry {
+                    key: e.key(),
+                    form: form.and_then(|f| u32::try_from(f).ok()),
+                    notes,
+                },
+                source: source.to_owned(),
+                machine: e.fuzzy() && target.is_some(),
+                target,
+                state: None,
+            }
+        };
+        match &e.plural {
+            Some(plural) => {
+                let forms = e.forms(nplurals);
+                for n in 0..forms {
+                    let mut notes = notes.clone();
+                    notes.push(format!("plural: form {} of {forms}", n + 1));
+                    units.push(unit(Some(n), if n == 0 { &id } else { plural }, notes));
+                }
+            }
+            None => units.push(unit(None, &id, notes)),
+        }
+    }
+    if units.is_empty() {
+        return Err(bad(catalog.last_line, "it has no entries to translate"));
+    }
+    Ok(Document {
+        units,
+        language: catalog
+            .header_field("Language")
+            .and_then(|l| crate::units::locale_tag(&l)),
+        source_language: None,
+        locked: 0,
+        kind: "PO",
+    })
+}
+
+/// `original` written back with the translations `fill` gives: every
+/// entry, comment, obsolete entry and header field as it was, but each
+/// filled entry's `msgstr` (and `fuzzy`, set on a machine's translation
+/// and cleared otherwise), the header's charset (the file is written in
+/// UTF-8), its `X-Quire-Export` and an empty `Language`.
+pub(super) fn write_back(
+    original: &str,
+    fill: Fill<'_>,
+    export: Option<&str>,
+    language: Option<&str>,
+) -> CoreResult<String> {
+    let catalog = read(original)?;
+    let nplurals = catalog.nplurals();
+    let mut out = String::with_capacity(original.len() + original.len() / 4);
+    if catalog.header().is_none() {
+        write_header(&mut out, &Entry::default(), export, language);
+    }
+    for (i, block) in catalog.blocks.iter().enumerate() {
+        if i > 0 || catalog.header().is_none() {
+            out.push('\n');
+        }
+        match block {
+            Block::Kept(lines) => lines.iter().for_each(|l| {
+                out.push_str(l);
+                out.push('\n');
+            }),
+            Block::Entry(e) if e.is_header() => write_header(&mut out, e, export, language),
+            Block::Entry(e) => write_entry(&mut out, e, fill, nplurals),
+        }
+    }
+    Ok(out)
+}
+
+/// The header entry with its fields brought up to date.
+fn write_header(out: &mut String, header: &Entry, export: Option<&str>, language: Option<&str>) {
+    // Each field as `Name` and what follows its colon, as written (a line
+    // without one as it is).
+    let mut fields: Vec<(String, Option<String>)> = header
+        .strs
+        .first()
+        .map(|s| {
+            s.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| match l.split_once(':') {
+                    Some((k, v)) => (k.to_owned(), Some(v.to_owned())),
+                    None => (l.to_owned(), None),
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut set = |name: &str, value: &str, only_if_empty: bool| match fields
+        .iter_mut()
+        .find(|(k, _)| k == name)
+    {
+        Some((_, Some(v))) if only_if_empty && !v.trim().is_empty() => {}
+        Some((_, v)) => *v = Some(format!(" {value}")),
+        None => fields.push((name.to_owned(), Some(format!(" {value}")))),
+    };
+    set("Content-Type", "text/plain; charset=UTF-8", false);
+    if let Some(language) = language {
+        set("Language", language, true);
+    }
+    if let Some(export) = export {
+        set(EXPORT_HEADER, &one_line(export), false);
+    }
+    for comment in &header.comments {
+        out.push_str(comment);
+        out.push('\n');
+    }
+    let text: String = fields
+        .into_iter()
+        .map(|(k, v)| match v {
+            Some(v) => format!("{k}:{v}\n"),
+            None => format!("{k}\n"),
+        })
+        .collect();
+    field(out, "msgid", "");
+    field(out, "msgstr", &text);
+}
+
+/// An entry with what `fill` says of it; as it was when it says nothing.
+fn write_entry(out: &mut String, e: &Entry, fill: Fill<'_>, nplurals: Option<usize>) {
+    let key = e.key();
+    let filled: Vec<Option<Filled>> = match &e.plural {
+        Some(_) => (0..e.forms(nplurals))
+            .map(|n| fill(&key, u32::try_from(n).ok()))
+            .collect(),
+        None => vec![fill(&key, None)],
+    };
+    let mut strs = e.strs.clone();
+    let mut comments = e.comments.clone();
+    if filled.iter().any(Option::is_some) {
+        strs.resize(filled.len().max(strs.len()), String::new());
+        for (s, f) in strs.iter_mut().zip(&filled) {
+            if let Some(f) = f {
+                *s = f.translation.clone().unwrap_or_default();
+            }
+        }
+        let translated = strs.iter().any(|s| !s.is_empty());
+        let machine = translated && filled.iter().flatten().any(|f| f.machine);
+        let flags: Vec<&str> = std::iter::once("fuzzy")
+            .filter(|_| machine)
+            .chain(e.flags().filter(|f| *f != "fuzzy"))
+            .collect();
+        let line = (!flags.is_empty()).then(|| format!("#, {}", flags.join(", ")));
+        let at = comments.iter().position(|c| c.starts_with("#,"));
+        comments.retain(|c| !c.starts_with("#,"));
+        if let Some(line) = line {
+            let at = at
+                .or_else(|| comments.iter().position(|c| c.starts_with("#|")))
+                .unwrap_or(comments.len());
+            comments.insert(at, line);
+        }
+    }
+    if strs == e.strs && comments == e.comments {
+        for line in &e.raw {
+            out.push_str(line);
+            out.push('\n');
+        }
+        return;
+    }
+    for comment in &comments {
+        out.push_str(comment);
+        out.push('\n');
+    }
+    if let Some(context) = &e.context {
+        field(out, "msgctxt", context);
+    }
+    field(out, "msgid", e.id.as_deref().unwrap_or(""));
+    match &e.plural {
+        Some(plural) => {
+            field(out, "msgid_plural", plural);
+            for (n, s) in strs.iter().enumerate() {
+                field(out, &format!("msgstr[{n}]"), s);
+            }
+        }
+        None => field(out, "msgstr", strs.first().map_or("", String::as_str)),
+    }
 }
 
 #[cfg(test)]
@@ -392,16 +764,38 @@ mod tests {
                   msgctxt \"b\"\nmsgid \"one\"\nmsgid_plural \"many\"\nmsgstr[0] \"un\"\nmsgstr[1] \"des\"\n";
         let parsed = parse(po).expect("parses");
         assert_eq!(parsed.language.as_deref(), Some("fr"));
-        assert_eq!(parsed.units.len(), 2);
+        // A plural entry not from quire: a unit per form, by its key.
+        assert_eq!(parsed.units.len(), 3);
         let a = &parsed.units[0];
         assert_eq!(
             (a.id.as_str(), a.source.as_str(), a.target.as_deref()),
-            ("a", "Hello\nworld", Some("Bonjour"))
+            (
+                r#"msgctxt "a" msgid "Hello\nworld""#,
+                "Hello\nworld",
+                Some("Bonjour")
+            )
         );
         assert_eq!(a.machine, Some(true));
-        let b = &parsed.units[1];
-        assert!(b.unmergeable.is_some());
-        assert_eq!(b.machine, Some(false));
+        assert_eq!(a.key, Some(("a\u{4}Hello\nworld".to_owned(), None)));
+        let forms: Vec<_> = parsed.units[1..]
+            .iter()
+            .map(|u| {
+                (
+                    u.source.as_str(),
+                    u.target.as_deref(),
+                    u.key.clone().unwrap().1,
+                )
+            })
+            .collect();
+        assert_eq!(
+            forms,
+            [("one", Some("un"), Some(0)), ("many", Some("des"), Some(1))]
+        );
+        assert_eq!(parsed.units[1].machine, Some(false));
+        // One of quire's own (its msgctxt a node id) is reported instead.
+        let own = po.replace("msgctxt \"b\"", &format!("msgctxt \"{}\"", NodeId::new()));
+        let own = parse(&own).expect("parses");
+        assert!(own.units[1].unmergeable.is_some());
     }
 
     #[test]

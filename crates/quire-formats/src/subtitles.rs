@@ -445,6 +445,7 @@ mod tests {
             width: None,
             height: None,
             nodes: Vec::new(),
+            document: None,
         };
         for cue in &cues {
             let mut kind = NodeKind::source(Some(cue.text.clone()));

@@ -1,6 +1,9 @@
 //! Translation files as units: what [`crate::xliff`] and [`crate::po`]
 //! read a file into, for the core to merge into a project (matching units
-//! to nodes, conflicts, states: `Core::import_translations`).
+//! to nodes, conflicts, states: `Core::import_translations`); a file read
+//! whole to start a page from ([`Document`], [`read_document`]); and the
+//! same file written back with a page's translations in it
+//! ([`write_back`]).
 
 use quire_model::error::CoreResult;
 use quire_model::ids::NodeId;
@@ -21,7 +24,7 @@ impl TranslationFormat {
         let lower = path.to_ascii_lowercase();
         if lower.ends_with(".xlf") || lower.ends_with(".xliff") {
             Some(TranslationFormat::Xliff)
-        } else if lower.ends_with(".po") {
+        } else if lower.ends_with(".po") || lower.ends_with(".pot") {
             Some(TranslationFormat::Po)
         } else {
             None
@@ -67,6 +70,83 @@ pub struct Unit {
     pub machine: Option<bool>,
     /// Why the unit cannot be merged as it is (PO plural forms).
     pub unmergeable: Option<&'static str>,
+    /// Its key in the file, for a page made from a file like it
+    /// ([`quire_model::scene::Entry`]): the key and the form.
+    pub key: Option<(String, Option<u32>)>,
+}
+
+/// A translation file read whole, to make a page of: a [`DocUnit`] per
+/// translatable segment, with what the file declares.
+#[derive(Debug, Default)]
+pub struct Document {
+    pub units: Vec<DocUnit>,
+    /// The language the file translates into, as a BCP 47 tag when it
+    /// names one (PO `Language: pt_BR` is `pt-BR`).
+    pub language: Option<String>,
+    pub source_language: Option<String>,
+    /// Units the file says not to translate (XLIFF `translate="no"`):
+    /// kept in the file as they are, not made nodes.
+    pub locked: usize,
+    /// What the file is, for messages: `PO`, `XLIFF 1.2`, `XLIFF 2.0`.
+    pub kind: &'static str,
+}
+
+/// One segment of a [`Document`].
+#[derive(Debug, Default, PartialEq)]
+pub struct DocUnit {
+    pub entry: quire_model::scene::Entry,
+    pub source: String,
+    pub target: Option<String>,
+    pub state: Option<TextState>,
+    /// The file marks the translation as needing review (PO `fuzzy`,
+    /// XLIFF 1.2 `needs-review-*`): a machine's.
+    pub machine: bool,
+}
+
+/// What a page says of one segment, for [`write_back`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Filled {
+    /// `None`: not translated.
+    pub translation: Option<String>,
+    pub state: TextState,
+    /// A machine's translation nobody has reviewed.
+    pub machine: bool,
+}
+
+/// A page's segment by its entry's key and form; `None` leaves the
+/// file's as it is (a node removed from the page).
+pub type Fill<'a> = &'a dyn Fn(&str, Option<u32>) -> Option<Filled>;
+
+/// A file's text read whole as a [`Document`].
+pub fn read_document(format: TranslationFormat, content: &str) -> CoreResult<Document> {
+    match format {
+        TranslationFormat::Xliff => crate::xliff::document(content),
+        TranslationFormat::Po => crate::po::document(content),
+    }
+}
+
+/// `original` (a file's text, as [`read_document`] read it) written back
+/// with the translations `fill` gives, and `export` as the export id;
+/// `language` fills a target language the file leaves empty. Everything
+/// else in it stays as it was.
+pub fn write_back(
+    format: TranslationFormat,
+    original: &str,
+    fill: Fill<'_>,
+    export: Option<&str>,
+    language: Option<&str>,
+) -> CoreResult<String> {
+    match format {
+        TranslationFormat::Xliff => crate::xliff::write_back(original, fill, export, language),
+        TranslationFormat::Po => crate::po::write_back(original, fill, export, language),
+    }
+}
+
+/// A gettext or POSIX locale name as a BCP 47 tag: `pt_BR` is `pt-BR`,
+/// `sr@latin` is `sr`, `de_DE.UTF-8` is `de-DE`; `None` when empty.
+pub fn locale_tag(locale: &str) -> Option<String> {
+    let base = locale.trim().split(['.', '@']).next().unwrap_or("");
+    (!base.is_empty()).then(|| base.replace('_', "-"))
 }
 
 /// A parsed file: its units and the target language it declares.

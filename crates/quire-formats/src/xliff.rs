@@ -13,13 +13,15 @@
 use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
 
-use crate::units::{Parsed, Unit};
+use crate::inline::{self, Codes};
+use crate::units::{DocUnit, Document, Fill, Filled, Parsed, Unit};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene, TextState};
 
 const XLIFF_2: &str = "urn:oasis:names:tc:xliff:document:2.0";
-const XLIFF_1: &str = "urn:oasis:names:tc:xliff:document:1.2";
+/// XLIFF 1.0, 1.1 and 1.2's namespaces start so.
+const XLIFF_1_PREFIX: &str = "urn:oasis:names:tc:xliff:document:1.";
 /// quire's namespace, for what it adds to a file (the export id).
 const QUIRE: &str = "urn:quire:xliff";
 
@@ -204,122 +206,558 @@ pub fn export(
 }
 
 fn bad(message: impl std::fmt::Display) -> CoreError {
-    CoreError::InvalidInput(format!("not an XLIFF 2.0 file quire can merge: {message}"))
+    CoreError::InvalidInput(format!("not an XLIFF file quire can read: {message}"))
 }
 
-/// The units of an XLIFF 2.0 document and its `trgLang`.
-pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
-    let doc = crate::xml::parse(text).map_err(bad)?;
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Version {
+    /// XLIFF 1.0 to 1.2: `<trans-unit>`, states on `<target>`.
+    One,
+    /// XLIFF 2.x: `<unit>`, `<segment>`s with states.
+    Two,
+}
+
+/// The XLIFF version of `doc` and its namespace (XLIFF 1.x files may
+/// have none).
+fn version<'a>(doc: &'a roxmltree::Document<'_>) -> CoreResult<(Version, Option<&'a str>)> {
     let root = doc.root_element();
-    let ns = root.tag_name().namespace();
     if root.tag_name().name() != "xliff" {
         return Err(bad(format!(
             "the root element is <{}>, not <xliff>",
             root.tag_name().name()
         )));
     }
-    if ns == Some(XLIFF_1)
-        || root
-            .attribute("version")
-            .is_some_and(|v| v.starts_with('1'))
-    {
-        return Err(bad(
-            "this is XLIFF 1.2; export XLIFF 2.0 from your tool (or quire) and import that",
-        ));
-    }
-    if ns != Some(XLIFF_2) {
-        return Err(bad(format!(
-            "the namespace is {}, not {XLIFF_2}",
+    let ns = root.tag_name().namespace();
+    let version = root.attribute("version").unwrap_or("");
+    match ns {
+        Some(XLIFF_2) => Ok((Version::Two, ns)),
+        Some(n) if n.starts_with(XLIFF_1_PREFIX) => Ok((Version::One, ns)),
+        None if version.starts_with('1') => Ok((Version::One, ns)),
+        _ => Err(bad(format!(
+            "the namespace is {}, neither XLIFF 1.2's nor 2.0's",
             ns.unwrap_or("missing")
-        )));
+        ))),
     }
-    let mut units = Vec::new();
-    for unit in root.descendants().filter(|n| is(n, "unit")) {
-        let at = || doc.text_pos_at(unit.range().start);
-        let id = unit
-            .attribute("id")
-            .ok_or_else(|| bad(format!("a <unit> without an id at {}", at())))?;
-        let mut source = String::new();
-        let mut target: Option<String> = None;
-        let mut state: Option<TextState> = None;
-        for part in unit
-            .children()
-            .filter(|n| is(n, "segment") || is(n, "ignorable"))
-        {
-            if let Some(s) = part.attribute("state") {
-                let s = TextState::parse(s).ok_or_else(|| {
-                    bad(format!(
-                        "unit {id}: unknown segment state `{s}` at {}",
-                        at()
-                    ))
-                })?;
-                state = Some(state.map_or(s, |old| old.min(s)));
+}
+
+/// One translatable segment of a document as read: where it is, what it
+/// says, and the elements to write its translation into.
+struct Slot<'a, 'i> {
+    /// The unit's id (and the segment's place among several), for reports.
+    name: String,
+    key: String,
+    form: Option<u32>,
+    /// The `<trans-unit>` or `<unit>`.
+    unit: roxmltree::Node<'a, 'i>,
+    /// The `<segment>` (2.0), whose `state` it is.
+    segment: Option<roxmltree::Node<'a, 'i>>,
+    /// Where a new target goes after (`<source>`, or 1.2's `<seg-source>`).
+    after: roxmltree::Node<'a, 'i>,
+    target: Option<roxmltree::Node<'a, 'i>>,
+    source_text: String,
+    target_text: Option<String>,
+    codes: Codes,
+    state: Option<TextState>,
+    /// 1.2's `needs-review-*` (or `needs-adaptation`, `needs-l10n`) state.
+    machine: Option<bool>,
+    translate: bool,
+    notes: Vec<String>,
+}
+
+/// Whether `node` is the XLIFF element `name` (in namespace `ns`).
+fn is_in(node: &roxmltree::Node<'_, '_>, name: &str, ns: Option<&str>) -> bool {
+    node.is_element() && node.tag_name().name() == name && node.tag_name().namespace() == ns
+}
+
+/// The XLIFF 1.2 target state as quire's state, and whether it asks for
+/// review (a machine's or an unchecked translation).
+fn state_1(state: &str) -> (TextState, bool) {
+    match state {
+        "new" | "needs-translation" => (TextState::Initial, false),
+        "translated" => (TextState::Translated, false),
+        "signed-off" => (TextState::Reviewed, false),
+        "final" => (TextState::Final, false),
+        // needs-review-*, needs-adaptation, needs-l10n.
+        _ => (TextState::Translated, true),
+    }
+}
+
+/// quire's state as an XLIFF 1.2 target state.
+fn state_to_1(filled: &Filled) -> &'static str {
+    match filled.state {
+        _ if filled.translation.is_none() => "needs-translation",
+        TextState::Initial | TextState::Translated if filled.machine => "needs-review-translation",
+        TextState::Initial | TextState::Translated => "translated",
+        TextState::Reviewed => "signed-off",
+        TextState::Final => "final",
+    }
+}
+
+/// Whether `node`, or the nearest element above it that says, allows
+/// translation (`translate="no"` does not).
+fn translatable(node: roxmltree::Node<'_, '_>) -> bool {
+    node.ancestors()
+        .find_map(|n| n.attribute("translate"))
+        .is_none_or(|t| t != "no")
+}
+
+/// The notes a unit's file gives it, `label: text`: its groups, names,
+/// notes and (1.2) context.
+fn notes_of(unit: roxmltree::Node<'_, '_>, ns: Option<&str>) -> Vec<String> {
+    let mut notes = Vec::new();
+    let groups: Vec<String> = unit
+        .ancestors()
+        .filter(|n| is_in(n, "group", ns))
+        .filter_map(|g| {
+            g.attribute("resname")
+                .or(g.attribute("name"))
+                .or(g.attribute("id"))
+        })
+        .map(str::to_owned)
+        .collect();
+    if !groups.is_empty() {
+        let path: Vec<String> = groups.into_iter().rev().collect();
+        notes.push(format!("group: {}", path.join(" / ")));
+    }
+    if let Some(name) = unit.attribute("resname").or(unit.attribute("name")) {
+        notes.push(format!("name: {name}"));
+    }
+    for n in unit.descendants() {
+        let text = || n.text().unwrap_or("").trim().to_owned();
+        if is_in(&n, "note", ns) && !text().is_empty() {
+            notes.push(format!("note: {}", text()));
+        } else if is_in(&n, "context", ns) && !text().is_empty() {
+            let kind = n.attribute("context-type").unwrap_or("context");
+            notes.push(format!("context: {kind}: {}", text()));
+        }
+    }
+    notes
+}
+
+/// Every segment of an XLIFF 1.2 or 2.0 document, in order.
+fn slots<'a, 'i>(
+    doc: &'a roxmltree::Document<'i>,
+    text: &str,
+    version: Version,
+    ns: Option<&str>,
+) -> CoreResult<Vec<Slot<'a, 'i>>> {
+    let root = doc.root_element();
+    let unit_name = match version {
+        Version::One => "trans-unit",
+        Version::Two => "unit",
+    };
+    let mut out = Vec::new();
+    let mut occurrences = std::collections::HashMap::new();
+    for (f, file) in root.children().filter(|n| is_in(n, "file", ns)).enumerate() {
+        for unit in file.descendants().filter(|n| is_in(n, unit_name, ns)) {
+            let at = || doc.text_pos_at(unit.range().start);
+            let id = unit
+                .attribute("id")
+                .ok_or_else(|| bad(format!("a <{unit_name}> without an id at {}", at())))?;
+            // Ids repeat in some tools' files (PASSOLO numbers menu
+            // entries per menu): the second one is `id@2`, and so on.
+            let mut key = format!("{f}/{id}");
+            let seen = occurrences.entry(key.clone()).or_insert(0usize);
+            *seen += 1;
+            if *seen > 1 {
+                key = format!("{key}@{seen}");
             }
-            for child in part.children().filter(roxmltree::Node::is_element) {
-                if is(&child, "source") {
-                    source.push_str(&content(&child, id)?);
-                } else if is(&child, "target") {
-                    target
-                        .get_or_insert_with(String::new)
-                        .push_str(&content(&child, id)?);
-                }
+            let translate = translatable(unit);
+            let notes = notes_of(unit, ns);
+            let child = |parent: roxmltree::Node<'a, 'i>, name: &str| {
+                parent.children().find(|n| is_in(n, name, ns))
+            };
+            let parts: Vec<(Option<roxmltree::Node<'a, 'i>>, roxmltree::Node<'a, 'i>)> =
+                match version {
+                    Version::One => vec![(None, unit)],
+                    Version::Two => unit
+                        .children()
+                        .filter(|n| is_in(n, "segment", ns))
+                        .map(|s| (Some(s), s))
+                        .collect(),
+                };
+            let several = parts.len() > 1;
+            for (i, (segment, holder)) in parts.into_iter().enumerate() {
+                let source = child(holder, "source")
+                    .ok_or_else(|| bad(format!("unit {id} has no <source> at {}", at())))?;
+                let target = child(holder, "target");
+                let mut codes = Codes::default();
+                let source_text = codes.read(source, text, ns);
+                let target_text = target.map(|t| codes.read(t, text, ns));
+                let (state, machine) = match (version, segment) {
+                    (Version::Two, Some(s)) => match s.attribute("state") {
+                        Some(st) => (
+                            Some(TextState::parse(st).ok_or_else(|| {
+                                bad(format!(
+                                    "unit {id}: unknown segment state `{st}` at {}",
+                                    at()
+                                ))
+                            })?),
+                            None,
+                        ),
+                        None => (None, None),
+                    },
+                    _ => {
+                        let read = target.and_then(|t| t.attribute("state")).map(state_1);
+                        let approved = unit.attribute("approved") == Some("yes");
+                        match read {
+                            Some((s, m)) if approved => (Some(s.max(TextState::Reviewed)), Some(m)),
+                            Some((s, m)) => (Some(s), Some(m)),
+                            None if approved && target.is_some() => {
+                                (Some(TextState::Reviewed), Some(false))
+                            }
+                            None => (None, None),
+                        }
+                    }
+                };
+                let after = match version {
+                    Version::One => child(holder, "seg-source").unwrap_or(source),
+                    Version::Two => source,
+                };
+                let form = several.then(|| u32::try_from(i).unwrap_or(u32::MAX));
+                out.push(Slot {
+                    name: if several {
+                        format!("{id}#{}", i + 1)
+                    } else {
+                        id.to_owned()
+                    },
+                    key: key.clone(),
+                    form,
+                    unit,
+                    segment,
+                    after,
+                    target,
+                    source_text,
+                    target_text,
+                    codes,
+                    state,
+                    machine,
+                    translate,
+                    notes: notes.clone(),
+                });
             }
         }
-        let node = id
-            .strip_prefix('n')
-            .and_then(|id| id.parse().ok())
-            .map(NodeId);
+    }
+    Ok(out)
+}
+
+/// The units of an XLIFF 1.2 or 2.0 document for a merge, with its
+/// languages and export id. Units of quire's own exports (`n<node id>`)
+/// name their node; any other is matched by its key.
+pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
+    let doc = crate::xml::parse(text).map_err(bad)?;
+    let (version, ns) = version(&doc)?;
+    let mut units = Vec::new();
+    for slot in slots(&doc, text, version, ns)? {
+        // As `document` reads a file: nothing to translate, no node.
+        if !slot.translate || slot.source_text.trim().is_empty() {
+            continue;
+        }
+        let node = match (version, slot.form) {
+            (Version::Two, None) => slot.unit.attribute("id").and_then(|id| {
+                id.strip_prefix('n')
+                    .and_then(|id| id.parse().ok())
+                    .map(NodeId)
+            }),
+            _ => None,
+        };
         units.push(Unit {
-            id: id.to_owned(),
+            id: slot.name,
             node,
-            source,
-            target,
-            state,
-            ..Unit::default()
+            source: slot.source_text,
+            target: slot.target_text,
+            state: slot.state,
+            machine: slot.machine,
+            unmergeable: None,
+            key: Some((slot.key, slot.form)),
         });
     }
     if units.is_empty() {
-        return Err(bad("it has no <unit>"));
+        return Err(bad("it has no translatable unit"));
     }
-    let export = root
+    let (language, source_language) = languages(&doc, version, ns);
+    let export = doc
         .descendants()
-        .filter(|n| is(n, "file") || is(n, "xliff"))
+        .filter(|n| is_in(n, "file", ns) || is_in(n, "xliff", ns))
         .find_map(|n| n.attribute((QUIRE, "export")))
         .map(str::to_owned);
     Ok(Parsed {
         units,
-        language: root.attribute("trgLang").map(str::to_owned),
-        source_language: root.attribute("srcLang").map(str::to_owned),
+        language,
+        source_language,
         export,
     })
 }
 
-fn is(node: &roxmltree::Node<'_, '_>, name: &str) -> bool {
-    node.is_element()
-        && node.tag_name().name() == name
-        && node.tag_name().namespace() == Some(XLIFF_2)
-}
-
-/// The text of a `<source>` or `<target>`: character data, `<cp hex>` as
-/// its character, the text inside other inline elements (walked in document
-/// order by an iterator: nesting costs no stack).
-fn content(node: &roxmltree::Node<'_, '_>, unit: &str) -> CoreResult<String> {
-    let mut out = String::new();
-    for child in node.descendants().skip(1) {
-        if child.is_text() {
-            out.push_str(child.text().unwrap_or(""));
-        } else if is(&child, "cp") {
-            let hex = child.attribute("hex").unwrap_or("");
-            let c = u32::from_str_radix(hex, 16)
-                .ok()
-                .and_then(char::from_u32)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "unit {unit}: <cp hex=\"{hex}\"> is not a character"
-                    ))
-                })?;
-            out.push(c);
+/// The target and source languages a document declares.
+fn languages(
+    doc: &roxmltree::Document<'_>,
+    version: Version,
+    ns: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    let root = doc.root_element();
+    let attribute = |node: Option<roxmltree::Node<'_, '_>>, name: &str| {
+        node.and_then(|n| n.attribute(name))
+            .filter(|v| !v.trim().is_empty())
+            .map(str::to_owned)
+    };
+    match version {
+        Version::Two => (
+            attribute(Some(root), "trgLang"),
+            attribute(Some(root), "srcLang"),
+        ),
+        Version::One => {
+            let file = root.children().find(|n| is_in(n, "file", ns));
+            (
+                attribute(file, "target-language"),
+                attribute(file, "source-language"),
+            )
         }
     }
+}
+
+/// An XLIFF 1.2 or 2.0 document from any tool read whole, to make a page
+/// of: a unit per segment (keyed by the file's place and the unit's id),
+/// inline codes as numbered tags, groups, names, notes and contexts as
+/// notes, states from 1.2's `state`/`approved` or 2.0's `state`. Units
+/// marked `translate="no"` are counted, not read.
+pub(super) fn document(text: &str) -> CoreResult<Document> {
+    let doc = crate::xml::parse(text).map_err(bad)?;
+    let (version, ns) = version(&doc)?;
+    let mut out = Document {
+        kind: match version {
+            Version::One => "XLIFF 1.2",
+            Version::Two => "XLIFF 2.0",
+        },
+        ..Document::default()
+    };
+    for slot in slots(&doc, text, version, ns)? {
+        if !slot.translate {
+            out.locked += 1;
+            continue;
+        }
+        if slot.source_text.trim().is_empty() {
+            continue;
+        }
+        let target = slot.target_text.filter(|t| !t.is_empty());
+        out.units.push(DocUnit {
+            entry: quire_model::scene::Entry {
+                key: slot.key,
+                form: slot.form,
+                notes: slot.notes,
+            },
+            source: slot.source_text,
+            machine: slot.machine == Some(true) && target.is_some(),
+            state: slot.state.filter(|_| target.is_some()),
+            target,
+        });
+    }
+    if out.units.is_empty() {
+        return Err(bad("it has no unit to translate"));
+    }
+    let (language, source_language) = languages(&doc, version, ns);
+    out.language = language;
+    out.source_language = source_language;
+    Ok(out)
+}
+
+/// `tag` (a start tag as written) with attribute `name` set to `value`:
+/// its value replaced where it has one, else added at the end.
+fn set_attribute(tag: &str, name: &str, value: &str) -> String {
+    let value = xml_attribute(value);
+    let b = tag.as_bytes();
+    let space = |i: usize| b.get(i).is_some_and(u8::is_ascii_whitespace);
+    let mut i = 1;
+    while i < b.len() && !space(i) && b[i] != b'>' && b[i] != b'/' {
+        i += 1;
+    }
+    loop {
+        while space(i) {
+            i += 1;
+        }
+        if i >= b.len() || b[i] == b'>' || b[i] == b'/' {
+            break;
+        }
+        let start = i;
+        while i < b.len() && b[i] != b'=' && !space(i) {
+            i += 1;
+        }
+        let attribute = &tag[start..i];
+        while space(i) || b.get(i) == Some(&b'=') {
+            i += 1;
+        }
+        let Some(&quote) = b.get(i) else { break };
+        let from = i + 1;
+        let Some(len) = tag[from..].find(char::from(quote)) else {
+            break;
+        };
+        if attribute == name {
+            return format!("{}{value}{}", &tag[..from], &tag[from + len..]);
+        }
+        i = from + len + 1;
+    }
+    let close = if tag.ends_with("/>") {
+        tag.len() - 2
+    } else {
+        tag.len().saturating_sub(1)
+    };
+    format!(
+        "{} {name}=\"{value}\"{}",
+        tag[..close].trim_end(),
+        &tag[close..]
+    )
+}
+
+/// `original` (an XLIFF 1.2 or 2.0 document's text) with each segment
+/// `fill` gives written into it: the target element replaced or added
+/// (its codes as the source wrote them), its state (1.2: the target's
+/// `state` and the unit's `approved`; 2.0: the segment's `state`), the
+/// export id on the first `<file>` in quire's namespace and a missing
+/// target language filled in. Everything else stays byte for byte; the
+/// declaration says UTF-8, which the text is written in.
+pub(super) fn write_back(
+    original: &str,
+    fill: Fill<'_>,
+    export: Option<&str>,
+    language: Option<&str>,
+) -> CoreResult<String> {
+    let doc = crate::xml::parse(original).map_err(bad)?;
+    let (version, ns) = version(&doc)?;
+    let mut edits: Vec<(std::ops::Range<usize>, String)> = Vec::new();
+    // Attributes to set on start tags, by where the tag starts.
+    let mut attributes: std::collections::BTreeMap<usize, Vec<(String, String)>> =
+        std::collections::BTreeMap::new();
+    let mut set = |node: roxmltree::Node<'_, '_>, name: &str, value: &str| {
+        attributes
+            .entry(node.range().start)
+            .or_default()
+            .push((name.to_owned(), value.to_owned()));
+    };
+    for slot in slots(&doc, original, version, ns)? {
+        let Some(filled) = slot.translate.then(|| fill(&slot.key, slot.form)).flatten() else {
+            continue;
+        };
+        // A segment that says what the file says is left as written.
+        let was = slot.target_text.clone().filter(|t| !t.is_empty());
+        let was_state = slot
+            .state
+            .unwrap_or_else(|| TextState::inferred(was.as_deref()));
+        let was_machine = slot.machine == Some(true) && was.is_some();
+        if filled.translation == was && filled.state == was_state && filled.machine == was_machine {
+            continue;
+        }
+        let content = slot
+            .codes
+            .write(filled.translation.as_deref().unwrap_or(""), &xliff_content);
+        let state = match version {
+            Version::One => Some(state_to_1(&filled)),
+            Version::Two => None,
+        };
+        match slot.target {
+            Some(target) => {
+                let range = target.range();
+                let mut start =
+                    original[range.start..inline::start_tag_end(original, range.start)].to_owned();
+                if let Some(open) = start.strip_suffix("/>") {
+                    start = format!("{open}>");
+                }
+                if let Some(state) = state {
+                    start = set_attribute(&start, "state", state);
+                }
+                let qname = &start[1..start
+                    .find(|c: char| c.is_whitespace() || c == '>')
+                    .unwrap_or(start.len())];
+                edits.push((range, format!("{start}{content}</{qname}>")));
+            }
+            None if filled.translation.is_some() => {
+                let at = slot.after.range().end;
+                let open = match state {
+                    Some(state) => format!("<target state=\"{state}\">"),
+                    None => "<target>".to_owned(),
+                };
+                edits.push((at..at, format!("{open}{content}</target>")));
+            }
+            None => {}
+        }
+        match (version, slot.segment) {
+            (Version::Two, Some(segment)) => {
+                let state = if filled.translation.is_none() {
+                    TextState::Initial
+                } else {
+                    filled.state.max(TextState::Translated)
+                };
+                set(segment, "state", state.as_str());
+            }
+            _ => {
+                let approved = filled.translation.is_some() && filled.state >= TextState::Reviewed;
+                if approved {
+                    set(slot.unit, "approved", "yes");
+                } else if slot.unit.attribute("approved").is_some() {
+                    set(slot.unit, "approved", "no");
+                }
+            }
+        }
+    }
+    let root = doc.root_element();
+    if let Some(file) = root.children().find(|n| is_in(n, "file", ns)) {
+        if let Some(export) = export {
+            let prefix = match file.lookup_prefix(QUIRE) {
+                Some(p) if !p.is_empty() => p.to_owned(),
+                _ => {
+                    set(file, "xmlns:quire", QUIRE);
+                    "quire".to_owned()
+                }
+            };
+            set(file, &format!("{prefix}:export"), export);
+        }
+        if let Some(language) = language
+            && version == Version::One
+            && file.attribute("target-language").is_none()
+        {
+            set(file, "target-language", language);
+        }
+    }
+    if let Some(language) = language
+        && version == Version::Two
+        && root.attribute("trgLang").is_none()
+    {
+        set(root, "trgLang", language);
+    }
+    for (start, values) in attributes {
+        let end = inline::start_tag_end(original, start);
+        let tag = values
+            .iter()
+            .fold(original[start..end].to_owned(), |tag, (name, value)| {
+                set_attribute(&tag, name, value)
+            });
+        edits.push((start..end, tag));
+    }
+    // The declaration names UTF-8, the encoding written.
+    if original.starts_with("<?xml")
+        && let Some(end) = original.find("?>")
+    {
+        let declaration = &original[..end + 2];
+        let utf8 = ["\"utf-8\"", "'utf-8'"]
+            .iter()
+            .any(|u| declaration.to_ascii_lowercase().contains(u));
+        if declaration.contains("encoding") && !utf8 {
+            edits.push((0..end + 2, set_attribute(declaration, "encoding", "UTF-8")));
+        }
+    }
+    edits.sort_by_key(|(range, _)| (range.start, range.end));
+    let mut out = String::with_capacity(original.len() + original.len() / 2);
+    let mut last = 0;
+    for (range, text) in edits {
+        if range.start < last {
+            return Err(CoreError::internal(format!(
+                "XLIFF write-back: overlapping edits at {}",
+                range.start
+            )));
+        }
+        out.push_str(&original[last..range.start]);
+        out.push_str(&text);
+        last = range.end;
+    }
+    out.push_str(&original[last..]);
     Ok(out)
 }

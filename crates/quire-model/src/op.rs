@@ -122,6 +122,7 @@ impl Op {
             Op::Batch { ops, .. } => ops.iter().for_each(|op| op.collect_blobs(out)),
             Op::AddPage { page, .. } => {
                 out.extend(page.nodes.iter().flatten().filter_map(|n| n.kind.blob()));
+                out.extend(page.document.as_ref().map(|d| &d.blob));
             }
             Op::AddNode { node, .. } => out.extend(node.kind.blob()),
             Op::UpdateNode { patch, .. } => {
@@ -215,6 +216,10 @@ pub struct NewPage {
         skip_serializing_if = "Option::is_none"
     )]
     pub nodes: Option<Vec<NewNode>>,
+    /// See [`crate::scene::Page::document`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub document: Option<Box<crate::scene::Document>>,
 }
 
 /// A node as a client adds it: the id is optional, `transform` defaults to

@@ -95,6 +95,44 @@ pub struct Page {
     /// Bottom to top.
     #[serde(default)]
     pub nodes: Vec<Node>,
+    /// The translation file the page was made from, kept whole to be
+    /// written back in its own format (not in the wire schema: only an
+    /// import sets it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub document: Option<Box<Document>>,
+}
+
+/// A translation file a page was made from (a PO catalog, an XLIFF
+/// document from any tool), kept as a blob of its text in UTF-8: its
+/// export writes the same file back with the page's translations in it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Document {
+    /// `po` or `xliff` (the version is the file's own).
+    pub format: String,
+    /// The file's text.
+    pub blob: BlobHash,
+    /// The file's name as it came.
+    pub name: String,
+}
+
+/// Where a text node stands in the translation file its page was made
+/// from: the key the file knows it by, and what the file says about it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Entry {
+    /// PO: `msgctxt` and `msgid` (joined by U+0004, as gettext does);
+    /// XLIFF: the file's place and the unit's id.
+    pub key: String,
+    /// The plural form (PO `msgstr[n]`) or the segment (XLIFF 2.0) within
+    /// the entry, when it has several.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form: Option<u32>,
+    /// Read-only: comments, flags, references, context, notes, as
+    /// `label: text`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -160,6 +198,11 @@ pub enum NodeKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(skip)]
         found_by: Option<String>,
+        /// Its entry in the translation file the page was made from
+        /// (only an import sets it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(skip)]
+        entry: Option<Box<Entry>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -307,6 +350,7 @@ impl NodeKind {
             timing: None,
             region: None,
             found_by: None,
+            entry: None,
         }
     }
 

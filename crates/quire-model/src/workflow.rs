@@ -380,6 +380,7 @@ mod tests {
             timing: None,
             region: None,
             found_by: None,
+            entry: None,
         }
     }
 
@@ -404,6 +405,7 @@ mod tests {
                 width: None,
                 height: None,
                 nodes: Some(nodes),
+                document: None,
             },
             at: None,
         };

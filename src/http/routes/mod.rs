@@ -190,6 +190,18 @@ impl Form {
         Ok(Form { files, fields })
     }
 
+    /// The text of the field `name`, if it is there.
+    fn field(&self, name: &str) -> ApiResult<Option<String>> {
+        let Some((_, value)) = self.fields.iter().find(|(n, _)| n == name) else {
+            return Ok(None);
+        };
+        String::from_utf8(value.to_vec()).map(Some).map_err(|_| {
+            ApiError::from(CoreError::InvalidInput(format!(
+                "the field `{name}` is not UTF-8"
+            )))
+        })
+    }
+
     /// Whether the field `name` is `true` or `1`.
     fn flag(&self, name: &str) -> bool {
         self.fields

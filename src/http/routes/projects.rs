@@ -12,6 +12,7 @@ use super::pages::is_multipart;
 use crate::core::ProjectEntry;
 use crate::core::events::SessionSummary;
 use crate::core::ids::{ProjectId, SessionId};
+use crate::core::import::makes_pages;
 use crate::core::lang::Languages;
 use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
@@ -65,7 +66,7 @@ pub(super) async fn list_projects(
 pub(super) const CREATE_PROJECT: Doc = Doc {
     id: "createProject",
     tag: "projects",
-    summary: "Create a managed project and open it; returns its session",
+    summary: "Create a managed project and open it; returns its session (a project made from a file: POST /api/v1/projects/import)",
     request: Body::Json(json::<CreateProject>),
     response: Body::Json(json::<SessionSummary>),
     errors: &[400, 409, 422],
@@ -219,21 +220,41 @@ pub(super) async fn select_session(
 pub(super) const IMPORT_ARCHIVE: Doc = Doc {
     id: "importProject",
     tag: "projects",
-    summary: "Import a project archive (the zip as the body, any content type, or one multipart file) as a new project with a new id, and open it",
+    summary: "A new project from a file, opened: a project archive (the zip as the body, any content type, or one multipart file: a new id), or one multipart file a project is made from — a translator's PO/POT or XLIFF 1.2/2.0 (a page with a node per segment, written back in its own format on export), subtitles, images or text; multipart fields `name`, `sourceLanguage`, `targetLanguage` (default: the file's)",
     request: Body::Bytes(&["application/octet-stream"]),
     response: Body::Json(json::<SessionSummary>),
     errors: &[400, 409, 413, 422],
     queries: &[],
 };
 
-/// A project archive (`application/zip`, or one multipart file): a new
-/// project, opened.
+/// A project archive (`application/zip`, or one multipart file), or a
+/// multipart file a project is made from: a new project, opened.
 pub(super) async fn import_archive(
     State(state): State<AppState>,
     request: Request,
 ) -> ApiResult<Json<SessionSummary>> {
     let bytes = if is_multipart(&request) {
-        let form = Form::read(request, &state).await?;
+        let mut form = Form::read(request, &state).await?;
+        if form.files.first().is_some_and(makes_pages) {
+            let (name, source_language, target_language) = (
+                form.field("name")?,
+                form.field("sourceLanguage")?,
+                form.field("targetLanguage")?,
+            );
+            let files = std::mem::take(&mut form.files);
+            let (session, _) = state
+                .core
+                .create_project_from_files(
+                    name.as_deref(),
+                    Languages {
+                        source_language,
+                        target_language,
+                    },
+                    files,
+                )
+                .await?;
+            return Ok(Json(session));
+        }
         form.files
             .into_iter()
             .next()

@@ -351,6 +351,7 @@ mod tests {
                 timing: None,
                 region: None,
                 found_by: None,
+                entry: None,
             },
         }
     }
@@ -374,6 +375,7 @@ mod tests {
                 node("Hi ", Some("Salut"), 0.0, 0.0),
                 node("Fine {0}", Some("Bien {0}"), 500.0, 100.0),
             ],
+            document: None,
         };
         let problems = check_page(&page, None, &QaLevels::default());
         let rules: Vec<&str> = problems.iter().map(|p| p.rule.as_str()).collect();
@@ -403,6 +405,7 @@ mod tests {
             width: None,
             height: None,
             nodes,
+            document: None,
         }
     }
 

@@ -471,12 +471,21 @@ fn build_page(new: NewPage, blobs: BlobCheck<'_>) -> Result<Page, String> {
         }
         nodes.push(node);
     }
+    if let Some(document) = &new.document
+        && !blobs(&document.blob)
+    {
+        return Err(format!(
+            "the blob {} of document {} is not stored",
+            document.blob, document.name
+        ));
+    }
     Ok(Page {
         id: new.id.unwrap_or_default(),
         name: new.name,
         width: new.width,
         height: new.height,
         nodes,
+        document: new.document,
     })
 }
 
@@ -506,6 +515,7 @@ fn page_into_new(page: Page) -> NewPage {
         width: page.width,
         height: page.height,
         nodes: Some(page.nodes.into_iter().map(node_into_new).collect()),
+        document: page.document,
     }
 }
 
@@ -688,6 +698,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 timing,
                 region,
                 found_by,
+                entry: _,
             },
             Some(KindPatch::Text {
                 text: p_text,

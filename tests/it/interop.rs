@@ -1,0 +1,187 @@
+//! Translators' own files (spec 14): every PO and XLIFF file in the
+//! testdata, made by Django, OmegaT, Okapi, Angular and other tools, starts
+//! a project with each segment as a text node keyed as the file keys it,
+//! goes back out as the same file with the translations in it, and merges
+//! back into the page it came from.
+
+use std::collections::HashMap;
+
+use quire::core::export::{ExportFormat, ExportSpec};
+use quire::core::ids::{NodeId, PageId, SessionId};
+use quire::core::import::ImageFile;
+use quire::core::op::{NodePatch, Op};
+use quire::core::scene::{NodeKind, Page, TextState};
+use quire::core::translations::{TranslationFormat, TranslationImport};
+use quire_formats::units::{self, DocUnit};
+
+use crate::core_support::TestCore;
+
+/// The testdata files of `kind` (`po`, `xlf`/`xliff`), by name.
+fn files(test: &str, extensions: &[&str]) -> Vec<(String, Vec<u8>)> {
+    let Some(dir) = crate::harness::testdata(test, "cat") else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension()
+                .is_some_and(|e| extensions.contains(&e.to_str().unwrap()))
+        })
+        .map(|p| {
+            let name = p.file_name().unwrap().to_str().unwrap().to_owned();
+            (name, std::fs::read(&p).unwrap())
+        })
+        .collect();
+    out.sort();
+    assert!(!out.is_empty(), "no {extensions:?} files in the testdata");
+    out
+}
+
+/// A new project made from `file`; its one page.
+async fn project_of(t: &TestCore, name: &str, bytes: &[u8]) -> (SessionId, Page) {
+    let id = t.session(&format!("p-{}", t.core.sessions().len()));
+    t.core
+        .import_files(
+            id,
+            vec![ImageFile {
+                name: name.to_owned(),
+                bytes: bytes.to_vec(),
+            }],
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let scene = t.core.scene(id).await.unwrap().scene;
+    assert_eq!(scene.pages.len(), 1, "{name}");
+    (id, (*scene.pages[0]).clone())
+}
+
+async fn export(t: &TestCore, id: SessionId, format: ExportFormat) -> (String, String) {
+    let e = t
+        .core
+        .export(
+            id,
+            ExportSpec {
+                format,
+                pages: None,
+                target_language: None,
+                image_format: None,
+                quality: None,
+            },
+        )
+        .await
+        .unwrap();
+    (e.file_name, String::from_utf8(e.bytes).unwrap())
+}
+
+/// What a document says of each segment, by key and form.
+fn by_key(units: &[DocUnit]) -> HashMap<(String, Option<u32>), (String, Option<String>)> {
+    units
+        .iter()
+        .map(|u| {
+            (
+                (u.entry.key.clone(), u.entry.form),
+                (u.source.clone(), u.target.clone()),
+            )
+        })
+        .collect()
+}
+
+fn format_of(name: &str) -> (TranslationFormat, ExportFormat) {
+    if name.ends_with(".po") {
+        (TranslationFormat::Po, ExportFormat::Po)
+    } else {
+        (TranslationFormat::Xliff, ExportFormat::Xliff)
+    }
+}
+
+#[tokio::test]
+async fn translation_files_from_other_tools_start_projects_and_go_back_whole() {
+    let test = "translation_files_from_other_tools_start_projects_and_go_back_whole";
+    let t = TestCore::new();
+    let all = files(test, &["po", "xlf", "xliff"]);
+    for (name, bytes) in &all {
+        let (format, export_format) = format_of(name);
+        let text = units::decode(format, name, bytes).unwrap();
+        let original = units::read_document(format, &text).unwrap();
+        let (id, page) = project_of(&t, name, bytes).await;
+        // A node per segment, keyed as the file keys it, with its notes.
+        let texts: Vec<_> = page.nodes.iter().filter_map(entry_of).collect();
+        assert_eq!(texts.len(), original.units.len(), "{name}");
+        for (node, unit) in texts.iter().zip(&original.units) {
+            assert_eq!(node.0, &unit.entry, "{name}");
+            assert_eq!(node.1, Some(&unit.source), "{name}");
+        }
+        let document = page.document.as_ref().expect("the page keeps its file");
+        assert_eq!(&document.name, name);
+
+        // Out untouched: the same segments, the same translations, in the
+        // file's own format and name.
+        let (file_name, out) = export(&t, id, export_format).await;
+        assert_eq!(&file_name, name);
+        let back = units::read_document(format, &out).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(by_key(&back.units), by_key(&original.units), "{name}");
+
+        // A translation made here goes out in it.
+        let (node, _) = page
+            .nodes
+            .iter()
+            .filter_map(|n| entry_of(n).map(|e| (n.id, e)))
+            .next()
+            .unwrap();
+        set(&t, id, page.id, node, "Traduzido <aqui> & agora").await;
+        let (_, out) = export(&t, id, export_format).await;
+        let back = units::read_document(format, &out).unwrap();
+        assert_eq!(
+            back.units[0].target.as_deref(),
+            Some("Traduzido <aqui> & agora"),
+            "{name}"
+        );
+        // And the file merges back into the page: nothing to change.
+        let report = t
+            .core
+            .import_translations(
+                id,
+                TranslationImport {
+                    format,
+                    content: out,
+                    force: false,
+                    take: Vec::new(),
+                },
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            (
+                report.updated,
+                report.unmatched.len(),
+                report.conflicts.len()
+            ),
+            (0, 0, 0),
+            "{name}: {report:?}"
+        );
+    }
+}
+
+fn entry_of(
+    node: &quire::core::scene::Node,
+) -> Option<(&quire::core::scene::Entry, Option<&String>)> {
+    match &node.kind {
+        NodeKind::Text {
+            entry: Some(entry),
+            text,
+            ..
+        } => Some((entry, text.as_ref())),
+        _ => None,
+    }
+}
+
+async fn set(t: &TestCore, id: SessionId, page: PageId, node: NodeId, text: &str) {
+    let op = Op::UpdateNode {
+        page,
+        id: node,
+        patch: NodePatch::text(Some(Some(text.into())), Some(TextState::Translated)),
+        based_on: None,
+    };
+    t.core.apply(id, op).await.unwrap();
+}
