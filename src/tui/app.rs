@@ -525,6 +525,12 @@ pub enum Effect {
     Undo(SessionId),
     Redo(SessionId),
     Create(String, Languages),
+    /// A new project made from a file, named or after the file.
+    CreateFrom {
+        name: Option<String>,
+        languages: Languages,
+        path: PathBuf,
+    },
     Open(String),
     /// Open again a project that was open before the server restarted.
     Reopen(ProjectId),

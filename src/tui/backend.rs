@@ -100,6 +100,14 @@ pub trait Backend: Send + Sync {
     fn cancel_job(&self, id: JobId) -> Reply<'_, bool>;
     fn import_text(&self, id: SessionId, name: String, text: String) -> Reply<'_, ApplyResult>;
     fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ImportResult>;
+    /// A new project made from a file (a translator's PO or XLIFF,
+    /// subtitles, pages), opened.
+    fn create_project_from(
+        &self,
+        name: Option<String>,
+        languages: Languages,
+        file: ImageFile,
+    ) -> Reply<'_, SessionSummary>;
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>>;
     fn import_translations(
         &self,
@@ -212,6 +220,21 @@ impl Backend for Local {
 
     fn import_files(&self, id: SessionId, files: Vec<ImageFile>) -> Reply<'_, ImportResult> {
         Box::pin(async move { Ok(self.core.import_files(id, files).await?) })
+    }
+
+    fn create_project_from(
+        &self,
+        name: Option<String>,
+        languages: Languages,
+        file: ImageFile,
+    ) -> Reply<'_, SessionSummary> {
+        Box::pin(async move {
+            let (session, _) = self
+                .core
+                .create_project_from_files(name.as_deref(), languages, vec![file])
+                .await?;
+            Ok(session)
+        })
     }
 
     fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {

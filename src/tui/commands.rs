@@ -1,4 +1,4 @@
-//! The command line (`:` or `/`): `/open PATH`, `/new NAME`, `/close`,
+//! The command line (`:` or `/`): `/open PATH`, `/new NAME [FILE]`, `/close`,
 //! `/run STEP… [lang=L] [overwrite=O] [font=F] [provider=P]`, `/cancel`, `/undo`,
 //! `/redo`, `/attach PATH`, `/import`, `/export FORMAT PATH`,
 //! `/tui-mcp-revoke`, `/help`, `/quit`; `/N`, `/find`; pages, nodes and
@@ -20,8 +20,8 @@ use crate::core::workflow::Overwrite;
 /// Command names and their one-line help, for `?` and completion hints.
 pub const COMMANDS: &[(&str, &str)] = &[
     (
-        "/new NAME",
-        "create a project and open it (from=ja to=fr: its languages)",
+        "/new NAME [FILE]",
+        "create a project (from a .po/.xlf/.srt/… FILE) and open it; from=ja to=fr",
     ),
     (
         "/open PATH",
@@ -132,8 +132,20 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
                 }
                 words.pop();
             }
-            if words.is_empty() {
-                return app.fail("usage: /new NAME [from=LANG] [to=LANG]");
+            // A last word that names a file pages are made of: the project
+            // is made from it.
+            let file = words
+                .last()
+                .filter(|w| {
+                    let lower = w.to_ascii_lowercase();
+                    TranslationFormat::from_path(&lower).is_some() || page_kind(&lower).is_some()
+                })
+                .map(|w| PathBuf::from(expand(w)));
+            if file.is_some() {
+                words.pop();
+            }
+            if words.is_empty() && file.is_none() {
+                return app.fail("usage: /new NAME [FILE] [from=LANG] [to=LANG]");
             }
             if let Err(e) = languages.check() {
                 return app.fail(e.to_string());
@@ -144,10 +156,22 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
                 .iter()
                 .map(|p| &p.name)
                 .chain(app.sessions.iter().map(|s| &s.name));
-            if let Some(taken) = exists.into_iter().find(|n| n.eq_ignore_ascii_case(&name)) {
+            if let Some(taken) = exists
+                .into_iter()
+                .find(|n| !name.is_empty() && n.eq_ignore_ascii_case(&name))
+            {
                 return app.fail(format!(
                     "a project named {taken} exists: /open {taken} opens it"
                 ));
+            }
+            if let Some(path) = file {
+                app.say(format!("making a project of {}…", path.display()));
+                fx.push(Effect::CreateFrom {
+                    name: (!name.is_empty()).then_some(name),
+                    languages,
+                    path,
+                });
+                return;
             }
             app.say(format!("creating {name}…"));
             fx.push(Effect::Create(name, languages));

@@ -281,6 +281,36 @@ impl Backend for Remote {
         })
     }
 
+    fn create_project_from(
+        &self,
+        name: Option<String>,
+        languages: Languages,
+        file: ImageFile,
+    ) -> Reply<'_, SessionSummary> {
+        Box::pin(async move {
+            let mut form = reqwest::multipart::Form::new().part(
+                "file",
+                reqwest::multipart::Part::bytes(file.bytes).file_name(file.name),
+            );
+            for (field, value) in [
+                ("name", name),
+                ("sourceLanguage", languages.source_language),
+                ("targetLanguage", languages.target_language),
+            ] {
+                if let Some(value) = value {
+                    form = form.text(field, value);
+                }
+            }
+            let r = self
+                .send(
+                    self.request(reqwest::Method::POST, "/api/v1/projects/import")
+                        .multipart(form),
+                )
+                .await?;
+            decode(r).await
+        })
+    }
+
     fn import_translations(
         &self,
         id: SessionId,

@@ -262,6 +262,23 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::Create(name, languages) => {
             Loaded::Opened(backend.create_project(name, languages).await)
         }
+        Effect::CreateFrom {
+            name,
+            languages,
+            path,
+        } => Loaded::Opened(match read(&path).await {
+            Ok(bytes) => {
+                let file = ImageFile {
+                    name: path
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default(),
+                    bytes,
+                };
+                backend.create_project_from(name, languages, file).await
+            }
+            Err(e) => Err(e),
+        }),
         Effect::Open(target) => Loaded::Opened(backend.open_project(target).await),
         Effect::Reopen(project) => {
             let opened = backend.open_project(project.to_string()).await;

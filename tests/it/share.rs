@@ -114,6 +114,14 @@ impl Backend for Gated {
     ) -> Reply<'_, quire::core::import::ImportResult> {
         self.inner.import_files(id, files)
     }
+    fn create_project_from(
+        &self,
+        name: Option<String>,
+        languages: quire::core::lang::Languages,
+        file: quire::core::import::ImageFile,
+    ) -> Reply<'_, quire::core::events::SessionSummary> {
+        self.inner.create_project_from(name, languages, file)
+    }
     fn import_translations(
         &self,
         id: SessionId,

@@ -535,6 +535,47 @@ fn a_chapter_by_keyboard_at_80_by_24() {
     assert_eq!(added["kind"]["state"], "reviewed", "{added}");
 }
 
+/// A translator's own PO at 80 × 24: `/new NAME FILE` makes the project
+/// (its language from the file's header), the entry's flags show beside
+/// its source, a translation typed here goes out in the same file.
+#[test]
+fn a_translators_po_file_by_keyboard() {
+    let test = "a_translators_po_file_by_keyboard";
+    let Some(po) = crate::harness::testdata(
+        test,
+        "cat/django-5.2.19_contrib_admin_locale_ja_django.po",
+    ) else {
+        return;
+    };
+    let s = Sandbox::new();
+    let name = format!("quire-po-{}", std::process::id());
+    let Some(tmux) = Tmux::start_sized(&s, &name, "", (80, 24)) else {
+        return;
+    };
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line(&format!("/new Admin {}", po.display()));
+    tmux.wait_for("→ ja");
+    tmux.wait_for("flags: python-format");
+    tmux.keys(&["Tab", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "（確認）"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    let out = s.path("out/django.po");
+    tmux.type_line(&format!("/export po {}", out.display()));
+    tmux.wait_for("wrote ");
+    let exported = std::fs::read_to_string(&out).unwrap();
+    let original = std::fs::read_to_string(&po).unwrap();
+    assert!(exported.contains("X-Quire-Export: "), "{exported}");
+    assert!(
+        exported.contains("msgstr \"選択された %(verbose_name_plural)s の削除（確認）\""),
+        "{exported}"
+    );
+    let msgids = |t: &str| t.lines().filter(|l| l.starts_with("msgid ")).count();
+    assert_eq!(msgids(&exported), msgids(&original));
+    tmux.quit_and_read(&s, "admin");
+}
+
 /// A scanlator's last step by keyboard: a page, its box and translation,
 /// `render`, the rendered page shown, and a CBZ written.
 #[test]

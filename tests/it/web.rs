@@ -117,6 +117,7 @@ fn the_workbench_in_chromium() {
         ("editing.png", 1280, 800),
         ("conflict.png", 1280, 800),
         ("merge.png", 1280, 800),
+        ("po-project.png", 1280, 800),
         ("phone.png", 390, 844),
         ("phone-edit.png", 390, 844),
         ("readme.png", 1280, 800),

@@ -563,7 +563,7 @@ def scenario_open(url, out):
         # An XLIFF export, downloaded.
         page.get_by_role("button", name="Export").click()
         with page.expect_download() as download:
-            page.get_by_role("menuitem", name="XLIFF 2.0 (.xlf)").click()
+            page.get_by_role("menuitem", name="XLIFF (.xlf)").click()
         xlf = os.path.join(out, "export.xlf")
         download.value.save_as(xlf)
         assert download.value.suggested_filename.endswith(".xlf"), download.value.suggested_filename
@@ -682,6 +682,39 @@ def scenario_open(url, out):
         expect(page.get_by_role("link", name="Chapter 1")).to_be_visible()
         page.screenshot(path=os.path.join(out, "home.png"))
 
+        # A translator's PO dropped on the home screen starts a project of
+        # its own: its language from the header, the entry's context,
+        # comment and flags beside its source, and the export is that PO.
+        page.evaluate("""() => {
+          const po = 'msgid ""\\nmsgstr ""\\n"Language: pt_BR\\\\n"\\n\\n' +
+            '#. Shown on the File menu\\n#: app/menu.py:12\\n#, python-format\\n' +
+            'msgctxt "menu"\\nmsgid "Open %(name)s"\\nmsgstr ""\\n';
+          const dt = new DataTransfer();
+          dt.items.add(new File([po], 'menu.po', { type: 'text/x-gettext-translation' }));
+          window.dispatchEvent(new DragEvent('dragenter', { dataTransfer: dt }));
+          window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+        }""")
+        made = page.get_by_role("dialog", name="New project from menu.po")
+        made.get_by_role("button", name="Create").click()
+        page.locator("[data-node]").first.click()
+        notes = page.get_by_role("list", name="Notes from the file")
+        expect(notes).to_contain_text("context: menu")
+        expect(notes).to_contain_text("note: Shown on the File menu")
+        expect(notes).to_contain_text("flags: python-format")
+        field = page.get_by_role("textbox", name="Translation")
+        expect(field).to_have_attribute("lang", "pt-BR")
+        field.fill("Abrir %(name)s")
+        field.press("Control+Enter")
+        page.screenshot(path=os.path.join(out, "po-project.png"))
+        po_session = open_session_id(url, project_of(page))
+        status, exported = curl("-X", "POST", "-H", "content-type: application/json",
+                                "--data", '{"format":"po"}',
+                                f"{url}/api/v1/sessions/{po_session}/export")
+        assert status == 200, (status, exported)
+        assert 'msgctxt "menu"\nmsgid "Open %(name)s"\nmsgstr "Abrir %(name)s"' in exported, exported
+        assert "#, python-format" in exported and "#: app/menu.py:12" in exported, exported
+        page.goto(url + "/#/")
+
         readme_screenshot(page, url, out)
         box_page = next(p["id"] for p in scene_with_curl(url, session)["pages"]
                         if any(n["id"] == node_id for n in p["nodes"]))
@@ -711,7 +744,7 @@ def scenario_open(url, out):
         expect(other).to_have_title("sent")
         elsewhere.shutdown()
         status, projects = curl_json(f"{url}/api/v1/projects")
-        assert sorted(p["name"] for p in projects) == ["Chapter 1", "The sea, chapter 3"], projects
+        assert sorted(p["name"] for p in projects) == ["Chapter 1", "The sea, chapter 3", "menu"], projects
         status, body = curl_json("-X", "POST", "-H", "Origin: http://evil.example", "--data", '{"name":"x"}',
                                  f"{url}/api/v1/projects")
         assert status == 403 and body["error"]["code"] == "forbidden_origin", (status, body)

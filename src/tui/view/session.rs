@@ -265,9 +265,9 @@ pub(super) fn nodes_pane(
     );
 }
 
-/// The selected node: a text's source above its translation, each given
-/// rows so that the translation always shows; an image's heading above
-/// its picture with the boxes drawn.
+/// The selected node: a text's source (and what its file notes of it)
+/// above its translation, each given rows so that the translation always
+/// shows; an image's heading above its picture with the boxes drawn.
 pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option<&Page>) {
     let nodes: &[Node] = page.map_or(&[], |p| &p.nodes);
     let (top, bottom): (Vec<Line>, Vec<Line>) = match nodes.get(app.node_selected) {
@@ -277,6 +277,7 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                 translation,
                 source_lang,
                 timing,
+                entry,
                 ..
             } => {
                 let heading = Line::from(vec![
@@ -300,6 +301,10 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                 ]);
                 let mut top = vec![heading];
                 top.extend(lines_of(text.as_deref().unwrap_or_default()));
+                // What the file it came from says of it (a PO entry's
+                // context, comments and flags; an XLIFF unit's notes).
+                let notes = entry.as_ref().map_or(&[][..], |e| &e.notes[..]);
+                top.extend(notes.iter().map(|n| Line::styled(n.clone(), dim())));
                 let mut bottom = vec![Line::from(vec![
                     Span::styled("Translation", bold()),
                     Span::styled(format!("  {}", state_words(&node.kind)), dim()),

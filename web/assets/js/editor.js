@@ -147,6 +147,8 @@ export function Editor() {
       <span class=${`badge shade-${current}`} data-testid="state">${STATE_LABELS[current]}</span>
     </div>
     <${SourceText} page=${page} node=${node} image=${Boolean(info.source)} key=${node.id} />
+    ${k.entry?.notes?.length > 0 && html`<ul class="entry-notes muted small" aria-label="Notes from the file">
+      ${k.entry.notes.map((n) => html`<li>${n}</li>`)}</ul>`}
     ${editor.conflict && html`<${Conflict} conflict=${editor.conflict} />`}
     <label for="translation" class="field-label">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
     <textarea id="translation" ref=${field} rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}

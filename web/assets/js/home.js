@@ -1,5 +1,6 @@
 // Home: the managed projects and open sessions; create, open, close,
-// and import (a project archive, or page files that start a project).
+// and import (a project archive, or page or translation files that start
+// a project).
 
 import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { call } from './api.js';
@@ -33,7 +34,21 @@ export async function importOnHome(files) {
 
 let pending = null;
 
+// A translator's file starts a project of its own: one page, its
+// segments keyed as the file keys them, exported back as that file.
+const TRANSLATION = /\.(xlf|xliff|po|pot)$/i;
+
 async function startFrom(pages, body) {
+  if (pages.length === 1 && TRANSLATION.test(pages[0].name)) {
+    const data = new FormData();
+    data.append('file', pages[0], pages[0].name);
+    for (const [key, value] of Object.entries(body)) data.append(key, value);
+    const made = await attempt('Creating the project', () => call('POST', '/api/v1/projects/import', data));
+    if (!made) return;
+    refreshProjects();
+    openProject(made.projectId);
+    return;
+  }
   const session = await attempt('Creating the project', () => call('POST', '/api/v1/projects', body));
   if (!session) return;
   await importFiles(session.id, pages);
@@ -75,7 +90,7 @@ function NewFromFiles({ pages }) {
         <label>Source language <input name="sourceLanguage" size="8" placeholder="ja" /></label>
         <label>Target language <input name="targetLanguage" size="8" placeholder="en" /></label>
       </div>
-      <p class="muted small">BCP 47 tags (ja, en, pt-BR). A Japanese source reads right to left; both can be left empty and set later.</p>
+      <p class="muted small">BCP 47 tags (ja, en, pt-BR). A Japanese source reads right to left; both can be left empty and set later${TRANSLATION.test(pages[0].name) ? ' (a PO or XLIFF file says its own)' : ''}.</p>
       <div class="row end">
         <button type="button" onClick=${() => dialog.current.close()}>Cancel</button>
         <button type="submit" class="primary">Create</button>
@@ -159,7 +174,7 @@ export function Home() {
     </section>
     <section class="card projects" aria-labelledby="projects-title">
       <h2 id="projects-title">Projects</h2>
-      ${projects.length === 0 && html`<p class="muted">No projects yet: create one, or drop page images here.</p>`}
+      ${projects.length === 0 && html`<p class="muted">No projects yet: create one, or drop page images, subtitles or a PO/XLIFF file here.</p>`}
       <ul class="project-list">${projects.map((p) => html`<${ProjectRow} key=${p.id} project=${p} />`)}</ul>
       ${pending && html`<${NewFromFiles} pages=${pending} />`}
       ${others.length > 0 && html`<h3>Open from elsewhere</h3>

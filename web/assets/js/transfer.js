@@ -9,7 +9,8 @@ import { attempt, changed, refreshScene, select, toast } from './store.js';
 import { html } from './ui.js';
 
 export const EXPORTS = [
-  { format: 'xliff', label: 'XLIFF 2.0 (.xlf)' },
+  // A project made from a PO or XLIFF file gets that file back.
+  { format: 'xliff', label: 'XLIFF (.xlf)' },
   { format: 'po', label: 'gettext PO (.po)' },
   { format: 'markdown', label: 'Markdown (.md)' },
   { format: 'json', label: 'Scene JSON (.json)' },
@@ -28,7 +29,7 @@ export function isArchive(file) {
   return /\.quire\.zip$/i.test(file.name);
 }
 
-const TRANSLATIONS = /\.(xlf|xliff|po)$/i;
+const TRANSLATIONS = /\.(xlf|xliff|po|pot)$/i;
 const GLOSSARY = /\.(csv|tbx)$/i;
 
 function form(file) {
