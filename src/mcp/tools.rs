@@ -154,8 +154,8 @@ pub enum ViewImageRole {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportPagesArgs {
-    /// Images, text, subtitles (.srt, .vtt), comics
-    /// (.cbz, .zip).
+    /// Images, text, .srt/.vtt, .po/.xlf, .cbz/.zip
+    /// comics.
     #[serde(default)]
     pub files: Option<Vec<String>>,
     /// Inline pages: text, or an image in base64.

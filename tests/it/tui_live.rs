@@ -541,10 +541,9 @@ fn a_chapter_by_keyboard_at_80_by_24() {
 #[test]
 fn a_translators_po_file_by_keyboard() {
     let test = "a_translators_po_file_by_keyboard";
-    let Some(po) = crate::harness::testdata(
-        test,
-        "cat/django-5.2.19_contrib_admin_locale_ja_django.po",
-    ) else {
+    let Some(po) =
+        crate::harness::testdata(test, "cat/django-5.2.19_contrib_admin_locale_ja_django.po")
+    else {
         return;
     };
     let s = Sandbox::new();

@@ -1,8 +1,11 @@
-//! Translations coming back: an XLIFF 2.0 or gettext PO file merged into a
-//! session as one history entry ([`Core::import_translations`]).
+//! Translations coming back: an XLIFF (1.x or 2.0) or gettext PO file
+//! merged into a session as one history entry
+//! ([`Core::import_translations`]).
 //!
-//! Each format's parser (`quire_formats::xliff`, `quire_formats::po`) reads its file
-//! into `Unit`s that name a node; the merge is the same for both, and
+//! Each format's parser (`quire_formats::xliff`, `quire_formats::po`)
+//! reads its file into `Unit`s that name a node (by quire's id, or by the
+//! key of the entry a page made from a file gave it: [`resolve`]); the
+//! merge is the same for both, and
 //! three-way: per segment, the **base** (what the export the file came
 //! from said, [`super::bases`]), **mine** (the node now) and **theirs**
 //! (the file). What only the file changed is taken; what only quire
@@ -11,8 +14,9 @@
 //! or a `final` node the file would change is a **conflict**: named in the
 //! reply with both values and left alone, unless the import takes theirs
 //! for it (`take`, or `force` for all). A file without a known base is
-//! compared with the project only: a node without a translation takes the
-//! file's; one whose translation differs is a conflict. Units this project
+//! compared with the project only: a node without a translation, or with
+//! the one its file came with and no change since, takes the file's; one
+//! whose translation differs otherwise is a conflict. Units this project
 //! does not have are reported as unmatched. A file that cannot be read, is
 //! for another target language (unless forced), or matches nothing changes
 //! nothing and says why.
@@ -37,7 +41,7 @@ use super::bases::{Base, Segment};
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TranslationImport {
-    /// xliff (XLIFF 2.0) or po (gettext), as quire exports them.
+    /// xliff (XLIFF 1.x or 2.0) or po (gettext).
     pub format: TranslationFormat,
     /// The file's text.
     pub content: String,
@@ -259,7 +263,7 @@ fn resolve(mut units: Vec<Unit>, scene: &Scene) -> Vec<Unit> {
 }
 
 impl Core {
-    /// Merges translations from an XLIFF 2.0 or PO file into the session
+    /// Merges translations from an XLIFF or PO file into the session
     /// as one history entry; see the module doc.
     pub async fn import_translations(
         &self,
