@@ -4,7 +4,9 @@
 //! (every rule, a 500-term glossary), the undo of a `pseudo-translate`
 //! step over 600 pages (one entry of 600 page batches), and the
 //! translation memory: index build over 100,000 segments and exact and
-//! fuzzy lookups per second.
+//! fuzzy lookups per second; a translator's 10,000-entry PO and
+//! 10,000-unit XLIFF 1.2 made into projects, written back and merged
+//! back.
 //!
 //! `cargo bench --bench workflow` (pin with `taskset -c 0` to compare builds).
 
@@ -363,8 +365,136 @@ fn main() {
         xliff(&core, &sizes).await;
         undo_job(&core, &sizes).await;
         tmx(&core, &sizes).await;
+        documents(&core, &sizes).await;
     });
     memory(&sizes);
+}
+
+/// A PO catalog of `n` entries as a translator gets one: a header with
+/// plural forms, each entry with a comment, a reference, a flag and a
+/// context, every tenth plural, half translated.
+fn catalog(n: usize) -> String {
+    let mut seed = 5;
+    let mut out = String::from(
+        "msgid \"\"\nmsgstr \"\"\n\"Language: fr\\n\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\
+         \"Plural-Forms: nplurals=2; plural=(n > 1);\\n\"\n",
+    );
+    for i in 0..n {
+        let text = sentence(&mut seed);
+        let translated = if i % 2 == 0 {
+            format!("traduction {i}")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "\n#. Shown in panel {i}\n#: src/panel.rs:{i}\n#, c-format\nmsgctxt \"panel {}\"\n",
+            i % 7
+        ));
+        if i % 10 == 0 {
+            out.push_str(&format!(
+                "msgid \"{text}\"\nmsgid_plural \"{text}s\"\nmsgstr[0] \"{translated}\"\nmsgstr[1] \"{translated}\"\n"
+            ));
+        } else {
+            out.push_str(&format!("msgid \"{text}\"\nmsgstr \"{translated}\"\n"));
+        }
+    }
+    out
+}
+
+/// An XLIFF 1.2 file of `n` units, each with an inline code, half with a
+/// target.
+fn xliff_12(n: usize) -> String {
+    let mut seed = 9;
+    let mut out = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<xliff version=\"1.2\" \
+         xmlns=\"urn:oasis:names:tc:xliff:document:1.2\">\n<file original=\"app\" \
+         source-language=\"en\" target-language=\"fr\" datatype=\"plaintext\"><body>\n",
+    );
+    for i in 0..n {
+        let text = sentence(&mut seed);
+        let target = if i % 2 == 0 {
+            format!("<target state=\"translated\">traduction <g id=\"1\">{i}</g></target>")
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "<trans-unit id=\"u{i}\"><source>{text} <g id=\"1\">{i}</g></source>{target}\
+             <note>panel {i}</note></trans-unit>\n"
+        ));
+    }
+    out.push_str("</body></file></xliff>\n");
+    out
+}
+
+/// A translator's PO and XLIFF 1.2 of `sizes.segments / 10` entries each:
+/// made into a new project, written back in their own format, and that
+/// file merged back (nothing to change).
+async fn documents(core: &Core, sizes: &Sizes) {
+    let n = sizes.segments / 10;
+    for (name, text, format, export) in [
+        (
+            "big.po",
+            catalog(n),
+            TranslationFormat::Po,
+            ExportFormat::Po,
+        ),
+        (
+            "big.xlf",
+            xliff_12(n),
+            TranslationFormat::Xliff,
+            ExportFormat::Xliff,
+        ),
+    ] {
+        let (mut imports, mut exports, mut merges) = (Vec::new(), Vec::new(), Vec::new());
+        let mut segments = 0;
+        for run in 0..RUNS {
+            let file = quire::core::import::ImageFile {
+                name: name.to_owned(),
+                bytes: text.clone().into_bytes(),
+            };
+            let start = Instant::now();
+            let (session, result) = core
+                .create_project_from_files(
+                    Some(&format!("{name} {run}")),
+                    Languages::default(),
+                    vec![file],
+                )
+                .await
+                .expect("new project");
+            imports.push(start.elapsed());
+            segments = result.created.len() - 1;
+            let spec = ExportSpec {
+                format: export,
+                ..xliff_spec()
+            };
+            let start = Instant::now();
+            let out = core.export(session.id, spec).await.expect("export").bytes;
+            exports.push(start.elapsed());
+            let start = Instant::now();
+            let report = core
+                .import_translations(
+                    session.id,
+                    TranslationImport {
+                        format,
+                        content: String::from_utf8(out).expect("utf-8"),
+                        force: false,
+                        take: Vec::new(),
+                    },
+                )
+                .await
+                .expect("merge");
+            merges.push(start.elapsed());
+            assert_eq!((report.updated, report.unmatched.len()), (0, 0));
+            core.close_session(session.id).await.expect("close");
+        }
+        println!(
+            "{name}: {n} entries ({segments} segments, {:.1} MiB) into a new project {}, written back {}, merged back {} (medians of {RUNS})",
+            text.len() as f64 / (1 << 20) as f64,
+            ms(median(imports)),
+            ms(median(exports)),
+            ms(median(merges)),
+        );
+    }
 }
 
 /// A TMX file of `sizes.segments` units imported into the memory, the

@@ -232,21 +232,82 @@ impl Memory {
             .filter(|(_, rank)| *rank >= min_score * 0.5)
             .collect();
         candidates.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        candidates
-            .into_iter()
-            .take(CANDIDATES)
-            .filter_map(|(id, _)| {
-                let stored = &self.entries[id as usize].key;
-                let score = strsim::normalized_levenshtein(&key, stored);
-                (score >= min_score).then_some((id, score))
-            })
-            // The most similar; of equally similar ones, the higher ranked.
-            .max_by(|(a, sa), (b, sb)| {
-                let rank = |id: &u32| self.entries[*id as usize].kept.rank();
-                sa.total_cmp(sb).then_with(|| rank(a).cmp(&rank(b)))
-            })
-            .map(|(id, score)| self.hit(id, score))
+        // The most similar by edit distance; of equally similar ones, the
+        // higher ranked. A distance past what `min_score` (or the best so
+        // far) allows is not worked out to its end.
+        let query: Vec<char> = key.chars().collect();
+        let mut stored: Vec<char> = Vec::new();
+        let mut best: Option<(u32, usize, usize)> = None;
+        for (id, _) in candidates.into_iter().take(CANDIDATES) {
+            stored.clear();
+            stored.extend(self.entries[id as usize].key.chars());
+            let longest = query.len().max(stored.len());
+            // score = 1 - distance / longest ≥ min_score.
+            let mut limit = ((1.0 - min_score) * longest as f64 + 1e-9).floor() as usize;
+            if let Some((_, d, l)) = best {
+                // No worse than the best so far (d / l), so ties are ranked.
+                limit = limit.min(d * longest / l);
+            }
+            let Some(distance) = distance_within(&query, &stored, limit) else {
+                continue;
+            };
+            let better = match best {
+                None => true,
+                Some((b, d, l)) => {
+                    // distance / longest against d / l, exactly.
+                    let (ours, theirs) = (distance * l, d * longest);
+                    ours < theirs
+                        || ours == theirs
+                            && self.entries[id as usize].kept.rank()
+                                > self.entries[b as usize].kept.rank()
+                }
+            };
+            if better {
+                best = Some((id, distance, longest));
+            }
+        }
+        best.map(|(id, d, l)| self.hit(id, 1.0 - d as f64 / l as f64))
+            .filter(|hit| hit.score >= min_score)
     }
+}
+
+/// The edit distance (Levenshtein, in characters) between `a` and `b` if
+/// it is at most `limit`, else `None`: only a band of `2 × limit + 1`
+/// diagonals is computed, and the work stops once no cell in a row is
+/// within the limit.
+fn distance_within(a: &[char], b: &[char], limit: usize) -> Option<usize> {
+    let (n, m) = (a.len(), b.len());
+    if n.abs_diff(m) > limit {
+        return None;
+    }
+    if n == 0 || m == 0 {
+        return Some(n.max(m));
+    }
+    const FAR: usize = usize::MAX / 2;
+    let mut prev: Vec<usize> = (0..=m).map(|j| if j <= limit { j } else { FAR }).collect();
+    let mut cur = vec![FAR; m + 1];
+    for i in 1..=n {
+        let lo = i.saturating_sub(limit).max(1);
+        let hi = (i + limit).min(m);
+        cur[0] = if i <= limit { i } else { FAR };
+        cur[lo - 1] = if lo == 1 { cur[0] } else { FAR };
+        let mut least = cur[0];
+        for j in lo..=hi {
+            let v = (prev[j - 1] + usize::from(a[i - 1] != b[j - 1]))
+                .min(prev[j] + 1)
+                .min(cur[j - 1] + 1);
+            cur[j] = v;
+            least = least.min(v);
+        }
+        if hi < m {
+            cur[hi + 1] = FAR;
+        }
+        if least > limit {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    (prev[m] <= limit).then_some(prev[m])
 }
 
 /// Whether two optional language tags can be the same language: equal
@@ -378,6 +439,22 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The banded distance is strsim's Levenshtein within the limit,
+        /// and nothing past it.
+        #[test]
+        fn the_banded_distance_is_levenshteins(
+            a in "[abc é]{0,12}",
+            b in "[abc é]{0,12}",
+            limit in 0usize..14,
+        ) {
+            let full = strsim::levenshtein(&a, &b);
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            prop_assert_eq!(distance_within(&a, &b, limit), (full <= limit).then_some(full));
+        }
+    }
 
     #[test]
     fn identical_near_and_dissimilar_sources() {
