@@ -100,6 +100,7 @@ async fn translation_files_from_other_tools_start_projects_and_go_back_whole() {
     let test = "translation_files_from_other_tools_start_projects_and_go_back_whole";
     let t = TestCore::new();
     let all = files(test, &["po", "xlf", "xliff"]);
+    let mut reviewed_files = 0;
     for (name, bytes) in &all {
         let (format, export_format) = format_of(name);
         let text = units::decode(format, name, bytes).unwrap();
@@ -137,6 +138,42 @@ async fn translation_files_from_other_tools_start_projects_and_go_back_whole() {
             Some("Traduzido <aqui> & agora"),
             "{name}"
         );
+        // Every segment translated here goes out in its own place (a
+        // target made, replaced or opened up; a Trados segment marker
+        // added to its target).
+        let ops = page
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| Op::UpdateNode {
+                page: page.id,
+                id: n.id,
+                patch: NodePatch::text(Some(Some(format!("«{i}» ok"))), Some(TextState::Reviewed)),
+                based_on: None,
+            })
+            .collect();
+        t.core
+            .apply(id, Op::Batch { ops, label: None })
+            .await
+            .unwrap();
+        let (_, out) = export(&t, id, export_format).await;
+        let back = units::read_document(format, &out).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let targets: Vec<_> = back.units.iter().map(|u| u.target.clone()).collect();
+        let expected: Vec<_> = (0..page.nodes.len())
+            .map(|i| Some(format!("«{i}» ok")))
+            .collect();
+        assert_eq!(targets, expected, "{name}");
+        // Reviewed here, reviewed there (but where a Trados or OmegaT
+        // unit is segmented: its state lives in the tool's own markup).
+        assert!(
+            back.units
+                .iter()
+                .all(|u| matches!(u.state, Some(TextState::Reviewed) | None)),
+            "{name}"
+        );
+        if back.units.iter().any(|u| u.state.is_some()) {
+            reviewed_files += 1;
+        }
         // And the file merges back into the page: nothing to change.
         let report = t
             .core
@@ -161,6 +198,10 @@ async fn translation_files_from_other_tools_start_projects_and_go_back_whole() {
             "{name}: {report:?}"
         );
     }
+    // The XLIFF files say so in their states (PO says it by `fuzzy` only;
+    // Trados's fully segmented file in its own markup).
+    let xliff = all.iter().filter(|(n, _)| !n.ends_with(".po")).count();
+    assert!(reviewed_files >= xliff - 1, "{reviewed_files} of {xliff}");
 }
 
 fn entry_of(

@@ -71,6 +71,11 @@ struct Entry {
 /// How many candidates (by shared trigrams) are scored by edit distance.
 const CANDIDATES: usize = 16;
 
+thread_local! {
+    /// [`Memory::lookup`]'s per-entry counters, all zero between lookups.
+    static SHARED: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 #[derive(Default)]
 pub struct Memory {
     entries: Vec<Entry>,
@@ -202,35 +207,41 @@ impl Memory {
         let rare = lists.iter().take_while(|l| l.len() <= common).count();
         let all = rare < 3 || rare == lists.len();
         let used = if all { &lists[..] } else { &lists[..rare] };
-        // Shared trigrams per entry, counted through the posting lists.
-        let mut shared = vec![0u16; self.entries.len()];
-        let mut touched = Vec::new();
-        for list in used {
-            for &id in list.iter() {
-                let n = &mut shared[id as usize];
-                if *n == 0 {
-                    touched.push(id);
-                }
-                *n = n.saturating_add(1);
-            }
-        }
-        // Dice over trigrams bounds how alike two texts can be: with every
-        // list counted, skip entries that share too few to reach the
-        // score; with the rare ones only, rank by what they share.
+        // Shared trigrams per entry, counted through the posting lists in
+        // this thread's counters (as long as the memory, kept between
+        // lookups: a fresh one per lookup costs more than the counting),
+        // which are zeroed again on the way out.
         let query = grams.len() as f64;
-        let mut candidates: Vec<(u32, f64)> = touched
-            .into_iter()
-            .map(|id| {
-                let n = f64::from(shared[id as usize]);
-                let rank = if all {
-                    2.0 * n / (query + f64::from(self.entries[id as usize].grams))
-                } else {
-                    n / used.len() as f64
-                };
-                (id, rank)
-            })
-            .filter(|(_, rank)| *rank >= min_score * 0.5)
-            .collect();
+        let mut candidates: Vec<(u32, f64)> = SHARED.with_borrow_mut(|shared| {
+            if shared.len() < self.entries.len() {
+                shared.resize(self.entries.len(), 0);
+            }
+            let mut touched = Vec::new();
+            for list in used {
+                for &id in list.iter() {
+                    let n = &mut shared[id as usize];
+                    if *n == 0 {
+                        touched.push(id);
+                    }
+                    *n = n.saturating_add(1);
+                }
+            }
+            // Dice over trigrams bounds how alike two texts can be: with
+            // every list counted, skip entries that share too few to reach
+            // the score; with the rare ones only, rank by what they share.
+            touched
+                .into_iter()
+                .filter_map(|id| {
+                    let n = f64::from(std::mem::take(&mut shared[id as usize]));
+                    let rank = if all {
+                        2.0 * n / (query + f64::from(self.entries[id as usize].grams))
+                    } else {
+                        n / used.len() as f64
+                    };
+                    (rank >= min_score * 0.5).then_some((id, rank))
+                })
+                .collect()
+        });
         candidates.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         // The most similar by edit distance; of equally similar ones, the
         // higher ranked. A distance past what `min_score` (or the best so

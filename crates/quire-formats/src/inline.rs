@@ -223,6 +223,19 @@ impl Codes {
     }
 }
 
+/// Whether tagged text has anything to translate besides its codes
+/// (a segment of codes and spaces only is left as the file has it).
+pub(crate) fn has_text(tagged: &str) -> bool {
+    let mut last = 0;
+    for t in tags(tagged) {
+        if !tagged[last..t.start].trim().is_empty() {
+            return true;
+        }
+        last = t.end;
+    }
+    !tagged[last..].trim().is_empty()
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum TagKind {
     Open,
@@ -317,6 +330,7 @@ mod tests {
             codes.write("<x2/> a & <g1>b</g1> <i>", &escape),
             "<x id=\"ph\" equiv-text=\"{{ n }}\"/> a &amp; <g id=\"1\" ctype=\"x-b\">b</g> &lt;i>"
         );
+        assert!(!has_text(" <x2/> <g1> </g1>") && has_text("<x2/> a"));
         // Unbalanced, unknown or mistyped tags stay text.
         assert_eq!(
             codes.write("<g1>x <x9/> <x2>y <x2/>", &escape),

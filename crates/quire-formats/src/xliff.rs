@@ -262,6 +262,96 @@ struct Slot<'a, 'i> {
     machine: Option<bool>,
     translate: bool,
     notes: Vec<String>,
+    /// An XLIFF 1.2 unit segmented by `<seg-source>` (Trados, OmegaT):
+    /// this segment's marker; `target` is then the target's marker of
+    /// the same `mid`.
+    mrk: Option<Mrk<'a, 'i>>,
+}
+
+/// A segment marker (`<mrk mtype="seg" mid="…">`) of a segmented unit.
+struct Mrk<'a, 'i> {
+    /// The source marker's start tag, for a target marker written anew.
+    start_tag: String,
+    /// The unit's `<target>`, when it has one.
+    target_element: Option<roxmltree::Node<'a, 'i>>,
+}
+
+/// One segment of a unit as found: its `<segment>` (2.0), the element
+/// holding its source and target, and the source and target themselves
+/// (segment markers in a segmented 1.2 unit).
+struct Part<'a, 'i> {
+    segment: Option<roxmltree::Node<'a, 'i>>,
+    holder: roxmltree::Node<'a, 'i>,
+    source: roxmltree::Node<'a, 'i>,
+    target: Option<roxmltree::Node<'a, 'i>>,
+    mrk: Option<Mrk<'a, 'i>>,
+}
+
+/// The segments of `unit`: 2.0's `<segment>`s; a 1.2 unit's
+/// `<seg-source>` markers when it is segmented, else the unit itself.
+fn parts_of<'a, 'i>(
+    unit: roxmltree::Node<'a, 'i>,
+    version: Version,
+    ns: Option<&str>,
+    text: &str,
+) -> Result<Vec<Part<'a, 'i>>, String> {
+    let child = |parent: roxmltree::Node<'a, 'i>, name: &str| {
+        parent.children().find(|n| is_in(n, name, ns))
+    };
+    let source_of = |holder| child(holder, "source").ok_or("has no <source>");
+    let is_seg =
+        |n: &roxmltree::Node<'_, '_>| is_in(n, "mrk", ns) && n.attribute("mtype") == Some("seg");
+    match version {
+        Version::Two => unit
+            .children()
+            .filter(|n| is_in(n, "segment", ns))
+            .map(|s| {
+                Ok(Part {
+                    segment: Some(s),
+                    holder: s,
+                    source: source_of(s)?,
+                    target: child(s, "target"),
+                    mrk: None,
+                })
+            })
+            .collect(),
+        Version::One => {
+            source_of(unit)?;
+            let markers: Vec<_> = child(unit, "seg-source")
+                .map(|s| s.descendants().filter(is_seg).collect())
+                .unwrap_or_default();
+            let target = child(unit, "target");
+            if markers.is_empty() {
+                return Ok(vec![Part {
+                    segment: None,
+                    holder: unit,
+                    source: source_of(unit)?,
+                    target,
+                    mrk: None,
+                }]);
+            }
+            let targets: Vec<_> = target
+                .map(|t| t.descendants().filter(is_seg).collect())
+                .unwrap_or_default();
+            Ok(markers
+                .into_iter()
+                .map(|m| {
+                    let mid = m.attribute("mid");
+                    let start = m.range().start;
+                    Part {
+                        segment: None,
+                        holder: unit,
+                        source: m,
+                        target: targets.iter().copied().find(|t| t.attribute("mid") == mid),
+                        mrk: Some(Mrk {
+                            start_tag: text[start..inline::start_tag_end(text, start)].to_owned(),
+                            target_element: target,
+                        }),
+                    }
+                })
+                .collect())
+        }
+    }
 }
 
 /// Whether `node` is the XLIFF element `name` (in namespace `ns`).
@@ -367,23 +457,21 @@ fn slots<'a, 'i>(
             let child = |parent: roxmltree::Node<'a, 'i>, name: &str| {
                 parent.children().find(|n| is_in(n, name, ns))
             };
-            let parts: Vec<(Option<roxmltree::Node<'a, 'i>>, roxmltree::Node<'a, 'i>)> =
-                match version {
-                    Version::One => vec![(None, unit)],
-                    Version::Two => unit
-                        .children()
-                        .filter(|n| is_in(n, "segment", ns))
-                        .map(|s| (Some(s), s))
-                        .collect(),
-                };
+            let parts = parts_of(unit, version, ns, text)
+                .map_err(|why| bad(format!("unit {id} {why} at {}", at())))?;
             let several = parts.len() > 1;
-            for (i, (segment, holder)) in parts.into_iter().enumerate() {
-                let source = child(holder, "source")
-                    .ok_or_else(|| bad(format!("unit {id} has no <source> at {}", at())))?;
-                let target = child(holder, "target");
+            for (i, part) in parts.into_iter().enumerate() {
+                let Part {
+                    segment,
+                    holder,
+                    source,
+                    target,
+                    mrk,
+                } = part;
                 let mut codes = Codes::default();
                 let source_text = codes.read(source, text, ns);
                 let target_text = target.map(|t| codes.read(t, text, ns));
+                let element = mrk.as_ref().map_or(target, |m| m.target_element);
                 let (state, machine) = match (version, segment) {
                     (Version::Two, Some(s)) => match s.attribute("state") {
                         Some(st) => (
@@ -398,12 +486,12 @@ fn slots<'a, 'i>(
                         None => (None, None),
                     },
                     _ => {
-                        let read = target.and_then(|t| t.attribute("state")).map(state_1);
+                        let read = element.and_then(|t| t.attribute("state")).map(state_1);
                         let approved = unit.attribute("approved") == Some("yes");
                         match read {
                             Some((s, m)) if approved => (Some(s.max(TextState::Reviewed)), Some(m)),
                             Some((s, m)) => (Some(s), Some(m)),
-                            None if approved && target.is_some() => {
+                            None if approved && element.is_some() => {
                                 (Some(TextState::Reviewed), Some(false))
                             }
                             None => (None, None),
@@ -434,6 +522,7 @@ fn slots<'a, 'i>(
                     machine,
                     translate,
                     notes: notes.clone(),
+                    mrk,
                 });
             }
         }
@@ -450,7 +539,7 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     let mut units = Vec::new();
     for slot in slots(&doc, text, version, ns)? {
         // As `document` reads a file: nothing to translate, no node.
-        if !slot.translate || slot.source_text.trim().is_empty() {
+        if !slot.translate || !inline::has_text(&slot.source_text) {
             continue;
         }
         let node = match (version, slot.form) {
@@ -536,7 +625,8 @@ pub(super) fn document(text: &str) -> CoreResult<Document> {
             out.locked += 1;
             continue;
         }
-        if slot.source_text.trim().is_empty() {
+        // Codes and spaces only: nothing to translate, left as it is.
+        if !inline::has_text(&slot.source_text) {
             continue;
         }
         let target = slot.target_text.filter(|t| !t.is_empty());
@@ -559,6 +649,46 @@ pub(super) fn document(text: &str) -> CoreResult<Document> {
     out.language = language;
     out.source_language = source_language;
     Ok(out)
+}
+
+/// The qualified name a start tag (`<xlf:target state="…">`) opens.
+fn qname_of(start_tag: &str) -> &str {
+    let end = start_tag
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(start_tag.len());
+    &start_tag[1.min(end)..end]
+}
+
+/// `<target>`'s name as the file writes its XLIFF elements: with the
+/// prefix `sibling` (a `<source>`) has, if any (`xlf:target`).
+fn target_name(original: &str, sibling: roxmltree::Node<'_, '_>) -> String {
+    let start = sibling.range().start;
+    let tag = &original[start..inline::start_tag_end(original, start)];
+    match qname_of(tag).split_once(':') {
+        Some((prefix, _)) => format!("{prefix}:target"),
+        None => "target".to_owned(),
+    }
+}
+
+/// `element` (of the document `original`) written again with `content`:
+/// its start tag as written (an empty element opened up; `state` set when
+/// given), then its end tag.
+fn whole_element(
+    original: &str,
+    element: roxmltree::Node<'_, '_>,
+    state: Option<&str>,
+    content: &str,
+) -> String {
+    let start = element.range().start;
+    let mut tag = original[start..inline::start_tag_end(original, start)].to_owned();
+    if let Some(open) = tag.strip_suffix("/>") {
+        tag = format!("{}>", open.trim_end());
+    }
+    if let Some(state) = state {
+        tag = set_attribute(&tag, "state", state);
+    }
+    let qname = qname_of(&tag).to_owned();
+    format!("{tag}{content}</{qname}>")
 }
 
 /// `tag` (a start tag as written) with attribute `name` set to `value`:
@@ -627,6 +757,20 @@ pub(super) fn write_back(
     // Attributes to set on start tags, by where the tag starts.
     let mut attributes: std::collections::BTreeMap<usize, Vec<(String, String)>> =
         std::collections::BTreeMap::new();
+    // Segment markers to add, by the target (or the place for one) they
+    // go in.
+    #[allow(clippy::type_complexity)]
+    let mut missing: std::collections::BTreeMap<
+        usize,
+        (Option<roxmltree::Node<'_, '_>>, usize, Vec<String>),
+    > = std::collections::BTreeMap::new();
+    // The least state of the segments of each segmented unit's target (by
+    // where the target is, or is to be made).
+    let mut lowest: std::collections::HashMap<usize, (Option<roxmltree::Node<'_, '_>>, Filled)> =
+        std::collections::HashMap::new();
+    // The name a target made there is written with (the file's prefix).
+    let mut target_names: std::collections::HashMap<usize, String> =
+        std::collections::HashMap::new();
     let mut set = |node: roxmltree::Node<'_, '_>, name: &str, value: &str| {
         attributes
             .entry(node.range().start)
@@ -653,29 +797,59 @@ pub(super) fn write_back(
             Version::One => Some(state_to_1(&filled)),
             Version::Two => None,
         };
+        // A segment marker of a segmented unit: its content replaced, or
+        // a marker added to the unit's target (made when it has none).
+        // The unit's state and approval stay as the file has them.
+        if let Some(mrk) = &slot.mrk {
+            // The target's state: the least of its segments'.
+            let place = mrk
+                .target_element
+                .map_or(slot.after.range().end, |t| t.range().start);
+            let least = lowest
+                .entry(place)
+                .or_insert((mrk.target_element, filled.clone()));
+            if (filled.state, !filled.machine) < (least.1.state, !least.1.machine)
+                || filled.translation.is_none()
+            {
+                least.1 = filled.clone();
+            }
+            let written = match slot.target {
+                Some(target) => whole_element(original, target, None, &content),
+                None => format!("{}{content}</{}>", mrk.start_tag, qname_of(&mrk.start_tag)),
+            };
+            match (slot.target, mrk.target_element) {
+                (Some(target), _) => edits.push((target.range(), written)),
+                (None, Some(element)) => missing
+                    .entry(element.range().start)
+                    .or_insert_with(|| (Some(element), slot.after.range().end, Vec::new()))
+                    .2
+                    .push(written),
+                (None, None) => missing
+                    .entry(slot.after.range().end)
+                    .or_insert_with(|| (None, slot.after.range().end, Vec::new()))
+                    .2
+                    .push(written),
+            }
+            if mrk.target_element.is_none() {
+                target_names.insert(slot.after.range().end, target_name(original, slot.after));
+            }
+            continue;
+        }
         match slot.target {
             Some(target) => {
-                let range = target.range();
-                let mut start =
-                    original[range.start..inline::start_tag_end(original, range.start)].to_owned();
-                if let Some(open) = start.strip_suffix("/>") {
-                    start = format!("{open}>");
-                }
-                if let Some(state) = state {
-                    start = set_attribute(&start, "state", state);
-                }
-                let qname = &start[1..start
-                    .find(|c: char| c.is_whitespace() || c == '>')
-                    .unwrap_or(start.len())];
-                edits.push((range, format!("{start}{content}</{qname}>")));
+                edits.push((
+                    target.range(),
+                    whole_element(original, target, state, &content),
+                ));
             }
             None if filled.translation.is_some() => {
                 let at = slot.after.range().end;
+                let target = target_name(original, slot.after);
                 let open = match state {
-                    Some(state) => format!("<target state=\"{state}\">"),
-                    None => "<target>".to_owned(),
+                    Some(state) => format!("<{target} state=\"{state}\">"),
+                    None => format!("<{target}>"),
                 };
-                edits.push((at..at, format!("{open}{content}</target>")));
+                edits.push((at..at, format!("{open}{content}</{target}>")));
             }
             None => {}
         }
@@ -695,6 +869,36 @@ pub(super) fn write_back(
                 } else if slot.unit.attribute("approved").is_some() {
                     set(slot.unit, "approved", "no");
                 }
+            }
+        }
+    }
+    for (element, least) in lowest.values() {
+        if let Some(element) = element {
+            set(*element, "state", state_to_1(least));
+        }
+    }
+    // Markers a segmented unit's target lacked: put inside it (a `<target/>`
+    // opened up), or a target made for them after the `<seg-source>`.
+    for (element, at, markers) in missing.into_values() {
+        let markers = markers.concat();
+        match element {
+            Some(t) if original[t.range()].ends_with("/>") => {
+                edits.push((t.range(), whole_element(original, t, None, &markers)));
+            }
+            Some(t) => {
+                let end = t.range().start + original[t.range()].rfind("</").unwrap_or(0);
+                edits.push((end..end, markers));
+            }
+            None => {
+                let target = target_names
+                    .get(&at)
+                    .cloned()
+                    .unwrap_or_else(|| "target".to_owned());
+                let state = lowest.get(&at).map_or("translated", |(_, f)| state_to_1(f));
+                edits.push((
+                    at..at,
+                    format!("<{target} state=\"{state}\">{markers}</{target}>"),
+                ));
             }
         }
     }
