@@ -384,6 +384,77 @@ fn import_pages_refuses_what_it_cannot_take_and_changes_nothing() {
     assert!(mcp.child.wait().unwrap().success());
 }
 
+/// An agent brings a translator's file: an XLIFF 1.2 from WorldServer
+/// becomes a page of its segments (keys and inline codes as tags), a
+/// translation set over MCP goes out in the same file, with its ids.
+#[test]
+fn an_agent_makes_a_page_of_a_cat_tools_xliff() {
+    let test = "an_agent_makes_a_page_of_a_cat_tools_xliff";
+    let Some(xlf) = crate::harness::testdata(test, "cat/okapi_test1_es.xlf") else {
+        return;
+    };
+    // Named as an agent would: a plain absolute path.
+    let xlf = std::fs::canonicalize(xlf).unwrap();
+    let s = Sandbox::new();
+    let mut mcp = RawMcp::start(&s);
+    mcp.tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "web", "createName": "Web" }),
+    );
+    let reply = mcp.tool(
+        3,
+        "quire_import_pages",
+        json!({ "files": [xlf.display().to_string()] }),
+    );
+    assert!(reply["result"]["isError"] != json!(true), "{reply}");
+    let scene = mcp.tool(4, "quire_get_scene", json!({}));
+    let page = scene["result"]["structuredContent"]["scene"]["pages"][0].clone();
+    assert_eq!(page["name"], "okapi_test1_es", "{page}");
+    let nodes = page["nodes"].as_array().unwrap();
+    let coded = nodes
+        .iter()
+        .find(|n| n["kind"]["text"] == "All the info is <ph1/>here<ph2/>.")
+        .expect("a segment with its codes as tags");
+    let op = json!({ "type": "UpdateNode", "page": page["id"], "id": coded["id"],
+        "patch": { "kind": { "type": "text", "translation": "Toda la información está <ph1/>aquí<ph2/>." } } });
+    mcp.tool(5, "quire_apply", json!({ "op": op }));
+    let out = s.path("out/test1_es.xlf");
+    let reply = mcp.tool(
+        6,
+        "quire_export",
+        json!({ "format": "xliff", "outPath": out.display().to_string() }),
+    );
+    assert_eq!(
+        reply["result"]["structuredContent"]["path"],
+        out.display().to_string(),
+        "{reply}"
+    );
+    let written = std::fs::read_to_string(&out).unwrap();
+    let original = std::fs::read_to_string(&xlf).unwrap();
+    // The unit's codes as WorldServer wrote them, around the translation.
+    let unit = &written[written
+        .find(&format!(
+            "id=\"{}\"",
+            coded["kind"]["entry"]["key"]
+                .as_str()
+                .unwrap()
+                .split_once('/')
+                .unwrap()
+                .1
+        ))
+        .unwrap()..];
+    let target = &unit[unit.find("<target").unwrap()..unit.find("</target>").unwrap()];
+    assert!(target.contains("Toda la información está <ph"), "{target}");
+    assert!(target.contains(">aquí<ph"), "{target}");
+    assert_eq!(
+        written.matches("<trans-unit").count(),
+        original.matches("<trans-unit").count()
+    );
+    drop(mcp.stdin);
+    assert!(mcp.child.wait().unwrap().success());
+}
+
 fn base64_of(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)

@@ -71,6 +71,9 @@ struct Entry {
 /// How many candidates (by shared trigrams) are scored by edit distance.
 const CANDIDATES: usize = 16;
 
+/// The most rare posting lists a lookup counts.
+const RARE_LISTS: usize = 12;
+
 thread_local! {
     /// [`Memory::lookup`]'s per-entry counters, all zero between lookups.
     static SHARED: std::cell::RefCell<Vec<u16>> = const { std::cell::RefCell::new(Vec::new()) };
@@ -206,7 +209,13 @@ impl Memory {
         let common = (self.entries.len() / 20).max(1000);
         let rare = lists.iter().take_while(|l| l.len() <= common).count();
         let all = rare < 3 || rare == lists.len();
-        let used = if all { &lists[..] } else { &lists[..rare] };
+        // Of the rare ones, the rarest dozen: a near-identical source has
+        // almost all of them, and the longer ones cost the most to count.
+        let used = if all {
+            &lists[..]
+        } else {
+            &lists[..rare.min(RARE_LISTS)]
+        };
         // Shared trigrams per entry, counted through the posting lists in
         // this thread's counters (as long as the memory, kept between
         // lookups: a fresh one per lookup costs more than the counting),
