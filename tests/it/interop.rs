@@ -226,3 +226,34 @@ async fn set(t: &TestCore, id: SessionId, page: PageId, node: NodeId, text: &str
     };
     t.core.apply(id, op).await.unwrap();
 }
+
+/// What quire does not read is refused by name and makes no project:
+/// the testdata's Aegisub ASS and Apple TTML subtitles.
+#[tokio::test]
+async fn subtitle_formats_quire_does_not_read_are_refused_by_name() {
+    let test = "subtitle_formats_quire_does_not_read_are_refused_by_name";
+    let Some(dir) = crate::harness::testdata(test, "subtitles") else {
+        return;
+    };
+    let t = TestCore::new();
+    for name in [
+        "pysubs2_subtitle_with_attached_images_aegisub.ass",
+        "pysubs2_ttml_example_apple.ttml",
+    ] {
+        let file = ImageFile {
+            name: name.to_owned(),
+            bytes: std::fs::read(dir.join(name)).unwrap(),
+        };
+        let e = t
+            .core
+            .create_project_from_files(None, Default::default(), vec![file])
+            .await
+            .expect_err(name)
+            .to_string();
+        assert!(
+            e.contains(name) && e.contains("subtitles (.srt, .vtt)"),
+            "{name}: {e}"
+        );
+    }
+    assert!(t.core.list_projects().await.unwrap().is_empty());
+}

@@ -72,7 +72,7 @@ struct Entry {
 const CANDIDATES: usize = 16;
 
 /// The most rare posting lists a lookup counts.
-const RARE_LISTS: usize = 12;
+const RARE_LISTS: usize = 8;
 
 thread_local! {
     /// [`Memory::lookup`]'s per-entry counters, all zero between lookups.
@@ -209,7 +209,7 @@ impl Memory {
         let common = (self.entries.len() / 20).max(1000);
         let rare = lists.iter().take_while(|l| l.len() <= common).count();
         let all = rare < 3 || rare == lists.len();
-        // Of the rare ones, the rarest dozen: a near-identical source has
+        // Of the rare ones, the rarest eight: a near-identical source has
         // almost all of them, and the longer ones cost the most to count.
         let used = if all {
             &lists[..]
