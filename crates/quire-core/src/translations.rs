@@ -4,7 +4,7 @@
 //!
 //! Each format's parser (`quire_formats::xliff`, `quire_formats::po`)
 //! reads its file into `Unit`s that name a node (by quire's id, or by the
-//! key of the entry a page made from a file gave it: [`resolve`]); the
+//! key of the entry a page made from a file gave it: `resolve`); the
 //! merge is the same for both, and
 //! three-way: per segment, the **base** (what the export the file came
 //! from said, [`super::bases`]), **mine** (the node now) and **theirs**
