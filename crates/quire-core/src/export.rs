@@ -202,8 +202,9 @@ impl Core {
                 let base = self.record_base(session, &scene).await?;
                 let language = spec.target_language.as_deref();
                 if let Some(page) = own_document(&scene, spec.format) {
+                    let language = language.or(scene.project.target_language.as_deref());
                     let bytes = self
-                        .write_document(session, page, &base, spec.target_language.clone())
+                        .write_document(session, page, &base, language.map(str::to_owned))
                         .await?;
                     let name = page.document.as_ref().map(|d| d.name.clone());
                     return Ok(Export {
@@ -245,7 +246,8 @@ impl Core {
     }
 
     /// The translation file `page` was made from, written back with its
-    /// translations, `base` as its export id.
+    /// translations, `base` as its export id and `language` for a target
+    /// language the file leaves empty.
     async fn write_document(
         &self,
         session: SessionId,
@@ -259,16 +261,6 @@ impl Core {
         let format = match document.format.as_str() {
             "po" => TranslationFormat::Po,
             _ => TranslationFormat::Xliff,
-        };
-        let language = match language {
-            Some(l) => Some(l),
-            None => self
-                .scene(session)
-                .await?
-                .scene
-                .project
-                .target_language
-                .clone(),
         };
         let filled: HashMap<(String, Option<u32>), Filled> = page
             .nodes

@@ -435,21 +435,23 @@ impl Core {
         drop(permit);
         // A translation file says what the project translates from and
         // into, when the project does not say yet.
-        let project = self.scene(session).await?.scene.project.clone();
-        let valid = |tag: &Option<String>, current: &Option<String>| {
-            tag.clone()
-                .filter(|t| current.is_none() && super::lang::check_tag("language", t).is_ok())
-        };
-        let source = valid(&languages.source, &project.source_language);
-        let target = valid(&languages.target, &project.target_language);
-        if source.is_some() || target.is_some() {
-            ops.push(Op::UpdateProject {
-                patch: ProjectPatch {
-                    source_language: source.map(Some),
-                    target_language: target.map(Some),
-                    ..ProjectPatch::default()
-                },
-            });
+        if languages.source.is_some() || languages.target.is_some() {
+            let project = self.scene(session).await?.scene.project.clone();
+            let valid = |tag: &Option<String>, current: &Option<String>| {
+                tag.clone()
+                    .filter(|t| current.is_none() && super::lang::check_tag("language", t).is_ok())
+            };
+            let source = valid(&languages.source, &project.source_language);
+            let target = valid(&languages.target, &project.target_language);
+            if source.is_some() || target.is_some() {
+                ops.push(Op::UpdateProject {
+                    patch: ProjectPatch {
+                        source_language: source.map(Some),
+                        target_language: target.map(Some),
+                        ..ProjectPatch::default()
+                    },
+                });
+            }
         }
         let pages = ops
             .iter()

@@ -65,13 +65,13 @@ pub(crate) fn start_tag_end(text: &str, start: usize) -> usize {
     text.len()
 }
 
-/// The qualified name a start tag (`<x:g id="1">`) opens.
-fn qname(start_tag: &str) -> String {
-    start_tag[1..]
-        .split(|c: char| c.is_whitespace() || c == '/' || c == '>')
-        .next()
-        .unwrap_or("")
-        .to_owned()
+/// The qualified name a start tag (`<x:g id="1">`, `<xlf:target/>`)
+/// opens.
+pub(crate) fn qname(start_tag: &str) -> &str {
+    let end = start_tag
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(start_tag.len());
+    &start_tag[1.min(end)..end]
 }
 
 impl Codes {
@@ -166,7 +166,7 @@ impl Codes {
             _ => xml,
         };
         self.list.push(Code {
-            qname: qname(&xml),
+            qname: qname(&xml).to_owned(),
             tag: key.0.clone(),
             paired,
             xml,

@@ -651,20 +651,12 @@ pub(super) fn document(text: &str) -> CoreResult<Document> {
     Ok(out)
 }
 
-/// The qualified name a start tag (`<xlf:target state="…">`) opens.
-fn qname_of(start_tag: &str) -> &str {
-    let end = start_tag
-        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-        .unwrap_or(start_tag.len());
-    &start_tag[1.min(end)..end]
-}
-
 /// `<target>`'s name as the file writes its XLIFF elements: with the
 /// prefix `sibling` (a `<source>`) has, if any (`xlf:target`).
 fn target_name(original: &str, sibling: roxmltree::Node<'_, '_>) -> String {
     let start = sibling.range().start;
     let tag = &original[start..inline::start_tag_end(original, start)];
-    match qname_of(tag).split_once(':') {
+    match inline::qname(tag).split_once(':') {
         Some((prefix, _)) => format!("{prefix}:target"),
         None => "target".to_owned(),
     }
@@ -687,7 +679,7 @@ fn whole_element(
     if let Some(state) = state {
         tag = set_attribute(&tag, "state", state);
     }
-    let qname = qname_of(&tag).to_owned();
+    let qname = inline::qname(&tag).to_owned();
     format!("{tag}{content}</{qname}>")
 }
 
@@ -815,7 +807,11 @@ pub(super) fn write_back(
             }
             let written = match slot.target {
                 Some(target) => whole_element(original, target, None, &content),
-                None => format!("{}{content}</{}>", mrk.start_tag, qname_of(&mrk.start_tag)),
+                None => format!(
+                    "{}{content}</{}>",
+                    mrk.start_tag,
+                    inline::qname(&mrk.start_tag)
+                ),
             };
             match (slot.target, mrk.target_element) {
                 (Some(target), _) => edits.push((target.range(), written)),
