@@ -111,6 +111,7 @@ pub fn core_config(
             .map(|(id, p)| (id.clone(), provider(p)))
             .collect(),
         qa: config.qa.clone(),
+        spell: config.spell.clone(),
         tm: config.tm.clone(),
         llm: config.llm.clone(),
         detect: config.detect.clone(),

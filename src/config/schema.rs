@@ -33,6 +33,7 @@ pub struct Config {
     pub engines: EnginesConfig,
     pub providers: BTreeMap<String, ProviderConfig>,
     pub qa: QaLevels,
+    pub spell: SpellSettings,
     pub tm: TmSettings,
     pub llm: LlmSettings,
     pub detect: DetectSettings,
@@ -59,7 +60,8 @@ pub use quire_render::RenderConfig;
 
 pub use quire_core::settings::{
     CleanSettings, DetectSettings, EngineInput, EngineOutput, Existing, LlmSettings, OcrSettings,
-    PipelinePreset, QaLevels, RuleLevel, TmSettings,
+    PipelinePreset, QaLevels, RuleLevel, SpellSettings, SubtitleProfile, SubtitleSettings,
+    TmSettings,
 };
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

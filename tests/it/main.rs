@@ -22,6 +22,7 @@ mod core_safety;
 mod core_storage;
 mod core_support;
 mod core_workflow;
+mod desk;
 mod disk_full;
 mod glossary;
 mod http_api;

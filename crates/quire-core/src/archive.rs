@@ -315,6 +315,8 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
         series: meta.series.clone().map(Some),
         number: meta.number.clone().map(Some),
         translator: meta.translator.clone().map(Some),
+        add_words: meta.words.clone(),
+        remove_words: Vec::new(),
     };
     if patch != ProjectPatch::default() {
         ops.push(Op::UpdateProject { patch });

@@ -18,6 +18,7 @@
 pub mod archive;
 pub mod bases;
 mod blocking;
+pub mod cues;
 pub mod engines;
 pub mod events;
 pub mod export;
@@ -29,6 +30,7 @@ pub mod paths;
 pub mod picture;
 pub mod session;
 pub mod settings;
+pub mod spelling;
 pub mod tm;
 pub mod translations;
 
@@ -58,7 +60,7 @@ use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::settings::{
     CleanSettings, CommandEngine, DetectSettings, LlmSettings, OcrSettings, PipelinePreset,
-    Provider, QaLevels, TmSettings,
+    Provider, QaLevels, SpellSettings, TmSettings,
 };
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
@@ -81,6 +83,8 @@ pub struct CoreConfig {
     pub providers: BTreeMap<String, Provider>,
     /// Which QA rules run, at what severity.
     pub qa: QaLevels,
+    /// Where the `spelling` rule finds dictionaries.
+    pub spell: SpellSettings,
     /// The translation memory's settings.
     pub tm: TmSettings,
     /// What `llm-translate` sends besides the page.
@@ -117,6 +121,7 @@ impl CoreConfig {
             allow_unattended: false,
             providers: BTreeMap::new(),
             qa: QaLevels::default(),
+            spell: SpellSettings::default(),
             tm: TmSettings::default(),
             llm: LlmSettings::default(),
             detect: DetectSettings::default(),

@@ -120,6 +120,16 @@ pub struct QaLevels {
     pub end_punctuation: RuleLevel,
     pub inconsistent: RuleLevel,
     pub terminology: RuleLevel,
+    /// The subtitle rules, on cues (text with timing).
+    pub line_length: RuleLevel,
+    pub lines: RuleLevel,
+    pub reading_speed: RuleLevel,
+    pub duration: RuleLevel,
+    pub gap: RuleLevel,
+    pub overlap: RuleLevel,
+    pub spelling: RuleLevel,
+    /// The subtitle rules' limits (`[qa.subtitles]`).
+    pub subtitles: SubtitleSettings,
 }
 
 impl Default for QaLevels {
@@ -133,6 +143,14 @@ impl Default for QaLevels {
             end_punctuation: RuleLevel::Warning,
             inconsistent: RuleLevel::Warning,
             terminology: RuleLevel::Warning,
+            line_length: RuleLevel::Warning,
+            lines: RuleLevel::Warning,
+            reading_speed: RuleLevel::Warning,
+            duration: RuleLevel::Warning,
+            gap: RuleLevel::Warning,
+            overlap: RuleLevel::Warning,
+            spelling: RuleLevel::Warning,
+            subtitles: SubtitleSettings::default(),
         }
     }
 }
@@ -149,9 +167,108 @@ impl QaLevels {
             "end-punctuation" => self.end_punctuation,
             "inconsistent" => self.inconsistent,
             "terminology" => self.terminology,
+            "line-length" => self.line_length,
+            "lines" => self.lines,
+            "reading-speed" => self.reading_speed,
+            "duration" => self.duration,
+            "gap" => self.gap,
+            "overlap" => self.overlap,
+            "spelling" => self.spelling,
             _ => RuleLevel::Warning,
         }
     }
+}
+
+/// A set of subtitle limits by name: the Netflix style guides' for adult
+/// and for children's programmes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubtitleProfile {
+    #[default]
+    Netflix,
+    NetflixChildren,
+}
+
+/// `[qa.subtitles]`: a profile, and any of its limits set otherwise.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubtitleSettings {
+    pub profile: SubtitleProfile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_length: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading_speed: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_gap_ms: Option<u64>,
+}
+
+/// The limits a cue is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubtitleLimits {
+    /// Characters per line, tags not counted.
+    pub line_length: usize,
+    /// Lines per cue.
+    pub lines: usize,
+    /// Characters per second of the cue's duration, line breaks and tags
+    /// not counted.
+    pub reading_speed: f64,
+    pub min_duration_ms: u64,
+    pub max_duration_ms: u64,
+    /// The shortest gap between a cue's end and the next one's start.
+    pub min_gap_ms: u64,
+}
+
+impl SubtitleProfile {
+    pub fn limits(self) -> SubtitleLimits {
+        // Both profiles: 42 characters a line, 2 lines, 5/6 s (20 frames
+        // at 24 fps) to 7 s, a gap of 2 frames at 24 fps.
+        let adult = SubtitleLimits {
+            line_length: 42,
+            lines: 2,
+            reading_speed: 17.0,
+            min_duration_ms: 833,
+            max_duration_ms: 7_000,
+            min_gap_ms: 83,
+        };
+        match self {
+            SubtitleProfile::Netflix => adult,
+            SubtitleProfile::NetflixChildren => SubtitleLimits {
+                reading_speed: 13.0,
+                ..adult
+            },
+        }
+    }
+}
+
+impl SubtitleSettings {
+    /// The profile's limits with the ones set here instead.
+    pub fn limits(&self) -> SubtitleLimits {
+        let base = self.profile.limits();
+        SubtitleLimits {
+            line_length: self.line_length.unwrap_or(base.line_length),
+            lines: self.lines.unwrap_or(base.lines),
+            reading_speed: self.reading_speed.unwrap_or(base.reading_speed),
+            min_duration_ms: self.min_duration_ms.unwrap_or(base.min_duration_ms),
+            max_duration_ms: self.max_duration_ms.unwrap_or(base.max_duration_ms),
+            min_gap_ms: self.min_gap_ms.unwrap_or(base.min_gap_ms),
+        }
+    }
+}
+
+/// Where the `spelling` rule finds Hunspell dictionaries (`[spell]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpellSettings {
+    /// `.dic` files (each beside its `.aff`) or directories of them,
+    /// looked in before the system's (`/usr/share/hunspell`, …).
+    pub dictionaries: Vec<std::path::PathBuf>,
 }
 
 /// The translation memory the `tm` engine fills from (`[tm]`).

@@ -344,6 +344,14 @@ pub struct ProjectPatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub translator: Clearable<String>,
+    /// Words added to and removed from the project's word list (the
+    /// `spelling` rule's); outside the MCP schema, for its budget.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(skip)]
+    pub add_words: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(skip)]
+    pub remove_words: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -50,6 +50,11 @@ pub struct ProjectMeta {
     /// Who translated it: a person or a group (`Translator`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub translator: Option<String>,
+    /// Words the `spelling` rule accepts in this project (names, coined
+    /// words), sorted. (Kept out of the MCP schema: its budget.)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(skip)]
+    pub words: Vec<String>,
 }
 
 /// The order a page's text is read in.
@@ -456,6 +461,7 @@ impl Scene {
                 series: None,
                 number: None,
                 translator: None,
+                words: Vec::new(),
             },
             pages: Vec::new(),
         }

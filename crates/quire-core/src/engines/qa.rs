@@ -4,7 +4,10 @@
 //! whitespace that differs, numbers that differ, end punctuation (`?`,
 //! `!`, `…`) that differs, and the same source translated differently
 //! elsewhere in the project (against a [`Sources`] index built once per
-//! job step, so a page costs its own nodes, not the project's).
+//! job step, so a page costs its own nodes, not the project's); a
+//! subtitle's lines, reading speed, duration and gaps ([`crate::cues`]);
+//! words the target language's dictionary does not know
+//! ([`crate::spelling`]).
 
 use std::collections::HashMap;
 
@@ -14,7 +17,8 @@ use crate::events::Finding;
 use crate::glossary::{Matcher, rendered};
 use crate::ids::{NodeId, PageId};
 use crate::scene::{NodeKind, Page, Scene};
-use crate::settings::QaLevels;
+use crate::settings::{QaLevels, SubtitleLimits};
+use crate::spelling::Speller;
 
 /// The `qa` engine.
 pub struct Qa {
@@ -27,7 +31,7 @@ impl Default for Qa {
             info: EngineInfo::built_in(
                 "qa",
                 "check",
-                "Checks each translation: missing, placeholders, too long for its box, whitespace, numbers, end punctuation, consistency across the project, glossary terms",
+                "Checks each translation: missing, placeholders, too long for its box, whitespace, numbers, end punctuation, consistency across the project, glossary terms, spelling, and subtitles' line length, lines, reading speed, duration, gaps and overlaps",
             ),
         }
     }
@@ -46,16 +50,56 @@ impl Engine for Qa {
     }
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        let levels = step.config.qa.clone();
+        let (speller, no_speller) = if levels.spelling == crate::settings::RuleLevel::Off {
+            (None, None)
+        } else {
+            speller(&step)
+        };
         Ok(Box::new(Work {
             sources: step.scene.map(Sources::of),
-            levels: step.config.qa.clone(),
+            limits: levels.subtitles.limits(),
+            levels,
+            speller,
+            no_speller,
         }))
+    }
+}
+
+/// The target language's speller, or why there is none.
+fn speller(step: &Step<'_>) -> (Option<Speller>, Option<String>) {
+    let Some(language) = step.target_language else {
+        // Nothing to check against until the project says its language.
+        return (None, None);
+    };
+    let Some(dic) = crate::spelling::find(language, &step.config.spell) else {
+        return (
+            None,
+            Some(format!(
+                "spelling not checked: no Hunspell dictionary for {language} (looked in [spell] dictionaries and /usr/share/hunspell; Debian: apt install hunspell-{})",
+                language.to_ascii_lowercase()
+            )),
+        );
+    };
+    match crate::spelling::load(&dic) {
+        Ok(dictionary) => {
+            let (glossary, words) = step
+                .scene
+                .map(|s| (&s.project.glossary[..], &s.project.words[..]))
+                .unwrap_or_default();
+            (Some(Speller::new(dictionary, glossary, words)), None)
+        }
+        Err(why) => (None, Some(format!("spelling not checked: {why}"))),
     }
 }
 
 struct Work {
     sources: Option<Sources>,
     levels: QaLevels,
+    limits: SubtitleLimits,
+    speller: Option<Speller>,
+    /// Why no word was checked, said as the step's summary.
+    no_speller: Option<String>,
 }
 
 impl PageWork for Work {
@@ -63,10 +107,28 @@ impl PageWork for Work {
         &'a self,
         input: PageInput<'a>,
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        let page = input.page;
+        let mut warnings = check_page(page, self.sources.as_ref(), &self.levels);
+        warnings.extend(cue_problems(page, &self.limits, &self.levels));
+        if let Some(speller) = &self.speller {
+            warnings.extend(spelling(page, speller, &self.levels));
+        }
+        // One node's findings together, in the page's order.
+        let order: HashMap<NodeId, usize> = page
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.id, i))
+            .collect();
+        warnings.sort_by_key(|w| w.node_id.and_then(|n| order.get(&n).copied()));
         ready(Ok(PageOutcome {
-            warnings: check_page(input.page, self.sources.as_ref(), &self.levels),
+            warnings,
             ..PageOutcome::default()
         }))
+    }
+
+    fn summary(&self) -> Option<String> {
+        self.no_speller.clone()
     }
 }
 
@@ -320,6 +382,55 @@ pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaLevels) -> 
         }
     }
     problems
+}
+
+/// The subtitle rules' findings on `page`'s cues.
+pub fn cue_problems(page: &Page, limits: &SubtitleLimits, levels: &QaLevels) -> Vec<Finding> {
+    crate::cues::problems(page, limits)
+        .into_iter()
+        .filter_map(|(rule, node, message)| {
+            let severity = levels.level(rule).severity()?;
+            Some(Finding::new(rule, severity, message).on(page.id, Some(node)))
+        })
+        .collect()
+}
+
+/// One finding per translation with words the speller does not know,
+/// naming them and their suggestions.
+pub fn spelling(page: &Page, speller: &Speller, levels: &QaLevels) -> Vec<Finding> {
+    let Some(severity) = levels.level("spelling").severity() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for node in &page.nodes {
+        let NodeKind::Text {
+            translation: Some(translation),
+            ..
+        } = &node.kind
+        else {
+            continue;
+        };
+        let wrong = speller.check(translation);
+        if wrong.is_empty() {
+            continue;
+        }
+        let said: Vec<String> = wrong
+            .iter()
+            .map(|m| match m.suggestions.as_slice() {
+                [] => format!("\"{}\" (no suggestion)", m.word),
+                s => format!("\"{}\" (maybe {})", m.word, s.join(", ")),
+            })
+            .collect();
+        out.push(
+            Finding::new(
+                "spelling",
+                severity,
+                format!("spelling: {}", said.join("; ")),
+            )
+            .on(page.id, Some(node.id)),
+        );
+    }
+    out
 }
 
 #[cfg(test)]

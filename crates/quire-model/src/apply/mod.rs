@@ -261,8 +261,41 @@ fn apply_at(
                     crate::lang::check_tag(what, tag).map_err(|e| fail(e.to_string()))?;
                 }
             }
+            for word in patch.add_words.iter().chain(&patch.remove_words) {
+                if word.trim().is_empty() || word.trim() != word || word.chars().count() > 100 {
+                    return Err(fail(format!(
+                        "`{word}` is not a word for the word list (no spaces around it, 1 to 100 characters)"
+                    )));
+                }
+            }
             let project = &mut scene.project;
             let mut inverse = crate::op::ProjectPatch::default();
+            if let Some(word) = patch
+                .add_words
+                .iter()
+                .find(|w| project.words.binary_search(w).is_ok() || patch.remove_words.contains(w))
+            {
+                return Err(fail(format!("the word list already has `{word}`")));
+            }
+            if let Some(word) = patch
+                .remove_words
+                .iter()
+                .find(|w| project.words.binary_search(w).is_err())
+            {
+                return Err(fail(format!("the word list has no `{word}`")));
+            }
+            for word in &patch.add_words {
+                if let Err(at) = project.words.binary_search(word) {
+                    project.words.insert(at, word.clone());
+                    inverse.remove_words.push(word.clone());
+                }
+            }
+            for word in &patch.remove_words {
+                if let Ok(at) = project.words.binary_search(word) {
+                    project.words.remove(at);
+                    inverse.add_words.push(word.clone());
+                }
+            }
             if let Some(name) = &patch.name {
                 inverse.name = Some(std::mem::replace(&mut project.name, name.clone()));
             }
