@@ -375,6 +375,9 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
             show,
             status,
             theme: loaded.config.tui.theme,
+            next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
+            subtitles: loaded.config.qa.subtitles.limits(),
+            drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let ran = crate::tui::run(backend, options, extension).await;
         let _ = stop_tx.send(());
@@ -400,6 +403,9 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             show: None,
             status: None,
             theme: loaded.config.tui.theme,
+            next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
+            subtitles: loaded.config.qa.subtitles.limits(),
+            drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);
         let share = start_sharing(share, &backend)?;

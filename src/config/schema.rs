@@ -143,6 +143,9 @@ pub struct HistoryConfig {
 pub struct TuiConfig {
     pub theme: Theme,
     pub mouse: bool,
+    /// Whether `n` stops at machine translations (an engine's or an
+    /// agent's) as well as untranslated and warned nodes.
+    pub next_stops_at_machine: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

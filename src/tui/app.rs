@@ -133,11 +133,19 @@ pub enum ConfirmAction {
     EditFinal(SessionId),
     /// Run this export again, replacing the file that is there.
     Overwrite(Box<Effect>),
+    /// Close the edit box, dropping what was typed.
+    DropDraft,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Modal {
     Help,
+    /// Text to read at any width, wrapped and scrolled as help is: a
+    /// warning whole, the glossary, a replacement's preview, concordance.
+    Reading {
+        title: String,
+        lines: Vec<String>,
+    },
     Confirm {
         message: String,
         action: ConfirmAction,
@@ -180,10 +188,14 @@ pub enum Side {
     Theirs,
 }
 
+/// The step whose warnings mark nodes until it runs again.
+pub const QA_STEP: &str = "qa";
+
 impl Modal {
     pub fn kind(&self) -> &'static str {
         match self {
             Modal::Help => "help",
+            Modal::Reading { .. } => "reading",
             Modal::Confirm { .. } => "confirm",
             Modal::Approval { .. } => "approval",
             Modal::Conflict { .. } => "conflict",
@@ -216,6 +228,16 @@ pub struct App {
     pub projects: Vec<ProjectEntry>,
     pub engines: Vec<EngineInfo>,
     pub jobs: Vec<JobSummary>,
+    /// The shown project's drafts kept on disk (`drafts.rs`), once read.
+    pub kept: Option<(crate::core::ids::ProjectId, super::drafts::Kept)>,
+    /// How many draft writes were asked for: the order they must land in.
+    pub draft_seq: u64,
+    /// Visual mode's anchor: the node index a selection started at, on
+    /// the selected page.
+    pub visual: Option<usize>,
+    /// Text nodes whose source or translation changed since the last `qa`
+    /// run finished: their marks from that run no longer hold.
+    pub changed_since_qa: std::collections::HashSet<crate::core::ids::NodeId>,
     /// The shown session's scene, once loaded.
     pub scene: Option<(SessionId, SceneSnapshot)>,
     pub scene_loading: bool,
@@ -275,6 +297,10 @@ pub struct App {
     pub quit: bool,
     /// Colours (config `tui.theme`).
     pub theme: crate::config::schema::Theme,
+    /// Whether `n` stops at machine translations too.
+    pub next_stops_at_machine: bool,
+    /// What a cue's line lengths and reading speed are measured against.
+    pub subtitles: crate::core::settings::SubtitleLimits,
     /// Terminal size, for layout and mouse hit-testing.
     pub width: u16,
     pub height: u16,
@@ -297,6 +323,10 @@ impl App {
             projects: Vec::new(),
             engines: Vec::new(),
             jobs: Vec::new(),
+            changed_since_qa: std::collections::HashSet::new(),
+            visual: None,
+            kept: None,
+            draft_seq: 0,
             scene: None,
             scene_loading: false,
             scene_stale: false,
@@ -333,6 +363,8 @@ impl App {
             pending_show: None,
             quit: false,
             theme: crate::config::schema::Theme::Auto,
+            next_stops_at_machine: true,
+            subtitles: crate::core::settings::SubtitleProfile::Netflix.limits(),
             width: 80,
             height: 24,
             help_scroll: 0,
@@ -368,12 +400,26 @@ impl App {
     }
 
     /// The warnings of a session's jobs, newest first (what the jobs pane
-    /// lists).
+    /// lists). The `qa` step's come from its latest run only, without the
+    /// nodes changed since: a new run replaces the last one's marks, and a
+    /// fixed segment loses its mark at once.
     pub fn warnings_of(&self, id: SessionId) -> Vec<&JobWarningInfo> {
         let jobs: Vec<_> = self.jobs_of(id).collect();
+        let latest_qa = jobs
+            .iter()
+            .rposition(|j| j.steps.iter().any(|s| s == QA_STEP));
         jobs.into_iter()
+            .enumerate()
             .rev()
-            .flat_map(|j| j.warnings.iter().rev())
+            .flat_map(|(i, j)| j.warnings.iter().rev().map(move |w| (i, w)))
+            .filter(|(i, w)| {
+                w.step_id != QA_STEP
+                    || (Some(*i) == latest_qa
+                        && w.finding
+                            .node_id
+                            .is_none_or(|n| !self.changed_since_qa.contains(&n)))
+            })
+            .map(|(_, w)| w)
             // A step's summary is shown on its job's line.
             .filter(|w| w.finding.rule != "summary")
             .collect()
@@ -464,6 +510,8 @@ pub enum ShareEvent {
 /// Results of effects.
 #[derive(Debug)]
 pub enum Loaded {
+    /// A project's drafts kept on disk.
+    Drafts(crate::core::ids::ProjectId, super::drafts::Kept),
     /// The open sessions, as of the moment they were asked for (answers
     /// can overtake each other: an older list is not applied over a newer
     /// one).
@@ -507,6 +555,15 @@ pub enum Loaded {
 /// What `update` asks the runtime to do.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
+    /// Keep (or with `None` forget) a node's draft on disk, in `seq` order.
+    KeepDraft {
+        seq: u64,
+        project: crate::core::ids::ProjectId,
+        node: crate::core::ids::NodeId,
+        draft: Option<super::drafts::KeptDraft>,
+    },
+    /// Read a project's kept drafts.
+    LoadDrafts(crate::core::ids::ProjectId),
     LoadSessions,
     LoadProjects,
     LoadEngines,

@@ -61,6 +61,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "next node whose source or translation holds TEXT (Ctrl-f)",
     ),
     (
+        "/lang from=L to=L",
+        "set the project's source and target languages (to= clears one)",
+    ),
+    (
+        "/word add WORD",
+        "accept WORD in this project's spelling (/word remove WORD)",
+    ),
+    (
         "/term SRC = TGT",
         "set a glossary term (/term -SRC removes it, /glossary lists)",
     ),
@@ -214,6 +222,8 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         "box" => manage::add_box(app, rest, fx),
         "unstage" => manage::unstage(app, rest),
         "term" => term(app, rest, fx),
+        "lang" => languages(app, rest, fx),
+        "word" => word(app, rest, fx),
         "glossary" => glossary(app),
         "cancel" => {
             let Some(id) = app.shown_session() else {
@@ -453,7 +463,81 @@ fn term(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     fx.push(Effect::Apply { session, op, what });
 }
 
-/// `/glossary`: the shown project's terms, in one line.
+/// `/lang from=en to=pt-BR`: sets (or, with nothing after `=`, clears)
+/// the project's languages.
+fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    const USAGE: &str = "usage: /lang from=LANG to=LANG (either one; to= clears it)";
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let mut patch = crate::core::op::ProjectPatch::default();
+    let mut said = Vec::new();
+    for word in rest.split_whitespace() {
+        let Some((key, tag)) = word.split_once('=') else {
+            return app.fail(USAGE);
+        };
+        let value = (!tag.is_empty()).then(|| tag.to_owned());
+        if let Some(tag) = &value
+            && let Err(e) = crate::core::lang::check_tag(key, tag)
+        {
+            return app.fail(e.to_string());
+        }
+        said.push(format!("{key} {}", value.as_deref().unwrap_or("unset")));
+        match key {
+            "from" | "source" => patch.source_language = Some(value),
+            "to" | "target" => patch.target_language = Some(value),
+            _ => return app.fail(USAGE),
+        }
+    }
+    if said.is_empty() {
+        let (from, to) = match &app.scene {
+            Some((id, s)) if *id == session => (
+                s.scene.project.source_language.clone(),
+                s.scene.project.target_language.clone(),
+            ),
+            _ => (None, None),
+        };
+        let unset = || "unset".to_owned();
+        return app.say(format!(
+            "from {} to {} · {USAGE}",
+            from.unwrap_or_else(unset),
+            to.unwrap_or_else(unset)
+        ));
+    }
+    fx.push(Effect::Apply {
+        session,
+        op: Op::UpdateProject { patch },
+        what: format!("languages: {}", said.join(", ")),
+    });
+}
+
+/// `/word add WORD` and `/word remove WORD`: the project's word list,
+/// which the `spelling` rule accepts.
+fn word(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    const USAGE: &str = "usage: /word add WORD, /word remove WORD";
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let mut patch = crate::core::op::ProjectPatch::default();
+    let what = match rest.split_once(char::is_whitespace) {
+        Some(("add", w)) if !w.trim().is_empty() => {
+            patch.add_words.push(w.trim().to_owned());
+            format!("word list: added {}", w.trim())
+        }
+        Some(("remove", w)) if !w.trim().is_empty() => {
+            patch.remove_words.push(w.trim().to_owned());
+            format!("word list: removed {}", w.trim())
+        }
+        _ => return app.fail(USAGE),
+    };
+    fx.push(Effect::Apply {
+        session,
+        op: Op::UpdateProject { patch },
+        what,
+    });
+}
+
+/// `/glossary`: the shown project's terms, a scrollable list.
 fn glossary(app: &mut App) {
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
@@ -465,17 +549,22 @@ fn glossary(app: &mut App) {
     if terms.is_empty() {
         return app.say("the glossary is empty (/term SOURCE = TARGET, or /import FILE.csv)");
     }
-    let shown: Vec<String> = terms
+    let lines = terms
         .iter()
-        .take(12)
-        .map(|t| format!("{} → {}", t.source, t.target))
+        .map(|t| {
+            let note = t
+                .note
+                .as_deref()
+                .map(|n| format!("  ({n})"))
+                .unwrap_or_default();
+            format!("{} → {}{note}", t.source, t.target)
+        })
         .collect();
-    let more = terms.len().saturating_sub(shown.len());
-    let mut line = format!("glossary ({}): {}", terms.len(), shown.join(", "));
-    if more > 0 {
-        line.push_str(&format!(", … {more} more"));
-    }
-    app.say(line);
+    app.help_scroll = 0;
+    app.modal = Some(Modal::Reading {
+        title: format!("Glossary · {} terms", terms.len()),
+        lines,
+    });
 }
 
 /// `/export FORMAT[:IMAGES[:QUALITY]] PATH`, e.g. `/export cbz:jpeg:90

@@ -20,6 +20,7 @@ pub mod clock;
 pub mod commands;
 pub mod complete;
 pub mod context;
+pub mod drafts;
 pub mod layout;
 pub mod manage;
 pub mod navigate;
@@ -53,6 +54,12 @@ pub struct Options {
     pub status: Option<String>,
     /// Colours (config `tui.theme`).
     pub theme: crate::config::schema::Theme,
+    /// Whether `n` stops at machine translations (`tui.next_stops_at_machine`).
+    pub next_stops_at_machine: bool,
+    /// The cue limits the status line measures against (`[qa.subtitles]`).
+    pub subtitles: crate::core::settings::SubtitleLimits,
+    /// Where drafts are kept while typed (`<data_dir>/drafts`).
+    pub drafts_dir: Option<std::path::PathBuf>,
 }
 
 /// Runs the TUI on the real terminal until the person quits.
@@ -66,10 +73,15 @@ pub async fn run(
     app.picker = Some(preview::picker());
     app.pending_show = options.show;
     app.theme = options.theme;
+    app.next_stops_at_machine = options.next_stops_at_machine;
+    app.subtitles = options.subtitles;
     if let Some(status) = options.status {
         app.say(status);
     }
     let mut runner = Runner::new(terminal, backend, app);
+    if let Some(dir) = options.drafts_dir {
+        runner = runner.with_drafts(drafts::Store::new(dir));
+    }
     if let Some(share) = share {
         runner = runner.with_share(share);
     }

@@ -12,9 +12,10 @@ use crate::core::scene::{Node, NodeKind};
 /// A node's place: page index, node index.
 pub type Place = (usize, usize);
 
-/// Whether a node needs work: a text node without a translation, or one a
-/// warning names.
-pub fn needs_work(node: &Node, warned: &HashSet<NodeId>) -> bool {
+/// Whether a node needs work: a text node without a translation, one a
+/// warning names, or (with `machine`) a machine's translation no person
+/// has looked at.
+pub fn needs_work(node: &Node, warned: &HashSet<NodeId>, machine: bool) -> bool {
     matches!(
         &node.kind,
         NodeKind::Text {
@@ -22,6 +23,9 @@ pub fn needs_work(node: &Node, warned: &HashSet<NodeId>) -> bool {
             ..
         }
     ) || warned.contains(&node.id)
+        || (machine
+            && node.kind.is_machine_work()
+            && node.kind.state() == Some(crate::core::scene::TextState::Translated))
 }
 
 /// Whether a text node's source or translation holds `needle` (already

@@ -38,6 +38,8 @@ pub struct Runner<B: ratatui::backend::Backend> {
     dirty: bool,
     /// Effects carried out whose result has not been applied yet.
     in_flight: usize,
+    /// Where drafts are kept while typed; none: not kept.
+    drafts: Option<super::drafts::Store>,
 }
 
 impl<B: ratatui::backend::Backend> Runner<B> {
@@ -61,7 +63,14 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             last_draw: None,
             dirty: true,
             in_flight: 0,
+            drafts: None,
         }
+    }
+
+    /// Keeps drafts on disk in `store` while they are typed.
+    pub fn with_drafts(mut self, store: super::drafts::Store) -> Self {
+        self.drafts = Some(store);
+        self
     }
 
     /// Shares this TUI (`--tui-mcp`): the sharing bar shows from the start.
@@ -222,6 +231,37 @@ impl<B: ratatui::backend::Backend> Runner<B> {
             }
             return;
         }
+        match effect {
+            Effect::KeepDraft {
+                seq,
+                project,
+                node,
+                draft,
+            } => {
+                let Some(store) = self.drafts.clone() else {
+                    return;
+                };
+                tokio::task::spawn_blocking(move || {
+                    if let Err(e) = store.put(seq, project, node, draft) {
+                        tracing::warn!("cannot keep the draft: {e}");
+                    }
+                });
+                return;
+            }
+            Effect::LoadDrafts(project) => {
+                let Some(store) = self.drafts.clone() else {
+                    return;
+                };
+                self.in_flight += 1;
+                let tx = self.tx.clone();
+                tokio::task::spawn_blocking(move || {
+                    let kept = store.load(project);
+                    let _ = tx.send(Msg::Loaded(Loaded::Drafts(project, kept)));
+                });
+                return;
+            }
+            _ => {}
+        }
         self.in_flight += 1;
         let backend = self.backend.clone();
         let tx = self.tx.clone();
@@ -369,7 +409,7 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             };
             Loaded::Picture(session, blob, image)
         }
-        Effect::Revoke => return None,
+        Effect::Revoke | Effect::KeepDraft { .. } | Effect::LoadDrafts(_) => return None,
     })
 }
 

@@ -700,7 +700,7 @@ fn node_rows_are_coloured_by_state() {
         buffer[(x, y)].fg
     };
     assert_eq!(colour_of("Hello number 0 on page 1  "), Color::Green);
-    assert_eq!(colour_of("Hello number 1 on page 1  "), Color::Reset);
+    assert_eq!(colour_of("Hello number 1 on page 1 → ·"), Color::Reset);
     assert_eq!(colour_of("Hello number 2 on page 1  "), Color::Blue);
 }
 
@@ -910,11 +910,25 @@ fn editing_a_translation_is_a_draft_until_saved() {
             found_by: None,
         })
     );
-    // Esc drops a draft without an effect.
+    // Esc asks before a changed draft is dropped: n goes back to it, y
+    // drops it (and forgets any copy kept on disk).
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
     typed(&mut app, "x");
     assert!(update(&mut app, key(KeyCode::Esc), Instant::now()).is_empty());
+    assert!(
+        matches!(app.modal, Some(Modal::Confirm { .. })),
+        "{:?}",
+        app.modal
+    );
+    update(&mut app, key(KeyCode::Char('n')), Instant::now());
+    assert!(app.modal.is_none() && app.edit.is_some());
+    update(&mut app, key(KeyCode::Esc), Instant::now());
+    let fx = update(&mut app, key(KeyCode::Char('y')), Instant::now());
     assert!(app.edit.is_none());
+    assert!(
+        matches!(fx.as_slice(), [Effect::KeepDraft { draft: None, .. }]),
+        "{fx:?}"
+    );
     // Only text nodes are editable.
     update(&mut app, key(KeyCode::Up), Instant::now());
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
@@ -1454,7 +1468,12 @@ fn workspace_events_update_the_view() {
         Msg::Loaded(Loaded::Scene(sid(1), Ok(scene(3, 4)))),
         Instant::now(),
     );
-    assert_eq!(fx, vec![Effect::LoadScene(sid(1))]);
+    // The project's kept drafts are read once, with its first scene.
+    let project = app.session(sid(1)).unwrap().project_id;
+    assert_eq!(
+        fx,
+        vec![Effect::LoadDrafts(project), Effect::LoadScene(sid(1))]
+    );
     // Jobs follow their events.
     let job_id = job(sid(1), JobStatus::Running, 0.0, 0).id;
     update(

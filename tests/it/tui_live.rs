@@ -458,7 +458,7 @@ fn enter_then_e_in_one_burst_reopens_the_saved_two_line_translation_at_80_by_24(
         "{screen}"
     );
     tmux.keys(&["Escape"]);
-    tmux.wait_for("edit dropped");
+    tmux.wait_for("edit closed, nothing changed");
     // Quitting saves the project.
     let scene = tmux.quit_and_read(&s, "burst");
     let node = &scene["scene"]["pages"][0]["nodes"][0]["kind"];

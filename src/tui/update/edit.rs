@@ -5,6 +5,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::HISTORY;
 use super::keys::{open_edit, request_scene};
+use crate::core::ids::{NodeId, SessionId};
 use crate::core::jobs::Approval;
 use crate::core::op::{Basis, NodePatch, Op};
 use crate::core::scene::{Node, NodeKind, TextState};
@@ -14,12 +15,15 @@ use crate::tui::app::{
 use crate::tui::backend::BackendError;
 use crate::tui::commands;
 use crate::tui::complete::{self, Completion};
+use crate::tui::drafts::KeptDraft;
 
 pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
     let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);
     let no = matches!(key.code, KeyCode::Char('n') | KeyCode::Esc);
     match modal {
-        Modal::Help => {
+        Modal::Help | Modal::Reading { .. } => {
+            // Kept open unless a key below closes it.
+            app.modal = Some(modal);
             let (max, page) = crate::tui::view::help_scroll_range(app);
             let now = app.help_scroll.min(max);
             app.help_scroll = match key.code {
@@ -43,6 +47,12 @@ pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec
                     ConfirmAction::CloseSession(id) => fx.push(Effect::Close(id)),
                     ConfirmAction::EditFinal(id) => open_edit(app, id, true),
                     ConfirmAction::Overwrite(effect) => fx.push(*effect),
+                    ConfirmAction::DropDraft => {
+                        if let Some(edit) = app.edit.take() {
+                            keep(app, edit.session, edit.node, None, fx);
+                        }
+                        app.say("draft dropped");
+                    }
                 }
             } else if no {
                 app.modal = None;
@@ -125,8 +135,17 @@ pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match key.code {
         KeyCode::Esc => {
-            app.edit = None;
-            app.say("edit dropped");
+            let draft = edit.draft();
+            if draft.text == draft.based_on.clone().unwrap_or_default() {
+                app.edit = None;
+                keep(app, draft.session, draft.node, None, fx);
+                app.say("edit closed, nothing changed");
+            } else {
+                app.modal = Some(Modal::Confirm {
+                    message: "Drop this draft? What you typed will be lost.".into(),
+                    action: ConfirmAction::DropDraft,
+                });
+            }
         }
         // Alt-Enter or Ctrl-j: a line break in the translation.
         KeyCode::Enter if alt => edit.area.insert_newline(),
@@ -137,9 +156,45 @@ pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
             }
         }
         _ => {
-            edit.area.input(key);
+            if edit.area.input(key) {
+                let draft = edit.draft();
+                let kept = KeptDraft {
+                    page: draft.page,
+                    text: draft.text,
+                    based_on: draft.based_on,
+                };
+                keep(app, draft.session, draft.node, Some(kept), fx);
+            }
         }
     }
+}
+
+/// Keeps (or forgets) a node's draft on disk, and in the app's copy.
+pub(super) fn keep(
+    app: &mut App,
+    session: SessionId,
+    node: NodeId,
+    draft: Option<KeptDraft>,
+    fx: &mut Vec<Effect>,
+) {
+    let Some(project) = app.session(session).map(|s| s.project_id) else {
+        return;
+    };
+    if let Some((p, kept)) = &mut app.kept
+        && *p == project
+    {
+        match &draft {
+            Some(d) => kept.insert(node, d.clone()),
+            None => kept.remove(&node),
+        };
+    }
+    app.draft_seq += 1;
+    fx.push(Effect::KeepDraft {
+        seq: app.draft_seq,
+        project,
+        node,
+        draft,
+    });
 }
 
 /// Sends a draft and shows it as saved at once, so that the next key (in
@@ -213,6 +268,7 @@ pub(super) fn on_saved(
     };
     match result {
         Ok(epoch) => {
+            keep(app, draft.session, draft.node, None, fx);
             let loaded = app
                 .scene
                 .as_ref()

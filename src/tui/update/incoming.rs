@@ -1,6 +1,9 @@
 //! What arrives from outside the keyboard: mouse clicks, the backend's
 //! events, finished loads and the sharing adapter's requests.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
 use super::edit::{on_saved, show_saves};
@@ -10,8 +13,11 @@ use super::keys::{
 };
 use crate::core::events::{Event, JobStatus, JobSummary};
 use crate::core::ids::SessionId;
+use crate::core::scene::NodeKind;
+use crate::core::session::SceneSnapshot;
 use crate::tui::app::{
-    App, ConfirmAction, Effect, HomeRow, Loaded, Merge, Modal, Pane, Route, ShareEvent, Side,
+    App, ConfirmAction, Effect, HomeRow, Loaded, Merge, Modal, Pane, QA_STEP, Route, ShareEvent,
+    Side,
 };
 use crate::tui::backend::BackendEvent;
 use crate::tui::commands;
@@ -184,6 +190,12 @@ pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>)
         } => {
             if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
                 j.apply(&event);
+                if j.steps.iter().any(|s| s == QA_STEP) {
+                    app.changed_since_qa.clear();
+                }
+                let Some(j) = app.jobs.iter().find(|j| j.id == id) else {
+                    return;
+                };
                 let steps = j.steps.join(" → ");
                 let warnings = j.warnings.len();
                 match status {
@@ -250,8 +262,42 @@ pub(super) fn share_event(app: &mut App, event: ShareEvent, fx: &mut Vec<Effect>
     }
 }
 
+/// Notes the text nodes a newer scene of the shown session changed (their
+/// `qa` marks no longer hold).
+fn note_changes(app: &mut App, id: SessionId, new: &SceneSnapshot) {
+    let Some((shown, old)) = &app.scene else {
+        return;
+    };
+    if *shown != id {
+        app.changed_since_qa.clear();
+        return;
+    }
+    let text = |n: &crate::core::scene::Node| match &n.kind {
+        NodeKind::Text {
+            text, translation, ..
+        } => Some((text.clone(), translation.clone())),
+        _ => None,
+    };
+    let pages: HashMap<_, _> = old.scene.pages.iter().map(|p| (p.id, p)).collect();
+    for page in &new.scene.pages {
+        let Some(before) = pages.get(&page.id) else {
+            continue;
+        };
+        if Arc::ptr_eq(page, before) {
+            continue;
+        }
+        let earlier: HashMap<_, _> = before.nodes.iter().map(|n| (n.id, text(n))).collect();
+        for node in &page.nodes {
+            if earlier.get(&node.id).is_some_and(|t| *t != text(node)) {
+                app.changed_since_qa.insert(node.id);
+            }
+        }
+    }
+}
+
 pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
+        Loaded::Drafts(project, kept) => app.kept = Some((project, kept)),
         Loaded::Sessions(asked, Ok(_)) if app.sessions_asked.is_some_and(|t| asked < t) => {}
         Loaded::Sessions(asked, Ok(sessions)) => {
             app.sessions_asked = Some(asked);
@@ -313,6 +359,13 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                     app.saving.retain(|p| {
                         p.draft.session != id || p.epoch.is_none_or(|saved| saved > epoch)
                     });
+                    note_changes(app, id, &snapshot);
+                    if let Some(project) = app.session(id).map(|s| s.project_id)
+                        && app.kept.as_ref().is_none_or(|(p, _)| *p != project)
+                    {
+                        app.kept = Some((project, Default::default()));
+                        fx.push(Effect::LoadDrafts(project));
+                    }
                     app.scene = Some((id, snapshot));
                     show_saves(app);
                     let pages = page_count(app);

@@ -150,6 +150,10 @@ pub(super) fn session_key(
         }
         KeyCode::Enter if app.focus == Pane::Jobs => jump_to_warning(app, id),
         KeyCode::Esc if app.focus == Pane::Jobs => app.focus = Pane::Nodes,
+        KeyCode::Esc if app.visual.is_some() => {
+            app.visual = None;
+            app.say("selection dropped");
+        }
         KeyCode::Right | KeyCode::Char('l') | KeyCode::Enter if app.focus == Pane::Pages => {
             app.focus = Pane::Nodes;
         }
@@ -157,8 +161,31 @@ pub(super) fn session_key(
         KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => app.route = Route::Home,
         KeyCode::Char('e') | KeyCode::Enter => start_edit(app, id),
         KeyCode::Char('u') => fx.push(Effect::Undo(id)),
-        KeyCode::Char('r') => mark(app, id, TextState::Reviewed, fx),
-        KeyCode::Char('f') => mark(app, id, TextState::Final, fx),
+        KeyCode::Char('v') if app.focus == Pane::Nodes => {
+            app.visual = match app.visual {
+                Some(_) => {
+                    app.say("selection dropped");
+                    None
+                }
+                None => {
+                    app.say("selecting: j/k extend · r/f mark them all · v or Esc drops");
+                    Some(app.node_selected)
+                }
+            };
+        }
+        KeyCode::Char(c @ ('r' | 'f')) => {
+            let to = if c == 'r' {
+                TextState::Reviewed
+            } else {
+                TextState::Final
+            };
+            if app.visual.is_some() {
+                mark_range(app, id, to, fx);
+            } else if mark(app, id, to, fx) {
+                // On to the next segment, as a reviewer reads.
+                move_in_focus(app, 1);
+            }
+        }
         _ => {}
     }
 }
@@ -171,6 +198,7 @@ pub(super) fn move_in_focus(app: &mut App, delta: isize) {
             move_sel(&mut app.page_selected, pages, delta);
             if before != app.page_selected {
                 app.node_selected = 0;
+                app.visual = None;
             }
         }
         Pane::Nodes => {
@@ -201,7 +229,8 @@ pub fn next_node(app: &mut App, back: bool) {
         Some(needle) => navigate::next_where(app, back, |n| navigate::holds(n, needle)),
         None => {
             let warned = navigate::warned(app);
-            navigate::next_where(app, back, |n| navigate::needs_work(n, &warned))
+            let machine = app.next_stops_at_machine;
+            navigate::next_where(app, back, |n| navigate::needs_work(n, &warned, machine))
         }
     };
     match found {
@@ -211,7 +240,9 @@ pub fn next_node(app: &mut App, back: bool) {
             app.focus = Pane::Nodes;
         }
         None if app.find.is_some() => app.fail("no node holds that text"),
-        None => app.say("nothing left to do: every node is translated and none is flagged"),
+        None => app.say(
+            "nothing left to do: every node is translated by a person or reviewed, and none is flagged",
+        ),
     }
 }
 
@@ -287,17 +318,70 @@ pub(super) fn selected_text_node(app: &mut App) -> Option<(PageId, Node)> {
     }
 }
 
-/// `r` / `f`: marks the selected translation reviewed or final; the same
-/// key again steps back (final → reviewed → translated).
-pub(super) fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) {
-    let Some((page, node)) = selected_text_node(app) else {
+/// `r` / `f` in a selection (`v`): every translated text node between the
+/// anchor and the cursor marked reviewed or final, as one op.
+fn mark_range(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) {
+    let Some(anchor) = app.visual.take() else {
         return;
+    };
+    let Some(page) = app
+        .scene
+        .as_ref()
+        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .cloned()
+    else {
+        return;
+    };
+    let (from, to_index) = (anchor.min(app.node_selected), anchor.max(app.node_selected));
+    let shown = navigate::shown_nodes(app);
+    let ops: Vec<Op> = page
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| (from..=to_index).contains(i) && shown.contains(i))
+        .filter(|(_, n)| match &n.kind {
+            NodeKind::Text { translation, .. } => {
+                translation.as_deref().is_some_and(|t| !t.is_empty()) && n.kind.state() != Some(to)
+            }
+            _ => false,
+        })
+        .map(|(_, n)| Op::UpdateNode {
+            page: page.id,
+            id: n.id,
+            patch: NodePatch::text(None, Some(to)),
+            based_on: None,
+        })
+        .collect();
+    if ops.is_empty() {
+        return app.say(format!(
+            "nothing to mark: no translated node in the selection is not {} yet",
+            to.as_str()
+        ));
+    }
+    let what = format!("marked {} nodes {}", ops.len(), to.as_str());
+    fx.push(Effect::Apply {
+        session,
+        op: Op::Batch {
+            label: Some(what.clone()),
+            ops,
+        },
+        what,
+    });
+}
+
+/// `r` / `f`: marks the selected translation reviewed or final; the same
+/// key again steps back (final → reviewed → translated). Whether it asked
+/// for a change.
+pub(super) fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) -> bool {
+    let Some((page, node)) = selected_text_node(app) else {
+        return false;
     };
     let NodeKind::Text { translation, .. } = &node.kind else {
-        return;
+        return false;
     };
     if translation.as_deref().is_none_or(str::is_empty) {
-        return app.fail("translate it first: there is nothing to review");
+        app.fail("translate it first: there is nothing to review");
+        return false;
     }
     let current = node.kind.state().unwrap_or(TextState::Initial);
     let state = match (current, to) {
@@ -315,6 +399,7 @@ pub(super) fn mark(app: &mut App, session: SessionId, to: TextState, fx: &mut Ve
         },
         what: format!("marked {}", state.as_str()),
     });
+    true
 }
 
 /// `e` on a text node: an edit box with its current translation; a final
@@ -340,11 +425,23 @@ pub(super) fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
     let NodeKind::Text { translation, .. } = node.kind else {
         return;
     };
+    // A draft typed earlier and never saved (the TUI was closed or
+    // killed) comes back, if the translation is still what it started
+    // from.
+    let kept = app
+        .kept
+        .as_ref()
+        .and_then(|(_, k)| k.get(&node.id))
+        .filter(|k| k.based_on == translation && Some(&k.text) != translation.as_ref())
+        .map(|k| k.text.clone());
+    if kept.is_some() {
+        app.say("your unsaved draft is back · Enter saves it · Esc drops it");
+    }
     app.edit = Some(EditBox::new(Draft {
         session,
         page,
         node: node.id,
-        text: translation.clone().unwrap_or_default(),
+        text: kept.unwrap_or_else(|| translation.clone().unwrap_or_default()),
         unlock,
         based_on: translation,
     }));

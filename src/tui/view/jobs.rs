@@ -122,13 +122,16 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
         .skip(offset)
         .take(height)
         .map(|(i, w)| {
+            let step = if w.step_id == crate::tui::app::QA_STEP {
+                String::new()
+            } else {
+                format!("{} · ", w.step_id)
+            };
             let text = fit(
                 &format!(
-                    "⚠ page {} · {} · {}: {}",
+                    "⚠ p{} · {step}{}",
                     w.page_index + 1,
-                    w.step_id,
-                    w.finding.rule,
-                    w.finding.message
+                    super::session::warning_text(&w.finding.rule, &w.finding.message)
                 ),
                 width,
             );

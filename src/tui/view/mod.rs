@@ -97,7 +97,7 @@ pub fn view(app: &App, frame: &mut Frame) {
         edit_box(app, frame, area);
     }
     match &app.modal {
-        Some(Modal::Help) => help(app, frame, area),
+        Some(Modal::Help | Modal::Reading { .. }) => help(app, frame, area),
         Some(Modal::Confirm { message, .. }) => confirm(app, frame, area, message),
         Some(Modal::Approval { engines, .. }) => approval(app, frame, area, engines),
         Some(Modal::Conflict { draft, theirs }) => conflict(app, frame, area, draft, theirs),
@@ -318,6 +318,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
     } else if let Some(modal) = &app.modal {
         match modal {
             Modal::Help => "Esc, ? or Enter closes help",
+            Modal::Reading { .. } => "Esc or Enter closes · ↑↓ scroll",
             Modal::Confirm { .. } => "y/Enter confirm · n/Esc cancel",
             Modal::Approval { .. } => "y/Enter run these commands · n/Esc do not run",
             Modal::Conflict { .. } => "k/Enter keep mine · t use theirs · e/Esc edit my draft",
@@ -325,8 +326,32 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
                 "j/k move · m keep mine · t take the file's · a take all · Esc close"
             }
         }
-    } else if app.edit.is_some() {
-        "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo"
+    } else if let Some(edit) = &app.edit {
+        const KEYS: &str = "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo";
+        // A cue's counts as it is typed.
+        let timing = app.scene.as_ref().and_then(|(_, s)| {
+            let page = s.scene.page(edit.page)?;
+            match &page.nodes[page.node_index(edit.node)?].kind {
+                crate::core::scene::NodeKind::Text {
+                    timing: Some(t), ..
+                } => Some(t.end.saturating_sub(t.start)),
+                _ => None,
+            }
+        });
+        if let Some(duration) = timing {
+            let counts = session::measure_line(app, &edit.area.lines().join("\n"), duration);
+            let width = counts.width();
+            let mut spans = counts.spans;
+            spans.push(Span::styled(
+                clip(
+                    &format!(" · {KEYS}"),
+                    (area.width as usize).saturating_sub(width),
+                ),
+                dim(),
+            ));
+            return frame.render_widget(Paragraph::new(Line::from(spans)), area);
+        }
+        KEYS
     } else if app.input.is_some() && !app.choices.is_empty() {
         return frame.render_widget(
             Paragraph::new(Span::styled(

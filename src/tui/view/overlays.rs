@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use unicode_width::UnicodeWidthStr;
 
 use super::{accent, bold, clip, dim};
-use crate::tui::app::{App, Draft, Merge, Side};
+use crate::tui::app::{App, Draft, Merge, Modal, Side};
 use crate::tui::commands::COMMANDS;
 use crate::tui::layout::centered;
 
@@ -128,11 +128,27 @@ pub(super) fn help_lines(app: &App) -> Vec<Line<'static>> {
     lines
 }
 
-/// How far help scrolls at the app's terminal size, and how many rows it
-/// shows at once.
+/// What the scrolled modal shown (help, or text to read) holds.
+fn scrolled_lines(app: &App) -> (String, Vec<Line<'static>>) {
+    match &app.modal {
+        Some(Modal::Reading { title, lines }) => {
+            let mut out: Vec<Line<'static>> = lines.iter().cloned().map(Line::raw).collect();
+            out.push(Line::raw(""));
+            out.push(Line::styled(
+                "Esc closes · ↑↓ PgUp PgDn Home End scroll",
+                dim(),
+            ));
+            (title.clone(), out)
+        }
+        _ => ("Help".to_owned(), help_lines(app)),
+    }
+}
+
+/// How far help (or the text being read) scrolls at the app's terminal
+/// size, and how many rows it shows at once.
 pub fn help_scroll_range(app: &App) -> (u16, u16) {
     let inner = HELP_WIDTH.min(app.width).saturating_sub(2);
-    let rows = Paragraph::new(help_lines(app))
+    let rows = Paragraph::new(scrolled_lines(app).1)
         .wrap(Wrap { trim: false })
         .line_count(inner);
     let rows = u16::try_from(rows).unwrap_or(u16::MAX);
@@ -143,15 +159,16 @@ pub fn help_scroll_range(app: &App) -> (u16, u16) {
 pub(super) fn help(app: &App, frame: &mut Frame, area: Rect) {
     let (max, visible) = help_scroll_range(app);
     let scroll = app.help_scroll.min(max);
+    let (name, lines) = scrolled_lines(app);
     let box_area = centered(area, HELP_WIDTH, visible + 2);
     let title = if max > 0 {
-        format!(" Help · {}/{} ", scroll + visible, max + visible)
+        format!(" {name} · {}/{} ", scroll + visible, max + visible)
     } else {
-        " Help ".to_owned()
+        format!(" {name} ")
     };
     frame.render_widget(Clear, box_area);
     frame.render_widget(
-        Paragraph::new(help_lines(app))
+        Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .scroll((scroll, 0))
             .block(

@@ -65,7 +65,12 @@ pub(super) fn state_words(kind: &NodeKind) -> String {
 
 /// A node's row: kind, state mark, `!` when a warning names it, then the
 /// source and the translation side by side, so both show at any width.
-pub(super) fn node_summary(node: &Node, warned: bool, width: usize) -> (String, Style) {
+pub(super) fn node_summary(
+    node: &Node,
+    cue: Option<usize>,
+    warned: bool,
+    width: usize,
+) -> (String, Style) {
     let hidden = if node.visible { "" } else { " (hidden)" };
     let flag = if warned { '!' } else { ' ' };
     let text = match &node.kind {
@@ -74,14 +79,24 @@ pub(super) fn node_summary(node: &Node, warned: bool, width: usize) -> (String, 
         } => {
             let source = format!("{}{hidden}", text.as_deref().unwrap_or(""));
             let mark = state_mark(&node.kind);
-            let rest = width.saturating_sub(5 + 3);
-            let source_w = rest / 2;
-            let translation = translation.as_deref().unwrap_or("·");
-            format!(
-                "T {mark}{flag} {} → {}",
-                fit(&source, source_w),
-                clip(translation, rest - source_w)
-            )
+            // A cue by its number, as a reviewer names it.
+            let label = cue.map_or_else(|| "T".to_owned(), |n| format!("{n:>3}"));
+            let rest = width.saturating_sub(label.len() + 4 + 3);
+            match translation {
+                Some(translation) => {
+                    let source_w = rest / 2;
+                    format!(
+                        "{label} {mark}{flag} {} → {}",
+                        fit(&source, source_w),
+                        clip(translation, rest - source_w)
+                    )
+                }
+                // Untranslated, the source gets the row.
+                None => format!(
+                    "{label} {mark}{flag} {} → ·",
+                    clip(&source, rest.saturating_sub(2))
+                ),
+            }
         }
         NodeKind::Image { name, role, .. } => format!(
             "I  {flag} {}{hidden}",
@@ -113,6 +128,75 @@ pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
     }
     let keep = bottom.min(height.div_ceil(2).max(height.saturating_sub(top)));
     (height - keep, keep)
+}
+
+/// A cue's counts (`38·12 chars · 15.2 cps`), red with what goes past the
+/// limits when something does.
+pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'static> {
+    let measure = crate::core::cues::measure(text, duration_ms);
+    let over = measure.over(&app.subtitles);
+    if over.is_empty() {
+        return Line::styled(measure.summary(), Style::default().fg(Color::Green));
+    }
+    let said: Vec<String> = over.into_iter().map(|(_, m)| m).collect();
+    Line::styled(
+        format!("{} · {}", measure.summary(), said.join(" · ")),
+        Style::default().fg(Color::Red),
+    )
+}
+
+/// Under a translation: the warnings that name its node, whole, and the
+/// glossary terms its source holds with their required translations.
+fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let warnings = app
+        .shown_session()
+        .map(|id| app.warnings_of(id))
+        .unwrap_or_default();
+    for w in warnings
+        .iter()
+        .filter(|w| w.finding.node_id == Some(node.id))
+    {
+        lines.push(Line::styled(
+            format!("⚠ {}", warning_text(&w.finding.rule, &w.finding.message)),
+            Style::default().fg(Color::Yellow),
+        ));
+    }
+    if let (Some((_, snapshot)), Some(source)) = (&app.scene, source) {
+        let glossary = &snapshot.scene.project.glossary;
+        if !glossary.is_empty() {
+            let matcher = crate::core::glossary::Matcher::new(glossary);
+            for term in matcher.found(source) {
+                let note = term
+                    .note
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default();
+                lines.push(Line::styled(
+                    format!("≡ {} → {}{note}", term.source, term.target),
+                    Style::default().fg(Color::Cyan),
+                ));
+            }
+        }
+    }
+    lines
+}
+
+/// A warning's message, with its rule in front unless the message already
+/// begins with it (`spelling: …`, `missing translation: …`).
+pub(super) fn warning_text(rule: &str, message: &str) -> String {
+    let words = rule.replace('-', " ");
+    let starts = message
+        .get(..words.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(&words));
+    if starts
+        || message.starts_with("leading or trailing")
+        || message.starts_with("translation too long")
+    {
+        message.to_owned()
+    } else {
+        format!("{words}: {message}")
+    }
 }
 
 /// A text as lines, its line breaks kept.
@@ -216,6 +300,9 @@ pub(super) fn nodes_pane(
         .iter()
         .filter_map(|w| w.finding.node_id)
         .collect();
+    let cues: std::collections::HashMap<NodeId, usize> = page
+        .map(|p| crate::core::cues::numbers(p).collect())
+        .unwrap_or_default();
     let node_lines: Vec<Line> = if nodes.is_empty() {
         vec![Line::styled("no nodes on this page", dim())]
     } else if shown.is_empty() {
@@ -230,9 +317,15 @@ pub(super) fn nodes_pane(
             .take(height)
             .map(|&i| (i, &nodes[i]))
             .map(|(i, n)| {
-                let (text, style) = node_summary(n, warned.contains(&n.id), width);
+                let (text, style) =
+                    node_summary(n, cues.get(&n.id).copied(), warned.contains(&n.id), width);
+                let in_range = app.visual.is_some_and(|a| {
+                    (a.min(app.node_selected)..=a.max(app.node_selected)).contains(&i)
+                });
                 let style = if i == app.node_selected && app.focus == Pane::Nodes {
                     selected()
+                } else if in_range {
+                    style.bg(Color::DarkGray)
                 } else if i == app.node_selected {
                     style.add_modifier(Modifier::UNDERLINED)
                 } else {
@@ -280,14 +373,20 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                 entry,
                 ..
             } => {
+                let cue = timing.as_ref().and(page).and_then(|p| {
+                    crate::core::cues::numbers(p)
+                        .find(|(id, _)| *id == node.id)
+                        .map(|(_, n)| format!(" · cue {n}"))
+                });
                 let heading = Line::from(vec![
                     Span::styled(
                         format!(
-                            "Source{}",
+                            "Source{}{}",
                             source_lang
                                 .as_deref()
                                 .map(|l| format!(" ({l})"))
-                                .unwrap_or_default()
+                                .unwrap_or_default(),
+                            cue.unwrap_or_default()
                         ),
                         bold(),
                     ),
@@ -313,6 +412,14 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                     Some(t) => bottom.extend(lines_of(t)),
                     None => bottom.push(Line::styled("not translated · e to edit", dim())),
                 }
+                if let (Some(t), Some(timing)) = (translation, timing) {
+                    bottom.push(measure_line(
+                        app,
+                        t,
+                        timing.end.saturating_sub(timing.start),
+                    ));
+                }
+                bottom.extend(desk_lines(app, node, text.as_deref()));
                 (top, bottom)
             }
             NodeKind::Image {
