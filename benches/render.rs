@@ -133,6 +133,7 @@ async fn export(core: &Core, id: SessionId, format: ExportFormat) -> (Duration, 
                 target_language: None,
                 image_format: None,
                 quality: None,
+                untranslated: None,
             },
         )
         .await

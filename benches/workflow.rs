@@ -112,6 +112,7 @@ fn xliff_spec() -> ExportSpec {
         target_language: None,
         image_format: None,
         quality: None,
+        untranslated: None,
     }
 }
 

@@ -68,3 +68,8 @@ pub struct Cancelled {
     /// False when the job had already finished.
     pub cancelled: bool,
 }
+
+/// The HTTP export's header saying how many segments had no translation
+/// and how they were written (`67 of 120 segments have no translation:
+/// written with their source text`); the attached TUI reads it back.
+pub const UNTRANSLATED_HEADER: &str = "quire-untranslated";

@@ -354,16 +354,24 @@ impl QuireMcp {
             text: None,
             path: None,
         };
+        // Untranslated segments, said beside the result (a text block: the
+        // output schema stays as it is).
+        let note = export.untranslated.map(|u| ContentBlock::text(u.said()));
         if let Some((path, overwrite)) = target {
             paths::write_output_file(path.clone(), export.bytes, overwrite).await?;
             result.path = Some(path.display().to_string());
-            return ok(&result);
+            let mut reply = ok(&result)?;
+            reply.content.extend(note);
+            return Ok(reply);
         }
         if format.is_text() {
             result.text = Some(String::from_utf8_lossy(&export.bytes).into_owned());
-            return ok(&result);
+            let mut reply = ok(&result)?;
+            reply.content.extend(note);
+            return Ok(reply);
         }
         let mut reply = ok(&result)?;
+        reply.content.extend(note);
         let blob = base64::engine::general_purpose::STANDARD.encode(&export.bytes);
         reply.content.push(ContentBlock::resource(
             ResourceContents::BlobResourceContents {

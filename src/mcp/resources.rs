@@ -2,9 +2,11 @@
 //!
 //! - `quire://sessions/{sessionId}/scene` — the scene and its epoch (JSON);
 //! - `quire://sessions/{sessionId}/pages/{pageId}` — one page (JSON);
+//! - `quire://sessions/{sessionId}/nodes/{nodeId}/matches` — the
+//!   translation memory's best matches for a text node (JSON);
 //! - `quire://blobs/{hash}` — a blob's bytes with their MIME type.
 //!
-//! Every open session's scene is listed; the three shapes are the
+//! Every open session's scene is listed; the four shapes are the
 //! resource templates. Subscriptions and their notifications are in
 //! `watch.rs`.
 
@@ -15,7 +17,7 @@ use rmcp::model::{ErrorData, Resource, ResourceContents, ResourceTemplate};
 use serde_json::json;
 
 use crate::core::blobs::{BlobHash, media_type};
-use crate::core::ids::{PageId, SessionId};
+use crate::core::ids::{NodeId, PageId, SessionId};
 use crate::core::{Core, CoreError};
 
 const SCHEME: &str = "quire://";
@@ -25,6 +27,7 @@ const SCHEME: &str = "quire://";
 pub enum Uri {
     Scene(SessionId),
     Page(SessionId, PageId),
+    Matches(SessionId, NodeId),
     Blob(BlobHash),
 }
 
@@ -33,6 +36,7 @@ impl fmt::Display for Uri {
         match self {
             Uri::Scene(s) => write!(f, "{SCHEME}sessions/{s}/scene"),
             Uri::Page(s, p) => write!(f, "{SCHEME}sessions/{s}/pages/{p}"),
+            Uri::Matches(s, n) => write!(f, "{SCHEME}sessions/{s}/nodes/{n}/matches"),
             Uri::Blob(h) => write!(f, "{SCHEME}blobs/{h}"),
         }
     }
@@ -65,6 +69,13 @@ impl Uri {
                     .map_err(|_| bad("the page id is not a UUID"))?;
                 Ok(Uri::Page(session(s)?, page))
             }
+            ["sessions", s, "nodes", n, "matches"] => {
+                let node = n
+                    .parse::<uuid::Uuid>()
+                    .map(NodeId)
+                    .map_err(|_| bad("the node id is not a UUID"))?;
+                Ok(Uri::Matches(session(s)?, node))
+            }
             ["blobs", h] => h
                 .parse::<BlobHash>()
                 .map(Uri::Blob)
@@ -76,7 +87,7 @@ impl Uri {
     /// The session the resource belongs to (a blob belongs to none).
     pub fn session(&self) -> Option<SessionId> {
         match self {
-            Uri::Scene(s) | Uri::Page(s, _) => Some(*s),
+            Uri::Scene(s) | Uri::Page(s, _) | Uri::Matches(s, _) => Some(*s),
             Uri::Blob(_) => None,
         }
     }
@@ -129,6 +140,12 @@ pub fn templates() -> Vec<ResourceTemplate> {
             Some("application/json"),
         ),
         template(
+            "quire://sessions/{sessionId}/nodes/{nodeId}/matches",
+            "matches",
+            "The translation memory's best matches (up to 3) for a text node: score, origin, date, the words that differ",
+            Some("application/json"),
+        ),
+        template(
             "quire://blobs/{hash}",
             "blob",
             "An image or mask a page uses, by its BLAKE3 hash",
@@ -158,6 +175,15 @@ pub async fn read(core: &Core, uri: Uri) -> Result<ResourceContents, ErrorData> 
                 return Err(not_found(&uri, &CoreError::not_found("page", page)));
             };
             Ok(text(json!({ "epoch": snapshot.epoch, "page": found })))
+        }
+        Uri::Matches(session, node) => {
+            let found = core.matches(session, node).await.map_err(|e| match e {
+                CoreError::InvalidInput(_) => {
+                    ErrorData::invalid_params(format!("{uri}: {e}"), None)
+                }
+                e => not_found(&uri, &e),
+            })?;
+            Ok(text(json!({ "matches": found })))
         }
         Uri::Blob(hash) => {
             for s in core.sessions() {

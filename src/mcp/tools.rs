@@ -483,7 +483,7 @@ mod described {
                 name,
                 "Get a job",
                 reads(),
-                "A job's status, progress and warnings (in flight and the last 100).",
+                "A job's status, progress and warnings.",
             ),
             ToolName::CancelJob => tool::<JobArgs, Cancelled>(
                 name,
@@ -495,7 +495,7 @@ mod described {
                 name,
                 "Export",
                 changes(false, true),
-                "Export as text, or a zip resource up to 16 MiB; over stdio outPath writes a file.",
+                "Export as text, or a zip resource up to 16 MiB; stdio: outPath writes a file.",
             ),
             ToolName::ViewPage => tool::<ViewPageArgs, PageView>(
                 name,
@@ -513,7 +513,7 @@ mod described {
                 name,
                 "Import translations",
                 changes(false, true),
-                "Merge XLIFF/PO three-way (conflicts listed), add CSV/TBX glossary terms, or a TMX to the memory.",
+                "Merge XLIFF/PO three-way, add CSV/TBX glossary terms, or a TMX to the memory.",
             ),
         }
     }

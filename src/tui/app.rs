@@ -15,6 +15,7 @@ use crate::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
 use crate::core::import::ImportResult;
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
+use crate::core::matches::Match;
 use crate::core::op::Op;
 use crate::core::session::SceneSnapshot;
 
@@ -135,6 +136,8 @@ pub enum ConfirmAction {
     Overwrite(Box<Effect>),
     /// Close the edit box, dropping what was typed.
     DropDraft,
+    /// Carry this out (a replacement the person has seen the preview of).
+    Run(Box<Effect>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -228,6 +231,9 @@ pub struct App {
     pub projects: Vec<ProjectEntry>,
     pub engines: Vec<EngineInfo>,
     pub jobs: Vec<JobSummary>,
+    /// The memory's matches for a text node (the selected one, or the
+    /// one they are loading for).
+    pub matches: Option<(crate::core::ids::NodeId, Result<Vec<Match>, String>)>,
     /// The shown project's drafts kept on disk (`drafts.rs`), once read.
     pub kept: Option<(crate::core::ids::ProjectId, super::drafts::Kept)>,
     /// How many draft writes were asked for: the order they must land in.
@@ -252,7 +258,7 @@ pub struct App {
     /// `w` hides the jobs pane.
     pub jobs_hidden: bool,
     /// The text of the last `/find` (Ctrl-f): `n`/`N` go to its matches.
-    pub find: Option<String>,
+    pub find: Option<(String, crate::core::find::FindOptions)>,
     /// `/filter STATE`: the node list shows only those nodes.
     pub filter: Option<super::navigate::Filter>,
     /// Command lines run, oldest first (Up/Down on the command line).
@@ -326,6 +332,7 @@ impl App {
             changed_since_qa: std::collections::HashSet::new(),
             visual: None,
             kept: None,
+            matches: None,
             draft_seq: 0,
             scene: None,
             scene_loading: false,
@@ -510,6 +517,8 @@ pub enum ShareEvent {
 /// Results of effects.
 #[derive(Debug)]
 pub enum Loaded {
+    Matches(crate::core::ids::NodeId, Result<Vec<Match>, BackendError>),
+    Concordance(String, Result<Vec<Match>, BackendError>),
     /// A project's drafts kept on disk.
     Drafts(crate::core::ids::ProjectId, super::drafts::Kept),
     /// The open sessions, as of the moment they were asked for (answers
@@ -564,6 +573,14 @@ pub enum Effect {
     },
     /// Read a project's kept drafts.
     LoadDrafts(crate::core::ids::ProjectId),
+    LoadMatches {
+        session: SessionId,
+        node: crate::core::ids::NodeId,
+    },
+    Concordance {
+        session: SessionId,
+        query: String,
+    },
     LoadSessions,
     LoadProjects,
     LoadEngines,

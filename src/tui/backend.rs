@@ -10,10 +10,11 @@ use crate::core::engines::EngineInfo;
 use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryImport, GlossaryReport};
-use crate::core::ids::{JobId, SessionId};
+use crate::core::ids::{JobId, NodeId, SessionId};
 use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
+use crate::core::matches::Match;
 use crate::core::op::Op;
 use crate::core::session::SceneSnapshot;
 use crate::core::translations::{ImportReport, TranslationImport};
@@ -108,7 +109,7 @@ pub trait Backend: Send + Sync {
         languages: Languages,
         file: ImageFile,
     ) -> Reply<'_, SessionSummary>;
-    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>>;
+    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Exported>;
     fn import_translations(
         &self,
         id: SessionId,
@@ -122,9 +123,23 @@ pub trait Backend: Send + Sync {
     /// encoded (PNG or JPEG): a page for the preview. The core decodes it
     /// under `limits.max_image_pixels`, so the TUI never holds a full page.
     fn picture(&self, id: SessionId, hash: BlobHash, max_side: u32) -> Reply<'_, Vec<u8>>;
+    /// The memory's best matches for a text node's source.
+    fn matches(&self, id: SessionId, node: NodeId) -> Reply<'_, Vec<Match>>;
+    /// Remembered segments holding every word of `query`.
+    fn concordance(&self, id: SessionId, query: String) -> Reply<'_, Vec<Match>>;
     /// Starts delivering events; the receiver gets `Connected` first.
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
 }
+
+/// An export's bytes, and what it says of untranslated segments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exported {
+    pub bytes: Vec<u8>,
+    pub untranslated: Option<String>,
+}
+
+/// How many concordance results the TUI asks for.
+pub const CONCORDANCE: usize = 50;
 
 /// The in-process core.
 pub struct Local {
@@ -189,6 +204,14 @@ impl Backend for Local {
         Box::pin(async move { Ok(self.core.scene(id).await?) })
     }
 
+    fn matches(&self, id: SessionId, node: NodeId) -> Reply<'_, Vec<Match>> {
+        Box::pin(async move { Ok(self.core.matches(id, node).await?) })
+    }
+
+    fn concordance(&self, id: SessionId, query: String) -> Reply<'_, Vec<Match>> {
+        Box::pin(async move { Ok(self.core.concordance(id, &query, CONCORDANCE).await?) })
+    }
+
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {
         Box::pin(async move { Ok(self.core.apply(id, op).await?) })
     }
@@ -237,8 +260,14 @@ impl Backend for Local {
         })
     }
 
-    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {
-        Box::pin(async move { Ok(self.core.export(id, spec).await?.bytes) })
+    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Exported> {
+        Box::pin(async move {
+            let export = self.core.export(id, spec).await?;
+            Ok(Exported {
+                untranslated: export.untranslated.map(|u| u.said()),
+                bytes: export.bytes,
+            })
+        })
     }
 
     fn import_translations(

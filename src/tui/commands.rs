@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::manage;
 use super::update::{confirm_close, go_to_page, next_node, request_quit};
-use crate::core::export::{ExportFormat, ExportSpec, ImageFormat};
+use crate::core::export::{ExportFormat, ExportSpec, ImageFormat, Untranslated};
 use crate::core::glossary::{GlossaryFormat, Term};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
@@ -58,15 +58,23 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/find TEXT",
-        "next node whose source or translation holds TEXT (Ctrl-f)",
+        "count and go to TEXT in sources and translations (Ctrl-f); -w whole words, -r regex, -c case",
     ),
     (
         "/lang from=L to=L",
         "set the project's source and target languages (to= clears one)",
     ),
     (
+        "/concordance WORDS",
+        "remembered segments holding the words (1-3 insert the selected segment's matches)",
+    ),
+    (
         "/word add WORD",
         "accept WORD in this project's spelling (/word remove WORD)",
+    ),
+    (
+        "/replace OLD => NEW",
+        "replace in the translations, with a preview, as one undo step; -w -r -c as /find",
     ),
     (
         "/term SRC = TGT",
@@ -78,7 +86,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/export FORMAT PATH",
-        "write markdown, xliff, po, srt, vtt, json, archive, or the rendered pages as png, cbz or pdf",
+        "write markdown, xliff, po, srt, vtt, json, archive, or the rendered pages as png, cbz or pdf; untranslated=source|empty|refuse",
     ),
     ("/tui-mcp-revoke", "stop sharing this TUI"),
     ("/quit", "quit (also q, Ctrl-c)"),
@@ -103,13 +111,8 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             app.find = None;
             app.say("find cleared: n/N go to nodes that need work");
         }
-        "find" => {
-            app.find = Some(rest.to_lowercase());
-            next_node(app, false);
-            if app.status.as_ref().is_none_or(|s| !s.error) {
-                app.say(format!("found `{rest}` · n/N next/previous · /find clears"));
-            }
-        }
+        "find" => find(app, rest),
+        "replace" => replace(app, rest),
         "filter" => match rest {
             "" | "all" => {
                 app.filter = None;
@@ -223,6 +226,17 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         "unstage" => manage::unstage(app, rest),
         "term" => term(app, rest, fx),
         "lang" => languages(app, rest, fx),
+        "concordance" | "conc" => match app.shown_session() {
+            Some(session) if !rest.is_empty() => {
+                app.say(format!("looking for \"{rest}\" in the memory…"));
+                fx.push(Effect::Concordance {
+                    session,
+                    query: rest.to_owned(),
+                });
+            }
+            Some(_) => app.fail("usage: /concordance WORDS"),
+            None => app.fail("no session is shown"),
+        },
         "word" => word(app, rest, fx),
         "glossary" => glossary(app),
         "cancel" => {
@@ -463,6 +477,108 @@ fn term(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     fx.push(Effect::Apply { session, op, what });
 }
 
+/// `TEXT -w -r -c`: the text and the flags after it (whole words, regular
+/// expression, match case).
+fn search_flags(rest: &str) -> (String, crate::core::find::FindOptions) {
+    let mut options = crate::core::find::FindOptions::default();
+    let mut words: Vec<&str> = rest.split(' ').collect();
+    while let Some(flag) = words.last() {
+        match *flag {
+            "-w" => options.whole_words = true,
+            "-r" => options.regex = true,
+            "-c" => options.match_case = true,
+            _ => break,
+        }
+        words.pop();
+    }
+    (words.join(" "), options)
+}
+
+/// `/find TEXT [-w] [-r] [-c]`: how often the project holds it, and the
+/// next node that does.
+fn find(app: &mut App, rest: &str) {
+    let (text, options) = search_flags(rest);
+    let pattern = match crate::core::find::Pattern::new(&text, options) {
+        Ok(p) => p,
+        Err(e) => return app.fail(e),
+    };
+    let found = match &app.scene {
+        Some((_, s)) => crate::core::find::count(&s.scene, &pattern),
+        None => return app.fail("the scene is still loading"),
+    };
+    if found.matches == 0 {
+        app.find = None;
+        return app.fail(format!("`{text}` is nowhere in this project"));
+    }
+    app.find = Some((text.clone(), options));
+    next_node(app, false);
+    app.say(format!(
+        "`{text}`: {} in {} · n/N next/previous · /find clears",
+        plural(found.matches, "match", "matches"),
+        plural(found.segments, "segment", "segments")
+    ));
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `/replace OLD => NEW [-w] [-r] [-c]`: in the shown project's
+/// translations (final ones left alone), after a preview, as one op.
+fn replace(app: &mut App, rest: &str) {
+    const USAGE: &str = "usage: /replace OLD => NEW [-w whole words] [-r regex] [-c case]";
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let Some((old, new)) = rest.split_once(" => ") else {
+        return app.fail(USAGE);
+    };
+    let (new, options) = search_flags(new);
+    let pattern = match crate::core::find::Pattern::new(old, options) {
+        Ok(p) => p,
+        Err(e) => return app.fail(e),
+    };
+    let Some((_, snapshot)) = &app.scene else {
+        return app.fail("the scene is still loading");
+    };
+    let (changes, locked) = crate::core::find::replacements(&snapshot.scene, &pattern, &new);
+    if changes.is_empty() {
+        return app.fail(format!(
+            "no translation holds `{old}`{}",
+            if locked > 0 {
+                format!(" but {} final one(s), left alone", locked)
+            } else {
+                String::new()
+            }
+        ));
+    }
+    let matches: usize = changes.iter().map(|c| c.matches).sum();
+    let what = format!(
+        "replace `{old}` with `{new}`: {} in {}",
+        plural(matches, "match", "matches"),
+        plural(changes.len(), "segment", "segments")
+    );
+    let mut message = format!("{what}?");
+    if locked > 0 {
+        message.push_str(&format!("\n{locked} final translation(s) left alone."));
+    }
+    for c in changes.iter().take(6) {
+        message.push_str(&format!(
+            "\n  {}\n  → {}",
+            c.before.replace('\n', " ⏎ "),
+            c.after.replace('\n', " ⏎ ")
+        ));
+    }
+    if changes.len() > 6 {
+        message.push_str(&format!("\n  … and {} more", changes.len() - 6));
+    }
+    let op = crate::core::find::op(&changes, what.clone());
+    app.modal = Some(Modal::Confirm {
+        message,
+        action: crate::tui::app::ConfirmAction::Run(Box::new(Effect::Apply { session, op, what })),
+    });
+}
+
 /// `/lang from=en to=pt-BR`: sets (or, with nothing after `=`, clears)
 /// the project's languages.
 fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
@@ -614,7 +730,24 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     if parts.next().is_some() {
         return app.fail(USAGE);
     }
-    let path = PathBuf::from(expand(path.trim()));
+    // `untranslated=source|empty|refuse` before or after the path.
+    let mut untranslated = None;
+    let mut kept = Vec::new();
+    for word in path.split_whitespace() {
+        match word.strip_prefix("untranslated=") {
+            Some("source") => untranslated = Some(Untranslated::Source),
+            Some("empty") => untranslated = Some(Untranslated::Empty),
+            Some("refuse") => untranslated = Some(Untranslated::Refuse),
+            Some(other) => {
+                return app.fail(format!("untranslated={other}: say source, empty or refuse"));
+            }
+            None => kept.push(word),
+        }
+    }
+    if kept.is_empty() {
+        return app.fail(USAGE);
+    }
+    let path = PathBuf::from(expand(&kept.join(" ")));
     app.say("exporting…");
     fx.push(Effect::Export {
         session,
@@ -624,6 +757,7 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             target_language: None,
             image_format,
             quality,
+            untranslated,
         },
         path,
         overwrite: false,

@@ -28,9 +28,9 @@ pub fn needs_work(node: &Node, warned: &HashSet<NodeId>, machine: bool) -> bool 
             && node.kind.state() == Some(crate::core::scene::TextState::Translated))
 }
 
-/// Whether a text node's source or translation holds `needle` (already
-/// lowercased).
-pub fn holds(node: &Node, needle: &str) -> bool {
+/// Whether a text node's source or translation holds what `pattern`
+/// looks for.
+pub fn holds(node: &Node, pattern: &crate::core::find::Pattern) -> bool {
     let NodeKind::Text {
         text, translation, ..
     } = &node.kind
@@ -40,7 +40,7 @@ pub fn holds(node: &Node, needle: &str) -> bool {
     [text, translation]
         .into_iter()
         .flatten()
-        .any(|t| t.to_lowercase().contains(needle))
+        .any(|t| pattern.is_match(t))
 }
 
 /// The node ids the shown session's warnings name.

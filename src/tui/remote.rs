@@ -15,17 +15,18 @@ use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use super::backend::{Backend, BackendError, BackendEvent, Reply};
+use super::backend::{Backend, BackendError, BackendEvent, CONCORDANCE, Exported, Reply};
 use crate::config::secret::Secret;
 use crate::core::blobs::BlobHash;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{Event, JobSummary, SessionSummary};
 use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryImport, GlossaryReport};
-use crate::core::ids::{JobId, SessionId};
+use crate::core::ids::{JobId, NodeId, SessionId};
 use crate::core::import::{ImageFile, ImportResult};
 use crate::core::jobs::{Approval, PipelineSpec};
 use crate::core::lang::Languages;
+use crate::core::matches::Match;
 use crate::core::op::Op;
 use crate::core::session::SceneSnapshot;
 use crate::core::translations::{ImportReport, TranslationImport};
@@ -119,6 +120,12 @@ impl Remote {
     }
 }
 
+/// The desk's answers: `{ "matches": [...] }`.
+#[derive(serde::Deserialize)]
+struct Found {
+    matches: Vec<Match>,
+}
+
 fn short(e: &reqwest::Error) -> String {
     if e.is_connect() {
         "connection refused".into()
@@ -199,6 +206,31 @@ impl Backend for Remote {
 
     fn scene(&self, id: SessionId) -> Reply<'_, SceneSnapshot> {
         Box::pin(async move { self.get(&Self::session_path(id, "/scene.json")).await })
+    }
+
+    fn matches(&self, id: SessionId, node: NodeId) -> Reply<'_, Vec<Match>> {
+        Box::pin(async move {
+            let found: Found = self
+                .get(&Self::session_path(id, &format!("/nodes/{node}/matches")))
+                .await?;
+            Ok(found.matches)
+        })
+    }
+
+    fn concordance(&self, id: SessionId, query: String) -> Reply<'_, Vec<Match>> {
+        Box::pin(async move {
+            // Every byte but letters and digits percent-encoded.
+            let q: String = query
+                .bytes()
+                .map(|b| match b {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => char::from(b).to_string(),
+                    _ => format!("%{b:02X}"),
+                })
+                .collect();
+            let path = format!("/concordance?q={q}&limit={CONCORDANCE}");
+            let found: Found = self.get(&Self::session_path(id, &path)).await?;
+            Ok(found.matches)
+        })
     }
 
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {
@@ -351,7 +383,7 @@ impl Backend for Remote {
         })
     }
 
-    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Vec<u8>> {
+    fn export(&self, id: SessionId, spec: ExportSpec) -> Reply<'_, Exported> {
         Box::pin(async move {
             let r = self
                 .send(
@@ -359,10 +391,20 @@ impl Backend for Remote {
                         .json(&spec),
                 )
                 .await?;
-            r.bytes()
+            let untranslated = r
+                .headers()
+                .get(crate::wire::UNTRANSLATED_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let bytes = r
+                .bytes()
                 .await
                 .map(|b| b.to_vec())
-                .map_err(|e| BackendError::disconnected(e.to_string()))
+                .map_err(|e| BackendError::disconnected(e.to_string()))?;
+            Ok(Exported {
+                bytes,
+                untranslated,
+            })
         })
     }
 

@@ -284,6 +284,13 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::LoadEngines => Loaded::Engines(backend.engines().await),
         Effect::LoadJobs => Loaded::Jobs(backend.jobs().await),
         Effect::LoadScene(id) => Loaded::Scene(id, backend.scene(id).await),
+        Effect::LoadMatches { session, node } => {
+            Loaded::Matches(node, backend.matches(session, node).await)
+        }
+        Effect::Concordance { session, query } => {
+            let found = backend.concordance(session, query.clone()).await;
+            Loaded::Concordance(query, found)
+        }
         Effect::Apply { session, op, what } => {
             Loaded::Done(backend.apply(session, op).await.map(|_| what))
         }
@@ -376,11 +383,15 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             path,
             overwrite,
         } => match backend.export(session, spec.clone()).await {
-            Ok(bytes) => match write_file(&path, &bytes, overwrite).await {
+            Ok(exported) => match write_file(&path, &exported.bytes, overwrite).await {
                 Ok(()) => Loaded::Done(Ok(format!(
-                    "wrote {} ({} bytes)",
+                    "wrote {} ({} bytes){}",
                     path.display(),
-                    bytes.len()
+                    exported.bytes.len(),
+                    exported
+                        .untranslated
+                        .map(|u| format!(" · {u}"))
+                        .unwrap_or_default()
                 ))),
                 Err(e) if e.code == "conflict" => Loaded::Exists {
                     path: path.clone(),

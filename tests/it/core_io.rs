@@ -199,6 +199,7 @@ fn spec(format: ExportFormat, pages: Option<Vec<PageId>>) -> ExportSpec {
         target_language: Some("fr".into()),
         image_format: None,
         quality: None,
+        untranslated: None,
     }
 }
 

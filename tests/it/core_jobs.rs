@@ -161,6 +161,7 @@ async fn text_import_pseudo_translate_qa_events_and_xliff() {
                 target_language: Some("fr".into()),
                 image_format: None,
                 quality: None,
+                untranslated: None,
             },
         )
         .await

@@ -200,6 +200,7 @@ pub async fn archive_bytes(core: &Core, id: SessionId) -> Vec<u8> {
             target_language: None,
             image_format: None,
             quality: None,
+            untranslated: None,
         },
     )
     .await

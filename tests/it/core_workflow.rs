@@ -420,6 +420,7 @@ async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
                 target_language: None,
                 image_format: None,
                 quality: None,
+                untranslated: None,
             },
         )
         .await
@@ -472,6 +473,7 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
                 target_language: None,
                 image_format: None,
                 quality: None,
+                untranslated: None,
             },
         )
         .await

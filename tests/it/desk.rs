@@ -1,10 +1,13 @@
 //! The translator's desk (spec 15): the `spelling` rule with Debian's
-//! Hunspell dictionaries, and the subtitle rules against pysubs2's count
-//! (`tests/subtitles/checks.py`).
+//! Hunspell dictionaries, the subtitle rules against pysubs2's count
+//! (`tests/subtitles/checks.py`), partial exports, find and replace, and
+//! the memory's matches and concordance.
 
 use std::process::Command;
 
 use quire::core::events::{Event, Severity};
+use quire::core::export::{ExportFormat, ExportSpec, Untranslated};
+use quire::core::find::{self, FindOptions};
 use quire::core::glossary::Term;
 use quire::core::ids::SessionId;
 use quire::core::op::{Op, ProjectPatch};
@@ -231,4 +234,238 @@ fn subtitle_rules_flag_what_pysubs2_counts_and_nothing_else() {
     let out = run_checker(&s, &mut cmd, "ok");
     assert!(out.contains("subtitle checks: ok"), "{out}");
     assert!(server.terminate().success());
+}
+
+const EPISODE: &str = "1\n00:00:01,000 --> 00:00:03,000\nWhere are you going?\n\n\
+2\n00:00:03,500 --> 00:00:05,000\nHome. It's late.\n\n\
+3\n00:00:05,500 --> 00:00:07,000\nWhere are you going tonight?\n";
+
+/// A subtitle project (en → pt-BR) of [`EPISODE`], its cue nodes.
+async fn episode(
+    t: &TestCore,
+) -> (
+    SessionId,
+    quire::core::ids::PageId,
+    Vec<quire::core::ids::NodeId>,
+) {
+    let id = t.session("Episode");
+    let patch = ProjectPatch {
+        source_language: Some(Some("en".into())),
+        target_language: Some(Some("pt-BR".into())),
+        ..ProjectPatch::default()
+    };
+    t.core.apply(id, Op::UpdateProject { patch }).await.unwrap();
+    t.core
+        .import_files(
+            id,
+            vec![quire::core::import::ImageFile {
+                name: "episode.srt".into(),
+                bytes: EPISODE.as_bytes().to_vec(),
+            }],
+        )
+        .await
+        .unwrap();
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let page = &scene.pages[0];
+    (id, page.id, page.nodes.iter().map(|n| n.id).collect())
+}
+
+fn export_spec(format: ExportFormat, untranslated: Option<Untranslated>) -> ExportSpec {
+    ExportSpec {
+        format,
+        pages: None,
+        target_language: None,
+        image_format: None,
+        quality: None,
+        untranslated,
+    }
+}
+
+/// A half-translated episode says how many cues had no translation and
+/// how they were written; `refuse` names them and writes nothing.
+#[tokio::test]
+async fn a_partial_export_says_what_it_wrote_for_untranslated_cues() {
+    let t = TestCore::new();
+    let (id, page, nodes) = episode(&t).await;
+    t.core
+        .apply(id, translate(page, nodes[0], "Aonde você vai?"))
+        .await
+        .unwrap();
+    let srt = t
+        .core
+        .export(id, export_spec(ExportFormat::Srt, None))
+        .await
+        .unwrap();
+    let said = srt.untranslated.expect("a report");
+    assert_eq!(
+        (said.count, said.total, said.written),
+        (2, 3, Untranslated::Source)
+    );
+    assert_eq!(
+        said.said(),
+        "2 of 3 segments have no translation: written with their source text"
+    );
+    let text = String::from_utf8(srt.bytes).unwrap();
+    assert!(
+        text.contains("Aonde você vai?\n") && text.contains("Home. It's late.\n"),
+        "{text}"
+    );
+    let empty = t
+        .core
+        .export(
+            id,
+            export_spec(ExportFormat::Vtt, Some(Untranslated::Empty)),
+        )
+        .await
+        .unwrap();
+    let text = String::from_utf8(empty.bytes).unwrap();
+    assert!(!text.contains("Home. It's late."), "{text}");
+    assert!(text.contains("00:00:03.500 --> 00:00:05.000\n\n"), "{text}");
+    let epoch = t.core.scene(id).await.unwrap().epoch;
+    let refused = t
+        .core
+        .export(
+            id,
+            export_spec(ExportFormat::Srt, Some(Untranslated::Refuse)),
+        )
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        refused.starts_with("2 of 3 segments have no translation (cue 2, cue 3)"),
+        "{refused}"
+    );
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, epoch);
+    // PO: untranslated entries are empty unless asked otherwise.
+    let po = t
+        .core
+        .export(id, export_spec(ExportFormat::Po, None))
+        .await
+        .unwrap();
+    assert_eq!(
+        po.untranslated.map(|u| u.written),
+        Some(Untranslated::Empty)
+    );
+    let markdown = t
+        .core
+        .export(
+            id,
+            export_spec(ExportFormat::Markdown, Some(Untranslated::Empty)),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        markdown
+            .to_string()
+            .contains("srt, vtt and po exports only"),
+        "{markdown}"
+    );
+}
+
+/// Find counts every match; a replacement in the translations is one op,
+/// undone in one step, and leaves final translations alone.
+#[tokio::test]
+async fn find_and_replace_is_one_undoable_op() {
+    let t = TestCore::new();
+    let (id, page, nodes) = episode(&t).await;
+    for (node, text) in nodes.iter().zip([
+        "Aonde você vai?",
+        "Pra casa. Tá tarde.",
+        "Aonde você vai hoje?",
+    ]) {
+        t.core
+            .apply(id, translate(page, *node, text))
+            .await
+            .unwrap();
+    }
+    let mut locked = translate(page, nodes[2], "Aonde você vai hoje?");
+    if let Op::UpdateNode { patch, .. } = &mut locked {
+        *patch = quire::core::op::NodePatch::text(None, Some(quire::core::scene::TextState::Final));
+    }
+    t.core.apply(id, locked).await.unwrap();
+    let scene = t.core.scene(id).await.unwrap().scene;
+    let words = find::Pattern::new(
+        "você",
+        FindOptions {
+            whole_words: true,
+            ..FindOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        find::count(&scene, &words),
+        find::Found {
+            matches: 2,
+            segments: 2
+        }
+    );
+    let regex = find::Pattern::new(
+        r"(\w+) vai",
+        FindOptions {
+            regex: true,
+            ..FindOptions::default()
+        },
+    )
+    .unwrap();
+    let (changes, left) = find::replacements(&scene, &regex, "$1 foi");
+    assert_eq!(left, 1, "the final translation is left alone");
+    assert_eq!(changes.len(), 1);
+    assert_eq!(changes[0].after, "Aonde você foi?");
+    let before = t.core.scene(id).await.unwrap().epoch;
+    t.core
+        .apply(id, find::op(&changes, "replace".into()))
+        .await
+        .unwrap();
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, before + 1);
+    let undone = t.core.undo(id).await.unwrap().unwrap();
+    assert_eq!(undone.label, "replace");
+    let back = t.core.scene(id).await.unwrap().scene;
+    assert!(back.same_content(&scene));
+}
+
+/// The memory's matches for a cue: the TMX's exact and fuzzy units, best
+/// first, with the words that differ; concordance finds a word.
+#[tokio::test]
+async fn matches_and_concordance_come_from_the_memory() {
+    let t = TestCore::new();
+    let tmx = r#"<tmx version="1.4"><header srclang="en"/><body>
+<tu changedate="20261102T101500Z"><tuv xml:lang="en"><seg>Where are you going?</seg></tuv><tuv xml:lang="pt-BR"><seg>Aonde você vai?</seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg>Where are you going now?</seg></tuv><tuv xml:lang="pt-BR"><seg>Aonde você vai agora?</seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg>It is late.</seg></tuv><tuv xml:lang="pt-BR"><seg>É tarde.</seg></tuv></tu>
+</body></tmx>"#;
+    t.core
+        .import_tmx("episode1.tmx", tmx.as_bytes().to_vec())
+        .await
+        .unwrap();
+    let (id, _, nodes) = episode(&t).await;
+    let found = t.core.matches(id, nodes[2]).await.unwrap();
+    let said: Vec<(&str, Option<f64>, &str)> = found
+        .iter()
+        .map(|m| (m.target.as_str(), m.score, m.origin.as_str()))
+        .collect();
+    assert_eq!(said.len(), 2, "{found:#?}");
+    assert_eq!(said[0].0, "Aonde você vai agora?");
+    assert_eq!(said[1].0, "Aonde você vai?");
+    assert!(said[0].1 > said[1].1 && said[1].1 >= Some(0.5), "{said:?}");
+    assert_eq!(said[0].2, "tmx episode1");
+    use quire::core::matches::Change;
+    let changed: Vec<(&str, Change)> = found[0]
+        .diff
+        .iter()
+        .filter(|p| p.change != Change::Same)
+        .map(|p| (p.text.as_str(), p.change))
+        .collect();
+    assert_eq!(
+        changed,
+        [("tonight?", Change::Added), ("now?", Change::Removed)]
+    );
+    assert_eq!(found[1].changed.as_deref(), Some("2026-11-02T10:15:00Z"));
+    let exact = t.core.matches(id, nodes[0]).await.unwrap();
+    assert_eq!(exact[0].score, Some(1.0));
+    let late = t.core.concordance(id, "LATE", 10).await.unwrap();
+    assert_eq!(
+        late.iter().map(|m| m.target.as_str()).collect::<Vec<_>>(),
+        ["É tarde."]
+    );
+    assert!(t.core.concordance(id, "  ", 10).await.is_err());
 }

@@ -697,6 +697,10 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         // (13-page-understanding: views that say when they are stale).
         "GET /api/v1/pages/{pageId}/views",
         "GET /api/v1/sessions/{sessionId}/pages/{pageId}/views",
+        // The desk's matches and concordance (15-translator-desk: "over
+        // HTTP/MCP where it is data"), on a named session only.
+        "GET /api/v1/sessions/{sessionId}/nodes/{nodeId}/matches",
+        "GET /api/v1/sessions/{sessionId}/concordance",
     ];
     let spec: BTreeSet<String> = spec.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(

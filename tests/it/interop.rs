@@ -67,6 +67,7 @@ async fn export(t: &TestCore, id: SessionId, format: ExportFormat) -> (String, S
                 target_language: None,
                 image_format: None,
                 quality: None,
+                untranslated: None,
             },
         )
         .await

@@ -535,6 +535,7 @@ fn export_spec(format: ExportFormat) -> ExportSpec {
         target_language: None,
         image_format: None,
         quality: None,
+        untranslated: None,
     }
 }
 
@@ -772,6 +773,7 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
         target_language: None,
         image_format,
         quality,
+        untranslated: None,
     };
     let entries = |bytes: Vec<u8>| {
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();

@@ -139,8 +139,26 @@ impl Backend for Gated {
     fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, quire::core::events::SessionSummary> {
         self.inner.import_archive(bytes)
     }
-    fn export(&self, id: SessionId, spec: quire::core::export::ExportSpec) -> Reply<'_, Vec<u8>> {
+    fn export(
+        &self,
+        id: SessionId,
+        spec: quire::core::export::ExportSpec,
+    ) -> Reply<'_, quire::tui::backend::Exported> {
         self.inner.export(id, spec)
+    }
+    fn matches(
+        &self,
+        id: SessionId,
+        node: quire::core::ids::NodeId,
+    ) -> Reply<'_, Vec<quire::core::matches::Match>> {
+        self.inner.matches(id, node)
+    }
+    fn concordance(
+        &self,
+        id: SessionId,
+        query: String,
+    ) -> Reply<'_, Vec<quire::core::matches::Match>> {
+        self.inner.concordance(id, query)
     }
     fn picture(
         &self,

@@ -191,6 +191,21 @@ class Checker:
         self.call("POST", "/api/v1/memory", 200, files={"file": ("openapi.tmx", tmx.encode(), "application/x-tmx+xml")})
         self.call("POST", "/api/v1/memory", 422, json={"name": "junk.tmx", "content": "<xliff/>"})
         self.call("POST", "/api/v1/memory", 400, content=b"{not json", headers={"content-type": "application/json"})
+        # The desk's lookups, on a session in the path: a segment's matches
+        # from that memory, and concordance.
+        self.call("POST", f"/api/v1/sessions/{sid}/history/apply", 200, json={
+            "type": "UpdateProject", "patch": {"sourceLanguage": "en", "targetLanguage": "fr"}})
+        one = self.call("POST", f"/api/v1/sessions/{sid}/pages", 200, json={"name": "Memory", "text": "One"}).json()
+        matches = self.call("GET", f"/api/v1/sessions/{sid}/nodes/{one['created'][1]}/matches", 200).json()
+        assert [(m["target"], m["score"], m["origin"]) for m in matches["matches"]] == [
+            ("Un", 1.0, "tmx openapi")], matches
+        self.call("GET", f"/api/v1/sessions/{sid}/nodes/{uuid.uuid4()}/matches", 404)
+        self.call("GET", f"/api/v1/sessions/{sid}/nodes/{page['nodes'][0]['id']}/matches", 422)  # an image
+        found = self.call("GET", f"/api/v1/sessions/{sid}/concordance", 200, params={"q": "one"}).json()
+        assert [m["target"] for m in found["matches"]] == ["Un"], found
+        self.call("GET", f"/api/v1/sessions/{sid}/concordance", 422, params={"q": " "})
+        self.call("GET", f"/api/v1/sessions/{sid}/concordance", 422, params={"q": "one", "limit": 0})
+        self.call("GET", f"/api/v1/sessions/{sid}/concordance", 400, params={"q": "one", "limit": "many"})
         self.call("DELETE", f"/api/v1/operations/{uuid.uuid4()}", 404)
         self.call("DELETE", f"/api/v1/sessions/{sid}", 200)
         self.call("POST", "/api/v1/sessions", 404, json={"id": str(uuid.uuid4())})

@@ -88,8 +88,7 @@ impl ExportFormat {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ExportSpec {
-    /// archive: the project zip; srt, vtt: a subtitle page; png, cbz,
-    /// pdf: rendered pages.
+    /// srt, vtt: one subtitle page; png, cbz, pdf: rendered pages.
     pub format: ExportFormat,
     /// Only these pages; default all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +104,59 @@ pub struct ExportSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 1, max = 100))]
     pub quality: Option<u8>,
+    // srt, vtt, po: untranslated segments written as their source (srt,
+    // vtt default), empty (po default), or refused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untranslated: Option<Untranslated>,
+}
+
+/// How an export writes the segments that have no translation.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Untranslated {
+    Source,
+    Empty,
+    Refuse,
+}
+
+impl Untranslated {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Untranslated::Source => "source",
+            Untranslated::Empty => "empty",
+            Untranslated::Refuse => "refuse",
+        }
+    }
+}
+
+/// The untranslated segments an export wrote, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unfilled {
+    pub count: usize,
+    pub total: usize,
+    pub written: Untranslated,
+}
+
+impl Unfilled {
+    /// `67 of 120 segments have no translation: written with their source`.
+    pub fn said(&self) -> String {
+        let how = match self.written {
+            Untranslated::Source => "written with their source text",
+            Untranslated::Empty => "written empty",
+            Untranslated::Refuse => "refused",
+        };
+        format!(
+            "{} of {} segments have no translation: {how}",
+            self.count, self.total
+        )
+    }
+
+    /// The `Quire-Untranslated` header: `67/120 source`.
+    pub fn header(&self) -> String {
+        format!("{}/{} {}", self.count, self.total, self.written.as_str())
+    }
 }
 
 /// The page images of a `png`, `cbz` or `pdf` export.
@@ -162,6 +214,89 @@ pub struct Export {
     pub bytes: Vec<u8>,
     pub media_type: &'static str,
     pub file_name: String,
+    /// A subtitle or PO export with untranslated segments: how many, and
+    /// how they were written.
+    pub untranslated: Option<Unfilled>,
+}
+
+/// For an srt, vtt or po export: `scene` with its untranslated segments
+/// written as `spec` asks (or refused), and what was done.
+fn fill_untranslated(
+    scene: &mut Scene,
+    format: ExportFormat,
+    asked: Option<Untranslated>,
+) -> CoreResult<Option<Unfilled>> {
+    let subtitles = matches!(format, ExportFormat::Srt | ExportFormat::Vtt);
+    if !subtitles && format != ExportFormat::Po {
+        if asked.is_some() {
+            return Err(CoreError::InvalidInput(
+                "untranslated applies to the srt, vtt and po exports only".into(),
+            ));
+        }
+        return Ok(None);
+    }
+    let written = asked.unwrap_or(if subtitles {
+        Untranslated::Source
+    } else {
+        Untranslated::Empty
+    });
+    let (mut count, mut total) = (0, 0);
+    let mut missing: Vec<String> = Vec::new();
+    for page in &mut scene.pages {
+        let cues: std::collections::HashMap<_, _> = crate::cues::numbers(page).collect();
+        let page = std::sync::Arc::make_mut(page);
+        for node in &mut page.nodes {
+            let id = node.id;
+            let NodeKind::Text {
+                text,
+                translation,
+                timing,
+                ..
+            } = &mut node.kind
+            else {
+                continue;
+            };
+            if subtitles && timing.is_none() {
+                continue;
+            }
+            let Some(source) = text.as_ref().filter(|t| !t.trim().is_empty()) else {
+                continue;
+            };
+            total += 1;
+            if translation.as_deref().is_some_and(|t| !t.is_empty()) {
+                continue;
+            }
+            count += 1;
+            if missing.len() < 10 {
+                missing.push(match cues.get(&id) {
+                    Some(n) => format!("cue {n}"),
+                    None => format!("\"{}\"", source.chars().take(30).collect::<String>()),
+                });
+            }
+            match written {
+                Untranslated::Source if !subtitles => *translation = Some(source.clone()),
+                // A subtitle export falls back to the source by itself.
+                Untranslated::Source | Untranslated::Refuse => {}
+                Untranslated::Empty if subtitles => *text = Some(String::new()),
+                Untranslated::Empty => {}
+            }
+        }
+    }
+    if count == 0 {
+        return Ok(None);
+    }
+    if written == Untranslated::Refuse {
+        return Err(CoreError::InvalidInput(format!(
+            "{count} of {total} segments have no translation ({}{}); translate them, or export with untranslated = source or empty",
+            missing.join(", "),
+            if count > missing.len() { ", …" } else { "" }
+        )));
+    }
+    Ok(Some(Unfilled {
+        count,
+        total,
+        written,
+    }))
 }
 
 impl Core {
@@ -191,6 +326,13 @@ impl Core {
             let keep: HashSet<PageId> = pages.iter().copied().collect();
             scene.pages.retain(|p| keep.contains(&p.id));
         }
+        // A translator's own PO goes back as it came: its untranslated
+        // entries stay empty, as the file had them.
+        let untranslated = if own_document(&scene, spec.format).is_some() {
+            None
+        } else {
+            fill_untranslated(&mut scene, spec.format, spec.untranslated)?
+        };
         let bytes = match spec.format {
             ExportFormat::Json => serde_json::to_vec_pretty(&super::session::SceneSnapshot {
                 epoch: snapshot.epoch,
@@ -211,6 +353,7 @@ impl Core {
                         bytes,
                         media_type: spec.format.media_type(),
                         file_name: name.unwrap_or_default(),
+                        untranslated: None,
                     });
                 }
                 if spec.format == ExportFormat::Xliff {
@@ -242,6 +385,7 @@ impl Core {
             bytes,
             media_type: spec.format.media_type(),
             file_name: format!("{name}.{}", spec.format.extension()),
+            untranslated,
         })
     }
 

@@ -50,8 +50,8 @@ pub struct PipelineSpec {
     /// Which `[providers.<id>]` llm-translate uses.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    /// untranslated (default), also unreviewed machine output, or all
-    /// but final.
+    /// untranslated (default), also unreviewed machine work, or all but
+    /// final.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overwrite: Option<Overwrite>,
 }

@@ -22,9 +22,11 @@ pub mod cues;
 pub mod engines;
 pub mod events;
 pub mod export;
+pub mod find;
 pub mod glossary;
 pub mod import;
 pub mod jobs;
+pub mod matches;
 pub mod memories;
 pub mod paths;
 pub mod picture;
@@ -221,6 +223,9 @@ struct Inner {
     /// The HTTP URL this process serves, and whether it serves MCP at
     /// `/mcp` there.
     advertised_url: Mutex<Option<(String, bool)>>,
+    /// The memory the desk's matches and concordance look in, kept
+    /// between calls (`matches.rs`).
+    desk: Mutex<matches::Cache>,
 }
 
 #[derive(Default)]
@@ -267,6 +272,7 @@ impl Core {
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
                 advertised_url: Mutex::new(None),
+                desk: Mutex::new(matches::Cache::default()),
             }),
         }
     }

@@ -185,11 +185,19 @@ impl Memory {
 
     /// The best translation for `source` scoring at least `min_score`.
     pub fn lookup(&self, source: &str, min_score: f64) -> Option<Hit<'_>> {
+        self.lookup_top(source, min_score, 1).into_iter().next()
+    }
+
+    /// The `n` best translations for `source` scoring at least
+    /// `min_score`, best first (of equal scores, the higher ranked).
+    pub fn lookup_top(&self, source: &str, min_score: f64, n: usize) -> Vec<Hit<'_>> {
         let key = normalise(source);
-        if key.is_empty() {
-            return None;
+        if key.is_empty() || n == 0 {
+            return Vec::new();
         }
-        if let Some(&i) = self.exact.get(&key) {
+        let mut found = Vec::new();
+        let exact = self.exact.get(&key).copied();
+        if let Some(i) = exact {
             let e = &self.entries[i as usize];
             let score = if e.kept.source.trim() == source.trim() {
                 1.0
@@ -197,7 +205,12 @@ impl Memory {
                 // Case or spacing differs: as close as it gets, not equal.
                 0.99
             };
-            return (score >= min_score).then(|| self.hit(i, score));
+            if score >= min_score {
+                found.push(self.hit(i, score));
+            }
+            if n == 1 {
+                return found;
+            }
         }
         let grams = trigrams(&key);
         // The query's posting lists, rarest first. Lists longer than a
@@ -257,37 +270,82 @@ impl Memory {
         // far) allows is not worked out to its end.
         let query: Vec<char> = key.chars().collect();
         let mut stored: Vec<char> = Vec::new();
-        let mut best: Option<(u32, usize, usize)> = None;
+        let wanted = n - found.len();
+        // The best so far, best first: (entry, distance, longest).
+        let mut best: Vec<(u32, usize, usize)> = Vec::new();
+        // Whether (id, d, l) goes before (b, e, m): a smaller distance
+        // relative to length, exactly, then the higher ranked.
+        let before = |(id, d, l): (u32, usize, usize), (b, e, m): (u32, usize, usize)| {
+            let (ours, theirs) = (d * m, e * l);
+            ours < theirs
+                || ours == theirs
+                    && self.entries[id as usize].kept.rank() > self.entries[b as usize].kept.rank()
+        };
         for (id, _) in candidates.into_iter().take(CANDIDATES) {
+            if Some(id) == exact {
+                continue;
+            }
             stored.clear();
             stored.extend(self.entries[id as usize].key.chars());
             let longest = query.len().max(stored.len());
             // score = 1 - distance / longest ≥ min_score.
             let mut limit = ((1.0 - min_score) * longest as f64 + 1e-9).floor() as usize;
-            if let Some((_, d, l)) = best {
-                // No worse than the best so far (d / l), so ties are ranked.
+            if best.len() == wanted
+                && let Some(&(_, d, l)) = best.last()
+            {
+                // No worse than the last kept (d / l), so ties are ranked.
                 limit = limit.min(d * longest / l);
             }
             let Some(distance) = distance_within(&query, &stored, limit) else {
                 continue;
             };
-            let better = match best {
-                None => true,
-                Some((b, d, l)) => {
-                    // distance / longest against d / l, exactly.
-                    let (ours, theirs) = (distance * l, d * longest);
-                    ours < theirs
-                        || ours == theirs
-                            && self.entries[id as usize].kept.rank()
-                                > self.entries[b as usize].kept.rank()
-                }
-            };
-            if better {
-                best = Some((id, distance, longest));
+            let this = (id, distance, longest);
+            let at = best
+                .iter()
+                .position(|&other| before(this, other))
+                .unwrap_or(best.len());
+            if at < wanted {
+                best.insert(at, this);
+                best.truncate(wanted);
             }
         }
-        best.map(|(id, d, l)| self.hit(id, 1.0 - d as f64 / l as f64))
-            .filter(|hit| hit.score >= min_score)
+        found.extend(
+            best.into_iter()
+                .map(|(id, d, l)| self.hit(id, 1.0 - d as f64 / l as f64))
+                .filter(|hit| hit.score >= min_score),
+        );
+        found
+    }
+
+    /// Up to `limit` remembered segments whose source (or target) holds
+    /// every word of `query`, case and spacing aside; best ranked first.
+    pub fn concordance(&self, query: &str, limit: usize) -> Vec<Hit<'_>> {
+        let words: Vec<String> = normalise(query)
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if words.is_empty() {
+            return Vec::new();
+        }
+        let mut found: Vec<u32> = (0..self.entries.len() as u32)
+            .filter(|&i| {
+                let e = &self.entries[i as usize];
+                let target = normalise(&e.kept.target);
+                words
+                    .iter()
+                    .all(|w| e.key.contains(w.as_str()) || target.contains(w.as_str()))
+            })
+            .collect();
+        found.sort_by(|&a, &b| {
+            let (a, b) = (&self.entries[a as usize], &self.entries[b as usize]);
+            b.kept.rank().cmp(&a.kept.rank())
+        });
+        found
+            .into_iter()
+            .take(limit)
+            .map(|i| self.hit(i, 1.0))
+            .collect()
     }
 }
 
@@ -384,21 +442,24 @@ impl Core {
     /// units in both languages. Closed projects are read from their
     /// snapshots.
     pub async fn memory(&self, session: SessionId, target: Option<&str>) -> CoreResult<Memory> {
+        let parts = self.memory_parts(session, target).await?;
+        let dir = self.memory_dir().to_path_buf();
+        super::blocking(move || {
+            let files = parts.files(&dir)?;
+            Ok(Memory::of(files.into_iter().chain(parts.projects)))
+        })
+        .await
+    }
+
+    /// The languages of a memory for `session` and what the projects
+    /// give it, lowest ranked first (its own last).
+    pub(crate) async fn memory_parts(
+        &self,
+        session: SessionId,
+        target: Option<&str>,
+    ) -> CoreResult<MemoryParts> {
         let own = self.scene(session).await?;
-        // The project's source language, else what its text says it is.
-        let source = own.scene.project.source_language.clone().or_else(|| {
-            own.scene
-                .pages
-                .iter()
-                .flat_map(|p| &p.nodes)
-                .find_map(|n| match &n.kind {
-                    NodeKind::Text { source_lang, .. } => source_lang.clone(),
-                    _ => None,
-                })
-        });
-        let target = target
-            .map(str::to_owned)
-            .or_else(|| own.scene.project.target_language.clone());
+        let (source, target) = memory_languages(&own.scene, target);
         let fits = |scene: &Scene| {
             same_language(scene.project.source_language.as_deref(), source.as_deref())
                 && same_language(scene.project.target_language.as_deref(), target.as_deref())
@@ -439,20 +500,52 @@ impl Core {
         }
         scenes.sort_by_key(|(updated, _)| *updated);
         scenes.push((u64::MAX, remembered(&own.scene)));
-        let dir = self.memory_dir().to_path_buf();
-        super::blocking(move || {
-            let files = match (source.as_deref(), target.as_deref()) {
-                (Some(source), Some(target)) => super::memories::remembered(&dir, source, target)?,
-                // Without both languages a TMX unit's sides cannot be told.
-                _ => Vec::new(),
-            };
-            Ok(Memory::of(
-                files
-                    .into_iter()
-                    .chain(scenes.into_iter().flat_map(|(_, r)| r)),
-            ))
+        Ok(MemoryParts {
+            source,
+            target,
+            projects: scenes.into_iter().flat_map(|(_, r)| r).collect(),
         })
-        .await
+    }
+}
+
+/// The languages a memory for `scene` is in: the project's source
+/// language (else what its text says it is) and `target` (else the
+/// project's).
+pub(crate) fn memory_languages(
+    scene: &Scene,
+    target: Option<&str>,
+) -> (Option<String>, Option<String>) {
+    let source = scene.project.source_language.clone().or_else(|| {
+        scene
+            .pages
+            .iter()
+            .flat_map(|p| &p.nodes)
+            .find_map(|n| match &n.kind {
+                NodeKind::Text { source_lang, .. } => source_lang.clone(),
+                _ => None,
+            })
+    });
+    let target = target
+        .map(str::to_owned)
+        .or_else(|| scene.project.target_language.clone());
+    (source, target)
+}
+
+/// A memory's languages and the projects' translations for it.
+pub(crate) struct MemoryParts {
+    pub source: Option<String>,
+    pub target: Option<String>,
+    pub projects: Vec<Remembered>,
+}
+
+impl MemoryParts {
+    /// The imported TMX files' units in these languages (blocking).
+    pub(crate) fn files(&self, dir: &std::path::Path) -> CoreResult<Vec<Remembered>> {
+        match (self.source.as_deref(), self.target.as_deref()) {
+            (Some(source), Some(target)) => super::memories::remembered(dir, source, target),
+            // Without both languages a TMX unit's sides cannot be told.
+            _ => Ok(Vec::new()),
+        }
     }
 }
 

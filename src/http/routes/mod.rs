@@ -18,6 +18,7 @@ use crate::core::CoreError;
 use crate::core::engines::EngineInfo;
 use crate::core::import::ImageFile;
 
+mod desk;
 mod jobs;
 mod pages;
 mod projects;
@@ -312,6 +313,20 @@ pub fn api() -> Api<AppState> {
     api.with_id_suffix("InSession", |api| {
         session_routes(api, "/api/v1/sessions/{sessionId}");
     });
+    // The desk's lookups name their session: they follow one person's
+    // cursor, never whichever project was opened last.
+    api.route(
+        "GET",
+        "/api/v1/sessions/{sessionId}/nodes/{nodeId}/matches",
+        desk::MATCHES,
+        desk::matches,
+    );
+    api.route(
+        "GET",
+        "/api/v1/sessions/{sessionId}/concordance",
+        desk::CONCORDANCE,
+        desk::concordance,
+    );
     api.route("GET", "/api/v1/operations", OPERATIONS, operations);
     api.route(
         "DELETE",

@@ -58,6 +58,12 @@ pub(super) async fn export(
     if let Ok(value) = HeaderValue::from_str(&disposition) {
         headers.insert(header::CONTENT_DISPOSITION, value);
     }
+    if let Some(value) = export
+        .untranslated
+        .and_then(|u| HeaderValue::from_str(&u.said()).ok())
+    {
+        headers.insert(crate::wire::UNTRANSLATED_HEADER, value);
+    }
     Ok(response)
 }
 

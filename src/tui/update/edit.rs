@@ -47,6 +47,7 @@ pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec
                     ConfirmAction::CloseSession(id) => fx.push(Effect::Close(id)),
                     ConfirmAction::EditFinal(id) => open_edit(app, id, true),
                     ConfirmAction::Overwrite(effect) => fx.push(*effect),
+                    ConfirmAction::Run(effect) => fx.push(*effect),
                     ConfirmAction::DropDraft => {
                         if let Some(edit) = app.edit.take() {
                             keep(app, edit.session, edit.node, None, fx);
@@ -146,6 +147,11 @@ pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
                     action: ConfirmAction::DropDraft,
                 });
             }
+        }
+        // Alt-1…3: the memory's match as the draft.
+        KeyCode::Char(c @ '1'..='3') if alt => {
+            let session = edit.session;
+            super::keys::use_match(app, session, usize::from(c as u8 - b'1'));
         }
         // Alt-Enter or Ctrl-j: a line break in the translation.
         KeyCode::Enter if alt => edit.area.insert_newline(),

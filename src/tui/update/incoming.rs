@@ -298,6 +298,41 @@ fn note_changes(app: &mut App, id: SessionId, new: &SceneSnapshot) {
 pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
         Loaded::Drafts(project, kept) => app.kept = Some((project, kept)),
+        Loaded::Matches(node, found) => {
+            if app.matches.as_ref().is_some_and(|(n, _)| *n == node) {
+                app.matches = Some((node, found.map_err(|e| e.to_string())));
+            }
+        }
+        Loaded::Concordance(query, found) => match found {
+            Ok(found) => {
+                let lines = if found.is_empty() {
+                    vec![format!("nothing remembered holds \"{query}\"")]
+                } else {
+                    found
+                        .iter()
+                        .flat_map(|m| {
+                            [
+                                format!("{} → {}", m.source, m.target),
+                                format!(
+                                    "   {}{}",
+                                    m.origin,
+                                    m.changed
+                                        .as_deref()
+                                        .map(|c| format!(" · {}", &c[..c.len().min(10)]))
+                                        .unwrap_or_default()
+                                ),
+                            ]
+                        })
+                        .collect()
+                };
+                app.help_scroll = 0;
+                app.modal = Some(Modal::Reading {
+                    title: format!("Concordance · \"{query}\" · {}", found.len()),
+                    lines,
+                });
+            }
+            Err(e) => app.fail(format!("concordance: {e}")),
+        },
         Loaded::Sessions(asked, Ok(_)) if app.sessions_asked.is_some_and(|t| asked < t) => {}
         Loaded::Sessions(asked, Ok(sessions)) => {
             app.sessions_asked = Some(asked);

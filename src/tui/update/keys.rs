@@ -161,6 +161,7 @@ pub(super) fn session_key(
         KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => app.route = Route::Home,
         KeyCode::Char('e') | KeyCode::Enter => start_edit(app, id),
         KeyCode::Char('u') => fx.push(Effect::Undo(id)),
+        KeyCode::Char(c @ '1'..='3') => use_match(app, id, usize::from(c as u8 - b'1')),
         KeyCode::Char('v') if app.focus == Pane::Nodes => {
             app.visual = match app.visual {
                 Some(_) => {
@@ -225,8 +226,15 @@ pub(super) fn move_in_focus(app: &mut App, delta: isize) {
 /// `n`/`N`: the next (previous) match of the last `/find`, or else the
 /// next node that needs work.
 pub fn next_node(app: &mut App, back: bool) {
-    let found = match &app.find {
-        Some(needle) => navigate::next_where(app, back, |n| navigate::holds(n, needle)),
+    let pattern = match &app.find {
+        Some((text, options)) => match crate::core::find::Pattern::new(text, *options) {
+            Ok(p) => Some(p),
+            Err(e) => return app.fail(e),
+        },
+        None => None,
+    };
+    let found = match &pattern {
+        Some(pattern) => navigate::next_where(app, back, |n| navigate::holds(n, pattern)),
         None => {
             let warned = navigate::warned(app);
             let machine = app.next_stops_at_machine;
@@ -315,6 +323,53 @@ pub(super) fn selected_text_node(app: &mut App) -> Option<(PageId, Node)> {
             app.fail("no node selected");
             None
         }
+    }
+}
+
+/// Asks for the memory's matches of the selected text node, once per
+/// node (while nothing else is in the way: the editor keeps its own).
+pub(super) fn request_matches(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(session) = app.shown_session() else {
+        return;
+    };
+    let Some((_, node)) = selected_text_node(app) else {
+        return;
+    };
+    let has_source =
+        matches!(&node.kind, NodeKind::Text { text: Some(t), .. } if !t.trim().is_empty());
+    if !has_source || app.matches.as_ref().is_some_and(|(n, _)| *n == node.id) {
+        return;
+    }
+    app.matches = Some((node.id, Ok(Vec::new())));
+    fx.push(Effect::LoadMatches {
+        session,
+        node: node.id,
+    });
+}
+
+/// `1`–`3` (or Alt-1–3 in the editor): the memory's match N as the draft.
+pub(super) fn use_match(app: &mut App, session: SessionId, n: usize) {
+    let Some((_, node)) = selected_text_node(app) else {
+        return;
+    };
+    let target = match &app.matches {
+        Some((id, Ok(found))) if *id == node.id => found.get(n).map(|m| m.target.clone()),
+        _ => None,
+    };
+    let Some(target) = target else {
+        return app.fail(format!("no match {} for this segment", n + 1));
+    };
+    if app.edit.is_none() {
+        start_edit(app, session);
+    }
+    if let Some(edit) = app.edit.as_mut() {
+        edit.area.select_all();
+        edit.area.cut();
+        edit.area.insert_str(&target);
+        app.say(format!(
+            "match {} inserted · Enter saves · Esc asks before dropping",
+            n + 1
+        ));
     }
 }
 

@@ -55,6 +55,7 @@ pub fn update(app: &mut App, msg: Msg, now: Instant) -> Vec<Effect> {
     }
     navigate::keep_selection_shown(app);
     super::preview::refresh(app, &mut fx);
+    keys::request_matches(app, &mut fx);
     if changes {
         app.revision += 1;
     }

@@ -327,7 +327,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             }
         }
     } else if let Some(edit) = &app.edit {
-        const KEYS: &str = "Enter save · Alt-Enter/Ctrl-j new line · Esc drop · Ctrl-u/r undo/redo";
+        const KEYS: &str = "Enter save · Alt-Enter/Ctrl-j new line · Alt-1..3 a match · Esc close · Ctrl-u/r undo/redo";
         // A cue's counts as it is typed.
         let timing = app.scene.as_ref().and_then(|(_, s)| {
             let page = s.scene.page(edit.page)?;

@@ -79,10 +79,12 @@ pub(super) fn help_lines(app: &App) -> Vec<Line<'static>> {
         Line::raw("  ↑↓ j k     move            Enter     open / select"),
         Line::raw("  Tab        pages → nodes → jobs       mouse  click, wheel"),
         Line::raw("  Enter      on a warning: show its node  w  hide/show jobs"),
-        Line::raw("  e          edit a translation (Enter saves, Esc drops)"),
+        Line::raw("  e          edit a translation (Enter saves, Esc asks first)"),
         Line::raw("    in it:   Alt-Enter or Ctrl-j new line, Ctrl-u/Ctrl-r undo/redo,"),
         Line::raw("             Alt-f/Alt-b word, Ctrl-a/Ctrl-e line start/end"),
-        Line::raw("  r / f      mark reviewed / final (again: step back)"),
+        Line::raw("  r / f      mark reviewed / final and go on (again: step back)"),
+        Line::raw("  v          select a range: j/k extend it, r/f mark it all"),
+        Line::raw("  1 2 3      the memory's match as the draft (Alt-1..3 in it)"),
         Line::raw("  n / N      next / previous node that needs work (or /find match)"),
         Line::raw("  g G Home End  first / last row    Ctrl-f  find    :N  page N"),
         Line::raw("  u / Ctrl-r undo / redo     Esc       back home"),
@@ -182,12 +184,11 @@ pub(super) fn help(app: &App, frame: &mut Frame, area: Rect) {
 }
 
 pub(super) fn confirm(app: &App, frame: &mut Frame, area: Rect, message: &str) {
-    let lines = vec![
-        Line::raw(message.to_owned()),
-        Line::raw(""),
-        Line::styled("y yes · n no", dim()),
-    ];
-    modal_box(app, frame, area, "Confirm", lines, 60);
+    let mut lines: Vec<Line> = message.lines().map(|l| Line::raw(l.to_owned())).collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("y yes · n no", dim()));
+    let width = if lines.len() > 4 { 76 } else { 60 };
+    modal_box(app, frame, area, "Confirm", lines, width);
 }
 
 pub(super) fn approval(app: &App, frame: &mut Frame, area: Rect, engines: &[(String, String)]) {

@@ -134,13 +134,23 @@ pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
 /// limits when something does.
 pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'static> {
     let measure = crate::core::cues::measure(text, duration_ms);
-    let over = measure.over(&app.subtitles);
-    if over.is_empty() {
+    let limits = &app.subtitles;
+    if measure.over(limits).is_empty() {
         return Line::styled(measure.summary(), Style::default().fg(Color::Green));
     }
-    let said: Vec<String> = over.into_iter().map(|(_, m)| m).collect();
+    // What goes past, briefly: `over 42 chars/line, 2 lines, 17 cps`.
+    let mut past = Vec::new();
+    if measure.lines.iter().any(|&n| n > limits.line_length) {
+        past.push(format!("{} chars/line", limits.line_length));
+    }
+    if measure.lines.len() > limits.lines {
+        past.push(format!("{} lines", limits.lines));
+    }
+    if measure.cps.is_some_and(|c| c > limits.reading_speed) {
+        past.push(format!("{} cps", limits.reading_speed));
+    }
     Line::styled(
-        format!("{} · {}", measure.summary(), said.join(" · ")),
+        format!("{} · over {}", measure.summary(), past.join(", ")),
         Style::default().fg(Color::Red),
     )
 }
@@ -162,6 +172,7 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
             Style::default().fg(Color::Yellow),
         ));
     }
+    lines.extend(match_lines(app, node));
     if let (Some((_, snapshot)), Some(source)) = (&app.scene, source) {
         let glossary = &snapshot.scene.project.glossary;
         if !glossary.is_empty() {
@@ -177,6 +188,49 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
                     Style::default().fg(Color::Cyan),
                 ));
             }
+        }
+    }
+    lines
+}
+
+/// The memory's matches for `node`: `1 92% target · origin · date`, and
+/// for a fuzzy one its source with what differs marked (red: only the
+/// memory has it; green: only this segment).
+fn match_lines(app: &App, node: &Node) -> Vec<Line<'static>> {
+    use crate::core::matches::Change;
+    let found = match &app.matches {
+        Some((id, Ok(found))) if *id == node.id => found,
+        _ => return Vec::new(),
+    };
+    let mut lines = Vec::new();
+    for (i, m) in found.iter().enumerate() {
+        let score = m
+            .score
+            .map_or(String::new(), |s| format!("{:.0}% ", s * 100.0));
+        let date = m
+            .changed
+            .as_deref()
+            .map(|c| format!(" · {}", &c[..c.len().min(10)]))
+            .unwrap_or_default();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{} ", i + 1), bold()),
+            Span::styled(score, Style::default().fg(Color::Magenta)),
+            Span::raw(m.target.clone()),
+            Span::styled(format!(" · {}{date}", m.origin), dim()),
+        ]));
+        if m.score.is_some_and(|s| s < 1.0) && !m.diff.is_empty() {
+            let mut spans = vec![Span::styled("  ≈ ", dim())];
+            for part in &m.diff {
+                let style = match part.change {
+                    Change::Same => dim(),
+                    Change::Removed => Style::default()
+                        .fg(Color::Red)
+                        .add_modifier(Modifier::CROSSED_OUT),
+                    Change::Added => Style::default().fg(Color::Green),
+                };
+                spans.push(Span::styled(format!("{} ", part.text), style));
+            }
+            lines.push(Line::from(spans));
         }
     }
     lines
