@@ -507,8 +507,13 @@ fn the_command_line_remembers_and_completes() {
     assert_eq!(app.input.as_ref().unwrap().text, "attach pages/");
 }
 
-/// The one op a command line asked for.
+/// The one op a command line asked for (besides the memory's matches
+/// for a newly selected node).
 fn one_op(fx: Vec<Effect>) -> Op {
+    let fx: Vec<Effect> = fx
+        .into_iter()
+        .filter(|e| !matches!(e, Effect::LoadMatches { .. }))
+        .collect();
     match <[Effect; 1]>::try_from(fx) {
         Ok([Effect::Apply { op, .. }]) => op,
         other => panic!("{other:?}"),

@@ -450,12 +450,12 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             app.fail(format!("could not open the project again: {e}"));
         }
         Loaded::Opened(Ok(session)) => {
-            app.say(format!("opened {}", session.name));
             if !app.sessions.iter().any(|s| s.id == session.id) {
                 app.sessions.push(session.clone());
             }
             fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
             show_session(app, session.id, fx);
+            app.say(format!("opened {}", session.name));
         }
         Loaded::Done(Ok(message)) => app.say(message),
         Loaded::Merged(Ok((message, merge))) => merged(app, message, merge),

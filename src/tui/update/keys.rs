@@ -69,7 +69,12 @@ pub(super) fn open_home_row(app: &mut App, row: Option<HomeRow>, fx: &mut Vec<Ef
 /// Shows a session (its scene loads in the background).
 pub fn show_session(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
     if app.route != Route::Session(id) {
+        // What was said of the last project is not about this one.
+        if app.status.as_ref().is_some_and(|s| !s.error) {
+            app.status = None;
+        }
         app.route = Route::Session(id);
+        app.visual = None;
         app.focus = Pane::Pages;
         app.page_selected = 0;
         app.node_selected = 0;
@@ -332,19 +337,27 @@ pub(super) fn request_matches(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(session) = app.shown_session() else {
         return;
     };
-    let Some((_, node)) = selected_text_node(app) else {
+    // Quietly: a selection that is not a text node asks for nothing.
+    let node = match &app.scene {
+        Some((shown, snapshot)) if *shown == session => snapshot
+            .scene
+            .pages
+            .get(app.page_selected)
+            .and_then(|p| p.nodes.get(app.node_selected))
+            .filter(
+                |n| matches!(&n.kind, NodeKind::Text { text: Some(t), .. } if !t.trim().is_empty()),
+            )
+            .map(|n| n.id),
+        _ => None,
+    };
+    let Some(node) = node else {
         return;
     };
-    let has_source =
-        matches!(&node.kind, NodeKind::Text { text: Some(t), .. } if !t.trim().is_empty());
-    if !has_source || app.matches.as_ref().is_some_and(|(n, _)| *n == node.id) {
+    if app.matches.as_ref().is_some_and(|(n, _)| *n == node) {
         return;
     }
-    app.matches = Some((node.id, Ok(Vec::new())));
-    fx.push(Effect::LoadMatches {
-        session,
-        node: node.id,
-    });
+    app.matches = Some((node, Ok(Vec::new())));
+    fx.push(Effect::LoadMatches { session, node });
 }
 
 /// `1`–`3` (or Alt-1–3 in the editor): the memory's match N as the draft.

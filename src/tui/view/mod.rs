@@ -128,13 +128,6 @@ fn languages(app: &App, id: SessionId) -> String {
 }
 
 fn title(app: &App, frame: &mut Frame, area: Rect) {
-    let place = match app.route {
-        Route::Home => "Home".to_owned(),
-        Route::Session(id) => match app.session(id) {
-            Some(s) => format!("{}{} · epoch {}", s.name, languages(app, id), s.epoch),
-            None => "session".to_owned(),
-        },
-    };
     let connection = if !app.attached {
         Span::styled("local", dim())
     } else if app.connected {
@@ -144,6 +137,28 @@ fn title(app: &App, frame: &mut Frame, area: Rect) {
             "○ disconnected",
             Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
         )
+    };
+    // The place, as much of it as fits beside the connection: the epoch
+    // goes first, then the languages, then the name is cut.
+    let room = usize::from(area.width)
+        .saturating_sub(connection.width() + 2)
+        .saturating_sub(" quire ".width() + app.backend_name.width() + 4);
+    let place = match app.route {
+        Route::Home => "Home".to_owned(),
+        Route::Session(id) => match app.session(id) {
+            Some(s) => {
+                let languages = languages(app, id);
+                let epoch = format!(" · epoch {}", s.epoch);
+                [
+                    format!("{}{languages}{epoch}", s.name),
+                    format!("{}{languages}", s.name),
+                ]
+                .into_iter()
+                .find(|p| p.width() <= room)
+                .unwrap_or_else(|| clip(&s.name, room))
+            }
+            None => "session".to_owned(),
+        },
     };
     let left = Line::from(vec![
         Span::styled(
