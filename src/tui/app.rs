@@ -232,8 +232,9 @@ pub struct App {
     pub engines: Vec<EngineInfo>,
     pub jobs: Vec<JobSummary>,
     /// The memory's matches for a text node (the selected one, or the
-    /// one they are loading for).
-    pub matches: Option<(crate::core::ids::NodeId, Result<Vec<Match>, String>)>,
+    /// one they are loading for), as of a scene epoch (a change of
+    /// languages or a newly reviewed segment changes them).
+    pub matches: Option<((crate::core::ids::NodeId, u64), Result<Vec<Match>, String>)>,
     /// The shown project's drafts kept on disk (`drafts.rs`), once read.
     pub kept: Option<(crate::core::ids::ProjectId, super::drafts::Kept)>,
     /// How many draft writes were asked for: the order they must land in.
@@ -406,8 +407,8 @@ impl App {
         self.jobs.iter().filter(move |j| j.session_id == id)
     }
 
-    /// The warnings of a session's jobs, newest first (what the jobs pane
-    /// lists). The `qa` step's come from its latest run only, without the
+    /// The warnings of a session's jobs, the newest job's first (what the
+    /// jobs pane lists). The `qa` step's come from its latest run only, without the
     /// nodes changed since: a new run replaces the last one's marks, and a
     /// fixed segment loses its mark at once.
     pub fn warnings_of(&self, id: SessionId) -> Vec<&JobWarningInfo> {
@@ -418,7 +419,8 @@ impl App {
         jobs.into_iter()
             .enumerate()
             .rev()
-            .flat_map(|(i, j)| j.warnings.iter().rev().map(move |w| (i, w)))
+            // A job's own in the order it found them (page, then node).
+            .flat_map(|(i, j)| j.warnings.iter().map(move |w| (i, w)))
             .filter(|(i, w)| {
                 w.step_id != QA_STEP
                     || (Some(*i) == latest_qa

@@ -769,3 +769,131 @@ fn a_signal_quits_cleanly_saving_projects_and_the_terminal() {
     assert_eq!(scene["epoch"], 1, "{scene}");
     assert_eq!(scene["scene"]["pages"].as_array().unwrap().len(), 1);
 }
+
+/// A subtitler's episode at the desk, 80×24, in a real terminal: the
+/// languages set, a memory match inserted, a cue too long caught by `qa`
+/// and its warning read whole, fixed (its mark gone at once), a range
+/// marked reviewed in one op, a replacement previewed and made, `Esc`
+/// asking before a draft goes, and a draft back after the TUI is killed.
+#[test]
+fn an_episode_at_the_desk_at_80_by_24() {
+    let s = Sandbox::new();
+    let tmx = s.write(
+        "episode1.tmx",
+        r#"<tmx version="1.4"><header srclang="en"/><body>
+<tu changedate="20261102T101500Z"><tuv xml:lang="en"><seg>Where are you going?</seg></tuv><tuv xml:lang="pt-BR"><seg>Aonde você vai?</seg></tuv></tu>
+</body></tmx>"#,
+    );
+    s.quire()
+        .args(["tm", "import", &tmx.display().to_string()])
+        .run()
+        .success();
+    let srt = s.write(
+        "episode2.srt",
+        "1\n00:00:01,000 --> 00:00:03,000\nWhere are you going?\n\n\
+         2\n00:00:03,500 --> 00:00:06,000\nI told you a hundred times.\n\n\
+         3\n00:00:06,500 --> 00:00:09,000\nSee you tomorrow.\n\n\
+         4\n00:00:09,500 --> 00:00:12,000\nGoodbye, my friend.\n",
+    );
+    let name = format!("quire-desk-{}", std::process::id());
+    let Some(tmux) = Tmux::start_sized(&s, &name, "", (80, 24)) else {
+        return;
+    };
+    tmux.wait_for("There are no projects yet.");
+    tmux.type_line(&format!("/new Episode {}", srt.display()));
+    tmux.wait_for("Episode · epoch");
+    tmux.type_line("/lang from=en to=pt-BR");
+    tmux.wait_for("en → pt-BR");
+    // Cue 1: the memory's match, inserted with one key.
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("1 100% Aonde você vai? · tmx episode1");
+    tmux.keys(&["1"]);
+    tmux.wait_for("match 1 inserted");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    // Cue 2: too long for one line; the counts say so while it is typed.
+    tmux.keys(&["j", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&[
+        "-l",
+        "Eu já te disse cem vezes que não quero ver você aqui de novo",
+    ]);
+    tmux.wait_for("over 42 chars/line");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    tmux.keys(&["j", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "Até amanhã."]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    tmux.type_line("/run qa");
+    tmux.wait_for("qa: done");
+    // The warnings in cue order; the selected one read whole, wrapped.
+    tmux.keys(&["Tab"]);
+    let screen = tmux.wait_for("line length: cue 2: line 1 has 60 characters, over 42");
+    assert!(screen.contains("⚠ p1 · line length: cue 2"), "{screen}");
+    let desk = screen.clone();
+    // Enter shows its cue; fixed, its mark goes at once, before qa runs
+    // again.
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Source · cue 2");
+    tmux.keys(&["e", "C-a", "C-k"]);
+    tmux.keys(&["-l", "Já te disse cem vezes."]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translation saved");
+    tmux.wait_gone("line length: cue 2");
+    // Cues 1-3 marked reviewed in one op, then undone in one step.
+    tmux.keys(&["g", "v", "j", "j", "r"]);
+    tmux.wait_for("marked 3 nodes reviewed");
+    tmux.keys(&["u"]);
+    tmux.wait_for("undone: marked 3 nodes reviewed");
+    // A replacement, previewed first.
+    tmux.type_line("/replace você => tu -w");
+    let preview = tmux.wait_for("Aonde tu vai?");
+    assert!(preview.contains("1 match in 1 segment"), "{preview}");
+    tmux.keys(&["y"]);
+    tmux.wait_for("replace `você` with `tu`");
+    tmux.type_line("/find tu -w");
+    tmux.wait_for("`tu`: 1 match in 1 segment");
+    // Esc asks before a changed draft goes; the draft outlives a kill.
+    tmux.keys(&["G", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "Adeus, meu amigo"]);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("Drop this draft?");
+    tmux.keys(&["n"]);
+    tmux.wait_gone("Drop this draft?");
+    tmux.wait_for("Adeus, meu amigo");
+    let drafts = s.data_dir().join("drafts");
+    let end = Instant::now() + Duration::from_secs(30);
+    while !std::fs::read_dir(&drafts).is_ok_and(|d| {
+        d.flatten().any(|f| {
+            std::fs::read_to_string(f.path()).is_ok_and(|t| t.contains("Adeus, meu amigo"))
+        })
+    }) {
+        assert!(Instant::now() < end, "the draft was never kept");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = tmux.pane("#{pane_pid}");
+    assert!(
+        Command::new("kill")
+            .args(["-9", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    drop(tmux);
+    let Some(tmux) = Tmux::start_sized(&s, &name, "", (80, 24)) else {
+        return;
+    };
+    tmux.wait_for("Episode");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("en → pt-BR");
+    tmux.keys(&["Tab", "G", "e"]);
+    tmux.wait_for("your unsaved draft is back");
+    tmux.wait_for("Adeus, meu amigo");
+    std::fs::write(s.path("desk-80x24.txt"), &desk).unwrap();
+    if let Ok(out) = std::env::var("QUIRE_DESK_SCREEN") {
+        std::fs::write(out, &desk).unwrap();
+    }
+}

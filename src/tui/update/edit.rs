@@ -221,6 +221,8 @@ pub(super) fn save(app: &mut App, draft: Draft, fx: &mut Vec<Effect>) {
             ..Basis::default()
         }),
     };
+    // Its marks from the last `qa` run no longer hold.
+    app.changed_since_qa.insert(draft.node);
     app.saving.push(PendingSave {
         draft: draft.clone(),
         epoch: None,

@@ -299,8 +299,10 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
         Loaded::Drafts(project, kept) => app.kept = Some((project, kept)),
         Loaded::Matches(node, found) => {
-            if app.matches.as_ref().is_some_and(|(n, _)| *n == node) {
-                app.matches = Some((node, found.map_err(|e| e.to_string())));
+            if let Some(((n, _), shown)) = &mut app.matches
+                && *n == node
+            {
+                *shown = found.map_err(|e| e.to_string());
             }
         }
         Loaded::Concordance(query, found) => match found {

@@ -347,16 +347,22 @@ pub(super) fn request_matches(app: &mut App, fx: &mut Vec<Effect>) {
             .filter(
                 |n| matches!(&n.kind, NodeKind::Text { text: Some(t), .. } if !t.trim().is_empty()),
             )
-            .map(|n| n.id),
+            .map(|n| (n.id, snapshot.epoch)),
         _ => None,
     };
-    let Some(node) = node else {
+    let Some(key) = node else {
         return;
     };
-    if app.matches.as_ref().is_some_and(|(n, _)| *n == node) {
+    if app.matches.as_ref().is_some_and(|(k, _)| *k == key) {
         return;
     }
-    app.matches = Some((node, Ok(Vec::new())));
+    let node = key.0;
+    // The last answer for the node stays shown while the new one loads.
+    let kept = match app.matches.take() {
+        Some(((n, _), found)) if n == node => found,
+        _ => Ok(Vec::new()),
+    };
+    app.matches = Some((key, kept));
     fx.push(Effect::LoadMatches { session, node });
 }
 
@@ -366,7 +372,7 @@ pub(super) fn use_match(app: &mut App, session: SessionId, n: usize) {
         return;
     };
     let target = match &app.matches {
-        Some((id, Ok(found))) if *id == node.id => found.get(n).map(|m| m.target.clone()),
+        Some(((id, _), Ok(found))) if *id == node.id => found.get(n).map(|m| m.target.clone()),
         _ => None,
     };
     let Some(target) = target else {

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Gauge, Paragraph};
+use ratatui::widgets::{Block, Borders, Gauge, Paragraph, Wrap};
 
 use super::{accent, bold, clip, dim, fit, selected};
 use crate::core::events::{JobStatus, JobSummary};
@@ -112,7 +112,22 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
             },
         );
     }
-    let list = warning_rows(area, shown_gauges(app, id));
+    let mut list = warning_rows(area, shown_gauges(app, id));
+    // Focused, the selected warning is read whole under the list.
+    if focused && let Some(w) = warnings.get(app.warning_selected) {
+        let text = super::session::warning_text(&w.finding.rule, &w.finding.message);
+        let whole = Paragraph::new(text).wrap(Wrap { trim: false });
+        let rows = (whole.line_count(list.width) as u16).min(list.height.saturating_sub(2) / 2 + 1);
+        if rows > 0 && list.height > rows + 1 {
+            list.height -= rows + 1;
+            let under = Rect {
+                y: list.y + list.height + 1,
+                height: rows,
+                ..list
+            };
+            frame.render_widget(whole.style(Style::default().fg(Color::Yellow)), under);
+        }
+    }
     let height = list.height as usize;
     let offset = scroll_offset(app.warning_selected, warnings.len(), height);
     let width = list.width as usize;

@@ -199,7 +199,7 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
 fn match_lines(app: &App, node: &Node) -> Vec<Line<'static>> {
     use crate::core::matches::Change;
     let found = match &app.matches {
-        Some((id, Ok(found))) if *id == node.id => found,
+        Some(((id, _), Ok(found))) if *id == node.id => found,
         _ => return Vec::new(),
     };
     let mut lines = Vec::new();
