@@ -191,6 +191,10 @@ pub enum Side {
     Theirs,
 }
 
+/// The memory's matches for a node as of a scene epoch, or why there are
+/// none.
+pub type ShownMatches = ((NodeId, u64), Result<Vec<Match>, String>);
+
 /// The step whose warnings mark nodes until it runs again.
 pub const QA_STEP: &str = "qa";
 
@@ -234,7 +238,7 @@ pub struct App {
     /// The memory's matches for a text node (the selected one, or the
     /// one they are loading for), as of a scene epoch (a change of
     /// languages or a newly reviewed segment changes them).
-    pub matches: Option<((crate::core::ids::NodeId, u64), Result<Vec<Match>, String>)>,
+    pub matches: Option<ShownMatches>,
     /// The shown project's drafts kept on disk (`drafts.rs`), once read.
     pub kept: Option<(crate::core::ids::ProjectId, super::drafts::Kept)>,
     /// How many draft writes were asked for: the order they must land in.

@@ -329,7 +329,9 @@ fn a_warning_jumps_to_its_node_by_key_and_by_click() {
     assert_eq!(app.focus, Pane::Jobs);
     let screen = draw(&app);
     assert!(screen.contains("Enter shows the node"), "{screen}");
-    // Newest first: the second warning is the first row.
+    // In the order the job found them: the second warning is the second
+    // row.
+    update(&mut app, key(KeyCode::Down), Instant::now());
     update(&mut app, key(KeyCode::Enter), Instant::now());
     assert_eq!(
         (app.focus, app.page_selected, app.node_selected),
