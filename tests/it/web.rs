@@ -174,6 +174,23 @@ fn a_raw_chapter_in_the_browser_without_drawing_a_box() {
     assert!(server.terminate().success());
 }
 
+/// A subtitler's episode at the desk in Chromium (workbench.py's `desk`):
+/// languages, a memory match, the cue's counts, Esc asking, a draft back
+/// after the tab died, a range marked at once, find and replace, a QA mark
+/// gone when fixed, concordance, and a partial export's report.
+#[test]
+fn an_episode_at_the_desk_in_the_browser() {
+    let Some(python) = browser("an_episode_at_the_desk_in_the_browser") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let out = out_dir("desk");
+    run_scenario(&s, &python, "desk", &server.url, &out, &[]);
+    assert_screenshot(&out, "desk.png", 1280, 800);
+    assert!(server.terminate().success());
+}
+
 #[test]
 fn the_workbench_asks_for_the_token() {
     let Some(python) = browser("the_workbench_asks_for_the_token") else {

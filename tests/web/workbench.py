@@ -1017,6 +1017,158 @@ def scenario_chapter(url, out, pages_dir):
             assert z.namelist() == ["001.jpg", "002.jpg", "ComicInfo.xml"], z.namelist()
 
 
+EPISODE = """1
+00:00:01,000 --> 00:00:03,000
+Where are you going?
+
+2
+00:00:03,500 --> 00:00:06,000
+I told you a hundred times.
+
+3
+00:00:06,500 --> 00:00:09,000
+See you tomorrow.
+
+4
+00:00:09,500 --> 00:00:12,000
+Goodbye, my friend.
+"""
+
+MEMORY = """<tmx version="1.4"><header srclang="en"/><body>
+<tu changedate="20261102T101500Z"><tuv xml:lang="en"><seg>Where are you going?</seg></tuv><tuv xml:lang="pt-BR"><seg>Aonde você vai?</seg></tuv></tu>
+<tu><tuv xml:lang="en"><seg>See you tomorrow, Naruto.</seg></tuv><tuv xml:lang="pt-BR"><seg>Até amanhã, Naruto.</seg></tuv></tu>
+</body></tmx>"""
+
+
+def scenario_desk(url, out):
+    """A subtitler's episode at the desk in the browser: languages set from
+    the project menu, a memory match inserted with a click, the cue's counts
+    while typing, Esc asking, a draft back after the tab died, a range of
+    cues marked reviewed at once, find and replace with a count and a
+    preview, a QA mark gone as soon as its cue is fixed, concordance, and an
+    export that says what it wrote for untranslated cues."""
+    status, body = curl_json("-X", "POST", "-H", "Content-Type: application/json", "--data",
+                             json.dumps({"name": "episode1.tmx", "content": MEMORY}), f"{url}/api/v1/memory")
+    assert status == 200, (status, body)
+    srt = os.path.join(out, "episode2.srt")
+    with open(srt, "w") as f:
+        f.write(EPISODE)
+    with browser_page() as (browser, first, errors):
+        # A context of its own, which outlives a tab closed in it.
+        first.close()
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+        page = context.new_page()
+        watch_errors(page, errors)
+        page.goto(url + "/")
+        page.get_by_label("Name").fill("Episode 2")
+        page.get_by_role("button", name="Create").click()
+        expect(page.locator(".workbench")).to_be_visible()
+        project = project_of(page)
+        session = open_session_id(url, project)
+        page.locator(".session-bar input[type=file]").set_input_files([srt])
+        expect(page.locator(".block[data-node]")).to_have_count(4)
+
+        # Languages, where the project is.
+        page.get_by_test_id("languages").click()
+        page.locator(".languages input[name=from]").fill("en")
+        page.locator(".languages input[name=to]").fill("pt-BR")
+        page.locator(".languages").get_by_role("button", name="Set").click()
+        expect(page.get_by_test_id("languages")).to_have_text("en → pt-BR")
+        project_meta = scene_with_curl(url, session)["project"]
+        assert (project_meta["sourceLanguage"], project_meta["targetLanguage"]) == ("en", "pt-BR"), project_meta
+
+        # Cue 1: the memory's match, one click.
+        blocks = page.locator(".block[data-node]")
+        blocks.nth(0).click()
+        expect(page.locator(".editor h2")).to_contain_text("Cue 1")
+        match = page.get_by_test_id("match").first
+        expect(match).to_contain_text("100 %")
+        expect(match).to_contain_text("Aonde você vai?")
+        match.click()
+        expect(page.locator("#translation")).to_have_value("Aonde você vai?")
+        page.get_by_role("button", name="Save").click()
+        expect(blocks.nth(0)).to_have_attribute("data-state", "translated")
+
+        # Cue 2: the counts while typing, red past the profile's limits.
+        blocks.nth(1).click()
+        page.locator("#translation").fill("Eu já te disse cem vezes que não quero ver você aqui de novo")
+        counter = page.get_by_test_id("cue-counter")
+        expect(counter).to_have_class(re.compile("over"))
+        expect(counter).to_contain_text("60 chars · 24.0 cps · over 42 chars/line, 17 cps")
+        # Esc asks; "no" keeps the draft.
+        page.once("dialog", lambda d: d.dismiss())
+        page.locator("#translation").press("Escape")
+        expect(page.locator("#translation")).to_have_value(re.compile("cem vezes"))
+        page.get_by_role("button", name="Save").click()
+        expect(blocks.nth(1)).to_have_attribute("data-state", "translated")
+
+        # Cue 3: a draft outlives the tab that typed it.
+        blocks.nth(2).click()
+        page.locator("#translation").fill("Até aman")
+        hash_ = page.evaluate("location.hash")
+        # The tab dies with its draft unsaved: no save reaches the server on
+        # the way out, and the page is closed without its unload handlers.
+        page.route("**/history/apply", lambda route: route.abort())
+        page.close(run_before_unload=False)
+        page = context.new_page()
+        watch_errors(page, errors)
+        page.goto(url + "/" + hash_)
+        expect(page.get_by_test_id("draft-back")).to_be_visible()
+        expect(page.locator("#translation")).to_have_value("Até aman")
+        page.locator("#translation").fill("Até amanhã.")
+        page.get_by_role("button", name="Save").click()
+        blocks = page.locator(".block[data-node]")
+        expect(blocks.nth(2)).to_have_attribute("data-state", "translated")
+
+        # QA: cue 2 too long; fixed, its mark goes at once.
+        status, job = curl_json("-X", "POST", "-H", "Content-Type: application/json", "--data",
+                                json.dumps({"steps": ["qa"]}), f"{url}/api/v1/sessions/{session}/pipelines")
+        assert status == 200, (status, job)
+        expect(blocks.nth(1)).to_have_class(re.compile("warned"))
+        blocks.nth(1).click()
+        expect(page.locator(".node-warnings")).to_contain_text("cue 2: line 1 has 60 characters, over 42")
+        page.screenshot(path=os.path.join(out, "desk.png"))
+        page.locator("#translation").fill("Já te disse cem vezes.")
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator(".node-warnings")).to_have_count(0)
+        expect(blocks.nth(1)).not_to_have_class(re.compile("warned"))
+
+        # Cues 1-3 marked reviewed in one op.
+        blocks.nth(0).click()
+        blocks.nth(2).click(modifiers=["Shift"])
+        expect(page.get_by_test_id("range")).to_contain_text("3 selected")
+        page.get_by_test_id("range").get_by_role("button", name="Mark reviewed").click()
+        for i in range(3):
+            expect(blocks.nth(i)).to_have_attribute("data-state", "reviewed")
+        status, undone = curl_json("-X", "POST", f"{url}/api/v1/sessions/{session}/history/undo")
+        assert status == 200 and undone["label"] == "marked 3 blocks reviewed", (status, undone)
+        expect(blocks.nth(0)).to_have_attribute("data-state", "translated")
+
+        # Find and replace: a count, a preview, one undo step.
+        page.get_by_role("button", name="Find and replace").click()
+        page.locator(".find-replace input[name=find]").fill("você")
+        page.locator(".find-replace").get_by_label("Whole words").check()
+        expect(page.get_by_test_id("find-count")).to_have_text("1 match in 1 segment")
+        page.locator(".find-replace input[name=replace]").fill("tu")
+        expect(page.get_by_test_id("replace-preview")).to_contain_text("Aonde tu vai?")
+        page.locator(".find-replace").get_by_role("button", name=re.compile("Replace in 1")).click()
+        expect(blocks.nth(0)).to_contain_text("Aonde tu vai?")
+        status, undone = curl_json("-X", "POST", f"{url}/api/v1/sessions/{session}/history/undo")
+        assert status == 200 and undone["label"] == "replace “você” with “tu”", (status, undone)
+
+        # Concordance over the memory.
+        page.locator("#concordance").fill("naruto")
+        page.locator(".concordance").get_by_role("button", name="Search").click()
+        expect(page.get_by_test_id("concordance")).to_contain_text("Até amanhã, Naruto.")
+
+        # A half-done episode's export says what it wrote for cue 4.
+        page.get_by_role("button", name="Export").click()
+        with page.expect_download():
+            page.locator("[data-format=srt]").click()
+        expect(page.locator(".toast-warning")).to_contain_text(
+            "1 of 4 segments have no translation: written with their source text")
+
+
 def main():
     global CHROMIUM
     CHROMIUM, what, url, out = sys.argv[1:5]
@@ -1033,6 +1185,8 @@ def main():
         scenario_chapter(url, out, sys.argv[5])
     elif what == "token":
         scenario_token(url, out, sys.argv[5])
+    elif what == "desk":
+        scenario_desk(url, out)
     else:
         raise SystemExit(f"unknown scenario {what}")
     print("web: ok")

@@ -10,6 +10,16 @@ import { goNextNeedingWork } from './session.js';
 import { call, inSession } from './api.js';
 import { apply, attempt, commitEditor, editDraft, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
+import { Concordance, CueCounter, GlossaryHits, Matches } from './desk.js';
+
+/** The words a spelling warning names (`"amigu" (maybe amigo)`). */
+function misspelt(message) {
+  return [...message.matchAll(/"([^"]+)" \((?:maybe|no suggestion)/g)].map((m) => m[1]);
+}
+
+function addWord(word) {
+  apply({ type: 'UpdateProject', patch: { addWords: [word] } }, `Adding “${word}” to the project's words`);
+}
 
 function origin(kind) {
   const o = kind.origin;
@@ -137,24 +147,28 @@ export function Editor() {
       commitEditor().then(() => goNextNeedingWork(1));
     } else if (e.key === 'Escape') {
       e.preventDefault();
+      // A changed draft is never dropped without asking.
+      if (dirty && !window.confirm('Drop your change to this translation?')) return;
       editDraft(editor.base);
       document.querySelector(`[data-node="${node.id}"]`)?.focus();
     }
   };
   return html`<section class="editor" aria-label="Editor">
     <div class="field-head">
-      <h2>${info.source ? 'Box' : 'Block'} ${number} <span class="muted">· page ${info.number}</span></h2>
+      <h2>${info.source ? 'Box' : k.timing ? 'Cue' : 'Block'} ${number} <span class="muted">· page ${info.number}</span></h2>
       <span class=${`badge shade-${current}`} data-testid="state">${STATE_LABELS[current]}</span>
     </div>
     <${SourceText} page=${page} node=${node} image=${Boolean(info.source)} key=${node.id} />
     ${k.entry?.notes?.length > 0 && html`<ul class="entry-notes muted small" aria-label="Notes from the file">
       ${k.entry.notes.map((n) => html`<li>${n}</li>`)}</ul>`}
     ${editor.conflict && html`<${Conflict} conflict=${editor.conflict} />`}
+    ${editor.restored && dirty && html`<p class="notice small" role="status" data-testid="draft-back">Your unsaved draft is back: Save keeps it, Revert drops it.</p>`}
     <label for="translation" class="field-label">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
     <textarea id="translation" ref=${field} rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}
       onInput=${(e) => editDraft(e.currentTarget.value)} onKeyDown=${keys} onBlur=${() => commitEditor()}
       aria-describedby="translation-help"></textarea>
-    <p id="translation-help" class="muted small">Saved when you leave the field; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves and goes to the next untranslated one, <kbd>Esc</kbd> drops the change.</p>
+    ${k.timing && html`<${CueCounter} text=${editor.draft} timing=${k.timing} />`}
+    <p id="translation-help" class="muted small">Saved when you leave the field; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves and goes to the next untranslated one, <kbd>Esc</kbd> drops the change (after asking).</p>
     <div class="row">
       <button type="button" class="primary" disabled=${!dirty || Boolean(editor.conflict)} onClick=${() => commitEditor()}>Save</button>
       <button type="button" disabled=${!dirty} onClick=${() => editDraft(editor.base)}>Revert</button>
@@ -168,8 +182,13 @@ export function Editor() {
     </fieldset>
     ${origin(k) && html`<p class="origin muted small">${origin(k)}</p>`}
     ${warnings.length > 0 && html`<div class="node-warnings"><h3>QA</h3><ul>
-      ${warnings.map((w) => html`<li class=${`sev-${w.severity}`}><strong>${w.rule}</strong> ${w.message}</li>`)}
+      ${warnings.map((w) => html`<li class=${`sev-${w.severity}`}><strong>${w.rule}</strong> ${w.message}
+        ${w.rule === 'spelling' && misspelt(w.message).map((word) => html` <button type="button" class="link small"
+          data-testid="add-word" onClick=${() => addWord(word)}>Add “${word}” to dictionary</button>`)}</li>`)}
     </ul></div>`}
+    <${Matches} nodeId=${node.id} key=${node.id} />
+    <${GlossaryHits} source=${k.text} />
+    <${Concordance} />
     <p class="geometry muted small">${info.source
       ? `x ${Math.round(node.transform.x)}, y ${Math.round(node.transform.y)}, ${Math.round(node.transform.width)} × ${Math.round(node.transform.height)}`
       : ''}</p>

@@ -33,7 +33,9 @@ function qaJob() {
 
 export function qaWarnings() {
   const job = qaJob();
-  return job ? job.warnings.filter((w) => w.rule !== 'summary') : [];
+  // A node saved here since the run finished has lost its marks.
+  const fixed = job && state.changedSinceQa.get(job.id);
+  return job ? job.warnings.filter((w) => w.rule !== 'summary' && !(fixed && fixed.has(w.nodeId))) : [];
 }
 
 export function warnedNodes() {

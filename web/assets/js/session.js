@@ -5,9 +5,9 @@
 import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { Canvas } from './canvas.js';
 import { Editor } from './editor.js';
-import { Jobs, RunDialog } from './jobs.js';
-import { nextNode, stateOf } from './scene.js';
-import { go, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
+import { Jobs, RunDialog, warnedNodes } from './jobs.js';
+import { nextNode, shadeOf, stateOf } from './scene.js';
+import { apply, go, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
 import { Strip } from './strip.js';
 import { TextPage } from './textpage.js';
 import { download, EXPORTS, ImportConflicts, importFiles } from './transfer.js';
@@ -21,11 +21,95 @@ function goPage(step) {
   if (next && next !== info) go({ pageId: next.page.id, nodeId: null });
 }
 
+/** `n`: the next box with no translation, a machine's unreviewed one, or a warning. */
 export function goNextNeedingWork(step = 1) {
   const info = shownPage();
+  const warned = warnedNodes();
   const found = nextNode(state.view.index, info && info.page.id, state.route.nodeId,
-    (n) => stateOf(n.kind) === 'initial', step);
+    (n) => stateOf(n.kind) === 'initial' || shadeOf(n.kind) === 'machine' || warned.has(n.id), step);
   if (found) select(found.pageId, found.nodeId);
+}
+
+/** The project's languages, set where the project is. */
+function LanguagesMenu() {
+  const project = state.view.scene.project;
+  const [from, setFrom] = useState(project.sourceLanguage || '');
+  const [to, setTo] = useState(project.targetLanguage || '');
+  const shown = `${project.sourceLanguage || '?'} → ${project.targetLanguage || '?'}`;
+  const save = (e) => {
+    e.preventDefault();
+    e.currentTarget.closest('details').open = false;
+    apply({ type: 'UpdateProject', patch: { sourceLanguage: from.trim() || null, targetLanguage: to.trim() || null } },
+      'Setting the languages');
+  };
+  return html`<details class="menu">
+    <summary role="button" aria-label="Languages" data-testid="languages">${shown}</summary>
+    <form class="menu-list languages" onSubmit=${save}>
+      <label>From <input name="from" value=${from} placeholder="en" onInput=${(e) => setFrom(e.currentTarget.value)} /></label>
+      <label>To <input name="to" value=${to} placeholder="pt-BR" onInput=${(e) => setTo(e.currentTarget.value)} /></label>
+      <button type="submit" class="primary">Set</button>
+    </form>
+  </details>`;
+}
+
+function escape(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Find and replace over the project: a count, a preview, one undoable op. */
+function FindReplace() {
+  const [find, setFind] = useState('');
+  const [replace, setReplace] = useState('');
+  const [opts, setOpts] = useState({ words: false, regex: false, match: false });
+  let pattern = null;
+  let error = null;
+  if (find) {
+    try {
+      const body = opts.regex ? find : escape(find);
+      // Whole words by Unicode letters and digits (JavaScript's \b knows ASCII only).
+      const word = '[\\p{L}\\p{N}_]';
+      pattern = new RegExp(opts.words ? `(?<!${word})(?:${body})(?!${word})` : body, `gu${opts.match ? '' : 'i'}`);
+    } catch (e) {
+      error = e.message;
+    }
+  }
+  const texts = state.view.index.order.flatMap((info) => info.texts.map((n) => ({ info, n })));
+  let matches = 0;
+  let segments = 0;
+  const changes = [];
+  if (pattern) {
+    for (const { info, n } of texts) {
+      const count = [n.kind.text, n.kind.translation].reduce((c, t) => c + (t ? (t.match(pattern) || []).length : 0), 0);
+      if (count) { matches += count; segments += 1; }
+      const before = n.kind.translation;
+      if (before && stateOf(n.kind) !== 'final') {
+        const after = before.replace(pattern, opts.regex ? replace : () => replace);
+        if (after !== before) changes.push({ info, n, before, after });
+      }
+    }
+  }
+  const run = () => {
+    const ops = changes.map(({ info, n, before, after }) => ({
+      type: 'UpdateNode', page: info.page.id, id: n.id,
+      patch: { kind: { type: 'text', translation: after } }, basedOn: { translation: before },
+    }));
+    apply({ type: 'Batch', label: `replace “${find}” with “${replace}”`, ops }, `Replacing in ${ops.length}`);
+  };
+  const option = (key, label) => html`<label class="small"><input type="checkbox" checked=${opts[key]}
+    onChange=${(e) => setOpts({ ...opts, [key]: e.currentTarget.checked })} /> ${label}</label>`;
+  return html`<details class="menu">
+    <summary role="button" aria-label="Find and replace">Find</summary>
+    <div class="menu-list find-replace">
+      <label>Find <input name="find" value=${find} onInput=${(e) => setFind(e.currentTarget.value)} /></label>
+      <label>Replace with <input name="replace" value=${replace} onInput=${(e) => setReplace(e.currentTarget.value)} /></label>
+      <div class="row">${option('words', 'Whole words')}${option('regex', 'Regular expression')}${option('match', 'Match case')}</div>
+      ${error && html`<p class="sev-error small">${error}</p>`}
+      ${pattern && html`<p class="small" data-testid="find-count">${matches} ${matches === 1 ? 'match' : 'matches'} in ${segments} ${segments === 1 ? 'segment' : 'segments'}</p>`}
+      ${changes.length > 0 && html`<ul class="preview small" data-testid="replace-preview">${changes.slice(0, 20).map((c) =>
+        html`<li><del>${c.before}</del> → <ins>${c.after}</ins></li>`)}</ul>
+        <button type="button" class="primary" onClick=${run}>Replace in ${changes.length} ${changes.length === 1 ? 'translation' : 'translations'}</button>`}
+    </div>
+  </details>`;
 }
 
 function ExportMenu() {
@@ -47,11 +131,12 @@ function ExportMenu() {
 
 const KEYS = [
   ['?', 'this help'],
-  ['n / N', 'next / previous box that needs a translation'],
+  ['n / N', 'next / previous box that needs work (untranslated, a machine\'s, warned)'],
+  ['Shift+click', 'select blocks from the selected one: mark them reviewed or final at once'],
   ['PageDown / PageUp', 'next / previous page'],
   ['e', 'edit the selected box\'s translation'],
   ['Ctrl+Enter', 'save the translation and go to the next untranslated box'],
-  ['Esc', 'drop the change being typed (in the editor)'],
+  ['Esc', 'drop the change being typed, after asking (in the editor)'],
   ['b / v', 'draw boxes / select (Esc leaves drawing)'],
   ['Arrows (Shift: by 10)', 'move the focused box'],
   ['Delete', 'delete the focused box'],
@@ -87,6 +172,8 @@ function SessionBar({ onRun, onHelp }) {
     <button type="button" onClick=${() => undoRedo('redo')} aria-label="Redo (Ctrl+Shift+Z)" title="Redo (Ctrl+Shift+Z)">↷ Redo</button>
     <button type="button" onClick=${onRun} data-testid="run" title="Run engines (r)">▶ Run…</button>
     <button type="button" onClick=${onHelp} aria-label="Keys (?)" title="Keys (?)">?</button>
+    <${LanguagesMenu} />
+    <${FindReplace} />
     <${ExportMenu} />
     <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />
   </div>`;

@@ -31,6 +31,10 @@ export const state = {
   viewError: null,
   /** The translation being edited: { nodeId, draft, base, conflict } */
   editor: null,
+  /** Nodes saved here since a `qa` job ran, by that job's id. */
+  changedSinceQa: new Map(),
+  /** Shift-click's selection on a text page: { pageId, nodeIds }. */
+  range: null,
   /** { tool: 'select' | 'draw', zoom: number | 'fit', view: 'source' | 'cleaned' | 'rendered',
    *    mask: bool (the text mask over the image), regions: bool } */
   canvas: { tool: 'select', zoom: 'fit', view: 'source', mask: false, regions: true },
@@ -337,7 +341,40 @@ function openEditor() {
   const found = state.view.index.nodes.get(nodeId);
   if (found && found.node.kind.type === 'text') {
     const value = found.node.kind.translation ?? '';
-    state.editor = { nodeId, draft: value, base: value, conflict: null };
+    // A draft typed before the tab was closed (or the browser died) comes
+    // back if the translation is still what it started from.
+    const kept = keptDraft(nodeId);
+    const back = kept && kept.base === value && kept.draft !== value;
+    state.editor = { nodeId, draft: back ? kept.draft : value, base: value, conflict: null, restored: back };
+    if (kept && !back) keepDraft(nodeId, null);
+  }
+}
+
+// ---- drafts kept in the browser ----------------------------------------------
+// Every change to a draft is kept in localStorage (per project and node)
+// until it is saved or dropped on purpose: a closed tab or a crash loses none.
+
+function draftKey(nodeId) {
+  return `quire.draft.${state.route.projectId}.${nodeId}`;
+}
+
+function keptDraft(nodeId) {
+  try {
+    return JSON.parse(localStorage.getItem(draftKey(nodeId)) || 'null');
+  } catch {
+    return null;
+  }
+}
+
+function keepDraft(nodeId, editor) {
+  try {
+    if (editor && editor.draft !== editor.base) {
+      localStorage.setItem(draftKey(nodeId), JSON.stringify({ draft: editor.draft, base: editor.base }));
+    } else {
+      localStorage.removeItem(draftKey(nodeId));
+    }
+  } catch {
+    // Storage full or refused: the draft still lives in the page.
   }
 }
 
@@ -573,6 +610,7 @@ export function takeFocus(nodeId) {
 export function editDraft(draft) {
   if (!state.editor) return;
   state.editor = { ...state.editor, draft };
+  keepDraft(state.editor.nodeId, state.editor);
   changed();
 }
 
@@ -606,10 +644,40 @@ export async function commitEditor() {
     return;
   }
   caughtUp(result);
+  markFixed(editor.nodeId);
   if (state.editor && state.editor.nodeId === editor.nodeId) {
-    state.editor = { ...state.editor, base: saving };
+    state.editor = { ...state.editor, base: saving, restored: false };
+    keepDraft(editor.nodeId, state.editor);
     changed();
+  } else {
+    keepDraft(editor.nodeId, null);
   }
+}
+
+/** A saved node loses the marks of every finished `qa` run. */
+function markFixed(nodeId) {
+  for (const job of state.jobs.values()) {
+    if (!job.steps.includes('qa')) continue;
+    const fixed = state.changedSinceQa.get(job.id) ?? new Set();
+    fixed.add(nodeId);
+    state.changedSinceQa.set(job.id, fixed);
+  }
+}
+
+/** Shift-click: the blocks from the selected one to `nodeId` on `info`'s page. */
+export function selectRange(info, nodeId) {
+  const ids = info.texts.map((n) => n.id);
+  const from = ids.indexOf(state.route.nodeId);
+  const to = ids.indexOf(nodeId);
+  if (from < 0 || to < 0) return;
+  const [a, b] = from < to ? [from, to] : [to, from];
+  state.range = { pageId: info.page.id, nodeIds: ids.slice(a, b + 1) };
+  changed();
+}
+
+export function clearRange() {
+  state.range = null;
+  changed();
 }
 
 /** The person's answer to a remote change: keep the draft, or take theirs. */

@@ -5,19 +5,25 @@
 import { warnedNodes } from './jobs.js';
 import { Legend, PageTools } from './pagetools.js';
 import { clock, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
-import { edit, select, state } from './store.js';
+import { apply, clearRange, edit, select, selectRange, state } from './store.js';
 import { html, useWindow } from './ui.js';
 
 const ROW = 72;
 const EXTRA = 6;
 
-function Block({ node, number, top, selected, warned, pageId }) {
+function Block({ node, number, top, selected, ranged, warned, info }) {
   const k = node.kind;
-  const classes = ['block', `shade-${shadeOf(k)}`, selected && 'selected', warned && 'warned'].filter(Boolean).join(' ');
+  const pageId = info.page.id;
+  const classes = ['block', `shade-${shadeOf(k)}`, selected && 'selected', ranged && 'ranged', warned && 'warned']
+    .filter(Boolean).join(' ');
   return html`<li class="block-row" style=${{ top: `${top}px` }}>
     <button type="button" class=${classes} data-node=${node.id} data-state=${stateOf(k)} aria-pressed=${selected}
-      aria-label=${`Block ${number}: ${preview(k.text, 50)} → ${preview(k.translation, 50) || 'untranslated'} (${STATE_LABELS[stateOf(k)]})`}
-      onClick=${(e) => (e.detail === 0 ? edit(pageId, node.id) : select(pageId, node.id))}>
+      aria-label=${`${k.timing ? 'Cue' : 'Block'} ${number}: ${preview(k.text, 50)} → ${preview(k.translation, 50) || 'untranslated'} (${STATE_LABELS[stateOf(k)]})`}
+      onClick=${(e) => {
+        if (e.shiftKey) return selectRange(info, node.id);
+        if (state.range) clearRange();
+        return e.detail === 0 ? edit(pageId, node.id) : select(pageId, node.id);
+      }}>
       <span class="block-number">${number}${k.timing ? html`<br /><small>${clock(k.timing.start)}</small>` : ''}</span>
       <span class="block-source" lang=${k.sourceLang || undefined}>${k.text || ''}</span>
       <span class="block-translation">${k.translation || html`<em class="muted">untranslated</em>`}</span>
@@ -25,19 +31,40 @@ function Block({ node, number, top, selected, warned, pageId }) {
   </li>`;
 }
 
+/** What a shift-click selection can do at once: mark its translated blocks. */
+function RangeBar({ info, ids }) {
+  const mark = (to) => {
+    const nodes = ids.map((id) => info.texts.find((n) => n.id === id))
+      .filter((n) => n && n.kind.translation && stateOf(n.kind) !== to);
+    if (nodes.length === 0) return;
+    const ops = nodes.map((n) => ({ type: 'UpdateNode', page: info.page.id, id: n.id, patch: { kind: { type: 'text', state: to } } }));
+    const label = `marked ${ops.length} ${ops.length === 1 ? 'block' : 'blocks'} ${to}`;
+    apply({ type: 'Batch', label, ops }, `Marking ${ops.length} ${to}`).then(clearRange);
+  };
+  return html`<div class="range-bar row" role="toolbar" aria-label="Selection" data-testid="range">
+    <span>${ids.length} selected</span>
+    <button type="button" onClick=${() => mark('reviewed')}>Mark reviewed</button>
+    <button type="button" onClick=${() => mark('final')}>Mark final</button>
+    <button type="button" class="link" onClick=${clearRange}>Clear</button>
+  </div>`;
+}
+
 export function TextPage({ info }) {
   const warned = warnedNodes();
   const nodes = info.texts;
   const selectedId = state.route.nodeId;
   const rows = useWindow(nodes.length, ROW, nodes.findIndex((n) => n.id === selectedId), EXTRA);
+  const range = state.range && state.range.pageId === info.page.id ? state.range.nodeIds : [];
+  const ranged = new Set(range);
   const built = [];
   for (let i = rows.first; i < rows.last; i += 1) {
     const node = nodes[i];
-    built.push(html`<${Block} key=${node.id} node=${node} number=${i + 1} top=${i * ROW} pageId=${info.page.id}
-      selected=${node.id === selectedId} warned=${warned.has(node.id)} />`);
+    built.push(html`<${Block} key=${node.id} node=${node} number=${i + 1} top=${i * ROW} info=${info}
+      selected=${node.id === selectedId} ranged=${ranged.has(node.id)} warned=${warned.has(node.id)} />`);
   }
   return html`<div class="text-page">
     <${PageTools} info=${info} />
+    ${range.length > 1 && html`<${RangeBar} info=${info} ids=${range} />`}
     <div class="blocks" ref=${rows.ref} onScroll=${rows.onScroll}
       aria-label=${`Text blocks (${nodes.length})`} role="region">
       ${nodes.length === 0 && html`<p class="muted empty">This page has no text.</p>`}

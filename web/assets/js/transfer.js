@@ -84,7 +84,10 @@ export async function download(sessionId, format, pages, options = {}) {
   if (!response) return;
   const blob = await response.blob();
   saveBytes(blob, fileNameOf(response, `export.${format}`));
-  toast(`Saved ${fileNameOf(response, format)}`);
+  // A subtitle or PO file with untranslated segments says how many, and
+  // how they were written.
+  const untranslated = response.headers.get('quire-untranslated');
+  toast(`Saved ${fileNameOf(response, format)}${untranslated ? ` · ${untranslated}` : ''}`, untranslated ? 'warning' : 'info');
 }
 
 /** The conflicts of the last merged file still to decide, with the file. */

@@ -1,0 +1,115 @@
+// What a translator reaches for beside the editor: a cue's line lengths
+// and reading speed while typing, the memory's best matches for the
+// segment (one click inserts one), the glossary terms its source holds,
+// and concordance search over the memory.
+
+import { useEffect, useState } from '../vendor/hooks.mjs';
+import { call, inSession } from './api.js';
+import { editDraft, state } from './store.js';
+import { html } from './ui.js';
+
+// The subtitle profiles of `[qa.subtitles]` (the server's defaults), and
+// the limits a project is checked against: the profile's, with any set
+// apart in the config.
+const PROFILES = {
+  netflix: { line_length: 42, lines: 2, reading_speed: 17, min_duration_ms: 833, max_duration_ms: 7000, min_gap_ms: 83 },
+  'netflix-children': { line_length: 42, lines: 2, reading_speed: 13, min_duration_ms: 833, max_duration_ms: 7000, min_gap_ms: 83 },
+};
+
+export function limits() {
+  const set = state.config?.qa?.subtitles ?? {};
+  const base = PROFILES[set.profile] ?? PROFILES.netflix;
+  const out = { ...base };
+  for (const key of Object.keys(base)) if (typeof set[key] === 'number') out[key] = set[key];
+  return out;
+}
+
+/** A cue as a viewer reads it: tags (<i>, {\an8}) left out; characters per line and per second. */
+export function measure(text, durationMs) {
+  const seen = text.replace(/<\/?[A-Za-z][^<>]*>/g, '').replace(/\{[^{}\s]*\}/g, '');
+  const lines = seen.replace(/\n+$/, '').split('\n').map((l) => [...l.replace(/\r$/, '')].length);
+  const chars = lines.reduce((a, b) => a + b, 0);
+  const cps = durationMs > 0 ? (chars * 1000) / durationMs : null;
+  return { lines, chars, cps };
+}
+
+/** The counts under a cue's translation, red with what goes past the limits. */
+export function CueCounter({ text, timing }) {
+  const m = measure(text, timing.end - timing.start);
+  const l = limits();
+  const over = [];
+  if (m.lines.some((n) => n > l.line_length)) over.push(`${l.line_length} chars/line`);
+  if (m.lines.length > l.lines) over.push(`${l.lines} lines`);
+  if (m.cps !== null && m.cps > l.reading_speed) over.push(`${l.reading_speed} cps`);
+  const counts = `${m.lines.join('·')} chars${m.cps === null ? '' : ` · ${m.cps.toFixed(1)} cps`}`;
+  return html`<p class=${`cue-counter small ${over.length ? 'over' : 'ok'}`} data-testid="cue-counter" aria-live="polite">
+    ${counts}${over.length > 0 && ` · over ${over.join(', ')}`}</p>`;
+}
+
+/** The memory's best matches for the segment; a click puts one in the draft. */
+export function Matches({ nodeId }) {
+  const [found, setFound] = useState({ key: null, matches: [] });
+  const epoch = state.view?.epoch;
+  const key = `${state.sessionId}/${nodeId}/${epoch}`;
+  useEffect(() => {
+    let live = true;
+    const sessionId = state.sessionId;
+    if (!sessionId) return undefined;
+    call('GET', inSession(sessionId, `/nodes/${nodeId}/matches`))
+      .then((r) => live && setFound({ key, matches: r.matches }))
+      .catch(() => live && setFound({ key, matches: [] }));
+    return () => { live = false; };
+  }, [key]);
+  if (found.matches.length === 0) return null;
+  return html`<div class="matches" aria-label="Memory matches">
+    <h3>Memory</h3>
+    <ol>${found.matches.map((m, i) => html`<li>
+      <button type="button" class="match" data-testid="match" title="Use this translation"
+        onClick=${() => editDraft(m.target)}>
+        <span class="score">${Math.round((m.score ?? 0) * 100)} %</span> ${m.target}</button>
+      <div class="muted small">${m.origin}${m.changed ? ` · ${m.changed.slice(0, 10)}` : ''}</div>
+      ${m.score < 1 && m.diff?.length > 0 && html`<div class="diff small">${m.diff.map((p) =>
+        html`<span class=${`diff-${p.change}`}>${p.text} </span>`)}</div>`}
+    </li>`)}</ol>
+  </div>`;
+}
+
+/** The glossary terms the segment's source holds, with their required translations. */
+export function GlossaryHits({ source }) {
+  const terms = state.view?.scene.project.glossary ?? [];
+  if (!source || terms.length === 0) return null;
+  const lower = source.toLowerCase();
+  const hits = terms.filter((t) => (t.caseSensitive ? source.includes(t.source) : lower.includes(t.source.toLowerCase())));
+  if (hits.length === 0) return null;
+  return html`<div class="glossary-hits" aria-label="Glossary terms">
+    <h3>Glossary</h3>
+    <ul>${hits.map((t) => html`<li><strong>${t.source}</strong> → ${t.target}${t.note ? html` <span class="muted small">(${t.note})</span>` : ''}</li>`)}</ul>
+  </div>`;
+}
+
+/** Concordance: remembered segments holding every word searched for. */
+export function Concordance() {
+  const [query, setQuery] = useState('');
+  const [found, setFound] = useState(null);
+  const search = async (e) => {
+    e.preventDefault();
+    if (!query.trim() || !state.sessionId) return;
+    try {
+      const r = await call('GET', inSession(state.sessionId, `/concordance?q=${encodeURIComponent(query)}`));
+      setFound({ query, matches: r.matches });
+    } catch (err) {
+      setFound({ query, error: err.message, matches: [] });
+    }
+  };
+  return html`<form class="concordance" role="search" onSubmit=${search}>
+    <label for="concordance" class="field-label">Concordance</label>
+    <div class="row"><input id="concordance" type="search" value=${query} placeholder="words in the memory"
+      onInput=${(e) => setQuery(e.currentTarget.value)} />
+      <button type="submit">Search</button></div>
+    ${found && html`<div class="concordance-results" data-testid="concordance">
+      ${found.error && html`<p class="sev-error">${found.error}</p>`}
+      ${!found.error && found.matches.length === 0 && html`<p class="muted small">Nothing remembered holds “${found.query}”.</p>`}
+      <ul>${found.matches.map((m) => html`<li><span>${m.source}</span> → <strong>${m.target}</strong>
+        <span class="muted small"> · ${m.origin}</span></li>`)}</ul></div>`}
+  </form>`;
+}
