@@ -6,7 +6,10 @@
 //! translation memory: index build over 100,000 segments and exact and
 //! fuzzy lookups per second; a translator's 10,000-entry PO and
 //! 10,000-unit XLIFF 1.2 made into projects, written back and merged
-//! back.
+//! back; the translator's desk: `qa` with spelling (Debian's `en_US`
+//! Hunspell dictionary) and the subtitle rules over 1,000 pages × 50 cues,
+//! and a segment's memory matches over the 100,000-unit memory (the
+//! latency the matches pane follows the cursor with).
 //!
 //! `cargo bench --bench workflow` (pin with `taskset -c 0` to compare builds).
 
@@ -218,6 +221,93 @@ async fn qa(core: &Core, id: SessionId, sizes: &Sizes) {
     );
 }
 
+/// A page of `cues` subtitle cues of 2 s each, 500 ms apart, translated
+/// into English prose with a misspelling in every tenth, and one cue in
+/// twenty too long for a line.
+fn cue_page(p: usize, cues: usize) -> Op {
+    let nodes = (0..cues)
+        .map(|n| {
+            let start = ((p * cues + n) * 2500) as u64;
+            let mut translation = format!("We will see the {n} doors of the old house tomorrow.");
+            if n % 10 == 0 {
+                translation = translation.replace("house", "hosue");
+            }
+            if n % 20 == 0 {
+                translation.push_str(" And then we will walk back along the river.");
+            }
+            NewNode {
+                id: None,
+                transform: Transform {
+                    x: 0.0,
+                    y: 0.0,
+                    width: 0.0,
+                    height: 0.0,
+                    rotation: None,
+                },
+                visible: true,
+                kind: NodeKind::Text {
+                    text: Some(format!("Line {n} of cue page {p}.")),
+                    translation: Some(translation),
+                    source_lang: None,
+                    style: None,
+                    state: None,
+                    origin: None,
+                    timing: Some(Box::new(quire::core::scene::Timing {
+                        start,
+                        end: start + 2000,
+                        id: None,
+                        settings: None,
+                        before: None,
+                        after: None,
+                    })),
+                    region: None,
+                    found_by: None,
+                    entry: None,
+                },
+            }
+        })
+        .collect();
+    Op::AddPage {
+        page: NewPage {
+            id: None,
+            name: format!("c{p:04}"),
+            width: None,
+            height: None,
+            nodes: Some(nodes),
+            document: None,
+        },
+        at: None,
+    }
+}
+
+/// `qa` with spelling (en-US) and the subtitle rules over pages of cues.
+async fn desk_qa(core: &Core, sizes: &Sizes) {
+    let languages = Languages {
+        source_language: Some("en".into()),
+        target_language: Some("en-US".into()),
+    };
+    let id = core
+        .create_managed_project_with("desk", languages)
+        .await
+        .expect("project")
+        .id;
+    for chunk in (0..sizes.pages).collect::<Vec<_>>().chunks(50) {
+        let ops = chunk.iter().map(|p| cue_page(*p, 50)).collect();
+        core.apply(id, Op::Batch { ops, label: None })
+            .await
+            .expect("pages");
+    }
+    let mut times = Vec::new();
+    for _ in 0..RUNS {
+        times.push(run_job(core, id, &["qa"]).await);
+    }
+    println!(
+        "qa with spelling (en_US) and the subtitle rules over {} pages × 50 cues: {} (median of {RUNS})",
+        sizes.pages,
+        ms(median(times)),
+    );
+}
+
 /// A deterministic sentence of 8 to 15 words.
 fn sentence(seed: &mut u64) -> String {
     const WORDS: [&str; 48] = [
@@ -364,6 +454,7 @@ fn main() {
     };
     rt.block_on(async {
         xliff(&core, &sizes).await;
+        desk_qa(&core, &sizes).await;
         undo_job(&core, &sizes).await;
         tmx(&core, &sizes).await;
         documents(&core, &sizes).await;
@@ -566,5 +657,38 @@ async fn tmx(core: &Core, sizes: &Sizes) {
         ms(median(imports)),
         ms(median(builds)),
         queries.len(),
+    );
+    // The matches pane: a segment's matches as the cursor moves, over
+    // segments near the memory's.
+    let text: String = queries
+        .iter()
+        .take(200)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    core.import_text(id, "episode", &text, Some("en"))
+        .await
+        .expect("page");
+    let scene = core.scene(id).await.expect("scene").scene;
+    let nodes: Vec<_> = scene.pages[0].nodes.iter().map(|n| n.id).collect();
+    let start = Instant::now();
+    core.matches(id, nodes[0]).await.expect("matches");
+    let first = start.elapsed();
+    let mut times = Vec::new();
+    let mut found = 0;
+    for node in &nodes {
+        let start = Instant::now();
+        found += usize::from(!core.matches(id, *node).await.expect("matches").is_empty());
+        times.push(start.elapsed());
+    }
+    times.sort();
+    let p95 = times[times.len() * 95 / 100];
+    println!(
+        "matches for a segment over {} units: median {}, 95th percentile {} over {} segments ({found} with matches); the first, which builds the memory, {}",
+        units.len(),
+        ms(median(times.clone())),
+        ms(p95),
+        nodes.len(),
+        ms(first),
     );
 }

@@ -460,7 +460,7 @@ impl ServerHandler for QuireMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let uri = resources::Uri::parse(&request.uri)?;
-        let seen = resources::subscribable(&self.core, uri).await?;
+        let seen = resources::subscribable(&self.core, uri.clone()).await?;
         self.watch.subscribe(uri, seen);
         Ok(())
     }
@@ -487,7 +487,7 @@ impl ServerHandler for QuireMcp {
         let follows = Arc::new(watch::Watch::default());
         for given in accepted.resource_subscriptions.iter().flatten() {
             let uri = resources::Uri::parse(given)?;
-            let seen = resources::subscribable(&self.core, uri)
+            let seen = resources::subscribable(&self.core, uri.clone())
                 .await
                 .ok()
                 .flatten();

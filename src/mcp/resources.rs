@@ -4,10 +4,13 @@
 //! - `quire://sessions/{sessionId}/pages/{pageId}` — one page (JSON);
 //! - `quire://sessions/{sessionId}/nodes/{nodeId}/matches` — the
 //!   translation memory's best matches for a text node (JSON);
+//! - `quire://sessions/{sessionId}/concordance/{words}` — remembered
+//!   segments holding every word (percent-encoded) (JSON);
 //! - `quire://blobs/{hash}` — a blob's bytes with their MIME type.
 //!
-//! Every open session's scene is listed; the four shapes are the
-//! resource templates. Subscriptions and their notifications are in
+//! Every open session's scene is listed; the five shapes are the
+//! resource templates. (Matches and concordance are resources rather than
+//! tools: a tool more would take `tools/list` past its 16 KiB budget.) Subscriptions and their notifications are in
 //! `watch.rs`.
 
 use std::fmt;
@@ -23,12 +26,47 @@ use crate::core::{Core, CoreError};
 const SCHEME: &str = "quire://";
 
 /// A resource quire serves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Uri {
     Scene(SessionId),
     Page(SessionId, PageId),
     Matches(SessionId, NodeId),
+    /// The words, decoded.
+    Concordance(SessionId, String),
     Blob(BlobHash),
+}
+
+/// The most concordance results a resource read gives.
+const CONCORDANCE: usize = 50;
+
+/// `%XX` escapes decoded (UTF-8); `None` when they are not.
+fn percent_decoded(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// Every byte but unreserved ones percent-encoded.
+fn percent_encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 impl fmt::Display for Uri {
@@ -37,6 +75,11 @@ impl fmt::Display for Uri {
             Uri::Scene(s) => write!(f, "{SCHEME}sessions/{s}/scene"),
             Uri::Page(s, p) => write!(f, "{SCHEME}sessions/{s}/pages/{p}"),
             Uri::Matches(s, n) => write!(f, "{SCHEME}sessions/{s}/nodes/{n}/matches"),
+            Uri::Concordance(s, words) => write!(
+                f,
+                "{SCHEME}sessions/{s}/concordance/{}",
+                percent_encoded(words)
+            ),
             Uri::Blob(h) => write!(f, "{SCHEME}blobs/{h}"),
         }
     }
@@ -76,6 +119,12 @@ impl Uri {
                     .map_err(|_| bad("the node id is not a UUID"))?;
                 Ok(Uri::Matches(session(s)?, node))
             }
+            ["sessions", s, "concordance", words] => {
+                let words = percent_decoded(words)
+                    .filter(|w| !w.trim().is_empty())
+                    .ok_or_else(|| bad("give the words, percent-encoded (UTF-8)"))?;
+                Ok(Uri::Concordance(session(s)?, words))
+            }
             ["blobs", h] => h
                 .parse::<BlobHash>()
                 .map(Uri::Blob)
@@ -87,7 +136,9 @@ impl Uri {
     /// The session the resource belongs to (a blob belongs to none).
     pub fn session(&self) -> Option<SessionId> {
         match self {
-            Uri::Scene(s) | Uri::Page(s, _) | Uri::Matches(s, _) => Some(*s),
+            Uri::Scene(s) | Uri::Page(s, _) | Uri::Matches(s, _) | Uri::Concordance(s, _) => {
+                Some(*s)
+            }
             Uri::Blob(_) => None,
         }
     }
@@ -146,6 +197,12 @@ pub fn templates() -> Vec<ResourceTemplate> {
             Some("application/json"),
         ),
         template(
+            "quire://sessions/{sessionId}/concordance/{words}",
+            "concordance",
+            "Remembered segments (reviewed and final translations, imported TMX) whose source or translation holds every word",
+            Some("application/json"),
+        ),
+        template(
             "quire://blobs/{hash}",
             "blob",
             "An image or mask a page uses, by its BLAKE3 hash",
@@ -162,22 +219,35 @@ pub async fn read(core: &Core, uri: Uri) -> Result<ResourceContents, ErrorData> 
         text: json.to_string(),
         meta: None,
     };
-    match uri {
+    match &uri {
         Uri::Scene(session) => {
-            let snapshot = core.scene(session).await.map_err(|e| not_found(&uri, &e))?;
+            let snapshot = core
+                .scene(*session)
+                .await
+                .map_err(|e| not_found(&uri, &e))?;
             Ok(text(
                 json!({ "epoch": snapshot.epoch, "scene": snapshot.scene }),
             ))
         }
         Uri::Page(session, page) => {
-            let snapshot = core.scene(session).await.map_err(|e| not_found(&uri, &e))?;
-            let Some(found) = snapshot.scene.page(page) else {
+            let snapshot = core
+                .scene(*session)
+                .await
+                .map_err(|e| not_found(&uri, &e))?;
+            let Some(found) = snapshot.scene.page(*page) else {
                 return Err(not_found(&uri, &CoreError::not_found("page", page)));
             };
             Ok(text(json!({ "epoch": snapshot.epoch, "page": found })))
         }
+        Uri::Concordance(session, words) => {
+            let found = core
+                .concordance(*session, words, CONCORDANCE)
+                .await
+                .map_err(|e| not_found(&uri, &e))?;
+            Ok(text(json!({ "matches": found })))
+        }
         Uri::Matches(session, node) => {
-            let found = core.matches(session, node).await.map_err(|e| match e {
+            let found = core.matches(*session, *node).await.map_err(|e| match e {
                 CoreError::InvalidInput(_) => {
                     ErrorData::invalid_params(format!("{uri}: {e}"), None)
                 }
@@ -187,7 +257,7 @@ pub async fn read(core: &Core, uri: Uri) -> Result<ResourceContents, ErrorData> 
         }
         Uri::Blob(hash) => {
             for s in core.sessions() {
-                if let Ok(bytes) = core.read_blob(s.id, hash).await {
+                if let Ok(bytes) = core.read_blob(s.id, *hash).await {
                     return Ok(ResourceContents::BlobResourceContents {
                         uri: uri.to_string(),
                         mime_type: Some(media_type(&bytes).into()),
@@ -233,9 +303,20 @@ mod tests {
         let s = SessionId::new();
         let p = PageId::new();
         let h: BlobHash = "a".repeat(64).parse().unwrap();
-        for uri in [Uri::Scene(s), Uri::Page(s, p), Uri::Blob(h)] {
+        let n = NodeId::new();
+        for uri in [
+            Uri::Scene(s),
+            Uri::Page(s, p),
+            Uri::Matches(s, n),
+            Uri::Concordance(s, "até a lua/sol 100%".into()),
+            Uri::Blob(h),
+        ] {
             assert_eq!(Uri::parse(&uri.to_string()).unwrap(), uri);
         }
+        assert_eq!(
+            Uri::Concordance(s, "full moon".into()).to_string(),
+            format!("quire://sessions/{s}/concordance/full%20moon")
+        );
     }
 
     #[test]
@@ -248,6 +329,10 @@ mod tests {
                 "page id",
             ),
             ("quire://blobs/XYZ", "64 lowercase hex"),
+            (
+                "quire://sessions/0190d2a0-0000-7000-8000-000000000001/concordance/%FF",
+                "percent-encoded",
+            ),
             (
                 "quire://sessions/0190d2a0-0000-7000-8000-000000000001/other",
                 "unknown path",

@@ -104,7 +104,7 @@ impl Watch {
         self.subscribed()
             .keys()
             .filter(|u| u.session() == Some(session))
-            .copied()
+            .cloned()
             .collect()
     }
 
@@ -321,14 +321,14 @@ async fn flush(
         }
         let scene = core.scene(session).await.ok();
         for uri in uris {
-            let send = match (uri, &scene) {
+            let send = match (&uri, &scene) {
                 (Uri::Page(_, page), Some(snapshot)) => {
                     let now = snapshot
                         .scene
-                        .page(page)
+                        .page(*page)
                         .map(|p| serde_json::to_string(p).unwrap_or_default())
                         .unwrap_or_default();
-                    watch.page_changed(uri, now)
+                    watch.page_changed(uri.clone(), now)
                 }
                 _ => true,
             };

@@ -240,9 +240,20 @@ async def run(session, transport):
     listed = await session.list_resources()
     check(any(str(r.uri) == scene_uri for r in listed.resources), f"resources: {listed}")
     templates = await session.list_resource_templates()
-    check(len(templates.resource_templates) == 3, f"templates: {templates}")
+    check(len(templates.resource_templates) == 5, f"templates: {templates}")
     read = await session.read_resource(scene_uri)
     check(json.loads(read.contents[0].text)["scene"]["pages"], "scene resource")
+    # The desk's lookups as resources: a node's matches, concordance.
+    first_node = scene["scene"]["pages"][0]["nodes"][0]["id"]
+    matches = await session.read_resource(f"quire://sessions/{session_id}/nodes/{first_node}/matches")
+    check(json.loads(matches.contents[0].text)["matches"] == [], f"matches: {matches}")
+    found = await session.read_resource(f"quire://sessions/{session_id}/concordance/hello%20world")
+    check("matches" in json.loads(found.contents[0].text), f"concordance: {found}")
+    try:
+        await session.read_resource(f"quire://sessions/{session_id}/concordance/%20")
+        raise AssertionError("a concordance of no words was read")
+    except MCPError as e:
+        check(e.error.code == -32602, f"no words: {e.error}")
     await session.subscribe_resource(scene_uri)
     structured(await session.call_tool("quire_apply", {"op": {"type": "UpdatePage", "id": image_page, "patch": {"name": "scan 1"}}}), "rename")
     await until(lambda: scene_uri in UPDATED, "notifications/resources/updated")
