@@ -1084,6 +1084,10 @@ def scenario_desk(url, out):
         match = page.get_by_test_id("match").first
         expect(match).to_contain_text("100 %")
         expect(match).to_contain_text("Aonde você vai?")
+        # By keyboard (Alt+1 in the translation), then by a click.
+        page.locator("#translation").press("Alt+1")
+        expect(page.locator("#translation")).to_have_value("Aonde você vai?")
+        page.locator("#translation").fill("")
         match.click()
         expect(page.locator("#translation")).to_have_value("Aonde você vai?")
         page.get_by_role("button", name="Save").click()

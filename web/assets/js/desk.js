@@ -46,7 +46,17 @@ export function CueCounter({ text, timing }) {
     ${counts}${over.length > 0 && ` · over ${over.join(', ')}`}</p>`;
 }
 
-/** The memory's best matches for the segment; a click puts one in the draft. */
+/** The matches shown for the edited segment, for Alt+1…3. */
+let shown = { nodeId: null, matches: [] };
+
+/** Alt+N in the editor: match N as the draft; whether there was one. */
+export function insertMatch(nodeId, n) {
+  const match = shown.nodeId === nodeId ? shown.matches[n] : null;
+  if (match) editDraft(match.target);
+  return Boolean(match);
+}
+
+/** The memory's best matches for the segment; a click (or Alt+N) puts one in the draft. */
 export function Matches({ nodeId }) {
   const [found, setFound] = useState({ key: null, matches: [] });
   const epoch = state.view?.epoch;
@@ -60,11 +70,12 @@ export function Matches({ nodeId }) {
       .catch(() => live && setFound({ key, matches: [] }));
     return () => { live = false; };
   }, [key]);
+  shown = { nodeId, matches: found.key === key ? found.matches : [] };
   if (found.matches.length === 0) return null;
   return html`<div class="matches" aria-label="Memory matches">
     <h3>Memory</h3>
     <ol>${found.matches.map((m, i) => html`<li>
-      <button type="button" class="match" data-testid="match" title="Use this translation"
+      <button type="button" class="match" data-testid="match" title=${`Use this translation (Alt+${i + 1})`}
         onClick=${() => editDraft(m.target)}>
         <span class="score">${Math.round((m.score ?? 0) * 100)} %</span> ${m.target}</button>
       <div class="muted small">${m.origin}${m.changed ? ` · ${m.changed.slice(0, 10)}` : ''}</div>

@@ -10,7 +10,7 @@ import { goNextNeedingWork } from './session.js';
 import { call, inSession } from './api.js';
 import { apply, attempt, commitEditor, editDraft, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
-import { Concordance, CueCounter, GlossaryHits, Matches } from './desk.js';
+import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches } from './desk.js';
 
 /** The words a spelling warning names (`"amigu" (maybe amigo)`). */
 function misspelt(message) {
@@ -145,6 +145,8 @@ export function Editor() {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       commitEditor().then(() => goNextNeedingWork(1));
+    } else if (e.altKey && ['1', '2', '3'].includes(e.key)) {
+      if (insertMatch(node.id, Number(e.key) - 1)) e.preventDefault();
     } else if (e.key === 'Escape') {
       e.preventDefault();
       // A changed draft is never dropped without asking.
