@@ -149,9 +149,14 @@ impl Core {
     /// made of changed since the last call.
     async fn desk_memory(&self, session: SessionId) -> CoreResult<[Arc<Memory>; 2]> {
         let mut signature: Vec<(String, u64)> = Vec::new();
-        for s in self.sessions() {
+        let open = self.sessions();
+        for s in &open {
             signature.push((s.id.to_string(), self.scene(s.id).await?.epoch));
         }
+        // A closed session's memory goes with it.
+        self.desk_cache()
+            .projects
+            .retain(|id, _| open.iter().any(|s| s.id == *id));
         for p in self.list_projects().await? {
             if p.session_id.is_none() {
                 signature.push((p.id.to_string(), p.updated_at_ms));
