@@ -468,4 +468,10 @@ async fn matches_and_concordance_come_from_the_memory() {
         ["É tarde."]
     );
     assert!(t.core.concordance(id, "  ", 10).await.is_err());
+    let flood = "late ".repeat(21);
+    let refused = t.core.concordance(id, &flood, 10).await.unwrap_err();
+    assert!(
+        refused.to_string().contains("at most 20 words"),
+        "{refused}"
+    );
 }

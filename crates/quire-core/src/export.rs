@@ -240,45 +240,76 @@ fn fill_untranslated(
     } else {
         Untranslated::Empty
     });
+    // A text node that counts (a cue, for subtitles; any text with a
+    // source otherwise), and whether it has no translation.
+    let counted = |kind: &NodeKind| match kind {
+        NodeKind::Text {
+            text,
+            translation,
+            timing,
+            ..
+        } if !(subtitles && timing.is_none())
+            && text.as_deref().is_some_and(|t| !t.trim().is_empty()) =>
+        {
+            Some(translation.as_deref().is_none_or(str::is_empty))
+        }
+        _ => None,
+    };
     let (mut count, mut total) = (0, 0);
     let mut missing: Vec<String> = Vec::new();
-    for page in &mut scene.pages {
-        let cues: std::collections::HashMap<_, _> = crate::cues::numbers(page).collect();
-        let page = std::sync::Arc::make_mut(page);
-        for node in &mut page.nodes {
-            let id = node.id;
-            let NodeKind::Text {
-                text,
-                translation,
-                timing,
-                ..
-            } = &mut node.kind
-            else {
-                continue;
-            };
-            if subtitles && timing.is_none() {
-                continue;
-            }
-            let Some(source) = text.as_ref().filter(|t| !t.trim().is_empty()) else {
+    for page in &scene.pages {
+        for node in &page.nodes {
+            let Some(untranslated) = counted(&node.kind) else {
                 continue;
             };
             total += 1;
-            if translation.as_deref().is_some_and(|t| !t.is_empty()) {
+            if !untranslated {
                 continue;
             }
             count += 1;
             if missing.len() < 10 {
-                missing.push(match cues.get(&id) {
-                    Some(n) => format!("cue {n}"),
-                    None => format!("\"{}\"", source.chars().take(30).collect::<String>()),
-                });
+                missing.push(
+                    match crate::cues::numbers(page).find(|(id, _)| *id == node.id) {
+                        Some((_, n)) => format!("cue {n}"),
+                        None => {
+                            let source = match &node.kind {
+                                NodeKind::Text { text, .. } => text.as_deref().unwrap_or_default(),
+                                _ => "",
+                            };
+                            format!("\"{}\"", source.chars().take(30).collect::<String>())
+                        }
+                    },
+                );
             }
-            match written {
-                Untranslated::Source if !subtitles => *translation = Some(source.clone()),
-                // A subtitle export falls back to the source by itself.
-                Untranslated::Source | Untranslated::Refuse => {}
-                Untranslated::Empty if subtitles => *text = Some(String::new()),
-                Untranslated::Empty => {}
+        }
+    }
+    // Only what is written otherwise than the format does by itself (a PO
+    // entry with the source, an empty cue) changes the export's copy, and
+    // only the pages that have such a node are copied.
+    let rewrite = match written {
+        Untranslated::Source => !subtitles,
+        Untranslated::Empty => subtitles,
+        Untranslated::Refuse => false,
+    };
+    if rewrite && count > 0 {
+        for page in &mut scene.pages {
+            if !page.nodes.iter().any(|n| counted(&n.kind) == Some(true)) {
+                continue;
+            }
+            for node in &mut std::sync::Arc::make_mut(page).nodes {
+                if counted(&node.kind) != Some(true) {
+                    continue;
+                }
+                if let NodeKind::Text {
+                    text, translation, ..
+                } = &mut node.kind
+                {
+                    if subtitles {
+                        *text = Some(String::new());
+                    } else {
+                        *translation = text.clone();
+                    }
+                }
             }
         }
     }

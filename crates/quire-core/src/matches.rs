@@ -23,6 +23,9 @@ use super::tm::{Hit, Memory, MemoryParts, memory_languages};
 pub const MIN_SCORE: f64 = 0.5;
 /// The most matches offered for a segment.
 pub const MATCHES: usize = 3;
+/// The most words, and bytes, a concordance search looks for.
+pub const MAX_WORDS: usize = 20;
+pub const MAX_QUERY_BYTES: usize = 500;
 
 /// A remembered translation offered for a segment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -265,10 +268,18 @@ impl Core {
         query: &str,
         limit: usize,
     ) -> CoreResult<Vec<Match>> {
-        if query.split_whitespace().next().is_none() {
+        let words = query.split_whitespace().count();
+        if words == 0 {
             return Err(CoreError::InvalidInput(
                 "give one or more words to look for".into(),
             ));
+        }
+        // Each word is looked for in every remembered segment: a bounded
+        // query keeps a search a scan, not a multiple of one.
+        if words > MAX_WORDS || query.len() > MAX_QUERY_BYTES {
+            return Err(CoreError::InvalidInput(format!(
+                "look for at most {MAX_WORDS} words ({MAX_QUERY_BYTES} bytes)"
+            )));
         }
         let memories = self.desk_memory(session).await?;
         let mut out: Vec<Match> = Vec::new();

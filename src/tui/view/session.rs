@@ -135,20 +135,20 @@ pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
 pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'static> {
     let measure = crate::core::cues::measure(text, duration_ms);
     let limits = &app.subtitles;
-    if measure.over(limits).is_empty() {
+    let mut rules: Vec<&str> = measure.over(limits).into_iter().map(|(r, _)| r).collect();
+    if rules.is_empty() {
         return Line::styled(measure.summary(), Style::default().fg(Color::Green));
     }
     // What goes past, briefly: `over 42 chars/line, 2 lines, 17 cps`.
-    let mut past = Vec::new();
-    if measure.lines.iter().any(|&n| n > limits.line_length) {
-        past.push(format!("{} chars/line", limits.line_length));
-    }
-    if measure.lines.len() > limits.lines {
-        past.push(format!("{} lines", limits.lines));
-    }
-    if measure.cps.is_some_and(|c| c > limits.reading_speed) {
-        past.push(format!("{} cps", limits.reading_speed));
-    }
+    rules.dedup();
+    let past: Vec<String> = rules
+        .into_iter()
+        .map(|rule| match rule {
+            "line-length" => format!("{} chars/line", limits.line_length),
+            "lines" => format!("{} lines", limits.lines),
+            _ => format!("{} cps", limits.reading_speed),
+        })
+        .collect();
     Line::styled(
         format!("{} · over {}", measure.summary(), past.join(", ")),
         Style::default().fg(Color::Red),

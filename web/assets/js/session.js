@@ -98,7 +98,7 @@ function FindReplace() {
   const option = (key, label) => html`<label class="small"><input type="checkbox" checked=${opts[key]}
     onChange=${(e) => setOpts({ ...opts, [key]: e.currentTarget.checked })} /> ${label}</label>`;
   return html`<details class="menu">
-    <summary role="button" aria-label="Find and replace">Find</summary>
+    <summary role="button" aria-label="Find and replace">Find & replace</summary>
     <div class="menu-list find-replace">
       <label>Find <input name="find" value=${find} onInput=${(e) => setFind(e.currentTarget.value)} /></label>
       <label>Replace with <input name="replace" value=${replace} onInput=${(e) => setReplace(e.currentTarget.value)} /></label>
