@@ -127,10 +127,15 @@ fn healthz_during_apply(n: usize) -> (Duration, Duration, Duration) {
         std::thread::spawn(move || {
             let http = support::blocking_client().build().expect("client");
             let mut seen = Vec::new();
-            while !done.load(Ordering::SeqCst) {
+            // At least one probe: a small apply (the smoke run) can end
+            // before the prober's first request.
+            loop {
                 let start = Instant::now();
                 http.get(&url).send().expect("healthz");
                 seen.push(start.elapsed());
+                if done.load(Ordering::SeqCst) {
+                    break;
+                }
             }
             seen
         })
