@@ -376,7 +376,7 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
             status,
             theme: loaded.config.tui.theme,
             next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
-            subtitles: loaded.config.qa.subtitles.limits(),
+            subtitles: loaded.config.qa.subtitles.clone(),
             drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let ran = crate::tui::run(backend, options, extension).await;
@@ -404,7 +404,7 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             status: None,
             theme: loaded.config.tui.theme,
             next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
-            subtitles: loaded.config.qa.subtitles.limits(),
+            subtitles: loaded.config.qa.subtitles.clone(),
             drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);

@@ -65,6 +65,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "set the project's source and target languages (to= clears one)",
     ),
     (
+        "/profile NAME",
+        "check this project's cues against netflix or netflix-children (/profile default: the config's)",
+    ),
+    (
         "/concordance WORDS",
         "remembered segments holding the words (1-3 insert the selected segment's matches)",
     ),
@@ -226,6 +230,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         "unstage" => manage::unstage(app, rest),
         "term" => term(app, rest, fx),
         "lang" => languages(app, rest, fx),
+        "profile" => profile(app, rest, fx),
         "concordance" | "conc" => match app.shown_session() {
             Some(session) if !rest.is_empty() => {
                 app.say(format!("looking for \"{rest}\" in the memory…"));
@@ -624,6 +629,52 @@ fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         session,
         op: Op::UpdateProject { patch },
         what: format!("languages: {}", said.join(", ")),
+    });
+}
+
+/// `/profile netflix-children`: the subtitle limits this project's cues
+/// are checked against (`default` goes back to the config's).
+fn profile(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    use crate::core::settings::SubtitleProfile;
+    let Some(session) = app.shown_session() else {
+        return app.fail("no session is shown");
+    };
+    let names: Vec<&str> = SubtitleProfile::ALL.iter().map(|p| p.name()).collect();
+    let usage = format!("usage: /profile {} or default", names.join(", "));
+    let value = match rest {
+        "" => {
+            let set = app
+                .scene
+                .as_ref()
+                .filter(|(id, _)| *id == session)
+                .and_then(|(_, s)| s.scene.project.subtitle_profile);
+            let limits = app.subtitles.limits(set);
+            let said = match set {
+                Some(p) => p.name().to_owned(),
+                None => format!("{} (the config's)", app.subtitles.profile.name()),
+            };
+            return app.say(format!(
+                "subtitle profile {said}: {} chars a line, {} lines, {} cps · {usage}",
+                limits.line_length, limits.lines, limits.reading_speed
+            ));
+        }
+        "default" => None,
+        name => match SubtitleProfile::ALL.into_iter().find(|p| p.name() == name) {
+            Some(p) => Some(p),
+            None => return app.fail(format!("no subtitle profile `{name}` · {usage}")),
+        },
+    };
+    let patch = crate::core::op::ProjectPatch {
+        subtitle_profile: Some(value),
+        ..Default::default()
+    };
+    fx.push(Effect::Apply {
+        session,
+        op: Op::UpdateProject { patch },
+        what: format!(
+            "subtitle profile: {}",
+            value.map_or("the config's", |p| p.name())
+        ),
     });
 }
 

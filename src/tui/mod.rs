@@ -56,8 +56,9 @@ pub struct Options {
     pub theme: crate::config::schema::Theme,
     /// Whether `n` stops at machine translations (`tui.next_stops_at_machine`).
     pub next_stops_at_machine: bool,
-    /// The cue limits the status line measures against (`[qa.subtitles]`).
-    pub subtitles: crate::core::settings::SubtitleLimits,
+    /// The cue limits the status line measures against (`[qa.subtitles]`,
+    /// with the project's profile when it names one).
+    pub subtitles: crate::core::settings::SubtitleSettings,
     /// Where drafts are kept while typed (`<data_dir>/drafts`).
     pub drafts_dir: Option<std::path::PathBuf>,
 }

@@ -362,6 +362,24 @@ async fn a_partial_export_says_what_it_wrote_for_untranslated_cues() {
     );
 }
 
+/// An XLIFF export names each cue's unit by its number, so a reviewer
+/// in a CAT tool and one in quire both say "cue 2".
+#[tokio::test]
+async fn an_xliff_export_names_each_cue_by_its_number() {
+    let t = TestCore::new();
+    let (id, _, nodes) = episode(&t).await;
+    let xliff = t
+        .core
+        .export(id, export_spec(ExportFormat::Xliff, None))
+        .await
+        .unwrap();
+    let text = String::from_utf8(xliff.bytes).unwrap();
+    for (number, node) in (1..).zip(&nodes) {
+        let unit = format!("<unit id=\"n{node}\" name=\"{number}\">");
+        assert!(text.contains(&unit), "{unit} in {text}");
+    }
+}
+
 /// Find counts every match; a replacement in the translations is one op,
 /// undone in one step, and leaves final translations alone.
 #[tokio::test]

@@ -804,6 +804,9 @@ fn an_episode_at_the_desk_at_80_by_24() {
     tmux.wait_for("Episode · epoch");
     tmux.type_line("/lang from=en to=pt-BR");
     tmux.wait_for("en → pt-BR");
+    // A children's programme: the project's own subtitle profile.
+    tmux.type_line("/profile netflix-children");
+    tmux.wait_for("subtitle profile: netflix-children");
     // Cue 1: the memory's match, inserted with one key.
     tmux.keys(&["Tab"]);
     tmux.wait_for("1 100% Aonde você vai? · tmx episode1");
@@ -818,7 +821,7 @@ fn an_episode_at_the_desk_at_80_by_24() {
         "-l",
         "Eu já te disse cem vezes que não quero ver você aqui de novo",
     ]);
-    tmux.wait_for("over 42 chars/line");
+    tmux.wait_for("over 42 chars/line, 13 cps");
     tmux.keys(&["Enter"]);
     tmux.wait_for("translation saved");
     tmux.keys(&["j", "e"]);

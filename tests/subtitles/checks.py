@@ -12,6 +12,7 @@ count says, no more (no false positives on clean cues) and no fewer.
 Usage: checks.py BASE_URL
 """
 
+import json
 import sys
 import time
 
@@ -36,11 +37,14 @@ CUES = [
     (25500, 28000, "What?", "O quê?"),
     (30000, 33000, "<i>Goodbye, my friend.</i>", "<i>Adeus, meu amigo.</i>"),
     (33500, 35500, "Fine.", "{\\an8}Tudo bem, {\\i1}querida{\\i0}."),
+    # 28 characters in 2 s: 14 a second, fine for adults, fast for children.
+    (36000, 38000, "Come here, please.", "Venha aqui agora, por favor."),
 ]
 
 
-def expected(target):
-    """(cue number, rule) for every fault pysubs2's count finds."""
+def expected(target, cps):
+    """(cue number, rule) for every fault pysubs2's count finds, at `cps`
+    characters a second."""
     faults = set()
     events = sorted(enumerate(target, start=1), key=lambda e: (e[1].start, e[0]))
     for number, event in enumerate(target, start=1):
@@ -51,7 +55,7 @@ def expected(target):
         if len(lines) > LIMITS["lines"]:
             faults.add((number, "lines"))
         chars = len(text.replace("\n", ""))
-        if event.duration > 0 and chars / (event.duration / 1000) > LIMITS["cps"]:
+        if event.duration > 0 and chars / (event.duration / 1000) > cps:
             faults.add((number, "reading-speed"))
         if event.duration < LIMITS["min"] or event.duration > LIMITS["max"]:
             faults.add((number, "duration"))
@@ -78,7 +82,7 @@ def main(url):
     # What a subtitler's file holds, as pysubs2 writes SubRip.
     srt = source.to_string("srt")
     target_srt = pysubs2.SSAFile.from_string(target.to_string("srt"))
-    want = expected(target_srt)
+    want = expected(target_srt, LIMITS["cps"])
     assert {rule for _, rule in want} == {"line-length", "lines", "reading-speed", "duration", "gap", "overlap"}, want
 
     session = call("POST", "/api/v1/projects",
@@ -94,19 +98,40 @@ def main(url):
             "patch": {"kind": {"type": "text", "translation": t}}} for n, t in zip(nodes, srt_texts)]
     call("POST", f"{prefix}/history/apply", json={"type": "Batch", "ops": ops})
 
-    job = call("POST", f"{prefix}/pipelines", json={"steps": ["qa"]}).json()["jobId"]
-    deadline = time.monotonic() + 60
-    while True:
-        j = next(j for j in call("GET", "/api/v1/operations").json() if j["id"] == job)
-        if j["status"] in ("completed", "completedWithErrors", "failed"):
-            break
-        assert time.monotonic() < deadline, j
-        time.sleep(0.05)
+    def qa():
+        job = call("POST", f"{prefix}/pipelines", json={"steps": ["qa"]}).json()["jobId"]
+        deadline = time.monotonic() + 60
+        while True:
+            j = next(j for j in call("GET", "/api/v1/operations").json() if j["id"] == job)
+            if j["status"] in ("completed", "completedWithErrors", "failed"):
+                return j
+            assert time.monotonic() < deadline, j
+            time.sleep(0.05)
+
     number = {n["id"]: i for i, n in enumerate(nodes, start=1)}
     subtitle_rules = {"line-length", "lines", "reading-speed", "duration", "gap", "overlap"}
-    got = {(number[w["nodeId"]], w["rule"]) for w in j["warnings"] if w["rule"] in subtitle_rules}
+
+    def flagged(job):
+        return {(number[w["nodeId"]], w["rule"]) for w in job["warnings"] if w["rule"] in subtitle_rules}
+
+    j = qa()
+    got = flagged(j)
     assert got == want, f"quire flagged {sorted(got - want)} that pysubs2's count does not, " \
                         f"and missed {sorted(want - got)}"
+    # A profile quire does not know is refused, and changes nothing.
+    before = call("GET", f"{prefix}/scene.json").json()
+    refused = call("POST", f"{prefix}/history/apply", expect=400,
+                   json={"type": "UpdateProject", "patch": {"subtitleProfile": "cartoon"}}).json()
+    assert "netflix-children" in json.dumps(refused), refused
+    assert call("GET", f"{prefix}/scene.json").json() == before
+    # The project's own profile: a children's programme reads at 13 a second.
+    call("POST", f"{prefix}/history/apply",
+         json={"type": "UpdateProject", "patch": {"subtitleProfile": "netflix-children"}})
+    children = expected(target_srt, 13.0)
+    assert children - want == {(len(CUES), "reading-speed")}, children - want
+    got = flagged(qa())
+    assert got == children, f"children's profile: quire flagged {sorted(got - children)} " \
+                            f"that pysubs2's count does not, and missed {sorted(children - got)}"
     # Each message names its cue, as a reviewer would.
     for w in j["warnings"]:
         if w["rule"] in subtitle_rules:

@@ -99,6 +99,14 @@ def scene_with_curl(url, session):
     return body["scene"]
 
 
+def wait_for(condition, what, timeout=15):
+    """Polls `condition` until it holds, failing with `what` at the deadline."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout} s: {what}"
+        time.sleep(0.05)
+
+
 async def _mcp_call(url, tool, arguments):
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
@@ -1076,6 +1084,13 @@ def scenario_desk(url, out):
         expect(page.get_by_test_id("languages")).to_have_text("en → pt-BR")
         project_meta = scene_with_curl(url, session)["project"]
         assert (project_meta["sourceLanguage"], project_meta["targetLanguage"]) == ("en", "pt-BR"), project_meta
+        # A children's programme: its own subtitle profile (13 cps).
+        page.get_by_test_id("languages").click()
+        page.locator(".languages select[name=profile]").select_option("netflix-children")
+        page.locator(".languages").get_by_role("button", name="Set").click()
+        expect(page.locator(".languages")).not_to_be_visible()
+        wait_for(lambda: scene_with_curl(url, session)["project"].get("subtitleProfile") == "netflix-children",
+                 "the project's subtitle profile saved")
 
         # Cue 1: the memory's match, one click.
         blocks = page.locator(".block[data-node]")
@@ -1098,7 +1113,7 @@ def scenario_desk(url, out):
         page.locator("#translation").fill("Eu já te disse cem vezes que não quero ver você aqui de novo")
         counter = page.get_by_test_id("cue-counter")
         expect(counter).to_have_class(re.compile("over"))
-        expect(counter).to_contain_text("60 chars · 24.0 cps · over 42 chars/line, 17 cps")
+        expect(counter).to_contain_text("60 chars · 24.0 cps · over 42 chars/line, 13 cps")
         # Esc asks; "no" keeps the draft.
         page.once("dialog", lambda d: d.dismiss())
         page.locator("#translation").press("Escape")
@@ -1171,6 +1186,11 @@ def scenario_desk(url, out):
             page.locator("[data-format=srt]").click()
         expect(page.locator(".toast-warning")).to_contain_text(
             "1 of 4 segments have no translation: written with their source text")
+        # Asked to refuse, it names the cue and saves nothing.
+        page.get_by_role("button", name="Export").click()
+        page.locator("select[name=untranslated]").select_option("refuse")
+        page.locator("[data-format=srt]").click()
+        expect(page.locator(".toast-error")).to_contain_text("1 of 4 segments have no translation (cue 4)")
 
 
 def main():

@@ -317,6 +317,7 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
         translator: meta.translator.clone().map(Some),
         add_words: meta.words.clone(),
         remove_words: Vec::new(),
+        subtitle_profile: meta.subtitle_profile.map(Some),
     };
     if patch != ProjectPatch::default() {
         ops.push(Op::UpdateProject { patch });

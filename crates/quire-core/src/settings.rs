@@ -13,6 +13,8 @@ use std::fmt;
 use quire_model::finding::Severity;
 use serde::{Deserialize, Serialize};
 
+pub use quire_model::scene::{SubtitleLimits, SubtitleProfile};
+
 /// A command engine: an external program run once per page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommandEngine {
@@ -179,16 +181,6 @@ impl QaLevels {
     }
 }
 
-/// A set of subtitle limits by name: the Netflix style guides' for adult
-/// and for children's programmes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SubtitleProfile {
-    #[default]
-    Netflix,
-    NetflixChildren,
-}
-
 /// `[qa.subtitles]`: a profile, and any of its limits set otherwise.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -208,49 +200,11 @@ pub struct SubtitleSettings {
     pub min_gap_ms: Option<u64>,
 }
 
-/// The limits a cue is checked against.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct SubtitleLimits {
-    /// Characters per line, tags not counted.
-    pub line_length: usize,
-    /// Lines per cue.
-    pub lines: usize,
-    /// Characters per second of the cue's duration, line breaks and tags
-    /// not counted.
-    pub reading_speed: f64,
-    pub min_duration_ms: u64,
-    pub max_duration_ms: u64,
-    /// The shortest gap between a cue's end and the next one's start.
-    pub min_gap_ms: u64,
-}
-
-impl SubtitleProfile {
-    pub fn limits(self) -> SubtitleLimits {
-        // Both profiles: 42 characters a line, 2 lines, 5/6 s (20 frames
-        // at 24 fps) to 7 s, a gap of 2 frames at 24 fps.
-        let adult = SubtitleLimits {
-            line_length: 42,
-            lines: 2,
-            reading_speed: 17.0,
-            min_duration_ms: 833,
-            max_duration_ms: 7_000,
-            min_gap_ms: 83,
-        };
-        match self {
-            SubtitleProfile::Netflix => adult,
-            SubtitleProfile::NetflixChildren => SubtitleLimits {
-                reading_speed: 13.0,
-                ..adult
-            },
-        }
-    }
-}
-
 impl SubtitleSettings {
-    /// The profile's limits with the ones set here instead.
-    pub fn limits(&self) -> SubtitleLimits {
-        let base = self.profile.limits();
+    /// The profile's limits (the project's profile when it names one),
+    /// with the ones set here instead.
+    pub fn limits(&self, project: Option<SubtitleProfile>) -> SubtitleLimits {
+        let base = project.unwrap_or(self.profile).limits();
         SubtitleLimits {
             line_length: self.line_length.unwrap_or(base.line_length),
             lines: self.lines.unwrap_or(base.lines),

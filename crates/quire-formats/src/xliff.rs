@@ -143,16 +143,27 @@ pub fn export(
         let id = format!("p{}", page.id);
         let group = element("group", &[("id", &id), ("name", &page.name)]);
         w.write_event(Xml::Start(group)).map_err(xml_err)?;
+        let mut cues = 0;
         for node in &page.nodes {
             let NodeKind::Text {
-                text, translation, ..
+                text,
+                translation,
+                timing,
+                ..
             } = &node.kind
             else {
                 continue;
             };
             let state = node.kind.state().unwrap_or(TextState::Initial);
             let id = format!("n{}", node.id);
-            w.write_event(Xml::Start(element("unit", &[("id", &id)])))
+            // A cue's unit is named by its number, as a reviewer calls it.
+            let number = timing.as_ref().map(|_| {
+                cues += 1;
+                cues.to_string()
+            });
+            let mut unit = vec![("id", id.as_str())];
+            unit.extend(number.as_deref().map(|n| ("name", n)));
+            w.write_event(Xml::Start(element("unit", &unit)))
                 .map_err(xml_err)?;
             w.write_event(Xml::Start(BytesStart::new("notes")))
                 .map_err(xml_err)?;

@@ -352,6 +352,15 @@ pub struct ProjectPatch {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(skip)]
     pub remove_words: Vec<String>,
+    /// The subtitle profile its cues are checked against; null: the
+    /// config's. Outside the MCP schema, for its budget.
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(skip)]
+    pub subtitle_profile: Clearable<crate::scene::SubtitleProfile>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]

@@ -55,6 +55,11 @@ pub struct ProjectMeta {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(skip)]
     pub words: Vec<String>,
+    /// The subtitle limits this project's cues are checked against, when
+    /// not the config's `[qa.subtitles] profile` (outside the MCP schema).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub subtitle_profile: Option<SubtitleProfile>,
 }
 
 /// The order a page's text is read in.
@@ -65,6 +70,68 @@ pub enum ReadingDirection {
     Ltr,
     // Right to left: manga.
     Rtl,
+}
+
+/// A set of subtitle limits by name: the Netflix style guides' for adult
+/// and for children's programmes.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum SubtitleProfile {
+    #[default]
+    Netflix,
+    NetflixChildren,
+}
+
+/// The limits a cue is checked against.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SubtitleLimits {
+    /// Characters per line, tags not counted.
+    pub line_length: usize,
+    /// Lines per cue.
+    pub lines: usize,
+    /// Characters per second of the cue's duration, line breaks and tags
+    /// not counted.
+    pub reading_speed: f64,
+    pub min_duration_ms: u64,
+    pub max_duration_ms: u64,
+    /// The shortest gap between a cue's end and the next one's start.
+    pub min_gap_ms: u64,
+}
+
+impl SubtitleProfile {
+    pub const ALL: [SubtitleProfile; 2] =
+        [SubtitleProfile::Netflix, SubtitleProfile::NetflixChildren];
+
+    /// Its name in the config and the project (`netflix-children`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SubtitleProfile::Netflix => "netflix",
+            SubtitleProfile::NetflixChildren => "netflix-children",
+        }
+    }
+
+    pub fn limits(self) -> SubtitleLimits {
+        // Both profiles: 42 characters a line, 2 lines, 5/6 s (20 frames
+        // at 24 fps) to 7 s, a gap of 2 frames at 24 fps.
+        let adult = SubtitleLimits {
+            line_length: 42,
+            lines: 2,
+            reading_speed: 17.0,
+            min_duration_ms: 833,
+            max_duration_ms: 7_000,
+            min_gap_ms: 83,
+        };
+        match self {
+            SubtitleProfile::Netflix => adult,
+            SubtitleProfile::NetflixChildren => SubtitleLimits {
+                reading_speed: 13.0,
+                ..adult
+            },
+        }
+    }
 }
 
 impl ProjectMeta {
@@ -462,6 +529,7 @@ impl Scene {
                 number: None,
                 translator: None,
                 words: Vec::new(),
+                subtitle_profile: None,
             },
             pages: Vec::new(),
         }

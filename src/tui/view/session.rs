@@ -134,7 +134,11 @@ pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
 /// limits when something does.
 pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'static> {
     let measure = crate::core::cues::measure(text, duration_ms);
-    let limits = &app.subtitles;
+    let profile = app
+        .scene
+        .as_ref()
+        .and_then(|(_, s)| s.scene.project.subtitle_profile);
+    let limits = &app.subtitles.limits(profile);
     let mut rules: Vec<&str> = measure.over(limits).into_iter().map(|(r, _)| r).collect();
     if rules.is_empty() {
         return Line::styled(measure.summary(), Style::default().fg(Color::Green));

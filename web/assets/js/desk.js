@@ -9,16 +9,17 @@ import { editDraft, state } from './store.js';
 import { html } from './ui.js';
 
 // The subtitle profiles of `[qa.subtitles]` (the server's defaults), and
-// the limits a project is checked against: the profile's, with any set
-// apart in the config.
-const PROFILES = {
+// the limits a project is checked against: its own profile's or else the
+// config's, with any limit set apart in the config.
+export const PROFILES = {
   netflix: { line_length: 42, lines: 2, reading_speed: 17, min_duration_ms: 833, max_duration_ms: 7000, min_gap_ms: 83 },
   'netflix-children': { line_length: 42, lines: 2, reading_speed: 13, min_duration_ms: 833, max_duration_ms: 7000, min_gap_ms: 83 },
 };
 
 export function limits() {
   const set = state.config?.qa?.subtitles ?? {};
-  const base = PROFILES[set.profile] ?? PROFILES.netflix;
+  const own = state.view?.scene.project.subtitleProfile;
+  const base = PROFILES[own ?? set.profile] ?? PROFILES.netflix;
   const out = { ...base };
   for (const key of Object.keys(base)) if (typeof set[key] === 'number') out[key] = set[key];
   return out;

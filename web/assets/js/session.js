@@ -10,6 +10,7 @@ import { nextNode, shadeOf, stateOf } from './scene.js';
 import { apply, go, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
 import { Strip } from './strip.js';
 import { TextPage } from './textpage.js';
+import { PROFILES } from './desk.js';
 import { download, EXPORTS, ImportConflicts, importFiles } from './transfer.js';
 import { FileButton, html, typing, useKeys } from './ui.js';
 
@@ -35,18 +36,26 @@ function LanguagesMenu() {
   const project = state.view.scene.project;
   const [from, setFrom] = useState(project.sourceLanguage || '');
   const [to, setTo] = useState(project.targetLanguage || '');
+  const [profile, setProfile] = useState(project.subtitleProfile || '');
   const shown = `${project.sourceLanguage || '?'} → ${project.targetLanguage || '?'}`;
+  const configured = state.config?.qa?.subtitles?.profile || 'netflix';
   const save = (e) => {
     e.preventDefault();
     e.currentTarget.closest('details').open = false;
-    apply({ type: 'UpdateProject', patch: { sourceLanguage: from.trim() || null, targetLanguage: to.trim() || null } },
-      'Setting the languages');
+    const patch = { sourceLanguage: from.trim() || null, targetLanguage: to.trim() || null };
+    if (profile !== (project.subtitleProfile || '')) patch.subtitleProfile = profile || null;
+    apply({ type: 'UpdateProject', patch }, 'Setting the languages');
   };
   return html`<details class="menu">
     <summary role="button" aria-label="Languages" data-testid="languages">${shown}</summary>
     <form class="menu-list languages" onSubmit=${save}>
       <label>From <input name="from" value=${from} placeholder="en" onInput=${(e) => setFrom(e.currentTarget.value)} /></label>
       <label>To <input name="to" value=${to} placeholder="pt-BR" onInput=${(e) => setTo(e.currentTarget.value)} /></label>
+      <label title="The limits this project's cues are checked against">Subtitles
+        <select name="profile" value=${profile} onChange=${(e) => setProfile(e.currentTarget.value)}>
+          <option value="">as configured (${configured})</option>
+          ${Object.keys(PROFILES).map((p) => html`<option value=${p}>${p}</option>`)}
+        </select></label>
       <button type="submit" class="primary">Set</button>
     </form>
   </details>`;
@@ -117,14 +126,26 @@ function ExportMenu() {
   const subtitles = info && info.texts.some((n) => n.kind.timing);
   const pictures = state.view.index.order.some((i) => i.source);
   const formats = EXPORTS.filter((e) => (!e.page || subtitles) && (!e.images || pictures));
+  // How SRT, VTT and PO write a segment with no translation; '' is the
+  // format's way (the source text in subtitles, empty in PO).
+  const [untranslated, setUntranslated] = useState('');
+  const partial = new Set(['srt', 'vtt', 'po']);
   return html`<details class="menu">
     <summary role="button" aria-label="Export">Export</summary>
     <ul class="menu-list" role="menu">
       ${formats.map((e) => html`<li role="none"><button type="button" role="menuitem" data-format=${e.format}
         onClick=${(ev) => {
           ev.currentTarget.closest('details').open = false;
-          download(state.sessionId, e.format, e.page ? [info.page.id] : undefined, e.options);
+          const options = partial.has(e.format) && untranslated ? { ...e.options, untranslated } : e.options;
+          download(state.sessionId, e.format, e.page ? [info.page.id] : undefined, options);
         }}>${e.label}</button></li>`)}
+      <li role="none" class="small"><label title="How SRT, VTT and PO exports write a segment with no translation">Untranslated
+        <select name="untranslated" value=${untranslated} onChange=${(e) => setUntranslated(e.currentTarget.value)}>
+          <option value="">as the format does</option>
+          <option value="source">source text</option>
+          <option value="empty">empty</option>
+          <option value="refuse">refuse to export</option>
+        </select></label></li>
     </ul>
   </details>`;
 }

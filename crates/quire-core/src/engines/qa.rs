@@ -58,7 +58,9 @@ impl Engine for Qa {
         };
         Ok(Box::new(Work {
             sources: step.scene.map(Sources::of),
-            limits: levels.subtitles.limits(),
+            limits: levels
+                .subtitles
+                .limits(step.scene.and_then(|s| s.project.subtitle_profile)),
             levels,
             speller,
             no_speller,

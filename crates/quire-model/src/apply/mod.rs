@@ -307,6 +307,10 @@ fn apply_at(
                 inverse.target_language =
                     Some(std::mem::replace(&mut project.target_language, tag.clone()));
             }
+            if let Some(profile) = patch.subtitle_profile {
+                inverse.subtitle_profile =
+                    Some(std::mem::replace(&mut project.subtitle_profile, profile));
+            }
             if let Some(direction) = patch.reading_direction {
                 inverse.reading_direction =
                     Some(std::mem::replace(&mut project.reading_direction, direction));
