@@ -201,6 +201,7 @@ fn execute(cli: Cli) -> Result<(), Failure> {
         verbose: cli.global.verbose,
         config: loaded.config.log.level,
         file: log_file,
+        format: loaded.config.log.format,
     });
     tracing::debug!(
         mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str()),

@@ -13,9 +13,12 @@
 //!   workbench's files), [`mcp`], [`tui`];
 //!   [`share`] is the wire between a shared TUI and `quire mcp tui`.
 //! - [`wire`] holds the result shapes several frontends share on the wire.
+//! - [`access`] knows the server's users, their roles, and the throttle on
+//!   failed authentication.
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
 //! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop.
 
+pub mod access;
 pub mod app;
 pub mod cli;
 pub mod commands;

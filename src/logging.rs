@@ -5,7 +5,9 @@ use std::io::IsTerminal;
 
 use tracing_subscriber::EnvFilter;
 
-use crate::config::schema::LogLevel;
+use tracing_subscriber::fmt::writer::BoxMakeWriter;
+
+use crate::config::schema::{LogFormat, LogLevel};
 
 /// How the level was asked for, highest precedence first: `--log-level`,
 /// `-q` / `-v`, `RUST_LOG`, then the config's `log.level`.
@@ -17,6 +19,8 @@ pub struct LogRequest {
     pub config: LogLevel,
     /// Log to this file instead of stderr (while the TUI owns the terminal).
     pub file: Option<std::path::PathBuf>,
+    /// Lines as text or as JSON objects (`[log] format`).
+    pub format: LogFormat,
 }
 
 /// Installs the global subscriber. Calling it twice is harmless (the second
@@ -59,20 +63,25 @@ pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::Worke
         .with_env_filter(filter)
         .with_target(false)
         .log_internal_errors(false);
-    match file {
+    let ansi = file.is_none() && color_on_stderr();
+    let (writer, guard) = match file {
         Some(file) => {
             let (writer, guard) = tracing_appender::non_blocking(file);
-            let _ = builder.with_writer(writer).with_ansi(false).try_init();
-            Some(guard)
+            (BoxMakeWriter::new(writer), Some(guard))
         }
-        None => {
-            let _ = builder
-                .with_writer(std::io::stderr)
-                .with_ansi(color_on_stderr())
-                .try_init();
-            None
-        }
-    }
+        None => (BoxMakeWriter::new(std::io::stderr), None),
+    };
+    let _ = match request.format {
+        LogFormat::Text => builder.with_writer(writer).with_ansi(ansi).try_init(),
+        // One JSON object a line, its fields at the top level: what a log
+        // shipper (journald's, Loki's, Vector's) reads without a parser.
+        LogFormat::Json => builder
+            .json()
+            .flatten_event(true)
+            .with_writer(writer)
+            .try_init(),
+    };
+    guard
 }
 
 /// quire's own events at `level`; other crates at most at `warn`, so that a

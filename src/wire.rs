@@ -26,20 +26,32 @@ pub struct Epoch {
     /// How many ops it applied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ops: Option<usize>,
+    /// Who made the change undone or redone (`[[server.users]]`); left
+    /// out of the MCP schema for its budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub by: Option<String>,
 }
 
 impl From<Option<StepResult>> for Epoch {
     fn from(step: Option<StepResult>) -> Self {
         match step {
-            Some(StepResult { epoch, label, ops }) => Epoch {
+            Some(StepResult {
+                epoch,
+                label,
+                ops,
+                by,
+            }) => Epoch {
                 epoch: Some(epoch),
                 label: Some(label),
                 ops: Some(ops),
+                by,
             },
             None => Epoch {
                 epoch: None,
                 label: None,
                 ops: None,
+                by: None,
             },
         }
     }
@@ -51,6 +63,7 @@ impl Epoch {
             epoch: self.epoch?,
             label: self.label.unwrap_or_default(),
             ops: self.ops.unwrap_or_default(),
+            by: self.by,
         })
     }
 }

@@ -681,6 +681,73 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
         server.token_file.as_deref(),
     )
     .map_err(|e| secret_at("server.token", e))?;
+    let mut names = std::collections::HashSet::new();
+    for (i, user) in server.users.iter_mut().enumerate() {
+        let key = format!("server.users.{i}.token");
+        let valid = !user.name.is_empty()
+            && user.name.chars().count() <= 64
+            && user
+                .name
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'));
+        if !valid {
+            return Err(ConfigError::invalid(
+                &format!("server.users.{i}.name"),
+                format!(
+                    "`{}` is not a user name (1 to 64 letters, digits, `-`, `_`, `.`, `@`)",
+                    user.name
+                ),
+            ));
+        }
+        if user.name == crate::access::OWNER && server.token.is_set() {
+            return Err(ConfigError::invalid(
+                &format!("server.users.{i}.name"),
+                "`owner` is server.token's user; give this one another name",
+            ));
+        }
+        if !names.insert(user.name.clone()) {
+            return Err(ConfigError::invalid(
+                &format!("server.users.{i}.name"),
+                format!("two users are named `{}`", user.name),
+            ));
+        }
+        user.token = secret::resolve(
+            &key,
+            &user.token,
+            user.token_env.as_deref(),
+            user.token_file.as_deref(),
+        )
+        .map_err(|e| secret_at(&key, e))?;
+    }
+    let mut tokens: Vec<(&str, &str)> = Vec::new();
+    let owner = server
+        .token
+        .get()
+        .ok()
+        .flatten()
+        .map(|t| (crate::access::OWNER, t));
+    for (name, token) in owner.into_iter().chain(
+        server
+            .users
+            .iter()
+            .filter_map(|u| Some((u.name.as_str(), u.token.get().ok().flatten()?))),
+    ) {
+        if let Some((other, _)) = tokens.iter().find(|(_, t)| *t == token) {
+            return Err(ConfigError::invalid(
+                "server.users",
+                format!("`{other}` and `{name}` have the same token; each person needs their own"),
+            ));
+        }
+        tokens.push((name, token));
+    }
+    if let Some(header) = &server.trusted_proxy_header
+        && axum::http::HeaderName::from_bytes(header.as_bytes()).is_err()
+    {
+        return Err(ConfigError::invalid(
+            "server.trusted_proxy_header",
+            format!("`{header}` is not a header name"),
+        ));
+    }
     let attach = &mut config.attach;
     attach.token = secret::resolve(
         "attach.token",

@@ -77,6 +77,19 @@ pub struct PathsConfig {
 #[serde(deny_unknown_fields)]
 pub struct LogConfig {
     pub level: LogLevel,
+    #[serde(default)]
+    pub format: LogFormat,
+}
+
+/// How log lines are written (`[log] format`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// `2026-12-04T05:32:19Z  INFO request method=POST route=… status=200`.
+    #[default]
+    Text,
+    /// One JSON object a line.
+    Json,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -118,6 +131,60 @@ pub struct ServerConfig {
     /// long is closed (e.g. an event-stream client that stopped reading),
     /// so it cannot pin server memory.
     pub send_timeout_secs: NonZeroU64,
+    /// The team: each person's name, token and role (`[[server.users]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub users: Vec<UserConfig>,
+    /// A header an authenticating reverse proxy names the user in (e.g.
+    /// `X-Forwarded-User`), believed only from `trusted_proxies`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trusted_proxy_header: Option<String>,
+    /// The proxies' addresses: their `trusted_proxy_header` names the user
+    /// and their `X-Forwarded-For` the client's address.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
+}
+
+/// One person of the team (`[[server.users]]`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserConfig {
+    /// Shown as the author of their edits.
+    pub name: String,
+    #[serde(default)]
+    pub token: Secret,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
+    #[serde(default = "default_role")]
+    pub role: Role,
+}
+
+fn default_role() -> Role {
+    Role::Edit
+}
+
+/// What a user may do, each role allowing what the one before allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Read everything and follow events.
+    Read,
+    /// Also apply ops, run engines, import and export.
+    Edit,
+    /// Also create, close and delete projects, change the glossary and
+    /// the memory.
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Read => "read",
+            Role::Edit => "edit",
+            Role::Admin => "admin",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -142,7 +142,12 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
                 for op in ops.values_mut() {
                     if path != "/healthz" {
                         op["security"] = json!([{ "bearer": [] }]);
-                        op["responses"]["401"] = json!({ "$ref": "#/components/responses/Error" });
+                        // A wrong token; a role that does not allow it;
+                        // an address refused after too many failures.
+                        for status in ["401", "403", "429"] {
+                            op["responses"][status] =
+                                json!({ "$ref": "#/components/responses/Error" });
+                        }
                     }
                 }
             }

@@ -16,6 +16,7 @@ use std::sync::{Arc, OnceLock};
 use super::AppState;
 use super::error::ApiError;
 use super::guard::too_large;
+use crate::access::Caller;
 use crate::core::CoreError;
 use crate::core::ids::SessionId;
 
@@ -81,6 +82,26 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             }
         }
     })
+}
+
+/// The app's state as one request sees it: its core acts for the
+/// request's caller (the user the guard found), so what the route changes
+/// is signed with their name.
+pub struct Acting(pub AppState);
+
+impl FromRequestParts<AppState> for Acting {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &AppState,
+    ) -> Result<Self, std::convert::Infallible> {
+        let mut state = state.clone();
+        if let Some(caller) = parts.extensions.get::<Caller>() {
+            state.core = state.core.acting_for(caller.name());
+        }
+        Ok(Acting(state))
+    }
 }
 
 /// The session a route acts on.

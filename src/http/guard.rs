@@ -2,41 +2,68 @@
 //! included): the `Host` header names this server (DNS-rebinding
 //! protection), an `Origin` header is this server's own origin or an
 //! allowed one (`server.allowed_origins`), no token travels in the query
-//! string, the bearer token matches (compared in constant time; the web
-//! workbench's static files and `/healthz` need none), the body is not too
-//! large, and the core has finished starting.
+//! string, the bearer token is one of a user's (compared in constant time;
+//! the web workbench's static files and `/healthz` need none) or a trusted
+//! proxy names the user, the user's role allows the route, the body is not
+//! too large, and the core has finished starting. Failed authentication
+//! is logged with the client's address and throttled per address
+//! ([`crate::access::Throttle`]); the request's [`Caller`] goes into its
+//! extensions for the route to sign its changes with.
 
-use axum::extract::{Request, State};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::Instant;
+
+use axum::extract::{ConnectInfo, MatchedPath, Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::ApiError;
-use crate::config::secret::Secret;
+use crate::access::{Caller, Throttle, Users, Verdict};
+use crate::config::schema::{Role, ServerConfig};
 
 /// Host names always accepted (with any port).
 const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 
 /// What the guard enforces.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct GuardConfig {
     /// Lowercase host names (no port).
     pub allowed_hosts: Vec<String>,
     pub allowed_origins: Vec<String>,
-    /// Empty when no token is set. One that did not resolve cannot reach
-    /// here through `http::bind`; should it, no request matches (fail
-    /// closed).
-    pub token: Secret,
+    /// Who may come in; none: a loopback server open to its machine. A
+    /// token that did not resolve matches nothing (fail closed). Replaced
+    /// whole when the config is reloaded.
+    users: RwLock<Arc<Users>>,
+    /// A header a trusted proxy names the user in, and those proxies.
+    proxy_header: Option<String>,
+    trusted_proxies: Vec<IpAddr>,
+    throttle: Throttle,
     pub max_body_bytes: u64,
 }
 
 impl GuardConfig {
+    /// The guard of `server`'s settings.
+    pub fn of(server: &ServerConfig) -> Self {
+        let mut guard = GuardConfig::new(
+            &server.host,
+            &server.allowed_hosts,
+            &server.allowed_origins,
+            Users::from_config(server),
+            server.max_body_bytes.get(),
+        );
+        guard.proxy_header = server.trusted_proxy_header.clone();
+        guard.trusted_proxies = server.trusted_proxies.clone();
+        guard
+    }
+
     pub fn new(
         bound_host: &str,
         extra_hosts: &[String],
         origins: &[String],
-        token: Secret,
+        users: Users,
         max_body_bytes: u64,
     ) -> Self {
         let mut allowed_hosts: Vec<String> = LOCAL_HOSTS.iter().map(|h| (*h).to_owned()).collect();
@@ -50,9 +77,25 @@ impl GuardConfig {
                 .iter()
                 .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
                 .collect(),
-            token,
+            users: RwLock::new(Arc::new(users)),
+            proxy_header: None,
+            trusted_proxies: Vec::new(),
+            throttle: Throttle::default(),
             max_body_bytes,
         }
+    }
+
+    /// The users as they are now.
+    pub fn users(&self) -> Arc<Users> {
+        self.users
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Takes the users of a reloaded config.
+    pub fn replace_users(&self, users: Users) {
+        *self.users.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(users);
     }
 
     pub fn host_allowed(&self, host: &str) -> bool {
@@ -65,23 +108,66 @@ impl GuardConfig {
         self.allowed_origins.contains(&origin)
     }
 
-    pub fn token_ok(&self, headers: &HeaderMap) -> bool {
-        match self.token.get() {
-            Ok(None) => return true,
-            Ok(Some(_)) => {}
-            Err(_) => return false,
+    /// The client's address: the peer's, or, when the peer is a trusted
+    /// proxy, the last address its `X-Forwarded-For` names.
+    fn client(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Option<IpAddr> {
+        let peer = peer?;
+        if !self.trusted_proxies.contains(&peer) {
+            return Some(peer);
         }
-        // The scheme name is case-insensitive (RFC 7235 §2.1).
-        let Some(given) = headers
-            .get(header::AUTHORIZATION)
+        let forwarded = headers
+            .get("x-forwarded-for")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim_start().split_once(' '))
-            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-            .map(|(_, token)| token.trim())
-        else {
-            return false;
-        };
-        self.token.matches(given)
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|a| a.trim().parse().ok());
+        Some(forwarded.unwrap_or(peer))
+    }
+
+    /// The user a trusted proxy names, when the request came through one.
+    fn proxied_user(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Option<String> {
+        let header = self.proxy_header.as_deref()?;
+        if !peer.is_some_and(|p| self.trusted_proxies.contains(&p)) {
+            return None;
+        }
+        let name = headers.get(header)?.to_str().ok()?.trim();
+        (!name.is_empty()).then(|| name.to_owned())
+    }
+}
+
+/// The bearer token of a request, if it has one. The scheme name is
+/// case-insensitive (RFC 7235 §2.1).
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim_start().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+}
+
+/// The role a route needs, by its method and path template, and what it
+/// does (for the refusal). Reading and following events need `read`;
+/// `/mcp` carries every call, each tool checking its own; opening a
+/// project (to read it) needs `read`.
+fn needed(method: &Method, route: Option<&str>) -> (Role, &'static str) {
+    let Some(route) = route else {
+        return (Role::Read, "this");
+    };
+    if matches!(*method, Method::GET | Method::HEAD) || route == "/mcp" {
+        return (Role::Read, "reading");
+    }
+    match (method.as_str(), route) {
+        ("POST", "/api/v1/projects" | "/api/v1/projects/import") => {
+            (Role::Admin, "creating a project")
+        }
+        ("DELETE", "/api/v1/projects/current" | "/api/v1/sessions/{sessionId}") => {
+            (Role::Admin, "closing a project")
+        }
+        ("POST", "/api/v1/memory") => (Role::Admin, "changing the memory"),
+        ("POST", r) if r.ends_with("/glossary/import") => (Role::Admin, "changing the glossary"),
+        ("PUT", "/api/v1/projects/current" | "/api/v1/sessions/current")
+        | ("POST", "/api/v1/sessions") => (Role::Read, "opening a project"),
+        _ => (Role::Edit, "changing a project"),
     }
 }
 
@@ -189,19 +275,29 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     // The workbench's files hold no data; the page asks for the token.
     let open = (path == "/healthz" || super::web::is_web_path(path))
         && matches!(*request.method(), Method::GET | Method::HEAD);
-    if !open && !guard.token_ok(headers) {
-        let mut response = ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "unauthorized",
-            "missing or wrong bearer token",
-        )
-        .into_response();
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            header::HeaderValue::from_static("Bearer"),
-        );
-        return response;
+    let open_now = open_while_starting(path);
+    let mut request = request;
+    if !open {
+        let peer = request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0.ip());
+        let caller = match authenticate(guard, peer, request.headers()).await {
+            Ok(caller) => caller,
+            Err(refused) => return refused,
+        };
+        let route = request
+            .extensions()
+            .get::<MatchedPath>()
+            .map(MatchedPath::as_str);
+        let (role, what) = needed(request.method(), route);
+        if let Err(why) = caller.may(role, what) {
+            return ApiError::new(StatusCode::FORBIDDEN, "forbidden_role", why).into_response();
+        }
+        request.extensions_mut().insert(caller);
     }
+    let caller = request.extensions().get::<Caller>().cloned();
+    let headers = request.headers();
     let too_long = headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
@@ -210,7 +306,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     if too_long {
         return too_large(guard.max_body_bytes).into_response();
     }
-    if !state.is_ready() && !open_while_starting(path) {
+    if !state.is_ready() && !open_now {
         return ApiError::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "starting",
@@ -218,7 +314,98 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         )
         .into_response();
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    // For the access log, which wraps this guard.
+    if let Some(caller) = caller {
+        response.extensions_mut().insert(caller);
+    }
+    response
+}
+
+/// Who the request is from, or the answer refusing it: 401 for a missing
+/// or wrong token (logged with the client's address, held back more with
+/// each failure from it), 429 while that address is blocked, 403 for a
+/// name a trusted proxy gave that the server does not know.
+async fn authenticate(
+    guard: &GuardConfig,
+    peer: Option<IpAddr>,
+    headers: &HeaderMap,
+) -> Result<Caller, Response> {
+    let users = guard.users();
+    if let Some(name) = guard.proxied_user(peer, headers) {
+        return users.by_name(&name).ok_or_else(|| {
+            tracing::warn!(target: "quire::access", "the proxy named an unknown user `{name}`");
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                "unknown_user",
+                format!("the proxy named `{name}`, who is not in server.users"),
+            )
+            .into_response()
+        });
+    }
+    if !users.secured() {
+        return Ok(Caller::local());
+    }
+    let client = guard.client(peer, headers);
+    let shown = client.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());
+    if let Some(address) = client
+        && let Verdict::Blocked(left) = guard.throttle.check(address, Instant::now())
+    {
+        let mut response = ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too_many_failures",
+            "too many failed authentications from this address; try again later",
+        )
+        .into_response();
+        if let Ok(value) = header::HeaderValue::from_str(&(left.as_secs() + 1).to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return Err(response);
+    }
+    if let Some(caller) = bearer(headers).and_then(|token| users.by_token(token)) {
+        if let Some(address) = client {
+            guard.throttle.succeeded(address);
+        }
+        return Ok(caller);
+    }
+    let sent = if bearer(headers).is_some() {
+        "a wrong token"
+    } else {
+        "no token"
+    };
+    match client {
+        Some(address) => {
+            let failure = guard.throttle.failed(address, Instant::now());
+            let blocked = if failure.blocked {
+                "; refused for a minute"
+            } else {
+                ""
+            };
+            tracing::warn!(
+                target: "quire::access",
+                "authentication failed from {shown}: {sent} ({} in a row, answered after {} ms{blocked})",
+                failure.count,
+                failure.delay.as_millis()
+            );
+            if !failure.delay.is_zero() {
+                tokio::time::sleep(failure.delay).await;
+            }
+        }
+        None => {
+            tracing::warn!(target: "quire::access", "authentication failed from {shown}: {sent}")
+        }
+    }
+    let mut response = ApiError::new(
+        StatusCode::UNAUTHORIZED,
+        "unauthorized",
+        "missing or wrong bearer token",
+    )
+    .into_response();
+    response.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static("Bearer"),
+    );
+    Err(response)
 }
 
 pub fn too_large(limit: u64) -> ApiError {
@@ -246,7 +433,7 @@ mod tests {
             "::1",
             &["quire.lan".into()],
             &["https://app.example".into()],
-            Secret::default(),
+            Users::default(),
             10,
         );
         for ok in ["localhost:1", "127.0.0.1", "[::1]:4096", "QUIRE.LAN:80"] {

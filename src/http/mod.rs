@@ -6,14 +6,16 @@
 //! - `web.rs` serves the web workbench's embedded files at `/` (outside
 //!   the API and its document: the page is a client of the API).
 //! - `guard.rs` is the one middleware every request passes (Host, Origin,
-//!   bearer token, body size, readiness); `extract.rs` and `error.rs` keep
-//!   the error contract.
+//!   the caller's token and role, body size, readiness); `log.rs` writes
+//!   the access log around it; `extract.rs` and `error.rs` keep the error
+//!   contract.
 
 pub mod api;
 pub mod error;
 pub mod events;
 pub mod extract;
 pub mod guard;
+pub mod log;
 pub mod routes;
 pub mod web;
 
@@ -68,15 +70,9 @@ pub struct App {
 /// and passes the same guard.
 pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -> App {
     let server = &config.server;
-    let guard = GuardConfig::new(
-        &server.host,
-        &server.allowed_hosts,
-        &server.allowed_origins,
-        server.token.clone(),
-        server.max_body_bytes.get(),
-    );
+    let guard = GuardConfig::of(server);
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let secured = matches!(server.token.get(), Ok(Some(_)));
+    let secured = guard.users().secured();
     let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"), secured);
     let state = AppState {
         core,
@@ -104,6 +100,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
             state.clone(),
             guard::guard,
         ))
+        .layer(axum::middleware::from_fn(log::access_log))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
         // No answer is ever read as another type than it says (a blob
         // served as `application/octet-stream` is never run as a script).
@@ -173,7 +170,7 @@ pub async fn bind(config: &Config) -> Result<TcpListener, BindError> {
         .token
         .get()
         .map_err(|why| BindError::Secret(why.to_owned()))?;
-    if !is_loopback(&server.host) && token.is_none() {
+    if !is_loopback(&server.host) && token.is_none() && server.users.is_empty() {
         return Err(BindError::NeedsToken(server.host.clone()));
     }
     let host = server.host.trim_start_matches('[').trim_end_matches(']');
@@ -238,9 +235,14 @@ pub async fn serve(
         let _ = stopped_tx.send(());
     };
     let server = tokio::spawn(async move {
-        axum::serve(listener, router.into_make_service())
-            .with_graceful_shutdown(signal)
-            .await
+        // Each request knows its peer's address: failed authentications
+        // are logged and throttled by it.
+        axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(signal)
+        .await
     });
     let abort = server.abort_handle();
     tokio::pin!(server);

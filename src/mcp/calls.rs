@@ -160,6 +160,11 @@ impl QuireMcp {
         let is_archive = path
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+        if a.create_name.is_some() || is_archive {
+            self.caller
+                .may(crate::config::schema::Role::Admin, "creating a project")
+                .map_err(|why| ToolError::new("forbidden_role", why))?;
+        }
         let s = match a.create_name {
             Some(name) => self.core.create_project(&path, &name).await?,
             None if is_archive => {

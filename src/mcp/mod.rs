@@ -40,6 +40,7 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 
 use self::reply::{Failure, Outcome, ToolError, ok, parse};
 use self::tools::*;
+use crate::access::Caller;
 use crate::core::Core;
 use crate::core::ids::SessionId;
 use crate::core::workflow::Writer;
@@ -166,6 +167,9 @@ pub struct QuireMcp {
     era: Era,
     /// Who the request's edits are recorded as: the agent, by its client.
     writer: Writer,
+    /// Who is calling (a server's user over `/mcp`; the machine's person
+    /// over stdio): its role decides which tools it may call.
+    caller: Caller,
     /// Whether the request's client can ask its person to approve an
     /// engine, or has (see [`Asking`]).
     asking: Asking,
@@ -190,7 +194,9 @@ impl QuireMcp {
             asking: Asking::No,
             writer: Writer::Agent {
                 client: UNNAMED_CLIENT.into(),
+                user: None,
             },
+            caller: Caller::local(),
             active: Arc::new(Mutex::new(None)),
             tools: tools::all(),
             watch: Arc::new(watch::Watch::default()),
@@ -218,9 +224,19 @@ impl QuireMcp {
                 format!("{name} {}", info.version).trim().to_owned()
             },
         );
+        // Over `/mcp`, the user the HTTP guard found (whose agent this is).
+        let caller = ctx
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .unwrap_or_else(|| self.caller.clone());
+        let user = caller.name().map(str::to_owned);
         QuireMcp {
             era: Era::of(ctx),
-            writer: Writer::Agent { client },
+            core: self.core.acting_for(caller.name()),
+            writer: Writer::Agent { client, user },
+            caller,
             ..self.clone()
         }
     }
@@ -264,6 +280,10 @@ impl QuireMcp {
                 None,
             )));
         };
+        let (role, what) = tool.needs();
+        self.caller
+            .may(role, what)
+            .map_err(|why| ToolError::new("forbidden_role", why))?;
         match tool {
             ToolName::OpenProject => self.open_project(parse(args)?).await,
             ToolName::CloseProject => {
@@ -274,6 +294,10 @@ impl QuireMcp {
             }
             ToolName::Apply => {
                 let a: ApplyArgs = parse(args)?;
+                let (role, what) = crate::access::op_needs(&a.op);
+                self.caller
+                    .may(role, what)
+                    .map_err(|why| ToolError::new("forbidden_role", why))?;
                 let id = self.session(a.session_id)?;
                 ok(&self.core.apply_as(id, a.op, self.writer.clone()).await?)
             }

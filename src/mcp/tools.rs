@@ -7,6 +7,7 @@ use rmcp::model::Tool;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::config::schema::Role;
 use crate::core::engines::EngineInfo;
 use crate::core::events::{JobStatus, JobWarningInfo, SessionSummary};
 use crate::core::export::{ExportFormat, ExportSpec};
@@ -314,6 +315,27 @@ pub enum ToolName {
 }
 
 impl ToolName {
+    /// The role a call needs (`[[server.users]]`), and what it does.
+    pub fn needs(self) -> (Role, &'static str) {
+        match self {
+            ToolName::OpenProject
+            | ToolName::ListSessions
+            | ToolName::GetScene
+            | ToolName::ListEngines
+            | ToolName::GetJob
+            | ToolName::ViewPage => (Role::Read, "reading"),
+            ToolName::CloseProject => (Role::Admin, "closing a project"),
+            ToolName::Apply
+            | ToolName::Undo
+            | ToolName::Redo
+            | ToolName::StartPipeline
+            | ToolName::CancelJob
+            | ToolName::Export
+            | ToolName::ImportPages
+            | ToolName::ImportTranslations => (Role::Edit, "changing a project"),
+        }
+    }
+
     pub const ALL: [ToolName; 15] = [
         ToolName::OpenProject,
         ToolName::CloseProject,

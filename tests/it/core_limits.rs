@@ -207,7 +207,7 @@ proptest! {
                 let op = build(shape, &mut replica.clone());
                 let mut expected = replica.clone();
                 // As the session does: a person's edit is stamped first.
-                let stamped = stamp(&expected, op.clone(), &Writer::Person, "2026-01-01T00:00:00Z");
+                let stamped = stamp(&expected, op.clone(), &Writer::PERSON, "2026-01-01T00:00:00Z");
                 let accepted = limits::check_op(&op).is_ok()
                     && stamped.is_ok_and(|s| apply(&mut expected, s.op.unwrap(), &no_blobs).is_ok());
                 let before = t.core.scene(id).await.unwrap();

@@ -404,13 +404,14 @@ impl Replica {
             Action::Op(op) => {
                 // As a session does: a person's edit, stamped, then applied.
                 let at = "2026-01-01T00:00:00Z";
-                let stamped = stamp(&self.scene, op.clone(), &Writer::Person, at).unwrap();
+                let stamped = stamp(&self.scene, op.clone(), &Writer::PERSON, at).unwrap();
                 let applied = apply(&mut self.scene, stamped.op.unwrap(), &no_blobs).unwrap();
                 self.history.push(Entry {
                     label: describe(&self.scene, &applied.op),
                     forward: applied.op,
                     inverse: applied.inverse,
                     group: None,
+                    by: None,
                 });
             }
             Action::Undo => {

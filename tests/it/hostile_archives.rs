@@ -174,6 +174,7 @@ fn line(epoch: u64, op: &Op, inverse: &Op) -> Vec<u8> {
             op,
             inverse,
             group: None,
+            by: None,
         },
     )
     .unwrap()

@@ -1046,6 +1046,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
     let detector = Writer::Engine {
         id: "detect".into(),
         overwrite: Overwrite::Untranslated,
+        user: None,
     };
     // A person's box; a person cannot mark a node as detect's.
     let mine = t
@@ -1086,6 +1087,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
     }
     let agent = Writer::Agent {
         client: "test 1".into(),
+        user: None,
     };
     let op = Op::UpdateNode {
         page,

@@ -199,7 +199,7 @@ impl Blocking<'_> {
     /// Applies `op` in memory and queues it; await the result to know it is
     /// durable. For callers that pipeline many ops.
     pub fn submit(&self, id: SessionId, op: Op) -> CoreResult<Pending> {
-        let submitted = self.0.open_session(id)?.submit(op, &Writer::Person, None)?;
+        let submitted = self.0.open_session(id)?.submit(op, &Writer::PERSON, None)?;
         submitted
             .pending
             .ok_or_else(|| CoreError::internal("a person's change was dropped"))
@@ -208,12 +208,20 @@ impl Blocking<'_> {
     /// Undoes in memory and queues it (see [`Blocking::submit`]); `None` at the
     /// boundary.
     pub fn submit_undo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
-        Ok(self.0.open_session(id)?.undo()?.map(|(pending, _)| pending))
+        Ok(self
+            .0
+            .open_session(id)?
+            .undo(None)?
+            .map(|(pending, _)| pending))
     }
 
     /// Redoes in memory and queues it (see [`Blocking::submit`]).
     pub fn submit_redo(&self, id: SessionId) -> CoreResult<Option<Pending>> {
-        Ok(self.0.open_session(id)?.redo()?.map(|(pending, _)| pending))
+        Ok(self
+            .0
+            .open_session(id)?
+            .redo(None)?
+            .map(|(pending, _)| pending))
     }
 
     /// Stores bytes in the session's project ; returns the hash.

@@ -248,6 +248,7 @@ fn document_page(
                         },
                         engine: Some(super::translations::IMPORTED_ENGINE.to_owned()),
                         client: None,
+                        user: None,
                         at: at.clone(),
                         score: None,
                     })

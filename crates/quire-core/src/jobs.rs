@@ -76,6 +76,8 @@ pub(crate) struct Job {
     pages: Vec<PageId>,
     spec: PipelineSpec,
     provider: Option<(String, Provider)>,
+    /// Who started it: its engines' edits are signed with the name.
+    user: Option<String>,
     cancelled: AtomicBool,
     /// Fires on cancel: a running engine is stopped at once (a command
     /// engine's process group is killed), not only between pages.
@@ -238,6 +240,7 @@ impl Core {
             pages,
             spec,
             provider,
+            user: self.user().map(str::to_owned),
             cancelled: AtomicBool::new(false),
             cancel: CancellationToken::new(),
             running: AtomicBool::new(false),
@@ -468,6 +471,7 @@ impl Core {
             let writer = Writer::Engine {
                 id: id.clone(),
                 overwrite,
+                user: job.user.clone(),
             };
             let needs = engine.needs();
             let scene = if needs.scene {

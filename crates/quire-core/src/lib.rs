@@ -153,6 +153,8 @@ pub struct StepResult {
     pub label: String,
     /// How many ops it applied.
     pub ops: usize,
+    /// Who made the change it undid or redid, when the server knows.
+    pub by: Option<String>,
 }
 
 /// An open project that cannot be written (see [`Core::unwritable`]).
@@ -190,10 +192,14 @@ impl ProjectEntry {
     }
 }
 
-/// A cheap, cloneable handle on the process's one core.
+/// A cheap, cloneable handle on the process's one core, acting for one of
+/// the server's users or for nobody in particular ([`Core::acting_for`]).
 #[derive(Clone)]
 pub struct Core {
     inner: Arc<Inner>,
+    /// The user whose changes these are: the ops it applies, the steps it
+    /// undoes or redoes and the jobs it starts are signed with the name.
+    user: Option<Arc<str>>,
 }
 
 struct Inner {
@@ -274,6 +280,28 @@ impl Core {
                 advertised_url: Mutex::new(None),
                 desk: Mutex::new(matches::Cache::default()),
             }),
+            user: None,
+        }
+    }
+
+    /// This core acting for `user` (a name from `[[server.users]]`):
+    /// what it changes is recorded as that user's.
+    pub fn acting_for(&self, user: Option<&str>) -> Core {
+        Core {
+            inner: self.inner.clone(),
+            user: user.map(Arc::from),
+        }
+    }
+
+    /// The user this handle acts for.
+    pub fn user(&self) -> Option<&str> {
+        self.user.as_deref()
+    }
+
+    /// A person's edit, signed with this handle's user.
+    fn person(&self) -> Writer {
+        Writer::Person {
+            user: self.user().map(str::to_owned),
         }
     }
 
@@ -490,7 +518,7 @@ impl Core {
     /// big batch) or a session busy with one applies on a blocking thread,
     /// so neither holds up a runtime worker.
     pub async fn apply(&self, id: SessionId, op: Op) -> CoreResult<ApplyResult> {
-        self.apply_as(id, op, Writer::Person).await
+        self.apply_as(id, op, self.person()).await
     }
 
     /// Applies `op` as `writer` wrote it (a person, or an agent over MCP),
@@ -538,15 +566,31 @@ impl Core {
 
     async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<StepResult>> {
         let session = self.open_session(id)?;
-        let stepped = match session.try_step(undo) {
+        let stepped = match session.try_step(undo, self.user()) {
             Some(stepped) => stepped?,
-            None => blocking(move || if undo { session.undo() } else { session.redo() }).await?,
+            None => {
+                let user = self.user.clone();
+                blocking(move || {
+                    let by = user.as_deref();
+                    if undo {
+                        session.undo(by)
+                    } else {
+                        session.redo(by)
+                    }
+                })
+                .await?
+            }
         };
-        let Some((pending, Stepped { label, ops })) = stepped else {
+        let Some((pending, Stepped { label, ops, by })) = stepped else {
             return Ok(None);
         };
         let (epoch, _) = pending.durable().await?;
-        Ok(Some(StepResult { epoch, label, ops }))
+        Ok(Some(StepResult {
+            epoch,
+            label,
+            ops,
+            by,
+        }))
     }
 
     /// The scene and its epoch, once everything in it is durable.

@@ -145,6 +145,7 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
             by: Author::Engine,
             engine: Some(IMPORTED_ENGINE.to_owned()),
             client: None,
+            user: None,
             at: now_rfc3339(),
             score: None,
         })));
@@ -520,6 +521,7 @@ mod tests {
                 by: Author::Engine,
                 engine: Some("llm".into()),
                 client: None,
+                user: None,
                 at: String::new(),
                 score: None,
             }));

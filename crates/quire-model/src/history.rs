@@ -47,6 +47,9 @@ pub struct Entry {
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<Group>,
+    /// The user who made it (`[[server.users]]`), when the server knows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 impl Entry {
@@ -438,6 +441,7 @@ mod tests {
                 what: "e".into(),
                 pages: 1,
             }),
+            by: None,
         }
     }
 
@@ -473,6 +477,7 @@ mod tests {
             inverse: Op::RemovePage { id: PageId::new() },
             label: format!("rename {n}"),
             group: None,
+            by: None,
         };
         let one = weight(&big(0));
         let mut h = History::new(500, one * 3);
@@ -501,6 +506,7 @@ mod tests {
         h.push(page_entry("job", 1));
         h.push(Entry {
             group: None,
+            by: None,
             ..page_entry("", 0)
         });
         h.push(page_entry("job", 2));

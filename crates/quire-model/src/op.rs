@@ -345,21 +345,18 @@ pub struct ProjectPatch {
     )]
     pub translator: Clearable<String>,
     /// Words added to and removed from the project's word list (the
-    /// `spelling` rule's); outside the MCP schema, for its budget.
+    /// `spelling` rule's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(skip)]
     pub add_words: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(skip)]
     pub remove_words: Vec<String>,
     /// The subtitle profile its cues are checked against; null: the
-    /// config's. Outside the MCP schema, for its budget.
+    /// config's.
     #[serde(
         default,
         deserialize_with = "clearable",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(skip)]
     pub subtitle_profile: Clearable<crate::scene::SubtitleProfile>,
 }
 

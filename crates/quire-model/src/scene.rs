@@ -51,14 +51,12 @@ pub struct ProjectMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub translator: Option<String>,
     /// Words the `spelling` rule accepts in this project (names, coined
-    /// words), sorted. (Kept out of the MCP schema: its budget.)
+    /// words), sorted.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(skip)]
     pub words: Vec<String>,
     /// The subtitle limits this project's cues are checked against, when
-    /// not the config's `[qa.subtitles] profile` (outside the MCP schema).
+    /// not the config's `[qa.subtitles] profile`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(skip)]
     pub subtitle_profile: Option<SubtitleProfile>,
 }
 
@@ -380,6 +378,10 @@ pub struct Origin {
     /// The agent's MCP client, name and version, e.g. `claude-code 2.1.0`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
+    /// The server's user it was made as (`[[server.users]]`): the person,
+    /// the person whose agent it was, or who started the engine's job.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
     /// RFC 3339.
     pub at: String,
     /// For a translation memory's: how similar the remembered source was

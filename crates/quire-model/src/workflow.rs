@@ -76,13 +76,35 @@ impl Overwrite {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Writer {
     /// A person, through the HTTP API, the web workbench or the TUI.
-    Person,
+    Person { user: Option<String> },
     /// An agent through MCP, named by its client (`name version`): held
     /// to the same locks as a person, but its translations are machine
     /// work until a person edits or reviews them.
-    Agent { client: String },
+    Agent {
+        client: String,
+        user: Option<String>,
+    },
     /// A translation or other engine, run by a job.
-    Engine { id: String, overwrite: Overwrite },
+    Engine {
+        id: String,
+        overwrite: Overwrite,
+        user: Option<String>,
+    },
+}
+
+impl Writer {
+    /// A person the server has no name for (one with no users configured).
+    pub const PERSON: Writer = Writer::Person { user: None };
+
+    /// The server's user behind it (`[[server.users]]`): the person, the
+    /// agent's person, or who started the job.
+    pub fn user(&self) -> Option<&str> {
+        match self {
+            Writer::Person { user } | Writer::Agent { user, .. } | Writer::Engine { user, .. } => {
+                user.as_deref()
+            }
+        }
+    }
 }
 
 /// A translation edit an engine made that its policy forbade.
@@ -195,10 +217,17 @@ impl Stamper<'_, '_> {
                         }
                         // Nor can an agent name another author.
                         Writer::Agent { .. } => *origin = Some(written.then(|| self.origin())),
-                        Writer::Person if origin.is_none() => {
+                        Writer::Person { .. } if origin.is_none() => {
                             *origin = Some(written.then(|| self.origin()));
                         }
-                        Writer::Person => {}
+                        // A person may say whose a translation is (a file's
+                        // note), but the server's user they are is theirs.
+                        Writer::Person { user: Some(user) } => {
+                            if let Some(Some(named)) = origin {
+                                named.user = Some(user.clone());
+                            }
+                        }
+                        Writer::Person { user: None } => {}
                     }
                 }
                 // The basis held; the log keeps the edit without it.
@@ -254,7 +283,7 @@ impl Stamper<'_, '_> {
     fn refuse(&self, node: &Node, sets_state: bool) -> CoreResult<Option<&'static str>> {
         match self.writer {
             Writer::Engine { overwrite, .. } => Ok(overwrite.forbids(node)),
-            Writer::Person | Writer::Agent { .. }
+            Writer::Person { .. } | Writer::Agent { .. }
                 if node.kind.state() == Some(TextState::Final) && !sets_state =>
             {
                 Err(CoreError::InvalidOp(format!(
@@ -263,7 +292,7 @@ impl Stamper<'_, '_> {
                     node.id
                 )))
             }
-            Writer::Person | Writer::Agent { .. } => Ok(None),
+            Writer::Person { .. } | Writer::Agent { .. } => Ok(None),
         }
     }
 
@@ -306,7 +335,7 @@ impl Stamper<'_, '_> {
     }
 
     fn new_node(&self, node: &mut NewNode) {
-        if let (Writer::Person | Writer::Agent { .. }, NodeKind::Text { found_by, .. }) =
+        if let (Writer::Person { .. } | Writer::Agent { .. }, NodeKind::Text { found_by, .. }) =
             (self.writer, &mut node.kind)
         {
             *found_by = None;
@@ -327,18 +356,21 @@ impl Stamper<'_, '_> {
     }
 
     fn origin(&self) -> Box<Origin> {
+        let user = self.writer.user().map(str::to_owned);
         Box::new(match self.writer {
-            Writer::Person => Origin {
+            Writer::Person { .. } => Origin {
                 by: Author::Human,
                 engine: None,
                 client: None,
+                user,
                 at: self.at.to_owned(),
                 score: None,
             },
-            Writer::Agent { client } => Origin {
+            Writer::Agent { client, .. } => Origin {
                 by: Author::Agent,
                 engine: None,
                 client: Some(client.clone()),
+                user,
                 at: self.at.to_owned(),
                 score: None,
             },
@@ -346,6 +378,7 @@ impl Stamper<'_, '_> {
                 by: Author::Engine,
                 engine: Some(id.clone()),
                 client: None,
+                user,
                 at: self.at.to_owned(),
                 score: None,
             },
@@ -431,7 +464,7 @@ mod tests {
     fn a_person_s_edit_is_translated_by_a_human() {
         let (mut scene, page, ids) = scene_with(vec![text(None)]);
         assert_eq!(node_kind(&scene, ids[0]).state(), Some(TextState::Initial));
-        let stamped = stamp(&scene, set(page, ids[0], "hi", None), &Writer::Person, AT).unwrap();
+        let stamped = stamp(&scene, set(page, ids[0], "hi", None), &Writer::PERSON, AT).unwrap();
         apply(&mut scene, stamped.op.unwrap(), &|_| true).unwrap();
         let NodeKind::Text { state, origin, .. } = node_kind(&scene, ids[0]) else {
             panic!()
@@ -440,12 +473,62 @@ mod tests {
         assert_eq!(origin.as_ref().unwrap().by, Author::Human);
     }
 
+    /// A user's edit is signed with their name, even where the op names
+    /// someone else's origin.
+    #[test]
+    fn a_users_edits_carry_their_name_and_cannot_claim_another() {
+        let (scene, page, ids) = scene_with(vec![text(None), text(None)]);
+        let ana = Writer::Person {
+            user: Some("ana".into()),
+        };
+        let claimed = Origin {
+            by: Author::Human,
+            engine: None,
+            client: None,
+            user: Some("rui".into()),
+            at: AT.into(),
+            score: None,
+        };
+        let mut patch = NodePatch::text(Some(Some("oi".into())), None);
+        if let Some(KindPatch::Text { origin, .. }) = &mut patch.kind {
+            *origin = Some(Some(Box::new(claimed)));
+        }
+        let ops = vec![
+            set(page, ids[0], "olá", None),
+            Op::UpdateNode {
+                page,
+                id: ids[1],
+                patch,
+                based_on: None,
+            },
+        ];
+        let batch = Op::Batch { ops, label: None };
+        let stamped = stamp(&scene, batch, &ana, AT).unwrap().op.unwrap();
+        let Op::Batch { ops, .. } = stamped else {
+            panic!()
+        };
+        for op in ops {
+            let Op::UpdateNode { patch, .. } = op else {
+                panic!()
+            };
+            let Some(KindPatch::Text {
+                origin: Some(Some(origin)),
+                ..
+            }) = patch.kind
+            else {
+                panic!("no origin")
+            };
+            assert_eq!(origin.user.as_deref(), Some("ana"));
+        }
+    }
+
     #[test]
     fn each_policy_drops_what_it_forbids_and_final_is_always_locked() {
         let engine = Origin {
             by: Author::Engine,
             engine: Some("pseudo-translate".into()),
             client: None,
+            user: None,
             at: AT.into(),
             score: None,
         };
@@ -464,6 +547,7 @@ mod tests {
             let writer = Writer::Engine {
                 id: "e".into(),
                 overwrite,
+                user: None,
             };
             let batch = Op::Batch { ops, label: None };
             let stamped = stamp(&scene, batch, &writer, AT).unwrap();
@@ -484,9 +568,9 @@ mod tests {
     fn a_person_unlocks_final_only_by_setting_a_state() {
         let fin = with(Some("final"), Some(TextState::Final), None);
         let (scene, page, ids) = scene_with(vec![fin]);
-        let err = stamp(&scene, set(page, ids[0], "x", None), &Writer::Person, AT).unwrap_err();
+        let err = stamp(&scene, set(page, ids[0], "x", None), &Writer::PERSON, AT).unwrap_err();
         assert!(err.to_string().contains("is final"), "{err}");
         let op = set(page, ids[0], "x", Some(TextState::Translated));
-        assert!(stamp(&scene, op, &Writer::Person, AT).unwrap().op.is_some());
+        assert!(stamp(&scene, op, &Writer::PERSON, AT).unwrap().op.is_some());
     }
 }

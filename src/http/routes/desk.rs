@@ -5,17 +5,16 @@ use std::collections::HashMap;
 
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::core::CoreError;
 use crate::core::ids::NodeId;
 use crate::core::matches::Match;
-use crate::http::AppState;
 use crate::http::api::{Body, Doc, QueryParam, json};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::Target;
+use crate::http::extract::{Acting, Target};
 
 /// Remembered translations, best first.
 #[derive(Serialize, JsonSchema)]
@@ -35,7 +34,7 @@ pub(super) const MATCHES: Doc = Doc {
 };
 
 pub(super) async fn matches(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     Path(params): Path<HashMap<String, String>>,
 ) -> ApiResult<Json<Matches>> {
@@ -84,7 +83,7 @@ pub(super) const CONCORDANCE: Doc = Doc {
 };
 
 pub(super) async fn concordance(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     query: Result<Query<ConcordanceQuery>, QueryRejection>,
 ) -> ApiResult<Json<Matches>> {

@@ -1,16 +1,15 @@
 //! Pipelines: starting one, listing jobs, cancelling one.
 
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 
 use crate::core::CoreError;
 use crate::core::events::JobSummary;
 use crate::core::ids::JobId;
 use crate::core::jobs::{Approval, PipelineSpec};
-use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{JsonBody, Target};
+use crate::http::extract::{Acting, JsonBody, Target};
 use crate::wire::{Cancelled, Started};
 
 pub(super) const START_PIPELINE: Doc = Doc {
@@ -24,7 +23,7 @@ pub(super) const START_PIPELINE: Doc = Doc {
 };
 
 pub(super) async fn start_pipeline(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     JsonBody(spec): JsonBody<PipelineSpec>,
 ) -> ApiResult<Json<Started>> {
@@ -45,7 +44,7 @@ pub(super) const OPERATIONS: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn operations(State(state): State<AppState>) -> Json<Vec<JobSummary>> {
+pub(super) async fn operations(Acting(state): Acting) -> Json<Vec<JobSummary>> {
     Json(state.core.jobs())
 }
 
@@ -60,7 +59,7 @@ pub(super) const CANCEL_OPERATION: Doc = Doc {
 };
 
 pub(super) async fn cancel_operation(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Path(id): Path<String>,
 ) -> ApiResult<Json<Cancelled>> {
     let job: JobId = id

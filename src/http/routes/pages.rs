@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRequest, Path, Query, Request, State};
+use axum::extract::{FromRequest, Path, Query, Request};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use schemars::JsonSchema;
@@ -18,10 +18,9 @@ use crate::core::op::Op;
 use crate::core::picture::PageViews;
 use crate::core::session::SceneSnapshot;
 use crate::core::{ApplyResult, CoreError};
-use crate::http::AppState;
 use crate::http::api::{Body, Doc, QueryParam, json};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{JsonBody, Target, body_error, parse_json};
+use crate::http::extract::{Acting, JsonBody, Target, body_error, parse_json};
 use crate::wire::Epoch;
 
 /// JSON page import.
@@ -60,7 +59,7 @@ pub(super) const IMPORT_PAGES: Doc = Doc {
 /// Multipart files (images, text, subtitles, comic archives), or JSON
 /// `{ name, text }`.
 pub(super) async fn import_pages(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     request: Request,
 ) -> ApiResult<Json<ImportResult>> {
@@ -115,7 +114,7 @@ pub(super) const SCENE: Doc = Doc {
 };
 
 pub(super) async fn scene(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     query: Result<Query<SceneQuery>, QueryRejection>,
 ) -> ApiResult<Json<SceneSnapshot>> {
@@ -155,7 +154,7 @@ pub(super) const PAGE_VIEWS: Doc = Doc {
 
 /// The page's made images and whether each is current.
 pub(super) async fn page_views(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     Path(params): Path<std::collections::HashMap<String, String>>,
 ) -> ApiResult<Json<PageViews>> {
@@ -188,7 +187,7 @@ pub(super) const BLOB: Doc = Doc {
 /// A blob never changes (its hash is its name): an `ETag` a client sent
 /// back is answered with 304 without reading anything.
 pub(super) async fn blob(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     Path(params): Path<std::collections::HashMap<String, String>>,
     query: Result<Query<BlobQuery>, QueryRejection>,
@@ -236,15 +235,22 @@ pub(super) const APPLY: Doc = Doc {
     summary: "Apply an op; returns the new epoch and the ids it created",
     request: Body::Json(json::<Op>),
     response: Body::Json(json::<ApplyResult>),
-    errors: &[400, 404, 409, 413, 422],
+    errors: &[400, 403, 404, 409, 413, 422],
     queries: &[],
 };
 
 pub(super) async fn apply(
-    State(state): State<AppState>,
+    Acting(state): Acting,
+    caller: Option<axum::Extension<crate::access::Caller>>,
     Target(id): Target,
     JsonBody(op): JsonBody<Op>,
 ) -> ApiResult<Json<ApplyResult>> {
+    if let Some(axum::Extension(caller)) = caller {
+        let (role, what) = crate::access::op_needs(&op);
+        caller.may(role, what).map_err(|why| {
+            ApiError::new(axum::http::StatusCode::FORBIDDEN, "forbidden_role", why)
+        })?;
+    }
     state
         .core
         .apply(id, op)
@@ -263,10 +269,7 @@ pub(super) const UNDO: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn undo(
-    State(state): State<AppState>,
-    Target(id): Target,
-) -> ApiResult<Json<Epoch>> {
+pub(super) async fn undo(Acting(state): Acting, Target(id): Target) -> ApiResult<Json<Epoch>> {
     Ok(Json(state.core.undo(id).await?.into()))
 }
 
@@ -280,9 +283,6 @@ pub(super) const REDO: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn redo(
-    State(state): State<AppState>,
-    Target(id): Target,
-) -> ApiResult<Json<Epoch>> {
+pub(super) async fn redo(Acting(state): Acting, Target(id): Target) -> ApiResult<Json<Epoch>> {
     Ok(Json(state.core.redo(id).await?.into()))
 }

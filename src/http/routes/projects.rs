@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{FromRequest, Request};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -17,7 +17,7 @@ use crate::core::lang::Languages;
 use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{JsonBody, Target, body_error};
+use crate::http::extract::{Acting, JsonBody, Target, body_error};
 use crate::wire::Closed;
 
 #[derive(Deserialize, JsonSchema)]
@@ -57,9 +57,7 @@ pub(super) const LIST_PROJECTS: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn list_projects(
-    State(state): State<AppState>,
-) -> ApiResult<Json<Vec<ProjectEntry>>> {
+pub(super) async fn list_projects(Acting(state): Acting) -> ApiResult<Json<Vec<ProjectEntry>>> {
     Ok(Json(state.core.list_projects().await?))
 }
 
@@ -74,7 +72,7 @@ pub(super) const CREATE_PROJECT: Doc = Doc {
 };
 
 pub(super) async fn create_project(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     JsonBody(body): JsonBody<CreateProject>,
 ) -> ApiResult<Json<SessionSummary>> {
     Ok(Json(
@@ -102,7 +100,7 @@ pub(super) const OPEN_PROJECT: Doc = Doc {
 };
 
 pub(super) async fn open_project(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     JsonBody(body): JsonBody<OpenProject>,
 ) -> ApiResult<Json<SessionSummary>> {
     Ok(Json(state.core.open_managed_project(body.id).await?))
@@ -119,7 +117,7 @@ pub(super) const OPEN_SESSION: Doc = Doc {
 };
 
 pub(super) async fn open_session(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     JsonBody(body): JsonBody<OpenProject>,
 ) -> ApiResult<Json<SessionSummary>> {
     Ok(Json(state.core.open_managed_session(body.id).await?))
@@ -136,7 +134,7 @@ pub(super) const CLOSE_CURRENT: Doc = Doc {
 };
 
 pub(super) async fn close_current(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
 ) -> ApiResult<Json<Closed>> {
     close(state, id).await
@@ -153,7 +151,7 @@ pub(super) const CLOSE_SESSION: Doc = Doc {
 };
 
 pub(super) async fn close_session(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
 ) -> ApiResult<Json<Closed>> {
     close(state, id).await
@@ -174,7 +172,7 @@ pub(super) const SESSIONS: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn sessions(State(state): State<AppState>) -> Json<Vec<SessionSummary>> {
+pub(super) async fn sessions(Acting(state): Acting) -> Json<Vec<SessionSummary>> {
     Json(state.core.sessions())
 }
 
@@ -189,7 +187,7 @@ pub(super) const SESSION: Doc = Doc {
 };
 
 pub(super) async fn session(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
 ) -> ApiResult<Json<SessionSummary>> {
     state.core.session(id).map(Json).map_err(ApiError::from)
@@ -206,7 +204,7 @@ pub(super) const SELECT_SESSION: Doc = Doc {
 };
 
 pub(super) async fn select_session(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     JsonBody(body): JsonBody<SelectSession>,
 ) -> ApiResult<Json<SessionSummary>> {
     state.core.make_current(body.id)?;
@@ -230,7 +228,7 @@ pub(super) const IMPORT_ARCHIVE: Doc = Doc {
 /// A project archive (`application/zip`, or one multipart file), or a
 /// multipart file a project is made from: a new project, opened.
 pub(super) async fn import_archive(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     request: Request,
 ) -> ApiResult<Json<SessionSummary>> {
     let bytes = if is_multipart(&request) {

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{FromRequest, Request, State};
+use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use schemars::JsonSchema;
@@ -16,10 +16,9 @@ use crate::core::export::ExportSpec;
 use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
 use crate::core::memories::{TmxImport, TmxReport};
 use crate::core::translations::{ImportReport, TranslationFormat, TranslationImport};
-use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
 use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{JsonBody, Target, body_error, parse_json};
+use crate::http::extract::{Acting, JsonBody, Target, body_error, parse_json};
 
 pub(super) const EXPORT: Doc = Doc {
     id: "exportProject",
@@ -43,7 +42,7 @@ pub(super) const EXPORT: Doc = Doc {
 };
 
 pub(super) async fn export(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     JsonBody(spec): JsonBody<ExportSpec>,
 ) -> ApiResult<Response> {
@@ -83,7 +82,7 @@ pub(super) const IMPORT_TRANSLATIONS: Doc = Doc {
 /// A translation file: multipart (`file`, format from its name, and
 /// `force`), or JSON [`TranslationImport`].
 pub(super) async fn import_translations(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     request: Request,
 ) -> ApiResult<Json<ImportReport>> {
@@ -131,7 +130,7 @@ pub(super) const IMPORT_GLOSSARY: Doc = Doc {
 /// A glossary file: multipart (`file`, format from its name) or JSON
 /// [`GlossaryImport`].
 pub(super) async fn import_glossary(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
     request: Request,
 ) -> ApiResult<Json<GlossaryReport>> {
@@ -170,7 +169,7 @@ pub(super) const GLOSSARY: Doc = Doc {
 };
 
 pub(super) async fn glossary(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     Target(id): Target,
 ) -> ApiResult<Json<GlossaryView>> {
     let s = state.core.scene(id).await?;
@@ -195,7 +194,7 @@ pub(super) const IMPORT_MEMORY: Doc = Doc {
 
 /// A TMX file: multipart (`file`) or JSON [`TmxImport`].
 pub(super) async fn import_memory(
-    State(state): State<AppState>,
+    Acting(state): Acting,
     request: Request,
 ) -> ApiResult<Json<TmxReport>> {
     let (name, bytes) = if is_multipart(&request) {

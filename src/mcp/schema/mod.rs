@@ -128,6 +128,11 @@ pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
 /// them.
 pub const RECORDED: &[&str] = &["origin", "timing", "renderedFrom", "region"];
 
+/// Project settings a person makes at the desk (the spelling word list,
+/// the subtitle profile), left out of the tools' schemas to keep
+/// `tools/list` within its 16 KiB; an op may still carry them.
+pub const LEFT_OUT: &[&str] = &["addWords", "removeWords", "subtitleProfile"];
+
 fn plain_ids(schema: Value) -> Value {
     map_subschemas(schema, &|s| match s {
         Value::Object(mut map) => {
@@ -151,7 +156,7 @@ fn without_recorded(schema: Value) -> Value {
     let mut schema = map_subschemas(schema, &|s| match s {
         Value::Object(mut map) => {
             if let Some(Value::Object(props)) = map.get_mut("properties") {
-                for name in RECORDED {
+                for name in RECORDED.iter().chain(LEFT_OUT) {
                     props.remove(*name);
                 }
             }

@@ -331,6 +331,7 @@ impl Fill {
                         by: Author::Engine,
                         engine: None,
                         client: None,
+                        user: None,
                         at: String::new(),
                         score: Some((score * 1000.0).round() / 1000.0),
                     })));

@@ -85,6 +85,7 @@ pub(super) fn load(
             forward: applied.op,
             inverse: applied.inverse,
             group: frame.group,
+            by: frame.by,
         };
         match frame.kind {
             FrameKind::Apply => history.push(entry),
@@ -96,6 +97,7 @@ pub(super) fn load(
                 inverse: entry.forward,
                 label: entry.label,
                 group: None,
+                by: None,
             }),
             FrameKind::Redo if history.next_redo().is_some() => history.redone(),
             FrameKind::Redo => history.redone_unknown(entry),

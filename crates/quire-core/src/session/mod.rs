@@ -124,6 +124,8 @@ pub struct Stepped {
     pub label: String,
     /// How many ops it applied (members of batches counted one by one).
     pub ops: usize,
+    /// Who made the change it undid or redid, when the server knows.
+    pub by: Option<String>,
 }
 
 /// The scene at an epoch: what `GET …/scene.json`, `quire_get_scene`, an
@@ -452,27 +454,33 @@ impl Session {
             });
         };
         let applied = apply(&mut state.scene, op, blobs)?;
-        let created = applied.created.clone();
-        let pending = self.commit(state, FrameKind::Apply, at, applied, created, group)?;
+        let by = writer.user();
+        let pending = self.commit(state, FrameKind::Apply, at, applied, group, by)?;
         Ok(Submitted {
             pending: Some(pending),
             dropped: stamped.dropped,
         })
     }
 
-    /// Undoes the latest change; `None` when there is nothing to undo.
-    pub fn undo(&self) -> CoreResult<Option<(Pending, Stepped)>> {
-        self.step(FrameKind::Undo, &mut self.lock())
+    /// Undoes the latest change as user `by`; `None` when there is
+    /// nothing to undo.
+    pub fn undo(&self, by: Option<&str>) -> CoreResult<Option<(Pending, Stepped)>> {
+        self.step(FrameKind::Undo, &mut self.lock(), by)
     }
 
-    /// Redoes the latest undone change; `None` when there is nothing to redo.
-    pub fn redo(&self) -> CoreResult<Option<(Pending, Stepped)>> {
-        self.step(FrameKind::Redo, &mut self.lock())
+    /// Redoes the latest undone change as user `by`; `None` when there is
+    /// nothing to redo.
+    pub fn redo(&self, by: Option<&str>) -> CoreResult<Option<(Pending, Stepped)>> {
+        self.step(FrameKind::Redo, &mut self.lock(), by)
     }
 
     /// [`Session::undo`] or [`Session::redo`] if it can run at once and is
     /// light; `None` when it must run on a blocking thread.
-    pub fn try_step(&self, undo: bool) -> Option<CoreResult<Option<(Pending, Stepped)>>> {
+    pub fn try_step(
+        &self,
+        undo: bool,
+        by: Option<&str>,
+    ) -> Option<CoreResult<Option<(Pending, Stepped)>>> {
         let kind = if undo {
             FrameKind::Undo
         } else {
@@ -489,10 +497,15 @@ impl Session {
         if next.is_some_and(limits::is_heavy) {
             return None;
         }
-        Some(self.step(kind, &mut state))
+        Some(self.step(kind, &mut state, by))
     }
 
-    fn step(&self, kind: FrameKind, state: &mut State) -> CoreResult<Option<(Pending, Stepped)>> {
+    fn step(
+        &self,
+        kind: FrameKind,
+        state: &mut State,
+        by: Option<&str>,
+    ) -> CoreResult<Option<(Pending, Stepped)>> {
         self.check_open(state)?;
         let entry = match kind {
             FrameKind::Undo => state.history.next_undo(),
@@ -508,25 +521,32 @@ impl Session {
         let stepped = Stepped {
             label: entry.label.clone(),
             ops: op.count(),
+            by: entry.by.clone(),
         };
         let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
         let at = now_rfc3339();
-        let pending = self.commit(state, kind, at, applied, Vec::new(), None)?;
+        let pending = self.commit(state, kind, at, applied, None, by)?;
         Ok(Some((pending, stepped)))
     }
 
     /// Logs an op already applied to `state.scene`. If its frame cannot be
     /// encoded, is over the size limit, or would not decode again at
-    /// recovery, the op is rolled back and nothing happened.
+    /// recovery, the op is rolled back and nothing happened. `by` is the
+    /// user who made the change.
     fn commit(
         &self,
         state: &mut State,
         kind: FrameKind,
         at: String,
         applied: Applied,
-        created: Vec<Uuid>,
         group: Option<Group>,
+        by: Option<&str>,
     ) -> CoreResult<Pending> {
+        // What an applied op created (undo and redo report none).
+        let created: Vec<Uuid> = match kind {
+            FrameKind::Apply => applied.created.clone(),
+            _ => Vec::new(),
+        };
         let epoch = state.epoch + 1;
         let parts = log::Parts {
             kind,
@@ -534,6 +554,7 @@ impl Session {
             op: &applied.op,
             inverse: &applied.inverse,
             group: group.as_ref(),
+            by,
         };
         let bytes = match self.encode(epoch, &parts) {
             Ok(bytes) => bytes,
@@ -564,6 +585,7 @@ impl Session {
                 forward: applied.op,
                 inverse: applied.inverse,
                 group,
+                by: by.map(str::to_owned),
             }),
             FrameKind::Undo => state.history.undone(),
             FrameKind::Redo => state.history.redone(),

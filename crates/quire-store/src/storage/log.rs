@@ -39,6 +39,9 @@ pub struct Frame {
     /// The job step the change belongs to (history joins its pages).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<Group>,
+    /// The server's user who made it (applied, undid or redid it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// How many hex digits of BLAKE3 a checksum keeps.
@@ -65,6 +68,7 @@ pub fn encode(epoch: u64, frame: &Frame) -> CoreResult<Vec<u8>> {
         op: &frame.op,
         inverse: &frame.inverse,
         group: frame.group.as_ref(),
+        by: frame.by.as_deref(),
     };
     encode_parts(epoch, &parts).map(|e| e.bytes)
 }
@@ -88,6 +92,7 @@ pub struct Parts<'a> {
     pub op: &'a Op,
     pub inverse: &'a Op,
     pub group: Option<&'a Group>,
+    pub by: Option<&'a str>,
 }
 
 pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
@@ -97,6 +102,7 @@ pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
         op,
         inverse,
         group,
+        by,
     } = *parts;
     let fail =
         |e: serde_json::Error| CoreError::internal(format!("cannot encode an ops.log frame: {e}"));
@@ -115,6 +121,10 @@ pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
         if let Some(group) = group {
             out.extend_from_slice(b",\"group\":");
             serde_json::to_writer(&mut *out, group).map_err(fail)?;
+        }
+        if let Some(by) = by {
+            out.extend_from_slice(b",\"by\":");
+            serde_json::to_writer(&mut *out, by).map_err(fail)?;
         }
         out.push(b'}');
         Ok(())
@@ -285,6 +295,7 @@ mod tests {
                 what: "pseudo-translate".into(),
                 pages: 1,
             }),
+            by: Some("ana".into()),
         }
     }
 
@@ -304,6 +315,7 @@ mod tests {
             op: &f.op,
             inverse: &f.inverse,
             group: f.group.as_ref(),
+            by: f.by.as_deref(),
         };
         let encoded = encode_parts(7, &parts).unwrap();
         assert_eq!(encoded.op_len, serde_json::to_string(&f.op).unwrap().len());

@@ -1,0 +1,40 @@
+//! The access log: a line per request with its method, route, status,
+//! user and duration, at `info` for a change and `debug` for a read (target
+//! `quire::access`). Never a token, a query string or a body: the route
+//! is the path template (`/api/v1/sessions/{sessionId}/scene.json`) when
+//! the request matched one, else the path alone.
+
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::access::Caller;
+
+pub async fn access_log(request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().clone();
+    let route = request.extensions().get::<MatchedPath>().map_or_else(
+        || request.uri().path().to_owned(),
+        |m| m.as_str().to_owned(),
+    );
+    let response = next.run(request).await;
+    let status = response.status().as_u16();
+    let user = response
+        .extensions()
+        .get::<Caller>()
+        .and_then(Caller::name)
+        .unwrap_or("-")
+        .to_owned();
+    // Tenths of a millisecond are all a reader needs.
+    let ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0;
+    let read = matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
+    if read && status < 400 {
+        tracing::debug!(target: "quire::access", %method, %route, status, %user, ms, "request");
+    } else {
+        tracing::info!(target: "quire::access", %method, %route, status, %user, ms, "request");
+    }
+    response
+}
