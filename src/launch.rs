@@ -249,16 +249,96 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
     let runtime = runtime()?;
     runtime.block_on(async move {
         let core = core_for(&loaded)?;
-        let stop = crate::signals::stop_requested();
+        let (reload_tx, mut reload_rx) = tokio::sync::mpsc::unbounded_channel();
+        let stop = crate::signals::stop_or_reload(reload_tx);
+        let stop = async move {
+            stop.await;
+            notify(&[sd_notify::NotifyState::Stopping]);
+        };
         let (served, _) = serve_with_project(&core, &loaded, project, stop).await?;
-        if let Err(e) = sd_notify::notify(&[sd_notify::NotifyState::Ready]) {
-            tracing::warn!("cannot notify systemd: {e}");
-        }
+        notify(&[sd_notify::NotifyState::Ready]);
+        let state = served.state.clone();
+        let request = loaded.request.clone();
+        tokio::spawn(async move {
+            while reload_rx.recv().await.is_some() {
+                notify(&[sd_notify::NotifyState::Reloading]);
+                reload(&request, &state);
+                notify(&[sd_notify::NotifyState::Ready]);
+            }
+        });
         let result = served.task.await.context("server task failed")?;
         let closed = close_all(&core).await;
         result.context("server failed")?;
         closed
     })
+}
+
+/// Tells systemd (when it started us with `Type=notify`).
+fn notify(state: &[sd_notify::NotifyState<'_>]) {
+    if let Err(e) = sd_notify::notify(state) {
+        tracing::warn!("cannot notify systemd: {e}");
+    }
+}
+
+/// SIGHUP: loads the config again and takes what can change while
+/// serving (the users and their tokens); says what it took, and which
+/// changed settings need a restart. A config that does not load changes
+/// nothing.
+fn reload(request: &crate::config::LoadRequest, state: &http::AppState) {
+    let loaded = match crate::config::load(request) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            tracing::error!("SIGHUP: the config does not load, nothing changed: {e}");
+            return;
+        }
+    };
+    let users = crate::access::Users::from_config(&loaded.config.server);
+    let names = users.names();
+    state.guard.replace_users(users);
+    tracing::info!(
+        "SIGHUP: reloaded the users ({})",
+        if names.is_empty() {
+            "none: open to this machine".to_owned()
+        } else {
+            names.join(", ")
+        }
+    );
+    let (old, new) = (&state.config, &loaded.config);
+    let mut restart = Vec::new();
+    for (key, changed) in [
+        ("server.host", old.server.host != new.server.host),
+        ("server.port", old.server.port != new.server.port),
+        (
+            "server.allowed_hosts",
+            old.server.allowed_hosts != new.server.allowed_hosts,
+        ),
+        (
+            "server.allowed_origins",
+            old.server.allowed_origins != new.server.allowed_origins,
+        ),
+        (
+            "server.max_body_bytes",
+            old.server.max_body_bytes != new.server.max_body_bytes,
+        ),
+        (
+            "log",
+            old.log.level != new.log.level || old.log.format != new.log.format,
+        ),
+        (
+            "paths",
+            serde_json::to_value(&old.paths).ok() != serde_json::to_value(&new.paths).ok(),
+        ),
+    ] {
+        if changed {
+            restart.push(key);
+        }
+    }
+    if !restart.is_empty() {
+        tracing::warn!(
+            "SIGHUP: changed but not applied until a restart: {}",
+            restart.join(", ")
+        );
+    }
 }
 
 /// Serves HTTP, opens `--project`, then marks the routes ready and prints

@@ -151,6 +151,8 @@ pub struct Loaded {
     pub modes: ModeRegistry,
     /// Every config file considered (present or not), lowest layer first.
     pub files: Vec<FileRole>,
+    /// What it was loaded from: loaded again on SIGHUP.
+    pub request: LoadRequest,
     figment: Figment,
 }
 
@@ -277,6 +279,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
         dirs,
         modes,
         files,
+        request: request.clone(),
         figment,
     })
 }

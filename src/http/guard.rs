@@ -292,7 +292,10 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
             .map(MatchedPath::as_str);
         let (role, what) = needed(request.method(), route);
         if let Err(why) = caller.may(role, what) {
-            return ApiError::new(StatusCode::FORBIDDEN, "forbidden_role", why).into_response();
+            let mut refused =
+                ApiError::new(StatusCode::FORBIDDEN, "forbidden_role", why).into_response();
+            refused.extensions_mut().insert(caller);
+            return refused;
         }
         request.extensions_mut().insert(caller);
     }

@@ -299,11 +299,11 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             Loaded::Saved(draft, backend.apply(session, op).await.map(|r| r.epoch))
         }
         Effect::Undo(id) => Loaded::Done(backend.undo(id).await.map(|e| match e {
-            Some(step) => format!("undone: {}", step.label),
+            Some(step) => format!("undone: {}{}", step.label, whose(&step)),
             None => "nothing to undo".to_owned(),
         })),
         Effect::Redo(id) => Loaded::Done(backend.redo(id).await.map(|e| match e {
-            Some(step) => format!("redone: {}", step.label),
+            Some(step) => format!("redone: {}{}", step.label, whose(&step)),
             None => "nothing to redo".to_owned(),
         })),
         Effect::Create(name, languages) => {
@@ -581,4 +581,13 @@ async fn import(
     }
     let result = backend.import_files(session, read).await?;
     Ok((files.len(), result))
+}
+
+/// ` (ana's)`: whose change an undo or redo stepped over, when the server
+/// has users.
+fn whose(step: &crate::core::StepResult) -> String {
+    step.by
+        .as_deref()
+        .map(|user| format!(" ({user}'s)"))
+        .unwrap_or_default()
 }

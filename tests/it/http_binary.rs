@@ -43,22 +43,36 @@ fn readiness_is_notified_to_systemd() {
         &[("NOTIFY_SOCKET", socket_path.to_str().unwrap())],
     );
     let mut buf = [0u8; 256];
-    let n = socket.recv(&mut buf).expect("no readiness notification");
-    assert!(String::from_utf8_lossy(&buf[..n]).contains("READY=1"));
+    let mut next = || {
+        let n = socket.recv(&mut buf).expect("no notification");
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    assert!(next().contains("READY=1"));
+    // SIGHUP reloads: systemd is told it is reloading, then ready again.
+    server.signal("HUP");
+    assert!(next().contains("RELOADING=1"));
+    assert!(next().contains("READY=1"));
+    server.signal("TERM");
+    assert!(next().contains("STOPPING=1"));
     assert!(server.terminate().success());
 }
 
 #[test]
 fn a_stop_signal_right_after_the_serving_line_is_graceful() {
     // The signal handlers exist before the serving line is printed, so a
-    // service manager may stop quire the moment it is up. SIGHUP (a closed
-    // terminal) stops it like SIGTERM and SIGINT do.
+    // service manager may stop quire the moment it is up. A server takes
+    // SIGHUP as "reload" (and goes on serving).
     let s = Sandbox::new();
-    for signal in ["TERM", "INT", "HUP"].repeat(4) {
+    for signal in ["TERM", "INT"].repeat(4) {
         let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
         let status = server.stop_with(signal);
         assert!(status.success(), "SIG{signal}: {status}");
     }
+    let mut server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    server.signal("HUP");
+    server.wait_for_log("SIGHUP: reloaded the users (none: open to this machine)");
+    assert!(server.alive());
+    assert!(server.terminate().success());
 }
 
 #[test]

@@ -252,7 +252,9 @@ pub struct Binary {
     pub child: Child,
     pub url: String,
     /// The rest of its stderr, kept so its reader thread keeps draining it.
-    _stderr: mpsc::Receiver<String>,
+    stderr: mpsc::Receiver<String>,
+    /// The lines of it read so far (by [`Binary::wait_for_log`]).
+    seen: Vec<String>,
 }
 
 impl Drop for Binary {
@@ -316,7 +318,8 @@ impl Binary {
                 return Binary {
                     child,
                     url,
-                    _stderr: rx,
+                    stderr: rx,
+                    seen: vec![line],
                 };
             }
         }
@@ -336,6 +339,43 @@ impl Binary {
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
+    }
+
+    /// Sends `signal` (`HUP`, …) and returns at once.
+    pub fn signal(&self, signal: &str) {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &pid])
+            .status()
+            .unwrap();
+        assert!(status.success(), "kill -{signal} {pid}");
+    }
+
+    /// Reads its stderr until a line holds `part` (within 30 s); that
+    /// line.
+    pub fn wait_for_log(&mut self, part: &str) -> String {
+        if let Some(line) = self.seen.iter().find(|l| l.contains(part)) {
+            return line.clone();
+        }
+        let end = Instant::now() + Duration::from_secs(30);
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            let Ok(line) = self.stderr.recv_timeout(left) else {
+                panic!("no log line with `{part}` in:\n{}", self.seen.join("\n"));
+            };
+            self.seen.push(line.clone());
+            if line.contains(part) {
+                return line;
+            }
+        }
+    }
+
+    /// Every line of its stderr so far.
+    pub fn log(&mut self) -> Vec<String> {
+        while let Ok(line) = self.stderr.try_recv() {
+            self.seen.push(line);
+        }
+        self.seen.clone()
     }
 
     /// SIGTERM, then the exit status (within 30 s).

@@ -40,6 +40,7 @@ mod render;
 mod roundtrips;
 mod share;
 mod stale_writes;
+mod team;
 mod tidy;
 mod tm;
 mod tui;

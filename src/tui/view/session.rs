@@ -46,19 +46,30 @@ pub(super) fn state_style(kind: &NodeKind) -> Style {
     Style::default().fg(colour)
 }
 
-/// `translated · llm-translate` (or `· by a person`, `· by agent
-/// claude-code 2.1.0`), for the detail pane's heading.
+/// `translated · llm-translate` (or `· by a person`, `· by ana`, `· by
+/// agent claude-code 2.1.0 of ana`), for the detail pane's heading.
 pub(super) fn state_words(kind: &NodeKind) -> String {
     let state = kind.state().map_or("", TextState::as_str);
     match kind {
         NodeKind::Text {
             origin: Some(o), ..
-        } => match (o.by, &o.engine, &o.client) {
-            (Author::Agent, _, Some(client)) => format!("{state} · by agent {client}"),
-            (Author::Agent, _, None) => format!("{state} · by an agent"),
-            (_, Some(engine), _) => format!("{state} · {engine}"),
-            _ => format!("{state} · by a person"),
-        },
+        } => {
+            // The server's user it was made as, when it has users.
+            let of = o
+                .user
+                .as_deref()
+                .map(|u| format!(" of {u}"))
+                .unwrap_or_default();
+            match (o.by, &o.engine, &o.client) {
+                (Author::Agent, _, Some(client)) => format!("{state} · by agent {client}{of}"),
+                (Author::Agent, _, None) => format!("{state} · by an agent{of}"),
+                (_, Some(engine), _) => match &o.user {
+                    Some(user) => format!("{state} · {engine}, run by {user}"),
+                    None => format!("{state} · {engine}"),
+                },
+                _ => format!("{state} · by {}", o.user.as_deref().unwrap_or("a person")),
+            }
+        }
         _ => state.to_owned(),
     }
 }

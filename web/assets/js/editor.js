@@ -25,12 +25,14 @@ function origin(kind) {
   const o = kind.origin;
   if (!o) return kind.translation ? 'Written before quire recorded who wrote what' : null;
   const at = o.at ? new Date(o.at).toLocaleString() : '';
+  // The server's user it was made as: the person, the agent's person, or
+  // who started the engine's job.
   if (o.by === 'engine') {
     const score = o.score !== undefined && o.score !== null ? `, ${Math.round(o.score * 100)} % match` : '';
-    return `Machine: ${o.engine || 'an engine'}${score} · ${at}`;
+    return `Machine: ${o.engine || 'an engine'}${score}${o.user ? `, run by ${o.user}` : ''} · ${at}`;
   }
-  if (o.by === 'agent') return `By ${o.client || 'an agent'} (agent) · ${at}`;
-  return `By a person · ${at}`;
+  if (o.by === 'agent') return `By ${o.client || 'an agent'} (agent${o.user ? ` of ${o.user}` : ''}) · ${at}`;
+  return `By ${o.user || 'a person'} · ${at}`;
 }
 
 function Conflict({ conflict }) {

@@ -563,7 +563,7 @@ export async function undoRedo(which) {
     toast(which === 'undo' ? 'Nothing to undo' : 'Nothing to redo');
     return;
   }
-  toast(`${which === 'undo' ? 'Undid' : 'Redid'}: ${result.label}`);
+  toast(`${which === 'undo' ? 'Undid' : 'Redid'}: ${result.label}${result.by ? ` (${result.by}'s)` : ''}`);
   caughtUp(result);
 }
 

@@ -1,0 +1,312 @@
+//! Running quire for a team: each person's token and role, every edit
+//! signed with its author, a user removed by a reload, failed tokens
+//! logged and throttled, and no token in any log line.
+
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Sandbox, run_checker};
+use crate::http_support::Binary;
+
+const OWNER: &str = "owner-token-3c9d1e";
+const ANA: &str = "ana-token-77f0aa";
+const BEA: &str = "bea-token-51c2b9";
+const RUI: &str = "rui-token-e0d413";
+
+/// The team's config: the owner (server.token), two editors (one token
+/// in a file, one in the environment) and a reader; `rui` left out when
+/// he has gone.
+fn team_config(s: &Sandbox, with_rui: bool) -> std::path::PathBuf {
+    let ana = s.write("secrets/ana", &format!("{ANA}\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ana, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let rui = if with_rui {
+        format!("[[server.users]]\nname = \"rui\"\ntoken = \"{RUI}\"\nrole = \"read\"\n")
+    } else {
+        String::new()
+    };
+    s.write(
+        "team.toml",
+        &format!(
+            "[server]\ntoken = \"{OWNER}\"\n\n\
+             [[server.users]]\nname = \"ana\"\ntoken_file = \"{}\"\nrole = \"edit\"\n\n\
+             [[server.users]]\nname = \"bea\"\ntoken_env = \"BEA_TOKEN\"\n\n{rui}",
+            ana.display()
+        ),
+    )
+}
+
+struct Client {
+    http: reqwest::blocking::Client,
+    url: String,
+}
+
+impl Client {
+    fn call(&self, method: &str, path: &str, token: &str, body: Option<Value>) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+}
+
+fn translate(page: &str, node: &str, text: &str) -> Value {
+    json!({ "type": "UpdateNode", "page": page, "id": node,
+            "patch": { "kind": { "type": "text", "translation": text } } })
+}
+
+/// Two editors and a reader against a real server: each edit carries its
+/// author (a person's, an agent's, and a job's), undo says whose change it
+/// undid, the reader is refused every write route and every MCP tool that
+/// writes, a removed user is refused after SIGHUP while the others are
+/// not, and failed tokens are logged with the address, held back, then
+/// refused; no token appears in any log line.
+#[test]
+fn a_team_signs_its_edits_and_each_role_is_held_to() {
+    let s = Sandbox::new();
+    let config = team_config(&s, true);
+    let config = config.to_str().unwrap();
+    let mut server = Binary::start(
+        &s,
+        &["--config", config, "--headless", "--port", "0"],
+        &[("BEA_TOKEN", BEA)],
+    );
+    let c = Client {
+        http: crate::harness::blocking_client(),
+        url: server.url.clone(),
+    };
+    // Only an admin creates a project; the editors then work in it.
+    let (status, body) = c.call(
+        "POST",
+        "/api/v1/projects",
+        ANA,
+        Some(json!({"name": "Ch 1"})),
+    );
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "creating a project needs the admin role; ana has edit"
+    );
+    let (status, session) = c.call(
+        "POST",
+        "/api/v1/projects",
+        OWNER,
+        Some(json!({"name": "Ch 1"})),
+    );
+    assert_eq!(status, 200, "{session}");
+    let id = session["id"].as_str().unwrap().to_owned();
+    let prefix = format!("/api/v1/sessions/{id}");
+    let (status, body) = c.call(
+        "POST",
+        &format!("{prefix}/pages"),
+        ANA,
+        Some(json!({"name": "p1", "text": "One.\n\nTwo.\n\nThree.\n\nFour."})),
+    );
+    assert_eq!(status, 200, "{body}");
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_owned())
+        .collect();
+    for (token, node, text) in [(ANA, &nodes[0], "Um."), (BEA, &nodes[1], "Dois.")] {
+        let (status, body) = c.call(
+            "POST",
+            &format!("{prefix}/history/apply"),
+            token,
+            Some(translate(&page, node, text)),
+        );
+        assert_eq!(status, 200, "{body}");
+    }
+    // The glossary is an admin's.
+    let glossary = json!({"type": "UpdateGlossary", "set": [{"source": "One", "target": "Um"}]});
+    let (status, body) = c.call(
+        "POST",
+        &format!("{prefix}/history/apply"),
+        ANA,
+        Some(glossary),
+    );
+    assert_eq!(status, 403, "{body}");
+
+    // The reader is refused every route that changes something: each
+    // operation of the server's own OpenAPI document but reads and
+    // opening a project to read it.
+    let (_, openapi) = c.call("GET", "/api/v1/openapi.json", RUI, None);
+    let mut refused = 0;
+    for (path, operations) in openapi["paths"].as_object().unwrap() {
+        for method in operations.as_object().unwrap().keys() {
+            let opening = matches!(
+                (method.as_str(), path.as_str()),
+                ("put", "/api/v1/projects/current")
+                    | ("put", "/api/v1/sessions/current")
+                    | ("post", "/api/v1/sessions")
+            );
+            if method == "get" || opening {
+                continue;
+            }
+            let concrete = path
+                .replace("{sessionId}", &id)
+                .replace("{jobId}", &id)
+                .replace("{nodeId}", &nodes[0]);
+            let (status, body) = c.call(&method.to_uppercase(), &concrete, RUI, Some(json!({})));
+            assert_eq!(status, 403, "{method} {path}: {body}");
+            assert_eq!(body["error"]["code"], "forbidden_role", "{method} {path}");
+            refused += 1;
+        }
+    }
+    assert!(refused >= 20, "only {refused} write routes found");
+    let (_, after) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
+    assert_eq!(after["epoch"], scene["epoch"].as_u64().unwrap() + 2);
+
+    // Over MCP, with the official Python SDK: the reader's agent is
+    // refused every writing tool; ana's agent writes node 3.
+    if let Some(python) =
+        crate::mcp::python_with("a_team_signs_its_edits_and_each_role_is_held_to", "mcp")
+    {
+        let mut cmd = Command::new(python);
+        cmd.arg(format!(
+            "{}/tests/team/roles.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .args([&format!("{}/mcp", c.url), RUI, ANA, &id, &page, &nodes[2]]);
+        let out = run_checker(&s, &mut cmd, "ok");
+        assert!(out.contains("roles: ok"), "{out}");
+    }
+    // A job ana starts signs its engine's edits with her name.
+    let (status, job) = c.call(
+        "POST",
+        &format!("{prefix}/pipelines"),
+        ANA,
+        Some(json!({"steps": ["pseudo-translate"], "overwrite": "untranslated"})),
+    );
+    assert_eq!(status, 200, "{job}");
+    let job = job["jobId"].as_str().unwrap().to_owned();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (_, jobs) = c.call("GET", "/api/v1/operations", RUI, None);
+        let done = jobs
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|j| j["id"] == job.as_str() && j["status"] == "completed");
+        if done {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < end,
+            "the job did not finish: {jobs}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+
+    // Each translation names its author.
+    let origin =
+        |scene: &Value, i: usize| scene["scene"]["pages"][0]["nodes"][i]["kind"]["origin"].clone();
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
+    assert_eq!(origin(&scene, 0)["user"], "ana", "{scene}");
+    assert_eq!(origin(&scene, 0)["by"], "human");
+    assert_eq!(origin(&scene, 1)["user"], "bea");
+    assert_eq!(origin(&scene, 2)["by"], "agent");
+    assert_eq!(origin(&scene, 2)["client"], "team-agent 1.0");
+    assert_eq!(origin(&scene, 2)["user"], "ana");
+    assert_eq!(origin(&scene, 3)["engine"], "pseudo-translate");
+    assert_eq!(origin(&scene, 3)["user"], "ana");
+    // Undo says whose change it undid.
+    let (status, undone) = c.call("POST", &format!("{prefix}/history/undo"), BEA, None);
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["by"], "ana", "{undone}");
+
+    // rui leaves: after a reload he is refused, the others are not.
+    team_config(&s, false);
+    server.signal("HUP");
+    server.wait_for_log("SIGHUP: reloaded the users (owner, ana, bea)");
+    assert_eq!(c.call("GET", "/api/v1/sessions", RUI, None).0, 401);
+    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 200);
+    assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 200);
+
+    // Wrong tokens: logged with the address, held back, then refused.
+    let statuses: Vec<u16> = (0..11)
+        .map(|i| {
+            c.call("GET", "/api/v1/sessions", &format!("guess-{i}"), None)
+                .0
+        })
+        .collect();
+    assert_eq!(statuses[..10], [401; 10]);
+    assert_eq!(statuses[10], 429);
+    server.wait_for_log("authentication failed from 127.0.0.1: a wrong token (10 in a row, answered after 1600 ms; refused for a minute)");
+    server.wait_for_log("(4 in a row, answered after 100 ms)");
+    // While the address is refused, even a right token waits.
+    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 429);
+    assert!(server.terminate().success());
+}
+
+/// No log line holds a token, at the most talkative level.
+#[test]
+fn no_token_reaches_the_log() {
+    let s = Sandbox::new();
+    let config = team_config(&s, true);
+    let mut server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+            "--log-level",
+            "trace",
+        ],
+        &[("BEA_TOKEN", BEA)],
+    );
+    let c = Client {
+        http: crate::harness::blocking_client(),
+        url: server.url.clone(),
+    };
+    for (i, token) in [OWNER, ANA, BEA, RUI, "a-wrong-token-9f"]
+        .iter()
+        .enumerate()
+    {
+        c.call("GET", "/api/v1/sessions", token, None);
+        c.call(
+            "POST",
+            "/api/v1/projects",
+            token,
+            Some(json!({"name": format!("p{i}")})),
+        );
+    }
+    // The access log has a line per request, each naming its user.
+    server.wait_for_log("user=rui");
+    let log = server.log();
+    assert!(
+        log.iter()
+            .any(|l| l.contains("route=/api/v1/projects status=403 user=ana")),
+        "{log:#?}"
+    );
+    for token in [OWNER, ANA, BEA, RUI] {
+        assert!(
+            !log.iter().any(|l| l.contains(token)),
+            "{token} in the log:\n{log:#?}"
+        );
+    }
+    assert!(server.terminate().success());
+}

@@ -1,0 +1,57 @@
+"""A team's roles over MCP, with the official Python SDK.
+
+The read-only user's agent may list, read and view, and every tool that
+changes something answers the tool error `forbidden_role` (nothing
+changes); the editor's agent applies a translation, which the scene then
+records as that agent's, made for that user.
+
+Usage: roles.py MCP_URL READ_TOKEN EDIT_TOKEN SESSION_ID PAGE_ID NODE_ID
+"""
+
+import json
+import sys
+
+import anyio
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types import Implementation
+
+# Every tool that changes something (the role is checked before the
+# arguments are read, so a session is all most need here).
+WRITES = ["quire_apply", "quire_undo", "quire_redo", "quire_start_pipeline", "quire_export",
+          "quire_import_pages", "quire_import_translations", "quire_cancel_job", "quire_close_project"]
+
+
+async def run(url, read_token, edit_token, session, page, node):
+    headers = {"Authorization": f"Bearer {read_token}"}
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, *_):
+            async with ClientSession(read, write) as mcp:
+                await mcp.initialize()
+                before = await mcp.call_tool("quire_get_scene", {"sessionId": session})
+                assert not before.is_error, before
+                calls = [(tool, {"sessionId": session}) for tool in WRITES]
+                calls.append(("quire_open_project", {"path": "new-one", "createName": "New"}))
+                for tool, args in calls:
+                    result = await mcp.call_tool(tool, args)
+                    text = json.dumps([c.model_dump() for c in result.content])
+                    assert result.is_error and "forbidden_role" in text, (tool, text)
+                    assert "needs the" in text and "rui has read" in text, (tool, text)
+                after = await mcp.call_tool("quire_get_scene", {"sessionId": session})
+                assert after.structured_content == before.structured_content, "a refused call changed the scene"
+    headers = {"Authorization": f"Bearer {edit_token}"}
+    async with create_mcp_http_client(headers=headers) as http:
+        async with streamable_http_client(url, http_client=http) as (read, write, *_):
+            info = Implementation(name="team-agent", version="1.0")
+            async with ClientSession(read, write, client_info=info) as mcp:
+                await mcp.initialize()
+                op = {"type": "UpdateNode", "page": page, "id": node,
+                      "patch": {"kind": {"type": "text", "translation": "feito pelo agente"}}}
+                result = await mcp.call_tool("quire_apply", {"sessionId": session, "op": op})
+                assert not result.is_error, result
+    print("roles: ok")
+
+
+if __name__ == "__main__":
+    anyio.run(run, *sys.argv[1:7])
