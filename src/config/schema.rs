@@ -142,6 +142,9 @@ pub struct ServerConfig {
     /// and their `X-Forwarded-For` the client's address.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// `/metrics` answers without a token.
+    #[serde(default)]
+    pub metrics_public: bool,
 }
 
 /// One person of the team (`[[server.users]]`).

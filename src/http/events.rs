@@ -8,6 +8,7 @@
 //! for it. Streams end when the server shuts down.
 
 use std::convert::Infallible;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::State;
@@ -40,9 +41,10 @@ pub async fn events(
         .and_then(|v| v.trim().parse::<u64>().ok());
     let subscription = state.core.subscribe(last);
     let shutdown = state.shutdown.clone();
+    let client = Connected::new(state.metrics.clone());
     let stream = futures_util::stream::unfold(
-        (subscription, shutdown),
-        |(mut sub, mut shutdown)| async move {
+        (subscription, shutdown, client),
+        |(mut sub, mut shutdown, client)| async move {
             let next = tokio::select! {
                 next = sub.next() => next,
                 _ = shutdown.wait_for(|stop| *stop) => None,
@@ -53,8 +55,24 @@ pub async fn events(
                 .id(envelope.seq.to_string())
                 .event(envelope.event.name())
                 .data(data);
-            Some((Ok(event), (sub, shutdown)))
+            Some((Ok(event), (sub, shutdown, client)))
         },
     );
     Sse::new(stream).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+}
+
+/// One event-stream client, counted in `/metrics` while it is connected.
+struct Connected(Arc<super::metrics::Metrics>);
+
+impl Connected {
+    fn new(metrics: Arc<super::metrics::Metrics>) -> Connected {
+        metrics.sse_clients.inc();
+        Connected(metrics)
+    }
+}
+
+impl Drop for Connected {
+    fn drop(&mut self) {
+        self.0.sse_clients.dec();
+    }
 }

@@ -41,6 +41,8 @@ pub struct GuardConfig {
     proxy_header: Option<String>,
     trusted_proxies: Vec<IpAddr>,
     throttle: Throttle,
+    /// `/metrics` without a token (`server.metrics_public`).
+    metrics_public: bool,
     pub max_body_bytes: u64,
 }
 
@@ -56,6 +58,7 @@ impl GuardConfig {
         );
         guard.proxy_header = server.trusted_proxy_header.clone();
         guard.trusted_proxies = server.trusted_proxies.clone();
+        guard.metrics_public = server.metrics_public;
         guard
     }
 
@@ -81,6 +84,7 @@ impl GuardConfig {
             proxy_header: None,
             trusted_proxies: Vec::new(),
             throttle: Throttle::default(),
+            metrics_public: false,
             max_body_bytes,
         }
     }
@@ -273,7 +277,9 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     }
     let path = request.uri().path();
     // The workbench's files hold no data; the page asks for the token.
-    let open = (path == "/healthz" || super::web::is_web_path(path))
+    let open = (path == "/healthz"
+        || super::web::is_web_path(path)
+        || (path == "/metrics" && guard.metrics_public))
         && matches!(*request.method(), Method::GET | Method::HEAD);
     let open_now = open_while_starting(path);
     let mut request = request;

@@ -6,14 +6,15 @@
 
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 
+use super::AppState;
 use crate::access::Caller;
 
-pub async fn access_log(request: Request, next: Next) -> Response {
+pub async fn access_log(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let route = request.extensions().get::<MatchedPath>().map_or_else(
@@ -28,8 +29,12 @@ pub async fn access_log(request: Request, next: Next) -> Response {
         .and_then(Caller::name)
         .unwrap_or("-")
         .to_owned();
+    let seconds = started.elapsed().as_secs_f64();
+    state
+        .metrics
+        .request(method.as_str(), &route, status, seconds);
     // Tenths of a millisecond are all a reader needs.
-    let ms = (started.elapsed().as_secs_f64() * 10_000.0).round() / 10.0;
+    let ms = (seconds * 10_000.0).round() / 10.0;
     let read = matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
     if read && status < 400 {
         tracing::debug!(target: "quire::access", %method, %route, status, %user, ms, "request");

@@ -16,6 +16,7 @@ pub mod events;
 pub mod extract;
 pub mod guard;
 pub mod log;
+pub mod metrics;
 pub mod routes;
 pub mod web;
 
@@ -43,6 +44,8 @@ pub struct AppState {
     pub mode: String,
     pub guard: Arc<GuardConfig>,
     pub openapi: Arc<Value>,
+    /// What `/metrics` reports.
+    pub metrics: Arc<metrics::Metrics>,
     ready: Arc<AtomicBool>,
     /// Turns true when the server is shutting down; ends event streams.
     pub shutdown: watch::Receiver<bool>,
@@ -79,14 +82,20 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         mode: mode.to_owned(),
         guard: Arc::new(guard),
         openapi: Arc::new(openapi),
+        metrics: Arc::new(metrics::Metrics::default()),
         ready: Arc::new(AtomicBool::new(false)),
         shutdown: shutdown_rx,
         config,
     };
+    state
+        .metrics
+        .clone()
+        .follow(&state.core, state.shutdown.clone());
     let limit = usize::try_from(state.guard.max_body_bytes).unwrap_or(usize::MAX);
     let mut router = router
         .route("/", axum::routing::get(web::index))
         .route("/assets/{*path}", axum::routing::get(web::asset))
+        .route("/metrics", axum::routing::get(metrics::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
@@ -100,7 +109,10 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
             state.clone(),
             guard::guard,
         ))
-        .layer(axum::middleware::from_fn(log::access_log))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            log::access_log,
+        ))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
         // No answer is ever read as another type than it says (a blob
         // served as `application/octet-stream` is never run as a script).

@@ -310,3 +310,35 @@ fn no_token_reaches_the_log() {
     }
     assert!(server.terminate().success());
 }
+
+/// `/metrics` read by the Prometheus client's OpenMetrics parser, its
+/// counters checked against the requests made (tests/team/metrics.py).
+#[test]
+fn metrics_count_what_was_asked_of_the_server() {
+    let test = "metrics_count_what_was_asked_of_the_server";
+    let Some(python) = crate::mcp::python_with(test, "httpx, prometheus_client") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let config = s.write("metrics.toml", &format!("[server]\ntoken = \"{OWNER}\"\n"));
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let mut cmd = Command::new(python);
+    cmd.arg(format!(
+        "{}/tests/team/metrics.py",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .args([&server.url, OWNER]);
+    let out = run_checker(&s, &mut cmd, "ok");
+    assert!(out.contains("metrics: ok"), "{out}");
+    assert!(server.terminate().success());
+}

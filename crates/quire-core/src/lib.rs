@@ -627,6 +627,15 @@ impl Core {
     /// The open projects that cannot be written now (a full disk), each
     /// after one more try to reopen its writer: name, session and why,
     /// without a path (a health check may be public).
+    /// The bytes every open project's undo and redo stacks hold (for
+    /// `/metrics`).
+    pub async fn history_bytes(&self) -> u64 {
+        let sessions: Vec<Arc<Session>> = self.workspace().sessions.to_vec();
+        blocking(move || Ok(sessions.iter().map(|s| s.history_bytes()).sum()))
+            .await
+            .unwrap_or(0)
+    }
+
     pub async fn unwritable(&self) -> Vec<Unwritable> {
         let failed: Vec<Arc<Session>> = self
             .workspace()

@@ -462,6 +462,11 @@ impl Session {
         })
     }
 
+    /// The bytes its undo and redo stacks hold.
+    pub fn history_bytes(&self) -> u64 {
+        self.lock().history.bytes()
+    }
+
     /// Undoes the latest change as user `by`; `None` when there is
     /// nothing to undo.
     pub fn undo(&self, by: Option<&str>) -> CoreResult<Option<(Pending, Stepped)>> {
