@@ -291,6 +291,11 @@ fn helper(
         Command::Projects(ProjectsCommand::List { json }) => {
             commands::projects::list(loaded, json, out)
         }
+        Command::Backup { out: to, project } => {
+            commands::backup::backup(loaded, &to, &project, out)
+        }
+        Command::Restore { from } => commands::backup::restore(loaded, &from, out),
+        Command::Gc => commands::backup::gc(loaded, out),
         Command::Projects(ProjectsCommand::Import { file, name }) => {
             commands::projects::import(loaded, &file, name.as_deref(), out)
         }

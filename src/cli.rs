@@ -121,6 +121,26 @@ pub enum Command {
     /// The model files the configuration names
     #[command(subcommand)]
     Models(ModelsCommand),
+    /// Copy the data directory's projects (each at one acknowledged moment,
+    /// with its whole undo history and blobs) and memory, safely while a
+    /// server runs
+    Backup {
+        /// A directory to create, or a FILE.tar to write
+        #[arg(long, value_name = "DIR|FILE")]
+        out: PathBuf,
+        /// Only these projects (by name or directory; repeatable)
+        #[arg(long, value_name = "NAME")]
+        project: Vec<String>,
+    },
+    /// Bring a backup back into the data directory (--data-dir): the same
+    /// project ids and their whole undo history; refuses to overwrite
+    Restore {
+        /// A directory or .tar that `quire backup` wrote
+        from: PathBuf,
+    },
+    /// Remove the blobs no op refers to (what an aborted import left) from
+    /// every project that is not open
+    Gc,
     /// Print a shell completion script
     Completions {
         /// bash, zsh, fish, elvish or powershell

@@ -3,6 +3,7 @@
 //! Each takes a writer, so tests can run them in process; `crate::app`
 //! passes stdout.
 
+pub mod backup;
 pub mod config;
 pub mod docs;
 pub mod engines;

@@ -342,3 +342,186 @@ fn metrics_count_what_was_asked_of_the_server() {
     assert!(out.contains("metrics: ok"), "{out}");
     assert!(server.terminate().success());
 }
+
+/// `quire backup` while a client keeps writing (and snapshots keep
+/// truncating the log), restored into a fresh data directory: the same
+/// project id, every op acknowledged before the backup began, and the
+/// whole undo history, step by step.
+#[test]
+fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    let s = Sandbox::new();
+    let config = s.write(
+        "small-snapshots.toml",
+        "[storage]\nsnapshot_every_ops = 25\n",
+    );
+    let config = config.to_str().unwrap().to_owned();
+    let data = s.path("data1");
+    let data = data.to_str().unwrap().to_owned();
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            &config,
+            "--data-dir",
+            &data,
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let c = Arc::new(Client {
+        http: crate::harness::blocking_client(),
+        url: server.url.clone(),
+    });
+    let (_, session) = c.call(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Ch 1"})),
+    );
+    let id = session["id"].as_str().unwrap().to_owned();
+    let project = session["projectId"].as_str().unwrap().to_owned();
+    let prefix = format!("/api/v1/sessions/{id}");
+    let text: Vec<String> = (0..40).map(|i| format!("Line {i}.")).collect();
+    let (status, _) = c.call(
+        "POST",
+        &format!("{prefix}/pages"),
+        "-",
+        Some(json!({"name": "p1", "text": text.join("\n\n")})),
+    );
+    assert_eq!(status, 200);
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), "-", None);
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_owned())
+        .collect();
+    // The writer: each acknowledged op's epoch, as it is acknowledged.
+    let acked = Arc::new(AtomicU64::new(0));
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let writer = {
+        let (c, acked, log, prefix) = (c.clone(), acked.clone(), log.clone(), prefix.clone());
+        std::thread::spawn(move || {
+            for i in 0..300 {
+                let node = &nodes[i % nodes.len()];
+                let (status, body) = c.call(
+                    "POST",
+                    &format!("{prefix}/history/apply"),
+                    "-",
+                    Some(translate(&page, node, &format!("t{i}"))),
+                );
+                assert_eq!(status, 200, "{body}");
+                let epoch = body["epoch"].as_u64().unwrap();
+                log.lock()
+                    .unwrap()
+                    .push((node.clone(), format!("t{i}"), epoch));
+                acked.store(epoch, Ordering::SeqCst);
+            }
+        })
+    };
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while acked.load(Ordering::SeqCst) < 80 {
+        assert!(std::time::Instant::now() < end, "the writer stalled");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let before = acked.load(Ordering::SeqCst);
+    let tar = s.path("nightly.tar");
+    let backup = s
+        .quire()
+        .args([
+            "--data-dir",
+            &data,
+            "backup",
+            "--out",
+            tar.to_str().unwrap(),
+        ])
+        .run()
+        .success();
+    assert!(
+        backup.stdout().contains("Ch 1: epoch"),
+        "{}",
+        backup.stdout()
+    );
+    writer.join().unwrap();
+    assert!(server.terminate().success());
+
+    // Restored into a fresh data directory.
+    let fresh = s.path("data2");
+    let fresh = fresh.to_str().unwrap().to_owned();
+    let restored = s
+        .quire()
+        .args(["--data-dir", &fresh, "restore", tar.to_str().unwrap()])
+        .run()
+        .success();
+    assert!(
+        restored.stdout().contains("restored 1 projects"),
+        "{}",
+        restored.stdout()
+    );
+    // Twice is refused, and changes nothing.
+    let before_again = s.snapshot();
+    s.quire()
+        .args(["--data-dir", &fresh, "restore", tar.to_str().unwrap()])
+        .run()
+        .fails(2, &["nothing restored", "Ch 1 (directory ch-1)"]);
+    assert_eq!(before_again, s.snapshot());
+
+    let server = Binary::start(
+        &s,
+        &["--data-dir", &fresh, "--headless", "--port", "0"],
+        &[],
+    );
+    let c = Client {
+        http: crate::harness::blocking_client(),
+        url: server.url.clone(),
+    };
+    let (status, session) = c.call(
+        "POST",
+        "/api/v1/sessions",
+        "-",
+        Some(json!({"id": project})),
+    );
+    assert_eq!(status, 200, "{session}");
+    assert_eq!(session["projectId"], project.as_str());
+    let id = session["id"].as_str().unwrap().to_owned();
+    let prefix = format!("/api/v1/sessions/{id}");
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), "-", None);
+    let epoch = scene["epoch"].as_u64().unwrap();
+    assert!(
+        epoch >= before,
+        "restored at epoch {epoch}, before the backup {before} were acknowledged"
+    );
+    // The scene is the one at that epoch: each node's last translation by then.
+    let written = log.lock().unwrap().clone();
+    for node in scene["scene"]["pages"][0]["nodes"].as_array().unwrap() {
+        let expected = written
+            .iter()
+            .rfind(|(n, _, e)| n == node["id"].as_str().unwrap() && *e <= epoch)
+            .map(|(_, t, _)| t.clone());
+        assert_eq!(
+            node["kind"]["translation"].as_str().map(str::to_owned),
+            expected
+        );
+    }
+    // Every change undoes, back to the empty project.
+    let mut undone = 0;
+    loop {
+        let (status, step) = c.call("POST", &format!("{prefix}/history/undo"), "-", None);
+        assert_eq!(status, 200, "{step}");
+        if step["epoch"].is_null() {
+            break;
+        }
+        undone += 1;
+    }
+    assert_eq!(undone, epoch, "undo steps after the restore");
+    assert!(server.terminate().success());
+}

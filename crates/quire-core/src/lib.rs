@@ -16,6 +16,7 @@
 //! block (tests, benchmarks).
 
 pub mod archive;
+pub mod backup;
 pub mod bases;
 mod blocking;
 pub mod cues;
