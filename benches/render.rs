@@ -134,6 +134,7 @@ async fn export(core: &Core, id: SessionId, format: ExportFormat) -> (Duration, 
                 image_format: None,
                 quality: None,
                 untranslated: None,
+                history: false,
             },
         )
         .await

@@ -116,6 +116,7 @@ fn xliff_spec() -> ExportSpec {
         image_format: None,
         quality: None,
         untranslated: None,
+        history: false,
     }
 }
 

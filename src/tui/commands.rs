@@ -90,7 +90,7 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/export FORMAT PATH",
-        "write markdown, xliff, po, srt, vtt, json, archive, or the rendered pages as png, cbz or pdf; untranslated=source|empty|refuse",
+        "write markdown, xliff, po, srt, vtt, json, archive, or the rendered pages as png, cbz or pdf; untranslated=source|empty|refuse; history=yes (archive)",
     ),
     ("/tui-mcp-revoke", "stop sharing this TUI"),
     ("/quit", "quit (also q, Ctrl-c)"),
@@ -781,10 +781,16 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     if parts.next().is_some() {
         return app.fail(USAGE);
     }
-    // `untranslated=source|empty|refuse` before or after the path.
+    // `untranslated=source|empty|refuse` and (archives) `history=yes`
+    // before or after the path.
     let mut untranslated = None;
+    let mut history = false;
     let mut kept = Vec::new();
     for word in path.split_whitespace() {
+        if word == "history=yes" {
+            history = true;
+            continue;
+        }
         match word.strip_prefix("untranslated=") {
             Some("source") => untranslated = Some(Untranslated::Source),
             Some("empty") => untranslated = Some(Untranslated::Empty),
@@ -809,6 +815,7 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             image_format,
             quality,
             untranslated,
+            history,
         },
         path,
         overwrite: false,

@@ -200,6 +200,7 @@ fn spec(format: ExportFormat, pages: Option<Vec<PageId>>) -> ExportSpec {
         image_format: None,
         quality: None,
         untranslated: None,
+        history: false,
     }
 }
 

@@ -162,6 +162,7 @@ async fn text_import_pseudo_translate_qa_events_and_xliff() {
                 image_format: None,
                 quality: None,
                 untranslated: None,
+                history: false,
             },
         )
         .await

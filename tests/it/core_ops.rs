@@ -749,6 +749,7 @@ async fn project_languages_are_set_checked_undone_replayed_and_used() {
         image_format: None,
         quality: None,
         untranslated: None,
+        history: false,
     };
     let xliff = String::from_utf8(core.export(id, spec).await.unwrap().bytes).unwrap();
     assert!(

@@ -201,6 +201,7 @@ pub async fn archive_bytes(core: &Core, id: SessionId) -> Vec<u8> {
             image_format: None,
             quality: None,
             untranslated: None,
+            history: false,
         },
     )
     .await

@@ -421,6 +421,7 @@ async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
                 image_format: None,
                 quality: None,
                 untranslated: None,
+                history: false,
             },
         )
         .await
@@ -474,6 +475,7 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
                 image_format: None,
                 quality: None,
                 untranslated: None,
+                history: false,
             },
         )
         .await

@@ -278,6 +278,7 @@ fn export_spec(format: ExportFormat, untranslated: Option<Untranslated>) -> Expo
         image_format: None,
         quality: None,
         untranslated,
+        history: false,
     }
 }
 

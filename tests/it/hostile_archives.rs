@@ -272,6 +272,32 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
         "nest at most 8",
     ));
 
+    // An undo history of another epoch than the scene's, and one whose
+    // checksum does not hold.
+    let history = |epoch: u64| {
+        let stacks = quire::core::history::Stacks {
+            undo: Vec::new(),
+            redo: Vec::new(),
+        };
+        quire::core::storage::HistoryFile { epoch, stacks }
+            .encode()
+            .unwrap()
+    };
+    let epoch = scene["epoch"].as_u64().unwrap();
+    let mut stale = good.clone();
+    stale.push(("history.json".into(), history(epoch + 3)));
+    cases.push((
+        "a history of another epoch",
+        stale,
+        "history.json is of epoch",
+    ));
+    let mut forged = good.clone();
+    let mut bytes = history(epoch);
+    let at = bytes.len() - 3;
+    bytes[at] = b'x';
+    forged.push(("history.json".into(), bytes));
+    cases.push(("a forged history", forged, "history.json"));
+
     for (what, entries, expected) in cases {
         let before = listing(t.dir.path());
         let dest = t.dir.path().join("imported");

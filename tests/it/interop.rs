@@ -68,6 +68,7 @@ async fn export(t: &TestCore, id: SessionId, format: ExportFormat) -> (String, S
                 image_format: None,
                 quality: None,
                 untranslated: None,
+                history: false,
             },
         )
         .await

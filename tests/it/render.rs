@@ -536,6 +536,7 @@ fn export_spec(format: ExportFormat) -> ExportSpec {
         image_format: None,
         quality: None,
         untranslated: None,
+        history: false,
     }
 }
 
@@ -774,6 +775,7 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
         image_format,
         quality,
         untranslated: None,
+        history: false,
     };
     let entries = |bytes: Vec<u8>| {
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();

@@ -525,3 +525,209 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
     assert_eq!(undone, epoch, "undo steps after the restore");
     assert!(server.terminate().success());
 }
+
+/// An archive exported with `history: true` and imported on another
+/// server keeps its undo, step by step; without it there is nothing to
+/// undo; asking for history on another format is refused.
+#[test]
+fn an_archive_with_its_history_keeps_its_undo_on_another_server() {
+    let s = Sandbox::new();
+    let start = |dir: &str| {
+        let data = s.path(dir);
+        Binary::start(
+            &s,
+            &[
+                "--data-dir",
+                data.to_str().unwrap(),
+                "--headless",
+                "--port",
+                "0",
+            ],
+            &[],
+        )
+    };
+    let first = start("first");
+    let c = Client {
+        http: crate::harness::blocking_client(),
+        url: first.url.clone(),
+    };
+    let (_, session) = c.call(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Moved"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    c.call(
+        "POST",
+        &format!("{prefix}/pages"),
+        "-",
+        Some(json!({"name": "p1", "text": "One.\n\nTwo.\n\nThree."})),
+    );
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), "-", None);
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    for (i, node) in scene["scene"]["pages"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let op = translate(&page, node["id"].as_str().unwrap(), &format!("t{i}"));
+        assert_eq!(
+            c.call("POST", &format!("{prefix}/history/apply"), "-", Some(op))
+                .0,
+            200
+        );
+    }
+    let (status, body) = c.call(
+        "POST",
+        &format!("{prefix}/export"),
+        "-",
+        Some(json!({"format": "markdown", "history": true})),
+    );
+    assert_eq!(status, 422, "{body}");
+    let export = |history: bool| {
+        c.http
+            .post(format!("{}{prefix}/export", c.url))
+            .json(&json!({"format": "archive", "history": history}))
+            .send()
+            .unwrap()
+            .bytes()
+            .unwrap()
+            .to_vec()
+    };
+    let (with, without) = (export(true), export(false));
+    assert!(first.terminate().success());
+
+    let second = start("second");
+    let c = Client {
+        http: crate::harness::blocking_client(),
+        url: second.url.clone(),
+    };
+    let import = |bytes: Vec<u8>| {
+        let response = c
+            .http
+            .post(format!("{}/api/v1/projects/import", c.url))
+            .header("content-type", "application/zip")
+            .body(bytes)
+            .send()
+            .unwrap();
+        assert_eq!(response.status(), 200);
+        let session: Value = response.json().unwrap();
+        format!("/api/v1/sessions/{}", session["id"].as_str().unwrap())
+    };
+    let kept = import(with);
+    let labels: Vec<String> = std::iter::from_fn(|| {
+        let (_, step) = c.call("POST", &format!("{kept}/history/undo"), "-", None);
+        step["label"].as_str().map(str::to_owned)
+    })
+    .collect();
+    assert_eq!(labels.len(), 4, "{labels:?}");
+    assert!(labels[3].starts_with("import text p1"), "{labels:?}");
+    let (_, scene) = c.call("GET", &format!("{kept}/scene.json"), "-", None);
+    assert_eq!(
+        scene["scene"]["pages"].as_array().unwrap().len(),
+        0,
+        "{scene}"
+    );
+    let bare = import(without);
+    let (_, step) = c.call("POST", &format!("{bare}/history/undo"), "-", None);
+    assert!(step["epoch"].is_null(), "{step}");
+    assert!(second.terminate().success());
+}
+
+/// `quire gc` removes the blobs nothing refers to (what an aborted import
+/// left) and keeps every one the scene or its history uses; a project open
+/// in a server is left alone.
+#[test]
+fn gc_removes_only_blobs_nothing_refers_to() {
+    let s = Sandbox::new();
+    let data = s.path("data");
+    let data = data.to_str().unwrap().to_owned();
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(8, 6, image::Rgb([9, 80, 200])))
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    let page = s.path("page.png");
+    std::fs::write(&page, png.into_inner()).unwrap();
+    s.quire()
+        .args([
+            "--data-dir",
+            &data,
+            "projects",
+            "import",
+            page.to_str().unwrap(),
+        ])
+        .run()
+        .success();
+    let blobs = s.path("data/projects/page/blobs");
+    let list = || {
+        let mut found: Vec<String> = walk(&blobs);
+        found.sort();
+        found
+    };
+    let used = list();
+    assert_eq!(used.len(), 1, "{used:?}");
+    // What an import killed before its op was applied leaves behind.
+    let orphan = |n: char| {
+        let path = blobs.join("ab").join(n.to_string().repeat(62));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, b"never used").unwrap();
+        path
+    };
+    let first = orphan('c');
+    let done = s.quire().args(["--data-dir", &data, "gc"]).run().success();
+    assert!(
+        done.stdout()
+            .contains("page: removed 1 unreferenced blobs (10 bytes)"),
+        "{}",
+        done.stdout()
+    );
+    assert!(!first.exists());
+    assert_eq!(list(), used);
+    // Opening the project removes them too.
+    let second = orphan('d');
+    let mut server = Binary::start(&s, &["--data-dir", &data, "--headless", "--port", "0"], &[]);
+    let c = Client {
+        http: crate::harness::blocking_client(),
+        url: server.url.clone(),
+    };
+    let (_, projects) = c.call("GET", "/api/v1/projects", "-", None);
+    let id = projects[0]["id"].clone();
+    assert_eq!(
+        c.call("POST", "/api/v1/sessions", "-", Some(json!({"id": id})))
+            .0,
+        200
+    );
+    server.wait_for_log("removed 1 blobs (10 bytes) nothing in");
+    assert!(!second.exists());
+    // An open project is its server's.
+    let third = orphan('e');
+    let busy = s.quire().args(["--data-dir", &data, "gc"]).run().success();
+    assert!(
+        busy.stdout().contains("page: open elsewhere; left alone"),
+        "{}",
+        busy.stdout()
+    );
+    assert!(third.exists());
+    assert!(server.terminate().success());
+    let mut kept = list();
+    kept.retain(|p| !p.ends_with(&"e".repeat(62)));
+    assert_eq!(kept, used);
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path.display().to_string());
+        }
+    }
+    out
+}

@@ -25,12 +25,13 @@ use super::apply::apply;
 use super::blobs::{BlobHash, BlobStore};
 use super::error::{CoreError, CoreResult};
 use super::events::SessionSummary;
+use super::history::Stacks;
 use super::ids::ProjectId;
 use super::limits;
 use super::op::{NewNode, NewPage, Op, ProjectPatch};
 use super::scene::Scene;
 use super::storage::{
-    self, FORMAT_VERSION, ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, log,
+    self, FORMAT_VERSION, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, log,
 };
 use quire_formats::{ARCHIVE_LIMITS, ArchiveLimits};
 
@@ -63,12 +64,15 @@ fn zip_err(e: impl std::fmt::Display) -> CoreError {
 }
 
 /// The project as a zip: `project.toml`, `scene.json` (a snapshot at
-/// `epoch`), an empty `ops.log`, and every blob the scene uses.
+/// `epoch`), an empty `ops.log`, every blob the scene uses, and, given
+/// `history`, `history.json` (the undo and redo stacks at `epoch`) with
+/// the blobs its ops use.
 pub(super) fn write(
     project: ProjectId,
     epoch: u64,
     scene: Scene,
     store: &BlobStore,
+    history: Option<Stacks>,
 ) -> CoreResult<Vec<u8>> {
     use zip::write::SimpleFileOptions;
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
@@ -84,11 +88,23 @@ pub(super) fn write(
     let toml = toml::to_string(&toml).map_err(zip_err)?;
     zip.start_file("project.toml", options).map_err(zip_err)?;
     zip.write_all(toml.as_bytes()).map_err(zip_err)?;
-    let blobs = used_blobs(&scene);
+    let mut blobs = used_blobs(&scene);
     let snapshot = SnapshotFile { epoch, scene }.encode()?;
     zip.start_file("scene.json", options).map_err(zip_err)?;
     zip.write_all(&snapshot).map_err(zip_err)?;
     zip.start_file("ops.log", options).map_err(zip_err)?;
+    if let Some(stacks) = history {
+        blobs.extend(
+            history_blobs(&stacks)
+                .into_iter()
+                .filter(|h| store.contains(h)),
+        );
+        blobs.sort();
+        blobs.dedup();
+        let history = HistoryFile { epoch, stacks }.encode()?;
+        zip.start_file("history.json", options).map_err(zip_err)?;
+        zip.write_all(&history).map_err(zip_err)?;
+    }
     for hash in blobs {
         let bytes = store.get(&hash)?;
         let hex = hash.to_hex();
@@ -100,8 +116,25 @@ pub(super) fn write(
     Ok(zip.finish().map_err(zip_err)?.into_inner())
 }
 
+/// The blobs the ops of an undo history use, each once.
+pub(crate) fn history_blobs(stacks: &Stacks) -> Vec<BlobHash> {
+    let mut blobs: Vec<BlobHash> = stacks
+        .undo
+        .iter()
+        .chain(&stacks.redo)
+        .flat_map(|e| {
+            let mut hashes: Vec<BlobHash> = e.forward.blobs().into_iter().copied().collect();
+            hashes.extend(e.inverse.blobs().into_iter().copied());
+            hashes
+        })
+        .collect();
+    blobs.sort();
+    blobs.dedup();
+    blobs
+}
+
 /// The blobs a scene's nodes use, each once, sorted.
-fn used_blobs(scene: &Scene) -> Vec<BlobHash> {
+pub(crate) fn used_blobs(scene: &Scene) -> Vec<BlobHash> {
     let mut blobs: Vec<BlobHash> = scene
         .pages
         .iter()
@@ -198,8 +231,9 @@ fn unpack_within(bytes: &[u8], dest: &Path, limits: &ArchiveLimits) -> CoreResul
     storage::private_dir(&unpacked)?;
     extract(&mut zip, &unpacked, limits)?;
     let (epoch, scene) = replay(&unpacked)?;
+    let history = history_of(&unpacked, epoch)?;
     let project = work.path().join("project");
-    write_project(&project, &unpacked, epoch, scene)?;
+    write_project(&project, &unpacked, epoch, scene, history)?;
     std::fs::remove_dir_all(&unpacked).map_err(|e| CoreError::io(&unpacked, e))?;
     if dest.exists() {
         std::fs::remove_dir(dest).map_err(|e| CoreError::io(dest, e))?;
@@ -381,18 +415,70 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
     Ok((epoch, scene))
 }
 
+/// The undo history an archive carries (`history.json`), checked: its
+/// checksum, its epoch the scene's, each op within the limits and every
+/// blob it uses in the archive. `None` when it carries none.
+fn history_of(unpacked: &Path, epoch: u64) -> CoreResult<Option<Stacks>> {
+    let files = ProjectFiles::new(unpacked.to_path_buf());
+    let Some(history) =
+        HistoryFile::read(&files.history_json()).map_err(|e| bad_archive(e.to_string()))?
+    else {
+        return Ok(None);
+    };
+    if history.epoch != epoch {
+        return Err(bad_archive(format!(
+            "history.json is of epoch {}, the scene of {epoch}",
+            history.epoch
+        )));
+    }
+    for entry in history.stacks.undo.iter().chain(&history.stacks.redo) {
+        for op in [&entry.forward, &entry.inverse] {
+            limits::check_op(op).map_err(|e| bad_archive(format!("history.json: {e}")))?;
+        }
+    }
+    let blobs = BlobStore::new(unpacked);
+    if let Some(missing) = history_blobs(&history.stacks)
+        .iter()
+        .find(|h| !blobs.contains(h))
+    {
+        return Err(bad_archive(format!(
+            "history.json uses blob {missing}, which the archive does not hold"
+        )));
+    }
+    Ok(Some(history.stacks))
+}
+
 /// Writes a new project at `dir`: what the replay produced as its snapshot,
-/// an empty log, a new id, and the blobs its scene uses.
-fn write_project(dir: &Path, unpacked: &Path, epoch: u64, scene: Scene) -> CoreResult<()> {
+/// an empty log, a new id, the blobs its scene uses, and the undo history
+/// the archive carried with the blobs it uses.
+fn write_project(
+    dir: &Path,
+    unpacked: &Path,
+    epoch: u64,
+    scene: Scene,
+    history: Option<Stacks>,
+) -> CoreResult<()> {
     storage::private_dir(dir)?;
     storage::private_dir(&dir.join("blobs"))?;
     let from = BlobStore::new(unpacked);
     let mut staging = BlobStore::new(dir).staging();
-    for hash in used_blobs(&scene) {
+    let mut blobs = used_blobs(&scene);
+    if let Some(stacks) = &history {
+        blobs.extend(history_blobs(stacks));
+        blobs.sort();
+        blobs.dedup();
+    }
+    for hash in blobs {
         staging.put(&from.get(&hash)?)?;
     }
     staging.commit()?;
     let files = ProjectFiles::new(dir.to_path_buf());
+    if let Some(stacks) = history {
+        storage::write_atomic(
+            &files.history_json(),
+            &HistoryFile { epoch, stacks }.encode()?,
+        )?;
+    }
     let toml = ProjectToml {
         id: ProjectId::new(),
         name: scene.project.name.clone(),

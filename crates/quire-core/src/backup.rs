@@ -14,6 +14,7 @@
 //! checked as an open would check it (checksums, epochs that follow on)
 //! before it counts.
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::error::{CoreError, CoreResult};
@@ -177,17 +178,40 @@ pub struct Collected {
 /// come to refer to one meanwhile.
 pub fn collect_garbage(dir: &Path) -> CoreResult<Collected> {
     let files = ProjectFiles::new(dir.to_path_buf());
-    // Every place a blob's hash can be written, as text: a hash found
-    // anywhere in them keeps its blob.
-    let mut text = Vec::new();
+    // Every place a blob's hash can be written: a hash written anywhere
+    // in them keeps its blob.
+    let mut keep = HashSet::new();
     for path in [files.scene_json(), files.history_json(), files.ops_log()] {
         match std::fs::read(&path) {
-            Ok(bytes) => text.extend_from_slice(&bytes),
+            Ok(bytes) => hashes_in(&bytes, &mut keep),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(CoreError::io(&path, e)),
         }
     }
-    let text = String::from_utf8_lossy(&text);
+    remove_blobs_except(dir, &keep)
+}
+
+/// Every run of exactly 64 hex digits in `bytes` (how a blob's hash is
+/// written), lowercased.
+fn hashes_in(bytes: &[u8], into: &mut HashSet<String>) {
+    let mut start = None;
+    for (i, b) in bytes.iter().chain(std::iter::once(&b' ')).enumerate() {
+        match (b.is_ascii_hexdigit(), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                if i - s == 64 {
+                    into.insert(String::from_utf8_lossy(&bytes[s..i]).to_ascii_lowercase());
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Removes every blob of the project in `dir` whose hash (hex) is not in
+/// `keep`.
+pub fn remove_blobs_except(dir: &Path, keep: &HashSet<String>) -> CoreResult<Collected> {
     let mut collected = Collected::default();
     let root = dir.join("blobs");
     let shards = match std::fs::read_dir(&root) {
@@ -205,8 +229,9 @@ pub fn collect_garbage(dir: &Path) -> CoreResult<Collected> {
             let blob = blob.map_err(|e| CoreError::io(shard.path(), e))?;
             let rest = blob.file_name().to_string_lossy().into_owned();
             let hex = format!("{prefix}{rest}");
+            // Not a blob (a staging file), or one something uses.
             let is_hash = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit());
-            if !is_hash || text.contains(&hex) {
+            if !is_hash || keep.contains(&hex) {
                 continue;
             }
             let path = blob.path();
@@ -217,4 +242,24 @@ pub fn collect_garbage(dir: &Path) -> CoreResult<Collected> {
         }
     }
     Ok(collected)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashes_are_runs_of_64_hex_digits() {
+        let a = "ab".repeat(32);
+        let b = "0F".repeat(32);
+        let text = format!(
+            "{{\"blob\":\"{a}\",\"x\":\"{b}\",\"long\":\"{a}0\",\"id\":\"{}\"}}",
+            "1".repeat(63)
+        );
+        let mut found = HashSet::new();
+        hashes_in(text.as_bytes(), &mut found);
+        let mut found: Vec<String> = found.into_iter().collect();
+        found.sort();
+        assert_eq!(found, [b.to_ascii_lowercase(), a]);
+    }
 }

@@ -108,6 +108,10 @@ pub struct ExportSpec {
     // vtt default), empty (po default), or refused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untranslated: Option<Untranslated>,
+    /// archive: with the undo history, so the project keeps its undo where
+    /// it is imported (left out of the MCP schema, for its budget).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub history: bool,
 }
 
 /// How an export writes the segments that have no translation.
@@ -346,6 +350,11 @@ impl Core {
             super::lang::check_tag("targetLanguage", tag)?;
         }
         let encoding = spec.encoding()?;
+        if spec.history && (spec.format != ExportFormat::Archive || spec.pages.is_some()) {
+            return Err(CoreError::InvalidInput(
+                "history: only an archive of the whole project carries its undo history".into(),
+            ));
+        }
         let snapshot = self.scene(session).await?;
         let mut scene = snapshot.scene;
         if let Some(pages) = &spec.pages {
@@ -403,9 +412,17 @@ impl Core {
             ExportFormat::Archive => {
                 let project_id = self.session(session)?.project_id;
                 let store = self.blob_store(session)?;
-                let epoch = snapshot.epoch;
+                // The history and the scene of one epoch, read together.
+                let (epoch, scene, history) = if spec.history {
+                    let open = self.open_session(session)?;
+                    let (snapshot, stacks) =
+                        super::blocking(move || open.snapshot_with_history()).await?;
+                    (snapshot.epoch, snapshot.scene, Some(stacks))
+                } else {
+                    (snapshot.epoch, scene, None)
+                };
                 tokio::task::spawn_blocking(move || {
-                    super::archive::write(project_id, epoch, scene, &store)
+                    super::archive::write(project_id, epoch, scene, &store, history)
                 })
                 .await
                 .map_err(|e| CoreError::internal(format!("archive writer failed: {e}")))??

@@ -129,9 +129,10 @@ pub fn output_of<T: JsonSchema>() -> Arc<JsonObject> {
 pub const RECORDED: &[&str] = &["origin", "timing", "renderedFrom", "region"];
 
 /// Project settings a person makes at the desk (the spelling word list,
-/// the subtitle profile), left out of the tools' schemas to keep
+/// the subtitle profile) and an operator's export (an archive with its
+/// history), left out of the tools' schemas to keep
 /// `tools/list` within its 16 KiB; an op may still carry them.
-pub const LEFT_OUT: &[&str] = &["addWords", "removeWords", "subtitleProfile"];
+pub const LEFT_OUT: &[&str] = &["addWords", "removeWords", "subtitleProfile", "history"];
 
 fn plain_ids(schema: Value) -> Value {
     map_subschemas(schema, &|s| match s {

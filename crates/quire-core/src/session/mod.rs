@@ -18,7 +18,7 @@ use super::apply::{Applied, BlobCheck, apply};
 use super::blobs::{BlobHash, BlobStore};
 use super::error::{CoreError, CoreResult};
 use super::events::{Event, EventBus};
-use super::history::{self, Entry, Group, History};
+use super::history::{self, Entry, Group, History, Stacks};
 use super::ids::{ProjectId, SessionId};
 use super::limits;
 use super::op::Op;
@@ -187,6 +187,27 @@ impl Session {
                 "removed {freed} bytes of temporary files a crash left in {}",
                 dir.display()
             );
+        }
+        // Blobs nothing uses (an import stopped before its op): with the
+        // lock held and no op applied yet, none can come to be used now.
+        let mut keep: HashSet<String> = super::archive::used_blobs(&scene)
+            .iter()
+            .map(|h| h.to_hex())
+            .collect();
+        keep.extend(
+            super::archive::history_blobs(&history.stacks())
+                .iter()
+                .map(|h| h.to_hex()),
+        );
+        match super::backup::remove_blobs_except(dir, &keep) {
+            Ok(c) if c.blobs > 0 => tracing::info!(
+                "removed {} blobs ({} bytes) nothing in {} uses",
+                c.blobs,
+                c.bytes,
+                dir.display()
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("cannot remove unused blobs: {e}"),
         }
         let toml_name = project.name.clone();
         if epoch > snapshot_epoch && project.epoch < Some(epoch) {
@@ -664,6 +685,14 @@ impl Session {
         }
         self.try_lock()
             .map(|mut state| self.snapshot_of(&mut state))
+    }
+
+    /// The scene and the undo and redo stacks of one epoch (an archive
+    /// that keeps its history).
+    pub fn snapshot_with_history(&self) -> CoreResult<(SceneSnapshot, Stacks)> {
+        let mut state = self.lock();
+        let snapshot = self.snapshot_of(&mut state)?;
+        Ok((snapshot, state.history.stacks()))
     }
 
     fn snapshot_of(&self, state: &mut State) -> CoreResult<SceneSnapshot> {
