@@ -161,6 +161,25 @@ pub fn resolve(
         });
     }
     if let Some(path) = file {
+        // `%d/NAME`: systemd's credentials directory, as unit files write
+        // it (`LoadCredential=`), where a service's dynamic user can read.
+        let credential = path.to_str().and_then(|p| p.strip_prefix("%d/"));
+        let resolved;
+        let path = match credential {
+            Some(name) => match std::env::var_os("CREDENTIALS_DIRECTORY") {
+                Some(dir) => {
+                    resolved = Path::new(&dir).join(name);
+                    resolved.as_path()
+                }
+                None => {
+                    return Ok(Secret::unresolved(format!(
+                        "{key}_file: {} names a systemd credential, but CREDENTIALS_DIRECTORY is not set (not started by systemd with LoadCredential=)",
+                        path.display()
+                    )));
+                }
+            },
+            None => path,
+        };
         return Ok(match read_secret_file(key, path)? {
             // An empty file (after its trailing line breaks) says "none":
             // what a service manager passes when the operator has not
