@@ -41,8 +41,29 @@ fn man_page_names_every_subcommand() {
         "engines",
         "completions",
         "man",
+        "backup",
+        "restore",
+        "gc",
     ] {
         assert!(page.contains(sub), "man page lacks {sub}");
+    }
+    // What an operator looks for, in the main page and in `--out`'s.
+    let sections = [
+        ".SH FILES",
+        ".SH ENVIRONMENT",
+        ".SH SIGNALS",
+        ".SH EXIT STATUS",
+        ".SH RUNNING AS A SERVICE",
+    ];
+    let dir = s.path("man");
+    s.quire()
+        .args(["man", "--out", dir.to_str().unwrap()])
+        .run()
+        .success();
+    let written = std::fs::read_to_string(dir.join("quire.1")).unwrap();
+    for section in sections {
+        assert!(page.contains(section), "man page lacks {section}");
+        assert!(written.contains(section), "quire.1 lacks {section}");
     }
 }
 
