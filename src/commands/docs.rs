@@ -33,7 +33,8 @@ pub fn man(dir: Option<&Path>, out: &mut dyn Write) -> anyhow::Result<()> {
             let main = dir.join("quire.1");
             let mut file = std::fs::File::create(&main)
                 .with_context(|| format!("cannot write {}", main.display()))?;
-            main_page(cmd, &mut file).with_context(|| format!("cannot write {}", main.display()))?;
+            main_page(cmd, &mut file)
+                .with_context(|| format!("cannot write {}", main.display()))?;
             let mut names: Vec<String> = std::fs::read_dir(dir)?
                 .filter_map(|e| e.ok())
                 .map(|e| e.file_name().to_string_lossy().into_owned())

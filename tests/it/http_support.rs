@@ -401,3 +401,101 @@ impl Binary {
         }
     }
 }
+
+/// Debian's nginx in front of a test server, configured with the README's
+/// example (`Running quire for a team`): its `server` block as written,
+/// but for the TLS lines (a loopback test has no certificate) and the two
+/// addresses.
+pub struct Nginx {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The nginx binary: on PATH, else where Debian puts it.
+pub fn nginx_program() -> String {
+    if Command::new("nginx").arg("-v").output().is_ok() {
+        "nginx".into()
+    } else {
+        "/usr/sbin/nginx".into()
+    }
+}
+
+impl Nginx {
+    pub fn start(sandbox: &Sandbox, upstream: &str) -> Nginx {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let after = readme
+            .split("<!-- nginx example")
+            .nth(1)
+            .expect("the README's nginx example");
+        let block = after
+            .split("```nginx\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .expect("the nginx block");
+        let port = free_port();
+        let server: String = block
+            .lines()
+            .map(|l| l.strip_prefix("   ").unwrap_or(l))
+            .filter(|l| !l.trim_start().starts_with("ssl_certificate"))
+            .map(|l| {
+                l.replace(
+                    "listen 443 ssl http2;",
+                    &format!("listen 127.0.0.1:{port};"),
+                )
+                .replace("http://127.0.0.1:4096", upstream)
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            server.contains(&format!("listen 127.0.0.1:{port};")),
+            "{server}"
+        );
+        let dir = sandbox.path("nginx");
+        std::fs::create_dir_all(&dir).unwrap();
+        let d = dir.display();
+        // As root, nginx's workers would run as `nobody`, who cannot write
+        // into the sandbox; they stay root here.
+        let user = if rustix::process::geteuid().is_root() {
+            "user root;"
+        } else {
+            ""
+        };
+        let conf = format!(
+            "daemon off;\n{user}\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{}}\nhttp {{\n  access_log {d}/access.log;\n\
+             client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n\
+             fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n\
+             {server}\n}}\n"
+        );
+        std::fs::write(dir.join("nginx.conf"), conf).unwrap();
+        let mut child = Command::new(nginx_program())
+            .args(["-p", &dir.display().to_string(), "-c"])
+            .arg(dir.join("nginx.conf"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("nginx starts");
+        let end = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).is_err() {
+            if let Some(status) = child.try_wait().unwrap() {
+                let log = std::fs::read_to_string(dir.join("error.log")).unwrap_or_default();
+                panic!("nginx exited ({status}):\n{log}");
+            }
+            assert!(Instant::now() < end, "nginx did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Nginx {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}
