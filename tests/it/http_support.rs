@@ -499,3 +499,148 @@ impl Nginx {
         }
     }
 }
+
+/// What a reverse proxy configured as the README says must pass to quire
+/// (`proxy`: its URL): a write carrying the browser's Origin (the Host it
+/// passes keeps its port), an upload as large as `server.max_body_bytes`
+/// answered by quire (not the proxy's 413), the event stream's first event
+/// at once (unbuffered), and MCP's initialize.
+pub fn check_through_proxy(proxy: &str, token: &str) {
+    let http = crate::harness::blocking_client();
+    let bearer = format!("Bearer {token}");
+    // A write with the browser's Origin: the Host the proxy passes keeps
+    // its port, so quire sees its own origin.
+    let created = http
+        .post(format!("{}/api/v1/projects", proxy))
+        .header("Authorization", &bearer)
+        .header("Origin", proxy)
+        .json(&serde_json::json!({"name": "Proxied"}))
+        .send()
+        .unwrap();
+    assert_eq!(created.status(), 200, "{}", created.text().unwrap());
+    // As large a body as quire takes: quire answers it (a JSON refusal of
+    // what is not an archive), not nginx.
+    let big = vec![b'x'; 32 * 1024 * 1024 - 4096];
+    let upload = http
+        .post(format!("{}/api/v1/projects/import", proxy))
+        .header("Authorization", &bearer)
+        .header("Content-Type", "application/zip")
+        .body(big)
+        .send()
+        .unwrap();
+    let status = upload.status();
+    let body: serde_json::Value = upload.json().expect("quire's JSON, not the proxy's refusal");
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a quire archive"),
+        "{body}"
+    );
+    // The event stream's first event arrives through nginx at once.
+    let mut events = http
+        .get(format!("{}/api/v1/events", proxy))
+        .header("Authorization", &bearer)
+        .send()
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("event: Snapshot") {
+        use std::io::Read;
+        let n = events.read(&mut buf).unwrap();
+        assert!(n > 0, "the stream ended");
+        seen.extend_from_slice(&buf[..n]);
+    }
+    drop(events);
+    // MCP's initialize.
+    let mcp = http
+        .post(format!("{}/mcp", proxy))
+        .header("Authorization", &bearer)
+        .header("Accept", "application/json, text/event-stream")
+        .json(
+            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "through-nginx", "version": "1"}}}),
+        )
+        .send()
+        .unwrap();
+    assert_eq!(mcp.status(), 200);
+    assert!(mcp.text().unwrap().contains("serverInfo"));
+}
+
+/// Caddy in front of a test server with the README's example: its site
+/// block as written, but served over plain HTTP on a loopback port (no
+/// certificate to get) with the admin endpoint off.
+pub struct Caddy {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for Caddy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Caddy {
+    pub fn start(sandbox: &Sandbox, upstream: &str) -> Caddy {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+        let block = readme
+            .split("```caddy\n")
+            .nth(1)
+            .and_then(|b| b.split("```").next())
+            .expect("the README's Caddy example");
+        let port = free_port();
+        let upstream = upstream.trim_start_matches("http://");
+        let site: String = block
+            .lines()
+            .map(|l| l.strip_prefix("   ").unwrap_or(l))
+            .map(|l| {
+                l.replace(
+                    "quire.example.org {",
+                    &format!("http://127.0.0.1:{port} {{"),
+                )
+                .replace("127.0.0.1:4096", upstream)
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert!(
+            site.contains(&format!("http://127.0.0.1:{port} {{")),
+            "{site}"
+        );
+        let dir = sandbox.path("caddy");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("Caddyfile");
+        std::fs::write(
+            &file,
+            format!("{{\n\tadmin off\n\tauto_https off\n}}\n\n{site}\n"),
+        )
+        .unwrap();
+        let mut child = Command::new("caddy")
+            .args(["run", "--adapter", "caddyfile", "--config"])
+            .arg(&file)
+            .env("HOME", &dir)
+            .env("XDG_CONFIG_HOME", dir.join("config"))
+            .env("XDG_DATA_HOME", dir.join("data"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("caddy starts");
+        let end = Instant::now() + Duration::from_secs(30);
+        while std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap())).is_err() {
+            if let Some(status) = child.try_wait().unwrap() {
+                panic!("caddy exited ({status})");
+            }
+            assert!(Instant::now() < end, "caddy did not listen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Caddy {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        }
+    }
+}

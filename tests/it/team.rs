@@ -731,3 +731,26 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
     }
     out
 }
+
+/// The README's Caddy example in front of quire passes what the web
+/// workbench and an agent need (see `check_through_proxy`).
+#[test]
+fn the_readmes_caddy_example_passes_events_mcp_and_big_uploads() {
+    let test = "the_readmes_caddy_example_passes_events_mcp_and_big_uploads";
+    if !crate::harness::tool_available(
+        "caddy",
+        test,
+        crate::harness::missing_program("caddy", "version"),
+    ) {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = Binary::start(
+        &s,
+        &["--headless", "--port", "0"],
+        &[("QUIRE_SERVER__TOKEN", OWNER)],
+    );
+    let proxy = crate::http_support::Caddy::start(&s, &server.url);
+    crate::http_support::check_through_proxy(&proxy.url, OWNER);
+    assert!(server.terminate().success());
+}

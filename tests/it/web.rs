@@ -604,67 +604,7 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
         &[("QUIRE_SERVER__TOKEN", token)],
     );
     let proxy = crate::http_support::Nginx::start(&s, &server.url);
-    let http = crate::harness::blocking_client();
-    let bearer = format!("Bearer {token}");
-    // A write with the browser's Origin: the Host nginx passes keeps its
-    // port, so quire sees its own origin.
-    let created = http
-        .post(format!("{}/api/v1/projects", proxy.url))
-        .header("Authorization", &bearer)
-        .header("Origin", &proxy.url)
-        .json(&serde_json::json!({"name": "Proxied"}))
-        .send()
-        .unwrap();
-    assert_eq!(created.status(), 200, "{}", created.text().unwrap());
-    // As large a body as quire takes: quire answers it (a JSON refusal of
-    // what is not an archive), not nginx.
-    let big = vec![b'x'; 32 * 1024 * 1024 - 4096];
-    let upload = http
-        .post(format!("{}/api/v1/projects/import", proxy.url))
-        .header("Authorization", &bearer)
-        .header("Content-Type", "application/zip")
-        .body(big)
-        .send()
-        .unwrap();
-    let status = upload.status();
-    let body: serde_json::Value = upload.json().expect("quire's JSON, not nginx's page");
-    assert_eq!(status, 422, "{body}");
-    assert!(
-        body["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("not a quire archive"),
-        "{body}"
-    );
-    // The event stream's first event arrives through nginx at once.
-    let mut events = http
-        .get(format!("{}/api/v1/events", proxy.url))
-        .header("Authorization", &bearer)
-        .send()
-        .unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("event: Snapshot") {
-        use std::io::Read;
-        let n = events.read(&mut buf).unwrap();
-        assert!(n > 0, "the stream ended");
-        seen.extend_from_slice(&buf[..n]);
-    }
-    drop(events);
-    // MCP's initialize.
-    let mcp = http
-        .post(format!("{}/mcp", proxy.url))
-        .header("Authorization", &bearer)
-        .header("Accept", "application/json, text/event-stream")
-        .json(
-            &serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
-                       "clientInfo": {"name": "through-nginx", "version": "1"}}}),
-        )
-        .send()
-        .unwrap();
-    assert_eq!(mcp.status(), 200);
-    assert!(mcp.text().unwrap().contains("serverInfo"));
+    crate::http_support::check_through_proxy(&proxy.url, token);
     // The workbench in Chromium, through nginx.
     let out = out_dir("nginx");
     run_scenario(&s, &python, "token", &proxy.url, &out, &[token]);
