@@ -40,6 +40,12 @@ impl Caller {
         self.name.as_deref()
     }
 
+    /// Whether the server's paths may be shown to them (an admin's, or
+    /// the machine's own person's).
+    pub fn sees_paths(&self) -> bool {
+        self.role == Role::Admin
+    }
+
     /// `Ok` when the role allows what needs `needed`; else what to say.
     pub fn may(&self, needed: Role, what: &str) -> Result<(), String> {
         if self.role >= needed {
@@ -69,6 +75,30 @@ pub fn op_needs(op: &crate::core::op::Op) -> (Role, &'static str) {
         (Role::Admin, "changing the glossary")
     } else {
         (Role::Edit, "changing a project")
+    }
+}
+
+/// `value` as `caller` may see it: without the server's paths (every
+/// `path` key, at any depth) unless they are an admin. `None`: a caller
+/// the guard did not name (an open route), who sees no paths either.
+pub fn as_seen_by(caller: Option<&Caller>, value: serde_json::Value) -> serde_json::Value {
+    if caller.is_some_and(Caller::sees_paths) {
+        return value;
+    }
+    without_paths(value)
+}
+
+fn without_paths(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(k, _)| k != "path")
+                .map(|(k, v)| (k, without_paths(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_paths).collect()),
+        other => other,
     }
 }
 
@@ -294,6 +324,21 @@ mod tests {
         }
         throttle.succeeded(address);
         assert_eq!(throttle.failed(address, now).count, 1);
+    }
+
+    #[test]
+    fn only_an_admin_sees_the_servers_paths() {
+        let value = serde_json::json!([{"id": 1, "path": "/var/lib/quire/projects/a",
+            "inner": {"path": "/x", "name": "b"}}]);
+        let reader = Caller {
+            name: Some(Arc::from("rui")),
+            role: Role::Read,
+        };
+        assert_eq!(
+            as_seen_by(Some(&reader), value.clone()),
+            serde_json::json!([{"id": 1, "inner": {"name": "b"}}])
+        );
+        assert_eq!(as_seen_by(Some(&Caller::local()), value.clone()), value);
     }
 
     #[test]

@@ -44,11 +44,13 @@ pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::Worke
             _ => directive(request.config),
         },
     };
+    // The log names projects and what was done to them: owner-only, as
+    // the data directory is.
     let file = request.file.as_ref().and_then(|path| {
         if let Some(dir) = path.parent() {
-            let _ = std::fs::create_dir_all(dir);
+            let _ = crate::core::storage::private_dir(dir);
         }
-        std::fs::OpenOptions::new()
+        crate::core::storage::private_file()
             .create(true)
             .append(true)
             .open(path)

@@ -17,6 +17,9 @@ pub struct ApiError {
     pub message: String,
     /// Both values of a stale edit (a `conflict`), as `error.stale`.
     pub stale: Option<Box<Stale>>,
+    /// What the log says instead of `message`, when the client is told
+    /// less (a file error's path stays in the server's log).
+    pub logged: Option<String>,
 }
 
 impl ApiError {
@@ -26,6 +29,7 @@ impl ApiError {
             code,
             message: message.into(),
             stale: None,
+            logged: None,
         }
     }
 
@@ -50,10 +54,23 @@ pub fn status_of(error: &CoreError) -> StatusCode {
 
 impl From<CoreError> for ApiError {
     fn from(error: CoreError) -> Self {
+        // A file's path is the server's business: the client hears what
+        // went wrong, the log where.
+        let told = match &error {
+            CoreError::Io { message, .. } => {
+                Some(format!("a file could not be read or written: {message}"))
+            }
+            CoreError::Corrupt { message, .. } => {
+                Some(format!("a project file is damaged: {message}"))
+            }
+            _ => None,
+        };
+        let full = error.to_string();
         ApiError {
             status: status_of(&error),
             code: error.code(),
-            message: error.to_string(),
+            message: told.clone().unwrap_or_else(|| full.clone()),
+            logged: told.map(|_| full),
             stale: match error {
                 CoreError::Stale(stale) => Some(stale),
                 _ => None,
@@ -65,7 +82,8 @@ impl From<CoreError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         if self.status.is_server_error() {
-            tracing::error!(code = self.code, "{}", self.message);
+            let logged = self.logged.as_deref().unwrap_or(&self.message);
+            tracing::error!(code = self.code, "{logged}");
         }
         let mut body = json!({ "error": { "code": self.code, "message": self.message } });
         if let Some(stale) = &self.stale {

@@ -33,8 +33,14 @@ pub(super) const EVENTS: Doc = Doc {
 
 pub async fn events(
     State(state): State<AppState>,
+    viewer: crate::http::extract::Viewer,
     headers: HeaderMap,
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
+    // Sessions' paths go to an admin only.
+    let paths = viewer
+        .0
+        .as_ref()
+        .is_some_and(crate::access::Caller::sees_paths);
     let last = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
@@ -44,13 +50,19 @@ pub async fn events(
     let client = Connected::new(state.metrics.clone());
     let stream = futures_util::stream::unfold(
         (subscription, shutdown, client),
-        |(mut sub, mut shutdown, client)| async move {
+        move |(mut sub, mut shutdown, client)| async move {
             let next = tokio::select! {
                 next = sub.next() => next,
                 _ = shutdown.wait_for(|stop| *stop) => None,
             };
             let envelope = next?;
-            let data = serde_json::to_string(&*envelope).unwrap_or_else(|_| "{}".to_owned());
+            let data = if paths {
+                serde_json::to_string(&*envelope)
+            } else {
+                serde_json::to_value(&*envelope)
+                    .map(|v| crate::access::as_seen_by(None, v).to_string())
+            }
+            .unwrap_or_else(|_| "{}".to_owned());
             let event = SseEvent::default()
                 .id(envelope.seq.to_string())
                 .event(envelope.event.name())

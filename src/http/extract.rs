@@ -104,6 +104,30 @@ impl FromRequestParts<AppState> for Acting {
     }
 }
 
+/// The request's caller, when the guard named one (every route but the
+/// open ones): what paths a reply may show depends on it.
+pub struct Viewer(pub Option<Caller>);
+
+impl FromRequestParts<AppState> for Viewer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        _: &AppState,
+    ) -> Result<Self, std::convert::Infallible> {
+        Ok(Viewer(parts.extensions.get::<Caller>().cloned()))
+    }
+}
+
+impl Viewer {
+    /// `value` as JSON, without the server's paths unless the caller is an
+    /// admin (`access::as_seen_by`).
+    pub fn json<T: serde::Serialize>(&self, value: &T) -> axum::Json<serde_json::Value> {
+        let value = serde_json::to_value(value).unwrap_or_default();
+        axum::Json(crate::access::as_seen_by(self.0.as_ref(), value))
+    }
+}
+
 /// The session a route acts on.
 pub struct Target(pub SessionId);
 

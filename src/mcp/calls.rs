@@ -174,7 +174,7 @@ impl QuireMcp {
             None => self.core.open_project(&path).await?,
         };
         self.set_active(s.id);
-        ok(&Opened {
+        self.seen(&Opened {
             session_id: s.id,
             name: s.name,
             path: s.path.display().to_string(),

@@ -241,6 +241,13 @@ impl QuireMcp {
         }
     }
 
+    /// `value` as the result, without the server's paths unless the
+    /// caller is an admin (over stdio, the machine's person is).
+    fn seen<T: serde::Serialize>(&self, value: &T) -> Outcome<CallToolResult> {
+        let value = serde_json::to_value(value).unwrap_or_default();
+        ok(&crate::access::as_seen_by(Some(&self.caller), value))
+    }
+
     /// `sessionId`, else (handshake era, or stdio, which has one client)
     /// the connection's active session, else the current one, else the
     /// tool error `no_session`. A stateless request over HTTP has no
@@ -314,7 +321,7 @@ impl QuireMcp {
             ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
             ToolName::ListSessions => {
                 let _: NoArgs = parse(args)?;
-                ok(&Sessions {
+                self.seen(&Sessions {
                     sessions: self.core.sessions(),
                 })
             }

@@ -79,10 +79,16 @@ impl Store {
                 _ => Ok(()),
             };
         }
-        std::fs::create_dir_all(&self.dir)?;
+        // Owner-only, as the projects they belong to are.
+        crate::core::storage::private_dir(&self.dir).map_err(std::io::Error::other)?;
         let tmp = path.with_extension("json.tmp");
         let text = serde_json::to_vec_pretty(&kept).map_err(std::io::Error::other)?;
-        std::fs::write(&tmp, text)?;
+        let mut file = crate::core::storage::private_file()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        std::io::Write::write_all(&mut file, &text)?;
         std::fs::rename(&tmp, &path)
     }
 }

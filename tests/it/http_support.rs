@@ -529,7 +529,9 @@ pub fn check_through_proxy(proxy: &str, token: &str) {
         .send()
         .unwrap();
     let status = upload.status();
-    let body: serde_json::Value = upload.json().expect("quire's JSON, not the proxy's refusal");
+    let body: serde_json::Value = upload
+        .json()
+        .expect("quire's JSON, not the proxy's refusal");
     assert_eq!(status, 422, "{body}");
     assert!(
         body["error"]["message"]

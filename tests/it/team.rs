@@ -138,6 +138,35 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         );
         assert_eq!(status, 200, "{body}");
     }
+    // The server's paths are an admin's to see.
+    let (_, listed) = c.call("GET", "/api/v1/projects", RUI, None);
+    assert!(listed[0].get("path").is_none(), "{listed}");
+    let (_, listed) = c.call("GET", "/api/v1/projects", OWNER, None);
+    assert!(listed[0]["path"].is_string(), "{listed}");
+    let (_, sessions) = c.call("GET", "/api/v1/sessions", ANA, None);
+    assert!(sessions[0].get("path").is_none(), "{sessions}");
+    let (_, config) = c.call("GET", "/api/v1/config", RUI, None);
+    assert!(
+        config.get("paths").is_none() && config["qa"].is_object(),
+        "{config}"
+    );
+    let events = c
+        .http
+        .get(format!("{}/api/v1/events", c.url))
+        .bearer_auth(RUI)
+        .send()
+        .unwrap();
+    let mut first = String::new();
+    let mut reader = std::io::BufReader::new(events);
+    while !first.starts_with("data:") {
+        first.clear();
+        std::io::BufRead::read_line(&mut reader, &mut first).unwrap();
+    }
+    assert!(
+        first.contains("\"sessions\"") && !first.contains("\"path\""),
+        "{first}"
+    );
+    drop(reader);
     // The glossary is an admin's.
     let glossary = json!({"type": "UpdateGlossary", "set": [{"source": "One", "target": "Um"}]});
     let (status, body) = c.call(
@@ -467,6 +496,23 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
         "{}",
         restored.stdout()
     );
+    // What quire made is its owner's only: the data and projects
+    // directories it created, each project, and the backup.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        for dir in [
+            "data1",
+            "data1/projects",
+            "data2",
+            "data2/projects",
+            "data2/projects/ch-1",
+        ] {
+            assert_eq!(mode(&s.path(dir)), 0o700, "{dir}");
+        }
+        assert_eq!(mode(&tar), 0o600);
+    }
     // Twice is refused, and changes nothing.
     let before_again = s.snapshot();
     s.quire()

@@ -205,7 +205,7 @@ fn unpack_within(bytes: &[u8], dest: &Path, limits: &ArchiveLimits) -> CoreResul
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
+    storage::private_dir(parent)?;
     sweep(parent);
     let mut zip =
         zip::ZipArchive::new(Cursor::new(bytes)).map_err(|e| bad_archive(e.to_string()))?;

@@ -49,7 +49,7 @@ pub fn copy_project(src: &Path, dst: &Path) -> CoreResult<Copied> {
     let parent = dst
         .parent()
         .ok_or_else(|| CoreError::InvalidInput(format!("{} has no parent", dst.display())))?;
-    std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
+    storage::private_dir(parent)?;
     // Built beside its place, then renamed into it: an interrupted copy
     // leaves no project that looks whole.
     let building = parent.join(format!(

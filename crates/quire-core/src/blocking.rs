@@ -102,7 +102,7 @@ impl Blocking<'_> {
     ) -> CoreResult<SessionSummary> {
         let name = check_project_name(name)?;
         let root = self.0.projects_dir().to_path_buf();
-        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
+        super::storage::private_dir(&root)?;
         let path = {
             let _guard = self.0.lifecycle();
             let path = free_path(&root, &name);
@@ -117,7 +117,7 @@ impl Blocking<'_> {
     pub fn import_managed_archive(&self, bytes: &[u8]) -> CoreResult<SessionSummary> {
         let name = super::archive::archive_name(bytes)?;
         let root = self.0.projects_dir().to_path_buf();
-        std::fs::create_dir_all(&root).map_err(|e| CoreError::io(&root, e))?;
+        super::storage::private_dir(&root)?;
         let path = {
             let _guard = self.0.lifecycle();
             let path = free_path(&root, &name);

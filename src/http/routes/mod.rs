@@ -132,9 +132,29 @@ const CONFIG: Doc = Doc {
     queries: &[],
 };
 
-async fn config(State(state): State<AppState>) -> Json<Value> {
+async fn config(
+    State(state): State<AppState>,
+    viewer: crate::http::extract::Viewer,
+) -> Json<Value> {
     // `Secret` serializes as "[redacted]".
-    Json(serde_json::to_value(&*state.config).unwrap_or_else(|e| json!({ "error": e.to_string() })))
+    let mut config =
+        serde_json::to_value(&*state.config).unwrap_or_else(|e| json!({ "error": e.to_string() }));
+    // The server's files are an admin's to see: its directories, engine
+    // programs, models and dictionaries.
+    if !viewer
+        .0
+        .as_ref()
+        .is_some_and(crate::access::Caller::sees_paths)
+        && let Some(map) = config.as_object_mut()
+    {
+        for section in ["paths", "models", "spell"] {
+            map.remove(section);
+        }
+        if let Some(Value::Object(engines)) = map.get_mut("engines") {
+            engines.retain(|k, _| k == "allow_unattended");
+        }
+    }
+    Json(config)
 }
 
 const OPENAPI: Doc = Doc {

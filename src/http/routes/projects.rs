@@ -6,6 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, Request};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::Form;
 use super::pages::is_multipart;
@@ -16,8 +17,8 @@ use crate::core::import::makes_pages;
 use crate::core::lang::Languages;
 use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
-use crate::http::error::{ApiError, ApiResult};
-use crate::http::extract::{Acting, JsonBody, Target, body_error};
+use crate::http::error::ApiResult;
+use crate::http::extract::{Acting, JsonBody, Target, Viewer, body_error};
 use crate::wire::Closed;
 
 #[derive(Deserialize, JsonSchema)]
@@ -57,8 +58,8 @@ pub(super) const LIST_PROJECTS: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn list_projects(Acting(state): Acting) -> ApiResult<Json<Vec<ProjectEntry>>> {
-    Ok(Json(state.core.list_projects().await?))
+pub(super) async fn list_projects(Acting(state): Acting, viewer: Viewer) -> ApiResult<Json<Value>> {
+    Ok(viewer.json(&state.core.list_projects().await?))
 }
 
 pub(super) const CREATE_PROJECT: Doc = Doc {
@@ -101,9 +102,10 @@ pub(super) const OPEN_PROJECT: Doc = Doc {
 
 pub(super) async fn open_project(
     Acting(state): Acting,
+    viewer: Viewer,
     JsonBody(body): JsonBody<OpenProject>,
-) -> ApiResult<Json<SessionSummary>> {
-    Ok(Json(state.core.open_managed_project(body.id).await?))
+) -> ApiResult<Json<Value>> {
+    Ok(viewer.json(&state.core.open_managed_project(body.id).await?))
 }
 
 pub(super) const OPEN_SESSION: Doc = Doc {
@@ -118,9 +120,10 @@ pub(super) const OPEN_SESSION: Doc = Doc {
 
 pub(super) async fn open_session(
     Acting(state): Acting,
+    viewer: Viewer,
     JsonBody(body): JsonBody<OpenProject>,
-) -> ApiResult<Json<SessionSummary>> {
-    Ok(Json(state.core.open_managed_session(body.id).await?))
+) -> ApiResult<Json<Value>> {
+    Ok(viewer.json(&state.core.open_managed_session(body.id).await?))
 }
 
 pub(super) const CLOSE_CURRENT: Doc = Doc {
@@ -172,8 +175,8 @@ pub(super) const SESSIONS: Doc = Doc {
     queries: &[],
 };
 
-pub(super) async fn sessions(Acting(state): Acting) -> Json<Vec<SessionSummary>> {
-    Json(state.core.sessions())
+pub(super) async fn sessions(Acting(state): Acting, viewer: Viewer) -> Json<Value> {
+    viewer.json(&state.core.sessions())
 }
 
 pub(super) const SESSION: Doc = Doc {
@@ -188,9 +191,10 @@ pub(super) const SESSION: Doc = Doc {
 
 pub(super) async fn session(
     Acting(state): Acting,
+    viewer: Viewer,
     Target(id): Target,
-) -> ApiResult<Json<SessionSummary>> {
-    state.core.session(id).map(Json).map_err(ApiError::from)
+) -> ApiResult<Json<Value>> {
+    Ok(viewer.json(&state.core.session(id)?))
 }
 
 pub(super) const SELECT_SESSION: Doc = Doc {
@@ -205,14 +209,11 @@ pub(super) const SELECT_SESSION: Doc = Doc {
 
 pub(super) async fn select_session(
     Acting(state): Acting,
+    viewer: Viewer,
     JsonBody(body): JsonBody<SelectSession>,
-) -> ApiResult<Json<SessionSummary>> {
+) -> ApiResult<Json<Value>> {
     state.core.make_current(body.id)?;
-    state
-        .core
-        .session(body.id)
-        .map(Json)
-        .map_err(ApiError::from)
+    Ok(viewer.json(&state.core.session(body.id)?))
 }
 
 pub(super) const IMPORT_ARCHIVE: Doc = Doc {

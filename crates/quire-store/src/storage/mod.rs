@@ -275,16 +275,15 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> CoreResult<()> {
         .map_err(|e| CoreError::io(path, e))
 }
 
-/// Creates `dir` owner-only (0700) if it does not exist; missing parents
-/// outside the project get the usual mode.
+/// Creates `dir` owner-only (0700) if it does not exist, and so every
+/// missing directory above it (the data and projects directories quire
+/// makes hold someone's work too); existing ones are left as they are.
 pub fn private_dir(dir: &Path) -> CoreResult<()> {
     if dir.is_dir() {
         return Ok(());
     }
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| CoreError::io(parent, e))?;
-    }
     let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
     match builder.create(dir) {
