@@ -252,10 +252,10 @@ async fn an_io_error_keeps_its_kind_and_path() {
         .create_project(&file.join("project"), "Nope")
         .unwrap_err();
     assert_eq!(err.code(), "io", "{err}");
-    // mkdir -p over a file: EEXIST on Linux.
+    // An owner-only mkdir -p through a file: ENOTDIR on Linux.
     assert_eq!(
         err.io_kind(),
-        Some(std::io::ErrorKind::AlreadyExists),
+        Some(std::io::ErrorKind::NotADirectory),
         "{err}"
     );
     match &err {

@@ -900,3 +900,76 @@ fn an_episode_at_the_desk_at_80_by_24() {
         std::fs::write(out, &desk).unwrap();
     }
 }
+
+/// A TUI attached with bea's token names who wrote each translation: ana's
+/// (made over HTTP), then bea's own, and whose change an undo undid.
+#[test]
+fn an_attached_tui_names_each_translations_author() {
+    let s = Sandbox::new();
+    let config = s.write(
+        "team.toml",
+        "[server]\ntoken = \"tui-owner-1\"\n\n[[server.users]]\nname = \"ana\"\ntoken = \"tui-ana-2\"\n\n\
+         [[server.users]]\nname = \"bea\"\ntoken = \"tui-bea-3\"\n",
+    );
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let http = crate::harness::blocking_client();
+    let call = |path: &str, token: &str, body: serde_json::Value| {
+        let response = http
+            .post(format!("{}{path}", server.url))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        response.json::<serde_json::Value>().unwrap()
+    };
+    let session = call(
+        "/api/v1/projects",
+        "tui-owner-1",
+        serde_json::json!({"name": "Team"}),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let created = call(
+        &format!("{prefix}/pages"),
+        "tui-ana-2",
+        serde_json::json!({"name": "p1", "text": "One.\n\nTwo."}),
+    );
+    let ids = created["created"].as_array().unwrap();
+    call(
+        &format!("{prefix}/history/apply"),
+        "tui-ana-2",
+        serde_json::json!({"type": "UpdateNode", "page": ids[0], "id": ids[1],
+               "patch": {"kind": {"type": "text", "translation": "Um."}}}),
+    );
+    let name = format!("quire-team-{}", std::process::id());
+    let args = format!("attach {} --token tui-bea-3", server.url);
+    let Some(tmux) = Tmux::start_sized(&s, &name, &args, (100, 30)) else {
+        return;
+    };
+    tmux.wait_for("Team");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translated · by ana");
+    tmux.keys(&["j", "e"]);
+    tmux.wait_for("Translation (draft)");
+    tmux.keys(&["-l", "Dois."]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("translated · by bea");
+    tmux.keys(&["u"]);
+    tmux.wait_for("(bea's)");
+    tmux.keys(&["q"]);
+    assert!(server.terminate().success());
+}

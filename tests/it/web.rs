@@ -610,3 +610,91 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
     run_scenario(&s, &python, "token", &proxy.url, &out, &[token]);
     assert!(server.terminate().success());
 }
+
+/// A team in the browser: bea signs in with her own token and sees that
+/// ana wrote a translation, then her own name on hers, and whose change
+/// an undo undid.
+#[test]
+fn each_translation_names_its_author_in_the_workbench() {
+    let Some(python) = browser("each_translation_names_its_author_in_the_workbench") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let config = s.write(
+        "team.toml",
+        "[server]\ntoken = \"web-owner-1\"\n\n[[server.users]]\nname = \"ana\"\ntoken = \"web-ana-2\"\n\n\
+         [[server.users]]\nname = \"bea\"\ntoken = \"web-bea-3\"\n",
+    );
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let http = crate::harness::blocking_client();
+    let call = |method: reqwest::Method, path: &str, token: &str, body: serde_json::Value| {
+        let response = http
+            .request(method, format!("{}{path}", server.url))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .unwrap();
+        assert!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        response.json::<serde_json::Value>().unwrap()
+    };
+    let session = call(
+        reqwest::Method::POST,
+        "/api/v1/projects",
+        "web-owner-1",
+        json!({"name": "Team"}),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    call(
+        reqwest::Method::POST,
+        &format!("{prefix}/pages"),
+        "web-ana-2",
+        json!({"name": "p1", "text": "One.\n\nTwo."}),
+    );
+    let scene = http
+        .get(format!("{}{prefix}/scene.json", server.url))
+        .bearer_auth("web-ana-2")
+        .send()
+        .unwrap()
+        .json::<serde_json::Value>()
+        .unwrap();
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let node = scene["scene"]["pages"][0]["nodes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    call(
+        reqwest::Method::POST,
+        &format!("{prefix}/history/apply"),
+        "web-ana-2",
+        json!({"type": "UpdateNode", "page": page, "id": node,
+               "patch": {"kind": {"type": "text", "translation": "Um."}}}),
+    );
+    let project = session["projectId"].as_str().unwrap().to_owned();
+    let out = out_dir("team");
+    run_scenario(
+        &s,
+        &python,
+        "team",
+        &server.url,
+        &out,
+        &["web-bea-3", &project, &page, &node],
+    );
+    assert!(server.terminate().success());
+}

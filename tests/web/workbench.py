@@ -1193,6 +1193,28 @@ def scenario_desk(url, out):
         expect(page.locator(".toast-error")).to_contain_text("1 of 4 segments have no translation (cue 4)")
 
 
+def scenario_team(url, out, token, project, page_id, node_id):
+    """Bea, signed in with her own token, reads who wrote a translation
+    (ana, a person) and, after translating the next block herself, sees
+    her own name on it; undoing says whose change it undid."""
+    with browser_page() as (_, page, _):
+        page.goto(url + "/")
+        page.get_by_role("textbox", name="Token").fill(token)
+        page.get_by_role("button", name="Continue").click()
+        expect(page.get_by_role("heading", name="New project")).to_be_visible()
+        page.goto(f"{url}/#/p/{project}/{page_id}/{node_id}")
+        expect(page.locator(".editor .origin")).to_contain_text("By ana")
+        page.screenshot(path=os.path.join(out, "team.png"))
+        blocks = page.locator(".block[data-node]")
+        blocks.nth(1).click()
+        page.locator("#translation").fill("Dois.")
+        page.get_by_role("button", name="Save").click()
+        expect(blocks.nth(1)).to_have_attribute("data-state", "translated")
+        expect(page.locator(".editor .origin")).to_contain_text("By bea")
+        page.get_by_role("button", name="Undo (Ctrl+Z)").click()
+        expect(page.locator(".toast").last).to_contain_text("(bea's)")
+
+
 def main():
     global CHROMIUM
     CHROMIUM, what, url, out = sys.argv[1:5]
@@ -1211,6 +1233,8 @@ def main():
         scenario_token(url, out, sys.argv[5])
     elif what == "desk":
         scenario_desk(url, out)
+    elif what == "team":
+        scenario_team(url, out, *sys.argv[5:9])
     else:
         raise SystemExit(f"unknown scenario {what}")
     print("web: ok")

@@ -192,6 +192,9 @@ pub struct SessionSummary {
     pub id: SessionId,
     pub project_id: ProjectId,
     pub name: String,
+    /// Where it is on the server: absent for a caller who is not an
+    /// admin (read back as empty).
+    #[serde(default)]
     pub path: PathBuf,
     pub epoch: u64,
     pub busy: bool,

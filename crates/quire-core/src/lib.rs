@@ -172,6 +172,9 @@ pub struct Unwritable {
 pub struct ProjectEntry {
     pub id: ProjectId,
     pub name: String,
+    /// Where it is on the server: absent for a caller who is not an
+    /// admin (read back as empty).
+    #[serde(default)]
     pub path: PathBuf,
     pub updated_at_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
