@@ -192,7 +192,14 @@ def launch(playwright):
     return playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
 
 
+# The page's scene reads and failed requests, with a clock: what a test
+# that waited in vain reports.
+CONSOLE = []
+
+
 def watch_errors(page, errors):
+    page.on("response", lambda r: ("scene.json" in r.url or r.status >= 400)
+            and CONSOLE.append(f"{time.monotonic():.3f} {r.status} {r.url[-80:]}"))
     page.on("pageerror", lambda e: errors.append(f"page error: {e}\n{e.stack}"))
     page.on("console", lambda m: m.type == "error" and not m.text.startswith("Failed to load resource")
             and errors.append(f"console: {m.text}"))
@@ -603,7 +610,14 @@ def scenario_open(url, out):
         expect(row).to_contain_text("Changé ici")
         expect(row).to_contain_text("Changé dans le fichier")
         expect(row).to_contain_text("changed here and in the file")
-        expect(page.locator(f'.block[data-node="{third}"]')).to_contain_text("relu", timeout=LIVE_MS)
+        try:
+            expect(page.locator(f'.block[data-node="{third}"]')).to_contain_text("relu", timeout=LIVE_MS)
+        except AssertionError:
+            server = scene_with_curl(url, session)
+            nodes = [n for p in server["pages"] for n in p["nodes"] if n["id"] == third]
+            toasts = page.locator(".toast").all_inner_texts()
+            errors = page.locator("[role=alert]").all_inner_texts()
+            raise AssertionError(f"the server has {nodes}; toasts {toasts}; alerts {errors}; requests {CONSOLE[-20:]}")
         page.screenshot(path=os.path.join(out, "merge.png"))
         row.get_by_role("button", name="Take theirs").click()
         expect(row).to_contain_text("the file's taken", timeout=LIVE_MS)

@@ -568,6 +568,20 @@ export async function undoRedo(which) {
 }
 
 /**
+ * After a change of ours that answered with its epoch: if the view is
+ * behind it, read the scene, whether or not the stream's announcement has
+ * come (or was taken while a read of an older epoch was under way).
+ */
+export function readUpTo(epoch) {
+  if (typeof epoch !== 'number') return;
+  state.announced = Math.max(state.announced, epoch);
+  if (!state.view || epoch > state.view.epoch) {
+    want(null);
+    refreshScene();
+  }
+}
+
+/**
  * After a change of ours: the stream announces it (before the API answers)
  * and the scene follows from that; without a stream, read it whole.
  */

@@ -5,7 +5,7 @@
 
 import { useEffect, useRef } from '../vendor/hooks.mjs';
 import { call, fileNameOf, inSession, saveBytes } from './api.js';
-import { attempt, changed, refreshScene, select, toast } from './store.js';
+import { attempt, changed, readUpTo, refreshScene, select, toast } from './store.js';
 import { html } from './ui.js';
 
 export const EXPORTS = [
@@ -43,6 +43,7 @@ export async function importFiles(sessionId, files) {
   for (const file of files.filter((f) => TRANSLATIONS.test(f.name))) {
     const report = await attempt(`Importing ${file.name}`, () => call('POST', inSession(sessionId, '/import'), form(file)));
     if (report) {
+      readUpTo(report.epoch);
       const kept = report.kept ? `, ${report.kept} kept (changed here since the export)` : '';
       const n = report.conflicts.length;
       const conflicts = n ? `, ${n} ${n === 1 ? 'conflict' : 'conflicts'}` : '';
@@ -99,6 +100,7 @@ async function takeTheirs(rows) {
   const body = { format, content, take: rows.map((r) => r.unit) };
   const report = await attempt(`Taking ${name}'s side`, () => call('POST', inSession(sessionId, '/import'), body));
   if (!report) return;
+  readUpTo(report.epoch);
   const taken = new Set(report.conflicts.filter((c) => c.applied).map((c) => c.unit));
   for (const row of rows) row.decided = taken.has(row.unit) ? 'theirs' : row.decided;
   toast(`${name}: ${taken.size} taken from the file`);
