@@ -628,9 +628,6 @@ impl Core {
         Ok(snapshot)
     }
 
-    /// The open projects that cannot be written now (a full disk), each
-    /// after one more try to reopen its writer: name, session and why,
-    /// without a path (a health check may be public).
     /// The bytes every open project's undo and redo stacks hold (for
     /// `/metrics`).
     pub async fn history_bytes(&self) -> u64 {
@@ -640,6 +637,9 @@ impl Core {
             .unwrap_or(0)
     }
 
+    /// The open projects that cannot be written now (a full disk), each
+    /// after one more try to reopen its writer: name, session and why,
+    /// without a path (a health check may be public).
     pub async fn unwritable(&self) -> Vec<Unwritable> {
         let failed: Vec<Arc<Session>> = self
             .workspace()
