@@ -963,7 +963,9 @@ fn an_attached_tui_names_each_translations_author() {
     tmux.wait_for("Team");
     tmux.keys(&["Enter"]);
     tmux.wait_for("translated · by ana");
-    tmux.keys(&["j", "e"]);
+    tmux.keys(&["Tab", "j"]);
+    tmux.wait_for("not translated · e to edit");
+    tmux.keys(&["e"]);
     tmux.wait_for("Translation (draft)");
     tmux.keys(&["-l", "Dois."]);
     tmux.keys(&["Enter"]);
