@@ -106,7 +106,7 @@ fn main() {
         tokio::spawn(async move { axum::serve(listener, app).await });
         let projects = tempfile::tempdir().expect("temp dir");
         let base = support::core(projects.path(), Durability::Fsync, 1000, 500);
-        let mut config: CoreConfig = base.config().clone();
+        let mut config = CoreConfig::clone(&base.config());
         config.providers = BTreeMap::from([(
             "fake".to_owned(),
             Provider {
@@ -152,7 +152,7 @@ fn main() {
         // on top.
         let models = root.join(".models/rapidocr-3.10.0");
         if models.join("PP-OCRv6_rec_small.onnx").is_file() {
-            let mut config = base.config().clone();
+            let mut config = CoreConfig::clone(&base.config());
             config.ocr.backend = quire::core::settings::OcrBackend::Onnx;
             config.ocr.model = Some(models.join("PP-OCRv6_rec_small.onnx"));
             config.ocr.detector = Some(models.join("PP-OCRv6_det_small.onnx"));

@@ -257,6 +257,7 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         };
         let (served, _) = serve_with_project(&core, &loaded, project, stop).await?;
         notify(&[sd_notify::NotifyState::Ready]);
+        watchdog(&core);
         let state = served.state.clone();
         let request = loaded.request.clone();
         tokio::spawn(async move {
@@ -273,6 +274,25 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
     })
 }
 
+/// With `WatchdogSec=` set in the unit, tells systemd at twice that rate
+/// that the server is alive: the runtime still runs tasks and the
+/// workspace can be locked. A server wedged there misses its pings and
+/// systemd restarts it (with `Restart=on-failure`).
+fn watchdog(core: &Core) {
+    let Some(timeout) = sd_notify::watchdog_enabled() else {
+        return;
+    };
+    let core = core.clone();
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(timeout / 2);
+        loop {
+            every.tick().await;
+            let _ = core.current_session();
+            notify(&[sd_notify::NotifyState::Watchdog]);
+        }
+    });
+}
+
 /// Tells systemd (when it started us with `Type=notify`).
 fn notify(state: &[sd_notify::NotifyState<'_>]) {
     if let Err(e) = sd_notify::notify(state) {
@@ -280,10 +300,11 @@ fn notify(state: &[sd_notify::NotifyState<'_>]) {
     }
 }
 
-/// SIGHUP: loads the config again and takes what can change while
-/// serving (the users and their tokens); says what it took, and which
-/// changed settings need a restart. A config that does not load changes
-/// nothing.
+/// SIGHUP: loads the config again and puts in effect what can change
+/// while serving ([`crate::config::reload::plan`]): the guard's users,
+/// hosts, origins and proxies, the log level, and the core's engine and
+/// provider settings. Says what it reloaded and which changed settings
+/// wait for a restart. A config that does not load changes nothing.
 fn reload(request: &crate::config::LoadRequest, state: &http::AppState) {
     let loaded = match crate::config::load(request) {
         Ok(loaded) => loaded,
@@ -292,51 +313,41 @@ fn reload(request: &crate::config::LoadRequest, state: &http::AppState) {
             return;
         }
     };
-    let users = crate::access::Users::from_config(&loaded.config.server);
-    let names = users.names();
-    state.guard.replace_users(users);
+    let running = state.config();
+    let plan = crate::config::reload::plan(&running, loaded.config);
+    let Some(paths) = crate::config::dirs::DataPaths::resolve(&plan.config, &loaded.dirs) else {
+        tracing::error!("SIGHUP: no data directory to resolve, nothing changed");
+        return;
+    };
+    let mode = state.core.config().mode.clone();
+    state
+        .core
+        .reload_engines(core_config(&plan.config, &paths, &mode));
+    let level = match crate::logging::reload_level(plan.config.log.level) {
+        Ok(true) => format!("log level {}", plan.config.log.level.as_str()),
+        Ok(false) => "log level (kept: the command line or RUST_LOG sets it)".to_owned(),
+        Err(e) => format!("log level (not changed: {e})"),
+    };
+    let changed = if plan.changed.is_empty() {
+        "nothing changed".to_owned()
+    } else {
+        format!("changed: {}", plan.changed.join(", "))
+    };
+    state.reload(plan.config);
+    let users = state.guard.users().names();
+    let users = if users.is_empty() {
+        "none: open to this machine".to_owned()
+    } else {
+        users.join(", ")
+    };
     tracing::info!(
-        "SIGHUP: reloaded the users ({})",
-        if names.is_empty() {
-            "none: open to this machine".to_owned()
-        } else {
-            names.join(", ")
-        }
+        "SIGHUP: reloaded the users ({users}), {level}, the allowed hosts and origins, \
+         the trusted proxy, and the engine and provider settings ({changed})"
     );
-    let (old, new) = (&state.config, &loaded.config);
-    let mut restart = Vec::new();
-    for (key, changed) in [
-        ("server.host", old.server.host != new.server.host),
-        ("server.port", old.server.port != new.server.port),
-        (
-            "server.allowed_hosts",
-            old.server.allowed_hosts != new.server.allowed_hosts,
-        ),
-        (
-            "server.allowed_origins",
-            old.server.allowed_origins != new.server.allowed_origins,
-        ),
-        (
-            "server.max_body_bytes",
-            old.server.max_body_bytes != new.server.max_body_bytes,
-        ),
-        (
-            "log",
-            old.log.level != new.log.level || old.log.format != new.log.format,
-        ),
-        (
-            "paths",
-            serde_json::to_value(&old.paths).ok() != serde_json::to_value(&new.paths).ok(),
-        ),
-    ] {
-        if changed {
-            restart.push(key);
-        }
-    }
-    if !restart.is_empty() {
+    if !plan.restart.is_empty() {
         tracing::warn!(
             "SIGHUP: changed but not applied until a restart: {}",
-            restart.join(", ")
+            plan.restart.join(", ")
         );
     }
 }

@@ -2,6 +2,7 @@
 //! and, in `mcp stdio` / `mcp tui`, to protocol frames only.
 
 use std::io::IsTerminal;
+use std::sync::OnceLock;
 
 use tracing_subscriber::EnvFilter;
 
@@ -32,6 +33,10 @@ pub struct LogRequest {
 /// out what is still queued.
 #[must_use = "dropping the guard stops the log file's writer"]
 pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::WorkerGuard> {
+    let from_config = request.flag.is_none()
+        && !request.quiet
+        && request.verbose == 0
+        && !std::env::var("RUST_LOG").is_ok_and(|spec| !spec.trim().is_empty());
     let filter = match (request.flag, request.quiet, request.verbose) {
         (Some(level), _, _) => directive(level),
         (None, true, _) => directive(LogLevel::Error),
@@ -73,17 +78,64 @@ pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::Worke
         }
         None => (BoxMakeWriter::new(std::io::stderr), None),
     };
-    let _ = match request.format {
-        LogFormat::Text => builder.with_writer(writer).with_ansi(ansi).try_init(),
+    let installed = match request.format {
+        LogFormat::Text => {
+            let builder = builder
+                .with_writer(writer)
+                .with_ansi(ansi)
+                .with_filter_reloading();
+            let handle = builder.reload_handle();
+            builder
+                .try_init()
+                .map(|()| Box::new(move |f| handle.reload(f).map_err(|e| e.to_string())) as Reload)
+        }
         // One JSON object a line, its fields at the top level: what a log
         // shipper (journald's, Loki's, Vector's) reads without a parser.
-        LogFormat::Json => builder
-            .json()
-            .flatten_event(true)
-            .with_writer(writer)
-            .try_init(),
+        LogFormat::Json => {
+            let builder = builder
+                .json()
+                .flatten_event(true)
+                .with_writer(writer)
+                .with_filter_reloading();
+            let handle = builder.reload_handle();
+            builder
+                .try_init()
+                .map(|()| Box::new(move |f| handle.reload(f).map_err(|e| e.to_string())) as Reload)
+        }
     };
+    if let Ok(reload) = installed {
+        let _ = RELOAD.set(Installed {
+            from_config,
+            reload,
+        });
+    }
     guard
+}
+
+/// Replaces the installed subscriber's filter.
+type Reload = Box<dyn Fn(EnvFilter) -> Result<(), String> + Send + Sync>;
+
+/// The subscriber [`init`] installed, for [`reload_level`].
+struct Installed {
+    /// Whether the level is the config's (no flag and no `RUST_LOG` chose
+    /// another), so that a reloaded config's level applies.
+    from_config: bool,
+    reload: Reload,
+}
+
+static RELOAD: OnceLock<Installed> = OnceLock::new();
+
+/// Sets the level a reloaded config asks for (SIGHUP). `Ok(false)` when
+/// the command line or `RUST_LOG` chose the level, which then stays.
+pub fn reload_level(level: LogLevel) -> Result<bool, String> {
+    let installed = RELOAD
+        .get()
+        .ok_or("no log subscriber was installed by quire")?;
+    if !installed.from_config {
+        return Ok(false);
+    }
+    (installed.reload)(directive(level))?;
+    Ok(true)
 }
 
 /// quire's own events at `level`; other crates at most at `warn`, so that a

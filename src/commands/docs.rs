@@ -102,6 +102,10 @@ No colour in the log.
 Set by systemd: readiness, reloading and stopping are reported; a
 \fItoken_file\fR of \fB%d/\fR\fINAME\fR is read from the credentials
 directory.
+.TP
+\fBWATCHDOG_USEC\fR
+Set by systemd with \fBWatchdogSec=\fR: a server tells systemd it is
+alive at twice that rate.
 .SH SIGNALS
 .TP
 \fBSIGTERM\fR, \fBSIGINT\fR
@@ -109,9 +113,12 @@ Stop: requests in flight may finish (5 s), every project is saved and
 closed, then quire exits 0.
 .TP
 \fBSIGHUP\fR
-A server reloads its configuration: the users and their tokens are
-replaced at once; changed settings that need a restart are logged. A
-configuration that does not load changes nothing (logged as an error).
+A server reloads its configuration: the users and their tokens, the
+allowed hosts and origins, the trusted proxy, the log level, and the
+engine and provider settings take effect at once, and the log says what
+changed; changed settings that need a restart (addresses, limits,
+directories, storage, history) are logged and keep their running value.
+A configuration that does not load changes nothing (logged as an error).
 Other modes stop, as for SIGTERM (a closed terminal).
 .SH EXIT STATUS
 .TP

@@ -6,6 +6,7 @@ pub mod dirs;
 pub mod error;
 mod load;
 pub mod modes;
+pub mod reload;
 pub mod schema;
 pub mod secret;
 pub mod show;

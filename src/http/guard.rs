@@ -30,86 +30,49 @@ const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
 /// What the guard enforces.
 #[derive(Debug)]
 pub struct GuardConfig {
-    /// Lowercase host names (no port).
-    pub allowed_hosts: Vec<String>,
-    pub allowed_origins: Vec<String>,
-    /// Who may come in; none: a loopback server open to its machine. A
-    /// token that did not resolve matches nothing (fail closed). Replaced
-    /// whole when the config is reloaded.
-    users: RwLock<Arc<Users>>,
-    /// A header a trusted proxy names the user in, and those proxies.
-    proxy_header: Option<String>,
-    trusted_proxies: Vec<IpAddr>,
+    /// The host the server is bound to (accepted in `Host`).
+    bound_host: String,
+    /// What a reloaded config replaces whole ([`GuardConfig::reload`]).
+    rules: RwLock<Arc<Rules>>,
     throttle: Throttle,
-    /// `/metrics` without a token (`server.metrics_public`).
-    metrics_public: bool,
     pub max_body_bytes: u64,
 }
 
-impl GuardConfig {
-    /// The guard of `server`'s settings.
-    pub fn of(server: &ServerConfig) -> Self {
-        let mut guard = GuardConfig::new(
-            &server.host,
-            &server.allowed_hosts,
-            &server.allowed_origins,
-            Users::from_config(server),
-            server.max_body_bytes.get(),
-        );
-        guard.proxy_header = server.trusted_proxy_header.clone();
-        guard.trusted_proxies = server.trusted_proxies.clone();
-        guard.metrics_public = server.metrics_public;
-        guard
-    }
+/// The guard's settings that a reload may change.
+#[derive(Debug)]
+struct Rules {
+    /// Lowercase host names (no port).
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+    /// Who may come in; none: a loopback server open to its machine. A
+    /// token that did not resolve matches nothing (fail closed).
+    users: Arc<Users>,
+    /// A header a trusted proxy names the user in, and those proxies.
+    proxy_header: Option<String>,
+    trusted_proxies: Vec<IpAddr>,
+    /// `/metrics` without a token (`server.metrics_public`).
+    metrics_public: bool,
+}
 
-    pub fn new(
-        bound_host: &str,
-        extra_hosts: &[String],
-        origins: &[String],
-        users: Users,
-        max_body_bytes: u64,
-    ) -> Self {
+impl Rules {
+    fn of(bound_host: &str, server: &ServerConfig) -> Rules {
         let mut allowed_hosts: Vec<String> = LOCAL_HOSTS.iter().map(|h| (*h).to_owned()).collect();
         allowed_hosts.push(bracket_ipv6(bound_host));
-        allowed_hosts.extend(extra_hosts.iter().map(|h| host_name(h)));
+        allowed_hosts.extend(server.allowed_hosts.iter().map(|h| host_name(h)));
         allowed_hosts.sort();
         allowed_hosts.dedup();
-        GuardConfig {
+        Rules {
             allowed_hosts,
-            allowed_origins: origins
+            allowed_origins: server
+                .allowed_origins
                 .iter()
                 .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
                 .collect(),
-            users: RwLock::new(Arc::new(users)),
-            proxy_header: None,
-            trusted_proxies: Vec::new(),
-            throttle: Throttle::default(),
-            metrics_public: false,
-            max_body_bytes,
+            users: Arc::new(Users::from_config(server)),
+            proxy_header: server.trusted_proxy_header.clone(),
+            trusted_proxies: server.trusted_proxies.clone(),
+            metrics_public: server.metrics_public,
         }
-    }
-
-    /// The users as they are now.
-    pub fn users(&self) -> Arc<Users> {
-        self.users
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
-    }
-
-    /// Takes the users of a reloaded config.
-    pub fn replace_users(&self, users: Users) {
-        *self.users.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(users);
-    }
-
-    pub fn host_allowed(&self, host: &str) -> bool {
-        let name = host_name(host);
-        self.allowed_hosts.contains(&name)
-    }
-
-    pub fn origin_allowed(&self, origin: &str) -> bool {
-        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
-        self.allowed_origins.contains(&origin)
     }
 
     /// The client's address: the peer's, or, when the peer is a trusted
@@ -135,6 +98,48 @@ impl GuardConfig {
         }
         let name = headers.get(header)?.to_str().ok()?.trim();
         (!name.is_empty()).then(|| name.to_owned())
+    }
+
+    fn host_allowed(&self, host: &str) -> bool {
+        self.allowed_hosts.contains(&host_name(host))
+    }
+
+    fn origin_allowed(&self, origin: &str) -> bool {
+        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
+        self.allowed_origins.contains(&origin)
+    }
+}
+
+impl GuardConfig {
+    /// The guard of `server`'s settings.
+    pub fn of(server: &ServerConfig) -> Self {
+        GuardConfig {
+            bound_host: server.host.clone(),
+            rules: RwLock::new(Arc::new(Rules::of(&server.host, server))),
+            throttle: Throttle::default(),
+            max_body_bytes: server.max_body_bytes.get(),
+        }
+    }
+
+    fn rules(&self) -> Arc<Rules> {
+        self.rules
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The users as they are now.
+    pub fn users(&self) -> Arc<Users> {
+        self.rules().users.clone()
+    }
+
+    /// Takes what a reloaded config says of the users and their tokens,
+    /// the allowed hosts and origins, the trusted proxies and whether
+    /// `/metrics` is public. The bound address and the body limit stay
+    /// (they need a restart); so do the throttle's counts.
+    pub fn reload(&self, server: &ServerConfig) {
+        let rules = Arc::new(Rules::of(&self.bound_host, server));
+        *self.rules.write().unwrap_or_else(PoisonError::into_inner) = rules;
     }
 }
 
@@ -236,6 +241,7 @@ fn token_in_query(query: Option<&str>) -> bool {
 
 pub async fn guard(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let guard = &state.guard;
+    let rules = guard.rules();
     let headers = request.headers();
     let host = headers
         .get(header::HOST)
@@ -243,7 +249,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
         .map(str::to_owned)
         .or_else(|| request.uri().authority().map(|a| a.to_string()));
     match &host {
-        Some(h) if guard.host_allowed(h) => {}
+        Some(h) if rules.host_allowed(h) => {}
         Some(h) => {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
@@ -259,7 +265,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     }
     if let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
-        if !(same_origin(origin, host.as_deref()) || guard.origin_allowed(origin)) {
+        if !(same_origin(origin, host.as_deref()) || rules.origin_allowed(origin)) {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
@@ -279,7 +285,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
     // The workbench's files hold no data; the page asks for the token.
     let open = (path == "/healthz"
         || super::web::is_web_path(path)
-        || (path == "/metrics" && guard.metrics_public))
+        || (path == "/metrics" && rules.metrics_public))
         && matches!(*request.method(), Method::GET | Method::HEAD);
     let open_now = open_while_starting(path);
     let mut request = request;
@@ -288,7 +294,7 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
             .extensions()
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip());
-        let caller = match authenticate(guard, peer, request.headers()).await {
+        let caller = match authenticate(guard, &rules, peer, request.headers()).await {
             Ok(caller) => caller,
             Err(refused) => return refused,
         };
@@ -337,11 +343,12 @@ pub async fn guard(State(state): State<AppState>, request: Request, next: Next) 
 /// name a trusted proxy gave that the server does not know.
 async fn authenticate(
     guard: &GuardConfig,
+    rules: &Rules,
     peer: Option<IpAddr>,
     headers: &HeaderMap,
 ) -> Result<Caller, Response> {
-    let users = guard.users();
-    if let Some(name) = guard.proxied_user(peer, headers) {
+    let users = &rules.users;
+    if let Some(name) = rules.proxied_user(peer, headers) {
         return users.by_name(&name).ok_or_else(|| {
             tracing::warn!(target: "quire::access", "the proxy named an unknown user `{name}`");
             ApiError::new(
@@ -355,7 +362,7 @@ async fn authenticate(
     if !users.secured() {
         return Ok(Caller::local());
     }
-    let client = guard.client(peer, headers);
+    let client = rules.client(peer, headers);
     let shown = client.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());
     if let Some(address) = client
         && let Verdict::Blocked(left) = guard.throttle.check(address, Instant::now())
@@ -438,13 +445,16 @@ mod tests {
 
     #[test]
     fn allowed_hosts_and_origins() {
-        let g = GuardConfig::new(
-            "::1",
-            &["quire.lan".into()],
-            &["https://app.example".into()],
-            Users::default(),
-            10,
-        );
+        let dirs = crate::config::dirs::Dirs {
+            system: "/nonexistent/quire".into(),
+            user_config: None,
+            user_data: Some("/nonexistent/quire-data".into()),
+        };
+        let config = crate::config::load_with(&crate::config::LoadRequest::default(), dirs);
+        let mut server = config.unwrap().config.server;
+        server.allowed_hosts = vec!["quire.lan".into()];
+        server.allowed_origins = vec!["https://app.example".into()];
+        let g = Rules::of("::1", &server);
         for ok in ["localhost:1", "127.0.0.1", "[::1]:4096", "QUIRE.LAN:80"] {
             assert!(g.host_allowed(ok), "{ok}");
         }

@@ -21,8 +21,8 @@ pub mod routes;
 pub mod web;
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -40,7 +40,8 @@ use crate::core::Core;
 #[derive(Clone)]
 pub struct AppState {
     pub core: Core,
-    pub config: Arc<Config>,
+    /// The configuration in effect; a reload replaces it.
+    config: Arc<RwLock<Arc<Config>>>,
     pub mode: String,
     pub guard: Arc<GuardConfig>,
     pub openapi: Arc<Value>,
@@ -52,6 +53,22 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The configuration in effect.
+    pub fn config(&self) -> Arc<Config> {
+        self.config
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Puts a reloaded configuration in effect for what reads it on each
+    /// request: the guard's users, hosts, origins and proxies (the caller
+    /// has made the rest of `config` what is running).
+    pub fn reload(&self, config: Config) {
+        self.guard.reload(&config.server);
+        *self.config.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(config);
+    }
+
     pub fn is_ready(&self) -> bool {
         self.ready.load(Ordering::SeqCst)
     }
@@ -85,7 +102,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         metrics: Arc::new(metrics::Metrics::default()),
         ready: Arc::new(AtomicBool::new(false)),
         shutdown: shutdown_rx,
-        config,
+        config: Arc::new(RwLock::new(config)),
     };
     state
         .metrics

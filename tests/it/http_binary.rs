@@ -58,6 +58,35 @@ fn readiness_is_notified_to_systemd() {
 }
 
 #[test]
+fn the_watchdog_is_fed_when_systemd_asks_for_it() {
+    let s = Sandbox::new();
+    let socket_path = s.path("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    // WatchdogSec=200ms: a ping at least every 100 ms.
+    let server = Binary::start(
+        &s,
+        &["--headless", "--port", "0"],
+        &[
+            ("NOTIFY_SOCKET", socket_path.to_str().unwrap()),
+            ("WATCHDOG_USEC", "200000"),
+        ],
+    );
+    let mut buf = [0u8; 256];
+    let mut next = || {
+        let n = socket.recv(&mut buf).expect("no notification");
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    assert!(next().contains("READY=1"));
+    for _ in 0..3 {
+        assert!(next().contains("WATCHDOG=1"));
+    }
+    assert!(server.terminate().success());
+}
+
+#[test]
 fn a_stop_signal_right_after_the_serving_line_is_graceful() {
     // The signal handlers exist before the serving line is printed, so a
     // service manager may stop quire the moment it is up. A server takes

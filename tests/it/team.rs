@@ -800,3 +800,72 @@ fn the_readmes_caddy_example_passes_events_mcp_and_big_uploads() {
     crate::http_support::check_through_proxy(&proxy.url, OWNER);
     assert!(server.terminate().success());
 }
+
+/// SIGHUP puts in effect a new host name, log level and engine without a
+/// restart, and names the change that must wait for one.
+#[test]
+fn a_reload_takes_hosts_the_log_level_and_engines_and_names_what_waits() {
+    let s = Sandbox::new();
+    let config = s.write("ops.toml", "[log]\nlevel = \"info\"\n");
+    let mut server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let http = crate::harness::blocking_client();
+    let url = server.url.clone();
+    let get = |path: &str, host: Option<&str>| {
+        let mut request = http.get(format!("{url}{path}"));
+        if let Some(host) = host {
+            request = request.header("Host", host);
+        }
+        let response = request.send().unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().unwrap())
+    };
+    assert_eq!(get("/api/v1/meta", Some("quire.example")).0, 403);
+    let (status, engines) = get("/api/v1/engines", None);
+    assert_eq!(status, 200);
+    assert!(!engines.contains("\"shout\""), "{engines}");
+    s.write(
+        "ops.toml",
+        "[server]\nallowed_hosts = [\"quire.example\"]\n\n[history]\nundo_limit = 7\n\n\
+         [engines.shout]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n\n\
+         [log]\nlevel = \"debug\"\n",
+    );
+    server.signal("HUP");
+    let said = server.wait_for_log("SIGHUP: reloaded");
+    assert!(said.contains("log level debug"), "{said}");
+    assert!(
+        said.contains("changed: server.allowed_hosts, log.level, engines"),
+        "{said}"
+    );
+    server.wait_for_log("SIGHUP: changed but not applied until a restart: history");
+    assert_eq!(get("/api/v1/meta", Some("quire.example")).0, 200);
+    let (_, engines) = get("/api/v1/engines", None);
+    assert!(engines.contains("\"shout\""), "{engines}");
+    // Reads are logged at debug: the one after the reload is, the one
+    // before it (at info) was not.
+    server.wait_for_log("route=/api/v1/engines status=200");
+    let log = server.log();
+    assert_eq!(
+        log.iter()
+            .filter(|l| l.contains("route=/api/v1/engines"))
+            .count(),
+        1,
+        "{log:#?}"
+    );
+    // The running config says what is in effect: the new hosts, the old
+    // undo limit.
+    let (_, shown) = get("/api/v1/config", None);
+    let shown: Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["server"]["allowed_hosts"], json!(["quire.example"]));
+    assert_ne!(shown["history"]["undo_limit"], 7);
+    assert!(server.terminate().success());
+}

@@ -53,7 +53,7 @@ impl Blocking<'_> {
         }
         let session = Session::open(
             &dir,
-            self.0.inner.config.session.clone(),
+            self.0.config().session.clone(),
             &self.0.holder(),
             self.0.inner.bus.clone(),
         )?;

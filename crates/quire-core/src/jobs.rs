@@ -458,6 +458,8 @@ impl Core {
         };
         let provider = job.provider.as_ref().map(|(id, p)| (id.as_str(), p));
         let overwrite = job.spec.overwrite.unwrap_or_default();
+        // Every step with the settings of the job's start, a reload or not.
+        let config = self.config();
         for (step_index, engine) in job.steps.iter().enumerate() {
             let engine = engine.as_ref();
             let id = &engine.info().id;
@@ -503,7 +505,7 @@ impl Core {
                 memory,
                 provider,
                 http: needs.provider.then(|| self.http()),
-                config: self.config(),
+                config: &config,
                 fonts: &self.inner.fonts,
             };
             let work = match engine.prepare(step) {

@@ -44,7 +44,7 @@ pub use quire_store::{blobs, storage};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
 use std::time::UNIX_EPOCH;
 
 use serde::Serialize;
@@ -207,9 +207,15 @@ pub struct Core {
 }
 
 struct Inner {
-    config: CoreConfig,
+    /// Replaced whole when engine settings are reloaded
+    /// ([`Core::reload_engines`]); a job keeps the one it started with.
+    config: RwLock<Arc<CoreConfig>>,
+    /// The engines of `config`, rebuilt with it.
+    registry: RwLock<Arc<Registry>>,
+    /// `config`'s directories, which a reload never changes.
+    projects_dir: PathBuf,
+    memory_dir: PathBuf,
     bus: Arc<EventBus>,
-    registry: Registry,
     jobs: jobs::Jobs,
     /// Shared by engines that call HTTP services (connection reuse). Built
     /// on first use: loading TLS roots costs milliseconds that a process
@@ -268,9 +274,11 @@ impl Core {
     pub fn new(config: CoreConfig) -> Core {
         Core {
             inner: Arc::new(Inner {
-                registry: Registry::new(&config.commands),
+                registry: RwLock::new(Arc::new(Registry::new(&config.commands))),
                 fonts: Arc::new(render::fonts::Fonts::new(config.render.clone())),
-                config,
+                projects_dir: config.projects_dir.clone(),
+                memory_dir: config.memory_dir.clone(),
+                config: RwLock::new(Arc::new(config)),
                 bus: Arc::new(EventBus::new()),
                 jobs: jobs::Jobs::default(),
                 http: std::sync::OnceLock::new(),
@@ -323,12 +331,50 @@ impl Core {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    pub fn config(&self) -> &CoreConfig {
-        &self.inner.config
+    /// The configuration as it is now (a reload may replace it).
+    pub fn config(&self) -> Arc<CoreConfig> {
+        self.inner
+            .config
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Takes the engine and provider settings of a reloaded configuration:
+    /// the command engines and `allow_unattended`, the providers, the
+    /// pipelines and the settings of `llm`, `tm`, `qa`, `spell`, `detect`,
+    /// `ocr` and `clean`. The rest of `config` is not read: directories,
+    /// sessions, rendering and limits change only with a restart. A job
+    /// already running finishes with the settings it started with.
+    pub fn reload_engines(&self, config: CoreConfig) {
+        let mut next = CoreConfig::clone(&self.config());
+        next.commands = config.commands;
+        next.allow_unattended = config.allow_unattended;
+        next.providers = config.providers;
+        next.pipelines = config.pipelines;
+        next.llm = config.llm;
+        next.tm = config.tm;
+        next.qa = config.qa;
+        next.spell = config.spell;
+        next.detect = config.detect;
+        next.ocr = config.ocr;
+        next.clean = config.clean;
+        let registry = Arc::new(Registry::new(&next.commands));
+        let mut held = self
+            .inner
+            .config
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        *self
+            .inner
+            .registry
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = registry;
+        *held = Arc::new(next);
     }
 
     pub fn projects_dir(&self) -> &Path {
-        &self.inner.config.projects_dir
+        &self.inner.projects_dir
     }
 
     pub(crate) fn http(&self) -> &reqwest::Client {
@@ -338,14 +384,18 @@ impl Core {
         })
     }
 
-    pub(crate) fn registry(&self) -> &Registry {
-        &self.inner.registry
+    pub(crate) fn registry(&self) -> Arc<Registry> {
+        self.inner
+            .registry
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     /// The pipeline engines, built-in and configured, then the named
     /// pipelines ([`engines::with_pipelines`]).
     pub fn engines(&self) -> Vec<EngineInfo> {
-        engines::with_pipelines(self.inner.registry.list(), &self.config().pipelines)
+        engines::with_pipelines(self.registry().list(), &self.config().pipelines)
     }
 
     pub fn events(&self) -> &Arc<EventBus> {
@@ -366,7 +416,7 @@ impl Core {
             .clone();
         Holder {
             pid: std::process::id(),
-            mode: self.inner.config.mode.clone(),
+            mode: self.config().mode.clone(),
             mcp: served
                 .as_ref()
                 .and_then(|(url, mcp)| mcp.then(|| format!("{url}/mcp"))),

@@ -138,7 +138,7 @@ fn read_all(dir: &Path) -> CoreResult<Vec<Stored>> {
 impl Core {
     /// Where imported memories are kept.
     pub fn memory_dir(&self) -> &Path {
-        &self.inner.config.memory_dir
+        &self.inner.memory_dir
     }
 
     /// Reads a TMX file (`file` names it) into the memories, replacing

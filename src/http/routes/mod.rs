@@ -137,8 +137,8 @@ async fn config(
     viewer: crate::http::extract::Viewer,
 ) -> Json<Value> {
     // `Secret` serializes as "[redacted]".
-    let mut config =
-        serde_json::to_value(&*state.config).unwrap_or_else(|e| json!({ "error": e.to_string() }));
+    let mut config = serde_json::to_value(&*state.config())
+        .unwrap_or_else(|e| json!({ "error": e.to_string() }));
     // The server's files are an admin's to see: its directories, engine
     // programs, models and dictionaries.
     if !viewer
