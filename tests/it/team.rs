@@ -138,6 +138,19 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         );
         assert_eq!(status, 200, "{body}");
     }
+    // Each one is told who they are and what they may do.
+    for (token, user, role) in [
+        (RUI, "rui", "read"),
+        (ANA, "ana", "edit"),
+        (OWNER, "owner", "admin"),
+    ] {
+        let (_, meta) = c.call("GET", "/api/v1/meta", token, None);
+        assert_eq!(
+            (meta["user"].as_str(), meta["role"].as_str()),
+            (Some(user), Some(role)),
+            "{meta}"
+        );
+    }
     // The server's paths are an admin's to see.
     let (_, listed) = c.call("GET", "/api/v1/projects", RUI, None);
     assert!(listed[0].get("path").is_none(), "{listed}");

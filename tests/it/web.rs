@@ -613,7 +613,7 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
 
 /// A team in the browser: bea signs in with her own token and sees that
 /// ana wrote a translation, then her own name on hers, and whose change
-/// an undo undid.
+/// an undo undid; rui, a reader, is offered no control that writes.
 #[test]
 fn each_translation_names_its_author_in_the_workbench() {
     let Some(python) = browser("each_translation_names_its_author_in_the_workbench") else {
@@ -623,7 +623,8 @@ fn each_translation_names_its_author_in_the_workbench() {
     let config = s.write(
         "team.toml",
         "[server]\ntoken = \"web-owner-1\"\n\n[[server.users]]\nname = \"ana\"\ntoken = \"web-ana-2\"\n\n\
-         [[server.users]]\nname = \"bea\"\ntoken = \"web-bea-3\"\n",
+         [[server.users]]\nname = \"bea\"\ntoken = \"web-bea-3\"\n\n\
+         [[server.users]]\nname = \"rui\"\ntoken = \"web-rui-4\"\nrole = \"read\"\n",
     );
     let server = Binary::start(
         &s,
@@ -694,7 +695,7 @@ fn each_translation_names_its_author_in_the_workbench() {
         "team",
         &server.url,
         &out,
-        &["web-bea-3", &project, &page, &node],
+        &["web-bea-3", "web-rui-4", &project, &page, &node],
     );
     assert!(server.terminate().success());
 }

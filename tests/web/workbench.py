@@ -1207,15 +1207,35 @@ def scenario_desk(url, out):
         expect(page.locator(".toast-error")).to_contain_text("1 of 4 segments have no translation (cue 4)")
 
 
-def scenario_team(url, out, token, project, page_id, node_id):
+def scenario_team(url, out, token, reader, project, page_id, node_id):
     """Bea, signed in with her own token, reads who wrote a translation
     (ana, a person) and, after translating the next block herself, sees
-    her own name on it; undoing says whose change it undid."""
+    her own name on it; undoing says whose change it undid. Rui, who may
+    only read, is offered nothing that writes."""
+    with browser_page() as (_, page, _):
+        page.goto(url + "/")
+        page.get_by_role("textbox", name="Token").fill(reader)
+        page.get_by_role("button", name="Continue").click()
+        expect(page.get_by_test_id("who")).to_have_text("rui · read only")
+        expect(page.get_by_test_id("role-note")).to_contain_text("Your role: read")
+        expect(page.get_by_role("heading", name="New project")).to_have_count(0)
+        page.goto(f"{url}/#/p/{project}/{page_id}/{node_id}")
+        expect(page.locator(".editor .origin")).to_contain_text("By ana")
+        expect(page.get_by_test_id("read-only")).to_be_visible()
+        expect(page.locator("#translation")).not_to_be_editable()
+        for name in ["Save", "Undo (Ctrl+Z)", "Delete page", "Delete block"]:
+            expect(page.get_by_role("button", name=name)).to_have_count(0)
+        for test_id in ["run", "import"]:
+            expect(page.get_by_test_id(test_id)).to_have_count(0)
+        expect(page.get_by_role("button", name="Export")).to_have_count(0)
+        expect(page.locator(".states input").first).to_be_disabled()
+        page.screenshot(path=os.path.join(out, "team-reader.png"))
     with browser_page() as (_, page, _):
         page.goto(url + "/")
         page.get_by_role("textbox", name="Token").fill(token)
         page.get_by_role("button", name="Continue").click()
-        expect(page.get_by_role("heading", name="New project")).to_be_visible()
+        expect(page.get_by_test_id("role-note")).to_contain_text("Your role: edit")
+        expect(page.get_by_role("heading", name="New project")).to_have_count(0)
         page.goto(f"{url}/#/p/{project}/{page_id}/{node_id}")
         expect(page.locator(".editor .origin")).to_contain_text("By ana")
         page.screenshot(path=os.path.join(out, "team.png"))
@@ -1248,7 +1268,7 @@ def main():
     elif what == "desk":
         scenario_desk(url, out)
     elif what == "team":
-        scenario_team(url, out, *sys.argv[5:9])
+        scenario_team(url, out, *sys.argv[5:10])
     else:
         raise SystemExit(f"unknown scenario {what}")
     print("web: ok")

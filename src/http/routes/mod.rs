@@ -48,6 +48,12 @@ pub struct Meta {
     mode: String,
     platform: String,
     sharing_supported: bool,
+    /// Who is asking: their name (absent on a server without users) and
+    /// role, so that a client offers only what the role allows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user: Option<String>,
+    #[schemars(with = "String")]
+    role: &'static str,
 }
 
 pub fn platform() -> String {
@@ -98,8 +104,11 @@ const META: Doc = Doc {
     queries: &[],
 };
 
-async fn meta(State(state): State<AppState>) -> Json<Meta> {
+async fn meta(State(state): State<AppState>, viewer: crate::http::extract::Viewer) -> Json<Meta> {
+    let caller = viewer.0.unwrap_or_else(crate::access::Caller::local);
     Json(Meta {
+        user: caller.name().map(str::to_owned),
+        role: caller.role.as_str(),
         name: "quire",
         version: env!("CARGO_PKG_VERSION"),
         mode: state.mode.clone(),

@@ -10,7 +10,7 @@ import { call, inSession } from './api.js';
 import { useBlobUrl } from './images.js';
 import { Legend, PageTools } from './pagetools.js';
 import { preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
-import { apply, edit, select, setCanvas, state } from './store.js';
+import { apply, edit, may, select, setCanvas, state } from './store.js';
 import { html, typing, useKeys } from './ui.js';
 import { FindText, warnedNodes } from './jobs.js';
 
@@ -168,6 +168,8 @@ export function Canvas({ info }) {
     if (e.button !== 0 || tool === 'draw') return;
     e.stopPropagation();
     if (node.id !== selectedId) select(page.id, node.id);
+    // A reader selects boxes; moving one is an editor's.
+    if (!may('edit')) return;
     gesture.current = { kind: 'box', node, mode, start: pagePoint(e), moved: false };
     surface.current.setPointerCapture(e.pointerId);
   }
@@ -183,7 +185,7 @@ export function Canvas({ info }) {
 
   function onPointerDown(e) {
     if (e.button !== 0) return;
-    if (tool === 'draw') {
+    if (tool === 'draw' && may('edit')) {
       const p = pagePoint(e);
       gesture.current = { kind: 'draw', start: p };
       setGhost({ x: p.x, y: p.y, width: 0, height: 0 });
@@ -269,7 +271,7 @@ export function Canvas({ info }) {
       return;
     }
     const found = state.view.index.nodes.get(el.dataset.node);
-    if (!found) return;
+    if (!found || !may('edit')) return;
     const step = e.shiftKey ? 10 : 1;
     const moves = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] };
     if (moves[e.key]) {
@@ -299,13 +301,13 @@ export function Canvas({ info }) {
 
   return html`<div class="canvas">
     <${PageTools} info=${info}>
-      ${info.source && html`<${FindText} page=${page} />`}
-      <div class="segmented" role="group" aria-label="Tool">
+      ${info.source && may('edit') && html`<${FindText} page=${page} />`}
+      ${may('edit') && html`<div class="segmented" role="group" aria-label="Tool">
         <button type="button" aria-pressed=${tool === 'select'} onClick=${() => setCanvas({ tool: 'select' })}
           title="Select and move boxes (v)">Select</button>
         <button type="button" aria-pressed=${tool === 'draw'} onClick=${() => setCanvas({ tool: 'draw' })}
           title="Draw a new box (b)" data-testid="draw">Draw box</button>
-      </div>
+      </div>`}
       <div class="segmented" role="group" aria-label="Zoom">
         <button type="button" onClick=${() => zoomBy(-1)} aria-label="Zoom out" title="Zoom out (-)">−</button>
         <span class="zoom" aria-live="polite">${Math.round(z * 100)} %</span>

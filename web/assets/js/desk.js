@@ -5,7 +5,7 @@
 
 import { useEffect, useState } from '../vendor/hooks.mjs';
 import { call, inSession } from './api.js';
-import { editDraft, state } from './store.js';
+import { editDraft, may, state } from './store.js';
 import { html } from './ui.js';
 
 // The subtitle profiles of `[qa.subtitles]` (the server's defaults), and
@@ -77,7 +77,7 @@ export function Matches({ nodeId }) {
     <h3>Memory</h3>
     <ol>${found.matches.map((m, i) => html`<li>
       <button type="button" class="match" data-testid="match" title=${`Use this translation (Alt+${i + 1})`}
-        onClick=${() => editDraft(m.target)}>
+        disabled=${!may('edit')} onClick=${() => editDraft(m.target)}>
         <span class="score">${Math.round((m.score ?? 0) * 100)} %</span> ${m.target}</button>
       <div class="muted small">${m.origin}${m.changed ? ` · ${m.changed.slice(0, 10)}` : ''}</div>
       ${m.score < 1 && m.diff?.length > 0 && html`<div class="diff small">${m.diff.map((p) =>

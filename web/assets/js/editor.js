@@ -8,7 +8,7 @@ import { qaWarnings } from './jobs.js';
 import { STATE_LABELS, STATES, stateOf } from './scene.js';
 import { goNextNeedingWork } from './session.js';
 import { call, inSession } from './api.js';
-import { apply, attempt, commitEditor, editDraft, resolveConflict, state, takeFocus, toast } from './store.js';
+import { apply, attempt, commitEditor, editDraft, may, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
 import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches } from './desk.js';
 
@@ -95,12 +95,12 @@ function SourceText({ page, node, image }) {
   const [editing, setEditing] = useState(false);
   const k = node.kind;
   const readable = image && !k.translation && k.state !== 'final';
-  if (!editing) {
+  if (!editing || !may('edit')) {
     return html`<div class="source">
       <div class="field-head"><h3>Source</h3>
-        <span>${readable && html`<button type="button" class="link" onClick=${() => readBox(page, node)}
+        ${may('edit') && html`<span>${readable && html`<button type="button" class="link" onClick=${() => readBox(page, node)}
           title="Read this box's text from the image (ocr)">Read</button> · `}
-        <button type="button" class="link" onClick=${() => setEditing(true)}>Edit source</button></span></div>
+        <button type="button" class="link" onClick=${() => setEditing(true)}>Edit source</button></span>`}</div>
       <p lang=${k.sourceLang || undefined} class="source-text">${k.text || html`<em class="muted">no source text</em>`}</p>
     </div>`;
   }
@@ -138,6 +138,8 @@ export function Editor() {
   const current = stateOf(k);
   const dirty = editor.draft !== editor.base;
   const warnings = qaWarnings().filter((w) => w.nodeId === node.id);
+  // A reader sees everything an editor does, but nothing that changes it.
+  const writable = may('edit');
   const setState = (next) => {
     const patch = { kind: { type: 'text', state: next } };
     if (dirty && !editor.conflict) patch.kind.translation = editor.draft === '' ? null : editor.draft;
@@ -147,7 +149,7 @@ export function Editor() {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       commitEditor().then(() => goNextNeedingWork(1));
-    } else if (e.altKey && ['1', '2', '3'].includes(e.key)) {
+    } else if (writable && e.altKey && ['1', '2', '3'].includes(e.key)) {
       if (insertMatch(node.id, Number(e.key) - 1)) e.preventDefault();
     } else if (e.key === 'Escape') {
       e.preventDefault();
@@ -169,15 +171,16 @@ export function Editor() {
     ${editor.restored && dirty && html`<p class="notice small" role="status" data-testid="draft-back">Your unsaved draft is back: Save keeps it, Revert drops it.</p>`}
     <label for="translation" class="field-label">Translation ${dirty && html`<span class="muted">(not saved)</span>`}</label>
     <textarea id="translation" ref=${field} rows="5" value=${editor.draft} lang=${view.scene.project.targetLanguage || undefined}
+      readOnly=${!writable}
       onInput=${(e) => editDraft(e.currentTarget.value)} onKeyDown=${keys} onBlur=${() => commitEditor()}
       aria-describedby="translation-help"></textarea>
     ${k.timing && html`<${CueCounter} text=${editor.draft} timing=${k.timing} />`}
-    <p id="translation-help" class="muted small">Saved when you leave the field; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves and goes to the next untranslated one, <kbd>Esc</kbd> drops the change (after asking).</p>
+    ${writable ? html`<p id="translation-help" class="muted small">Saved when you leave the field; <kbd>Ctrl</kbd>+<kbd>Enter</kbd> saves and goes to the next untranslated one, <kbd>Esc</kbd> drops the change (after asking).</p>
     <div class="row">
       <button type="button" class="primary" disabled=${!dirty || Boolean(editor.conflict)} onClick=${() => commitEditor()}>Save</button>
       <button type="button" disabled=${!dirty} onClick=${() => editDraft(editor.base)}>Revert</button>
-    </div>
-    <fieldset class="states">
+    </div>` : html`<p id="translation-help" class="muted small" data-testid="read-only">Read only: your role may read and follow this project, not change it.</p>`}
+    <fieldset class="states" disabled=${!writable}>
       <legend>State</legend>
       ${STATES.map((s) => html`<label class=${`state-option shade-${s}`}>
         <input type="radio" name="state" value=${s} checked=${current === s}
@@ -187,7 +190,7 @@ export function Editor() {
     ${origin(k) && html`<p class="origin muted small">${origin(k)}</p>`}
     ${warnings.length > 0 && html`<div class="node-warnings"><h3>QA</h3><ul>
       ${warnings.map((w) => html`<li class=${`sev-${w.severity}`}><strong>${w.rule}</strong> ${w.message}
-        ${w.rule === 'spelling' && misspelt(w.message).map((word) => html` <button type="button" class="link small"
+        ${writable && w.rule === 'spelling' && misspelt(w.message).map((word) => html` <button type="button" class="link small"
           data-testid="add-word" onClick=${() => addWord(word)}>Add “${word}” to dictionary</button>`)}</li>`)}
     </ul></div>`}
     <${Matches} nodeId=${node.id} key=${node.id} />
@@ -196,7 +199,7 @@ export function Editor() {
     <p class="geometry muted small">${info.source
       ? `x ${Math.round(node.transform.x)}, y ${Math.round(node.transform.y)}, ${Math.round(node.transform.width)} × ${Math.round(node.transform.height)}`
       : ''}</p>
-    <button type="button" class="danger" onClick=${() => apply({ type: 'RemoveNode', page: page.id, id: node.id }, 'Deleting')}>
-      Delete ${info.source ? 'box' : 'block'}</button>
+    ${writable && html`<button type="button" class="danger" onClick=${() => apply({ type: 'RemoveNode', page: page.id, id: node.id }, 'Deleting')}>
+      Delete ${info.source ? 'box' : 'block'}</button>`}
   </section>`;
 }

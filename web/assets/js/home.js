@@ -4,7 +4,7 @@
 
 import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { call } from './api.js';
-import { attempt, changed, go, refreshProjects, state, toast } from './store.js';
+import { attempt, changed, go, may, refreshProjects, state, toast } from './store.js';
 import { FileButton, html, when } from './ui.js';
 import { importFiles, isArchive } from './transfer.js';
 
@@ -152,7 +152,7 @@ function ProjectRow({ project }) {
     <span class=${session ? 'badge open' : 'badge'}>${session ? (session.busy ? 'open · busy' : 'open') : 'closed'}</span>
     <span class="actions">
       <button type="button" onClick=${() => openProject(project.id)} aria-label=${`Open ${project.name}`}>Open</button>
-      ${session && html`<button type="button" onClick=${close} aria-label=${`Close ${project.name}`}>Close</button>`}
+      ${session && may('admin') && html`<button type="button" onClick=${close} aria-label=${`Close ${project.name}`}>Close</button>`}
     </span>
   </li>`;
 }
@@ -162,7 +162,7 @@ export function Home() {
   const others = state.sessions.filter((s) => !managed.has(s.projectId));
   const projects = [...state.projects].sort((a, b) => b.updatedAtMs - a.updatedAtMs);
   return html`<main class="home" aria-label="Projects">
-    <section class="home-side">
+    ${may('admin') ? html`<section class="home-side">
       <${NewProject} />
       <div class="card">
         <h2>Import</h2>
@@ -171,7 +171,13 @@ export function Home() {
           languages asked first) with a page each.</p>
         <${FileButton} label="Choose files…" onFiles=${importOnHome} testId="home-import" />
       </div>
-    </section>
+    </section>` : html`<section class="home-side"><div class="card" data-testid="role-note">
+      <h2>Your role: ${state.meta.role}</h2>
+      <p class="muted">${may('edit')
+        ? 'You may open projects, translate, run engines, import into a project and export.'
+        : 'You may open projects and follow them live; changing them needs the edit role.'}
+        Creating, importing and closing projects is an admin's.</p>
+    </div></section>`}
     <section class="card projects" aria-labelledby="projects-title">
       <h2 id="projects-title">Projects</h2>
       ${projects.length === 0 && html`<p class="muted">No projects yet: create one, or drop page images, subtitles or a PO/XLIFF file here.</p>`}

@@ -7,7 +7,7 @@
 
 import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { call, inSession } from './api.js';
-import { attempt, go as navigate, select, state, toast } from './store.js';
+import { attempt, go as navigate, may, select, state, toast } from './store.js';
 import { html, Progress } from './ui.js';
 
 const ACTIVE = new Set(['queued', 'running']);
@@ -59,7 +59,7 @@ function JobRow({ job: given }) {
     <div class="job-head">
       <strong>${job.steps.join(' → ')}</strong>
       <span class="muted small">${job.totalPages} page${job.totalPages === 1 ? '' : 's'}</span>
-      ${active && html`<button type="button" class="small" onClick=${cancel} aria-label=${`Cancel ${job.steps.join(', ')}`}>Cancel</button>`}
+      ${active && may('edit') && html`<button type="button" class="small" onClick=${cancel} aria-label=${`Cancel ${job.steps.join(', ')}`}>Cancel</button>`}
     </div>
     <${Progress} value=${percent(job)} label=${`${job.steps.join(', ')}: ${where}`} />
     <div class="muted small" aria-live="polite">${where}${job.error ? ` · ${job.error}` : ''}</div>
@@ -101,7 +101,7 @@ export function Jobs() {
   const jobs = sessionJobs().slice(0, 8);
   return html`<section class="jobs" aria-label="Jobs">
     <h2>Jobs</h2>
-    ${jobs.length === 0 && html`<p class="muted">No jobs yet. <kbd>r</kbd> or Run… starts engines.</p>`}
+    ${jobs.length === 0 && html`<p class="muted">No jobs yet.${may('edit') ? html` <kbd>r</kbd> or Run… starts engines.` : ''}</p>`}
     <ul class="job-list">${jobs.map((j) => html`<${JobRow} key=${j.id} job=${j} />`)}</ul>
     <${Warnings} />
   </section>`;

@@ -7,7 +7,7 @@ import { useEffect, useState } from '../vendor/hooks.mjs';
 import { hasToken } from './api.js';
 import { Home, importOnHome } from './home.js';
 import { Workbench } from './session.js';
-import { dismiss, login, logout, start, state } from './store.js';
+import { dismiss, login, logout, may, start, state } from './store.js';
 import { importFiles } from './transfer.js';
 import { html, useAutofocus, useStore } from './ui.js';
 
@@ -24,6 +24,9 @@ function Header() {
     <a href="#/" class="brand" aria-label="quire: all projects"><img src="/assets/icon.svg" alt="" width="22" height="22" /> quire</a>
     <span class="version muted small">${state.meta ? state.meta.version : ''}</span>
     <span class="grow"></span>
+    ${state.meta && state.meta.user && html`<span class="who small" data-testid="who"
+      title=${may('edit') ? `Signed in as ${state.meta.user} (${state.meta.role})` : 'Your role may read and follow, not change'}>
+      ${state.meta.user}${may('edit') ? '' : ' · read only'}</span>`}
     <span class=${`link link-${state.link}`} role="status" title=${title} data-testid="link">
       <span class="dot" aria-hidden="true">●</span> ${text}</span>
     ${hasToken() && html`<button type="button" class="small" onClick=${logout}>Sign out</button>`}
@@ -86,8 +89,8 @@ function App() {
       setDragging(false);
       const files = [...e.dataTransfer.files];
       if (!files.length || state.auth !== 'ok') return;
-      if (state.route.view === 'project' && state.sessionId) importFiles(state.sessionId, files);
-      else if (state.route.view === 'home') importOnHome(files);
+      if (state.route.view === 'project' && state.sessionId && may('edit')) importFiles(state.sessionId, files);
+      else if (state.route.view === 'home' && may('admin')) importOnHome(files);
     };
     window.addEventListener('dragenter', enter);
     window.addEventListener('dragleave', leave);

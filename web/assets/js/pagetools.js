@@ -4,7 +4,7 @@
 
 import { useState } from '../vendor/hooks.mjs';
 import { STATE_LABELS } from './scene.js';
-import { apply, go, state } from './store.js';
+import { apply, go, may, state } from './store.js';
 import { html, useAutofocus } from './ui.js';
 
 const LEGEND = [
@@ -55,6 +55,9 @@ function NameField({ name, onDone }) {
 
 function PageName({ info }) {
   const [editing, setEditing] = useState(false);
+  if (!may('edit')) {
+    return html`<span class="page-title"><span class="muted">${info.number}/${state.view.index.order.length}</span> ${info.page.name}</span>`;
+  }
   if (!editing) {
     return html`<button type="button" class="page-title" title="Rename the page"
       aria-label=${`Page ${info.number}: ${info.page.name}. Rename`} onClick=${() => setEditing(true)}>
@@ -75,11 +78,11 @@ export function PageTools({ info, children }) {
   const count = state.view.index.order.length;
   return html`<div class="page-tools" role="toolbar" aria-label="Page tools">
     <${PageName} info=${info} key=${info.page.id} />
-    <button type="button" onClick=${() => move(info, -1)} disabled=${info.number === 1}
+    ${may('edit') && html`<button type="button" onClick=${() => move(info, -1)} disabled=${info.number === 1}
       aria-label="Move the page up" title="Move the page up">↑</button>
     <button type="button" onClick=${() => move(info, 1)} disabled=${info.number === count}
       aria-label="Move the page down" title="Move the page down">↓</button>
-    <button type="button" onClick=${() => remove(info)} title="Delete the page">Delete page</button>
+    <button type="button" onClick=${() => remove(info)} title="Delete the page">Delete page</button>`}
     <span class="tools-gap"></span>
     ${children}
   </div>`;

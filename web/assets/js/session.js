@@ -7,7 +7,7 @@ import { Canvas } from './canvas.js';
 import { Editor } from './editor.js';
 import { Jobs, RunDialog, warnedNodes } from './jobs.js';
 import { nextNode, shadeOf, stateOf } from './scene.js';
-import { apply, go, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
+import { apply, go, may, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
 import { Strip } from './strip.js';
 import { TextPage } from './textpage.js';
 import { PROFILES } from './desk.js';
@@ -38,6 +38,7 @@ function LanguagesMenu() {
   const [to, setTo] = useState(project.targetLanguage || '');
   const [profile, setProfile] = useState(project.subtitleProfile || '');
   const shown = `${project.sourceLanguage || '?'} → ${project.targetLanguage || '?'}`;
+  if (!may('edit')) return html`<span class="menu muted" data-testid="languages" title="The project's languages">${shown}</span>`;
   const configured = state.config?.qa?.subtitles?.profile || 'netflix';
   const save = (e) => {
     e.preventDefault();
@@ -114,7 +115,7 @@ function FindReplace() {
       <div class="row">${option('words', 'Whole words')}${option('regex', 'Regular expression')}${option('match', 'Match case')}</div>
       ${error && html`<p class="sev-error small">${error}</p>`}
       ${pattern && html`<p class="small" data-testid="find-count">${matches} ${matches === 1 ? 'match' : 'matches'} in ${segments} ${segments === 1 ? 'segment' : 'segments'}</p>`}
-      ${changes.length > 0 && html`<ul class="preview small" data-testid="replace-preview">${changes.slice(0, 20).map((c) =>
+      ${changes.length > 0 && may('edit') && html`<ul class="preview small" data-testid="replace-preview">${changes.slice(0, 20).map((c) =>
         html`<li><del>${c.before}</del> → <ins>${c.after}</ins></li>`)}</ul>
         <button type="button" class="primary" onClick=${run}>Replace in ${changes.length} ${changes.length === 1 ? 'translation' : 'translations'}</button>`}
     </div>
@@ -189,14 +190,15 @@ function SessionBar({ onRun, onHelp }) {
   const name = (state.view && state.view.scene.project.name) || (session && session.name) || '…';
   return html`<div class="session-bar" role="toolbar" aria-label="Project">
     <h1 class="project-title" title=${session ? session.path : ''}>${name}</h1>
-    <button type="button" onClick=${() => undoRedo('undo')} aria-label="Undo (Ctrl+Z)" title="Undo (Ctrl+Z)">↶ Undo</button>
-    <button type="button" onClick=${() => undoRedo('redo')} aria-label="Redo (Ctrl+Shift+Z)" title="Redo (Ctrl+Shift+Z)">↷ Redo</button>
-    <button type="button" onClick=${onRun} data-testid="run" title="Run engines (r)">▶ Run…</button>
+    ${may('edit') && html`
+      <button type="button" onClick=${() => undoRedo('undo')} aria-label="Undo (Ctrl+Z)" title="Undo (Ctrl+Z)">↶ Undo</button>
+      <button type="button" onClick=${() => undoRedo('redo')} aria-label="Redo (Ctrl+Shift+Z)" title="Redo (Ctrl+Shift+Z)">↷ Redo</button>
+      <button type="button" onClick=${onRun} data-testid="run" title="Run engines (r)">▶ Run…</button>`}
     <button type="button" onClick=${onHelp} aria-label="Keys (?)" title="Keys (?)">?</button>
     <${LanguagesMenu} />
     <${FindReplace} />
-    <${ExportMenu} />
-    <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />
+    ${may('edit') && html`<${ExportMenu} />
+      <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />`}
   </div>`;
 }
 
@@ -222,7 +224,7 @@ export function Workbench() {
   useKeys((e) => {
     if (!state.view) return;
     const mod = e.ctrlKey || e.metaKey;
-    if (mod && !typing(e.target) && (e.key === 'z' || e.key === 'Z' || e.key === 'y')) {
+    if (mod && !typing(e.target) && may('edit') && (e.key === 'z' || e.key === 'Z' || e.key === 'y')) {
       e.preventDefault();
       undoRedo(e.key === 'y' || e.shiftKey ? 'redo' : 'undo');
       return;
@@ -233,9 +235,9 @@ export function Workbench() {
       N: () => goNextNeedingWork(-1),
       PageDown: () => goPage(1),
       PageUp: () => goPage(-1),
-      b: () => setCanvas({ tool: 'draw' }),
+      b: () => may('edit') && setCanvas({ tool: 'draw' }),
       v: () => setCanvas({ tool: 'select' }),
-      r: () => setRunning(true),
+      r: () => may('edit') && setRunning(true),
       e: () => document.getElementById('translation')?.focus(),
       '?': () => setHelping(true),
     };

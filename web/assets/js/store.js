@@ -48,6 +48,16 @@ export const state = {
 const listeners = new Set();
 let scheduled = false;
 
+const RANK = { read: 0, edit: 1, admin: 2 };
+
+/** Whether the signed-in user's role allows what needs `role` (`edit`:
+ * changing a project, `admin`: creating or closing one). The page offers
+ * only that; the server refuses the rest anyway. A server without users
+ * lets its machine's person do everything. */
+export function may(role) {
+  return RANK[(state.meta && state.meta.role) || 'admin'] >= RANK[role];
+}
+
 export function subscribe(listener) {
   listeners.add(listener);
   return () => listeners.delete(listener);
