@@ -180,11 +180,11 @@ const FREE_FAILURES: u32 = 3;
 const FIRST_DELAY: Duration = Duration::from_millis(100);
 const MAX_DELAY: Duration = Duration::from_millis(1_600);
 /// Failures after which the address is refused outright (429) ...
-const BLOCK_AFTER: u32 = 10;
+pub const BLOCK_AFTER: u32 = 10;
 /// ... for this long after its last failure.
-const BLOCK_FOR: Duration = Duration::from_secs(60);
+pub const BLOCK_FOR: Duration = Duration::from_secs(60);
 /// A failure older than this is forgotten.
-const FORGET_AFTER: Duration = Duration::from_secs(600);
+pub const FORGET_AFTER: Duration = Duration::from_secs(600);
 /// Addresses remembered at most (the oldest go first).
 const MAX_ADDRESSES: usize = 10_000;
 
