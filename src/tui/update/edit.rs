@@ -282,7 +282,10 @@ pub(super) fn on_saved(
                 .as_ref()
                 .is_some_and(|(id, s)| *id == draft.session && s.epoch >= epoch);
             if loaded {
+                // The scene came before this answer, so the draft was laid
+                // over it (no author, no origin): read the node as saved.
                 app.saving.remove(i);
+                request_scene(app, draft.session, fx);
             } else {
                 app.saving[i].epoch = Some(epoch);
             }
