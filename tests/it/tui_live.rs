@@ -457,6 +457,9 @@ fn enter_then_e_in_one_burst_reopens_the_saved_two_line_translation_at_80_by_24(
         screen.contains("│Salut") && screen.contains("│ça va"),
         "{screen}"
     );
+    // The save's answer may come after the box reopened; its word must
+    // not be taken for (or overwrite) the one Esc gives.
+    tmux.wait_for("translation saved");
     tmux.keys(&["Escape"]);
     tmux.wait_for("edit closed, nothing changed");
     // Quitting saves the project.
