@@ -5,34 +5,13 @@
 #   - GET /api/v1/scene.json for a 1,000 pages x 50 nodes scene
 #   - RSS of an idle headless process
 # Needs wrk (Debian: apt-get install wrk) and python3. Usage: benches/http.sh
-# BENCH_BIN=path runs an already built binary instead of building the release
-# profile (to compare profiles or commits).
-# Client and server are pinned to CPU 0 (taskset) where available, as the
-# specification asks for latency figures.
+# BENCH_BIN=path measures an already built binary (benches/support/serve.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-if [ -n "${BENCH_BIN:-}" ]; then
-  bin=$BENCH_BIN
-else
-  cargo build --release --quiet
-  bin=$PWD/target/release/quire
-fi
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
+. benches/support/serve.sh
 
 start() { # durability
-  XDG_CONFIG_HOME=$work/c XDG_DATA_HOME=$work/d-$1 QUIRE_SYSTEM_CONFIG_DIR=$work/e \
-    QUIRE_STORAGE__DURABILITY=$1 $pin "$bin" --headless --port 0 -q 2>"$work/err-$1" &
-  pid=$!
-  for _ in $(seq 1 200); do
-    url=$(grep -o 'http://[0-9.:]*' "$work/err-$1" 2>/dev/null || true)
-    [ -n "$url" ] && break
-    sleep 0.05
-  done
-  [ -n "$url" ] || { cat "$work/err-$1" >&2; exit 1; }
+  serve "$1" "$1" -q
   curl -sf -X POST "$url/api/v1/projects" -d '{"name":"bench"}' >/dev/null
 }
 

@@ -7,21 +7,11 @@
 #   - a /metrics scrape with 100 open sessions (median of 50)
 #   - `quire backup` of a 1,000 pages x 50 nodes project: time and size
 # Needs wrk (Debian: apt-get install wrk), curl and python3. Usage:
-# benches/team.sh; BENCH_BIN=path runs an already built binary.
-# Client and server are pinned to CPU 0 (taskset) where available.
+# benches/team.sh; BENCH_BIN=path measures an already built binary
+# (benches/support/serve.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-command -v wrk >/dev/null || { echo "wrk is not installed (apt-get install wrk)" >&2; exit 1; }
-if [ -n "${BENCH_BIN:-}" ]; then
-  bin=$BENCH_BIN
-else
-  cargo build --release --quiet
-  bin=${CARGO_TARGET_DIR:-$PWD/target}/release/quire
-fi
-work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
-pin=""
-command -v taskset >/dev/null && pin="taskset -c 0"
+. benches/support/serve.sh
 token=bench-owner-token-8c1f
 
 cat >"$work/team.toml" <<TOML
@@ -38,16 +28,9 @@ role = "read"
 TOML
 
 start() { # name, args…
-  local name=$1; shift
-  XDG_CONFIG_HOME=$work/c XDG_DATA_HOME=$work/d-$name QUIRE_SYSTEM_CONFIG_DIR=$work/e \
-    QUIRE_STORAGE__DURABILITY=batch $pin "$bin" --headless --port 0 "$@" 2>"$work/err-$name" &
-  pid=$!
-  for _ in $(seq 1 200); do
-    url=$(grep -o 'quire: serving http://[0-9.:]*' "$work/err-$name" 2>/dev/null | grep -o 'http://.*' || true)
-    [ -n "$url" ] && break
-    sleep 0.05
-  done
-  [ -n "$url" ] || { cat "$work/err-$name" >&2; exit 1; }
+  local name=$1
+  shift
+  serve "$name" batch "$@"
   curl -sf -H "Authorization: Bearer $token" -X POST "$url/api/v1/projects" -d '{"name":"bench"}' >/dev/null
 }
 

@@ -130,29 +130,14 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .insert(method.to_ascii_lowercase(), op);
     }
 
-    /// The router and the OpenAPI document. `secured`: a bearer token is
-    /// configured, so every operation but `GET /healthz` needs it.
-    pub fn finish(mut self, version: &str, secured: bool) -> (Router<S>, Value) {
+    /// The router and the OpenAPI document, as it reads without a token
+    /// ([`secured`] adds what a token changes).
+    pub fn finish(mut self, version: &str) -> (Router<S>, Value) {
         let mut schemas: Map<String, Value> =
             self.generator.take_definitions(true).into_iter().collect();
         name_union_variants(&mut schemas);
         schemas.insert("Error".into(), error_schema());
-        if secured {
-            for (path, ops) in &mut self.paths {
-                for op in ops.values_mut() {
-                    if path != "/healthz" {
-                        op["security"] = json!([{ "bearer": [] }]);
-                        // A wrong token; a role that does not allow it;
-                        // an address refused after too many failures.
-                        for status in ["401", "403", "429"] {
-                            op["responses"][status] =
-                                json!({ "$ref": "#/components/responses/Error" });
-                        }
-                    }
-                }
-            }
-        }
-        let mut components = json!({
+        let components = json!({
             "schemas": schemas,
             "responses": {
                 "Error": {
@@ -161,10 +146,6 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
                 }
             }
         });
-        if secured {
-            components["securitySchemes"] =
-                json!({ "bearer": { "type": "http", "scheme": "bearer" } });
-        }
         let doc = json!({
             "openapi": "3.1.0",
             "info": {
@@ -181,6 +162,31 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .fold(Router::new(), |r, (path, mr)| r.route(&path, mr));
         (router, doc)
     }
+}
+
+/// The OpenAPI document of a server with a token (or users): every
+/// operation but `GET /healthz` needs one, and may answer 401 (a wrong
+/// token), 403 (a role that does not allow it) or 429 (an address refused
+/// after too many failures). Applied per request, as a reload may add or
+/// remove the token.
+pub fn secured(open: &Value) -> Value {
+    let mut doc = open.clone();
+    if let Some(paths) = doc["paths"].as_object_mut() {
+        for (path, ops) in paths.iter_mut() {
+            if path == "/healthz" {
+                continue;
+            }
+            for op in ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()) {
+                op["security"] = json!([{ "bearer": [] }]);
+                for status in ["401", "403", "429"] {
+                    op["responses"][status] = json!({ "$ref": "#/components/responses/Error" });
+                }
+            }
+        }
+    }
+    doc["components"]["securitySchemes"] =
+        json!({ "bearer": { "type": "http", "scheme": "bearer" } });
+    doc
 }
 
 /// Gives each variant of a tagged union (an inline object whose `type`

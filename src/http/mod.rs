@@ -92,8 +92,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
     let server = &config.server;
     let guard = GuardConfig::of(server);
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
-    let secured = guard.users().secured();
-    let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"), secured);
+    let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"));
     let state = AppState {
         core,
         mode: mode.to_owned(),

@@ -859,3 +859,37 @@ async fn opening_a_session_by_id_leaves_the_current_one() {
     assert_eq!(status, 400, "{body}");
     assert_eq!(s.get("/api/v1/sessions").await.1, before);
 }
+
+/// The OpenAPI document says a token is needed exactly while one is: a
+/// reload that adds one adds the security scheme, `/healthz` stays open.
+#[tokio::test]
+async fn openapi_names_the_token_once_a_reload_adds_one() {
+    let s = TestServer::start().await;
+    let (_, open) = s.get("/api/v1/openapi.json").await;
+    assert!(open["components"]["securitySchemes"].is_null(), "{open}");
+    assert!(open["paths"]["/api/v1/meta"]["get"]["security"].is_null());
+    let mut config = (*s.state.config()).clone();
+    config.server.token = quire::config::secret::Secret::new("s3cret");
+    s.state.reload(config);
+    let r = s.client.get(s.at("/api/v1/openapi.json")).send().await;
+    assert_eq!(r.unwrap().status(), 401);
+    let doc: Value = s
+        .client
+        .get(s.at("/api/v1/openapi.json"))
+        .bearer_auth("s3cret")
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        doc["components"]["securitySchemes"]["bearer"]["scheme"], "bearer",
+        "{}",
+        doc["components"]
+    );
+    let meta = &doc["paths"]["/api/v1/meta"]["get"];
+    assert_eq!(meta["security"], json!([{ "bearer": [] }]));
+    assert!(meta["responses"]["401"].is_object(), "{meta}");
+    assert!(doc["paths"]["/healthz"]["get"]["security"].is_null());
+}

@@ -29,59 +29,63 @@ fn a_public_bind_without_a_token_is_refused() {
     assert_eq!(before, s.snapshot());
 }
 
+/// A socket standing in for systemd's notification socket.
+struct Notify {
+    socket: UnixDatagram,
+    path: String,
+}
+
+impl Notify {
+    fn bind(s: &Sandbox) -> Notify {
+        let path = s.path("notify.sock");
+        let socket = UnixDatagram::bind(&path).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let path = path.to_str().unwrap().to_owned();
+        Notify { socket, path }
+    }
+
+    /// The next notification (within 30 s).
+    fn next(&self) -> String {
+        let mut buf = [0u8; 256];
+        let n = self.socket.recv(&mut buf).expect("no notification");
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    }
+}
+
 #[test]
 fn readiness_is_notified_to_systemd() {
     let s = Sandbox::new();
-    let socket_path = s.path("notify.sock");
-    let socket = UnixDatagram::bind(&socket_path).unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
+    let notify = Notify::bind(&s);
     let server = Binary::start(
         &s,
         &["--headless", "--port", "0"],
-        &[("NOTIFY_SOCKET", socket_path.to_str().unwrap())],
+        &[("NOTIFY_SOCKET", &notify.path)],
     );
-    let mut buf = [0u8; 256];
-    let mut next = || {
-        let n = socket.recv(&mut buf).expect("no notification");
-        String::from_utf8_lossy(&buf[..n]).into_owned()
-    };
-    assert!(next().contains("READY=1"));
+    assert!(notify.next().contains("READY=1"));
     // SIGHUP reloads: systemd is told it is reloading, then ready again.
     server.signal("HUP");
-    assert!(next().contains("RELOADING=1"));
-    assert!(next().contains("READY=1"));
+    assert!(notify.next().contains("RELOADING=1"));
+    assert!(notify.next().contains("READY=1"));
     server.signal("TERM");
-    assert!(next().contains("STOPPING=1"));
+    assert!(notify.next().contains("STOPPING=1"));
     assert!(server.terminate().success());
 }
 
 #[test]
 fn the_watchdog_is_fed_when_systemd_asks_for_it() {
     let s = Sandbox::new();
-    let socket_path = s.path("notify.sock");
-    let socket = UnixDatagram::bind(&socket_path).unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
+    let notify = Notify::bind(&s);
     // WatchdogSec=200ms: a ping at least every 100 ms.
     let server = Binary::start(
         &s,
         &["--headless", "--port", "0"],
-        &[
-            ("NOTIFY_SOCKET", socket_path.to_str().unwrap()),
-            ("WATCHDOG_USEC", "200000"),
-        ],
+        &[("NOTIFY_SOCKET", &notify.path), ("WATCHDOG_USEC", "200000")],
     );
-    let mut buf = [0u8; 256];
-    let mut next = || {
-        let n = socket.recv(&mut buf).expect("no notification");
-        String::from_utf8_lossy(&buf[..n]).into_owned()
-    };
-    assert!(next().contains("READY=1"));
+    assert!(notify.next().contains("READY=1"));
     for _ in 0..3 {
-        assert!(next().contains("WATCHDOG=1"));
+        assert!(notify.next().contains("WATCHDOG=1"));
     }
     assert!(server.terminate().success());
 }

@@ -276,6 +276,44 @@ pub fn free_port() -> String {
         .to_string()
 }
 
+/// A blocking client for a server's routes, token by token.
+pub struct Client {
+    pub http: reqwest::blocking::Client,
+    pub url: String,
+}
+
+impl Client {
+    /// `METHOD path` with `token`; the status and the body (as JSON, or as
+    /// a string when it is not JSON).
+    pub fn call(&self, method: &str, path: &str, token: &str, body: Option<Value>) -> (u16, Value) {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = self
+            .http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().unwrap();
+        let status = response.status().as_u16();
+        let text = response.text().unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    /// `call`, which must succeed; its body.
+    pub fn ok(&self, method: &str, path: &str, token: &str, body: Option<Value>) -> Value {
+        let (status, body) = self.call(method, path, token, body);
+        assert!(
+            (200..300).contains(&status),
+            "{method} {path}: {status} {body}"
+        );
+        body
+    }
+}
+
 impl Binary {
     /// Starts `quire ARGS` and waits for its `quire: serving` line.
     pub fn start(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Binary {
@@ -322,6 +360,27 @@ impl Binary {
                     seen: vec![line],
                 };
             }
+        }
+    }
+
+    /// Starts `quire --config CONFIG --headless --port 0 EXTRA…`.
+    pub fn headless(
+        sandbox: &Sandbox,
+        config: &std::path::Path,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Binary {
+        let config = config.to_str().unwrap();
+        let mut args = vec!["--config", config, "--headless", "--port", "0"];
+        args.extend_from_slice(extra);
+        Binary::start(sandbox, &args, env)
+    }
+
+    /// A blocking client for its routes.
+    pub fn client(&self) -> Client {
+        Client {
+            http: crate::harness::blocking_client(),
+            url: self.url.clone(),
         }
     }
 

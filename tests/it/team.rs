@@ -40,31 +40,6 @@ fn team_config(s: &Sandbox, with_rui: bool) -> std::path::PathBuf {
     )
 }
 
-struct Client {
-    http: reqwest::blocking::Client,
-    url: String,
-}
-
-impl Client {
-    fn call(&self, method: &str, path: &str, token: &str, body: Option<Value>) -> (u16, Value) {
-        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
-        let mut request = self
-            .http
-            .request(method, format!("{}{path}", self.url))
-            .bearer_auth(token);
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let response = request.send().unwrap();
-        let status = response.status().as_u16();
-        let text = response.text().unwrap();
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
-    }
-}
-
 fn translate(page: &str, node: &str, text: &str) -> Value {
     json!({ "type": "UpdateNode", "page": page, "id": node,
             "patch": { "kind": { "type": "text", "translation": text } } })
@@ -86,10 +61,7 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         &["--config", config, "--headless", "--port", "0"],
         &[("BEA_TOKEN", BEA)],
     );
-    let c = Client {
-        http: crate::harness::blocking_client(),
-        url: server.url.clone(),
-    };
+    let c = server.client();
     // Only an admin creates a project; the editors then work in it.
     let (status, body) = c.call(
         "POST",
@@ -307,23 +279,13 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
 fn no_token_reaches_the_log() {
     let s = Sandbox::new();
     let config = team_config(&s, true);
-    let mut server = Binary::start(
+    let mut server = Binary::headless(
         &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-            "--log-level",
-            "trace",
-        ],
+        &config,
+        &["--log-level", "trace"],
         &[("BEA_TOKEN", BEA)],
     );
-    let c = Client {
-        http: crate::harness::blocking_client(),
-        url: server.url.clone(),
-    };
+    let c = server.client();
     for (i, token) in [OWNER, ANA, BEA, RUI, "a-wrong-token-9f"]
         .iter()
         .enumerate()
@@ -363,17 +325,7 @@ fn metrics_count_what_was_asked_of_the_server() {
     };
     let s = Sandbox::new();
     let config = s.write("metrics.toml", &format!("[server]\ntoken = \"{OWNER}\"\n"));
-    let server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
+    let server = Binary::headless(&s, &config, &[], &[]);
     let mut cmd = Command::new(python);
     cmd.arg(format!(
         "{}/tests/team/metrics.py",
@@ -415,10 +367,7 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
         ],
         &[],
     );
-    let c = Arc::new(Client {
-        http: crate::harness::blocking_client(),
-        url: server.url.clone(),
-    });
+    let c = Arc::new(server.client());
     let (_, session) = c.call(
         "POST",
         "/api/v1/projects",
@@ -539,10 +488,7 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
         &["--data-dir", &fresh, "--headless", "--port", "0"],
         &[],
     );
-    let c = Client {
-        http: crate::harness::blocking_client(),
-        url: server.url.clone(),
-    };
+    let c = server.client();
     let (status, session) = c.call(
         "POST",
         "/api/v1/sessions",
@@ -606,10 +552,7 @@ fn an_archive_with_its_history_keeps_its_undo_on_another_server() {
         )
     };
     let first = start("first");
-    let c = Client {
-        http: crate::harness::blocking_client(),
-        url: first.url.clone(),
-    };
+    let c = first.client();
     let (_, session) = c.call(
         "POST",
         "/api/v1/projects",
@@ -662,10 +605,7 @@ fn an_archive_with_its_history_keeps_its_undo_on_another_server() {
     assert!(first.terminate().success());
 
     let second = start("second");
-    let c = Client {
-        http: crate::harness::blocking_client(),
-        url: second.url.clone(),
-    };
+    let c = second.client();
     let import = |bytes: Vec<u8>| {
         let response = c
             .http
@@ -750,10 +690,7 @@ fn gc_removes_only_blobs_nothing_refers_to() {
     // Opening the project removes them too.
     let second = orphan('d');
     let mut server = Binary::start(&s, &["--data-dir", &data, "--headless", "--port", "0"], &[]);
-    let c = Client {
-        http: crate::harness::blocking_client(),
-        url: server.url.clone(),
-    };
+    let c = server.client();
     let (_, projects) = c.call("GET", "/api/v1/projects", "-", None);
     let id = projects[0]["id"].clone();
     assert_eq!(
@@ -820,17 +757,7 @@ fn the_readmes_caddy_example_passes_events_mcp_and_big_uploads() {
 fn a_reload_takes_hosts_the_log_level_and_engines_and_names_what_waits() {
     let s = Sandbox::new();
     let config = s.write("ops.toml", "[log]\nlevel = \"info\"\n");
-    let mut server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
+    let mut server = Binary::headless(&s, &config, &[], &[]);
     let http = crate::harness::blocking_client();
     let url = server.url.clone();
     let get = |path: &str, host: Option<&str>| {

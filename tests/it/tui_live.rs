@@ -914,49 +914,30 @@ fn an_attached_tui_names_each_translations_author() {
         "[server]\ntoken = \"tui-owner-1\"\n\n[[server.users]]\nname = \"ana\"\ntoken = \"tui-ana-2\"\n\n\
          [[server.users]]\nname = \"bea\"\ntoken = \"tui-bea-3\"\n",
     );
-    let server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
-    let http = crate::harness::blocking_client();
-    let call = |path: &str, token: &str, body: serde_json::Value| {
-        let response = http
-            .post(format!("{}{path}", server.url))
-            .bearer_auth(token)
-            .json(&body)
-            .send()
-            .unwrap();
-        assert!(
-            response.status().is_success(),
-            "{path}: {}",
-            response.status()
-        );
-        response.json::<serde_json::Value>().unwrap()
-    };
-    let session = call(
+    let server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let session = c.ok(
+        "POST",
         "/api/v1/projects",
         "tui-owner-1",
-        serde_json::json!({"name": "Team"}),
+        Some(serde_json::json!({"name": "Team"})),
     );
     let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
-    let created = call(
+    let created = c.ok(
+        "POST",
         &format!("{prefix}/pages"),
         "tui-ana-2",
-        serde_json::json!({"name": "p1", "text": "One.\n\nTwo."}),
+        Some(serde_json::json!({"name": "p1", "text": "One.\n\nTwo."})),
     );
     let ids = created["created"].as_array().unwrap();
-    call(
+    c.ok(
+        "POST",
         &format!("{prefix}/history/apply"),
         "tui-ana-2",
-        serde_json::json!({"type": "UpdateNode", "page": ids[0], "id": ids[1],
+        Some(
+            serde_json::json!({"type": "UpdateNode", "page": ids[0], "id": ids[1],
                "patch": {"kind": {"type": "text", "translation": "Um."}}}),
+        ),
     );
     let name = format!("quire-team-{}", std::process::id());
     let args = format!("attach {} --token tui-bea-3", server.url);

@@ -626,52 +626,22 @@ fn each_translation_names_its_author_in_the_workbench() {
          [[server.users]]\nname = \"bea\"\ntoken = \"web-bea-3\"\n\n\
          [[server.users]]\nname = \"rui\"\ntoken = \"web-rui-4\"\nrole = \"read\"\n",
     );
-    let server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
-    let http = crate::harness::blocking_client();
-    let call = |method: reqwest::Method, path: &str, token: &str, body: serde_json::Value| {
-        let response = http
-            .request(method, format!("{}{path}", server.url))
-            .bearer_auth(token)
-            .json(&body)
-            .send()
-            .unwrap();
-        assert!(
-            response.status().is_success(),
-            "{path}: {}",
-            response.status()
-        );
-        response.json::<serde_json::Value>().unwrap()
-    };
-    let session = call(
-        reqwest::Method::POST,
+    let server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let session = c.ok(
+        "POST",
         "/api/v1/projects",
         "web-owner-1",
-        json!({"name": "Team"}),
+        Some(json!({"name": "Team"})),
     );
     let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
-    call(
-        reqwest::Method::POST,
+    c.ok(
+        "POST",
         &format!("{prefix}/pages"),
         "web-ana-2",
-        json!({"name": "p1", "text": "One.\n\nTwo."}),
+        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
     );
-    let scene = http
-        .get(format!("{}{prefix}/scene.json", server.url))
-        .bearer_auth("web-ana-2")
-        .send()
-        .unwrap()
-        .json::<serde_json::Value>()
-        .unwrap();
+    let scene = c.ok("GET", &format!("{prefix}/scene.json"), "web-ana-2", None);
     let page = scene["scene"]["pages"][0]["id"]
         .as_str()
         .unwrap()
@@ -680,12 +650,12 @@ fn each_translation_names_its_author_in_the_workbench() {
         .as_str()
         .unwrap()
         .to_owned();
-    call(
-        reqwest::Method::POST,
+    c.ok(
+        "POST",
         &format!("{prefix}/history/apply"),
         "web-ana-2",
-        json!({"type": "UpdateNode", "page": page, "id": node,
-               "patch": {"kind": {"type": "text", "translation": "Um."}}}),
+        Some(json!({"type": "UpdateNode", "page": page, "id": node,
+               "patch": {"kind": {"type": "text", "translation": "Um."}}})),
     );
     let project = session["projectId"].as_str().unwrap().to_owned();
     let out = out_dir("team");

@@ -177,7 +177,11 @@ const OPENAPI: Doc = Doc {
 };
 
 async fn openapi(State(state): State<AppState>) -> Json<Value> {
-    Json((*state.openapi).clone())
+    if state.guard.users().secured() {
+        Json(super::api::secured(&state.openapi))
+    } else {
+        Json((*state.openapi).clone())
+    }
 }
 
 /// Routes that act on a session, registered twice: under `/api/v1` (the
