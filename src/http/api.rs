@@ -1,11 +1,15 @@
-//! Route registration that writes the OpenAPI document as it builds the
-//! router: a route cannot exist without its documentation, and the
-//! document cannot list a route that does not exist.
+//! Route registration that records the OpenAPI document's operations as
+//! it builds the router: a route cannot exist without its documentation,
+//! and the document cannot list a route that does not exist. The document
+//! itself is written when it is first asked for ([`OpenApi::document`]):
+//! generating every schema took start-up time and memory that a server
+//! nobody asks for it would never use.
 //!
 //! Schemas come from the same Rust types the handlers (de)serialize, via
 //! schemars (JSON Schema 2020-12, which OpenAPI 3.1 uses as is).
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use axum::Router;
 use axum::handler::Handler;
@@ -71,10 +75,25 @@ pub struct QueryParam {
 
 pub struct Api<S> {
     routes: BTreeMap<String, MethodRouter<S>>,
-    paths: BTreeMap<String, Map<String, Value>>,
-    generator: SchemaGenerator,
+    operations: Vec<Operation>,
     /// Added to every `operationId` (see [`Api::with_id_suffix`]).
     id_suffix: &'static str,
+}
+
+/// A documented route, as registered.
+struct Operation {
+    path: String,
+    method: &'static str,
+    doc: Doc,
+    id_suffix: &'static str,
+}
+
+/// The OpenAPI document of the registered routes, written once, when first
+/// asked for.
+pub struct OpenApi {
+    version: String,
+    operations: Vec<Operation>,
+    written: OnceLock<Value>,
 }
 
 impl<S: Clone + Send + Sync + 'static> Default for Api<S> {
@@ -85,13 +104,9 @@ impl<S: Clone + Send + Sync + 'static> Default for Api<S> {
 
 impl<S: Clone + Send + Sync + 'static> Api<S> {
     pub fn new() -> Self {
-        let settings = SchemaSettings::draft2020_12().with(|s| {
-            s.definitions_path = "#/components/schemas".into();
-        });
         Api {
             routes: BTreeMap::new(),
-            paths: BTreeMap::new(),
-            generator: settings.into_generator(),
+            operations: Vec::new(),
             id_suffix: "",
         }
     }
@@ -110,11 +125,11 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
         H: Handler<T, S>,
         T: 'static,
     {
-        let filter = match method {
-            "GET" => MethodFilter::GET,
-            "POST" => MethodFilter::POST,
-            "PUT" => MethodFilter::PUT,
-            "DELETE" => MethodFilter::DELETE,
+        let (filter, method) = match method {
+            "GET" => (MethodFilter::GET, "get"),
+            "POST" => (MethodFilter::POST, "post"),
+            "PUT" => (MethodFilter::PUT, "put"),
+            "DELETE" => (MethodFilter::DELETE, "delete"),
             other => panic!("unsupported method {other}"),
         };
         let entry = self
@@ -123,18 +138,51 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
             .unwrap_or_default()
             .on(filter, handler);
         self.routes.insert(path.to_owned(), entry);
-        let op = operation(path, &doc, self.id_suffix, &mut self.generator);
-        self.paths
-            .entry(path.to_owned())
-            .or_default()
-            .insert(method.to_ascii_lowercase(), op);
+        self.operations.push(Operation {
+            path: path.to_owned(),
+            method,
+            doc,
+            id_suffix: self.id_suffix,
+        });
     }
 
     /// The router and the OpenAPI document, as it reads without a token
     /// ([`secured`] adds what a token changes).
-    pub fn finish(mut self, version: &str) -> (Router<S>, Value) {
+    pub fn finish(self, version: &str) -> (Router<S>, OpenApi) {
+        let router = self
+            .routes
+            .into_iter()
+            .fold(Router::new(), |r, (path, mr)| r.route(&path, mr));
+        let openapi = OpenApi {
+            version: version.to_owned(),
+            operations: self.operations,
+            written: OnceLock::new(),
+        };
+        (router, openapi)
+    }
+}
+
+impl OpenApi {
+    /// The document (written on the first call).
+    pub fn document(&self) -> &Value {
+        self.written.get_or_init(|| self.write())
+    }
+
+    fn write(&self) -> Value {
+        let settings = SchemaSettings::draft2020_12().with(|s| {
+            s.definitions_path = "#/components/schemas".into();
+        });
+        let mut generator = settings.into_generator();
+        let mut paths: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
+        for op in &self.operations {
+            let written = operation(&op.path, &op.doc, op.id_suffix, &mut generator);
+            paths
+                .entry(&op.path)
+                .or_default()
+                .insert(op.method.to_owned(), written);
+        }
         let mut schemas: Map<String, Value> =
-            self.generator.take_definitions(true).into_iter().collect();
+            generator.take_definitions(true).into_iter().collect();
         name_union_variants(&mut schemas);
         schemas.insert("Error".into(), error_schema());
         let components = json!({
@@ -146,21 +194,16 @@ impl<S: Clone + Send + Sync + 'static> Api<S> {
                 }
             }
         });
-        let doc = json!({
+        json!({
             "openapi": "3.1.0",
             "info": {
                 "title": "quire HTTP API",
-                "version": version,
+                "version": self.version,
                 "description": "The headless quire workbench. Un-addressed routes act on the current session; the same routes under /api/v1/sessions/{sessionId} act on that session."
             },
-            "paths": self.paths,
+            "paths": paths,
             "components": components,
-        });
-        let router = self
-            .routes
-            .into_iter()
-            .fold(Router::new(), |r, (path, mr)| r.route(&path, mr));
-        (router, doc)
+        })
     }
 }
 

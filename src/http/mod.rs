@@ -27,7 +27,6 @@ use std::sync::{Arc, PoisonError, RwLock};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::response::IntoResponse;
-use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -44,7 +43,7 @@ pub struct AppState {
     config: Arc<RwLock<Arc<Config>>>,
     pub mode: String,
     pub guard: Arc<GuardConfig>,
-    pub openapi: Arc<Value>,
+    pub openapi: Arc<api::OpenApi>,
     /// What `/metrics` reports.
     pub metrics: Arc<metrics::Metrics>,
     ready: Arc<AtomicBool>,

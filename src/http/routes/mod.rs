@@ -177,10 +177,11 @@ const OPENAPI: Doc = Doc {
 };
 
 async fn openapi(State(state): State<AppState>) -> Json<Value> {
+    let open = state.openapi.document();
     if state.guard.users().secured() {
-        Json(super::api::secured(&state.openapi))
+        Json(super::api::secured(open))
     } else {
-        Json((*state.openapi).clone())
+        Json(open.clone())
     }
 }
 
