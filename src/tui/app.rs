@@ -2,6 +2,7 @@
 //! changes the state and returns effects; `view` only draws it.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use crossterm::event::{KeyEvent, MouseEvent};
@@ -287,6 +288,9 @@ pub struct App {
     pub edit: Option<EditBox>,
     /// Saves sent and not yet in a loaded scene.
     pub saving: Vec<PendingSave>,
+    /// The shown project's glossary as a matcher: built when a scene
+    /// with a different glossary loads, not for every frame.
+    pub glossary: Option<Arc<crate::core::glossary::Matcher>>,
     pub attachments: Vec<Attachment>,
     pub modal: Option<Modal>,
     /// Shown while the workspace loads or the first connection is made.
@@ -361,6 +365,7 @@ impl App {
             input: None,
             edit: None,
             saving: Vec::new(),
+            glossary: None,
             attachments: Vec::new(),
             modal: None,
             start_overlay: Some(connecting),

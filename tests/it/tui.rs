@@ -1591,3 +1591,39 @@ fn clicking_revoke_on_the_sharing_bar_revokes() {
     );
     assert_eq!(without_pictures(fx), vec![Effect::Revoke]);
 }
+
+/// The selected segment's glossary hits come from the loaded scene's
+/// glossary: shown once it loads, and the new terms after it changes.
+#[test]
+fn glossary_hits_follow_the_loaded_glossary() {
+    let term = |source: &str, target: &str| quire::core::glossary::Term {
+        source: source.into(),
+        target: target.into(),
+        note: None,
+        case_sensitive: false,
+    };
+    let with = |terms: Vec<quire::core::glossary::Term>| {
+        let mut snapshot = scene(3, 4);
+        snapshot.scene.project.glossary = terms;
+        snapshot
+    };
+    let mut app = session_app();
+    app.focus = Pane::Nodes;
+    app.node_selected = 1;
+    let load = |app: &mut App, snapshot| {
+        update(
+            app,
+            Msg::Loaded(Loaded::Scene(sid(1), Ok(snapshot))),
+            Instant::now(),
+        );
+    };
+    load(&mut app, with(vec![term("number", "numéro")]));
+    let screen = draw(&app);
+    assert!(screen.contains("≡ number → numéro"), "{screen}");
+    load(&mut app, with(vec![term("page", "feuille")]));
+    let screen = draw(&app);
+    assert!(screen.contains("≡ page → feuille"), "{screen}");
+    assert!(!screen.contains("numéro"), "{screen}");
+    load(&mut app, with(Vec::new()));
+    assert!(!draw(&app).contains('≡'));
+}

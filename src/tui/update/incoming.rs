@@ -403,6 +403,15 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                         app.kept = Some((project, Default::default()));
                         fx.push(Effect::LoadDrafts(project));
                     }
+                    let terms = &snapshot.scene.project.glossary;
+                    let same_terms = app
+                        .scene
+                        .as_ref()
+                        .is_some_and(|(_, old)| old.scene.project.glossary == *terms);
+                    if !same_terms || app.glossary.is_none() {
+                        app.glossary = (!terms.is_empty())
+                            .then(|| Arc::new(crate::core::glossary::Matcher::new(terms)));
+                    }
                     app.scene = Some((id, snapshot));
                     show_saves(app);
                     let pages = page_count(app);

@@ -188,21 +188,17 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
         ));
     }
     lines.extend(match_lines(app, node));
-    if let (Some((_, snapshot)), Some(source)) = (&app.scene, source) {
-        let glossary = &snapshot.scene.project.glossary;
-        if !glossary.is_empty() {
-            let matcher = crate::core::glossary::Matcher::new(glossary);
-            for term in matcher.found(source) {
-                let note = term
-                    .note
-                    .as_deref()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default();
-                lines.push(Line::styled(
-                    format!("≡ {} → {}{note}", term.source, term.target),
-                    Style::default().fg(Color::Cyan),
-                ));
-            }
+    if let (Some(matcher), Some(source)) = (&app.glossary, source) {
+        for term in matcher.found(source) {
+            let note = term
+                .note
+                .as_deref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
+            lines.push(Line::styled(
+                format!("≡ {} → {}{note}", term.source, term.target),
+                Style::default().fg(Color::Cyan),
+            ));
         }
     }
     lines
