@@ -42,7 +42,7 @@ fn at_boundary(text: &str, start: usize, end: usize) -> bool {
 
 /// Finds a glossary's terms in texts: one automaton for the case-sensitive
 /// terms, one over lower-cased text for the rest; whole words only.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Matcher {
     terms: Vec<Term>,
     exact: Option<(AhoCorasick, Vec<usize>)>,
