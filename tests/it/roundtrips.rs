@@ -8,7 +8,8 @@
 //! export with Translate Toolkit and brings `po2tmx`'s TMX into the memory;
 //! `tests/interop/foreign.py` starts projects from translators' own PO and
 //! XLIFF files and checks what goes back out with `msgcmp`, polib and
-//! Translate Toolkit.
+//! Translate Toolkit; `tests/markdown/cells.py` reads the Markdown export
+//! with markdown-it-py.
 
 use std::process::Command;
 
@@ -104,4 +105,87 @@ fn subtitles_and_comics_go_in_and_out_through_pysrt_and_webvtt_py() {
         "subtitles/roundtrip.py",
         "subtitles",
     );
+}
+
+/// The Markdown export read by markdown-it-py (`tests/markdown/cells.py`):
+/// each text arrives as it was written, none of its marks taken as
+/// Markdown. (Not a `core_` test: it needs the Python environment.)
+#[tokio::test]
+async fn the_markdown_export_renders_each_text_as_it_is() {
+    use quire::core::export::{ExportFormat, ExportSpec};
+    let Some(python) = crate::mcp::python_with(
+        "the_markdown_export_renders_each_text_as_it_is",
+        "markdown_it",
+    ) else {
+        return;
+    };
+    let t = crate::core_support::TestCore::new();
+    let id = t.session("Cells | *and* #marks");
+    let tricky = [
+        "*not bold* _nor this_ `code` [link](x) ~~strike~~ \\ back",
+        "a | pipe <b>tag</b> &amp; entity #hash\nsecond line",
+    ];
+    let r = t
+        .core
+        .import_text(id, "p #1", &tricky.join("\n\n"), None)
+        .await
+        .unwrap();
+    let page = quire::core::ids::PageId(r.created[0]);
+    t.core
+        .apply(
+            id,
+            crate::core_support::translate(page, quire::core::ids::NodeId(r.created[1]), tricky[1]),
+        )
+        .await
+        .unwrap();
+    let md = t
+        .core
+        .export(
+            id,
+            ExportSpec {
+                format: ExportFormat::Markdown,
+                pages: None,
+                target_language: None,
+                image_format: None,
+                quality: None,
+                untranslated: None,
+                history: false,
+            },
+        )
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("export.md");
+    std::fs::write(&file, &md.bytes).unwrap();
+    let out = std::process::Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/markdown/cells.py"
+        ))
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        seen["headings"],
+        serde_json::json!(["Cells | *and* #marks", "1. p #1"]),
+        "{}",
+        String::from_utf8_lossy(&md.bytes)
+    );
+    let rows = &seen["tables"][0];
+    assert_eq!(
+        rows[0],
+        serde_json::json!(["1", tricky[0], tricky[1], "translated"])
+    );
+    assert_eq!(
+        rows[1],
+        serde_json::json!(["2", tricky[1], "(not translated)", "initial"])
+    );
+    // Only quire's own "(not translated)" is emphasis; none of the text is.
+    assert_eq!(seen["emphasis"], serde_json::json!(["(not translated)"]));
 }
