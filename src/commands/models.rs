@@ -11,6 +11,7 @@ use sha2::{Digest, Sha256};
 
 use super::write_failed;
 use crate::config::Loaded;
+use crate::core::engines::ppocr::Helper;
 use crate::error::Failure;
 
 /// One configured model file.
@@ -92,9 +93,11 @@ fn describe(key: &'static str, path: &Path, role: Role) -> Model {
         }
     }
     let loaded = match role {
-        Role::Detector => quire_ppocr::Detector::load(path).map(|_| String::new()),
-        Role::Recognizer => quire_ppocr::Recognizer::load(path)
-            .map(|r| format!(" ({} characters)", r.dictionary_len())),
+        Role::Detector => Helper::start(Some(path), None).map(|_| String::new()),
+        Role::Recognizer => Helper::start(None, Some(path)).map(|h| {
+            h.characters()
+                .map_or_else(String::new, |n| format!(" ({n} characters)"))
+        }),
     };
     model.loads = match loaded {
         Ok(more) => format!("ok{more}"),

@@ -321,8 +321,9 @@ const TOP_LEVEL_VALUES: [&str; 1] = ["default_mode"];
 /// `QUIRE_` variables. A variable whose name contains `__` is always a
 /// config key and is checked strictly (so a typo is an error). One without
 /// `__` is a key when it names a top-level value (`QUIRE_DEFAULT_MODE`);
-/// any other is returned in `loose`: it must be `QUIRE_SYSTEM_CONFIG_DIR`
-/// or named by a `*_env` key (people keep their own secrets in `QUIRE_…`
+/// any other is returned in `loose`: it must be `QUIRE_SYSTEM_CONFIG_DIR`,
+/// `QUIRE_PPOCR_HELPER` (read where the helper starts) or named by a
+/// `*_env` key (people keep their own secrets in `QUIRE_…`
 /// variables), else [`check_loose_vars`] refuses it like an unknown key.
 fn env_layers(loose: &mut Vec<String>) -> Result<Vec<Layer>, ConfigError> {
     let mut vars: Vec<(String, String)> = std::env::vars()
@@ -347,7 +348,9 @@ fn env_layers(loose: &mut Vec<String>) -> Result<Vec<Layer>, ConfigError> {
         {
             (*key).to_owned()
         } else {
-            if name != super::dirs::SYSTEM_DIR_ENV {
+            if name != super::dirs::SYSTEM_DIR_ENV
+                && name != crate::core::engines::ppocr::HELPER_ENV
+            {
                 loose.push(name);
             }
             continue;

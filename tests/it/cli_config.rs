@@ -919,4 +919,19 @@ fn models_list_names_each_model_its_digest_and_whether_it_loads() {
     let table = s.quire().args(["models", "list"]).run();
     assert_eq!(table.code(), 0, "{}", table.stderr());
     assert!(table.stdout().contains(&sha(&det)), "{}", table.stdout());
+    // The models load in the quire-ppocr helper; without it, each says
+    // which program could not be started.
+    let missing = s
+        .quire()
+        .env("QUIRE_PPOCR_HELPER", "/nonexistent/quire-ppocr")
+        .args(["models", "list", "--json"])
+        .run();
+    assert_eq!(missing.code(), 0, "{}", missing.stderr());
+    let listed: serde_json::Value = serde_json::from_str(&missing.stdout()).unwrap();
+    let why = listed[0]["loads"].as_str().unwrap();
+    assert!(
+        why.contains("/nonexistent/quire-ppocr cannot be started"),
+        "{why}"
+    );
+    assert_eq!(listed[0]["sha256"], sha(&det).as_str());
 }

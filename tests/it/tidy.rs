@@ -218,3 +218,38 @@ fn the_code_map_names_every_module_and_only_real_ones() {
         problems.join("\n")
     );
 }
+
+/// The model runtime (tract, through `quire-ppocr`) stays out of the
+/// `quire` binary: only the helper program names the crate, and no
+/// other crate of the workspace depends on it.
+#[test]
+fn only_the_helper_uses_the_model_runtime() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+        let krate = krate.unwrap().path();
+        if krate.ends_with("quire-ppocr") {
+            continue;
+        }
+        let manifest = std::fs::read_to_string(krate.join("Cargo.toml")).unwrap();
+        assert!(
+            !manifest.contains("quire-ppocr") && !manifest.contains("tract"),
+            "{} depends on the model runtime",
+            krate.display()
+        );
+        rust_files(&krate.join("src"), &mut files);
+    }
+    let helper = root.join("src/bin/quire-ppocr.rs");
+    assert!(helper.is_file());
+    for file in files.iter().filter(|f| **f != helper) {
+        let text = std::fs::read_to_string(file).unwrap();
+        assert!(
+            !["quire_ppocr::", "tract_onnx::", "tract_core::"]
+                .iter()
+                .any(|name| text.contains(name)),
+            "{} uses the model runtime: only the quire-ppocr helper may",
+            file.display()
+        );
+    }
+}

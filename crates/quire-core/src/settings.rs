@@ -273,7 +273,7 @@ pub enum DetectBackend {
     /// Classical image analysis, no model files (`quire-vision`).
     #[default]
     Builtin,
-    /// A text-line detection model run in process (`quire-ppocr`); the
+    /// A text-line detection model, run by the `quire-ppocr` helper; the
     /// balloons, regions and mask are then found around its lines.
     Onnx,
 }

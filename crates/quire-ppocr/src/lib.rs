@@ -18,6 +18,14 @@
 //! A model is optimised for each input size it sees; the plans are kept
 //! (a chapter's pages have one size, a line's width is rounded up to one
 //! of a few widths), so a page costs only its inference.
+//!
+//! quire runs these models in a helper process, `quire-ppocr`, which
+//! [`serve`] answers (module [`helper`]): the model runtime is most of
+//! this crate's code, and kept out of the `quire` binary it no longer
+//! loads at every start.
+
+pub mod helper;
+pub use helper::serve;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -98,7 +106,7 @@ fn tensor(image: &RgbImage, width: usize) -> Tensor {
 }
 
 /// A text line the detector found, in the pixels of the image it was given.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Line {
     pub x: f32,
     pub y: f32,
@@ -327,7 +335,7 @@ impl Recognizer {
 }
 
 /// One line (or a piece of one) of a block, read.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ReadLine {
     pub line: Line,
     /// Which row (or column) of the block it is on, in reading order: the

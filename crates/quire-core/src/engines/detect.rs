@@ -2,8 +2,8 @@
 //! (or block of text outside balloons), each with its box and its
 //! `region`, and stores the page's `text` mask: `quire-vision`'s `detect`
 //! (the `builtin` backend), or its `detect_lines` around the lines a
-//! model finds (`onnx`: `quire-ppocr`'s DB detector, the page seen at
-//! the model's scale).
+//! model finds (`onnx`: PP-OCR's DB detector in the `quire-ppocr` helper
+//! process, the page seen at the model's scale).
 //!
 //! It never duplicates a node or moves a person's box: with
 //! `existing = "merge"` a found block that overlaps a text node gives that
@@ -67,7 +67,7 @@ impl Engine for Detect {
                     "detect.backend = \"onnx\" needs detect.model (a text detection model file)"
                         .to_owned()
                 })?;
-                Some(Arc::new(quire_ppocr::Detector::load(path)?))
+                Some(Arc::new(super::ppocr::Helper::start(Some(path), None)?))
             }
         };
         Ok(Box::new(Work {
@@ -81,8 +81,8 @@ impl Engine for Detect {
 
 struct Work {
     settings: DetectSettings,
-    /// The `onnx` backend's model, loaded once per job.
-    model: Option<Arc<quire_ppocr::Detector>>,
+    /// The `onnx` backend's model, loaded once per job (in the helper).
+    model: Option<Arc<super::ppocr::Helper>>,
     rtl: bool,
     max_pixels: u64,
 }
@@ -136,7 +136,7 @@ impl PageWork for Work {
 }
 
 /// A model's line as pixel bounds inside a `width` × `height` page.
-fn line_bounds(line: &quire_ppocr::Line, width: u32, height: u32) -> vision::Bounds {
+fn line_bounds(line: &super::ppocr::Line, width: u32, height: u32) -> vision::Bounds {
     let clamp = |v: f32, most: u32| (v.max(0.0) as u32).min(most - 1);
     vision::Bounds {
         left: clamp(line.x.floor(), width),

@@ -14,6 +14,7 @@ pub mod command;
 pub mod detect;
 pub mod llm;
 pub mod ocr;
+pub mod ppocr;
 pub mod pseudo;
 pub mod qa;
 pub mod render;

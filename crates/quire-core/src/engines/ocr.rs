@@ -1,7 +1,8 @@
 //! `ocr`: reads the source text of text nodes from the page's pixels, with
 //! the system's Tesseract (the `tesseract` backend) or PP-OCR's models run
-//! in process (the `onnx` backend, `quire-ppocr`: the lines of each cut
-//! found by the detector, each read by the recogniser, columns turned).
+//! by the `quire-ppocr` helper process (the `onnx` backend,
+//! [`super::ppocr`]: the lines of each cut found by the detector, each
+//! read by the recogniser, columns turned).
 //!
 //! The nodes read are those with no source text (with `overwrite: all`,
 //! also those with text but no translation); a final node is never read.
@@ -105,11 +106,10 @@ impl Engine for Ocr {
     }
 }
 
-/// The `onnx` backend's models, loaded once per job (their plans, made
-/// for each input size, are kept with them).
+/// The `onnx` backend's models, loaded once per job in a helper process
+/// (their plans, made for each input size, are kept with them there).
 struct Models {
-    detector: quire_ppocr::Detector,
-    recognizer: quire_ppocr::Recognizer,
+    helper: super::ppocr::Helper,
 }
 
 impl Models {
@@ -118,9 +118,10 @@ impl Models {
             p.clone()
                 .ok_or_else(|| format!("ocr.backend = \"onnx\" needs {key} (a PP-OCR model file)"))
         };
+        let detector = path(&settings.detector, "ocr.detector")?;
+        let recognizer = path(&settings.model, "ocr.model")?;
         Ok(Models {
-            detector: quire_ppocr::Detector::load(&path(&settings.detector, "ocr.detector")?)?,
-            recognizer: quire_ppocr::Recognizer::load(&path(&settings.model, "ocr.model")?)?,
+            helper: super::ppocr::Helper::start(Some(&detector), Some(&recognizer))?,
         })
     }
 
@@ -141,7 +142,7 @@ impl Models {
         // (32 px) tall: on the generated vertical Japanese, smaller
         // (0.75×) or larger (1.25×) made it join two columns' characters
         // into rows.
-        let lines = quire_ppocr::read(&self.detector, &self.recognizer, &rgb, Some(1.0))?;
+        let lines = self.helper.read(&rgb, Some(1.0))?;
         Ok(lines
             .into_iter()
             .map(|l| Word {

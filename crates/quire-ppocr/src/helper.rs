@@ -1,0 +1,207 @@
+//! The `quire-ppocr` helper's side of its pipe to quire.
+//!
+//! quire writes requests on the helper's stdin and reads one answer line
+//! per request on its stdout. A request is a line of JSON, followed, for
+//! an image, by its pixels (`width × height × 3` bytes of RGB):
+//!
+//! - `{"load":{"detector":PATH,"recognizer":PATH}}` (either may be left
+//!   out) loads the models; answer `{"ok":{"characters":N}}` (the
+//!   recogniser's dictionary size, `null` without one);
+//! - `{"lines":{"width":W,"height":H,"scale":S}}` + pixels: the
+//!   detector's lines, `{"lines":[{x,y,width,height,score}…]}`;
+//! - `{"read":{"width":W,"height":H,"scale":S}}` + pixels: a block's
+//!   lines found and read, `{"read":[{line,row,text,confidence}…]}`.
+//!
+//! Any refusal or failure is `{"error":"…"}` and the helper keeps
+//! serving; it ends when its stdin closes. `scale` may be `null` (see
+//! [`Detector::lines`]).
+
+use std::io::{BufRead, Read, Write};
+use std::path::PathBuf;
+
+use image::RgbImage;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::{Detector, Recognizer};
+
+/// The most pixels one image may have (a 100-megapixel page's limit in
+/// quire, with room): a corrupt header never allocates more.
+const MAX_PIXELS: u64 = 128_000_000;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum Request {
+    Load {
+        #[serde(default)]
+        detector: Option<PathBuf>,
+        #[serde(default)]
+        recognizer: Option<PathBuf>,
+    },
+    Lines(Size),
+    Read(Size),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Size {
+    width: u32,
+    height: u32,
+    #[serde(default)]
+    scale: Option<f32>,
+}
+
+#[derive(Default)]
+struct Models {
+    detector: Option<Detector>,
+    recognizer: Option<Recognizer>,
+}
+
+/// Serves requests from `input` until it ends, answering on `output`.
+/// Fails only when a pipe does (quire went away); a bad request gets an
+/// error answer.
+pub fn serve(input: impl Read, mut output: impl Write) -> std::io::Result<()> {
+    let mut input = std::io::BufReader::new(input);
+    let mut models = Models::default();
+    let mut header = String::new();
+    loop {
+        header.clear();
+        if input.read_line(&mut header)? == 0 {
+            return Ok(());
+        }
+        let answer = match serde_json::from_str::<Request>(&header) {
+            Ok(request) => answer(&mut models, request, &mut input)?,
+            // The pixels that may follow cannot be told from the next
+            // request: nothing more can be read in step.
+            Err(e) => {
+                let refusal = json!({ "error": format!("not a request: {e}") });
+                writeln!(output, "{refusal}")?;
+                output.flush()?;
+                return Ok(());
+            }
+        };
+        writeln!(output, "{answer}")?;
+        output.flush()?;
+    }
+}
+
+/// One request's answer; its pixels are read from `input` first.
+fn answer(models: &mut Models, request: Request, input: &mut impl Read) -> std::io::Result<Value> {
+    let refused = |e: String| json!({ "error": e });
+    Ok(match request {
+        Request::Load {
+            detector,
+            recognizer,
+        } => {
+            let loaded = (|| {
+                let detector = detector.as_deref().map(Detector::load).transpose()?;
+                let recognizer = recognizer.as_deref().map(Recognizer::load).transpose()?;
+                Ok::<_, String>(Models {
+                    detector,
+                    recognizer,
+                })
+            })();
+            match loaded {
+                Ok(loaded) => {
+                    *models = loaded;
+                    let characters = models.recognizer.as_ref().map(Recognizer::dictionary_len);
+                    json!({ "ok": { "characters": characters } })
+                }
+                Err(e) => refused(e),
+            }
+        }
+        Request::Lines(size) => {
+            let image = pixels(&size, input)?;
+            match (&models.detector, image) {
+                (_, Err(e)) => refused(e),
+                (None, _) => refused("no detector is loaded".into()),
+                (Some(detector), Ok(image)) => match detector.lines(&image, size.scale) {
+                    Ok(lines) => json!({ "lines": lines }),
+                    Err(e) => refused(e),
+                },
+            }
+        }
+        Request::Read(size) => {
+            let image = pixels(&size, input)?;
+            match (&models.detector, &models.recognizer, image) {
+                (_, _, Err(e)) => refused(e),
+                (Some(detector), Some(recognizer), Ok(image)) => {
+                    match crate::read(detector, recognizer, &image, size.scale) {
+                        Ok(lines) => json!({ "read": lines }),
+                        Err(e) => refused(e),
+                    }
+                }
+                _ => refused("reading needs both a detector and a recogniser loaded".into()),
+            }
+        }
+    })
+}
+
+/// The request's pixels, read whole even when the size is refused (so
+/// the next request is read in step) unless the size is beyond reading.
+fn pixels(size: &Size, input: &mut impl Read) -> std::io::Result<Result<RgbImage, String>> {
+    let pixels = u64::from(size.width) * u64::from(size.height);
+    if pixels > MAX_PIXELS {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "{} × {} pixels is over the helper's limit",
+                size.width, size.height
+            ),
+        ));
+    }
+    let mut bytes = vec![0u8; usize::try_from(pixels * 3).unwrap_or(usize::MAX)];
+    input.read_exact(&mut bytes)?;
+    Ok(RgbImage::from_raw(size.width, size.height, bytes)
+        .ok_or_else(|| "the pixels do not fill the image".to_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exchange(input: &[u8]) -> Vec<Value> {
+        let mut out = Vec::new();
+        serve(input, &mut out).unwrap();
+        out.split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| serde_json::from_slice(l).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn an_image_without_models_is_refused_and_the_next_request_read_in_step() {
+        let mut input = b"{\"lines\":{\"width\":2,\"height\":1}}\n".to_vec();
+        input.extend_from_slice(&[255; 6]);
+        input.extend_from_slice(b"{\"load\":{}}\n");
+        let answers = exchange(&input);
+        assert_eq!(answers[0]["error"], "no detector is loaded");
+        assert_eq!(answers[1]["ok"]["characters"], Value::Null);
+    }
+
+    #[test]
+    fn a_model_that_does_not_load_is_named_in_the_refusal() {
+        let answers = exchange(b"{\"load\":{\"detector\":\"/nonexistent/det.onnx\"}}\n");
+        let error = answers[0]["error"].as_str().unwrap();
+        assert!(error.contains("/nonexistent/det.onnx"), "{error}");
+    }
+
+    #[test]
+    fn a_line_that_is_not_a_request_ends_the_exchange_with_an_error() {
+        let answers = exchange(b"{\"dance\":{}}\n{\"load\":{}}\n");
+        assert_eq!(answers.len(), 1);
+        assert!(
+            answers[0]["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("not a request")
+        );
+    }
+
+    #[test]
+    fn an_image_beyond_the_limit_fails_the_pipe() {
+        let mut out = Vec::new();
+        let input = b"{\"lines\":{\"width\":100000,\"height\":100000}}\n";
+        assert!(serve(&input[..], &mut out).is_err());
+    }
+}
