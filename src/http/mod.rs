@@ -113,12 +113,14 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         .route("/metrics", axum::routing::get(metrics::metrics))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state.clone());
+        .with_state(state.clone())
+        // The REST routes only: `/mcp` names its sessions in its calls,
+        // and each layer costs every request it wraps.
+        .layer(axum::middleware::from_fn(extract::name_the_session));
     if let Some(extra) = extra {
         router = router.merge(extra);
     }
     let router = router
-        .layer(axum::middleware::from_fn(extract::name_the_session))
         .layer(DefaultBodyLimit::max(limit))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

@@ -16,7 +16,6 @@ pub fn http_router(
 ) -> axum::Router {
     axum::Router::new()
         .nest_service("/mcp", http_service(core, config, stop))
-        .layer(axum::middleware::from_fn(session_ended))
         .layer(axum::middleware::from_fn(json_rpc_errors))
 }
 
@@ -25,12 +24,18 @@ pub fn http_router(
 /// -32700) before it reaches rmcp, and rmcp's plain-text refusals (a wrong
 /// `Content-Type` or `Accept`) keep their status with an invalid-request
 /// error (-32600) carrying their text.
+///
+/// Also: rmcp answers a session's DELETE with 202; the Python SDK (and the
+/// HTTP meaning of "done, nothing to send") expect 204, and warn
+/// otherwise. Only DELETE: a POSTed notification must stay 202, as the
+/// spec says. (One middleware for both: each layer costs every call.)
 pub(super) async fn json_rpc_errors(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse;
+    let delete = request.method() == axum::http::Method::DELETE;
     let error = |status: StatusCode, code: i32, message: String| {
         let body = serde_json::json!({
             "jsonrpc": "2.0",
@@ -45,18 +50,27 @@ pub(super) async fn json_rpc_errors(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("application/json"));
     let request = if request.method() == axum::http::Method::POST && json_body {
-        use axum::extract::FromRequest;
-        let (parts, body) = request.into_parts();
-        let head = parts.clone();
+        use axum::RequestExt;
         // Read under the server's `DefaultBodyLimit` (server.max_body_bytes).
-        let request = axum::extract::Request::from_parts(parts, body);
-        let bytes = match axum::body::Bytes::from_request(request, &()).await {
+        let (head, body) = request.with_limited_body().into_parts();
+        let bytes = match axum::body::to_bytes(body, usize::MAX).await {
             Ok(bytes) => bytes,
             Err(e) => {
+                let mut cause = std::error::Error::source(&e);
+                let mut too_large = false;
+                while let Some(inner) = cause {
+                    too_large |= inner.is::<http_body_util::LengthLimitError>();
+                    cause = inner.source();
+                }
+                let status = if too_large {
+                    StatusCode::PAYLOAD_TOO_LARGE
+                } else {
+                    StatusCode::BAD_REQUEST
+                };
                 return error(
-                    e.status(),
+                    status,
                     -32600,
-                    format!("Invalid Request: {}", e.body_text()),
+                    format!("Invalid Request: Failed to buffer the request body: {e}"),
                 );
             }
         };
@@ -95,6 +109,11 @@ pub(super) async fn json_rpc_errors(
         request
     };
     let response = next.run(request).await;
+    if delete && response.status() == StatusCode::ACCEPTED {
+        let (mut parts, _) = response.into_parts();
+        parts.status = StatusCode::NO_CONTENT;
+        return axum::response::Response::from_parts(parts, axum::body::Body::empty());
+    }
     let plain = response
         .headers()
         .get(header::CONTENT_TYPE)
@@ -118,23 +137,6 @@ pub(super) struct Frame {
     method: Option<String>,
     #[serde(default)]
     id: Option<Value>,
-}
-
-/// rmcp answers a session's DELETE with 202; the Python SDK (and the HTTP
-/// meaning of "done, nothing to send") expect 204, and warn otherwise.
-/// Only DELETE: a POSTed notification must stay 202, as the spec says.
-pub(super) async fn session_ended(
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let delete = request.method() == axum::http::Method::DELETE;
-    let response = next.run(request).await;
-    if !delete || response.status() != axum::http::StatusCode::ACCEPTED {
-        return response;
-    }
-    let (mut parts, _) = response.into_parts();
-    parts.status = axum::http::StatusCode::NO_CONTENT;
-    axum::response::Response::from_parts(parts, axum::body::Body::empty())
 }
 
 pub(super) fn http_service(

@@ -346,10 +346,11 @@ async fn every_answer_says_nosniff() {
 /// `/mcp` answers what is not JSON-RPC with a JSON-RPC error body: a body
 /// that is not JSON is a parse error (400, -32700), a wrong content type
 /// keeps its 415 with an invalid-request error (0.2 answered both with 415
-/// and plain text).
+/// and plain text), a body over `server.max_body_bytes` its 413.
 #[test]
 fn mcp_refusals_are_json_rpc_error_bodies() {
     let s = crate::harness::Sandbox::new();
+    s.user_config("[server]\nmax_body_bytes = 4096\n");
     let server = crate::http_support::Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     let client = crate::harness::http_client();
@@ -387,4 +388,26 @@ fn mcp_refusals_are_json_rpc_error_bodies() {
             .contains("Content-Type"),
         "{body}"
     );
+    // Sent in chunks (no Content-Length to refuse it by), it is read up
+    // to the limit.
+    let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(5000)).into_bytes();
+    let (status, body) = rt.block_on(async {
+        let chunks = futures_util::stream::iter([Ok::<_, std::io::Error>(big)]);
+        let r = client
+            .post(format!("{}/mcp", server.url))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send()
+            .await
+            .unwrap();
+        (
+            r.status().as_u16(),
+            r.json::<serde_json::Value>().await.unwrap(),
+        )
+    });
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("length limit exceeded"), "{body}");
 }
