@@ -18,6 +18,12 @@ use crate::config::secret::Secret;
 /// The name `server.token` gives its holder.
 pub const OWNER: &str = "owner";
 
+/// A reply's mark that its request only read, set by a route the method
+/// cannot tell it by (a POST to `/mcp` calling a read-only tool): the
+/// access log writes it at `debug`, as it writes a GET.
+#[derive(Debug, Clone, Copy)]
+pub struct OnlyRead;
+
 /// Who made a request: a configured user, or, on a server with no tokens
 /// at all (loopback only), the machine's one person.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! The access log: a line per request with its method, route, status,
-//! user and duration, at `info` for a change and `debug` for a read (target
+//! user and duration, at `info` for a change and `debug` for a read (a
+//! GET, or a reply marked [`OnlyRead`]: an MCP call that only reads; target
 //! `quire::access`). Never a token, a query string or a body: the route
 //! is the path template (`/api/v1/sessions/{sessionId}/scene.json`) when
 //! the request matched one, else the path alone.
@@ -12,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::AppState;
-use crate::access::Caller;
+use crate::access::{Caller, OnlyRead};
 
 pub async fn access_log(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
@@ -35,7 +36,8 @@ pub async fn access_log(State(state): State<AppState>, request: Request, next: N
         .request(method.as_str(), &route, status, seconds);
     // Tenths of a millisecond are all a reader needs.
     let ms = (seconds * 10_000.0).round() / 10.0;
-    let read = matches!(method, Method::GET | Method::HEAD | Method::OPTIONS);
+    let read = matches!(method, Method::GET | Method::HEAD | Method::OPTIONS)
+        || response.extensions().get::<OnlyRead>().is_some();
     if read && status < 400 {
         tracing::debug!(target: "quire::access", %method, %route, status, %user, ms, "request");
     } else {

@@ -36,6 +36,7 @@ pub(super) async fn json_rpc_errors(
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse;
     let delete = request.method() == axum::http::Method::DELETE;
+    let mut only_reads = false;
     let error = |status: StatusCode, code: i32, message: String| {
         let body = serde_json::json!({
             "jsonrpc": "2.0",
@@ -74,9 +75,15 @@ pub(super) async fn json_rpc_errors(
                 );
             }
         };
-        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes) {
+        // One frame read as what it says; a batch, or a frame of another
+        // shape, is only checked to be JSON (rmcp answers it).
+        let frame = serde_json::from_slice::<Frame>(&bytes).ok();
+        if frame.is_none()
+            && let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(&bytes)
+        {
             return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
         }
+        only_reads = frame.as_ref().is_some_and(Frame::only_reads);
         // rmcp would first ask for the `Mcp-Name` header these methods
         // have no use for in 2026-07-28, which misleads: say what to use.
         let stateless = head
@@ -84,10 +91,7 @@ pub(super) async fn json_rpc_errors(
             .get("mcp-protocol-version")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str());
-        let frame = stateless
-            .then(|| serde_json::from_slice::<Frame>(&bytes).ok())
-            .flatten();
-        if let Some(frame) = frame
+        if let Some(frame) = frame.filter(|_| stateless)
             && let Some(method @ ("resources/subscribe" | "resources/unsubscribe")) =
                 frame.method.as_deref()
         {
@@ -108,7 +112,10 @@ pub(super) async fn json_rpc_errors(
     } else {
         request
     };
-    let response = next.run(request).await;
+    let mut response = next.run(request).await;
+    if only_reads {
+        response.extensions_mut().insert(crate::access::OnlyRead);
+    }
     if delete && response.status() == StatusCode::ACCEPTED {
         let (mut parts, _) = response.into_parts();
         parts.status = StatusCode::NO_CONTENT;
@@ -130,13 +137,39 @@ pub(super) async fn json_rpc_errors(
     error(status, -32600, format!("Invalid Request: {}", text.trim()))
 }
 
-/// What `/mcp` reads of a frame itself: its method and id.
+/// What `/mcp` reads of a frame itself: its method, id and tool.
 #[derive(serde::Deserialize)]
 pub(super) struct Frame {
     #[serde(default)]
     method: Option<String>,
     #[serde(default)]
     id: Option<Value>,
+    #[serde(default)]
+    params: Option<FrameParams>,
+}
+
+#[derive(serde::Deserialize)]
+pub(super) struct FrameParams {
+    #[serde(default)]
+    name: Option<String>,
+}
+
+impl Frame {
+    /// Whether answering it changes nothing of the work: every request but
+    /// a call of a tool that changes the workspace (by its `readOnlyHint`)
+    /// and a task's cancellation. A frame without a method (a client's
+    /// answer to the server) counts as a change.
+    fn only_reads(&self) -> bool {
+        match self.method.as_deref() {
+            Some("tools/call") => self
+                .params
+                .as_ref()
+                .and_then(|p| p.name.as_deref())
+                .is_some_and(tools::only_reads),
+            Some("tasks/cancel") | None => false,
+            Some(_) => true,
+        }
+    }
 }
 
 pub(super) fn http_service(

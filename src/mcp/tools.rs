@@ -396,6 +396,14 @@ pub fn all() -> Arc<[Tool]> {
     TOOLS.clone()
 }
 
+/// Whether the workspace tool `name` only reads (its `readOnlyHint`); an
+/// unknown name does not.
+pub fn only_reads(name: &str) -> bool {
+    all().iter().any(|tool| {
+        tool.name == name && tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
+    })
+}
+
 /// The tools as the types describe them: what `tools.json` must hold.
 #[cfg(test)]
 mod described {

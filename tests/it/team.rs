@@ -315,6 +315,67 @@ fn no_token_reaches_the_log() {
     assert!(server.terminate().success());
 }
 
+/// The access log writes a change at `info` and a read at `debug`; a
+/// POST to `/mcp` is a read unless it calls a tool that changes the
+/// workspace (its `readOnlyHint`).
+#[test]
+fn an_mcp_call_that_only_reads_is_logged_as_a_read() {
+    let s = Sandbox::new();
+    let config = s.write("owner.toml", &format!("[server]\ntoken = \"{OWNER}\"\n"));
+    let mut server = Binary::headless(&s, &config, &[], &[]);
+    let client = crate::harness::blocking_client();
+    let mut session = None;
+    let mut post = |body: Value| {
+        let mut request = client
+            .post(format!("{}/mcp", server.url))
+            .bearer_auth(OWNER)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Protocol-Version", "2025-11-25")
+            .json(&body);
+        if let Some(id) = &session {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        let response = request.send().unwrap();
+        assert!(response.status().is_success(), "{body}");
+        if let Some(id) = response.headers().get("mcp-session-id") {
+            session = Some(id.to_str().unwrap().to_owned());
+        }
+        response.text().unwrap()
+    };
+    post(
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "log-test", "version": "1" } } }),
+    );
+    post(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    let call = |id: u64, name: &str, arguments: Value| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": name, "arguments": arguments } })
+    };
+    let listed = post(call(2, "quire_list_sessions", json!({})));
+    assert!(listed.contains("sessions"), "{listed}");
+    let opened = post(call(
+        3,
+        "quire_open_project",
+        json!({ "path": "logged", "createName": "Logged" }),
+    ));
+    assert!(opened.contains("sessionId"), "{opened}");
+    // A change by REST after them: once its line is there, theirs are.
+    let c = server.client();
+    c.ok(
+        "POST",
+        "/api/v1/projects",
+        OWNER,
+        Some(json!({ "name": "Fence" })),
+    );
+    server.wait_for_log("route=/api/v1/projects status=200");
+    let log = server.log();
+    let mcp: Vec<&String> = log.iter().filter(|l| l.contains("route=/mcp")).collect();
+    assert_eq!(mcp.len(), 1, "only the open project call: {mcp:#?}");
+    assert!(mcp[0].contains("INFO"), "{mcp:#?}");
+    assert!(server.terminate().success());
+}
+
 /// `/metrics` read by the Prometheus client's OpenMetrics parser, its
 /// counters checked against the requests made (tests/team/metrics.py).
 #[test]

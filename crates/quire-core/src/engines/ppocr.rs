@@ -46,23 +46,33 @@ pub struct ReadLine {
     pub confidence: f32,
 }
 
-/// The helper program: `QUIRE_PPOCR_HELPER` when set; else `quire-ppocr`
-/// beside the running program (one level up from a `deps` directory,
-/// where cargo puts tests and benches beside the binaries); else the
-/// name, looked up on `PATH`.
+/// The helper program: `QUIRE_PPOCR_HELPER` when set; else the first
+/// `quire-ppocr` found beside the running program, in `../libexec/quire/`
+/// from it (where the .deb and .rpm install it, as a program only quire
+/// runs), in `../lib/quire/` (Arch's place for those), or one level up
+/// from a `deps` directory (where cargo puts tests and benches); else
+/// the name, looked up on `PATH`.
 pub fn program() -> PathBuf {
     if let Some(path) = std::env::var_os(HELPER_ENV) {
         return PathBuf::from(path);
     }
-    let beside = std::env::current_exe().ok().and_then(|exe| {
+    let found = std::env::current_exe().ok().and_then(|exe| {
         let dir = exe.parent()?;
-        let dirs = [Some(dir), dir.parent().filter(|_| dir.ends_with("deps"))];
-        dirs.into_iter()
+        let places = [
+            Some(dir.to_path_buf()),
+            dir.parent().map(|up| up.join("libexec/quire")),
+            dir.parent().map(|up| up.join("lib/quire")),
+            dir.parent()
+                .filter(|_| dir.ends_with("deps"))
+                .map(Path::to_path_buf),
+        ];
+        places
+            .into_iter()
             .flatten()
             .map(|d| d.join(PROGRAM))
             .find(|p| p.is_file())
     });
-    beside.unwrap_or_else(|| PathBuf::from(PROGRAM))
+    found.unwrap_or_else(|| PathBuf::from(PROGRAM))
 }
 
 /// A running helper with its models loaded.
@@ -163,7 +173,7 @@ impl Helper {
             .spawn()
             .map_err(|e| {
                 format!(
-                    "the onnx backend runs its models in the {PROGRAM} helper, installed beside \
+                    "the onnx backend runs its models in the {PROGRAM} helper, installed with \
                      quire; {} cannot be started: {e}",
                     self.program.display()
                 )
