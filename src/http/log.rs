@@ -1,9 +1,11 @@
 //! The access log: a line per request with its method, route, status,
 //! user and duration, at `info` for a change and `debug` for a read (a
 //! GET, or a reply marked [`OnlyRead`]: an MCP call that only reads; target
-//! `quire::access`). Never a token, a query string or a body: the route
-//! is the path template (`/api/v1/sessions/{sessionId}/scene.json`) when
-//! the request matched one, else the path alone.
+//! `quire::access`). It runs the guard's checks inside it (it calls
+//! [`super::guard::guard`]), so a refusal is logged too. Never a token, a
+//! query string or a body: the route is the path template
+//! (`/api/v1/sessions/{sessionId}/scene.json`) when the request matched
+//! one, else the path alone.
 
 use std::time::Instant;
 
@@ -22,7 +24,7 @@ pub async fn access_log(State(state): State<AppState>, request: Request, next: N
         || request.uri().path().to_owned(),
         |m| m.as_str().to_owned(),
     );
-    let response = next.run(request).await;
+    let response = super::guard::guard(&state, request, next).await;
     let status = response.status().as_u16();
     let user = response
         .extensions()

@@ -122,10 +122,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
     }
     let router = router
         .layer(DefaultBodyLimit::max(limit))
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            guard::guard,
-        ))
+        // The access log runs the guard's checks inside it.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             log::access_log,
