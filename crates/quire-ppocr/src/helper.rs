@@ -29,6 +29,9 @@ use crate::{Detector, Recognizer};
 /// quire, with room): a corrupt header never allocates more.
 const MAX_PIXELS: u64 = 128_000_000;
 
+/// The longest request line read (a request is a few hundred bytes).
+const MAX_HEADER: u64 = 64 << 10;
+
 #[derive(Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 enum Request {
@@ -66,7 +69,7 @@ pub fn serve(input: impl Read, mut output: impl Write) -> std::io::Result<()> {
     let mut header = String::new();
     loop {
         header.clear();
-        if input.read_line(&mut header)? == 0 {
+        if (&mut input).take(MAX_HEADER).read_line(&mut header)? == 0 {
             return Ok(());
         }
         let answer = match serde_json::from_str::<Request>(&header) {
@@ -189,6 +192,21 @@ mod tests {
     #[test]
     fn a_line_that_is_not_a_request_ends_the_exchange_with_an_error() {
         let answers = exchange(b"{\"dance\":{}}\n{\"load\":{}}\n");
+        assert_eq!(answers.len(), 1);
+        assert!(
+            answers[0]["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("not a request")
+        );
+    }
+
+    #[test]
+    fn a_request_line_past_its_limit_is_refused_unread() {
+        let mut input = b"{\"load\":{\"detector\":\"".to_vec();
+        input.resize(200 << 10, b'a');
+        input.extend_from_slice(b"\"}}\n{\"load\":{}}\n");
+        let answers = exchange(&input);
         assert_eq!(answers.len(), 1);
         assert!(
             answers[0]["error"]

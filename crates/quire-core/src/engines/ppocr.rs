@@ -11,7 +11,7 @@
 //! reloaded, on the next call; the call it died in fails with how it
 //! ended.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, PoisonError};
@@ -74,6 +74,9 @@ pub fn program() -> PathBuf {
     });
     found.unwrap_or_else(|| PathBuf::from(PROGRAM))
 }
+
+/// The longest answer read from the helper.
+const MAX_ANSWER: u64 = 16 << 20;
 
 /// A running helper with its models loaded.
 pub struct Helper {
@@ -204,7 +207,9 @@ impl Helper {
                 process.stdin.write_all(pixels)?;
             }
             process.stdin.flush()?;
-            process.stdout.read_line(&mut line)
+            // An answer is a line of JSON: a page's lines, a few
+            // kilobytes; past this the helper is not answering.
+            (&mut process.stdout).take(MAX_ANSWER).read_line(&mut line)
         })();
         let answer = match sent {
             Ok(n) if n > 0 => serde_json::from_str::<Value>(&line).ok(),
