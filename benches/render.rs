@@ -125,18 +125,7 @@ async fn project(core: &Core, pages: usize) -> SessionId {
 async fn export(core: &Core, id: SessionId, format: ExportFormat) -> (Duration, usize) {
     let start = Instant::now();
     let bytes = core
-        .export(
-            id,
-            ExportSpec {
-                format,
-                pages: None,
-                target_language: None,
-                image_format: None,
-                quality: None,
-                untranslated: None,
-                history: false,
-            },
-        )
+        .export(id, ExportSpec::of(format))
         .await
         .expect("export")
         .bytes;

@@ -108,18 +108,6 @@ async fn project(
     id
 }
 
-fn xliff_spec() -> ExportSpec {
-    ExportSpec {
-        format: ExportFormat::Xliff,
-        pages: None,
-        target_language: None,
-        image_format: None,
-        quality: None,
-        untranslated: None,
-        history: false,
-    }
-}
-
 /// The sizes measured: the real ones under `--bench`, small ones when
 /// `cargo test --all-targets` runs this as a smoke test.
 struct Sizes {
@@ -136,7 +124,11 @@ async fn xliff(core: &Core, sizes: &Sizes) {
     let mut import = Vec::new();
     for run in 0..RUNS {
         let start = Instant::now();
-        bytes = core.export(id, xliff_spec()).await.expect("export").bytes;
+        bytes = core
+            .export(id, ExportSpec::of(ExportFormat::Xliff))
+            .await
+            .expect("export")
+            .bytes;
         export.push(start.elapsed());
         // The reviewer changed every target since this export: 50,000
         // units merged three ways against its base (the words swap back
@@ -556,10 +548,7 @@ async fn documents(core: &Core, sizes: &Sizes) {
                 .expect("new project");
             imports.push(start.elapsed());
             segments = result.created.len() - 1;
-            let spec = ExportSpec {
-                format: export,
-                ..xliff_spec()
-            };
+            let spec = ExportSpec::of(export);
             let start = Instant::now();
             let out = core.export(session.id, spec).await.expect("export").bytes;
             exports.push(start.elapsed());

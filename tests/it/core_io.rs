@@ -194,13 +194,9 @@ async fn translated_project(t: &TestCore) -> (SessionId, Vec<PageId>) {
 
 fn spec(format: ExportFormat, pages: Option<Vec<PageId>>) -> ExportSpec {
     ExportSpec {
-        format,
         pages,
         target_language: Some("fr".into()),
-        image_format: None,
-        quality: None,
-        untranslated: None,
-        history: false,
+        ..ExportSpec::of(format)
     }
 }
 

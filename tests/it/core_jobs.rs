@@ -156,13 +156,8 @@ async fn text_import_pseudo_translate_qa_events_and_xliff() {
         .export(
             id,
             ExportSpec {
-                format: ExportFormat::Xliff,
-                pages: None,
                 target_language: Some("fr".into()),
-                image_format: None,
-                quality: None,
-                untranslated: None,
-                history: false,
+                ..ExportSpec::of(ExportFormat::Xliff)
             },
         )
         .await

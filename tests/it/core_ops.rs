@@ -742,15 +742,7 @@ async fn project_languages_are_set_checked_undone_replayed_and_used() {
     )
     .await
     .unwrap();
-    let spec = quire::core::export::ExportSpec {
-        format: quire::core::export::ExportFormat::Xliff,
-        pages: None,
-        target_language: None,
-        image_format: None,
-        quality: None,
-        untranslated: None,
-        history: false,
-    };
+    let spec = quire::core::export::ExportSpec::of(quire::core::export::ExportFormat::Xliff);
     let xliff = String::from_utf8(core.export(id, spec).await.unwrap().bytes).unwrap();
     assert!(
         xliff.contains(r#"srcLang="ja""#) && xliff.contains(r#"trgLang="pt-BR""#),

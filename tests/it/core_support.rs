@@ -194,15 +194,7 @@ pub fn image_page(name: &str, blob: BlobHash, size: (u32, u32), id: Option<PageI
 pub async fn archive_bytes(core: &Core, id: SessionId) -> Vec<u8> {
     core.export(
         id,
-        quire::core::export::ExportSpec {
-            format: quire::core::export::ExportFormat::Archive,
-            pages: None,
-            target_language: None,
-            image_format: None,
-            quality: None,
-            untranslated: None,
-            history: false,
-        },
+        quire::core::export::ExportSpec::of(quire::core::export::ExportFormat::Archive),
     )
     .await
     .unwrap()

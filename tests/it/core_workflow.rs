@@ -412,18 +412,7 @@ async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
     let before = t.core.scene(id).await.unwrap();
     let export = t
         .core
-        .export(
-            id,
-            ExportSpec {
-                format: ExportFormat::Xliff,
-                pages: None,
-                target_language: None,
-                image_format: None,
-                quality: None,
-                untranslated: None,
-                history: false,
-            },
-        )
+        .export(id, ExportSpec::of(ExportFormat::Xliff))
         .await
         .unwrap();
     let import = TranslationImport {

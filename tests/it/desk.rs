@@ -272,13 +272,8 @@ async fn episode(
 
 fn export_spec(format: ExportFormat, untranslated: Option<Untranslated>) -> ExportSpec {
     ExportSpec {
-        format,
-        pages: None,
-        target_language: None,
-        image_format: None,
-        quality: None,
         untranslated,
-        history: false,
+        ..ExportSpec::of(format)
     }
 }
 

@@ -57,22 +57,7 @@ async fn project_of(t: &TestCore, name: &str, bytes: &[u8]) -> (SessionId, Page)
 }
 
 async fn export(t: &TestCore, id: SessionId, format: ExportFormat) -> (String, String) {
-    let e = t
-        .core
-        .export(
-            id,
-            ExportSpec {
-                format,
-                pages: None,
-                target_language: None,
-                image_format: None,
-                quality: None,
-                untranslated: None,
-                history: false,
-            },
-        )
-        .await
-        .unwrap();
+    let e = t.core.export(id, ExportSpec::of(format)).await.unwrap();
     (e.file_name, String::from_utf8(e.bytes).unwrap())
 }
 

@@ -528,18 +528,6 @@ async fn every_script_finds_a_font() {
     }
 }
 
-fn export_spec(format: ExportFormat) -> ExportSpec {
-    ExportSpec {
-        format,
-        pages: None,
-        target_language: None,
-        image_format: None,
-        quality: None,
-        untranslated: None,
-        history: false,
-    }
-}
-
 fn poppler(test: &str) -> bool {
     let missing = crate::harness::missing_program("pdfinfo", "-v")
         .or_else(|| crate::harness::missing_program("pdftoppm", "-v"));
@@ -601,7 +589,7 @@ async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
     // CBZ: the pages in order, then ComicInfo.xml.
     let cbz = t
         .core
-        .export(id, export_spec(ExportFormat::Cbz))
+        .export(id, ExportSpec::of(ExportFormat::Cbz))
         .await
         .unwrap();
     assert_eq!(cbz.media_type, "application/vnd.comicbook+zip");
@@ -642,7 +630,7 @@ async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
     // PNG: the same images as 001.png, 002.png.
     let pngs = t
         .core
-        .export(id, export_spec(ExportFormat::Png))
+        .export(id, ExportSpec::of(ExportFormat::Png))
         .await
         .unwrap();
     let zip = zip::ZipArchive::new(std::io::Cursor::new(pngs.bytes)).unwrap();
@@ -656,7 +644,7 @@ async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
     // PDF: one page per rendered image at its size, then the text page.
     let pdf = t
         .core
-        .export(id, export_spec(ExportFormat::Pdf))
+        .export(id, ExportSpec::of(ExportFormat::Pdf))
         .await
         .unwrap();
     assert_eq!(pdf.media_type, "application/pdf");
@@ -712,7 +700,7 @@ async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
         .unwrap();
     let cbz = t
         .core
-        .export(id, export_spec(ExportFormat::Cbz))
+        .export(id, ExportSpec::of(ExportFormat::Cbz))
         .await
         .unwrap();
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(cbz.bytes)).unwrap();
@@ -769,13 +757,9 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
     let epoch = t.core.scene(id).await.unwrap().epoch;
     let out = out_dir("encoded");
     let export = |format, image_format, quality| ExportSpec {
-        format,
-        pages: None,
-        target_language: None,
         image_format,
         quality,
-        untranslated: None,
-        history: false,
+        ..ExportSpec::of(format)
     };
     let entries = |bytes: Vec<u8>| {
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
@@ -1073,7 +1057,7 @@ async fn bad_inputs_warn_or_fail_and_change_nothing_else() {
     // changes nothing.
     let e = t
         .core
-        .export(id, export_spec(ExportFormat::Cbz))
+        .export(id, ExportSpec::of(ExportFormat::Cbz))
         .await
         .unwrap_err();
     assert!(

@@ -140,18 +140,7 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
         .unwrap();
     let md = t
         .core
-        .export(
-            id,
-            ExportSpec {
-                format: ExportFormat::Markdown,
-                pages: None,
-                target_language: None,
-                image_format: None,
-                quality: None,
-                untranslated: None,
-                history: false,
-            },
-        )
+        .export(id, ExportSpec::of(ExportFormat::Markdown))
         .await
         .unwrap();
     let dir = tempfile::tempdir().unwrap();

@@ -179,6 +179,19 @@ pub enum ImageFormat {
 pub const DEFAULT_QUALITY: u8 = 85;
 
 impl ExportSpec {
+    /// The whole project in `format`, every option at its default.
+    pub fn of(format: ExportFormat) -> ExportSpec {
+        ExportSpec {
+            format,
+            pages: None,
+            target_language: None,
+            image_format: None,
+            quality: None,
+            untranslated: None,
+            history: false,
+        }
+    }
+
     /// How the page images are written, refused when it does not apply.
     fn encoding(&self) -> CoreResult<render::export::Encoding> {
         use render::export::Encoding;
