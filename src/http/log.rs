@@ -20,22 +20,22 @@ use crate::access::{Caller, OnlyRead};
 pub async fn access_log(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
-    let route = request.extensions().get::<MatchedPath>().map_or_else(
-        || request.uri().path().to_owned(),
-        |m| m.as_str().to_owned(),
-    );
+    let matched = request.extensions().get::<MatchedPath>().cloned();
+    let path = matched.is_none().then(|| request.uri().path().to_owned());
+    let route = matched
+        .as_ref()
+        .map_or(path.as_deref().unwrap_or(""), |m| m.as_str());
     let response = super::guard::guard(&state, request, next).await;
     let status = response.status().as_u16();
     let user = response
         .extensions()
         .get::<Caller>()
         .and_then(Caller::name)
-        .unwrap_or("-")
-        .to_owned();
+        .unwrap_or("-");
     let seconds = started.elapsed().as_secs_f64();
     state
         .metrics
-        .request(method.as_str(), &route, status, seconds);
+        .request(method.as_str(), route, status, seconds);
     // Tenths of a millisecond are all a reader needs.
     let ms = (seconds * 10_000.0).round() / 10.0;
     let read = matches!(method, Method::GET | Method::HEAD | Method::OPTIONS)

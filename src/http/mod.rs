@@ -41,7 +41,8 @@ pub struct AppState {
     pub core: Core,
     /// The configuration in effect; a reload replaces it.
     config: Arc<RwLock<Arc<Config>>>,
-    pub mode: String,
+    /// The mode's name (`Arc`: the state is cloned for every request).
+    pub mode: Arc<str>,
     pub guard: Arc<GuardConfig>,
     pub openapi: Arc<api::OpenApi>,
     /// What `/metrics` reports.
@@ -94,7 +95,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
     let (router, openapi) = routes::api().finish(env!("CARGO_PKG_VERSION"));
     let state = AppState {
         core,
-        mode: mode.to_owned(),
+        mode: Arc::from(mode),
         guard: Arc::new(guard),
         openapi: Arc::new(openapi),
         metrics: Arc::new(metrics::Metrics::default()),

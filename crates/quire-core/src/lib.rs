@@ -226,8 +226,10 @@ struct Inner {
     pictures: picture::Recent,
     /// Thumbnails of image blobs (`blob_picture`), for page strips.
     thumbnails: picture::Recent,
-    /// Permits for decoding images at once (one per core).
-    decoding: tokio::sync::Semaphore,
+    /// Permits for decoding images at once (one per core), made when
+    /// first asked for: counting the cores reads the cgroup's files, a
+    /// tenth of `quire mcp stdio`'s start.
+    decoding: std::sync::OnceLock<tokio::sync::Semaphore>,
     /// The fonts the `render` engine and page exports set text in.
     fonts: Arc<render::fonts::Fonts>,
     // Quick lookups only; never held across I/O or an await.
@@ -284,9 +286,7 @@ impl Core {
                 http: std::sync::OnceLock::new(),
                 pictures: picture::Recent::new(picture::RECENT_PAGES),
                 thumbnails: picture::Recent::new(picture::RECENT_THUMBNAILS),
-                decoding: tokio::sync::Semaphore::new(
-                    std::thread::available_parallelism().map_or(2, usize::from),
-                ),
+                decoding: std::sync::OnceLock::new(),
                 workspace: Mutex::new(Workspace::default()),
                 lifecycle: Mutex::new(()),
                 advertised_url: Mutex::new(None),

@@ -267,6 +267,10 @@ impl Core {
     pub(crate) async fn decode_permit(&self) -> CoreResult<tokio::sync::SemaphorePermit<'_>> {
         self.inner
             .decoding
+            .get_or_init(|| {
+                let cores = std::thread::available_parallelism().map_or(2, usize::from);
+                tokio::sync::Semaphore::new(cores)
+            })
             .acquire()
             .await
             .map_err(|e| CoreError::internal(format!("decoding closed: {e}")))

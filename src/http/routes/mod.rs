@@ -111,7 +111,7 @@ async fn meta(State(state): State<AppState>, viewer: crate::http::extract::Viewe
         role: caller.role.as_str(),
         name: "quire",
         version: env!("CARGO_PKG_VERSION"),
-        mode: state.mode.clone(),
+        mode: state.mode.to_string(),
         platform: platform(),
         sharing_supported: cfg!(any(target_os = "linux", target_os = "macos")),
     })
