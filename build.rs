@@ -1,4 +1,9 @@
-//! Link options for the `quire` binary.
+//! What the `quire` binary is built with besides its sources: the MCP
+//! tool list in its compact form, and link options.
+//!
+//! `src/mcp/tools.json` is kept indented for review; the binary embeds it
+//! without the whitespace (`$OUT_DIR/tools.json`), the bytes `quire mcp
+//! stdio` answers `tools/list` with.
 //!
 //! On GNU/Linux the binary's relative relocations are packed (`DT_RELR`,
 //! glibc 2.36 and binutils 2.38 or later): about 105,000 of them took a
@@ -20,6 +25,7 @@ use std::path::Path;
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    compact_tools();
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
@@ -31,6 +37,31 @@ fn main() {
     {
         start_order();
     }
+}
+
+/// Writes `src/mcp/tools.json` without the whitespace between its tokens.
+fn compact_tools() {
+    println!("cargo:rerun-if-changed=src/mcp/tools.json");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/mcp/tools.json");
+    let text = std::fs::read_to_string(&source).expect("src/mcp/tools.json is readable");
+    let mut compact = String::with_capacity(text.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for c in text.chars() {
+        if in_string {
+            compact.push(c);
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => in_string = false,
+                _ => {}
+            }
+        } else if !c.is_whitespace() {
+            in_string = c == '"';
+            compact.push(c);
+        }
+    }
+    let out = Path::new(&std::env::var("OUT_DIR").expect("cargo sets OUT_DIR")).join("tools.json");
+    std::fs::write(out, compact).expect("OUT_DIR is writable");
 }
 
 /// rustc's version line, e.g. `rustc 1.95.0 (59807616e 2026-04-14)`.

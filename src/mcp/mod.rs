@@ -31,7 +31,7 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     ServerCapabilities, ServerConfig, ServerRequest, SubscribeRequestParams, SubscriptionFilter,
-    Tool, UnsubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -175,8 +175,6 @@ pub struct QuireMcp {
     asking: Asking,
     /// The session this connection last opened.
     active: Arc<Mutex<Option<SessionId>>>,
-    /// Built once per process (see [`tools::all`]).
-    tools: Arc<[Tool]>,
     /// The log level and resource subscriptions of this connection.
     watch: Arc<watch::Watch>,
     /// Ends the connection's watch task when the last clone of this
@@ -198,7 +196,6 @@ impl QuireMcp {
             },
             caller: Caller::local(),
             active: Arc::new(Mutex::new(None)),
-            tools: tools::all(),
             watch: Arc::new(watch::Watch::default()),
             stop: Arc::new(CancellationToken::new().drop_guard()),
         }
@@ -391,7 +388,7 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(self.tools.to_vec());
+        let mut result = ListToolsResult::with_all_items(tools::all().to_vec());
         if Era::of(&context) == Era::Stateless {
             result.ttl_ms = Some(TOOLS_TTL.as_millis() as u64);
             result.cache_scope = Some(rmcp::model::CacheScope::Public);
@@ -637,7 +634,7 @@ pub async fn serve_stdio(
     // Pipes (how MCP clients spawn a server) are driven by the IO reactor;
     // anything else falls back to tokio's blocking stdin/stdout.
     let (read, write) = rmcp::transport::stdio_pipes();
-    let transport = stdio::StdioTransport::new(read, write);
+    let transport = stdio::StdioTransport::new(read, write).answering_tools_list(tools::LIST_JSON);
     let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The client went away before it said hello: nothing to do.

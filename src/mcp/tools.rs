@@ -379,17 +379,22 @@ impl ToolName {
     }
 }
 
-/// Every workspace tool, read once per process from `tools.json` and
-/// shared by every connection.
+/// The `tools` array of `tools/list`: `tools.json` without its whitespace
+/// (`build.rs` writes it), as `quire mcp stdio` sends it.
+pub const LIST_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/tools.json"));
+
+/// Every workspace tool, read once per process from [`LIST_JSON`] when
+/// first asked for, and shared by every connection.
 ///
 /// `tools.json` is what `described::describe` makes of the argument and result
 /// types; a unit test keeps the two equal (`QUIRE_BLESS=1 cargo test --lib
-/// tools_json` rewrites it). Building the schemas from the types takes
+/// tools_json` rewrites it). Building the schemas from the types took
 /// about 5 ms, most of `quire mcp stdio`'s start; reading them takes a
-/// tenth of that.
+/// tenth of that, and `quire mcp stdio` does not read them at all (its
+/// transport answers `tools/list` with [`LIST_JSON`]).
 pub fn all() -> Arc<[Tool]> {
     static TOOLS: LazyLock<Arc<[Tool]>> = LazyLock::new(|| {
-        serde_json::from_str::<Vec<Tool>>(include_str!("tools.json"))
+        serde_json::from_str::<Vec<Tool>>(LIST_JSON)
             .unwrap_or_else(|e| unreachable!("tools.json is checked by a unit test: {e}"))
             .into()
     });

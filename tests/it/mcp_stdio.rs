@@ -25,6 +25,26 @@ impl RawMcp {
     }
 
     pub fn start_with(s: &Sandbox, args: &[&str], stderr: Stdio) -> Self {
+        let mut mcp = Self::spawn(s, args, stderr);
+        let init = json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" }
+        });
+        let reply =
+            mcp.call(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init }));
+        assert_eq!(reply["result"]["serverInfo"]["name"], "quire", "{reply}");
+        mcp.send_bytes(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+        mcp
+    }
+
+    /// `quire mcp stdio` with nothing sent yet (a 2026-07-28 client sends
+    /// no handshake).
+    pub fn start_stateless(s: &Sandbox) -> Self {
+        Self::spawn(s, &["mcp", "stdio"], Stdio::null())
+    }
+
+    fn spawn(s: &Sandbox, args: &[&str], stderr: Stdio) -> Self {
         let mut child = s
             .command()
             .args(args)
@@ -44,22 +64,12 @@ impl RawMcp {
                 }
             }
         });
-        let mut mcp = RawMcp {
+        RawMcp {
             child,
             stdin,
             lines,
             seen: Vec::new(),
-        };
-        let init = json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": { "name": "raw", "version": "1" }
-        });
-        let reply =
-            mcp.call(json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init }));
-        assert_eq!(reply["result"]["serverInfo"]["name"], "quire", "{reply}");
-        mcp.send_bytes(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
-        mcp
+        }
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {
@@ -274,16 +284,17 @@ fn requests_before_initialize_are_answered_and_an_early_eof_is_a_clean_exit() {
 /// A mode with `mcp-stdio` and `http` runs both on one core: what the HTTP
 /// API creates, the stdio client sees; stdout stays protocol frames only;
 /// the process ends (saving) when the stdio client leaves.
-#[test]
-fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
-    let s = Sandbox::new();
+/// `quire --mode agent` (a user mode of `mcp-stdio`, `http` and `mcp-http`
+/// on port 0):
+/// the initialized stdio connection and the server's URL.
+fn stdio_and_http(s: &Sandbox) -> (RawMcp, String) {
     s.user_mode(
         "agent",
-        "description = \"an agent with the API beside it\"\nfrontends = [\"mcp-stdio\", \"http\"]\n[config]\nserver.port = 0\n",
+        "description = \"an agent with the API beside it\"\nfrontends = [\"mcp-stdio\", \"http\", \"mcp-http\"]\n[config]\nserver.port = 0\n",
     );
     let log = s.path("stderr.log");
     let stderr = std::fs::File::create(&log).unwrap();
-    let mut mcp = RawMcp::start_with(&s, &["--mode", "agent"], Stdio::from(stderr));
+    let mcp = RawMcp::start_with(s, &["--mode", "agent"], Stdio::from(stderr));
     let end = std::time::Instant::now() + Duration::from_secs(30);
     let url = loop {
         let text = std::fs::read_to_string(&log).unwrap_or_default();
@@ -294,6 +305,13 @@ fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
         assert!(std::time::Instant::now() < end, "no serving line: {text}");
         std::thread::sleep(Duration::from_millis(10));
     };
+    (mcp, url)
+}
+
+#[test]
+fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
+    let s = Sandbox::new();
+    let (mut mcp, url) = stdio_and_http(&s);
     let http = crate::harness::blocking_client();
     let created: Value = http
         .post(format!("{url}/api/v1/projects"))
@@ -318,6 +336,80 @@ fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
         http.get(format!("{url}/healthz")).send().is_err(),
         "the API stopped with the client"
     );
+}
+
+/// `quire mcp stdio` answers `tools/list` itself, from the list built into
+/// the binary (`tools::LIST_JSON`), once the handshake is done; what it
+/// sends must be what rmcp's handler answers over `/mcp` to the letter.
+/// Before `notifications/initialized` and in the 2026-07-28 era the
+/// request still goes to rmcp.
+#[test]
+fn tools_list_over_stdio_is_what_the_handler_answers_over_mcp() {
+    let s = Sandbox::new();
+    let (mut mcp, url) = stdio_and_http(&s);
+    let listed = mcp.call(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }));
+    let raw = mcp.seen.last().unwrap().clone();
+    assert!(
+        raw.starts_with(r#"{"jsonrpc":"2.0","id":2,"result":{"tools":[{"#),
+        "{raw:.80}"
+    );
+
+    let http = crate::harness::blocking_client();
+    let post = |session: Option<&str>, frame: Value| {
+        let mut request = http
+            .post(format!("{url}/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .json(&frame);
+        if let Some(id) = session {
+            request = request.header("Mcp-Session-Id", id);
+        }
+        let reply = request.send().unwrap().error_for_status().unwrap();
+        let session = reply
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let body = reply.text().unwrap();
+        // One JSON body, or an event stream whose data line is the answer.
+        let json = body
+            .lines()
+            .find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
+            .unwrap_or(&body)
+            .to_owned();
+        (session, json)
+    };
+    let (session, _) = post(
+        None,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" } } }),
+    );
+    let session = session.expect("a session id");
+    post(
+        Some(&session),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+    );
+    let (_, over_http) = post(
+        Some(&session),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
+    );
+    let over_http: Value = serde_json::from_str(&over_http).unwrap();
+    assert_eq!(listed["result"], over_http["result"]);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 15);
+
+    // The 2026-07-28 era's answer carries rmcp's cache fields.
+    let s2 = Sandbox::new();
+    let mut stateless = RawMcp::start_stateless(&s2);
+    let listed = stateless.call(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list",
+        "params": { "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" },
+            "io.modelcontextprotocol/clientCapabilities": {} } } }));
+    assert!(listed["result"]["ttlMs"].is_u64(), "{listed}");
+    assert_eq!(listed["result"]["tools"], over_http["result"]["tools"]);
+    drop(stateless.stdin);
+    assert!(stateless.child.wait().unwrap().success());
+    drop(mcp.stdin);
+    assert!(mcp.child.wait().unwrap().success());
 }
 
 #[test]
