@@ -390,8 +390,8 @@ pub const LIST_JSON: &str = include_str!(concat!(env!("OUT_DIR"), "/tools.json")
 /// types; a unit test keeps the two equal (`QUIRE_BLESS=1 cargo test --lib
 /// tools_json` rewrites it). Building the schemas from the types took
 /// about 5 ms, most of `quire mcp stdio`'s start; reading them takes a
-/// tenth of that, and `quire mcp stdio` does not read them at all (its
-/// transport answers `tools/list` with [`LIST_JSON`]).
+/// tenth of that, and a handshake-era `quire mcp stdio` does not read
+/// them at all (its transport answers `tools/list` with [`LIST_JSON`]).
 pub fn all() -> Arc<[Tool]> {
     static TOOLS: LazyLock<Arc<[Tool]>> = LazyLock::new(|| {
         serde_json::from_str::<Vec<Tool>>(LIST_JSON)
