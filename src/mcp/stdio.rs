@@ -9,7 +9,7 @@
 //! of MCP are served: `initialize` first (handshake), or `server/discover`
 //! and requests with per-request metadata (2026-07-28); a second
 //! `initialize`, or one in the stateless era, is refused. Notifications nobody understands are ignored,
-//! as JSON-RPC says (they expect no answer).
+//! as JSON-RPC says (they expect no answer); a handshake-era `tools/list` may be answered here (see [`StdioTransport::answering_tools_list`]).
 
 use std::sync::Arc;
 
@@ -80,9 +80,9 @@ where
     /// Answers `tools/list` here with `tools` (a JSON array, sent as it
     /// is) once the handshake is done, instead of passing it to rmcp: the
     /// server's tool list is fixed at build time, and parsing it into
-    /// rmcp's types to write it out again was 40 % of the instructions of
-    /// a start. Only in the handshake era: a 2026-07-28 answer carries the
-    /// per-request cache fields rmcp fills in, so it goes through rmcp.
+    /// rmcp's types to write it out again was a third of the instructions
+    /// of a start. Only in the handshake era: a 2026-07-28 answer carries
+    /// the per-request cache fields rmcp fills in, so it goes through rmcp.
     pub fn answering_tools_list(mut self, tools: &'static str) -> Self {
         self.tools_list = Some(tools);
         self
