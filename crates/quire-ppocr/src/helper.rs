@@ -189,16 +189,18 @@ mod tests {
         assert!(error.contains("/nonexistent/det.onnx"), "{error}");
     }
 
+    /// One answer, the refusal of a line that is not a request: nothing
+    /// after it was read.
+    fn assert_only_refused_as_not_a_request(answers: &[Value]) {
+        assert_eq!(answers.len(), 1);
+        let error = answers[0]["error"].as_str().unwrap();
+        assert!(error.starts_with("not a request"), "{error}");
+    }
+
     #[test]
     fn a_line_that_is_not_a_request_ends_the_exchange_with_an_error() {
         let answers = exchange(b"{\"dance\":{}}\n{\"load\":{}}\n");
-        assert_eq!(answers.len(), 1);
-        assert!(
-            answers[0]["error"]
-                .as_str()
-                .unwrap()
-                .starts_with("not a request")
-        );
+        assert_only_refused_as_not_a_request(&answers);
     }
 
     #[test]
@@ -207,13 +209,7 @@ mod tests {
         input.resize(200 << 10, b'a');
         input.extend_from_slice(b"\"}}\n{\"load\":{}}\n");
         let answers = exchange(&input);
-        assert_eq!(answers.len(), 1);
-        assert!(
-            answers[0]["error"]
-                .as_str()
-                .unwrap()
-                .starts_with("not a request")
-        );
+        assert_only_refused_as_not_a_request(&answers);
     }
 
     #[test]
