@@ -21,7 +21,7 @@
 //! where rustc links with its own lld (1.90 and later, no other linker
 //! chosen in RUSTFLAGS or cargo's config): GNU ld has no such option.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -39,10 +39,17 @@ fn main() {
     }
 }
 
+/// The package's directory as cargo names it to this run. Not `env!`: that
+/// is where the script was compiled, and cargo reuses a compiled script
+/// for another checkout that shares the target directory.
+fn manifest_dir() -> PathBuf {
+    PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"))
+}
+
 /// Writes `src/mcp/tools.json` without the whitespace between its tokens.
 fn compact_tools() {
     println!("cargo:rerun-if-changed=src/mcp/tools.json");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/mcp/tools.json");
+    let source = manifest_dir().join("src/mcp/tools.json");
     let text = std::fs::read_to_string(&source).expect("src/mcp/tools.json is readable");
     let mut compact = String::with_capacity(text.len());
     let (mut in_string, mut escaped) = (false, false);
@@ -91,7 +98,7 @@ fn links_with_lld() -> bool {
 /// Passes the start-up order to the linker, and says when the file was
 /// made for another profile or toolchain than this build's.
 fn start_order() {
-    let order = Path::new(env!("CARGO_MANIFEST_DIR")).join("packaging/start-order.txt");
+    let order = manifest_dir().join("packaging/start-order.txt");
     println!("cargo:rerun-if-changed={}", order.display());
     let Ok(text) = std::fs::read_to_string(&order) else {
         return;
