@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use figment::error::Kind;
-use figment::value::{Dict, Map, Value};
+use figment::value::{Dict, Map, Tag, Value};
 use figment::{Figment, Metadata, Profile, Provider};
 
 use super::dirs::{DataPaths, Dirs};
@@ -29,6 +29,12 @@ use super::source::TomlSource;
 use crate::config::modes::{Mode, ModeRegistry};
 
 const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
+/// `config/default.toml`'s values, as build.rs wrote them out: parsing the
+/// text at every start cost a seventh of `quire mcp stdio`'s.
+fn built_in_defaults() -> Dict {
+    include!(concat!(env!("OUT_DIR"), "/default_config.rs"))
+}
+
 const DEFAULT_LABEL: &str = "default config/default.toml";
 const ENV_PREFIX: &str = "QUIRE_";
 
@@ -83,22 +89,22 @@ impl Provider for Layer {
 }
 
 impl Layer {
-    fn from_toml(label: String, source: TomlSource, prefix: &[&str]) -> Result<Self, ConfigError> {
-        let empty = toml::Table::new();
-        let mut table = &source.table;
+    /// The layer of `source`'s values under `prefix`; the source is kept
+    /// for its text, to locate keys.
+    fn from_toml(label: String, mut source: TomlSource, prefix: &[&str]) -> Self {
+        let mut dict = std::mem::take(&mut source.dict);
         for key in prefix {
-            table = match table.get(*key) {
-                Some(toml::Value::Table(t)) => t,
-                _ => &empty,
+            dict = match dict.remove(*key) {
+                Some(Value::Dict(_, d)) => d,
+                _ => Dict::new(),
             };
         }
-        let dict = to_dict(table).map_err(|e| ConfigError::new(e).at(source.display.clone()))?;
-        Ok(Layer {
+        Layer {
             label,
             prefix: prefix.iter().map(|s| (*s).to_owned()).collect(),
             source: Some(Arc::new(source)),
             dict,
-        })
+        }
     }
 
     fn single(label: String, key: &str, value: Value) -> Self {
@@ -124,14 +130,6 @@ impl Layer {
             }
             None => self.label.clone(),
         }
-    }
-}
-
-fn to_dict(table: &toml::Table) -> Result<Dict, String> {
-    match Value::serialize(table) {
-        Ok(Value::Dict(_, dict)) => Ok(dict),
-        Ok(_) => Ok(Dict::new()),
-        Err(e) => Err(e.to_string()),
     }
 }
 
@@ -186,12 +184,15 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
     let mut files = Vec::new();
     let mut lower = Vec::new();
 
-    let default_source = TomlSource::parse("config/default.toml", DEFAULT_TOML.to_owned())?;
     lower.push(Layer::from_toml(
         DEFAULT_LABEL.to_owned(),
-        default_source,
+        TomlSource {
+            display: "config/default.toml".to_owned(),
+            text: DEFAULT_TOML.to_owned(),
+            dict: built_in_defaults(),
+        },
         &[],
-    )?);
+    ));
 
     let system = dirs.system_config_file();
     if let Some(source) = TomlSource::read_optional(&system)? {
@@ -199,7 +200,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
             format!("system {}", system.display()),
             source,
             &[],
-        )?);
+        ));
     }
     files.push(FileRole {
         role: "system config",
@@ -211,7 +212,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
                 format!("user {}", user.display()),
                 source,
                 &[],
-            )?);
+            ));
         }
         files.push(FileRole {
             role: "user config",
@@ -224,7 +225,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
             format!("--config {}", path.display()),
             source,
             &[],
-        )?);
+        ));
         files.push(FileRole {
             role: "--config",
             path: path.clone(),
@@ -262,7 +263,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
     let mut layers = lower;
     if let Some(mode) = &mode {
         let label = format!("mode {} ({})", mode.name, mode.origin.file(&mode.name));
-        layers.push(Layer::from_toml(label, mode.source.clone(), &["config"])?);
+        layers.push(Layer::from_toml(label, mode.source.clone(), &["config"]));
     }
     layers.extend(upper);
 
@@ -312,7 +313,7 @@ pub fn check_file(path: &Path, modes: &ModeRegistry) -> Result<(), ConfigError> 
 }
 
 fn figment_of<'a>(layers: impl Iterator<Item = &'a Layer>) -> Figment {
-    layers.fold(Figment::new(), |f, layer| f.merge(layer.clone()))
+    layers.fold(Figment::new(), |f, layer| f.merge(layer))
 }
 
 /// Top-level keys that hold a value (the others are tables).
@@ -773,4 +774,16 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
         .map_err(|e| secret_at(&key, e))?;
     }
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_defaults_are_the_text_parsed() {
+        let parsed = TomlSource::parse("config/default.toml", DEFAULT_TOML.to_owned()).unwrap();
+        assert!(parsed.dict.contains_key("server"), "{:?}", parsed.dict);
+        assert_eq!(built_in_defaults(), parsed.dict);
+    }
 }
