@@ -1,6 +1,7 @@
 //! The HTTP error contract: every failure is a status and a JSON body
 //! `{ "error": { "code": "...", "message": "..." } }`. Core errors are
-//! mapped to statuses here, in one place.
+//! mapped to statuses here, in one place. (On `/mcp` the guard's refusals
+//! are rewritten as JSON-RPC errors: [`super::guard::guard`].)
 
 use axum::Json;
 use axum::http::StatusCode;
@@ -89,8 +90,21 @@ impl IntoResponse for ApiError {
         if let Some(stale) = &self.stale {
             body["error"]["stale"] = json!(stale);
         }
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        response.extensions_mut().insert(Refused {
+            code: self.code,
+            message: self.message,
+        });
+        response
     }
 }
 
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// What an [`ApiError`] response said, kept on it for a frontend that
+/// answers in another shape (`/mcp`'s JSON-RPC).
+#[derive(Debug, Clone)]
+pub struct Refused {
+    pub code: &'static str,
+    pub message: String,
+}

@@ -20,7 +20,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::AppState;
-use super::error::ApiError;
+use super::error::{ApiError, Refused};
 use crate::access::{Caller, Throttle, Users, Verdict};
 use crate::config::schema::{Role, ServerConfig};
 
@@ -241,8 +241,34 @@ fn token_in_query(query: Option<&str>) -> bool {
 
 /// The checks, then `next`. Not a layer of its own: the access log, which
 /// must see every refusal, calls it (one middleware instead of two on
-/// every request).
+/// every request). `/mcp`'s clients read JSON-RPC, so a refusal there (a
+/// host, origin or token refused, a body too large, still starting) is
+/// sent as a JSON-RPC error, with its status and headers.
 pub async fn guard(state: &AppState, request: Request, next: Next) -> Response {
+    if request.uri().path() == "/mcp" {
+        as_json_rpc(checks(state, request, next).await)
+    } else {
+        checks(state, request, next).await
+    }
+}
+
+/// A refusal made by [`ApiError`] as a JSON-RPC error: no id, invalid
+/// request (-32600), quire's code as `data.code`. Any other response as it is.
+fn as_json_rpc(response: Response) -> Response {
+    let Some(refused) = response.extensions().get::<Refused>().cloned() else {
+        return response;
+    };
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": { "code": -32600, "message": refused.message, "data": { "code": refused.code } },
+    });
+    Response::from_parts(parts, axum::body::Body::from(body.to_string()))
+}
+
+async fn checks(state: &AppState, request: Request, next: Next) -> Response {
     let guard = &state.guard;
     let rules = guard.rules();
     let headers = request.headers();

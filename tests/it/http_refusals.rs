@@ -346,7 +346,8 @@ async fn every_answer_says_nosniff() {
 /// `/mcp` answers what is not JSON-RPC with a JSON-RPC error body: a body
 /// that is not JSON is a parse error (400, -32700), a wrong content type
 /// keeps its 415 with an invalid-request error (0.2 answered both with 415
-/// and plain text), a body over `server.max_body_bytes` its 413.
+/// and plain text), a body over `server.max_body_bytes` its 413, and so do
+/// the guard's refusals of `/mcp` requests.
 #[test]
 fn mcp_refusals_are_json_rpc_error_bodies() {
     let s = crate::harness::Sandbox::new();
@@ -410,4 +411,46 @@ fn mcp_refusals_are_json_rpc_error_bodies() {
     assert_eq!(body["error"]["code"], -32600, "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(message.contains("length limit exceeded"), "{body}");
+
+    // Refused by the guard before `/mcp` reads it (by its Content-Length,
+    // or by its Origin): the same JSON-RPC shape, quire's code as data;
+    // the REST routes keep theirs.
+    let send = |path: &str, origin: Option<&str>, body: Vec<u8>| {
+        rt.block_on(async {
+            let mut request = client
+                .post(format!("{}{path}", server.url))
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream")
+                .body(body);
+            if let Some(origin) = origin {
+                request = request.header("Origin", origin);
+            }
+            let r = request.send().await.unwrap();
+            (
+                r.status().as_u16(),
+                r.json::<serde_json::Value>().await.unwrap(),
+            )
+        })
+    };
+    let big = || format!("{{\"pad\":\"{}\"}}", "x".repeat(5000)).into_bytes();
+    let (status, body) = send("/mcp", None, big());
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["jsonrpc"], "2.0", "{body}");
+    assert_eq!(body["id"], serde_json::Value::Null, "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert_eq!(body["error"]["data"]["code"], "too_large", "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("server.max_body_bytes (4096 bytes)"),
+        "{body}"
+    );
+    let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
+    let (status, body) = send("/mcp", Some("http://evil.example"), ping);
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    assert_eq!(body["error"]["data"]["code"], "forbidden_origin", "{body}");
+    let (status, body) = send("/api/v1/projects", None, big());
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(body["error"]["code"], "too_large", "{body}");
+    assert!(body.get("jsonrpc").is_none(), "{body}");
 }
