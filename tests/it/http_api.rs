@@ -581,9 +581,9 @@ async fn foreign_host_and_origin_are_refused_everywhere() {
     };
     for path in ["/api/v1/meta", "/api/v1/events", "/mcp", "/healthz"] {
         let r = get_with(path, "Host", "evil.example").await;
-        assert_error(&r, 403, "forbidden_host");
+        crate::http_support::assert_refused(path, &r, 403, "forbidden_host");
         let r = get_with(path, "Origin", "https://evil.example").await;
-        assert_error(&r, 403, "forbidden_origin");
+        crate::http_support::assert_refused(path, &r, 403, "forbidden_origin");
     }
     let r = s
         .client

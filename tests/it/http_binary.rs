@@ -319,9 +319,8 @@ fn the_servers_own_origin_is_accepted_on_every_route_and_others_are_not() {
             (reqwest::Method::POST, "/mcp"),
         ] {
             let r = send(method.clone(), path, &origin);
-            assert_eq!(r.status(), 403, "{method} {path} from {origin}");
-            let body: Value = r.json().unwrap();
-            assert_eq!(body["error"]["code"], "forbidden_origin", "{body}");
+            let got = (r.status().as_u16(), r.json::<Value>().unwrap());
+            crate::http_support::assert_refused(path, &got, 403, "forbidden_origin");
         }
     }
     assert_eq!(sessions(), 1, "no refused request created anything");

@@ -180,6 +180,20 @@ pub fn assert_error(got: &(u16, Value), status: u16, code: &str) {
     );
 }
 
+/// A refusal by the HTTP guard of a request to `path`: the error body
+/// above, or on `/mcp` a JSON-RPC error (no id, -32600) with the code as
+/// `error.data.code`.
+pub fn assert_refused(path: &str, got: &(u16, Value), status: u16, code: &str) {
+    if path != "/mcp" {
+        return assert_error(got, status, code);
+    }
+    assert_eq!(got.0, status, "{}", got.1);
+    assert_eq!(got.1["jsonrpc"], "2.0", "{}", got.1);
+    assert_eq!(got.1["id"], Value::Null, "{}", got.1);
+    assert_eq!(got.1["error"]["code"], -32600, "{}", got.1);
+    assert_eq!(got.1["error"]["data"]["code"], code, "{}", got.1);
+}
+
 /// One server-sent event.
 #[derive(Debug, Clone)]
 pub struct Sse {
