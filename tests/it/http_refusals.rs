@@ -433,24 +433,19 @@ fn mcp_refusals_are_json_rpc_error_bodies() {
         })
     };
     let big = || format!("{{\"pad\":\"{}\"}}", "x".repeat(5000)).into_bytes();
-    let (status, body) = send("/mcp", None, big());
-    assert_eq!(status, 413, "{body}");
-    assert_eq!(body["jsonrpc"], "2.0", "{body}");
-    assert_eq!(body["id"], serde_json::Value::Null, "{body}");
-    assert_eq!(body["error"]["code"], -32600, "{body}");
-    assert_eq!(body["error"]["data"]["code"], "too_large", "{body}");
-    let message = body["error"]["message"].as_str().unwrap();
+    use crate::http_support::assert_refused;
+    let got = send("/mcp", None, big());
+    assert_refused("/mcp", &got, 413, "too_large");
+    let message = got.1["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("server.max_body_bytes (4096 bytes)"),
-        "{body}"
+        "{}",
+        got.1
     );
     let ping = br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#.to_vec();
-    let (status, body) = send("/mcp", Some("http://evil.example"), ping);
-    assert_eq!(status, 403, "{body}");
-    assert_eq!(body["error"]["code"], -32600, "{body}");
-    assert_eq!(body["error"]["data"]["code"], "forbidden_origin", "{body}");
-    let (status, body) = send("/api/v1/projects", None, big());
-    assert_eq!(status, 413, "{body}");
-    assert_eq!(body["error"]["code"], "too_large", "{body}");
-    assert!(body.get("jsonrpc").is_none(), "{body}");
+    let got = send("/mcp", Some("http://evil.example"), ping);
+    assert_refused("/mcp", &got, 403, "forbidden_origin");
+    let got = send("/api/v1/projects", None, big());
+    assert_refused("/api/v1/projects", &got, 413, "too_large");
+    assert!(got.1.get("jsonrpc").is_none(), "{}", got.1);
 }
