@@ -418,6 +418,25 @@ fn syntax_error_names_file_line_and_column() {
     assert_eq!(before, s.snapshot());
 }
 
+/// Config files are read straight into figment's tree; one nested past
+/// the TOML parser's depth is refused like any syntax error, not a crash.
+#[test]
+fn a_config_nested_too_deep_is_refused_by_line_and_column() {
+    let s = Sandbox::new();
+    let depth = 100_000;
+    let cfg = s.user_config(&format!("x = {}{}\n", "[".repeat(depth), "]".repeat(depth)));
+    let before = s.snapshot();
+    s.quire().args(["config", "show"]).run().fails(
+        2,
+        &[
+            &format!("{}:1:", cfg.display()),
+            "invalid TOML",
+            "recursion",
+        ],
+    );
+    assert_eq!(before, s.snapshot());
+}
+
 #[test]
 fn unknown_key_suggests_the_near_one() {
     let s = Sandbox::new();
