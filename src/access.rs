@@ -12,6 +12,8 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use tokio_util::sync::CancellationToken;
+
 use crate::config::schema::{Role, ServerConfig};
 use crate::config::secret::Secret;
 
@@ -26,11 +28,43 @@ pub struct OnlyRead;
 
 /// Who made a request: a configured user, or, on a server with no tokens
 /// at all (loopback only), the machine's one person.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Caller {
     /// `None` on a server without users: edits are signed by nobody.
     pub name: Option<Arc<str>>,
     pub role: Role,
+    /// Cancelled when a reload takes away what let them in; what they
+    /// hold open (event streams, MCP sessions) ends then.
+    pub grant: Grant,
+}
+
+impl PartialEq for Caller {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name && self.role == other.role
+    }
+}
+
+impl Eq for Caller {}
+
+/// What a caller's access rests on, shared by everything they hold open:
+/// a reload that removes them, changes their token or lowers their role
+/// cancels it ([`Users::carry_over`]). Over stdio, nothing revokes it.
+#[derive(Debug, Clone, Default)]
+pub struct Grant(CancellationToken);
+
+impl Grant {
+    /// Resolves once the grant is revoked.
+    pub fn revoked(&self) -> tokio_util::sync::WaitForCancellationFutureOwned {
+        self.0.clone().cancelled_owned()
+    }
+
+    pub fn is_revoked(&self) -> bool {
+        self.0.is_cancelled()
+    }
+
+    fn revoke(&self) {
+        self.0.cancel();
+    }
 }
 
 impl Caller {
@@ -39,6 +73,7 @@ impl Caller {
         Caller {
             name: None,
             role: Role::Admin,
+            grant: Grant::default(),
         }
     }
 
@@ -119,6 +154,8 @@ struct User {
 #[derive(Debug, Default)]
 pub struct Users {
     users: Vec<User>,
+    /// The grant of the machine's person on a server without users.
+    open: Grant,
 }
 
 impl Users {
@@ -130,6 +167,7 @@ impl Users {
                 caller: Caller {
                     name: Some(Arc::from(OWNER)),
                     role: Role::Admin,
+                    grant: Grant::default(),
                 },
                 token: server.token.clone(),
             });
@@ -139,11 +177,52 @@ impl Users {
                 caller: Caller {
                     name: Some(Arc::from(user.name.as_str())),
                     role: user.role,
+                    grant: Grant::default(),
                 },
                 token: user.token.clone(),
             });
         }
-        Users { users }
+        Users {
+            users,
+            open: Grant::default(),
+        }
+    }
+
+    /// The machine's person, on a server without users.
+    pub fn local(&self) -> Caller {
+        Caller {
+            grant: self.open.clone(),
+            ..Caller::local()
+        }
+    }
+
+    /// Takes over from `old`, the users in force until now: a user who
+    /// keeps their name, token and at least their role keeps their grant
+    /// (their streams go on); every other old user's grant is revoked, and
+    /// their names returned. Going from no users to some revokes the
+    /// machine's person's grant.
+    pub fn carry_over(&mut self, old: &Users) -> Vec<Arc<str>> {
+        let mut revoked = Vec::new();
+        for before in &old.users {
+            let kept = self.users.iter_mut().find(|now| {
+                now.caller.name == before.caller.name
+                    && now.token == before.token
+                    && now.caller.role >= before.caller.role
+            });
+            match kept {
+                Some(now) => now.caller.grant = before.caller.grant.clone(),
+                None => {
+                    before.caller.grant.revoke();
+                    revoked.extend(before.caller.name.clone());
+                }
+            }
+        }
+        if self.secured() && !old.secured() {
+            old.open.revoke();
+        } else {
+            self.open = old.open.clone();
+        }
+        revoked
     }
 
     /// Whether any token is configured: then every request must bring one.
@@ -185,31 +264,44 @@ const FREE_FAILURES: u32 = 3;
 /// The first delay, doubled with each further failure up to [`MAX_DELAY`].
 const FIRST_DELAY: Duration = Duration::from_millis(100);
 const MAX_DELAY: Duration = Duration::from_millis(1_600);
-/// Failures after which the address is refused outright (429) ...
+/// Failures after which the address's further failures are refused
+/// outright (429) ...
 pub const BLOCK_AFTER: u32 = 10;
 /// ... for this long after its last failure.
 pub const BLOCK_FOR: Duration = Duration::from_secs(60);
 /// A failure older than this is forgotten.
 pub const FORGET_AFTER: Duration = Duration::from_secs(600);
+/// Failures from all addresses together within [`CEILING_WINDOW`] after
+/// which every failure is refused outright: guesses spread over many
+/// addresses (an IPv6 prefix, a botnet) still meet a bound.
+pub const GLOBAL_CEILING: u32 = 1_000;
+pub const CEILING_WINDOW: Duration = Duration::from_secs(60);
 /// Addresses remembered at most (the oldest go first).
 const MAX_ADDRESSES: usize = 10_000;
 
-/// What the throttle says of a request from an address.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// Go on (checking its token).
-    Pass,
-    /// Refused without looking: too many failures; retry after this long.
-    Blocked(Duration),
-}
-
-/// Failed authentications per address: after a few, each failure is
-/// answered later and later; after [`BLOCK_AFTER`], the address gets 429
-/// until it has been quiet for [`BLOCK_FOR`]. A success forgets the
-/// address's failures.
+/// Failed authentications, per address and over all addresses. After a
+/// few failures from an address each further one is answered later and
+/// later; after [`BLOCK_AFTER`], its further failures get 429 until it has
+/// been quiet for [`BLOCK_FOR`]; past [`GLOBAL_CEILING`] failures a minute from
+/// everywhere, every failure gets 429.
+///
+/// Only failures are throttled: the guard checks a token before it asks
+/// the throttle, so a right token is answered at once whatever its
+/// address's count (an office behind one NAT, a guesser next door). A
+/// success does not forget its address's failures either: someone with a
+/// token who mixes guesses in is held to the same count. The mutex is
+/// never held across an `.await`.
 #[derive(Debug, Default)]
 pub struct Throttle {
-    failures: Mutex<HashMap<IpAddr, Failures>>,
+    state: Mutex<ThrottleState>,
+}
+
+#[derive(Debug, Default)]
+struct ThrottleState {
+    by_address: HashMap<IpAddr, Failures>,
+    /// Failures from every address in the window that began at `since`.
+    everywhere: u32,
+    since: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -221,37 +313,46 @@ struct Failures {
 /// One failure, as it is logged and answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Failure {
-    /// How many in a row from that address (within [`FORGET_AFTER`]).
+    /// How many from that address (within [`FORGET_AFTER`] of each other).
     pub count: u32,
-    /// How long the answer is held back.
+    /// How long the answer is held back (zero when refused).
     pub delay: Duration,
-    /// Whether the address is now refused outright.
-    pub blocked: bool,
+    /// Refused outright (429), and for how long: the address has failed
+    /// too often, or every address together has.
+    pub refused: Option<Refusal>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refusal {
+    /// Until a retry may be answered.
+    pub retry_after: Duration,
+    /// The global ceiling, not this address, is why.
+    pub everywhere: bool,
 }
 
 impl Throttle {
-    fn failures(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, Failures>> {
-        self.failures.lock().unwrap_or_else(PoisonError::into_inner)
+    fn state(&self) -> std::sync::MutexGuard<'_, ThrottleState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether a request from `address` may try a token at `now`.
-    pub fn check(&self, address: IpAddr, now: Instant) -> Verdict {
-        match self.failures().get(&address) {
-            Some(f) if f.count >= BLOCK_AFTER => {
-                let until = f.last + BLOCK_FOR;
-                if now < until {
-                    Verdict::Blocked(until - now)
-                } else {
-                    Verdict::Pass
-                }
-            }
-            _ => Verdict::Pass,
-        }
-    }
-
-    /// Counts a failed authentication from `address` at `now`.
+    /// Counts a failed authentication from `address` at `now`, and says
+    /// how to answer it.
     pub fn failed(&self, address: IpAddr, now: Instant) -> Failure {
-        let mut failures = self.failures();
+        let mut state = self.state();
+        // The ceiling's window.
+        match state.since {
+            Some(since) if now.duration_since(since) < CEILING_WINDOW => {}
+            _ => {
+                state.since = Some(now);
+                state.everywhere = 0;
+            }
+        }
+        state.everywhere = state.everywhere.saturating_add(1);
+        let over_ceiling = state.everywhere > GLOBAL_CEILING;
+        let ceiling_left = state.since.map_or(CEILING_WINDOW, |since| {
+            CEILING_WINDOW.saturating_sub(now.duration_since(since))
+        });
+        let failures = &mut state.by_address;
         if failures.len() >= MAX_ADDRESSES && !failures.contains_key(&address) {
             failures.retain(|_, f| now.duration_since(f.last) < FORGET_AFTER);
             if failures.len() >= MAX_ADDRESSES
@@ -269,28 +370,32 @@ impl Throttle {
         if stale {
             entry.count = 0;
         }
-        entry.count += 1;
+        entry.count = entry.count.saturating_add(1);
         entry.last = now;
         let count = entry.count;
-        let delay = match count.checked_sub(FREE_FAILURES + 1) {
-            None => Duration::ZERO,
-            Some(doublings) => FIRST_DELAY
+        let refused = if count > BLOCK_AFTER {
+            Some(Refusal {
+                retry_after: BLOCK_FOR,
+                everywhere: false,
+            })
+        } else if over_ceiling {
+            Some(Refusal {
+                retry_after: ceiling_left.max(Duration::from_secs(1)),
+                everywhere: true,
+            })
+        } else {
+            None
+        };
+        let delay = match (refused, count.checked_sub(FREE_FAILURES + 1)) {
+            (Some(_), _) | (None, None) => Duration::ZERO,
+            (None, Some(doublings)) => FIRST_DELAY
                 .saturating_mul(1u32 << doublings.min(16))
                 .min(MAX_DELAY),
         };
         Failure {
             count,
             delay,
-            blocked: count >= BLOCK_AFTER,
-        }
-    }
-
-    /// A successful authentication from `address`: its failures are
-    /// forgotten.
-    pub fn succeeded(&self, address: IpAddr) {
-        let mut failures = self.failures();
-        if !failures.is_empty() {
-            failures.remove(&address);
+            refused,
         }
     }
 }
@@ -305,31 +410,119 @@ mod tests {
         let address: IpAddr = "192.0.2.7".parse().unwrap();
         let other: IpAddr = "192.0.2.8".parse().unwrap();
         let start = Instant::now();
-        let delays: Vec<u64> = (0..BLOCK_AFTER)
-            .map(|_| throttle.failed(address, start).delay.as_millis() as u64)
+        let answers: Vec<(u64, bool)> = (0..=BLOCK_AFTER)
+            .map(|_| {
+                let f = throttle.failed(address, start);
+                (f.delay.as_millis() as u64, f.refused.is_some())
+            })
             .collect();
-        assert_eq!(delays, [0, 0, 0, 100, 200, 400, 800, 1600, 1600, 1600]);
-        assert_eq!(
-            throttle.check(address, start + Duration::from_secs(1)),
-            Verdict::Blocked(Duration::from_secs(59))
-        );
-        assert_eq!(throttle.check(other, start), Verdict::Pass);
-        assert_eq!(throttle.check(address, start + BLOCK_FOR), Verdict::Pass);
-        // A failure after the block starts the count again.
-        let next = throttle.failed(address, start + BLOCK_FOR);
-        assert_eq!((next.count, next.blocked), (1, false));
+        let delays: Vec<u64> = answers.iter().map(|a| a.0).collect();
+        assert_eq!(delays, [0, 0, 0, 100, 200, 400, 800, 1600, 1600, 1600, 0]);
+        assert!(answers[..10].iter().all(|a| !a.1) && answers[10].1);
+        // Its next failure within the minute is refused too; another
+        // address's is not.
+        let again = throttle.failed(address, start + Duration::from_secs(30));
+        assert_eq!(again.count, 12);
+        assert_eq!(again.refused.map(|r| r.everywhere), Some(false));
+        assert_eq!(throttle.failed(other, start).refused, None);
+        // A quiet minute after its last failure starts the count again.
+        let next = throttle.failed(address, start + Duration::from_secs(30) + BLOCK_FOR);
+        assert_eq!((next.count, next.refused), (1, None));
     }
 
     #[test]
-    fn a_success_forgets_the_failures() {
+    fn the_ceiling_over_all_addresses_refuses_every_failure_until_its_window_ends() {
         let throttle = Throttle::default();
-        let address: IpAddr = "::1".parse().unwrap();
-        let now = Instant::now();
-        for _ in 0..5 {
-            throttle.failed(address, now);
+        let start = Instant::now();
+        // One failure each from many addresses: none of them is blocked
+        // on its own count.
+        for i in 0..GLOBAL_CEILING {
+            let address = IpAddr::from([10, (i >> 16) as u8, (i >> 8) as u8, i as u8]);
+            assert_eq!(throttle.failed(address, start).refused, None, "{i}");
         }
-        throttle.succeeded(address);
-        assert_eq!(throttle.failed(address, now).count, 1);
+        let fresh: IpAddr = "198.51.100.1".parse().unwrap();
+        let over = throttle.failed(fresh, start + Duration::from_secs(20));
+        assert_eq!(
+            over.refused,
+            Some(Refusal {
+                retry_after: Duration::from_secs(40),
+                everywhere: true
+            })
+        );
+        assert_eq!(over.delay, Duration::ZERO);
+        let later = throttle.failed(fresh, start + CEILING_WINDOW);
+        assert_eq!(later.refused, None);
+    }
+
+    #[test]
+    fn addresses_remembered_are_bounded() {
+        let throttle = Throttle::default();
+        let start = Instant::now();
+        for i in 0..(MAX_ADDRESSES as u32 + 50) {
+            let address = IpAddr::from([10, (i >> 16) as u8, (i >> 8) as u8, i as u8]);
+            throttle.failed(
+                address,
+                start + Duration::from_secs(3600 * u64::from(i / 900)),
+            );
+        }
+        assert!(throttle.state().by_address.len() <= MAX_ADDRESSES);
+    }
+
+    fn users(list: &[(&str, &str, Role)]) -> Users {
+        Users {
+            users: list
+                .iter()
+                .map(|(name, token, role)| User {
+                    caller: Caller {
+                        name: Some(Arc::from(*name)),
+                        role: *role,
+                        grant: Grant::default(),
+                    },
+                    token: Secret::new(*token),
+                })
+                .collect(),
+            open: Grant::default(),
+        }
+    }
+
+    #[test]
+    fn a_reload_revokes_who_left_changed_token_or_lost_a_role_and_no_one_else() {
+        let old = users(&[
+            ("ana", "a1", Role::Edit),
+            ("bea", "b1", Role::Edit),
+            ("rui", "r1", Role::Edit),
+            ("eva", "e1", Role::Read),
+            ("gus", "g1", Role::Edit),
+        ]);
+        let held: Vec<Caller> = ["a1", "b1", "r1", "e1", "g1"]
+            .iter()
+            .map(|t| old.by_token(t).unwrap())
+            .collect();
+        // ana stays; bea's token changes; rui is read-only now; eva may
+        // edit now; gus has gone.
+        let mut new = users(&[
+            ("ana", "a1", Role::Edit),
+            ("bea", "b2", Role::Edit),
+            ("rui", "r1", Role::Read),
+            ("eva", "e1", Role::Edit),
+        ]);
+        let revoked = new.carry_over(&old);
+        let names: Vec<&str> = revoked.iter().map(|n| &**n).collect();
+        assert_eq!(names, ["bea", "rui", "gus"]);
+        let still: Vec<bool> = held.iter().map(|c| !c.grant.is_revoked()).collect();
+        assert_eq!(still, [true, false, false, true, false]);
+        // Who stayed holds the same grant as before the reload.
+        let ana = new.by_token("a1").unwrap();
+        assert!(!ana.grant.is_revoked());
+        let mut newer = users(&[]);
+        newer.carry_over(&new);
+        assert!(ana.grant.is_revoked());
+        // A server that gains users revokes its machine's person.
+        let open = users(&[]);
+        let person = open.local();
+        let mut secured = users(&[("ana", "a1", Role::Admin)]);
+        secured.carry_over(&open);
+        assert!(person.grant.is_revoked());
     }
 
     #[test]
@@ -339,6 +532,7 @@ mod tests {
         let reader = Caller {
             name: Some(Arc::from("rui")),
             role: Role::Read,
+            grant: Grant::default(),
         };
         assert_eq!(
             as_seen_by(Some(&reader), value.clone()),
@@ -352,6 +546,7 @@ mod tests {
         let ana = Caller {
             name: Some(Arc::from("ana")),
             role: Role::Edit,
+            grant: Grant::default(),
         };
         assert!(ana.may(Role::Read, "reading").is_ok());
         assert!(ana.may(Role::Edit, "applying an op").is_ok());

@@ -296,6 +296,9 @@ fn helper(
         }
         Command::Restore { from } => commands::backup::restore(loaded, &from, out),
         Command::Gc => commands::backup::gc(loaded, out),
+        Command::Reload { pid } => {
+            crate::reload::signal_and_wait(pid, &loaded.data_paths()?.data_dir, out)
+        }
         Command::Projects(ProjectsCommand::Import { file, name }) => {
             commands::projects::import(loaded, &file, name.as_deref(), out)
         }

@@ -141,6 +141,13 @@ pub enum Command {
     /// Remove the blobs no op refers to (what an aborted import left) from
     /// every project that is not open
     Gc,
+    /// Tell the server PID (serving --data-dir) to reload its config
+    /// (SIGHUP) and wait for its answer: exits 1 when it refused the new
+    /// config and kept the old one (what `systemctl reload` runs)
+    Reload {
+        /// The server's process id (systemd's $MAINPID)
+        pid: u32,
+    },
     /// Print a shell completion script
     Completions {
         /// bash, zsh, fish, elvish or powershell

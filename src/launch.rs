@@ -17,6 +17,7 @@ use crate::core::settings::{ApiKey, CommandEngine, Provider};
 use crate::core::{Core, CoreConfig};
 use crate::error::Failure;
 use crate::http::{self, BindError};
+use crate::reload::notify;
 
 /// How long requests in flight may run after SIGINT/SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -182,6 +183,8 @@ struct Served {
     url: String,
     what: &'static str,
     state: http::AppState,
+    /// `/mcp`'s sessions, when the mode serves MCP over HTTP.
+    mcp: Option<crate::mcp::HttpSessions>,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
@@ -198,6 +201,7 @@ async fn serve_http(
         BindError::NeedsToken(_) => {
             Failure::Config(ConfigError::invalid("server.host", e.to_string()))
         }
+        BindError::Exposed(_) => Failure::Config(ConfigError::new(e.to_string())),
         BindError::Secret(_) => Failure::Config(ConfigError::new(e.to_string())),
         BindError::Io(message) => Failure::Runtime(anyhow::anyhow!(message)),
     })?;
@@ -205,7 +209,11 @@ async fn serve_http(
     let url = format!("http://{addr}");
     core.set_advertised_url(&url, with_mcp);
     let mcp_stop = tokio_util::sync::CancellationToken::new();
-    let mcp = with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone()));
+    let (mcp, mcp_sessions) =
+        match with_mcp.then(|| crate::mcp::http_router(core.clone(), &config, mcp_stop.clone())) {
+            Some((router, sessions)) => (Some(router), Some(sessions)),
+            None => (None, None),
+        };
     let app = http::app(core.clone(), config, mode_name, mcp);
     let mut stopping = app.state.shutdown.clone();
     tokio::spawn(async move {
@@ -229,6 +237,7 @@ async fn serve_http(
             "web /, API /api/v1"
         },
         state,
+        mcp: mcp_sessions,
         task,
     })
 }
@@ -258,16 +267,21 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         let (served, _) = serve_with_project(&core, &loaded, project, stop).await?;
         notify(&[sd_notify::NotifyState::Ready]);
         watchdog(&core);
-        let state = served.state.clone();
-        let request = loaded.request.clone();
+        let data_dir = loaded.data_paths().ok().map(|p| p.data_dir);
+        let mut reloader = crate::reload::Reloader::new(
+            loaded.request.clone(),
+            served.state.clone(),
+            served.mcp.clone(),
+            data_dir.as_deref(),
+        );
         tokio::spawn(async move {
             while reload_rx.recv().await.is_some() {
-                notify(&[sd_notify::NotifyState::Reloading]);
-                reload(&request, &state);
-                notify(&[sd_notify::NotifyState::Ready]);
+                reloader.reload().await;
             }
         });
         let result = served.task.await.context("server task failed")?;
+        // What the access log still holds back, before the process ends.
+        served.state.refusals.flush(std::time::Instant::now(), true);
         let closed = close_all(&core).await;
         result.context("server failed")?;
         closed
@@ -291,65 +305,6 @@ fn watchdog(core: &Core) {
             notify(&[sd_notify::NotifyState::Watchdog]);
         }
     });
-}
-
-/// Tells systemd (when it started us with `Type=notify`).
-fn notify(state: &[sd_notify::NotifyState<'_>]) {
-    if let Err(e) = sd_notify::notify(state) {
-        tracing::warn!("cannot notify systemd: {e}");
-    }
-}
-
-/// SIGHUP: loads the config again and puts in effect what can change
-/// while serving ([`crate::config::reload::plan`]): the guard's users,
-/// hosts, origins and proxies, the log level, and the core's engine and
-/// provider settings. Says what it reloaded and which changed settings
-/// wait for a restart. A config that does not load changes nothing.
-fn reload(request: &crate::config::LoadRequest, state: &http::AppState) {
-    let loaded = match crate::config::load(request) {
-        Ok(loaded) => loaded,
-        Err(e) => {
-            tracing::error!("SIGHUP: the config does not load, nothing changed: {e}");
-            return;
-        }
-    };
-    let running = state.config();
-    let plan = crate::config::reload::plan(&running, loaded.config);
-    let Some(paths) = crate::config::dirs::DataPaths::resolve(&plan.config, &loaded.dirs) else {
-        tracing::error!("SIGHUP: no data directory to resolve, nothing changed");
-        return;
-    };
-    let mode = state.core.config().mode.clone();
-    state
-        .core
-        .reload_engines(core_config(&plan.config, &paths, &mode));
-    let level = match crate::logging::reload_level(plan.config.log.level) {
-        Ok(true) => format!("log level {}", plan.config.log.level.as_str()),
-        Ok(false) => "log level (kept: the command line or RUST_LOG sets it)".to_owned(),
-        Err(e) => format!("log level (not changed: {e})"),
-    };
-    let changed = if plan.changed.is_empty() {
-        "nothing changed".to_owned()
-    } else {
-        format!("changed: {}", plan.changed.join(", "))
-    };
-    state.reload(plan.config);
-    let users = state.guard.users().names();
-    let users = if users.is_empty() {
-        "none: open to this machine".to_owned()
-    } else {
-        users.join(", ")
-    };
-    tracing::info!(
-        "SIGHUP: reloaded the users ({users}), {level}, the allowed hosts and origins, \
-         the trusted proxy, and the engine and provider settings ({changed})"
-    );
-    if !plan.restart.is_empty() {
-        tracing::warn!(
-            "SIGHUP: changed but not applied until a restart: {}",
-            plan.restart.join(", ")
-        );
-    }
 }
 
 /// Serves HTTP, opens `--project`, then marks the routes ready and prints

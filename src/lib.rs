@@ -16,7 +16,8 @@
 //! - [`access`] knows the server's users, their roles, and the throttle on
 //!   failed authentication.
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
-//! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop.
+//! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop;
+//!   [`reload`] is what a server does on SIGHUP, and `quire reload`.
 
 pub mod access;
 pub mod app;
@@ -29,6 +30,7 @@ pub mod http;
 pub mod launch;
 pub mod logging;
 pub mod mcp;
+pub mod reload;
 pub mod share;
 pub mod signals;
 pub mod tui;

@@ -5,11 +5,13 @@
 //! string, the bearer token is one of a user's (compared in constant time;
 //! the web workbench's static files and `/healthz` need none) or a trusted
 //! proxy names the user, the user's role allows the route, the body is not
-//! too large, and the core has finished starting. Failed authentication
-//! is logged with the client's address and throttled per address
-//! ([`crate::access::Throttle`]); the request's [`Caller`] goes into its
-//! extensions for the route to sign its changes with.
+//! too large, and the core has finished starting. A wrong token is
+//! throttled per address and over all addresses
+//! ([`crate::access::Throttle`]) and marked for the access log to write;
+//! the request's [`Caller`] goes into its extensions for the route to sign
+//! its changes with.
 
+use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::Instant;
@@ -21,7 +23,8 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::{ApiError, Refused};
-use crate::access::{Caller, Throttle, Users, Verdict};
+use super::log::AuthFailed;
+use crate::access::{Caller, Throttle, Users};
 use crate::config::schema::{Role, ServerConfig};
 
 /// Host names always accepted (with any port).
@@ -128,6 +131,12 @@ impl GuardConfig {
             .clone()
     }
 
+    /// The client's address, as the rules in force see it (a trusted
+    /// proxy's `X-Forwarded-For`).
+    pub fn client(&self, peer: Option<IpAddr>, headers: &HeaderMap) -> Option<IpAddr> {
+        self.rules().client(peer, headers)
+    }
+
     /// The users as they are now.
     pub fn users(&self) -> Arc<Users> {
         self.rules().users.clone()
@@ -137,9 +146,19 @@ impl GuardConfig {
     /// the allowed hosts and origins, the trusted proxies and whether
     /// `/metrics` is public. The bound address and the body limit stay
     /// (they need a restart); so do the throttle's counts.
-    pub fn reload(&self, server: &ServerConfig) {
-        let rules = Arc::new(Rules::of(&self.bound_host, server));
-        *self.rules.write().unwrap_or_else(PoisonError::into_inner) = rules;
+    ///
+    /// A user who left, whose token changed or whose role was lowered has
+    /// their grant revoked first, which ends what they hold open (see
+    /// [`revocable`]); their names are returned.
+    pub fn reload(&self, server: &ServerConfig) -> Vec<Arc<str>> {
+        let mut rules = Rules::of(&self.bound_host, server);
+        let mut rules_lock = self.rules.write().unwrap_or_else(PoisonError::into_inner);
+        let revoked = match Arc::get_mut(&mut rules.users) {
+            Some(users) => users.carry_over(&rules_lock.users),
+            None => Vec::new(),
+        };
+        *rules_lock = Arc::new(rules);
+        revoked
     }
 }
 
@@ -361,15 +380,73 @@ async fn checks(state: &AppState, request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     // For the access log, which wraps this guard.
     if let Some(caller) = caller {
+        if is_stream(&response) {
+            response = revocable(response, &caller.grant);
+        }
         response.extensions_mut().insert(caller);
     }
     response
 }
 
+/// Whether `response` is a stream a client holds open (server-sent
+/// events: `/api/v1/events`, `/mcp`'s streams).
+fn is_stream(response: &Response) -> bool {
+    response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"))
+}
+
+/// `response` with a body that ends as soon as `grant` is revoked: an
+/// event stream stops at the reload that took its caller's access away,
+/// before anything published after it is sent.
+fn revocable(response: Response, grant: &crate::access::Grant) -> Response {
+    let (parts, body) = response.into_parts();
+    let body = Revocable {
+        inner: body,
+        revoked: Box::pin(grant.revoked()),
+    };
+    Response::from_parts(parts, axum::body::Body::new(body))
+}
+
+/// A body that ends when its future (a revoked grant) resolves.
+struct Revocable {
+    inner: axum::body::Body,
+    revoked: std::pin::Pin<Box<tokio_util::sync::WaitForCancellationFutureOwned>>,
+}
+
+impl http_body::Body for Revocable {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        // Revocation first: nothing more is sent once it has happened.
+        if self.revoked.as_mut().poll(cx).is_ready() {
+            return std::task::Poll::Ready(None);
+        }
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::default()
+    }
+}
+
 /// Who the request is from, or the answer refusing it: 401 for a missing
-/// or wrong token (logged with the client's address, held back more with
-/// each failure from it), 429 while that address is blocked, 403 for a
-/// name a trusted proxy gave that the server does not know.
+/// or wrong token, 429 for a wrong token from an address that has failed
+/// too often (or while every address together has), 403 for a name a
+/// trusted proxy gave that the server does not know.
+///
+/// A right token is looked at first and answered at once, whatever its
+/// address has done. A request without an `Authorization` header is not a
+/// guess (a browser's first request, a health probe): it gets 401 but is
+/// neither counted nor logged as a failed authentication. A wrong token
+/// is counted against its address and held back more with each failure;
+/// the access log writes its `authentication failed` line
+/// ([`AuthFailed`]).
 async fn authenticate(
     guard: &GuardConfig,
     rules: &Rules,
@@ -389,68 +466,85 @@ async fn authenticate(
         });
     }
     if !users.secured() {
-        return Ok(Caller::local());
-    }
-    let client = rules.client(peer, headers);
-    let shown = client.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());
-    if let Some(address) = client
-        && let Verdict::Blocked(left) = guard.throttle.check(address, Instant::now())
-    {
-        let mut response = ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too_many_failures",
-            "too many failed authentications from this address; try again later",
-        )
-        .into_response();
-        if let Ok(value) = header::HeaderValue::from_str(&(left.as_secs() + 1).to_string()) {
-            response.headers_mut().insert(header::RETRY_AFTER, value);
-        }
-        return Err(response);
+        return Ok(users.local());
     }
     if let Some(caller) = bearer(headers).and_then(|token| users.by_token(token)) {
-        if let Some(address) = client {
-            guard.throttle.succeeded(address);
-        }
         return Ok(caller);
+    }
+    if !headers.contains_key(header::AUTHORIZATION) {
+        return Err(unauthorized(
+            "no bearer token (send `Authorization: Bearer <token>`)",
+        ));
     }
     let sent = if bearer(headers).is_some() {
         "a wrong token"
     } else {
-        "no token"
+        "an Authorization header that is not `Bearer <token>`"
     };
-    match client {
-        Some(address) => {
-            let failure = guard.throttle.failed(address, Instant::now());
-            let blocked = if failure.blocked {
-                "; refused for a minute"
-            } else {
-                ""
-            };
-            tracing::warn!(
-                target: "quire::access",
-                "authentication failed from {shown}: {sent} ({} in a row, answered after {} ms{blocked})",
-                failure.count,
-                failure.delay.as_millis()
-            );
-            if !failure.delay.is_zero() {
-                tokio::time::sleep(failure.delay).await;
-            }
+    let Some(address) = rules.client(peer, headers) else {
+        let mut response = unauthorized("missing or wrong bearer token");
+        response.extensions_mut().insert(AuthFailed {
+            detail: sent.to_owned(),
+        });
+        return Err(response);
+    };
+    let failure = guard.throttle.failed(address, Instant::now());
+    if let Some(refused) = failure.refused {
+        let why = if refused.everywhere {
+            "too many failed authentications from every address; try again later"
+        } else {
+            "too many failed authentications from this address; try again later"
+        };
+        let mut response =
+            ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many_failures", why).into_response();
+        let seconds = refused.retry_after.as_secs().max(1);
+        if let Ok(value) = header::HeaderValue::from_str(&seconds.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
         }
-        None => {
-            tracing::warn!(target: "quire::access", "authentication failed from {shown}: {sent}")
-        }
+        let whose = if refused.everywhere {
+            "every address's failures"
+        } else {
+            "its failures"
+        };
+        response.extensions_mut().insert(AuthFailed {
+            detail: format!(
+                "{sent} (failure {}; {whose} refused for {seconds} s)",
+                failure.count
+            ),
+        });
+        return Err(response);
     }
-    let mut response = ApiError::new(
-        StatusCode::UNAUTHORIZED,
-        "unauthorized",
-        "missing or wrong bearer token",
-    )
-    .into_response();
+    if !failure.delay.is_zero() {
+        tokio::time::sleep(failure.delay).await;
+    }
+    let mut response = unauthorized("missing or wrong bearer token");
+    let next = if failure.count == crate::access::BLOCK_AFTER {
+        format!(
+            "; its next failures are refused for {} s",
+            crate::access::BLOCK_FOR.as_secs()
+        )
+    } else {
+        String::new()
+    };
+    response.extensions_mut().insert(AuthFailed {
+        detail: format!(
+            "{sent} (failure {}, answered after {} ms{next})",
+            failure.count,
+            failure.delay.as_millis()
+        ),
+    });
+    Err(response)
+}
+
+/// 401 with `WWW-Authenticate: Bearer`.
+fn unauthorized(message: &str) -> Response {
+    let mut response =
+        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
     response.headers_mut().insert(
         header::WWW_AUTHENTICATE,
         header::HeaderValue::from_static("Bearer"),
     );
-    Err(response)
+    response
 }
 
 pub fn too_large(limit: u64) -> ApiError {

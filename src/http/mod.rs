@@ -47,6 +47,8 @@ pub struct AppState {
     pub openapi: Arc<api::OpenApi>,
     /// What `/metrics` reports.
     pub metrics: Arc<metrics::Metrics>,
+    /// Refused requests held back from the access log, per address.
+    pub refusals: Arc<log::Refusals>,
     ready: Arc<AtomicBool>,
     /// Turns true when the server is shutting down; ends event streams.
     pub shutdown: watch::Receiver<bool>,
@@ -63,10 +65,12 @@ impl AppState {
 
     /// Puts a reloaded configuration in effect for what reads it on each
     /// request: the guard's users, hosts, origins and proxies (the caller
-    /// has made the rest of `config` what is running).
-    pub fn reload(&self, config: Config) {
-        self.guard.reload(&config.server);
+    /// has made the rest of `config` what is running). Returns the users
+    /// it revoked (whose open streams end now).
+    pub fn reload(&self, config: Config) -> Vec<Arc<str>> {
+        let revoked = self.guard.reload(&config.server);
         *self.config.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(config);
+        revoked
     }
 
     pub fn is_ready(&self) -> bool {
@@ -99,6 +103,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         guard: Arc::new(guard),
         openapi: Arc::new(openapi),
         metrics: Arc::new(metrics::Metrics::default()),
+        refusals: Arc::new(log::Refusals::default()),
         ready: Arc::new(AtomicBool::new(false)),
         shutdown: shutdown_rx,
         config: Arc::new(RwLock::new(config)),
@@ -107,6 +112,7 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         .metrics
         .clone()
         .follow(&state.core, state.shutdown.clone());
+    summarise_refusals(state.refusals.clone(), state.shutdown.clone());
     let limit = usize::try_from(state.guard.max_body_bytes).unwrap_or(usize::MAX);
     let mut router = router
         .route("/", axum::routing::get(web::index))
@@ -140,6 +146,24 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         state,
         shutdown: shutdown_tx,
     }
+}
+
+/// Writes the access log's summaries of held refusals as their intervals
+/// end, until the server stops; then what is still held.
+fn summarise_refusals(refusals: Arc<log::Refusals>, mut stop: watch::Receiver<bool>) {
+    let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+        return;
+    };
+    runtime.spawn(async move {
+        let mut every = tokio::time::interval(log::INTERVAL / 4);
+        loop {
+            tokio::select! {
+                _ = every.tick() => refusals.flush(std::time::Instant::now(), false),
+                _ = stop.wait_for(|stop| *stop) => break,
+            }
+        }
+        refusals.flush(std::time::Instant::now(), true);
+    });
 }
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {
@@ -189,8 +213,9 @@ pub fn is_loopback(host: &str) -> bool {
     h.eq_ignore_ascii_case("localhost") || h.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Binds `server.host:server.port`; refuses a non-loopback host without a
-/// token (the caller reports that as a configuration error).
+/// Binds `server.host:server.port`; refuses, without a token, a
+/// non-loopback host, trusted proxies or a non-loopback allowed host (the
+/// caller reports that as a configuration error).
 pub async fn bind(config: &Config) -> Result<TcpListener, BindError> {
     let server = &config.server;
     let token = server
@@ -199,6 +224,11 @@ pub async fn bind(config: &Config) -> Result<TcpListener, BindError> {
         .map_err(|why| BindError::Secret(why.to_owned()))?;
     if !is_loopback(&server.host) && token.is_none() && server.users.is_empty() {
         return Err(BindError::NeedsToken(server.host.clone()));
+    }
+    if token.is_none()
+        && let Some(why) = crate::config::reload::exposed_without_tokens(server)
+    {
+        return Err(BindError::Exposed(why));
     }
     let host = server.host.trim_start_matches('[').trim_end_matches(']');
     let addr = match host.parse::<IpAddr>() {
@@ -222,6 +252,9 @@ pub enum BindError {
         "refusing to serve on {0} without a token: set server.token (or server.token_env / server.token_file), or bind 127.0.0.1"
     )]
     NeedsToken(String),
+    /// No token, but a proxy or an allowed host would let others in.
+    #[error("refusing to serve without a token: {0}")]
+    Exposed(String),
     /// `server.token_env` or `server.token_file` did not resolve.
     #[error("cannot serve without the configured token: {0}")]
     Secret(String),

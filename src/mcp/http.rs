@@ -1,22 +1,84 @@
 //! `/mcp`: MCP's streamable HTTP transport under axum, with the JSON-RPC
 //! error shapes and the session bookkeeping rmcp leaves to the server.
 
+use std::collections::HashMap;
+
 use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
 use super::*;
 use crate::core::Core;
 
-/// The `/mcp` route (streamable HTTP). Cancelling `stop` ends its
-/// sessions' streams, for a quick graceful shutdown.
+/// The `/mcp` route (streamable HTTP), and its sessions. Cancelling `stop`
+/// ends its sessions' streams, for a quick graceful shutdown.
 pub fn http_router(
     core: Core,
     config: &crate::config::Config,
     stop: tokio_util::sync::CancellationToken,
-) -> axum::Router {
-    axum::Router::new()
-        .nest_service("/mcp", http_service(core, config, stop))
-        .layer(axum::middleware::from_fn(json_rpc_errors))
+) -> (axum::Router, HttpSessions) {
+    let sessions = HttpSessions::default();
+    let router = axum::Router::new()
+        .nest_service(
+            "/mcp",
+            http_service(core, config, stop, sessions.manager.clone()),
+        )
+        .layer(axum::middleware::from_fn_with_state(
+            sessions.clone(),
+            json_rpc_errors,
+        ));
+    (router, sessions)
+}
+
+type SessionManager = rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+/// `/mcp`'s sessions of the handshake era, each with the grant of the user
+/// who opened it: a reload that revokes a user ends their sessions
+/// ([`HttpSessions::end_revoked`]).
+#[derive(Clone, Default)]
+pub struct HttpSessions {
+    manager: Arc<SessionManager>,
+    /// Never held across an `.await`.
+    grants: Arc<Mutex<HashMap<Arc<str>, crate::access::Grant>>>,
+}
+
+impl HttpSessions {
+    /// Records who opened session `id`; forgets sessions that have ended
+    /// when there are many.
+    async fn opened(&self, id: Arc<str>, grant: crate::access::Grant) {
+        let crowded = {
+            let mut grants = self.grants.lock().unwrap_or_else(PoisonError::into_inner);
+            grants.insert(id, grant);
+            grants.len() >= 1024 && grants.len().is_power_of_two()
+        };
+        if crowded {
+            let live = self.manager.sessions.read().await;
+            self.grants
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|id, _| live.contains_key(id));
+        }
+    }
+
+    /// Ends every session whose user's grant a reload revoked; how many.
+    pub async fn end_revoked(&self) -> usize {
+        use rmcp::transport::streamable_http_server::session::SessionManager as _;
+        let ended: Vec<Arc<str>> = {
+            let mut grants = self.grants.lock().unwrap_or_else(PoisonError::into_inner);
+            let ended = grants
+                .iter()
+                .filter(|(_, grant)| grant.is_revoked())
+                .map(|(id, _)| id.clone())
+                .collect();
+            grants.retain(|_, grant| !grant.is_revoked());
+            ended
+        };
+        for id in &ended {
+            if let Err(e) = self.manager.close_session(id).await {
+                tracing::warn!("cannot end MCP session {id}: {e}");
+            }
+        }
+        ended.len()
+    }
 }
 
 /// Every refusal `/mcp` answers is a JSON-RPC error body, as a client of
@@ -29,13 +91,20 @@ pub fn http_router(
 /// HTTP meaning of "done, nothing to send") expect 204, and warn
 /// otherwise. Only DELETE: a POSTed notification must stay 202, as the
 /// spec says. (One middleware for both: each layer costs every call.)
+///
+/// And: a new session is recorded with its user's grant ([`HttpSessions`]).
 pub(super) async fn json_rpc_errors(
+    axum::extract::State(sessions): axum::extract::State<HttpSessions>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse;
     let delete = request.method() == axum::http::Method::DELETE;
+    let grant = request
+        .extensions()
+        .get::<Caller>()
+        .map(|caller| caller.grant.clone());
     let mut only_reads = false;
     let error = |status: StatusCode, code: i32, message: String| {
         let body = serde_json::json!({
@@ -112,7 +181,18 @@ pub(super) async fn json_rpc_errors(
     } else {
         request
     };
+    let opening = request.method() == axum::http::Method::POST
+        && !request.headers().contains_key("mcp-session-id");
     let mut response = next.run(request).await;
+    if opening
+        && let Some(grant) = grant
+        && let Some(id) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+    {
+        sessions.opened(Arc::from(id), grant).await;
+    }
     if only_reads {
         response.extensions_mut().insert(crate::access::OnlyRead);
     }
@@ -176,10 +256,8 @@ pub(super) fn http_service(
     core: Core,
     config: &crate::config::Config,
     stop: tokio_util::sync::CancellationToken,
-) -> rmcp::transport::streamable_http_server::StreamableHttpService<
-    QuireMcp,
-    rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
-> {
+    sessions: Arc<SessionManager>,
+) -> rmcp::transport::streamable_http_server::StreamableHttpService<QuireMcp, SessionManager> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService,
     };
@@ -211,7 +289,7 @@ pub(super) fn http_service(
     let allowed = Allowed::from_config(config);
     StreamableHttpService::new(
         move || Ok(QuireMcp::new(core.clone(), Transport::Http, allowed)),
-        Default::default(),
+        sessions,
         mcp_config,
     )
 }

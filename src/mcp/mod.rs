@@ -10,7 +10,7 @@
 
 mod calls;
 mod http;
-pub use http::http_router;
+pub use http::{HttpSessions, http_router};
 mod import;
 pub mod prompts;
 pub mod reply;

@@ -364,7 +364,7 @@ async fn an_edit_over_mcp_is_seen_by_the_http_api_and_its_events() {
     let config = std::sync::Arc::new(crate::http_support::config(std::path::Path::new(
         "/nonexistent",
     )));
-    let mcp = quire::mcp::http_router(s.core.clone(), &config, stop.clone());
+    let (mcp, _) = quire::mcp::http_router(s.core.clone(), &config, stop.clone());
     let app = quire::http::app(s.core.clone(), config, "headless", Some(mcp));
     app.state.set_ready();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -267,10 +267,13 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         .collect();
     assert_eq!(statuses[..10], [401; 10]);
     assert_eq!(statuses[10], 429);
-    server.wait_for_log("authentication failed from 127.0.0.1: a wrong token (10 in a row, answered after 1600 ms; refused for a minute)");
-    server.wait_for_log("(4 in a row, answered after 100 ms)");
-    // While the address is refused, even a right token waits.
-    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 429);
+    server.wait_for_log("authentication failed from 127.0.0.1: a wrong token (failure 10, answered after 1600 ms; its next failures are refused for 60 s)");
+    server.wait_for_log("(failure 4, answered after 100 ms)");
+    server.wait_for_log("a wrong token (failure 11; its failures are refused for 60 s)");
+    // While the address's failures are refused, a right token is answered
+    // at once.
+    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 200);
+    assert_eq!(c.call("GET", "/api/v1/sessions", "guess-11", None).0, 429);
     assert!(server.terminate().success());
 }
 
