@@ -84,7 +84,11 @@ impl Reloader {
                 message: status.trim_start_matches("SIGHUP: ").to_owned(),
             };
             let bytes = serde_json::to_vec(&written).unwrap_or_default();
-            if let Err(e) = crate::core::storage::write_atomic(path, &bytes) {
+            let dir = path.parent().map(crate::core::storage::private_dir);
+            if let Err(e) = dir
+                .unwrap_or(Ok(()))
+                .and_then(|()| crate::core::storage::write_atomic(path, &bytes))
+            {
                 tracing::warn!("cannot write {}: {e}", path.display());
             }
         }

@@ -101,8 +101,8 @@ fn is_refusal(status: u16) -> bool {
     matches!(status, 401 | 403 | 404 | 405 | 429)
 }
 
-/// Refusals written one by one from an address per interval; the rest are
-/// counted into its summary.
+/// Refusals written one by one from an address per interval (and as many
+/// wrong tokens besides); the rest are counted into its summary.
 pub const WRITTEN_PER_INTERVAL: u32 = 10;
 /// How often held refusals are summarised.
 pub const INTERVAL: Duration = Duration::from_secs(60);
@@ -122,6 +122,7 @@ pub struct Refusals {
 struct Tally {
     since: Instant,
     written: u32,
+    failures_written: u32,
     held: BTreeMap<u16, u64>,
     /// Wrong tokens among the held (each an `authentication failed`).
     failures_held: u64,
@@ -201,9 +202,17 @@ impl Refusals {
             } else {
                 None
             };
-            let write = tally.written < WRITTEN_PER_INTERVAL;
+            // Wrong tokens have their own count, so that other refusals
+            // (a browser's first look, a scanner's 404s) never use up the
+            // lines that fail2ban reads.
+            let written = if failure {
+                &mut tally.failures_written
+            } else {
+                &mut tally.written
+            };
+            let write = *written < WRITTEN_PER_INTERVAL;
             if write {
-                tally.written += 1;
+                *written += 1;
             } else {
                 *tally.held.entry(status).or_default() += 1;
                 tally.failures_held += u64::from(failure);
@@ -251,6 +260,7 @@ impl Tally {
         Tally {
             since: now,
             written: 0,
+            failures_written: 0,
             held: BTreeMap::new(),
             failures_held: 0,
         }

@@ -409,6 +409,22 @@ impl Binary {
         kib / 1024.0
     }
 
+    /// The memory the process holds now (`VmRSS`), in MiB.
+    pub fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let kib: f64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmRSS in /proc/<pid>/status");
+        kib / 1024.0
+    }
+
+    /// Its process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
@@ -449,6 +465,25 @@ impl Binary {
             self.seen.push(line);
         }
         self.seen.clone()
+    }
+
+    /// SIGTERM, then the exit status and every line it wrote to stderr,
+    /// up to its last (within 30 s).
+    pub fn finish(mut self) -> (ExitStatus, Vec<String>) {
+        let pid = self.child.id().to_string();
+        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        let end = Instant::now() + Duration::from_secs(30);
+        // Until the reader thread sees the end of stderr.
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            match self.stderr.recv_timeout(left) {
+                Ok(line) => self.seen.push(line),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+                Err(mpsc::RecvTimeoutError::Timeout) => panic!("quire did not exit after SIGTERM"),
+            }
+        }
+        let status = self.child.wait().unwrap();
+        (status, std::mem::take(&mut self.seen))
     }
 
     /// SIGTERM, then the exit status (within 30 s).

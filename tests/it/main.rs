@@ -46,4 +46,5 @@ mod tm;
 mod tui;
 mod tui_live;
 mod tui_support;
+mod under_attack;
 mod web;

@@ -820,12 +820,17 @@ fn the_readmes_caddy_example_passes_events_mcp_and_big_uploads() {
 #[test]
 fn a_reload_takes_hosts_the_log_level_and_engines_and_names_what_waits() {
     let s = Sandbox::new();
-    let config = s.write("ops.toml", "[log]\nlevel = \"info\"\n");
+    // A token: a server open to its machine may not name another host
+    // (its reload would be refused).
+    let config = s.write(
+        "ops.toml",
+        &format!("[server]\ntoken = \"{OWNER}\"\n\n[log]\nlevel = \"info\"\n"),
+    );
     let mut server = Binary::headless(&s, &config, &[], &[]);
     let http = crate::harness::blocking_client();
     let url = server.url.clone();
     let get = |path: &str, host: Option<&str>| {
-        let mut request = http.get(format!("{url}{path}"));
+        let mut request = http.get(format!("{url}{path}")).bearer_auth(OWNER);
         if let Some(host) = host {
             request = request.header("Host", host);
         }
@@ -839,9 +844,9 @@ fn a_reload_takes_hosts_the_log_level_and_engines_and_names_what_waits() {
     assert!(!engines.contains("\"shout\""), "{engines}");
     s.write(
         "ops.toml",
-        "[server]\nallowed_hosts = [\"quire.example\"]\n\n[history]\nundo_limit = 7\n\n\
+        &format!("[server]\ntoken = \"{OWNER}\"\nallowed_hosts = [\"quire.example\"]\n\n[history]\nundo_limit = 7\n\n\
          [engines.shout]\ncommand = [\"true\"]\ninput = \"page-json\"\noutput = \"ops\"\n\n\
-         [log]\nlevel = \"debug\"\n",
+         [log]\nlevel = \"debug\"\n"),
     );
     server.signal("HUP");
     let said = server.wait_for_log("SIGHUP: reloaded");

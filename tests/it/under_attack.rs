@@ -1,0 +1,665 @@
+//! A team server under attack (`16-operations.md`, "Under attack"): what a
+//! flood of junk costs the metrics, the memory and the log; the README's
+//! fail2ban filter against the real log lines; throttling that never keeps
+//! a right token out; a reload that revokes a user ends their streams and
+//! sessions, and a reload that would weaken authentication is refused; no
+//! open server behind a proxy.
+
+use std::io::{BufRead, BufReader};
+use std::process::Command;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::harness::{Sandbox, tool_available};
+use crate::http_support::Binary;
+
+const OWNER: &str = "owner-token-8d1f20";
+const ANA: &str = "ana-token-2b9e71";
+const BEA: &str = "bea-token-c04a5e";
+const BEA_NEW: &str = "bea-token-new-77d3f1";
+
+/// The series of an OpenMetrics body: its sample lines.
+fn series(body: &str) -> usize {
+    body.lines()
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .count()
+}
+
+/// 3,000 requests to distinct unmatched paths with made-up methods, most
+/// without a token and some with the owner's: `/metrics` gains at most 10
+/// series and less than a tenth of its size, the server less than 8 MiB,
+/// and the log less than 256 KiB in fewer than 1,000 lines, the refusals
+/// past the first few summarised in one line that counts them all.
+#[test]
+fn junk_requests_leave_metrics_memory_and_the_log_bounded() {
+    let s = Sandbox::new();
+    let config = s.write("owner.toml", &format!("[server]\ntoken = \"{OWNER}\"\n"));
+    let mut server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let scrape = || match c.call("GET", "/metrics", OWNER, None) {
+        (200, Value::String(body)) => body,
+        other => panic!("/metrics: {other:?}"),
+    };
+    // What a server has answered once a person has worked on it: a
+    // project made, text imported, read, edited, undone and exported.
+    let session = c.ok(
+        "POST",
+        "/api/v1/projects",
+        OWNER,
+        Some(json!({"name": "Ch 1"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    c.ok(
+        "POST",
+        &format!("{prefix}/pages"),
+        OWNER,
+        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
+    );
+    let scene = c.ok("GET", &format!("{prefix}/scene.json"), OWNER, None);
+    let page = &scene["scene"]["pages"][0];
+    c.ok(
+        "POST",
+        &format!("{prefix}/history/apply"),
+        OWNER,
+        Some(
+            json!({ "type": "UpdateNode", "page": page["id"], "id": page["nodes"][0]["id"],
+            "patch": { "kind": { "type": "text", "translation": "Um." } } }),
+        ),
+    );
+    c.ok("POST", &format!("{prefix}/history/undo"), OWNER, None);
+    for route in [
+        "/api/v1/meta",
+        "/api/v1/sessions",
+        "/api/v1/projects",
+        "/api/v1/engines",
+    ] {
+        c.ok("GET", route, OWNER, None);
+    }
+    c.call("GET", "/api/v1/sessions/nonexistent", OWNER, None);
+    c.call("GET", "/api/v1/meta", "a-wrong-token", None);
+    scrape();
+    let before = scrape();
+    let rss_before = server.rss_mib();
+    let lines_before = server.log().len();
+    let http = crate::harness::blocking_client();
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for i in 0..3_000 {
+        let method = match i % 3 {
+            0 => format!("JUNK{i}"),
+            1 => "PROPFIND".to_owned(),
+            _ => format!("X-{i}"),
+        };
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut request = http.request(method, format!("{}/junk/{i}/{}", server.url, i * 7919));
+        if i % 4 == 0 {
+            request = request.bearer_auth(OWNER);
+        }
+        let response = request.send().unwrap();
+        *statuses.entry(response.status().as_u16()).or_default() += 1;
+    }
+    assert_eq!(statuses.values().sum::<usize>(), 3_000);
+    assert!(
+        statuses.keys().all(|s| [401, 404, 405].contains(s)),
+        "{statuses:?}"
+    );
+    let after = scrape();
+    let added = series(&after) as i64 - series(&before) as i64;
+    assert!(added <= 10, "{added} series added:\n{after}");
+    assert!(
+        after.contains("route=\"unmatched\"") && after.contains("method=\"other\""),
+        "{after}"
+    );
+    assert!(
+        (after.len() as f64) < before.len() as f64 * 1.10,
+        "/metrics grew from {} to {} bytes",
+        before.len(),
+        after.len()
+    );
+    let grew = server.rss_mib() - rss_before;
+    assert!(grew < 8.0, "the server grew by {grew:.1} MiB");
+    let (status, log) = server.finish();
+    assert!(status.success());
+    let junk = &log[lines_before..];
+    let bytes: usize = junk.iter().map(|l| l.len() + 1).sum();
+    assert!(
+        junk.len() < 1_000 && bytes < 256 << 10,
+        "{} lines, {bytes} bytes:\n{}",
+        junk.len(),
+        junk.join("\n")
+    );
+    // The refusals not written one by one are counted in a summary.
+    let summary = junk
+        .iter()
+        .find(|l| l.contains("refused ") && l.contains(" requests from 127.0.0.1 in the last"))
+        .unwrap_or_else(|| panic!("no summary in:\n{}", junk.join("\n")));
+    let written = junk
+        .iter()
+        .filter(|l| l.contains("route=unmatched"))
+        .count();
+    let held: usize = summary
+        .split("refused ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    assert_eq!(written + held, 3_000, "{summary}");
+    assert!(summary.contains("401: "), "{summary}");
+}
+
+/// The fail2ban filter of the README (its `failregex`), as a file.
+fn readme_fail2ban_filter() -> String {
+    let readme = include_str!("../../README.md");
+    let start = readme
+        .find("# /etc/fail2ban/filter.d/quire.conf")
+        .expect("the README's fail2ban filter");
+    let block = &readme[start..];
+    let end = block.find("```").expect("the end of the filter's block");
+    block[..end]
+        .lines()
+        .map(str::trim_start)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `fail2ban-regex LOG FILTER`: how many lines matched.
+fn fail2ban_matches(s: &Sandbox, name: &str, lines: &[&String]) -> usize {
+    let log = s.write(
+        &format!("{name}.log"),
+        &lines.iter().map(|l| format!("{l}\n")).collect::<String>(),
+    );
+    let filter = s.write("quire-filter.conf", &readme_fail2ban_filter());
+    let out = Command::new("fail2ban-regex")
+        .args([log.to_str().unwrap(), filter.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // "Lines: 14 lines, 0 ignored, 11 matched, 3 missed"
+    let summary = stdout
+        .lines()
+        .find(|l| l.starts_with("Lines: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    summary
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" matched"))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"))
+}
+
+/// Wrong tokens against a server with users: a right token is answered at
+/// once whatever its address has done, a success does not clear the
+/// count, the eleventh failure is refused (429), and requests without an
+/// `Authorization` header (a browser's first look) are neither counted
+/// nor logged as failures. The README's fail2ban filter matches every
+/// failure line, single and summarised, and nothing else.
+#[test]
+fn failures_are_throttled_without_keeping_a_right_token_out_and_fail2ban_reads_them() {
+    let test = "failures_are_throttled_without_keeping_a_right_token_out_and_fail2ban_reads_them";
+    let missing = (!Command::new("fail2ban-regex")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success()))
+    .then(|| "`fail2ban-regex --version` does not run".to_owned());
+    let fail2ban = tool_available("fail2ban", test, missing);
+    let s = Sandbox::new();
+    let config = s.write(
+        "team.toml",
+        &format!(
+            "[[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
+             [[server.users]]\nname = \"bea\"\ntoken = \"{BEA}\"\nrole = \"read\"\n"
+        ),
+    );
+    let mut server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let http = crate::harness::blocking_client();
+    // No header at all, as a fresh tab asks: 401, not a failure.
+    for _ in 0..30 {
+        let r = http
+            .get(format!("{}/api/v1/sessions", server.url))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 401);
+    }
+    // Guesses mixed with a right token: the right one always passes, and
+    // does not clear the guesses.
+    for i in 1..=10 {
+        let (status, _) = c.call("GET", "/api/v1/sessions", &format!("guess-{i}"), None);
+        assert_eq!(status, 401, "guess {i}");
+        let started = Instant::now();
+        assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 200);
+        // Not held back like a failure (whose delay reaches 1.6 s).
+        assert!(started.elapsed() < Duration::from_millis(1_000));
+    }
+    let refused = http
+        .get(format!("{}/api/v1/sessions", server.url))
+        .bearer_auth("guess-11")
+        .send()
+        .unwrap();
+    assert_eq!(refused.status(), 429);
+    assert_eq!(refused.headers()["retry-after"], "60");
+    let body: Value = refused.json().unwrap();
+    assert_eq!(body["error"]["code"], "too_many_failures");
+    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 200);
+    // A guesser who keeps going: refused at once, summarised in the log.
+    for i in 12..500 {
+        assert_eq!(
+            c.call("GET", "/api/v1/sessions", &format!("guess-{i}"), None)
+                .0,
+            429
+        );
+    }
+    let (status, log) = server.finish();
+    assert!(status.success());
+    let failures: Vec<&String> = log
+        .iter()
+        .filter(|l| l.contains("authentication failed from"))
+        .collect();
+    // The 30 requests without a header are not among them; the first ten
+    // guesses are (each on its own line), and the rest in a summary.
+    assert!(
+        failures
+            .iter()
+            .all(|l| l.contains("127.0.0.1") && !l.contains("no bearer token")),
+        "{failures:#?}"
+    );
+    assert!(
+        failures.iter().any(|l| l.contains(
+            "authentication failed from 127.0.0.1: a wrong token (failure 10, answered after 1600 ms; its next failures are refused for 60 s)"
+        )),
+        "{failures:#?}"
+    );
+    let summarised = failures
+        .iter()
+        .find(|l| l.contains("more wrong tokens in the last"))
+        .unwrap_or_else(|| panic!("no summary: {log:#?}"));
+    assert!(
+        summarised.contains("authentication failed from 127.0.0.1: "),
+        "{summarised}"
+    );
+    if fail2ban {
+        let all: Vec<&String> = log.iter().collect();
+        assert_eq!(fail2ban_matches(&s, "all", &all), failures.len());
+        assert!(
+            failures.len() >= 5,
+            "fail2ban's maxretry is 5: {failures:#?}"
+        );
+        assert_eq!(fail2ban_matches(&s, "summary", &[summarised]), 1);
+    }
+}
+
+/// A server's event stream of one user, line by line, on a thread: the
+/// lines as they come, and the end of the stream as the channel's end.
+fn follow_events(url: &str, token: &str) -> mpsc::Receiver<String> {
+    let response = crate::harness::blocking_client()
+        .get(format!("{url}/api/v1/events"))
+        .bearer_auth(token)
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(response).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for `rx`'s stream to end within `within`; every line it sent.
+fn ended_within(rx: &mpsc::Receiver<String>, within: Duration) -> Result<Vec<String>, Vec<String>> {
+    let end = Instant::now() + within;
+    let mut lines = Vec::new();
+    loop {
+        match rx.recv_timeout(end.saturating_duration_since(Instant::now())) {
+            Ok(line) => lines.push(line),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(lines),
+            Err(mpsc::RecvTimeoutError::Timeout) => return Err(lines),
+        }
+    }
+}
+
+/// An MCP session of the handshake era over `/mcp`: its id.
+fn mcp_session(url: &str, token: &str) -> String {
+    let response = crate::harness::blocking_client()
+        .post(format!("{url}/mcp"))
+        .bearer_auth(token)
+        .header("Accept", "application/json, text/event-stream")
+        .json(
+            &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": { "name": "revoked-test", "version": "1" } } }),
+        )
+        .send()
+        .unwrap();
+    assert!(response.status().is_success(), "{}", response.status());
+    let id = response.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let _ = response.text();
+    let done = crate::harness::blocking_client()
+        .post(format!("{url}/mcp"))
+        .bearer_auth(token)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Mcp-Session-Id", &id)
+        .header("Mcp-Protocol-Version", "2025-11-25")
+        .json(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
+        .send()
+        .unwrap();
+    assert!(done.status().is_success(), "{}", done.status());
+    id
+}
+
+/// A session's standalone `/mcp` GET stream, as [`follow_events`].
+fn follow_mcp(url: &str, token: &str, session: &str) -> mpsc::Receiver<String> {
+    let response = crate::harness::blocking_client()
+        .get(format!("{url}/mcp"))
+        .bearer_auth(token)
+        .header("Accept", "text/event-stream")
+        .header("Mcp-Session-Id", session)
+        .header("Mcp-Protocol-Version", "2025-11-25")
+        .send()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(response).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+fn team(s: &Sandbox, bea_token: &str, bea_role: &str) -> std::path::PathBuf {
+    s.write(
+        "team.toml",
+        &format!(
+            "[[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"admin\"\n\n\
+             [[server.users]]\nname = \"bea\"\ntoken = \"{bea_token}\"\nrole = \"{bea_role}\"\n"
+        ),
+    )
+}
+
+/// A reload that changes bea's token ends her event stream and her MCP
+/// session's stream within 2 s, and what is published after it never
+/// reaches her; ana's stream goes on. Lowering a role does the same; the
+/// same config again ends nothing.
+#[test]
+fn a_reload_that_revokes_a_user_ends_their_streams_and_sessions() {
+    let s = Sandbox::new();
+    let config = team(&s, BEA, "edit");
+    let mut server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let (_, session) = c.call(
+        "POST",
+        "/api/v1/projects",
+        ANA,
+        Some(json!({"name": "Ch 1"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    c.ok(
+        "POST",
+        &format!("{prefix}/pages"),
+        ANA,
+        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
+    );
+    let scene = c.ok("GET", &format!("{prefix}/scene.json"), ANA, None);
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let node = scene["scene"]["pages"][0]["nodes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // An edit, and what marks its event on a stream: its epoch.
+    let translate = |token: &str, text: &str| {
+        let done = c.ok(
+            "POST",
+            &format!("{prefix}/history/apply"),
+            token,
+            Some(json!({ "type": "UpdateNode", "page": page, "id": node,
+                "patch": { "kind": { "type": "text", "translation": text } } })),
+        );
+        format!("\"epoch\":{}", done["epoch"])
+    };
+    let bea_events = follow_events(&server.url, BEA);
+    let ana_events = follow_events(&server.url, ANA);
+    let bea_mcp = mcp_session(&server.url, BEA);
+    let bea_stream = follow_mcp(&server.url, BEA, &bea_mcp);
+    let ana_mcp = mcp_session(&server.url, ANA);
+    // Both see what happens before the reload.
+    let before = translate(ANA, "before the reload");
+    for rx in [&bea_events, &ana_events] {
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            let line = rx
+                .recv_timeout(end.saturating_duration_since(Instant::now()))
+                .expect("the edit before the reload");
+            if line.contains(&before) {
+                break;
+            }
+        }
+    }
+    // The same config again revokes no one: bea still sees what follows.
+    server.signal("HUP");
+    server.wait_for_log("SIGHUP: reloaded the users (ana, bea)");
+    let same = translate(ANA, "after the same config");
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let line = bea_events
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("bea's stream after a reload that changed nothing");
+        if line.contains(&same) {
+            break;
+        }
+    }
+
+    team(&s, BEA_NEW, "edit");
+    server.signal("HUP");
+    server.wait_for_log("SIGHUP: revoked bea");
+    let reloaded = Instant::now();
+    let after = translate(ANA, "after the reload");
+    let seen = ended_within(&bea_events, Duration::from_secs(2))
+        .unwrap_or_else(|lines| panic!("bea's event stream is still open: {lines:#?}"));
+    assert!(!seen.iter().any(|l| l.contains(&after)), "{seen:#?}");
+    let seen = ended_within(&bea_stream, Duration::from_secs(2))
+        .unwrap_or_else(|lines| panic!("bea's MCP stream is still open: {lines:#?}"));
+    assert!(!seen.iter().any(|l| l.contains(&after)), "{seen:#?}");
+    assert!(reloaded.elapsed() < Duration::from_secs(2) + Duration::from_millis(500));
+    // Her session is gone, even with her new token; ana's goes on, and
+    // so does her event stream.
+    let http = crate::harness::blocking_client();
+    let url = server.url.clone();
+    server.wait_for_log("SIGHUP: ended 1 MCP sessions of users it revoked");
+    let ping = |token: &str, session: &str| {
+        http.post(format!("{url}/mcp"))
+            .bearer_auth(token)
+            .header("Accept", "application/json, text/event-stream")
+            .header("Mcp-Session-Id", session)
+            .header("Mcp-Protocol-Version", "2025-11-25")
+            .json(&json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }))
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    assert_eq!(ping(BEA, &bea_mcp), 401);
+    assert_eq!(ping(BEA_NEW, &bea_mcp), 404);
+    assert_eq!(ping(ANA, &ana_mcp), 200);
+    let end = Instant::now() + Duration::from_secs(10);
+    loop {
+        let line = ana_events
+            .recv_timeout(end.saturating_duration_since(Instant::now()))
+            .expect("ana's stream goes on");
+        if line.contains(&after) {
+            break;
+        }
+    }
+    // Lowering her role ends her new stream too.
+    let bea_events = follow_events(&server.url, BEA_NEW);
+    team(&s, BEA_NEW, "read");
+    server.signal("HUP");
+    server.wait_for_log("SIGHUP: revoked bea");
+    ended_within(&bea_events, Duration::from_secs(2))
+        .unwrap_or_else(|lines| panic!("bea's event stream is still open: {lines:#?}"));
+    assert!(server.terminate().success());
+}
+
+/// The messages a service manager would get on `NOTIFY_SOCKET`.
+struct Notified {
+    socket: std::os::unix::net::UnixDatagram,
+    path: std::path::PathBuf,
+}
+
+impl Notified {
+    fn bind(s: &Sandbox) -> Notified {
+        let path = s.path("notify.sock");
+        let socket = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        Notified { socket, path }
+    }
+
+    /// The next message holding `part`.
+    fn wait_for(&self, part: &str) -> String {
+        let mut buf = vec![0u8; 4096];
+        loop {
+            let n = self.socket.recv(&mut buf).expect("a notification");
+            let message = String::from_utf8_lossy(&buf[..n]).into_owned();
+            if message.contains(part) {
+                return message;
+            }
+        }
+    }
+}
+
+/// `quire reload PID` (what the packaged unit's `ExecReload=` runs) on a
+/// server with users: a config without them, or with a user whose token
+/// file is missing, is refused (exit 1, the old tokens stay in force, the
+/// log and systemd's STATUS say why); a config that adds a user is taken,
+/// and the new user is let in at once.
+#[test]
+fn a_reload_never_weakens_authentication_and_says_so_to_systemd() {
+    let s = Sandbox::new();
+    let config = team(&s, BEA, "edit");
+    let notified = Notified::bind(&s);
+    let notify = notified.path.to_str().unwrap().to_owned();
+    let mut server = Binary::headless(&s, &config, &[], &[("NOTIFY_SOCKET", &notify)]);
+    notified.wait_for("READY=1");
+    let c = server.client();
+    let pid = server.pid().to_string();
+    let reload = || s.quire().args(["reload", &pid]).run();
+
+    // No users at all: refused.
+    s.write("team.toml", "[log]\nlevel = \"info\"\n");
+    let refused = reload().fails(
+        1,
+        &["the server refused the reload", "a reload never opens"],
+    );
+    drop(refused);
+    server
+        .wait_for_log("SIGHUP: the config does not load, nothing changed: it has no server.token");
+    let status = notified.wait_for("STATUS=");
+    assert!(
+        status.contains("STATUS=SIGHUP: the config does not load, nothing changed: it has no"),
+        "{status}"
+    );
+    let http = crate::harness::blocking_client();
+    let anonymous = http
+        .get(format!("{}/api/v1/sessions", server.url))
+        .send()
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+    assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 200);
+
+    // A user whose token file has gone: refused, naming her and the file.
+    let gone = s.path("secrets/eva");
+    s.write(
+        "team.toml",
+        &format!(
+            "[[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"admin\"\n\n\
+             [[server.users]]\nname = \"eva\"\ntoken_file = \"{}\"\n",
+            gone.display()
+        ),
+    );
+    reload().fails(1, &["user `eva` has no token", &gone.display().to_string()]);
+    assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 200);
+    assert_eq!(c.call("GET", "/api/v1/sessions", "eva", None).0, 401);
+
+    // The file appears: the reload takes it, eva is in at once, bea is out.
+    s.write("secrets/eva", "eva-token-5a5a5a\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&gone, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let done = reload().success();
+    assert!(
+        done.stdout().contains("reloaded the users (ana, eva)"),
+        "{}",
+        done.stdout()
+    );
+    notified.wait_for("STATUS=SIGHUP: reloaded the users (ana, eva)");
+    assert_eq!(
+        c.call("GET", "/api/v1/sessions", "eva-token-5a5a5a", None)
+            .0,
+        200
+    );
+    assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 401);
+    assert!(server.terminate().success());
+}
+
+/// A server with no token and no users serves this machine only: it does
+/// not start behind trusted proxies or with a non-loopback allowed host,
+/// and says why.
+#[test]
+fn no_open_server_behind_a_proxy() {
+    let s = Sandbox::new();
+    for (config, says) in [
+        (
+            "[server]\ntrusted_proxies = [\"127.0.0.1\"]\n",
+            "server.trusted_proxies is set but there is no token and no user",
+        ),
+        (
+            "[server]\nallowed_hosts = [\"quire.example.org\"]\n",
+            "server.allowed_hosts names `quire.example.org`, which is not this machine",
+        ),
+    ] {
+        let path = s.write("open.toml", config);
+        let before = s.snapshot();
+        s.quire()
+            .args([
+                "--config",
+                path.to_str().unwrap(),
+                "--headless",
+                "--port",
+                "0",
+            ])
+            .run()
+            .fails(2, &["refusing to serve without a token", says]);
+        assert_eq!(before, s.snapshot());
+    }
+    // With a token, the same settings serve.
+    let path = s.write(
+        "open.toml",
+        &format!(
+            "[server]\ntoken = \"{OWNER}\"\ntrusted_proxies = [\"127.0.0.1\"]\nallowed_hosts = [\"quire.example.org\"]\n"
+        ),
+    );
+    let server = Binary::headless(&s, &path, &[], &[]);
+    assert!(server.terminate().success());
+}
