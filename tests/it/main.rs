@@ -4,6 +4,7 @@
 mod harness;
 
 mod hostile_archives;
+mod hostile_backups;
 mod hostile_files;
 
 mod archive;
