@@ -129,6 +129,70 @@ pub fn as_seen_by(caller: Option<&Caller>, value: serde_json::Value) -> serde_js
     without_paths(value)
 }
 
+/// The effective config (as `GET /api/v1/config` shows it) as `caller`
+/// may see it. An admin sees it all. Anyone else sees no filesystem path
+/// (the `paths`, `models` and `spell` sections, the engines' programs, any
+/// key naming a file, directory or path, and any value that is an
+/// absolute path), no token location (`*_file`, `*_env`), and of the team
+/// only themselves, by name and role.
+pub fn config_as_seen_by(caller: Option<&Caller>, config: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    if caller.is_some_and(Caller::sees_paths) {
+        return config;
+    }
+    let Value::Object(mut map) = config else {
+        return config;
+    };
+    for section in ["paths", "models", "spell"] {
+        map.remove(section);
+    }
+    if let Some(Value::Object(engines)) = map.get_mut("engines") {
+        engines.retain(|k, _| k == "allow_unattended");
+    }
+    if let Some(Value::Object(server)) = map.get_mut("server") {
+        let me = caller.and_then(Caller::name);
+        if let Some(Value::Array(users)) = server.get_mut("users") {
+            users.retain(|u| me.is_some() && u.get("name").and_then(Value::as_str) == me);
+        }
+    }
+    no_locations(Value::Object(map))
+}
+
+/// `value` without keys that locate a file or secret and without strings
+/// that are absolute paths.
+fn no_locations(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    let locates = |key: &str| {
+        key.ends_with("_file")
+            || key.ends_with("_env")
+            || key.ends_with("_dir")
+            || key.ends_with("_path")
+            || matches!(key, "path" | "dir" | "file" | "command")
+    };
+    let is_path = |text: &str| {
+        text.starts_with('/')
+            || text.starts_with("~/")
+            || text.starts_with("%d/")
+            || text.as_bytes().get(1..3) == Some(b":\\".as_slice())
+    };
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .filter(|(k, v)| !locates(k) && !v.as_str().is_some_and(is_path))
+                .map(|(k, v)| (k, no_locations(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .into_iter()
+                .filter(|v| !v.as_str().is_some_and(is_path))
+                .map(no_locations)
+                .collect(),
+        ),
+        other => other,
+    }
+}
+
 fn without_paths(value: serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     match value {
@@ -539,6 +603,44 @@ mod tests {
             serde_json::json!([{"id": 1, "inner": {"name": "b"}}])
         );
         assert_eq!(as_seen_by(Some(&Caller::local()), value.clone()), value);
+    }
+
+    #[test]
+    fn below_admin_the_config_names_no_path_no_token_location_and_no_one_else() {
+        let config = serde_json::json!({
+            "paths": {"data_dir": "/var/lib/quire"},
+            "server": {"host": "127.0.0.1", "token": "[redacted]",
+                "token_file": "/etc/quire/token", "users": [
+                {"name": "ana", "token_file": "%d/users_ana", "role": "admin"},
+                {"name": "rui", "token_env": "RUI_TOKEN", "role": "read"}]},
+            "attach": {"token_env": "QUIRE_TOKEN"},
+            "ocr": {"backend": "tesseract", "tesseract": "/usr/bin/tesseract",
+                "timeout_secs": 60},
+            "engines": {"allow_unattended": false, "shout": {"command": ["/bin/x"]}},
+            "providers": {"local": {"base_url": "http://127.0.0.1:8080",
+                "api_key_file": "/etc/quire/key"}},
+        });
+        let rui = Caller {
+            name: Some(Arc::from("rui")),
+            role: Role::Edit,
+            grant: Grant::default(),
+        };
+        assert_eq!(
+            config_as_seen_by(Some(&rui), config.clone()),
+            serde_json::json!({
+                "server": {"host": "127.0.0.1", "token": "[redacted]",
+                    "users": [{"name": "rui", "role": "read"}]},
+                "attach": {},
+                "ocr": {"backend": "tesseract", "timeout_secs": 60},
+                "engines": {"allow_unattended": false},
+                "providers": {"local": {"base_url": "http://127.0.0.1:8080"}},
+            })
+        );
+        let admin = Caller {
+            role: Role::Admin,
+            ..rui
+        };
+        assert_eq!(config_as_seen_by(Some(&admin), config.clone()), config);
     }
 
     #[test]

@@ -413,7 +413,14 @@ impl ServerHandler for QuireMcp {
                 Err(failure) => reply::finish(Err(failure)),
             };
         }
-        reply::finish(this.call(&request.name, args, context).await)
+        let outcome = this.call(&request.name, args, context).await;
+        // Over /mcp, only an admin is told where the server keeps things.
+        let outcome = if this.transport == Transport::Http && !this.caller.sees_paths() {
+            outcome.map_err(|failure| failure.without_dir(this.core.projects_dir()))
+        } else {
+            outcome
+        };
+        reply::finish(outcome)
     }
 
     async fn get_task(

@@ -65,6 +65,32 @@ impl ToolError {
     }
 }
 
+impl Failure {
+    /// The failure as a caller who may not see the server's paths reads
+    /// it: the projects directory `dir` is never named (a path inside it
+    /// reads as the caller would write it, relative to it).
+    pub fn without_dir(self, dir: &std::path::Path) -> Failure {
+        let Failure::Tool(mut error) = self else {
+            return self;
+        };
+        let dir = dir.display().to_string();
+        if dir.is_empty() {
+            return Failure::Tool(error);
+        }
+        let scrub = |text: &str| {
+            text.replace(&format!("{dir}/"), "")
+                .replace(&dir, "the projects directory")
+        };
+        error.message = scrub(&error.message);
+        for value in error.details.values_mut() {
+            if let Value::String(text) = value {
+                *text = scrub(text);
+            }
+        }
+        Failure::Tool(error)
+    }
+}
+
 impl From<CoreError> for Failure {
     fn from(e: CoreError) -> Self {
         Failure::Tool(ToolError::from(e))

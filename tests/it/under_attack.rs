@@ -663,3 +663,89 @@ fn no_open_server_behind_a_proxy() {
     let server = Binary::headless(&s, &path, &[], &[]);
     assert!(server.terminate().success());
 }
+
+/// Below admin, `GET /api/v1/config` names no path, no token location and
+/// no other user; an admin sees them all. An MCP refusal over `/mcp`
+/// names the path the caller sent, never the projects directory.
+#[test]
+fn non_admins_see_no_server_paths_and_no_one_else() {
+    let s = Sandbox::new();
+    let ana_file = s.write("secrets/ana", &format!("{ANA}\n"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&ana_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    let config = s.write(
+        "team.toml",
+        &format!(
+            "[[server.users]]\nname = \"ana\"\ntoken_file = \"{}\"\nrole = \"admin\"\n\n\
+             [[server.users]]\nname = \"bea\"\ntoken_env = \"BEA_TOKEN\"\nrole = \"edit\"\n",
+            ana_file.display()
+        ),
+    );
+    let server = Binary::headless(&s, &config, &[], &[("BEA_TOKEN", BEA)]);
+    let c = server.client();
+    let root = s.root().display().to_string();
+    let seen = c.ok("GET", "/api/v1/config", BEA, None).to_string();
+    for secret in [
+        root.as_str(),
+        "token_file",
+        "token_env",
+        "BEA_TOKEN",
+        "\"ana\"",
+    ] {
+        assert!(!seen.contains(secret), "{secret} in {seen}");
+    }
+    assert!(seen.contains("\"bea\""), "{seen}");
+    let all = c.ok("GET", "/api/v1/config", ANA, None).to_string();
+    for shown in [
+        root.as_str(),
+        "token_file",
+        "BEA_TOKEN",
+        "\"ana\"",
+        "\"bea\"",
+    ] {
+        assert!(all.contains(shown), "{shown} not in {all}");
+    }
+    // Over /mcp: a path outside the projects directory is refused by the
+    // name it was given.
+    let session = mcp_session(&server.url, BEA);
+    let answer = crate::harness::blocking_client()
+        .post(format!("{}/mcp", server.url))
+        .bearer_auth(BEA)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Mcp-Session-Id", &session)
+        .header("Mcp-Protocol-Version", "2025-11-25")
+        .json(
+            &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "quire_open_project", "arguments": { "path": "../../../etc/quire" } } }),
+        )
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(answer.contains("../../../etc/quire"), "{answer}");
+    assert!(answer.contains("isError"), "{answer}");
+    assert!(!answer.contains(&root), "{answer}");
+    let opened = crate::harness::blocking_client()
+        .post(format!("{}/mcp", server.url))
+        .bearer_auth(BEA)
+        .header("Accept", "application/json, text/event-stream")
+        .header("Mcp-Session-Id", &session)
+        .header("Mcp-Protocol-Version", "2025-11-25")
+        .json(
+            &json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "quire_open_project", "arguments": { "path": "no-such-project" } } }),
+        )
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    assert!(
+        opened.contains("no-such-project") && opened.contains("isError"),
+        "{opened}"
+    );
+    assert!(!opened.contains(&root), "{opened}");
+    assert!(server.terminate().success());
+}

@@ -172,29 +172,25 @@ pub fn resolve(given: &str, projects_dir: &Path, any_absolute: bool) -> Result<P
         let climbs = raw.components().any(|c| c == Component::ParentDir);
         if climbs && !inside(&path, projects_dir) {
             return Err(CoreError::InvalidInput(format!(
-                "`{given}`: `..` may not lead out of the projects directory {}",
-                projects_dir.display()
+                "`{given}`: `..` may not lead out of the projects directory"
             )));
         }
         if !any_absolute && !inside(&path, projects_dir) {
             return Err(CoreError::InvalidInput(format!(
-                "`{given}` is outside the projects directory {}; over /mcp only paths inside it are allowed (set mcp.allow_any_path = true to allow any)",
-                projects_dir.display()
+                "`{given}` is outside the projects directory; over /mcp only paths inside it are allowed (set mcp.allow_any_path = true to allow any)"
             )));
         }
         return Ok(path);
     }
     let rel = normalize(raw).ok_or_else(|| {
         CoreError::InvalidInput(format!(
-            "`{given}`: `..` may not climb out of the projects directory {}",
-            projects_dir.display()
+            "`{given}`: `..` may not climb out of the projects directory"
         ))
     })?;
     let path = projects_dir.join(rel);
     if !any_absolute && !inside(&path, projects_dir) {
         return Err(CoreError::InvalidInput(format!(
-            "`{given}` leads out of the projects directory {} (through a link)",
-            projects_dir.display()
+            "`{given}` leads out of the projects directory (through a link)"
         )));
     }
     Ok(path)

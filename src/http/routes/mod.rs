@@ -146,24 +146,9 @@ async fn config(
     viewer: crate::http::extract::Viewer,
 ) -> Json<Value> {
     // `Secret` serializes as "[redacted]".
-    let mut config = serde_json::to_value(&*state.config())
+    let config = serde_json::to_value(&*state.config())
         .unwrap_or_else(|e| json!({ "error": e.to_string() }));
-    // The server's files are an admin's to see: its directories, engine
-    // programs, models and dictionaries.
-    if !viewer
-        .0
-        .as_ref()
-        .is_some_and(crate::access::Caller::sees_paths)
-        && let Some(map) = config.as_object_mut()
-    {
-        for section in ["paths", "models", "spell"] {
-            map.remove(section);
-        }
-        if let Some(Value::Object(engines)) = map.get_mut("engines") {
-            engines.retain(|k, _| k == "allow_unattended");
-        }
-    }
-    Json(config)
+    Json(crate::access::config_as_seen_by(viewer.0.as_ref(), config))
 }
 
 const OPENAPI: Doc = Doc {
