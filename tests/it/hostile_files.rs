@@ -491,3 +491,154 @@ async fn a_tbx_nested_past_the_limit_is_refused_and_changes_nothing() {
     assert!(err.to_string().contains("more than 4096 deep"), "{err}");
     assert_eq!(t.core.scene(id).await.unwrap().epoch, 0);
 }
+
+/// A DTD in an XLIFF, TMX or TBX file is refused with 422 naming it,
+/// however the DOCTYPE is written, and nothing of the file is stored; an
+/// XLIFF of another version and a subtitle time past 2^53 ms are refused
+/// by name too (`16-operations.md`, "Under attack", rules 13 and 17).
+#[test]
+fn a_dtd_another_xliff_version_or_an_impossible_time_is_refused_over_http() {
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let c = server.client();
+    let session = c.ok(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Ch 1"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    c.ok(
+        "POST",
+        &format!("{prefix}/pages"),
+        "-",
+        Some(json!({"name": "p1", "text": "Hello"})),
+    );
+    let scene = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
+    let node = scene["scene"]["pages"][0]["nodes"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let memory = s.data_dir().join("memory");
+    let stored = || {
+        (
+            walk(&memory),
+            c.ok("GET", &format!("{prefix}/scene.json"), "-", None),
+        )
+    };
+    let before = stored();
+    let entity = "<!ENTITY boom \"Bonjour\">";
+    let doctypes = [
+        format!("<!DOCTYPE xliff [{entity}]>"),
+        format!("<!-- <!DOCTYPE xliff SYSTEM \"x.dtd\"> --><!DOCTYPE xliff [{entity}]>"),
+        format!("<!DOCTYPE xliff SYSTEM \"a>b.dtd\" [{entity}]>"),
+    ];
+    for doctype in &doctypes {
+        let xliff = format!(
+            "<?xml version=\"1.0\"?>{doctype}<xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" \
+             version=\"2.0\" srcLang=\"en\" trgLang=\"fr\"><file id=\"f\"><unit id=\"n{node}\">\
+             <segment><source>Hello</source><target>&boom;</target></segment></unit></file></xliff>"
+        );
+        let tmx = format!(
+            "<?xml version=\"1.0\"?>{}<tmx version=\"1.4\"><header srclang=\"en\"/><body><tu>\
+             <tuv xml:lang=\"en\"><seg>Hello</seg></tuv><tuv xml:lang=\"fr\"><seg>&boom;</seg></tuv>\
+             </tu></body></tmx>",
+            doctype.replace("xliff", "tmx")
+        );
+        let tbx = format!(
+            "<?xml version=\"1.0\"?>{}<martif type=\"TBX\"><text><body><termEntry>\
+             <langSet xml:lang=\"en\"><tig><term>Hello</term></tig></langSet>\
+             <langSet xml:lang=\"fr\"><tig><term>&boom;</term></tig></langSet>\
+             </termEntry></body></text></martif>",
+            doctype.replace("xliff", "martif")
+        );
+        for (route, body) in [
+            (
+                format!("{prefix}/import"),
+                json!({"format": "xliff", "content": xliff}),
+            ),
+            (
+                "/api/v1/memory".to_owned(),
+                json!({"name": "boom.tmx", "content": tmx}),
+            ),
+            (
+                format!("{prefix}/glossary/import"),
+                json!({"format": "tbx", "content": tbx}),
+            ),
+        ] {
+            let (status, body) = c.call("POST", &route, "-", Some(body));
+            assert_eq!(status, 422, "{route}: {body}");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains("it declares a DTD"), "{route}: {message}");
+        }
+    }
+    assert_eq!(before, stored());
+    // A bare external DOCTYPE is still read (and never fetched).
+    let external = format!(
+        "<?xml version=\"1.0\"?><!DOCTYPE xliff SYSTEM \"http://192.0.2.1/x.dtd\">\
+         <xliff xmlns=\"urn:oasis:names:tc:xliff:document:2.0\" version=\"2.0\" srcLang=\"en\" \
+         trgLang=\"fr\"><file id=\"f\"><unit id=\"n{node}\"><segment><source>Hello</source>\
+         <target>Bonjour</target></segment></unit></file></xliff>"
+    );
+    for (version, ns) in [
+        ("3.0", "urn:oasis:names:tc:xliff:document:2.0"),
+        ("1.0", "urn:oasis:names:tc:xliff:document:1.2"),
+        ("2.0", "urn:oasis:names:tc:xliff:document:1.2"),
+    ] {
+        let other = external
+            .replace(
+                "version=\"2.0\" srcLang",
+                &format!("version=\"{version}\" srcLang"),
+            )
+            .replace("urn:oasis:names:tc:xliff:document:2.0", ns);
+        let (status, body) = c.call(
+            "POST",
+            &format!("{prefix}/import"),
+            "-",
+            Some(json!({"format": "xliff", "content": other})),
+        );
+        assert_eq!(status, 422, "{version}: {body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!("XLIFF version `{version}`")),
+            "{message}"
+        );
+    }
+    assert_eq!(before, stored());
+    let (status, body) = c.call(
+        "POST",
+        &format!("{prefix}/import"),
+        "-",
+        Some(json!({"format": "xliff", "content": external})),
+    );
+    assert_eq!((status, body["updated"].as_u64()), (200, Some(1)), "{body}");
+    // A cue at 2^53 ms is kept; one a millisecond later is refused.
+    let srt = |end: &str| format!("1\n00:00:01,000 --> {end}\nHello\n");
+    let upload = |name: &str, text: String| {
+        let form = reqwest::blocking::multipart::Form::new().part(
+            "file",
+            reqwest::blocking::multipart::Part::bytes(text.into_bytes()).file_name(name.to_owned()),
+        );
+        let response = c
+            .http
+            .post(format!("{}{prefix}/pages", c.url))
+            .multipart(form)
+            .send()
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json::<Value>().unwrap())
+    };
+    // 2^53 ms = 2501999792:59:00.992.
+    let (status, body) = upload("late.srt", srt("2501999792:59:00,993"));
+    assert_eq!(status, 422, "{body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("`2501999792:59:00,993` is later than quire can hold exactly"),
+        "{message}"
+    );
+    let (status, body) = upload("huge.srt", srt("99999999999999999999:00:00,000"));
+    assert_eq!(status, 422, "{body}");
+    let (status, body) = upload("edge.srt", srt("2501999792:59:00,992"));
+    assert_eq!(status, 200, "{body}");
+    assert!(server.terminate().success());
+}

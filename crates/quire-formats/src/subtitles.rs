@@ -75,7 +75,9 @@ pub fn format_timing(t: &Timing) -> String {
 /// A time: `H…H:MM:SS,mmm` in SubRip (`.` tolerated, and, as the tools
 /// that read it allow, one-digit fields and one to three digits of
 /// milliseconds: `0:0:1,5` is 1.005 s), `[H…H:]MM:SS.mmm` in WebVTT.
-fn parse_time(s: &str, format: SubtitleFormat) -> Option<u64> {
+/// In milliseconds, wide enough for any hours a file writes; [`MAX_TIME_MS`]
+/// bounds what is kept.
+fn parse_time(s: &str, format: SubtitleFormat) -> Option<u128> {
     let (clock, milli) = match format {
         SubtitleFormat::Srt => s.split_once([',', '.'])?,
         SubtitleFormat::Vtt => s.split_once('.')?,
@@ -106,8 +108,19 @@ fn parse_time(s: &str, format: SubtitleFormat) -> Option<u64> {
             digits(milli, Some(3))?,
         ),
     };
+    let (h, m, sec, milli) = (
+        u128::from(h),
+        u128::from(m),
+        u128::from(sec),
+        u128::from(milli),
+    );
     (m < 60 && sec < 60).then(|| ((h * 60 + m) * 60 + sec) * 1000 + milli)
 }
+
+/// The latest time a cue may have: 2^53 ms (about 285,000 years), the
+/// most a JSON number (a double) holds exactly, so that every time quire
+/// accepts reaches every client as it was read.
+pub const MAX_TIME_MS: u64 = 1 << 53;
 
 fn bad(format: SubtitleFormat, line: usize, message: impl std::fmt::Display) -> CoreError {
     CoreError::InvalidInput(format!(
@@ -128,13 +141,26 @@ fn parse_timing(line: &str, n: usize, format: SubtitleFormat) -> CoreResult<Timi
     let rest = rest.trim_start();
     let (end, settings) = rest.split_once([' ', '\t']).unwrap_or((rest, ""));
     let time = |t: &str| {
-        parse_time(t.trim(), format).ok_or_else(|| {
+        let ms = parse_time(t.trim(), format).ok_or_else(|| {
             bad(
                 format,
                 n,
                 format!("`{}` is not a time ({expected})", t.trim()),
             )
-        })
+        })?;
+        u64::try_from(ms)
+            .ok()
+            .filter(|ms| *ms <= MAX_TIME_MS)
+            .ok_or_else(|| {
+                bad(
+                    format,
+                    n,
+                    format!(
+                        "`{}` is later than quire can hold exactly ({MAX_TIME_MS} ms, 2^53)",
+                        t.trim()
+                    ),
+                )
+            })
     };
     let settings = settings.trim();
     let timing = Timing {
@@ -470,7 +496,10 @@ mod tests {
     fn times_are_written_back_as_read() {
         for ms in [0, 999, 61_001, 3_599_999, 360_000_000] {
             for format in [SRT, VTT] {
-                assert_eq!(parse_time(&format_time(ms, format), format), Some(ms));
+                assert_eq!(
+                    parse_time(&format_time(ms, format), format),
+                    Some(u128::from(ms))
+                );
             }
         }
         assert_eq!(cue_text("a\n\n-->b", VTT), "a\n--&gt;b");

@@ -239,16 +239,36 @@ fn version<'a>(doc: &'a roxmltree::Document<'_>) -> CoreResult<(Version, Option<
         )));
     }
     let ns = root.tag_name().namespace();
-    let version = root.attribute("version").unwrap_or("");
-    match ns {
-        Some(XLIFF_2) => Ok((Version::Two, ns)),
-        Some(n) if n.starts_with(XLIFF_1_PREFIX) => Ok((Version::One, ns)),
-        None if version.starts_with('1') => Ok((Version::One, ns)),
+    let version = root.attribute("version").map(str::trim);
+    let refused = |v: &str| {
+        Err(bad(format!(
+            "it says XLIFF version `{v}`; quire reads XLIFF 1.1, 1.2 and 2.x"
+        )))
+    };
+    match (ns, version) {
+        // 2.1 and 2.2 keep 2.0's namespace.
+        (Some(XLIFF_2), None) => Ok((Version::Two, ns)),
+        (Some(XLIFF_2), Some(v)) if two_point(v) => Ok((Version::Two, ns)),
+        (Some(XLIFF_2), Some(v)) => refused(v),
+        // A 1.1 file is read like 1.2 (spec 14), and so is a 1.x
+        // namespace without a version.
+        (Some(n), None) if n.starts_with(XLIFF_1_PREFIX) => Ok((Version::One, ns)),
+        (Some(n), Some("1.1" | "1.2")) if n.starts_with(XLIFF_1_PREFIX) => Ok((Version::One, ns)),
+        (Some(n), Some(v)) if n.starts_with(XLIFF_1_PREFIX) => refused(v),
+        (None, Some("1.1" | "1.2")) => Ok((Version::One, ns)),
+        (None, Some(v)) => refused(v),
         _ => Err(bad(format!(
             "the namespace is {}, neither XLIFF 1.2's nor 2.0's",
             ns.unwrap_or("missing")
         ))),
     }
+}
+
+/// `2.0`, `2.1`, `2.2`, …: a 2.x version.
+fn two_point(version: &str) -> bool {
+    version
+        .strip_prefix("2.")
+        .is_some_and(|minor| !minor.is_empty() && minor.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// One translatable segment of a document as read: where it is, what it

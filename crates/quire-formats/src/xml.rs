@@ -18,8 +18,19 @@ pub const MAX_DEPTH: usize = 4096;
 /// "tmx14.dtd">`, as TMX tools write) declares nothing and is let
 /// through; nothing is ever fetched.
 pub fn parse(text: &str) -> Result<Document<'_>, String> {
+    let allow_dtd = match doctype(text) {
+        Doctype::None => false,
+        Doctype::External => true,
+        Doctype::Subset => {
+            return Err(
+                "it declares a DTD (a DOCTYPE with an internal subset, `[` … `]`); quire reads \
+                 no DTD in XLIFF, TMX or TBX files"
+                    .to_owned(),
+            );
+        }
+    };
     let options = ParsingOptions {
-        allow_dtd: names_only_external_dtd(text),
+        allow_dtd,
         ..ParsingOptions::default()
     };
     let doc = Document::parse_with_options(text, options)
@@ -42,16 +53,59 @@ pub fn parse(text: &str) -> Result<Document<'_>, String> {
     Ok(doc)
 }
 
-/// Whether the document type declaration, if any, has no internal subset
-/// (no `[`…`]`: no entities or anything else declared in the file).
-fn names_only_external_dtd(text: &str) -> bool {
-    let Some(start) = text.find("<!DOCTYPE") else {
-        return false;
-    };
-    let declaration = &text[start..];
-    declaration
-        .find('>')
-        .is_some_and(|end| !declaration[..end].contains('['))
+/// What a document's type declaration declares.
+#[derive(Debug, PartialEq, Eq)]
+enum Doctype {
+    /// There is none before the root element.
+    None,
+    /// Only a name and an external identifier (`SYSTEM "tmx14.dtd"`),
+    /// which is never fetched: nothing is declared in the file.
+    External,
+    /// An internal subset (`[` … `]`), or a declaration that does not end:
+    /// refused whole, whatever it declares.
+    Subset,
+}
+
+/// The document type declaration of `text`, found as an XML reader finds
+/// it: after the XML declaration, comments, processing instructions and
+/// white space of the prolog (a `<!DOCTYPE` inside a comment is not one),
+/// reading its quoted literals whole (a `>` or `[` inside one is text).
+fn doctype(text: &str) -> Doctype {
+    let mut rest = text.trim_start_matches('\u{feff}');
+    loop {
+        rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
+        let skipped = if rest.starts_with("<?") {
+            rest.find("?>").map(|end| &rest[end + 2..])
+        } else if rest.starts_with("<!--") {
+            rest[4..].find("-->").map(|end| &rest[4 + end + 3..])
+        } else if let Some(declaration) = rest.strip_prefix("<!DOCTYPE") {
+            return subset_of(declaration);
+        } else {
+            return Doctype::None;
+        };
+        match skipped {
+            Some(after) => rest = after,
+            // An unclosed comment or instruction: the parser refuses it.
+            None => return Doctype::None,
+        }
+    }
+}
+
+/// What follows `<!DOCTYPE`: a subset if a `[` comes outside a literal
+/// before the closing `>`.
+fn subset_of(declaration: &str) -> Doctype {
+    let mut quote = None;
+    for c in declaration.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '[') => return Doctype::Subset,
+            (None, '>') => return Doctype::External,
+            (None, _) => {}
+        }
+    }
+    Doctype::Subset
 }
 
 /// The text of an XML file in any encoding a tool writes: a byte order
@@ -105,7 +159,26 @@ mod tests {
     #[test]
     fn a_dtd_is_refused() {
         let e = parse("<!DOCTYPE x [<!ENTITY a \"b\">]><x>&a;</x>").expect_err("dtd");
-        assert!(e.contains("not well-formed"), "{e}");
+        assert!(e.contains("it declares a DTD"), "{e}");
+        // However it is written: after a comment holding an external one,
+        // with `>` or `[` in a literal, after the XML declaration and a
+        // processing instruction.
+        for hidden in [
+            "<!-- <!DOCTYPE x SYSTEM \"a.dtd\"> --><!DOCTYPE x [<!ENTITY a 'b'>]><x>&a;</x>",
+            "<!DOCTYPE x SYSTEM \"a>b.dtd\" [<!ENTITY a 'b'>]><x>&a;</x>",
+            "<!DOCTYPE x PUBLIC '-//a>' 'b]' [<!ENTITY a 'b'>]><x>&a;</x>",
+            "<?xml version=\"1.0\"?>\n<?pi x?>\n<!DOCTYPE x [<!ENTITY a 'b'>]><x>&a;</x>",
+            "\u{feff}<!DOCTYPE x [\n]><x/>",
+            "<!DOCTYPE x SYSTEM \"never closed",
+        ] {
+            let e = parse(hidden).expect_err(hidden);
+            assert!(e.contains("it declares a DTD"), "{hidden}: {e}");
+        }
+        assert_eq!(doctype("<!-- <!DOCTYPE x [ ] --><x/>"), Doctype::None);
+        assert_eq!(
+            doctype("<!DOCTYPE x SYSTEM \"a[b\"><x/>"),
+            Doctype::External
+        );
         // Naming an external one declares nothing; it is never read.
         let doc = parse("<!DOCTYPE x SYSTEM \"/etc/passwd\"><x>y</x>").expect("external");
         assert_eq!(doc.root_element().text(), Some("y"));
