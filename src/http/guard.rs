@@ -1,7 +1,8 @@
 //! Checks every request passes before it reaches a route (`/mcp`
 //! included): the `Host` header names this server (DNS-rebinding
 //! protection), an `Origin` header is this server's own origin or an
-//! allowed one (`server.allowed_origins`), no token travels in the query
+//! allowed one (`server.allowed_origins`; the workbench's static files are
+//! served whatever the origin), no token travels in the query
 //! string, the bearer token is one of a user's (compared in constant time;
 //! the web workbench's static files and `/healthz` need none) or a trusted
 //! proxy names the user, the user's role allows the route, the body is not
@@ -23,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::AppState;
 use super::error::{ApiError, Refused};
-use super::log::AuthFailed;
+use super::log::{AuthFailed, RefusedOrigin};
 use crate::access::{Caller, Throttle, Users};
 use crate::config::schema::{Role, ServerConfig};
 
@@ -69,7 +70,7 @@ impl Rules {
             allowed_origins: server
                 .allowed_origins
                 .iter()
-                .map(|o| o.trim_end_matches('/').to_ascii_lowercase())
+                .map(|o| normal_origin(o))
                 .collect(),
             users: Arc::new(Users::from_config(server)),
             proxy_header: server.trusted_proxy_header.clone(),
@@ -108,8 +109,7 @@ impl Rules {
     }
 
     fn origin_allowed(&self, origin: &str) -> bool {
-        let origin = origin.trim_end_matches('/').to_ascii_lowercase();
-        self.allowed_origins.contains(&origin)
+        self.allowed_origins.contains(&normal_origin(origin))
     }
 }
 
@@ -224,6 +224,21 @@ pub fn host_name(host: &str) -> String {
     }
 }
 
+/// An origin as compared: lowercase, without a trailing `/`, and without
+/// its scheme's default port (`https://a.example:443` is
+/// `https://a.example`); any other port is part of it.
+fn normal_origin(origin: &str) -> String {
+    let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+    for (scheme, port) in [("https://", ":443"), ("http://", ":80")] {
+        if origin.starts_with(scheme)
+            && let Some(bare) = origin.strip_suffix(port)
+        {
+            return bare.to_owned();
+        }
+    }
+    origin
+}
+
 /// Whether a browser's `Origin` is this server's own: `http` (the scheme
 /// quire serves) and exactly the authority the request was sent to, which
 /// the Host check has already found to be an allowed host; its port is the
@@ -233,10 +248,11 @@ pub fn host_name(host: &str) -> String {
 /// server's: the operator names it in `server.allowed_origins`.
 fn same_origin(origin: &str, host: Option<&str>) -> bool {
     let Some(host) = host else { return false };
-    let origin = origin.trim().to_ascii_lowercase();
-    origin
+    let host = host.trim().to_ascii_lowercase();
+    let host = host.strip_suffix(":80").unwrap_or(&host);
+    normal_origin(origin)
         .strip_prefix("http://")
-        .is_some_and(|authority| authority == host.trim().to_ascii_lowercase())
+        .is_some_and(|authority| authority == host)
 }
 
 /// Routes that answer while the core is still starting.
@@ -311,15 +327,27 @@ async fn checks(state: &AppState, request: Request, next: Next) -> Response {
                 .into_response();
         }
     }
-    if let Some(origin) = headers.get(header::ORIGIN) {
+    // The workbench's own files hold no data, and a browser asks for its
+    // module scripts with an `Origin`: refusing them would leave the page
+    // blank, unable to say why its requests are refused.
+    let static_file = super::web::is_web_path(request.uri().path())
+        && matches!(*request.method(), Method::GET | Method::HEAD);
+    if !static_file && let Some(origin) = headers.get(header::ORIGIN) {
         let origin = origin.to_str().unwrap_or_default();
         if !(same_origin(origin, host.as_deref()) || rules.origin_allowed(origin)) {
-            return ApiError::new(
+            let mut refused = ApiError::new(
                 StatusCode::FORBIDDEN,
                 "forbidden_origin",
                 format!("Origin `{origin}` is not allowed (add it to server.allowed_origins)"),
             )
             .into_response();
+            // The access log says so at warn: the page's user may never
+            // see this body.
+            refused.extensions_mut().insert(RefusedOrigin {
+                origin: origin.to_owned(),
+                host: host.clone().unwrap_or_default(),
+            });
+            return refused;
         }
     }
     if token_in_query(request.uri().query()) {
@@ -614,5 +642,26 @@ mod tests {
             assert!(!same_origin(origin, Some(host)), "{origin} for {host}");
         }
         assert!(!same_origin("http://127.0.0.1:4096", None));
+        // A default port is no port; any other is part of the origin.
+        assert!(same_origin("http://example.org:80", Some("example.org")));
+        assert!(same_origin("http://example.org", Some("example.org:80")));
+        assert!(!same_origin("http://example.org:8080", Some("example.org")));
+    }
+
+    #[test]
+    fn origins_are_compared_with_their_port_but_not_a_default_one() {
+        assert_eq!(
+            normal_origin("HTTPS://Quire.Example.org:443/"),
+            "https://quire.example.org"
+        );
+        assert_eq!(normal_origin("http://a.example:80"), "http://a.example");
+        assert_eq!(
+            normal_origin("https://a.example:8443"),
+            "https://a.example:8443"
+        );
+        assert_eq!(
+            normal_origin("https://a.example:80"),
+            "https://a.example:80"
+        );
     }
 }

@@ -37,6 +37,16 @@ pub struct AuthFailed {
     pub detail: String,
 }
 
+/// A request refused for its `Origin`, put on the refusal by the guard:
+/// logged at warn with the origin, since a foreign page's user never sees
+/// the answer's body.
+#[derive(Debug, Clone)]
+pub struct RefusedOrigin {
+    pub origin: String,
+    /// The `Host` it was sent to.
+    pub host: String,
+}
+
 pub async fn access_log(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
@@ -64,6 +74,16 @@ pub async fn access_log(State(state): State<AppState>, request: Request, next: N
             .admit(client, status, failed.is_some(), Instant::now())
     {
         return response;
+    }
+    if let Some(refused) = response.extensions().get::<RefusedOrigin>() {
+        let from = client.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());
+        tracing::warn!(
+            target: "quire::access",
+            "refused Origin `{}` from {from} (sent to Host `{}`): it is not this server's own \
+             origin; add it to server.allowed_origins if it is a page of yours",
+            refused.origin,
+            refused.host
+        );
     }
     if let Some(failed) = failed {
         let from = client.map_or_else(|| "an unknown address".to_owned(), |a| a.to_string());

@@ -537,6 +537,16 @@ pub fn nginx_program() -> String {
 
 impl Nginx {
     pub fn start(sandbox: &Sandbox, upstream: &str) -> Nginx {
+        Nginx::start_editing(sandbox, upstream, str::to_owned)
+    }
+
+    /// [`Nginx::start`] with each line of the README's block edited by
+    /// `edit` first (a mistake an operator makes).
+    pub fn start_editing(
+        sandbox: &Sandbox,
+        upstream: &str,
+        edit: impl Fn(&str) -> String,
+    ) -> Nginx {
         let readme =
             std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
         let after = readme
@@ -554,11 +564,12 @@ impl Nginx {
             .map(|l| l.strip_prefix("   ").unwrap_or(l))
             .filter(|l| !l.trim_start().starts_with("ssl_certificate"))
             .map(|l| {
-                l.replace(
-                    "listen 443 ssl http2;",
-                    &format!("listen 127.0.0.1:{port};"),
-                )
-                .replace("http://127.0.0.1:4096", upstream)
+                edit(l)
+                    .replace(
+                        "listen 443 ssl http2;",
+                        &format!("listen 127.0.0.1:{port};"),
+                    )
+                    .replace("http://127.0.0.1:4096", upstream)
             })
             .collect::<Vec<_>>()
             .join("\n");

@@ -611,6 +611,54 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
     assert!(server.terminate().success());
 }
 
+/// Behind an nginx that passes `Host` without its port (`$host`, the
+/// mistake the README warns of), a write from the workbench is refused for
+/// its Origin: the page shows the server's message, which names the origin
+/// and `server.allowed_origins`, and the server logs it at warn.
+#[test]
+fn a_refused_origin_is_explained_in_the_workbench_and_the_log() {
+    let test = "a_refused_origin_is_explained_in_the_workbench_and_the_log";
+    let nginx = crate::http_support::nginx_program();
+    if !crate::harness::tool_available("nginx", test, crate::harness::missing_program(&nginx, "-v"))
+    {
+        return;
+    }
+    let Some(python) = browser(test) else {
+        return;
+    };
+    let s = Sandbox::new();
+    let token = "origin-token-9c2e";
+    let mut server = Binary::start(
+        &s,
+        &["--headless", "--port", "0"],
+        &[("QUIRE_SERVER__TOKEN", token)],
+    );
+    let proxy = crate::http_support::Nginx::start_editing(&s, &server.url, |line| {
+        line.replace(
+            "proxy_set_header Host $http_host;",
+            "proxy_set_header Host $host;",
+        )
+    });
+    let out = out_dir("origin");
+    run_scenario(&s, &python, "origin", &proxy.url, &out, &[token]);
+    assert_screenshot(&out, "refused.png", 1280, 800);
+    let said = server.wait_for_log(&format!("refused Origin `{}`", proxy.url));
+    assert!(
+        said.contains("WARN") && said.contains("server.allowed_origins"),
+        "{said}"
+    );
+    // Opening the page and signing in wrote no failed authentication.
+    assert!(
+        !server
+            .log()
+            .iter()
+            .any(|l| l.contains("authentication failed")),
+        "{:#?}",
+        server.log()
+    );
+    assert!(server.terminate().success());
+}
+
 /// A team in the browser: bea signs in with her own token and sees that
 /// ana wrote a translation, then her own name on hers, and whose change
 /// an undo undid; rui, a reader, is offered no control that writes.

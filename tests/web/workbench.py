@@ -814,6 +814,26 @@ def scenario_token(url, out, token):
         expect(page.locator(".page-image")).to_be_visible()
 
 
+def scenario_origin(url, out, token):
+    """Behind a proxy that drops the port from Host (nginx's `$host`), the
+    browser's Origin is not the server's own: the page loads and signs in
+    (reads carry no Origin), then its first write is refused, and the page
+    says why and which setting allows it."""
+    with browser_page() as (_, page, _):
+        page.goto(url + "/")
+        page.get_by_role("textbox", name="Token").fill(token)
+        page.get_by_role("button", name="Continue").click()
+        expect(page.get_by_role("heading", name="New project")).to_be_visible()
+        page.get_by_label("Name").fill("Refused")
+        page.get_by_role("button", name="Create").click()
+        banner = page.get_by_test_id("refused-address")
+        expect(banner).to_be_visible()
+        expect(banner).to_contain_text(f"Origin `{url}` is not allowed")
+        expect(banner).to_contain_text("server.allowed_origins")
+        expect(page.get_by_role("alert").first).to_be_visible()
+        page.screenshot(path=os.path.join(out, "refused.png"))
+
+
 def serve(binary, port):
     """`quire --headless` on `port`, once it says it is serving."""
     proc = subprocess.Popen([binary, "--headless", "--port", str(port)],
@@ -1265,6 +1285,8 @@ def main():
         scenario_chapter(url, out, sys.argv[5])
     elif what == "token":
         scenario_token(url, out, sys.argv[5])
+    elif what == "origin":
+        scenario_origin(url, out, sys.argv[5])
     elif what == "desk":
         scenario_desk(url, out)
     elif what == "team":

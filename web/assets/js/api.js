@@ -7,6 +7,7 @@ const TOKEN_KEY = 'quire.token';
 
 let token = sessionStorage.getItem(TOKEN_KEY);
 const unauthorizedListeners = new Set();
+const refusedListeners = new Set();
 
 export class ApiError extends Error {
   constructor(status, code, message, stale = null) {
@@ -32,6 +33,17 @@ export function authHeaders(extra = {}) {
   return token ? { ...extra, Authorization: `Bearer ${token}` } : extra;
 }
 
+/**
+ * Called with the server's message whenever it refuses this page's own
+ * request for its address (403 forbidden_origin or forbidden_host): a
+ * proxy or an origin the server was not told about, which only its
+ * operator can fix, so the page says so and what to set.
+ */
+export function onRefusedAddress(listener) {
+  refusedListeners.add(listener);
+  return () => refusedListeners.delete(listener);
+}
+
 /** Called with no argument whenever the server answers 401. */
 export function onUnauthorized(listener) {
   unauthorizedListeners.add(listener);
@@ -53,6 +65,9 @@ async function failure(response) {
     // Not the API's JSON error body (a proxy's page, say): keep the status.
   }
   if (response.status === 401) unauthorizedListeners.forEach((l) => l());
+  if (response.status === 403 && (code === 'forbidden_origin' || code === 'forbidden_host')) {
+    refusedListeners.forEach((l) => l(message));
+  }
   return new ApiError(response.status, code, message, stale);
 }
 

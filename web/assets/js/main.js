@@ -110,6 +110,9 @@ function App() {
   else body = html`<${Home} />`;
   const offline = state.auth === 'ok' && state.link === 'offline';
   return html`<${Header} />
+    ${state.refusedAddress && html`<p class="refused" role="alert" data-testid="refused-address">
+      quire refuses this page's requests: ${state.refusedAddress}. Nothing you change here can be
+      saved until the server's operator allows this address.</p>`}
     ${offline && html`<p class="offline" role="status">The connection to quire dropped; reconnecting…
       Changes made elsewhere meanwhile show once it is back; your unsaved text stays here.</p>`}
     ${body}<${Toasts} />

@@ -3,7 +3,7 @@
 // fetch on their own. A change schedules one render per animation frame,
 // so a burst of a thousand events is one update, not a thousand.
 
-import { ApiError, call, inSession, onUnauthorized, setToken } from './api.js';
+import { ApiError, call, inSession, onRefusedAddress, onUnauthorized, setToken } from './api.js';
 import { follow } from './events.js';
 import { indexScene } from './scene.js';
 
@@ -11,6 +11,8 @@ export const state = {
   /** 'checking' | 'login' | 'ok' */
   auth: 'checking',
   loginError: null,
+  /** Why the server refuses this page's address (its Origin or Host), once it has. */
+  refusedAddress: null,
   meta: null,
   engines: [],
   config: null,
@@ -115,12 +117,13 @@ let connectedOnce = false;
 
 export async function start() {
   onUnauthorized(() => set({ auth: 'login' }));
+  onRefusedAddress((message) => set({ refusedAddress: message }));
   window.addEventListener('hashchange', routeChanged);
   window.addEventListener('online', () => stream && stream.reconnect());
   try {
     await loadBasics();
   } catch (e) {
-    if (!(e instanceof ApiError && e.status === 401)) {
+    if (!(e instanceof ApiError && (e.status === 401 || state.refusedAddress))) {
       set({ auth: 'ok', link: 'offline' });
       toast(`quire cannot be reached: ${e.message}`, 'error');
     }
