@@ -63,7 +63,12 @@ pub fn check(
             .iter()
             .map(|(id, p)| (format!("llm-translate with provider `{id}`"), &p.api_key)),
     );
-    for (what, secret) in secrets {
+    let users = config
+        .server
+        .users
+        .iter()
+        .map(|u| (format!("serving HTTP to user `{}`", u.name), &u.token));
+    for (what, secret) in secrets.chain(users) {
         if let Some(why) = secret.unresolved_reason() {
             writeln!(warn, "quire: warning: {why}; {what} fails until it is set").map_err(w)?;
         }

@@ -749,3 +749,55 @@ fn non_admins_see_no_server_paths_and_no_one_else() {
     assert!(!opened.contains(&root), "{opened}");
     assert!(server.terminate().success());
 }
+
+/// Two users with the same token, from two files alike: `quire config
+/// check`, a start and a reload refuse it, naming both.
+#[test]
+fn a_token_two_users_share_is_refused_naming_both() {
+    let s = Sandbox::new();
+    let mut files = Vec::new();
+    for who in ["ana", "bea"] {
+        let path = s.write(&format!("secrets/{who}"), "the-same-token-0f0f\n");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+        files.push(path);
+    }
+    let shared = s.write(
+        "shared.toml",
+        &format!(
+            "[[server.users]]\nname = \"ana\"\ntoken_file = \"{}\"\n\n\
+             [[server.users]]\nname = \"bea\"\ntoken_file = \"{}\"\nrole = \"read\"\n",
+            files[0].display(),
+            files[1].display()
+        ),
+    );
+    let shared = shared.to_str().unwrap();
+    let both = ["`ana` and `bea` have the same token"];
+    s.quire()
+        .args(["--config", shared, "config", "check"])
+        .run()
+        .fails(2, &both);
+    s.quire()
+        .args(["--config", shared, "--headless", "--port", "0"])
+        .run()
+        .fails(2, &both);
+    // A running server keeps its users when a reload brings the clash.
+    std::fs::write(&files[1], "bea-own-token-7e7e\n").unwrap();
+    let mut server = Binary::start(&s, &["--config", shared, "--headless", "--port", "0"], &[]);
+    std::fs::write(&files[1], "the-same-token-0f0f\n").unwrap();
+    s.quire()
+        .args(["reload", &server.pid().to_string()])
+        .run()
+        .fails(1, &both);
+    server.wait_for_log("SIGHUP: the config does not load, nothing changed");
+    let c = server.client();
+    assert_eq!(
+        c.call("GET", "/api/v1/sessions", "bea-own-token-7e7e", None)
+            .0,
+        200
+    );
+    assert!(server.terminate().success());
+}
