@@ -426,13 +426,19 @@ impl Core {
         }
         let staging = self.blob_store(session)?.staging();
         let max_pixels = self.config().max_image_pixels;
+        let max_op_bytes = self.config().session.max_op_bytes;
         let source_lang = source_lang.map(str::to_owned);
         // Checking an image decodes it: as many at once as thumbnails may
         // (one per core), so concurrent imports of huge pages do not add up.
         let permit = self.decode_permit().await?;
-        let (mut ops, staging, skipped, languages) =
-            super::blocking(move || pages_of(sources, source_lang.as_deref(), max_pixels, staging))
-                .await?;
+        let (mut ops, staging, skipped, languages) = super::blocking(move || {
+            let limits = Limits {
+                max_pixels,
+                max_op_bytes,
+            };
+            pages_of(sources, source_lang.as_deref(), limits, staging)
+        })
+        .await?;
         drop(permit);
         // A translation file says what the project translates from and
         // into, when the project does not say yet.
@@ -484,12 +490,20 @@ struct Languages {
 
 /// The `AddPage` of every source, in order, with the images staged (a
 /// blocking call: it decodes every image).
+/// What an import may cost: an image's pixels, an op's bytes.
+#[derive(Clone, Copy)]
+struct Limits {
+    max_pixels: u64,
+    max_op_bytes: u64,
+}
+
 fn pages_of(
     sources: Vec<PageSource>,
     source_lang: Option<&str>,
-    max_pixels: u64,
+    limits: Limits,
     mut staging: Staging,
 ) -> CoreResult<(Vec<Op>, Staging, Vec<Skipped>, Languages)> {
+    let max_pixels = limits.max_pixels;
     let mut ops = Vec::with_capacity(sources.len());
     let mut skipped = Vec::new();
     let mut languages = Languages::default();
@@ -500,7 +514,7 @@ fn pages_of(
                 ops.push(subtitle_page(&name, &text, format, source_lang)?);
             }
             PageSource::Translations { file, text, format } => {
-                let document = units::read_document(format, &text)
+                let document = units::read_document_within(format, &text, limits.max_op_bytes)
                     .map_err(|e| CoreError::InvalidInput(format!("{file}: {e}")))?;
                 languages.source = languages.source.take().or(document.source_language.clone());
                 languages.target = languages.target.take().or(document.language.clone());

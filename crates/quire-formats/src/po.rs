@@ -556,11 +556,25 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
 /// a `msgid` (per form of a plural entry, as many as `Plural-Forms`
 /// says), keyed by `msgctxt` and `msgid`, its comments, flags and
 /// references as notes; `fuzzy` marks a machine's translation.
-pub(super) fn document(text: &str) -> CoreResult<Document> {
+pub(super) fn document(text: &str, max_bytes: u64) -> CoreResult<Document> {
     let catalog = read(text)?;
     let nplurals = catalog.nplurals();
-    let mut units = Vec::new();
+    let mut units: Vec<DocUnit> = Vec::new();
+    // What the page's op costs at least, counted as units are made.
+    let mut cost = 0u64;
+    let mut entries = 0usize;
     for e in catalog.entries() {
+        entries += 1;
+        if cost > max_bytes {
+            let forms = nplurals.map_or_else(String::new, |n| format!(" (nplurals={n})"));
+            return Err(CoreError::InvalidInput(format!(
+                "its entries make a page of more than {} units{forms}, past {} MiB as an op \
+                 after {entries} of them, more than server.max_body_bytes ({max_bytes} bytes) \
+                 allows; split the file",
+                units.len(),
+                cost >> 20
+            )));
+        }
         let id = e.id.clone().unwrap_or_default();
         if id.is_empty() {
             continue;
@@ -581,17 +595,38 @@ pub(super) fn document(text: &str) -> CoreResult<Document> {
                 state: None,
             }
         };
+        let cost_of = |u: &DocUnit| {
+            crate::units::UNIT_BYTES
+                + (u.source.len()
+                    + u.target.as_ref().map_or(0, String::len)
+                    + u.entry.key.len()
+                    + u.entry.notes.iter().map(String::len).sum::<usize>()) as u64
+        };
         match &e.plural {
             Some(plural) => {
                 let forms = e.forms(nplurals);
                 for n in 0..forms {
                     let mut notes = notes.clone();
                     notes.push(format!("plural: form {} of {forms}", n + 1));
-                    units.push(unit(Some(n), if n == 0 { &id } else { plural }, notes));
+                    let made = unit(Some(n), if n == 0 { &id } else { plural }, notes);
+                    cost = cost.saturating_add(cost_of(&made));
+                    units.push(made);
                 }
             }
-            None => units.push(unit(None, &id, notes)),
+            None => {
+                let made = unit(None, &id, notes);
+                cost = cost.saturating_add(cost_of(&made));
+                units.push(made);
+            }
         }
+    }
+    if cost > max_bytes {
+        return Err(CoreError::InvalidInput(format!(
+            "its {} units make a page of more than {} MiB as an op, more than \
+             server.max_body_bytes ({max_bytes} bytes) allows; split the file",
+            units.len(),
+            cost >> 20
+        )));
     }
     if units.is_empty() {
         return Err(bad(catalog.last_line, "it has no entries to translate"));

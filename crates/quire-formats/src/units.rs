@@ -119,11 +119,29 @@ pub type Fill<'a> = &'a dyn Fn(&str, Option<u32>) -> Option<Filled>;
 
 /// A file's text read whole as a [`Document`].
 pub fn read_document(format: TranslationFormat, content: &str) -> CoreResult<Document> {
+    read_document_within(format, content, u64::MAX)
+}
+
+/// [`read_document`], refused as soon as the page it makes would hold
+/// more than `max_bytes` as an op (costed while it is read, before the
+/// units are all made): a PO file's plural entries each become
+/// `nplurals` units, so a small file can ask for a page hundreds of times
+/// its size.
+pub fn read_document_within(
+    format: TranslationFormat,
+    content: &str,
+    max_bytes: u64,
+) -> CoreResult<Document> {
     match format {
         TranslationFormat::Xliff => crate::xliff::document(content),
-        TranslationFormat::Po => crate::po::document(content),
+        TranslationFormat::Po => crate::po::document(content, max_bytes),
     }
 }
+
+/// What one unit costs a page's op at least, beyond its strings: its
+/// node's ids, kind, state and geometry as JSON (measured: a unit with
+/// 40 bytes of strings logs as 250).
+pub const UNIT_BYTES: u64 = 200;
 
 /// `original` (a file's text, as [`read_document`] read it) written back
 /// with the translations `fill` gives, and `export` as the export id;
