@@ -801,3 +801,92 @@ fn a_token_two_users_share_is_refused_naming_both() {
     );
     assert!(server.terminate().success());
 }
+
+/// A merge's `take` names units of the file: an id that is not one is
+/// refused by name and changes nothing; a list of 1,500,000 ids costs
+/// linear time (benches/workflow.rs measures it).
+#[test]
+fn a_take_list_names_units_of_the_file_or_is_refused() {
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let c = server.client();
+    let session = c.ok(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Ch 1"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    c.ok(
+        "POST",
+        &format!("{prefix}/pages"),
+        "-",
+        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
+    );
+    let exported = c
+        .http
+        .post(format!("{}{prefix}/export", c.url))
+        .json(&json!({"format": "xliff"}))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let scene = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
+    let page = &scene["scene"]["pages"][0];
+    // Both sides translate the first node since the export: a conflict.
+    c.ok(
+        "POST",
+        &format!("{prefix}/history/apply"),
+        "-",
+        Some(
+            json!({ "type": "UpdateNode", "page": page["id"], "id": page["nodes"][0]["id"],
+            "patch": { "kind": { "type": "text", "translation": "Um (aqui)." } } }),
+        ),
+    );
+    let theirs = exported.replacen("<target/>", "<target>Um (no ficheiro).</target>", 1);
+    let theirs = if theirs == exported {
+        exported.replacen(
+            "</source>",
+            "</source><target>Um (no ficheiro).</target>",
+            1,
+        )
+    } else {
+        theirs
+    };
+    let import = |take: Vec<String>| {
+        c.call(
+            "POST",
+            &format!("{prefix}/import"),
+            "-",
+            Some(json!({"format": "xliff", "content": theirs, "take": take})),
+        )
+    };
+    let (status, report) = import(Vec::new());
+    assert_eq!(status, 200, "{report}");
+    let unit = report["conflicts"][0]["unit"].as_str().unwrap().to_owned();
+    let before = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
+    let mut take: Vec<String> = (0..1_500_000).map(|i| format!("n{i}")).collect();
+    take.push(unit.clone());
+    let (status, body) = import(take);
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("take names `n"),
+        "{body}"
+    );
+    assert_eq!(
+        before,
+        c.ok("GET", &format!("{prefix}/scene.json"), "-", None)
+    );
+    let (status, report) = import(vec![unit]);
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(report["conflicts"][0]["applied"], true, "{report}");
+    let after = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
+    assert_eq!(
+        after["scene"]["pages"][0]["nodes"][0]["kind"]["translation"],
+        "Um (no ficheiro)."
+    );
+    assert!(server.terminate().success());
+}

@@ -21,7 +21,7 @@
 //! for another target language (unless forced), or matches nothing changes
 //! nothing and says why.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -309,6 +309,19 @@ impl Core {
             }
         }
         let units = resolve(units, scene);
+        // `take` is looked up once per conflict: a set, so that a long
+        // list costs linear time. An id that is no unit of the file is a
+        // mistake (a typo, another file's report), refused by name.
+        let take: HashSet<&str> = take.iter().map(String::as_str).collect();
+        if !take.is_empty() {
+            let ids: HashSet<&str> = units.iter().map(|u| u.id.as_str()).collect();
+            if let Some(unknown) = take.iter().find(|id| !ids.contains(*id)) {
+                return Err(CoreError::InvalidInput(format!(
+                    "take names `{unknown}`, which is not a unit of this file (a conflict's \
+                     `unit` from this file's import reply)"
+                )));
+            }
+        }
         // A node named by two units: which one is meant cannot be told, so
         // neither applies (not even forced) and both are reported.
         let mut named: HashMap<NodeId, usize> = HashMap::new();
@@ -380,7 +393,7 @@ impl Core {
                 Verdict::Conflict(why) => Some(why),
             };
             if let Some(message) = why {
-                let applied = force || take.contains(&unit.id);
+                let applied = force || take.contains(unit.id.as_str());
                 report.conflicts.push(conflict(message, applied));
                 if !applied {
                     continue;
