@@ -92,9 +92,15 @@ fn describe(key: &'static str, path: &Path, role: Role) -> Model {
             return model;
         }
     }
+    // Loading a model takes seconds; a helper that takes this long is
+    // stuck.
+    let deadline = quire_core::engines::ppocr::Deadline {
+        within: std::time::Duration::from_secs(120),
+        setting: "what quire allows for loading a model",
+    };
     let loaded = match role {
-        Role::Detector => Helper::start(Some(path), None).map(|_| String::new()),
-        Role::Recognizer => Helper::start(None, Some(path)).map(|h| {
+        Role::Detector => Helper::start(Some(path), None, deadline).map(|_| String::new()),
+        Role::Recognizer => Helper::start(None, Some(path), deadline).map(|h| {
             h.characters()
                 .map_or_else(String::new, |n| format!(" ({n} characters)"))
         }),

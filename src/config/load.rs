@@ -611,6 +611,27 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             format!("is {confidence}; it must be from 0 to 1"),
         ));
     }
+    for (key, secs) in [
+        ("detect.timeout_secs", config.detect.timeout_secs),
+        ("ocr.timeout_secs", config.ocr.timeout_secs),
+    ] {
+        if !(1..=3600).contains(&secs) {
+            return Err(at(
+                key,
+                format!("is {secs}; it must be from 1 to 3600 (seconds)"),
+            ));
+        }
+    }
+    let budget = config.detect.max_pixels;
+    if !(1_000_000..=config.limits.max_image_pixels.get()).contains(&budget) {
+        return Err(at(
+            "detect.max_pixels",
+            format!(
+                "is {budget}; it must be from 1000000 to limits.max_image_pixels ({})",
+                config.limits.max_image_pixels.get()
+            ),
+        ));
+    }
     let detect = &config.detect;
     if detect.min_text_height == 0 || detect.min_text_height > detect.max_text_height {
         return Err(at(

@@ -890,3 +890,184 @@ fn a_take_list_names_units_of_the_file_or_is_refused() {
     );
     assert!(server.terminate().success());
 }
+
+/// A stand-in for the `quire-ppocr` helper that loads anything, writes
+/// its process id to `pids`, then never answers an image.
+fn hung_helper(s: &Sandbox) -> (std::path::PathBuf, std::path::PathBuf) {
+    let pids = s.path("helper-pids");
+    let program = s.write(
+        "hung-ppocr",
+        &format!(
+            "#!/bin/sh\necho $$ >> {}\nread line\necho '{{\"ok\":{{}}}}'\nexec sleep 600\n",
+            pids.display()
+        ),
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    (program, pids)
+}
+
+/// The process ids the helper wrote, once there are `n`.
+fn helper_pids(pids: &std::path::Path, n: usize) -> Vec<u32> {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        let found: Vec<u32> = std::fs::read_to_string(pids)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect();
+        if found.len() >= n {
+            return found;
+        }
+        assert!(Instant::now() < end, "no helper started");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether process `pid` has gone (killed and reaped), within 10 s.
+fn gone(pid: u32) -> bool {
+    let end = Instant::now() + Duration::from_secs(10);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        if Instant::now() > end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    true
+}
+
+/// A server with an onnx `detect` whose helper hangs, and a project of
+/// `pages` image pages; the session's route prefix.
+fn with_hung_detector(s: &Sandbox, timeout: u64, pages: usize) -> (Binary, String) {
+    let (program, _) = hung_helper(s);
+    let model = s.write("det.onnx", "not read by the stand-in");
+    let config = s.write(
+        "detect.toml",
+        &format!(
+            "[detect]\nbackend = \"onnx\"\nmodel = \"{}\"\ntimeout_secs = {timeout}\n",
+            model.display()
+        ),
+    );
+    let server = Binary::headless(
+        s,
+        &config,
+        &[],
+        &[("QUIRE_PPOCR_HELPER", program.to_str().unwrap())],
+    );
+    let c = server.client();
+    let session = c.ok(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Hung"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let mut png = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(64, 48, image::Rgb([250; 3])))
+        .write_to(&mut png, image::ImageFormat::Png)
+        .unwrap();
+    let mut form = reqwest::blocking::multipart::Form::new();
+    for i in 0..pages {
+        form = form.part(
+            "file",
+            reqwest::blocking::multipart::Part::bytes(png.get_ref().clone())
+                .file_name(format!("p{i}.png")),
+        );
+    }
+    let r = c
+        .http
+        .post(format!("{}{prefix}/pages", c.url))
+        .multipart(form)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    (server, prefix)
+}
+
+/// The job's summary once it has finished (within 60 s).
+fn finished(c: &crate::http_support::Client, job: &str) -> Value {
+    let end = Instant::now() + Duration::from_secs(60);
+    loop {
+        let jobs = c.ok("GET", "/api/v1/operations", "-", None);
+        if let Some(j) =
+            jobs.as_array().unwrap().iter().find(|j| {
+                j["id"] == job && !matches!(j["status"].as_str(), Some("queued" | "running"))
+            })
+        {
+            return j.clone();
+        }
+        assert!(Instant::now() < end, "the job did not finish: {jobs}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A helper past `detect.timeout_secs` is killed and the page fails with
+/// a warning naming the timeout; it is not started again, so the job ends
+/// within the timeout and a few seconds, however many pages are left.
+#[test]
+fn a_helper_past_its_deadline_is_killed_and_the_job_ends() {
+    let s = Sandbox::new();
+    let (server, prefix) = with_hung_detector(&s, 1, 3);
+    let c = server.client();
+    let started = Instant::now();
+    let job = c.ok(
+        "POST",
+        &format!("{prefix}/pipelines"),
+        "-",
+        Some(json!({"steps": ["detect"]})),
+    );
+    let job = finished(&c, job["jobId"].as_str().unwrap());
+    assert!(
+        started.elapsed() < Duration::from_secs(1 + 5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(job["status"], "completedWithErrors", "{job}");
+    let warnings = job["warnings"].to_string();
+    assert!(
+        warnings.contains(
+            "the quire-ppocr helper did not answer within 1 s (detect.timeout_secs) and was killed"
+        ),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("not started again for this job"),
+        "{warnings}"
+    );
+    let pids = helper_pids(&s.path("helper-pids"), 1);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    assert!(gone(pids[0]));
+    assert!(server.terminate().success());
+}
+
+/// Cancelling a job kills its helper at once; stopping the server kills
+/// the helper of a job still running: none outlives it.
+#[test]
+fn cancelling_the_job_or_stopping_the_server_kills_its_helper() {
+    let s = Sandbox::new();
+    let (server, prefix) = with_hung_detector(&s, 600, 1);
+    let c = server.client();
+    let job = c.ok(
+        "POST",
+        &format!("{prefix}/pipelines"),
+        "-",
+        Some(json!({"steps": ["detect"]})),
+    );
+    let id = job["jobId"].as_str().unwrap().to_owned();
+    let first = helper_pids(&s.path("helper-pids"), 1)[0];
+    c.ok("DELETE", &format!("/api/v1/operations/{id}"), "-", None);
+    assert_eq!(finished(&c, &id)["status"], "cancelled");
+    assert!(gone(first), "the helper of a cancelled job lives on");
+    c.ok(
+        "POST",
+        &format!("{prefix}/pipelines"),
+        "-",
+        Some(json!({"steps": ["detect"]})),
+    );
+    let second = helper_pids(&s.path("helper-pids"), 2)[1];
+    assert!(server.terminate().success());
+    assert!(gone(second), "the helper outlived the server");
+}

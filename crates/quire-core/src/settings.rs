@@ -298,6 +298,12 @@ pub struct DetectSettings {
     /// Whether page numbers (a short line in the top or bottom margin)
     /// are dropped.
     pub drop_page_numbers: bool,
+    /// How long one page may take, in seconds (for `onnx`, each exchange
+    /// with the helper).
+    pub timeout_secs: u64,
+    /// The largest page (width × height) detection reads; a larger one
+    /// fails with a warning naming this setting.
+    pub max_pixels: u64,
 }
 
 impl Default for DetectSettings {
@@ -309,6 +315,8 @@ impl Default for DetectSettings {
             min_text_height: 6,
             max_text_height: 120,
             drop_page_numbers: true,
+            timeout_secs: 60,
+            max_pixels: 40_000_000,
         }
     }
 }

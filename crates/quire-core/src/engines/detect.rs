@@ -67,7 +67,15 @@ impl Engine for Detect {
                     "detect.backend = \"onnx\" needs detect.model (a text detection model file)"
                         .to_owned()
                 })?;
-                Some(Arc::new(super::ppocr::Helper::start(Some(path), None)?))
+                let deadline = super::ppocr::Deadline {
+                    within: std::time::Duration::from_secs(settings.timeout_secs),
+                    setting: "detect.timeout_secs",
+                };
+                Some(Arc::new(super::ppocr::Helper::start(
+                    Some(path),
+                    None,
+                    deadline,
+                )?))
             }
         };
         Ok(Box::new(Work {
@@ -85,6 +93,16 @@ struct Work {
     model: Option<Arc<super::ppocr::Helper>>,
     rtl: bool,
     max_pixels: u64,
+}
+
+impl Drop for Work {
+    /// The job ended (done, failed or cancelled): its helper goes now,
+    /// even while a page it was reading is still waiting on it.
+    fn drop(&mut self) {
+        if let Some(model) = &self.model {
+            model.kill();
+        }
+    }
 }
 
 impl PageWork for Work {
@@ -108,9 +126,25 @@ impl PageWork for Work {
             ..vision::Settings::default()
         };
         let max_pixels = self.max_pixels;
+        let budget = self.settings.max_pixels;
         let model = self.model.clone();
         let existing = self.settings.existing;
+        let within = std::time::Duration::from_secs(self.settings.timeout_secs);
         Box::pin(async move {
+            // A page is costed by its header before anything decodes it.
+            if let Ok(size) = imagesize::blob_size(&image) {
+                let pixels = (size.width as u64).saturating_mul(size.height as u64);
+                if pixels > budget {
+                    return Err(format!(
+                        "the page is {} × {} pixels ({} megapixels); detection reads at most \
+                         {} megapixels (detect.max_pixels): scale the page down, or raise it",
+                        size.width,
+                        size.height,
+                        pixels / 1_000_000,
+                        budget / 1_000_000
+                    ));
+                }
+            }
             let found = tokio::task::spawn_blocking(move || {
                 let decoded = quire_formats::images::decode(&image, max_pixels)
                     .map_err(|e| format!("the page image cannot be read: {e}"))?;
@@ -127,9 +161,16 @@ impl PageWork for Work {
                 };
                 let mask = png(&detection.mask)?;
                 Ok::<_, String>((detection, mask))
-            })
-            .await
-            .map_err(|e| format!("the detector failed: {e}"))??;
+            });
+            let found = tokio::time::timeout(within, found)
+                .await
+                .map_err(|_| {
+                    format!(
+                        "detection did not finish within {} s (detect.timeout_secs)",
+                        within.as_secs()
+                    )
+                })?
+                .map_err(|e| format!("the detector failed: {e}"))??;
             Ok(outcome(page, existing, found.0, found.1))
         })
     }

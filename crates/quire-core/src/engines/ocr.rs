@@ -120,8 +120,12 @@ impl Models {
         };
         let detector = path(&settings.detector, "ocr.detector")?;
         let recognizer = path(&settings.model, "ocr.model")?;
+        let deadline = super::ppocr::Deadline {
+            within: std::time::Duration::from_secs(settings.timeout_secs),
+            setting: "ocr.timeout_secs",
+        };
         Ok(Models {
-            helper: super::ppocr::Helper::start(Some(&detector), Some(&recognizer))?,
+            helper: super::ppocr::Helper::start(Some(&detector), Some(&recognizer), deadline)?,
         })
     }
 
@@ -187,6 +191,16 @@ struct Cut {
     basis: Option<String>,
     language: String,
     image: GrayImage,
+}
+
+impl Drop for Work {
+    /// The job ended (done, failed or cancelled): its helper goes now,
+    /// even while a page it was reading is still waiting on it.
+    fn drop(&mut self) {
+        if let Some(models) = &self.models {
+            models.helper.kill();
+        }
+    }
 }
 
 impl PageWork for Work {

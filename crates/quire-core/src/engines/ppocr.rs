@@ -10,11 +10,20 @@
 //! until the answer. A helper that dies is started again, models
 //! reloaded, on the next call; the call it died in fails with how it
 //! ended.
+//!
+//! Every exchange (the request written, the answer read) has a deadline
+//! ([`Deadline`]: `ocr.timeout_secs`, `detect.timeout_secs`): a watchdog
+//! thread kills a helper that has not answered by then, and the call
+//! fails naming the setting. [`Helper::kill`] ends it at once (the job
+//! that owns it was cancelled or has ended); the helper program also asks
+//! the kernel to kill it when quire exits, so none outlives the server.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
+use std::time::Duration;
 
 use image::RgbImage;
 use serde::Deserialize;
@@ -78,13 +87,28 @@ pub fn program() -> PathBuf {
 /// The longest answer read from the helper.
 const MAX_ANSWER: u64 = 16 << 20;
 
+/// How long one exchange with the helper may take, and the setting that
+/// says so (named when it is exceeded).
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    pub within: Duration,
+    pub setting: &'static str,
+}
+
 /// A running helper with its models loaded.
 pub struct Helper {
     program: PathBuf,
     load: Value,
     /// The recogniser's dictionary size, when one is loaded.
     characters: Option<usize>,
+    deadline: Deadline,
     process: Mutex<Option<Process>>,
+    /// The running process's id (0: none), to kill it while a call holds
+    /// `process` (a deadline passed, the job ended).
+    pid: AtomicU32,
+    /// A deadline passed: the helper is not started again (a helper that
+    /// hangs once would hang on every page, and the job must end).
+    gave_up: AtomicBool,
 }
 
 struct Process {
@@ -103,31 +127,48 @@ impl Drop for Process {
 impl Helper {
     /// Starts the helper and loads `detector` and `recognizer` (either may
     /// be `None`); fails with the helper's word when a model does not load.
-    pub fn start(detector: Option<&Path>, recognizer: Option<&Path>) -> Result<Helper, String> {
-        Helper::start_program(program(), detector, recognizer)
+    pub fn start(
+        detector: Option<&Path>,
+        recognizer: Option<&Path>,
+        deadline: Deadline,
+    ) -> Result<Helper, String> {
+        Helper::start_program(program(), detector, recognizer, deadline)
     }
 
     fn start_program(
         program: PathBuf,
         detector: Option<&Path>,
         recognizer: Option<&Path>,
+        deadline: Deadline,
     ) -> Result<Helper, String> {
         let mut helper = Helper {
             program,
             load: json!({ "load": { "detector": detector, "recognizer": recognizer } }),
             characters: None,
+            deadline,
             process: Mutex::new(None),
+            pid: AtomicU32::new(0),
+            gave_up: AtomicBool::new(false),
         };
         let mut process = helper.spawn()?;
-        let answer = refused(helper.exchange(&mut process, &helper.load, None)?)?;
+        let (answer, expired) = helper.exchange(&mut process, &helper.load, None);
+        let answer = refused(answer?)?;
         helper.characters = answer["ok"]["characters"]
             .as_u64()
             .and_then(|n| usize::try_from(n).ok());
-        *helper
-            .process
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner) = Some(process);
+        if !expired {
+            *helper
+                .process
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner) = Some(process);
+        }
         Ok(helper)
+    }
+
+    /// Kills the running helper now, whatever it is doing; a call in
+    /// progress fails, the next starts another.
+    pub fn kill(&self) {
+        kill_pid(self.pid.load(Ordering::SeqCst));
     }
 
     /// How many characters the recogniser's dictionary has.
@@ -155,17 +196,39 @@ impl Helper {
             "width": image.width(), "height": image.height(), "scale": scale,
         } });
         let mut slot = self.process.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.gave_up.load(Ordering::SeqCst) {
+            return Err(format!(
+                "{}; it is not started again for this job",
+                self.too_late()
+            ));
+        }
         let mut process = match slot.take() {
             Some(process) => process,
             None => {
                 let mut process = self.spawn()?;
-                refused(self.exchange(&mut process, &self.load, None)?)?;
+                let (loaded, expired) = self.exchange(&mut process, &self.load, None);
+                refused(loaded?)?;
+                if expired {
+                    return Err(self.too_late());
+                }
                 process
             }
         };
-        let answer = self.exchange(&mut process, &request, Some(image.as_raw()))?;
-        *slot = Some(process);
-        refused(answer)
+        let (answer, expired) = self.exchange(&mut process, &request, Some(image.as_raw()));
+        // A process that failed is gone (a watchdog that fired as the
+        // answer came has killed it too): the next call starts another.
+        if answer.is_ok() && !expired {
+            *slot = Some(process);
+        }
+        refused(answer?)
+    }
+
+    fn too_late(&self) -> String {
+        format!(
+            "the {PROGRAM} helper did not answer within {} s ({}) and was killed",
+            self.deadline.within.as_secs(),
+            self.deadline.setting
+        )
     }
 
     fn spawn(&self) -> Result<Process, String> {
@@ -184,6 +247,7 @@ impl Helper {
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(format!("the {PROGRAM} helper has no pipes"));
         };
+        self.pid.store(child.id(), Ordering::SeqCst);
         Ok(Process {
             child,
             stdin,
@@ -191,10 +255,29 @@ impl Helper {
         })
     }
 
-    /// Sends `request` (and `pixels`) and reads its answer. A broken pipe
-    /// or an answer that is not JSON ends the process (killed, reaped)
-    /// and says how it ended.
+    /// Sends `request` (and `pixels`) and reads its answer, within the
+    /// deadline; whether the deadline passed (the process is then killed,
+    /// even if its answer came). A broken pipe or an answer that is not
+    /// JSON ends the process (killed, reaped) and says how it ended.
     fn exchange(
+        &self,
+        process: &mut Process,
+        request: &Value,
+        pixels: Option<&[u8]>,
+    ) -> (Result<Value, String>, bool) {
+        let watchdog = Watchdog::arm(process.child.id(), self.deadline.within);
+        let answer = self.exchange_now(process, request, pixels);
+        let expired = watchdog.disarm();
+        if expired {
+            self.gave_up.store(true, Ordering::SeqCst);
+        }
+        match answer {
+            Err(_) if expired => (Err(self.too_late()), true),
+            answer => (answer, expired),
+        }
+    }
+
+    fn exchange_now(
         &self,
         process: &mut Process,
         request: &Value,
@@ -224,6 +307,64 @@ impl Helper {
             return Err(format!("the {PROGRAM} helper stopped ({ended})"));
         };
         Ok(answer)
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Kills process `pid` (0: none). It is a child not yet reaped, so its id
+/// cannot have been reused.
+fn kill_pid(pid: u32) {
+    #[cfg(unix)]
+    if let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+    }
+    #[cfg(not(unix))]
+    let _ = pid;
+}
+
+/// A thread that kills a process unless it is disarmed in time.
+struct Watchdog {
+    disarm: Option<mpsc::Sender<()>>,
+    fired: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Watchdog {
+    fn arm(pid: u32, within: Duration) -> Watchdog {
+        let (disarm, armed) = mpsc::channel::<()>();
+        let fired = Arc::new(AtomicBool::new(false));
+        let fire = fired.clone();
+        let thread = std::thread::Builder::new()
+            .name("ppocr-deadline".into())
+            .spawn(move || {
+                if let Err(mpsc::RecvTimeoutError::Timeout) = armed.recv_timeout(within) {
+                    fire.store(true, Ordering::SeqCst);
+                    kill_pid(pid);
+                }
+            })
+            .ok();
+        Watchdog {
+            disarm: Some(disarm),
+            fired,
+            thread,
+        }
+    }
+
+    /// Stops the watchdog; whether it had fired.
+    fn disarm(mut self) -> bool {
+        drop(self.disarm.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+        self.fired.load(Ordering::SeqCst)
     }
 }
 
@@ -259,10 +400,15 @@ mod tests {
         program
     }
 
+    const DEADLINE: Deadline = Deadline {
+        within: Duration::from_secs(30),
+        setting: "ocr.timeout_secs",
+    };
+
     #[test]
     fn a_helper_that_dies_fails_its_call_and_is_started_again_for_the_next() {
         let dir = tempfile::tempdir().unwrap();
-        let helper = Helper::start_program(fake(dir.path()), None, None).unwrap();
+        let helper = Helper::start_program(fake(dir.path()), None, None, DEADLINE).unwrap();
         assert_eq!(helper.characters(), Some(7));
         let image = RgbImage::new(2, 1);
         let died = helper.lines(&image, None).unwrap_err();
@@ -273,10 +419,61 @@ mod tests {
         assert_eq!(runs.lines().count(), 2);
     }
 
+    /// A helper that loads, then never answers an image: each call is
+    /// failed at its deadline and the process killed (and reaped).
+    #[test]
+    fn a_helper_that_does_not_answer_is_killed_at_its_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let program = dir.path().join("hung-ppocr");
+        let pids = dir.path().join("pids");
+        std::fs::write(
+            &program,
+            format!(
+                "#!/bin/sh\necho $$ >> {}\nread line\necho '{{\"ok\":{{}}}}'\nexec sleep 600\n",
+                pids.display()
+            ),
+        )
+        .unwrap();
+        std::process::Command::new("chmod")
+            .arg("+x")
+            .arg(&program)
+            .status()
+            .unwrap();
+        let deadline = Deadline {
+            within: Duration::from_millis(300),
+            setting: "detect.timeout_secs",
+        };
+        let helper = Helper::start_program(program, None, None, deadline).unwrap();
+        let image = RgbImage::new(2, 1);
+        let started = std::time::Instant::now();
+        let e = helper.lines(&image, None).unwrap_err();
+        assert!(
+            e.starts_with("the quire-ppocr helper did not answer within ")
+                && e.ends_with(" (detect.timeout_secs) and was killed"),
+            "{e}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(20));
+        let first: i32 = std::fs::read_to_string(&pids)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        // Killed and reaped: no such process any more.
+        assert!(!std::path::Path::new(&format!("/proc/{first}")).exists());
+        // The next call fails at once: no helper is started again.
+        let again = std::time::Instant::now();
+        let e = helper.lines(&image, None).unwrap_err();
+        assert!(e.ends_with("it is not started again for this job"), "{e}");
+        assert!(again.elapsed() < Duration::from_millis(250));
+        assert_eq!(std::fs::read_to_string(&pids).unwrap().lines().count(), 1);
+    }
+
     #[test]
     fn a_program_that_cannot_be_started_is_named() {
         let missing = PathBuf::from("/nonexistent/quire-ppocr");
-        let Err(e) = Helper::start_program(missing, None, None) else {
+        let Err(e) = Helper::start_program(missing, None, None, DEADLINE) else {
             panic!("started")
         };
         assert!(
