@@ -1071,3 +1071,63 @@ fn cancelling_the_job_or_stopping_the_server_kills_its_helper() {
     assert!(server.terminate().success());
     assert!(gone(second), "the helper outlived the server");
 }
+
+/// A page larger than `detect.max_pixels` is not read: the page fails
+/// with a warning naming the setting, and the job goes on to the next.
+#[test]
+fn a_page_past_the_detection_budget_fails_by_name() {
+    let s = Sandbox::new();
+    let config = s.write("budget.toml", "[detect]\nmax_pixels = 1000000\n");
+    let server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let session = c.ok(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Big"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let page = |w: u32, h: u32| {
+        // Dots a pixel wide all over: what costs a detector most.
+        let image = image::GrayImage::from_fn(w, h, |x, y| {
+            image::Luma([if (x % 3, y % 3) == (1, 1) { 0 } else { 255 }])
+        });
+        let mut png = std::io::Cursor::new(Vec::new());
+        image::DynamicImage::ImageLuma8(image)
+            .write_to(&mut png, image::ImageFormat::Png)
+            .unwrap();
+        png.into_inner()
+    };
+    let form = reqwest::blocking::multipart::Form::new()
+        .part(
+            "file",
+            reqwest::blocking::multipart::Part::bytes(page(1500, 1000)).file_name("a-big.png"),
+        )
+        .part(
+            "file",
+            reqwest::blocking::multipart::Part::bytes(page(600, 400)).file_name("b-small.png"),
+        );
+    let r = c
+        .http
+        .post(format!("{}{prefix}/pages", c.url))
+        .multipart(form)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let job = c.ok(
+        "POST",
+        &format!("{prefix}/pipelines"),
+        "-",
+        Some(json!({"steps": ["detect"]})),
+    );
+    let job = finished(&c, job["jobId"].as_str().unwrap());
+    let warnings = job["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{job}");
+    assert_eq!(warnings[0]["pageIndex"], 0);
+    assert_eq!(
+        warnings[0]["message"],
+        "the page is 1500 × 1000 pixels (1.5 megapixels); detection reads at most 1.0 \
+         megapixels (detect.max_pixels): scale the page down, or raise it"
+    );
+    assert!(server.terminate().success());
+}

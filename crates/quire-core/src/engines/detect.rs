@@ -136,12 +136,13 @@ impl PageWork for Work {
                 let pixels = (size.width as u64).saturating_mul(size.height as u64);
                 if pixels > budget {
                     return Err(format!(
-                        "the page is {} × {} pixels ({} megapixels); detection reads at most \
-                         {} megapixels (detect.max_pixels): scale the page down, or raise it",
+                        "the page is {} × {} pixels ({:.1} megapixels); detection reads at \
+                         most {:.1} megapixels (detect.max_pixels): scale the page down, or \
+                         raise it",
                         size.width,
                         size.height,
-                        pixels / 1_000_000,
-                        budget / 1_000_000
+                        pixels as f64 / 1e6,
+                        budget as f64 / 1e6
                     ));
                 }
             }
