@@ -298,6 +298,35 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
     forged.push(("history.json".into(), bytes));
     cases.push(("a forged history", forged, "history.json"));
 
+    // project.toml says another epoch than its scene and log reach.
+    let declared: Entries = good
+        .iter()
+        .map(|(n, b)| match n.as_str() {
+            "project.toml" => {
+                let text = String::from_utf8(b.clone()).unwrap();
+                let said = text
+                    .lines()
+                    .map(|l| {
+                        if l.starts_with("epoch") {
+                            format!("epoch = {}", epoch + 5)
+                        } else {
+                            l.to_owned()
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                assert_ne!(said, text, "project.toml has no epoch: {text}");
+                (n.clone(), said.into_bytes())
+            }
+            _ => (n.clone(), b.clone()),
+        })
+        .collect();
+    cases.push((
+        "an epoch its log does not reach",
+        declared,
+        "project.toml says epoch",
+    ));
+
     for (what, entries, expected) in cases {
         let before = listing(t.dir.path());
         let dest = t.dir.path().join("imported");

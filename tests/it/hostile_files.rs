@@ -642,3 +642,42 @@ fn a_dtd_another_xliff_version_or_an_impossible_time_is_refused_over_http() {
     assert_eq!(status, 200, "{body}");
     assert!(server.terminate().success());
 }
+
+/// Replaces every `from` in `bytes` by `to` (of the same length).
+fn patched(mut bytes: Vec<u8>, from: &[u8], to: &[u8]) -> Vec<u8> {
+    assert_eq!(from.len(), to.len());
+    let mut i = 0;
+    while i + from.len() <= bytes.len() {
+        if &bytes[i..i + from.len()] == from {
+            bytes[i..i + from.len()].copy_from_slice(to);
+        }
+        i += 1;
+    }
+    bytes
+}
+
+/// A CBZ with two entries of one name (the second page's name rewritten
+/// in place, as no zip writer makes it) is refused, and nothing is stored.
+#[tokio::test]
+async fn a_cbz_with_one_name_twice_is_refused() {
+    let t = TestCore::new();
+    let id = t.session("Twice");
+    let cbz = patched(
+        zip_of(&[("p1.png", &png(4, 4)), ("p2.png", &png(5, 5))]),
+        b"p2.png",
+        b"p1.png",
+    );
+    let err = t
+        .core
+        .import_pages(id, vec![PageSource::Comic(file("twice.cbz", cbz))], None)
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "invalid_input");
+    assert!(
+        err.to_string()
+            .contains("twice.cbz: two of its entries have one name"),
+        "{err}"
+    );
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, 0);
+    assert_eq!(blob_count(&t, id), 0);
+}

@@ -319,7 +319,8 @@ fn extract(
 /// the apply path: its epoch and scene.
 fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
     let files = ProjectFiles::new(unpacked.to_path_buf());
-    ProjectToml::read(&files.project_toml()).map_err(|e| bad_archive(e.to_string()))?;
+    let declared =
+        ProjectToml::read(&files.project_toml()).map_err(|e| bad_archive(e.to_string()))?;
     let snapshot = SnapshotFile::read(&files.scene_json())
         .map_err(|e| bad_archive(e.to_string()))?
         .ok_or_else(|| bad_archive("no scene.json"))?;
@@ -411,6 +412,16 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
         })?;
         scene.project.updated_at = frame.at;
         epoch = frame_epoch;
+    }
+    // project.toml records an epoch the project had reached (an export's
+    // own, or a live project's at its last snapshot): a log that stops
+    // short of it has lost frames.
+    if let Some(said) = declared.epoch
+        && said > epoch
+    {
+        return Err(bad_archive(format!(
+            "project.toml says epoch {said}, but its scene and log reach only epoch {epoch}"
+        )));
     }
     Ok((epoch, scene))
 }

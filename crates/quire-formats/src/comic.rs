@@ -102,6 +102,13 @@ fn read_within(
             limits.entries
         )));
     }
+    // Two entries of one name collapse into one in the reader's directory:
+    // which page is meant cannot be told.
+    if zip.has_duplicate_names() {
+        return Err(bad(
+            "two of its entries have one name; which page is meant cannot be told".into(),
+        ));
+    }
     if zip.index_for_name("project.toml").is_some() && zip.index_for_name("scene.json").is_some() {
         return Err(bad(
             "this is a quire project archive, not a comic; import it as a project".into(),
