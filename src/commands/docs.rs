@@ -118,7 +118,13 @@ allowed hosts and origins, the trusted proxy, the log level, and the
 engine and provider settings take effect at once, and the log says what
 changed; changed settings that need a restart (addresses, limits,
 directories, storage, history) are logged and keep their running value.
-A configuration that does not load changes nothing (logged as an error).
+A configuration that does not load changes nothing (logged as an error,
+and told to systemd as its status), and so does one that would leave a
+server started with tokens without any, or names a token file that
+cannot be read. A user it removes, or whose token or role it lowers,
+loses their open event streams and MCP sessions at once.
+\fBquire reload\fR \fIPID\fR sends it and exits 1 when the server
+refused the configuration.
 Other modes stop, as for SIGTERM (a closed terminal).
 .SH EXIT STATUS
 .TP
@@ -139,7 +145,8 @@ user with its state in \fI/var/lib/quire\fR. Set its address in
 give each person a \fB[[server.users]]\fR entry with a token file under
 \fI/etc/quire/users/\fR (\fItoken_file = "%d/users_NAME"\fR), then
 \fBsystemctl enable \-\-now quire\-headless\fR. Reload after changing users
-with \fBsystemctl reload quire\-headless\fR. Back up with \fBquire backup
+with \fBsystemctl reload quire\-headless\fR, which fails, keeping the
+running configuration, when the new one does not load. Back up with \fBquire backup
 \-\-data\-dir /var/lib/quire \-\-out FILE.tar\fR (safe while it runs) and
 restore with \fBquire restore FILE.tar \-\-data\-dir DIR\fR.
 "#;

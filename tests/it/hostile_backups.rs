@@ -45,8 +45,11 @@ fn backed_up(s: &Sandbox) -> (PathBuf, PathBuf) {
     (data, tar)
 }
 
-/// The entries of a tar: header and bytes, in order.
-fn entries(tar: &Path) -> Vec<(tar::Header, Vec<u8>)> {
+/// A tar entry: its header and bytes.
+type Entry = (tar::Header, Vec<u8>);
+
+/// The entries of a tar, in order.
+fn entries(tar: &Path) -> Vec<Entry> {
     use std::io::Read;
     let mut archive = tar::Archive::new(std::fs::File::open(tar).unwrap());
     archive
@@ -63,7 +66,7 @@ fn entries(tar: &Path) -> Vec<(tar::Header, Vec<u8>)> {
 
 /// A tar of `entries`, each written as its header says (paths included,
 /// as the `tar` crate would refuse to write some of them).
-fn write_tar(path: &Path, entries: &[(tar::Header, Vec<u8>)]) {
+fn write_tar(path: &Path, entries: &[Entry]) {
     let mut builder = tar::Builder::new(std::fs::File::create(path).unwrap());
     for (header, bytes) in entries {
         builder.append(header, bytes.as_slice()).unwrap();
@@ -130,7 +133,7 @@ fn a_hostile_backup_is_refused_whole_naming_the_entry_and_nothing_changes() {
     copy(&existing, &target);
     let fresh = s.path("data-new");
     let outside_str = outside.to_str().unwrap().to_owned();
-    let hostile: Vec<(&str, Vec<(tar::Header, Vec<u8>)>, &str)> = vec![
+    let hostile: Vec<(&str, Vec<Entry>, &str)> = vec![
         (
             "symlink",
             vec![(

@@ -215,7 +215,7 @@ fn failures_are_throttled_without_keeping_a_right_token_out_and_fail2ban_reads_t
              [[server.users]]\nname = \"bea\"\ntoken = \"{BEA}\"\nrole = \"read\"\n"
         ),
     );
-    let mut server = Binary::headless(&s, &config, &[], &[]);
+    let server = Binary::headless(&s, &config, &[], &[]);
     let c = server.client();
     let http = crate::harness::blocking_client();
     // No header at all, as a fresh tab asks: 401, not a failure.

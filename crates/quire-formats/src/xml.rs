@@ -76,8 +76,8 @@ fn doctype(text: &str) -> Doctype {
         rest = rest.trim_start_matches([' ', '\t', '\r', '\n']);
         let skipped = if rest.starts_with("<?") {
             rest.find("?>").map(|end| &rest[end + 2..])
-        } else if rest.starts_with("<!--") {
-            rest[4..].find("-->").map(|end| &rest[4 + end + 3..])
+        } else if let Some(comment) = rest.strip_prefix("<!--") {
+            comment.find("-->").map(|end| &comment[end + 3..])
         } else if let Some(declaration) = rest.strip_prefix("<!DOCTYPE") {
             return subset_of(declaration);
         } else {
