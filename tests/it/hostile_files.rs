@@ -582,7 +582,7 @@ fn a_dtd_another_xliff_version_or_an_impossible_time_is_refused_over_http() {
     );
     for (version, ns) in [
         ("3.0", "urn:oasis:names:tc:xliff:document:2.0"),
-        ("1.0", "urn:oasis:names:tc:xliff:document:1.2"),
+        ("1.5", "urn:oasis:names:tc:xliff:document:1.2"),
         ("2.0", "urn:oasis:names:tc:xliff:document:1.2"),
     ] {
         let other = external

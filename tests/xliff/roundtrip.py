@@ -121,7 +121,7 @@ def main(url):
         (b"<tmx version='1.4'><body/></tmx>", "not <xliff>"),
         (b"<xliff version='2.0' xmlns='urn:oasis:names:tc:xliff:document:2.0'><file", "well-formed"),
         (reviewed.replace(b'id="n', b'id="x'), "none of the file"),
-        (b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]><xliff/>", "well-formed"),
+        (b"<!DOCTYPE x [<!ENTITY a 'aaaa'>]><xliff/>", "declares a DTD"),
     ]
     for content, expected in bad:
         epoch = scene()["epoch"]

@@ -239,10 +239,14 @@ fn version<'a>(doc: &'a roxmltree::Document<'_>) -> CoreResult<(Version, Option<
         )));
     }
     let ns = root.tag_name().namespace();
-    let version = root.attribute("version").map(str::trim);
+    // The element's own `version`, not another vocabulary's (`its:version`).
+    let version = root
+        .attributes()
+        .find(|a| a.name() == "version" && a.namespace().is_none())
+        .map(|a| a.value().trim());
     let refused = |v: &str| {
         Err(bad(format!(
-            "it says XLIFF version `{v}`; quire reads XLIFF 1.1, 1.2 and 2.x"
+            "it says XLIFF version `{v}`; quire reads XLIFF 1.0 to 1.2 and 2.x"
         )))
     };
     match (ns, version) {
@@ -250,12 +254,15 @@ fn version<'a>(doc: &'a roxmltree::Document<'_>) -> CoreResult<(Version, Option<
         (Some(XLIFF_2), None) => Ok((Version::Two, ns)),
         (Some(XLIFF_2), Some(v)) if two_point(v) => Ok((Version::Two, ns)),
         (Some(XLIFF_2), Some(v)) => refused(v),
-        // A 1.1 file is read like 1.2 (spec 14), and so is a 1.x
+        // 1.0 and 1.1 files are read like 1.2 (spec 14; Passolo and
+        // others still write 1.0, without a namespace), and so is a 1.x
         // namespace without a version.
         (Some(n), None) if n.starts_with(XLIFF_1_PREFIX) => Ok((Version::One, ns)),
-        (Some(n), Some("1.1" | "1.2")) if n.starts_with(XLIFF_1_PREFIX) => Ok((Version::One, ns)),
+        (Some(n), Some("1.0" | "1.1" | "1.2")) if n.starts_with(XLIFF_1_PREFIX) => {
+            Ok((Version::One, ns))
+        }
         (Some(n), Some(v)) if n.starts_with(XLIFF_1_PREFIX) => refused(v),
-        (None, Some("1.1" | "1.2")) => Ok((Version::One, ns)),
+        (None, Some("1.0" | "1.1" | "1.2")) => Ok((Version::One, ns)),
         (None, Some(v)) => refused(v),
         _ => Err(bad(format!(
             "the namespace is {}, neither XLIFF 1.2's nor 2.0's",
