@@ -44,10 +44,12 @@ PY
 s1=$(series) b1=$(metrics_bytes) r1=$(rss_kib $pid) l1=$(wc -c <"$work/err-junk") n1=$(wc -l <"$work/err-junk")
 echo "  3,000 requests: +$((s1 - s0)) series, /metrics $b0 -> $b1 bytes, RSS +$(((r1 - r0) / 1024)) MiB ($r0 -> $r1 KiB), log +$((l1 - l0)) bytes in $((n1 - n0)) lines"
 cat >"$work/junk.lua" <<'LUA'
+-- Methods wrk's parser knows that quire counts as "other".
+local methods = { "PROPFIND", "MKCOL", "SEARCH", "PURGE" }
 local n = 0
 request = function()
   n = n + 1
-  return wrk.format("JUNK" .. n, "/junk/" .. n .. "/" .. (n * 7919))
+  return wrk.format(methods[n % 4 + 1], "/junk/" .. n .. "/" .. (n * 7919))
 end
 LUA
 sent=$($pin wrk -t1 -c8 -d10s -s "$work/junk.lua" "$url" | awk '/requests in/{print $1}')
@@ -139,3 +141,43 @@ status, body, took = merge([f"n{i}" for i in range(1_500_000)] + units)
 print(f"  take of 1,500,000 ids not in the file: {status} ({body['error']['message'][:40]}…), {took:.2f} s")
 PY
 kill $pid; wait $pid || true
+
+echo "== detect on hostile pages (dots a pixel wide, the builtin detector)"
+for spec in 10000x10000:1000000 5650x5650:1000000 3000x4200:400000; do
+  w=${spec%%x*} rest=${spec#*x} h=${rest%%:*} dots=${spec#*:}
+  "${PYTHON:-python3}" - "$work/dots.png" "$w" "$h" "$dots" <<'PY'
+import random, sys, zlib, struct
+out, w, h, dots = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+rows = [bytearray(b"\xff" * w) for _ in range(h)]
+rnd = random.Random(7)
+for _ in range(dots):
+    rows[rnd.randrange(h)][rnd.randrange(w)] = 0
+raw = b"".join(b"\x00" + bytes(r) for r in rows)
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
+open(out, "wb").write(png)
+PY
+  serve "dots-$w" batch --config "$work/owner.toml"
+  session=$(curl -sf "${auth[@]}" -X POST "$url/api/v1/projects" -d '{"name":"dots"}' |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  curl -sf "${auth[@]}" -F "file=@$work/dots.png;filename=dots.png" "$url/api/v1/sessions/$session/pages" >/dev/null
+  before=$(hwm_kib $pid)
+  start_ns=$(date +%s%N)
+  job=$(curl -sf "${auth[@]}" -X POST "$url/api/v1/sessions/$session/pipelines" \
+    -H 'Content-Type: application/json' -d '{"steps":["detect"]}' |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["jobId"])')
+  while :; do
+    state=$(curl -sf "${auth[@]}" "$url/api/v1/operations" | python3 -c '
+import json, sys
+job = [j for j in json.load(sys.stdin) if j["id"] == sys.argv[1]][0]
+if job["status"] not in ("queued", "running"):
+    print(job["status"], (job["warnings"] or [{"message": ""}])[0]["message"][:70])' "$job")
+    [ -n "$state" ] && break
+    sleep 0.1
+  done
+  end_ns=$(date +%s%N)
+  echo "  ${w}x${h}, $dots dots: $(( (end_ns - start_ns) / 1000000 )) ms, peak $before -> $(hwm_kib $pid) KiB; $state"
+  kill $pid; wait $pid || true
+done

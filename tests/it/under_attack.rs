@@ -873,7 +873,7 @@ fn a_take_list_names_units_of_the_file_or_is_refused() {
         body["error"]["message"]
             .as_str()
             .unwrap()
-            .starts_with("take names `n"),
+            .starts_with("take names `n0`, which is not a unit of this file"),
         "{body}"
     );
     assert_eq!(

@@ -316,7 +316,7 @@ impl Default for DetectSettings {
             max_text_height: 120,
             drop_page_numbers: true,
             timeout_secs: 60,
-            max_pixels: 40_000_000,
+            max_pixels: 32_000_000,
         }
     }
 }

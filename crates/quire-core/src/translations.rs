@@ -312,16 +312,16 @@ impl Core {
         // `take` is looked up once per conflict: a set, so that a long
         // list costs linear time. An id that is no unit of the file is a
         // mistake (a typo, another file's report), refused by name.
-        let take: HashSet<&str> = take.iter().map(String::as_str).collect();
         if !take.is_empty() {
             let ids: HashSet<&str> = units.iter().map(|u| u.id.as_str()).collect();
-            if let Some(unknown) = take.iter().find(|id| !ids.contains(*id)) {
+            if let Some(unknown) = take.iter().find(|id| !ids.contains(id.as_str())) {
                 return Err(CoreError::InvalidInput(format!(
                     "take names `{unknown}`, which is not a unit of this file (a conflict's \
                      `unit` from this file's import reply)"
                 )));
             }
         }
+        let take: HashSet<&str> = take.iter().map(String::as_str).collect();
         // A node named by two units: which one is meant cannot be told, so
         // neither applies (not even forced) and both are reported.
         let mut named: HashMap<NodeId, usize> = HashMap::new();
