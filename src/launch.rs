@@ -273,6 +273,7 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
             served.state.clone(),
             served.mcp.clone(),
             data_dir.as_deref(),
+            core_config,
         );
         tokio::spawn(async move {
             while reload_rx.recv().await.is_some() {

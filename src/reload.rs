@@ -30,12 +30,18 @@ pub struct Outcome {
     pub message: String,
 }
 
+/// How a loaded config becomes the core's settings (`launch::core_config`,
+/// handed in so that this module does not reach back into `launch`).
+pub type CoreSettings =
+    fn(&crate::config::Config, &crate::config::dirs::DataPaths, &str) -> crate::core::CoreConfig;
+
 /// What a server needs to reload.
 pub struct Reloader {
     request: crate::config::LoadRequest,
     state: AppState,
     mcp: Option<HttpSessions>,
     outcome: Option<PathBuf>,
+    core_settings: CoreSettings,
     seq: u64,
 }
 
@@ -46,12 +52,14 @@ impl Reloader {
         state: AppState,
         mcp: Option<HttpSessions>,
         outcome_dir: Option<&Path>,
+        core_settings: CoreSettings,
     ) -> Reloader {
         Reloader {
             request,
             state,
             mcp,
             outcome: outcome_dir.map(|d| d.join(OUTCOME)),
+            core_settings,
             seq: 0,
         }
     }
@@ -111,7 +119,7 @@ impl Reloader {
         let mode = self.state.core.config().mode.clone();
         self.state
             .core
-            .reload_engines(crate::launch::core_config(&plan.config, &paths, &mode));
+            .reload_engines((self.core_settings)(&plan.config, &paths, &mode));
         let level = match crate::logging::reload_level(plan.config.log.level) {
             Ok(true) => format!("log level {}", plan.config.log.level.as_str()),
             Ok(false) => "log level (kept: the command line or RUST_LOG sets it)".to_owned(),

@@ -681,3 +681,57 @@ async fn a_cbz_with_one_name_twice_is_refused() {
     assert_eq!(t.core.scene(id).await.unwrap().epoch, 0);
     assert_eq!(blob_count(&t, id), 0);
 }
+
+/// A PO file whose plural entries would make a page larger than
+/// `server.max_body_bytes` as an op is refused (422, naming the limit)
+/// before the page is built, and nothing is stored.
+#[test]
+fn a_po_file_that_would_make_a_page_past_the_limit_is_refused_by_its_cost() {
+    let s = Sandbox::new();
+    let config = s.write("small.toml", "[server]\nmax_body_bytes = 1048576\n");
+    let server = Binary::headless(&s, &config, &[], &[]);
+    let c = server.client();
+    let session = c.ok(
+        "POST",
+        "/api/v1/projects",
+        "-",
+        Some(json!({"name": "Plural"})),
+    );
+    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let mut po = String::from(
+        "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\
+         \"Plural-Forms: nplurals=16; plural=(n%16);\\n\"\n\n",
+    );
+    for i in 0..4_000 {
+        po.push_str(&format!(
+            "msgid \"f{i}\"\nmsgid_plural \"fs{i}\"\nmsgstr[0] \"\"\n\n"
+        ));
+    }
+    assert!(po.len() < 200_000);
+    let before = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
+    let blobs = walk(&s.data_dir().join("projects"));
+    let form = reqwest::blocking::multipart::Form::new().part(
+        "file",
+        reqwest::blocking::multipart::Part::bytes(po.into_bytes()).file_name("plural.po"),
+    );
+    let r = c
+        .http
+        .post(format!("{}{prefix}/pages", c.url))
+        .multipart(form)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 422);
+    let body: Value = r.json().unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("plural.po: its entries make a page of more than")
+            && message.contains("server.max_body_bytes (1048576 bytes)"),
+        "{message}"
+    );
+    assert_eq!(
+        before,
+        c.ok("GET", &format!("{prefix}/scene.json"), "-", None)
+    );
+    assert_eq!(blobs, walk(&s.data_dir().join("projects")));
+    assert!(server.terminate().success());
+}
