@@ -501,20 +501,8 @@ fn a_dtd_another_xliff_version_or_an_impossible_time_is_refused_over_http() {
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let c = server.client();
-    let session = c.ok(
-        "POST",
-        "/api/v1/projects",
-        "-",
-        Some(json!({"name": "Ch 1"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
-    c.ok(
-        "POST",
-        &format!("{prefix}/pages"),
-        "-",
-        Some(json!({"name": "p1", "text": "Hello"})),
-    );
-    let scene = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
+    let prefix = c.new_project("-", "Ch 1");
+    let scene = c.text_page(&prefix, "-", "Hello");
     let node = scene["scene"]["pages"][0]["nodes"][0]["id"]
         .as_str()
         .unwrap()
@@ -614,20 +602,8 @@ fn a_dtd_another_xliff_version_or_an_impossible_time_is_refused_over_http() {
     assert_eq!((status, body["updated"].as_u64()), (200, Some(1)), "{body}");
     // A cue at 2^53 ms is kept; one a millisecond later is refused.
     let srt = |end: &str| format!("1\n00:00:01,000 --> {end}\nHello\n");
-    let upload = |name: &str, text: String| {
-        let form = reqwest::blocking::multipart::Form::new().part(
-            "file",
-            reqwest::blocking::multipart::Part::bytes(text.into_bytes()).file_name(name.to_owned()),
-        );
-        let response = c
-            .http
-            .post(format!("{}{prefix}/pages", c.url))
-            .multipart(form)
-            .send()
-            .unwrap();
-        let status = response.status().as_u16();
-        (status, response.json::<Value>().unwrap())
-    };
+    let upload =
+        |name: &str, text: String| c.upload(&prefix, vec![(name.to_owned(), text.into_bytes())]);
     // 2^53 ms = 2501999792:59:00.992.
     let (status, body) = upload("late.srt", srt("2501999792:59:00,993"));
     assert_eq!(status, 422, "{body}");
@@ -691,13 +667,7 @@ fn a_po_file_that_would_make_a_page_past_the_limit_is_refused_by_its_cost() {
     let config = s.write("small.toml", "[server]\nmax_body_bytes = 1048576\n");
     let server = Binary::headless(&s, &config, &[], &[]);
     let c = server.client();
-    let session = c.ok(
-        "POST",
-        "/api/v1/projects",
-        "-",
-        Some(json!({"name": "Plural"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let prefix = c.new_project("-", "Plural");
     let mut po = String::from(
         "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset=UTF-8\\n\"\n\
          \"Plural-Forms: nplurals=16; plural=(n%16);\\n\"\n\n",
@@ -710,18 +680,8 @@ fn a_po_file_that_would_make_a_page_past_the_limit_is_refused_by_its_cost() {
     assert!(po.len() < 200_000);
     let before = c.ok("GET", &format!("{prefix}/scene.json"), "-", None);
     let blobs = walk(&s.data_dir().join("projects"));
-    let form = reqwest::blocking::multipart::Form::new().part(
-        "file",
-        reqwest::blocking::multipart::Part::bytes(po.into_bytes()).file_name("plural.po"),
-    );
-    let r = c
-        .http
-        .post(format!("{}{prefix}/pages", c.url))
-        .multipart(form)
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 422);
-    let body: Value = r.json().unwrap();
+    let (status, body) = c.upload(&prefix, vec![("plural.po".to_owned(), po.into_bytes())]);
+    assert_eq!(status, 422, "{body}");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
         message.starts_with("plural.po: its entries make a page of more than")

@@ -11,7 +11,7 @@ use quire::config::dirs::{DataPaths, Dirs};
 use quire::config::{Config, LoadRequest, load_with};
 use quire::core::Core;
 use quire::http;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tempfile::TempDir;
 
 use crate::harness::{BIN, Sandbox};
@@ -315,6 +315,50 @@ impl Client {
             status,
             serde_json::from_str(&text).unwrap_or(Value::String(text)),
         )
+    }
+
+    /// A new project named `name`, opened by `token`'s user: the routes
+    /// prefix of its session (`/api/v1/sessions/{id}`).
+    pub fn new_project(&self, token: &str, name: &str) -> String {
+        let session = self.ok(
+            "POST",
+            "/api/v1/projects",
+            token,
+            Some(json!({ "name": name })),
+        );
+        format!("/api/v1/sessions/{}", session["id"].as_str().unwrap())
+    }
+
+    /// A text page `p1` of `text` (a node a paragraph) in the session
+    /// `prefix` names; the scene after it.
+    pub fn text_page(&self, prefix: &str, token: &str, text: &str) -> Value {
+        self.ok(
+            "POST",
+            &format!("{prefix}/pages"),
+            token,
+            Some(json!({ "name": "p1", "text": text })),
+        );
+        self.ok("GET", &format!("{prefix}/scene.json"), token, None)
+    }
+
+    /// Files as one multipart upload to the session's pages route: the
+    /// status and the body.
+    pub fn upload(&self, prefix: &str, files: Vec<(String, Vec<u8>)>) -> (u16, Value) {
+        let mut form = reqwest::blocking::multipart::Form::new();
+        for (name, bytes) in files {
+            form = form.part(
+                "file",
+                reqwest::blocking::multipart::Part::bytes(bytes).file_name(name),
+            );
+        }
+        let response = self
+            .http
+            .post(format!("{}{prefix}/pages", self.url))
+            .multipart(form)
+            .send()
+            .unwrap();
+        let status = response.status().as_u16();
+        (status, response.json().unwrap_or(Value::Null))
     }
 
     /// `call`, which must succeed; its body.

@@ -44,20 +44,8 @@ fn junk_requests_leave_metrics_memory_and_the_log_bounded() {
     };
     // What a server has answered once a person has worked on it: a
     // project made, text imported, read, edited, undone and exported.
-    let session = c.ok(
-        "POST",
-        "/api/v1/projects",
-        OWNER,
-        Some(json!({"name": "Ch 1"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
-    c.ok(
-        "POST",
-        &format!("{prefix}/pages"),
-        OWNER,
-        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
-    );
-    let scene = c.ok("GET", &format!("{prefix}/scene.json"), OWNER, None);
+    let prefix = c.new_project(OWNER, "Ch 1");
+    let scene = c.text_page(&prefix, OWNER, "One.\n\nTwo.");
     let page = &scene["scene"]["pages"][0];
     c.ok(
         "POST",
@@ -327,34 +315,44 @@ fn ended_within(rx: &mpsc::Receiver<String>, within: Duration) -> Result<Vec<Str
     }
 }
 
-/// An MCP session of the handshake era over `/mcp`: its id.
-fn mcp_session(url: &str, token: &str) -> String {
-    let response = crate::harness::blocking_client()
+/// A POST of `frame` to `/mcp` with `token`, in `session` when given.
+fn mcp_post(
+    url: &str,
+    token: &str,
+    session: Option<&str>,
+    frame: Value,
+) -> reqwest::blocking::Response {
+    let mut request = crate::harness::blocking_client()
         .post(format!("{url}/mcp"))
         .bearer_auth(token)
         .header("Accept", "application/json, text/event-stream")
-        .json(
-            &json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        .json(&frame);
+    if let Some(session) = session {
+        request = request
+            .header("Mcp-Session-Id", session)
+            .header("Mcp-Protocol-Version", "2025-11-25");
+    }
+    request.send().unwrap()
+}
+
+/// An MCP session of the handshake era over `/mcp`: its id.
+fn mcp_session(url: &str, token: &str) -> String {
+    let response = mcp_post(
+        url,
+        token,
+        None,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": { "name": "revoked-test", "version": "1" } } }),
-        )
-        .send()
-        .unwrap();
+    );
     assert!(response.status().is_success(), "{}", response.status());
     let id = response.headers()["mcp-session-id"]
         .to_str()
         .unwrap()
         .to_owned();
     let _ = response.text();
-    let done = crate::harness::blocking_client()
-        .post(format!("{url}/mcp"))
-        .bearer_auth(token)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Mcp-Session-Id", &id)
-        .header("Mcp-Protocol-Version", "2025-11-25")
-        .json(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }))
-        .send()
-        .unwrap();
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    let done = mcp_post(url, token, Some(&id), initialized);
     assert!(done.status().is_success(), "{}", done.status());
     id
 }
@@ -402,20 +400,8 @@ fn a_reload_that_revokes_a_user_ends_their_streams_and_sessions() {
     let config = team(&s, BEA, "edit");
     let mut server = Binary::headless(&s, &config, &[], &[]);
     let c = server.client();
-    let (_, session) = c.call(
-        "POST",
-        "/api/v1/projects",
-        ANA,
-        Some(json!({"name": "Ch 1"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
-    c.ok(
-        "POST",
-        &format!("{prefix}/pages"),
-        ANA,
-        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
-    );
-    let scene = c.ok("GET", &format!("{prefix}/scene.json"), ANA, None);
+    let prefix = c.new_project(ANA, "Ch 1");
+    let scene = c.text_page(&prefix, ANA, "One.\n\nTwo.");
     let page = scene["scene"]["pages"][0]["id"]
         .as_str()
         .unwrap()
@@ -481,18 +467,11 @@ fn a_reload_that_revokes_a_user_ends_their_streams_and_sessions() {
     assert!(reloaded.elapsed() < Duration::from_secs(2) + Duration::from_millis(500));
     // Her session is gone, even with her new token; ana's goes on, and
     // so does her event stream.
-    let http = crate::harness::blocking_client();
     let url = server.url.clone();
     server.wait_for_log("SIGHUP: ended 1 MCP sessions of users it revoked");
     let ping = |token: &str, session: &str| {
-        http.post(format!("{url}/mcp"))
-            .bearer_auth(token)
-            .header("Accept", "application/json, text/event-stream")
-            .header("Mcp-Session-Id", session)
-            .header("Mcp-Protocol-Version", "2025-11-25")
-            .json(&json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" }))
-            .send()
-            .unwrap()
+        let frame = json!({ "jsonrpc": "2.0", "id": 7, "method": "ping" });
+        mcp_post(&url, token, Some(session), frame)
             .status()
             .as_u16()
     };
@@ -711,37 +690,27 @@ fn non_admins_see_no_server_paths_and_no_one_else() {
     // Over /mcp: a path outside the projects directory is refused by the
     // name it was given.
     let session = mcp_session(&server.url, BEA);
-    let answer = crate::harness::blocking_client()
-        .post(format!("{}/mcp", server.url))
-        .bearer_auth(BEA)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Mcp-Session-Id", &session)
-        .header("Mcp-Protocol-Version", "2025-11-25")
-        .json(
-            &json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+    let answer = mcp_post(
+        &server.url,
+        BEA,
+        Some(&session),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
             "name": "quire_open_project", "arguments": { "path": "../../../etc/quire" } } }),
-        )
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    )
+    .text()
+    .unwrap();
     assert!(answer.contains("../../../etc/quire"), "{answer}");
     assert!(answer.contains("isError"), "{answer}");
     assert!(!answer.contains(&root), "{answer}");
-    let opened = crate::harness::blocking_client()
-        .post(format!("{}/mcp", server.url))
-        .bearer_auth(BEA)
-        .header("Accept", "application/json, text/event-stream")
-        .header("Mcp-Session-Id", &session)
-        .header("Mcp-Protocol-Version", "2025-11-25")
-        .json(
-            &json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+    let opened = mcp_post(
+        &server.url,
+        BEA,
+        Some(&session),
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
             "name": "quire_open_project", "arguments": { "path": "no-such-project" } } }),
-        )
-        .send()
-        .unwrap()
-        .text()
-        .unwrap();
+    )
+    .text()
+    .unwrap();
     assert!(
         opened.contains("no-such-project") && opened.contains("isError"),
         "{opened}"
@@ -804,25 +773,14 @@ fn a_token_two_users_share_is_refused_naming_both() {
 
 /// A merge's `take` names units of the file: an id that is not one is
 /// refused by name and changes nothing; a list of 1,500,000 ids costs
-/// linear time (benches/workflow.rs measures it).
+/// linear time (benches/attack.sh measures it).
 #[test]
 fn a_take_list_names_units_of_the_file_or_is_refused() {
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let c = server.client();
-    let session = c.ok(
-        "POST",
-        "/api/v1/projects",
-        "-",
-        Some(json!({"name": "Ch 1"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
-    c.ok(
-        "POST",
-        &format!("{prefix}/pages"),
-        "-",
-        Some(json!({"name": "p1", "text": "One.\n\nTwo."})),
-    );
+    let prefix = c.new_project("-", "Ch 1");
+    c.text_page(&prefix, "-", "One.\n\nTwo.");
     let exported = c
         .http
         .post(format!("{}{prefix}/export", c.url))
@@ -958,32 +916,15 @@ fn with_hung_detector(s: &Sandbox, timeout: u64, pages: usize) -> (Binary, Strin
         &[("QUIRE_PPOCR_HELPER", program.to_str().unwrap())],
     );
     let c = server.client();
-    let session = c.ok(
-        "POST",
-        "/api/v1/projects",
-        "-",
-        Some(json!({"name": "Hung"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let prefix = c.new_project("-", "Hung");
     let mut png = std::io::Cursor::new(Vec::new());
     image::DynamicImage::ImageRgb8(image::RgbImage::from_pixel(64, 48, image::Rgb([250; 3])))
         .write_to(&mut png, image::ImageFormat::Png)
         .unwrap();
-    let mut form = reqwest::blocking::multipart::Form::new();
-    for i in 0..pages {
-        form = form.part(
-            "file",
-            reqwest::blocking::multipart::Part::bytes(png.get_ref().clone())
-                .file_name(format!("p{i}.png")),
-        );
-    }
-    let r = c
-        .http
-        .post(format!("{}{prefix}/pages", c.url))
-        .multipart(form)
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    let files = (0..pages)
+        .map(|i| (format!("p{i}.png"), png.get_ref().clone()))
+        .collect();
+    assert_eq!(c.upload(&prefix, files).0, 200);
     (server, prefix)
 }
 
@@ -1080,13 +1021,7 @@ fn a_page_past_the_detection_budget_fails_by_name() {
     let config = s.write("budget.toml", "[detect]\nmax_pixels = 1000000\n");
     let server = Binary::headless(&s, &config, &[], &[]);
     let c = server.client();
-    let session = c.ok(
-        "POST",
-        "/api/v1/projects",
-        "-",
-        Some(json!({"name": "Big"})),
-    );
-    let prefix = format!("/api/v1/sessions/{}", session["id"].as_str().unwrap());
+    let prefix = c.new_project("-", "Big");
     let page = |w: u32, h: u32| {
         // Dots a pixel wide all over: what costs a detector most.
         let image = image::GrayImage::from_fn(w, h, |x, y| {
@@ -1098,22 +1033,11 @@ fn a_page_past_the_detection_budget_fails_by_name() {
             .unwrap();
         png.into_inner()
     };
-    let form = reqwest::blocking::multipart::Form::new()
-        .part(
-            "file",
-            reqwest::blocking::multipart::Part::bytes(page(1500, 1000)).file_name("a-big.png"),
-        )
-        .part(
-            "file",
-            reqwest::blocking::multipart::Part::bytes(page(600, 400)).file_name("b-small.png"),
-        );
-    let r = c
-        .http
-        .post(format!("{}{prefix}/pages", c.url))
-        .multipart(form)
-        .send()
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    let files = vec![
+        ("a-big.png".to_owned(), page(1500, 1000)),
+        ("b-small.png".to_owned(), page(600, 400)),
+    ];
+    assert_eq!(c.upload(&prefix, files).0, 200);
     let job = c.ok(
         "POST",
         &format!("{prefix}/pipelines"),
