@@ -32,17 +32,22 @@ fn backed_up(s: &Sandbox) -> (PathBuf, PathBuf) {
         .run()
         .success();
     let tar = s.path("backup.tar");
+    backup(s, &data, &tar);
+    (data, tar)
+}
+
+/// `quire --data-dir DATA backup --out TO`, which must succeed.
+fn backup(s: &Sandbox, data: &Path, to: &Path) {
     s.quire()
         .args([
             "--data-dir",
             data.to_str().unwrap(),
             "backup",
             "--out",
-            tar.to_str().unwrap(),
+            to.to_str().unwrap(),
         ])
         .run()
         .success();
-    (data, tar)
 }
 
 /// A tar entry: its header and bytes.
@@ -336,16 +341,7 @@ fn a_backup_directory_with_a_link_is_refused() {
     let s = Sandbox::new();
     let (data, _) = backed_up(&s);
     let dir = s.path("nightly");
-    s.quire()
-        .args([
-            "--data-dir",
-            data.to_str().unwrap(),
-            "backup",
-            "--out",
-            dir.to_str().unwrap(),
-        ])
-        .run()
-        .success();
+    backup(&s, &data, &dir);
     let secret = s.write("secret.txt", "not for the backup");
     #[cfg(unix)]
     {

@@ -289,6 +289,11 @@ fn follow_events(url: &str, token: &str) -> mpsc::Receiver<String> {
         .bearer_auth(token)
         .send()
         .unwrap();
+    follow(response)
+}
+
+/// An open stream's lines, read on a thread, as [`follow_events`] says.
+fn follow(response: reqwest::blocking::Response) -> mpsc::Receiver<String> {
     assert_eq!(response.status(), 200);
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
@@ -367,17 +372,7 @@ fn follow_mcp(url: &str, token: &str, session: &str) -> mpsc::Receiver<String> {
         .header("Mcp-Protocol-Version", "2025-11-25")
         .send()
         .unwrap();
-    assert_eq!(response.status(), 200);
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(response).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
+    follow(response)
 }
 
 fn team(s: &Sandbox, bea_token: &str, bea_role: &str) -> std::path::PathBuf {

@@ -600,6 +600,17 @@ async fn the_stream_names_changed_pages_and_the_scene_reads_just_those() {
     );
 }
 
+/// What a test of the workbench behind nginx needs: nginx, and the
+/// browser's Python (`None`: allowed to be missing, and said).
+fn nginx_and_browser(test: &str) -> Option<PathBuf> {
+    let nginx = crate::http_support::nginx_program();
+    if !crate::harness::tool_available("nginx", test, crate::harness::missing_program(&nginx, "-v"))
+    {
+        return None;
+    }
+    browser(test)
+}
+
 /// The README's nginx example in front of a server with a token: the web
 /// workbench in Chromium through it (sign in, a project, an image
 /// uploaded and shown, the event stream online), a write carrying the
@@ -608,12 +619,7 @@ async fn the_stream_names_changed_pages_and_the_scene_reads_just_those() {
 #[test]
 fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
     let test = "the_workbench_events_and_mcp_work_behind_the_readmes_nginx";
-    let nginx = crate::http_support::nginx_program();
-    if !crate::harness::tool_available("nginx", test, crate::harness::missing_program(&nginx, "-v"))
-    {
-        return;
-    }
-    let Some(python) = browser(test) else {
+    let Some(python) = nginx_and_browser(test) else {
         return;
     };
     let s = Sandbox::new();
@@ -638,12 +644,7 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
 #[test]
 fn a_refused_origin_is_explained_in_the_workbench_and_the_log() {
     let test = "a_refused_origin_is_explained_in_the_workbench_and_the_log";
-    let nginx = crate::http_support::nginx_program();
-    if !crate::harness::tool_available("nginx", test, crate::harness::missing_program(&nginx, "-v"))
-    {
-        return;
-    }
-    let Some(python) = browser(test) else {
+    let Some(python) = nginx_and_browser(test) else {
         return;
     };
     let s = Sandbox::new();
