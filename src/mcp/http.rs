@@ -262,26 +262,12 @@ pub(super) fn http_service(
         StreamableHttpServerConfig, StreamableHttpService,
     };
     let server = &config.server;
-    // The HTTP guard has already checked Host and Origin; rmcp checks the
-    // host again with the same list.
-    let mut hosts: Vec<String> = vec![
-        "localhost".into(),
-        "127.0.0.1".into(),
-        "::1".into(),
-        "[::1]".into(),
-    ];
-    hosts.push(
-        server
-            .host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned(),
-    );
-    hosts.extend(server.allowed_hosts.iter().cloned());
-    // Origins are the guard's alone: it also admits this server's own
-    // origin, which a fixed list given to rmcp could not name (`--port 0`).
+    // Host and Origin are the guard's alone: it checks them against the
+    // rules in force (a SIGHUP may add a host; a list given to rmcp would
+    // keep the one of the start), and it admits this server's own origin,
+    // which a fixed list could not name (`--port 0`).
     let mut mcp_config = StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
+        .disable_allowed_hosts()
         .disable_allowed_origins();
     mcp_config.max_request_body_bytes =
         usize::try_from(server.max_body_bytes.get()).unwrap_or(usize::MAX);

@@ -858,6 +858,20 @@ fn a_reload_takes_hosts_the_log_level_and_engines_and_names_what_waits() {
     );
     server.wait_for_log("SIGHUP: changed but not applied until a restart: history");
     assert_eq!(get("/api/v1/meta", Some("quire.example")).0, 200);
+    // `/mcp` too: the guard's hosts are the reloaded ones, and no fixed
+    // list of the start second-guesses them.
+    let initialize = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": { "name": "reload-test", "version": "1" } } });
+    let mcp = http
+        .post(format!("{url}/mcp"))
+        .bearer_auth(OWNER)
+        .header("Host", "quire.example")
+        .header("Accept", "application/json, text/event-stream")
+        .json(&initialize)
+        .send()
+        .unwrap();
+    assert_eq!(mcp.status(), 200, "{}", mcp.text().unwrap());
     let (_, engines) = get("/api/v1/engines", None);
     assert!(engines.contains("\"shout\""), "{engines}");
     // Reads are logged at debug: the one after the reload is, the one
