@@ -149,7 +149,7 @@ impl GuardConfig {
     ///
     /// A user who left, whose token changed or whose role was lowered has
     /// their grant revoked first, which ends what they hold open (see
-    /// [`revocable`]); their names are returned.
+    /// `revocable`); their names are returned.
     pub fn reload(&self, server: &ServerConfig) -> Vec<Arc<str>> {
         let mut rules = Rules::of(&self.bound_host, server);
         let mut rules_lock = self.rules.write().unwrap_or_else(PoisonError::into_inner);

@@ -152,7 +152,7 @@ struct Tally {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Summary {
     /// `None`: an unknown address, or the shared tally past
-    /// [`MAX_ADDRESSES`] ("other addresses").
+    /// `MAX_ADDRESSES` ("other addresses").
     pub client: Option<IpAddr>,
     pub over: Duration,
     pub held: BTreeMap<u16, u64>,
