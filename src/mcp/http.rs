@@ -153,29 +153,30 @@ pub(super) async fn json_rpc_errors(
             return error(StatusCode::BAD_REQUEST, -32700, format!("Parse error: {e}"));
         }
         only_reads = frame.as_ref().is_some_and(Frame::only_reads);
-        // rmcp would first ask for the `Mcp-Name` header these methods
-        // have no use for in 2026-07-28, which misleads: say what to use.
+        // The methods 2026-07-28 removed are "method not found" there, a
+        // 404 as for any method it does not know (rmcp would accept
+        // `logging/setLevel`, and first ask for the `Mcp-Name` header the
+        // subscriptions have no use for, which misleads).
         let stateless = head
             .headers
             .get("mcp-protocol-version")
             .and_then(|v| v.to_str().ok())
+            .or_else(|| {
+                frame
+                    .as_ref()
+                    .filter(|_| !head.headers.contains_key("mcp-session-id"))
+                    .and_then(Frame::protocol_version)
+            })
             .is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str());
-        if let Some(frame) = frame.filter(|_| stateless)
-            && let Some(method @ ("resources/subscribe" | "resources/unsubscribe")) =
-                frame.method.as_deref()
+        if let Some(frame) = frame.as_ref().filter(|_| stateless)
+            && let Some(message) = frame.method.as_deref().and_then(removed_in_stateless_era)
         {
             let body = serde_json::json!({
                 "jsonrpc": "2.0",
                 "id": frame.id,
-                "error": {
-                    "code": -32601,
-                    "message": format!(
-                        "{method} is not part of MCP 2026-07-28: use subscriptions/listen \
-                         with resourceSubscriptions"
-                    ),
-                },
+                "error": { "code": -32601, "message": message },
             });
-            return (StatusCode::OK, axum::Json(body)).into_response();
+            return (StatusCode::NOT_FOUND, axum::Json(body)).into_response();
         }
         axum::extract::Request::from_parts(head, axum::body::Body::from(bytes))
     } else {
@@ -232,9 +233,28 @@ pub(super) struct Frame {
 pub(super) struct FrameParams {
     #[serde(default)]
     name: Option<String>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<FrameMeta>,
+}
+
+#[derive(serde::Deserialize)]
+pub(super) struct FrameMeta {
+    #[serde(default, rename = "io.modelcontextprotocol/protocolVersion")]
+    protocol_version: Option<String>,
 }
 
 impl Frame {
+    /// The protocol version the frame's `_meta` names (2026-07-28 and
+    /// later carry one on every request).
+    fn protocol_version(&self) -> Option<&str> {
+        self.params
+            .as_ref()?
+            .meta
+            .as_ref()?
+            .protocol_version
+            .as_deref()
+    }
+
     /// Whether answering it changes nothing of the work: every request but
     /// a call of a tool that changes the workspace (by its `readOnlyHint`)
     /// and a task's cancellation. A frame without a method (a client's

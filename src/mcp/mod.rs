@@ -114,6 +114,24 @@ impl Era {
     }
 }
 
+/// The message for a method MCP 2026-07-28 removed (SEP-2575), saying
+/// what replaces it; `None` for any other method. In that era each of them
+/// is "method not found" (over HTTP a 404), and changes nothing.
+pub fn removed_in_stateless_era(method: &str) -> Option<String> {
+    let instead = match method {
+        "initialize" => "send server/discover, and each request's own _meta",
+        "ping" => "any request shows the server is there (server/discover is cheap)",
+        "logging/setLevel" => {
+            "send the level with each request (_meta io.modelcontextprotocol/logLevel)"
+        }
+        "resources/subscribe" | "resources/unsubscribe" => {
+            "use subscriptions/listen with resourceSubscriptions"
+        }
+        _ => return None,
+    };
+    Some(format!("{method} is not part of MCP 2026-07-28: {instead}"))
+}
+
 /// What a request can do about an engine that needs a person's approval
 /// (`05-mcp.md`, Protocol eras): in the stateless era a client that takes
 /// form input is asked through an input-required result, and calls again
@@ -317,10 +335,10 @@ impl QuireMcp {
             }
             ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
             ToolName::ListSessions => {
-                let _: NoArgs = parse(args)?;
-                self.seen(&Sessions {
-                    sessions: self.core.sessions(),
-                })
+                let a: ListArgs = parse(args)?;
+                let mut sessions = self.core.sessions();
+                sessions.retain(|s| a.keeps(&[&s.name, &s.id.to_string()]));
+                self.seen(&Sessions { sessions })
             }
             ToolName::GetScene => {
                 let a: GetSceneArgs = parse(args)?;
@@ -328,10 +346,10 @@ impl QuireMcp {
                 ok(&self.core.scene_pages(id, a.pages.as_deref()).await?)
             }
             ToolName::ListEngines => {
-                let _: NoArgs = parse(args)?;
-                ok(&Engines {
-                    engines: self.core.engines(),
-                })
+                let a: ListArgs = parse(args)?;
+                let mut engines = self.core.engines();
+                engines.retain(|e| a.keeps(&[&e.id, &e.stage]));
+                ok(&Engines { engines })
             }
             ToolName::GetJob => {
                 let a: JobArgs = parse(args)?;

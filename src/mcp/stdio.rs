@@ -8,13 +8,14 @@
 //! frame without a readable id gets `-32700` with `id: null`. Both eras
 //! of MCP are served: `initialize` first (handshake), or `server/discover`
 //! and requests with per-request metadata (2026-07-28); a second
-//! `initialize`, or one in the stateless era, is refused. Notifications nobody understands are ignored,
+//! `initialize` is refused, and in the stateless era the methods it removed
+//! are "method not found". Notifications nobody understands are ignored,
 //! as JSON-RPC says (they expect no answer); a handshake-era `tools/list` may be answered here (see [`StdioTransport::answering_tools_list`]).
 
 use std::sync::Arc;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientNotification, ClientRequest, GetMeta, JsonRpcMessage};
+use rmcp::model::{ClientNotification, ClientRequest, GetMeta, JsonRpcMessage, ProtocolVersion};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -26,6 +27,7 @@ pub const MAX_FRAME_BYTES: usize = 16 << 20;
 
 const PARSE_ERROR: i64 = -32700;
 const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
 
 /// The stdio transport over any reader and writer (stdin and stdout in
 /// production, pipes in tests).
@@ -224,6 +226,19 @@ where
             None
         };
         let initialize = matches!(request.request, ClientRequest::InitializeRequest(_));
+        let stateless = self.era == Started::Stateless
+            || (self.era == Started::No
+                && request
+                    .request
+                    .get_meta()
+                    .protocol_version()
+                    .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()));
+        if stateless
+            && let Some(message) = super::removed_in_stateless_era(request.request.method())
+        {
+            self.answer_error(id(), METHOD_NOT_FOUND, message);
+            return None;
+        }
         match self.era {
             Started::No if initialize => self.era = Started::Handshake,
             Started::No => match &request.request {
@@ -245,13 +260,6 @@ where
             },
             Started::Handshake if initialize => {
                 return refuse(self, "this connection is already initialized");
-            }
-            Started::Stateless if initialize => {
-                return refuse(
-                    self,
-                    "this connection speaks MCP 2026-07-28 (per-request metadata), \
-                     which has no initialize",
-                );
             }
             Started::Handshake | Started::Stateless => {}
         }

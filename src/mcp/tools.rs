@@ -91,9 +91,29 @@ pub struct StartPipelineArgs {
     pub wait_timeout_secs: Option<u64>,
 }
 
+/// The arguments of a tool that lists: one optional filter. A tool
+/// without arguments would have to declare an empty object, and the only
+/// way to say "no property" that OpenAI's strict mode accepts,
+/// `additionalProperties: false`, is the one Gemini's MCP converter
+/// crashes on (and loses every tool with it).
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct NoArgs {}
+pub struct ListArgs {
+    /// Only those whose name or id holds this text (any case).
+    #[serde(default)]
+    pub filter: Option<String>,
+}
+
+impl ListArgs {
+    /// Whether any of `names` holds the filter, ignoring case; true
+    /// without one.
+    pub fn keeps(&self, names: &[&str]) -> bool {
+        self.filter.as_deref().is_none_or(|f| {
+            let f = f.to_lowercase();
+            names.iter().any(|n| n.to_lowercase().contains(&f))
+        })
+    }
+}
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -496,7 +516,7 @@ mod described {
                 changes(true, false).open_world(true),
                 "Run steps over pages in the background: the jobId, or with wait=true the outcome.",
             ),
-            ToolName::ListSessions => tool::<NoArgs, Sessions>(
+            ToolName::ListSessions => tool::<ListArgs, Sessions>(
                 name,
                 "List open sessions",
                 reads(),
@@ -508,7 +528,7 @@ mod described {
                 reads(),
                 "The scene (pages with their nodes) and its epoch.",
             ),
-            ToolName::ListEngines => tool::<NoArgs, Engines>(
+            ToolName::ListEngines => tool::<ListArgs, Engines>(
                 name,
                 "List engines",
                 reads(),

@@ -230,11 +230,11 @@ impl Adapter {
         }
     }
 
-    async fn get_view_context(&self) -> Outcome {
-        match self
-            .call(GET_VIEW_CONTEXT, json!({}), self.deadline + GRACE)
-            .await
-        {
+    async fn get_view_context(&self, args: ContextArgs) -> Outcome {
+        let wait = args.timeout_ms.map_or(self.deadline, |ms| {
+            self.deadline.min(Duration::from_millis(ms))
+        });
+        match self.call(GET_VIEW_CONTEXT, json!({}), wait + GRACE).await {
             Ok(value) => decode(value),
             Err(f) => failure(f, false),
         }
@@ -290,15 +290,29 @@ fn failure(f: Failure, navigation: bool) -> Outcome {
     }
 }
 
+/// `get_view_context`'s one optional argument (a tool with none would
+/// need `additionalProperties: false`, which Gemini's MCP converter
+/// cannot read; see [`crate::mcp::tools::ListArgs`]).
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct ContextArgs {
+    /// How long to wait for the TUI, in ms; at most (and by default) the
+    /// adapter's deadline.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    timeout_ms: Option<u64>,
+}
+
 fn tools() -> Vec<Tool> {
-    #[derive(serde::Deserialize, schemars::JsonSchema)]
-    #[serde(deny_unknown_fields)]
-    struct NoArgs {}
     vec![
-        Tool::new(CONTEXT_TOOL, CONTEXT_DESCRIPTION, schema::of::<NoArgs>())
-            .with_title("Read the shared TUI's view")
-            .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
-            .with_raw_output_schema(schema::output_of::<Outcome>()),
+        Tool::new(
+            CONTEXT_TOOL,
+            CONTEXT_DESCRIPTION,
+            schema::of::<ContextArgs>(),
+        )
+        .with_title("Read the shared TUI's view")
+        .with_annotations(ToolAnnotations::new().read_only(true).open_world(false))
+        .with_raw_output_schema(schema::output_of::<Outcome>()),
         // Moving the view loses nothing, and the same requestId again
         // changes nothing (the TUI remembers it).
         Tool::new(SELECT_TOOL, SELECT_DESCRIPTION, schema::of::<SelectArgs>())
@@ -349,12 +363,13 @@ impl ServerHandler for Adapter {
         let outcome = match request.name.as_ref() {
             // Arguments that do not fit are the model's to correct: a tool
             // error, as the workspace tools answer them.
-            CONTEXT_TOOL if args.as_object().is_some_and(|o| !o.is_empty()) => Outcome::rejected(
-                "invalid_arguments",
-                "get_view_context takes no arguments",
-                None,
-            ),
-            CONTEXT_TOOL => self.get_view_context().await,
+            CONTEXT_TOOL => match crate::mcp::reply::parse::<ContextArgs>(args) {
+                Ok(args) => self.get_view_context(args).await,
+                Err(crate::mcp::reply::Failure::Tool(e)) => {
+                    Outcome::rejected(&e.code, e.message, None)
+                }
+                Err(other) => return crate::mcp::reply::finish(Err(other)),
+            },
             SELECT_TOOL => match crate::mcp::reply::parse::<SelectArgs>(args) {
                 Ok(args) => self.select_session(args).await,
                 Err(crate::mcp::reply::Failure::Tool(e)) => {

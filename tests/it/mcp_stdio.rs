@@ -392,6 +392,37 @@ fn tools_list_over_stdio_is_what_the_handler_answers_over_mcp() {
         Some(&session),
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
     );
+    // Every byte of it is in a model's context on every turn.
+    let limit = 16 * 1024;
+    assert!(
+        raw.len() < limit,
+        "tools/list over stdio: {} bytes",
+        raw.len()
+    );
+    assert!(
+        over_http.len() < limit,
+        "tools/list over /mcp: {} bytes",
+        over_http.len()
+    );
+    let stateless_over_http = http
+        .post(format!("{url}/mcp"))
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2026-07-28")
+        .header("Mcp-Method", "tools/list")
+        .json(&json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": stateless_meta() }))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    let stateless_over_http = stateless_over_http
+        .lines()
+        .find_map(|l| l.strip_prefix("data: ").filter(|d| d.starts_with('{')))
+        .unwrap_or(&stateless_over_http);
+    assert!(
+        stateless_over_http.len() < limit,
+        "tools/list over /mcp in 2026-07-28: {} bytes",
+        stateless_over_http.len()
+    );
     let over_http: Value = serde_json::from_str(&over_http).unwrap();
     assert_eq!(listed["result"], over_http["result"]);
     assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 15);
@@ -399,12 +430,16 @@ fn tools_list_over_stdio_is_what_the_handler_answers_over_mcp() {
     // The 2026-07-28 era's answer carries rmcp's cache fields.
     let s2 = Sandbox::new();
     let mut stateless = RawMcp::start_stateless(&s2);
-    let listed = stateless.call(json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list",
-        "params": { "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" },
-            "io.modelcontextprotocol/clientCapabilities": {} } } }));
+    let listed = stateless.call(
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": stateless_meta() }),
+    );
     assert!(listed["result"]["ttlMs"].is_u64(), "{listed}");
+    let raw = stateless.seen.last().unwrap();
+    assert!(
+        raw.len() < limit,
+        "tools/list over stdio in 2026-07-28: {} bytes",
+        raw.len()
+    );
     assert_eq!(listed["result"]["tools"], over_http["result"]["tools"]);
     drop(stateless.stdin);
     assert!(stateless.child.wait().unwrap().success());
@@ -618,5 +653,172 @@ fn the_glossary_is_edited_and_imported_over_mcp() {
     assert_eq!(
         undone["result"]["structuredContent"]["label"], "import glossary · 1 term",
         "{undone}"
+    );
+}
+
+/// `_meta` of a 2026-07-28 request.
+fn stateless_meta() -> Value {
+    json!({ "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { "name": "raw", "version": "1" },
+        "io.modelcontextprotocol/clientCapabilities": {} } })
+}
+
+/// The five methods MCP 2026-07-28 removed are "method not found" in that
+/// era (over HTTP a 404 with the JSON-RPC error and the request's id, over
+/// stdio the error), saying what replaces them; a handshake-era
+/// connection still has them all.
+#[test]
+fn methods_the_stateless_era_removed_are_not_found_there_and_work_before() {
+    const REMOVED: [&str; 5] = [
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "resources/unsubscribe",
+    ];
+    let s = Sandbox::new();
+    let (mut legacy, url) = stdio_and_http(&s);
+    let created = legacy.tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "removed", "createName": "Removed" }),
+    );
+    let session = created["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let uri = format!("quire://sessions/{session}/scene");
+    let params = |method: &str| {
+        let mut p = stateless_meta();
+        match method {
+            "logging/setLevel" => p["level"] = json!("debug"),
+            "resources/subscribe" | "resources/unsubscribe" => p["uri"] = json!(uri),
+            "initialize" => {
+                p["protocolVersion"] = json!("2026-07-28");
+                p["capabilities"] = json!({});
+                p["clientInfo"] = json!({ "name": "raw", "version": "1" });
+            }
+            _ => {}
+        }
+        p
+    };
+
+    let http = crate::harness::blocking_client();
+    let mut stateless = RawMcp::start_stateless(&s);
+    for (n, method) in REMOVED.iter().enumerate() {
+        let id = 10 + n as u64;
+        let frame =
+            json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params(method) });
+        let reply = http
+            .post(format!("{url}/mcp"))
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", *method)
+            .json(&frame)
+            .send()
+            .unwrap();
+        assert_eq!(reply.status(), 404, "{method} over HTTP");
+        let body: Value = reply.json().unwrap();
+        assert_eq!(body["id"], id, "{body}");
+        assert_eq!(body["error"]["code"], -32601, "{body}");
+        let message = body["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(&format!("{method} is not part of MCP 2026-07-28")),
+            "{message}"
+        );
+
+        let reply = stateless.call(frame);
+        assert_eq!(
+            reply["error"]["code"], -32601,
+            "{method} over stdio: {reply}"
+        );
+        assert!(
+            reply["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("not part of MCP 2026-07-28"),
+            "{reply}"
+        );
+    }
+    // The last word on them: the stateless connection still works.
+    let listed = stateless.call(
+        json!({ "jsonrpc": "2.0", "id": 30, "method": "tools/list", "params": stateless_meta() }),
+    );
+    assert_eq!(
+        listed["result"]["tools"].as_array().map(Vec::len),
+        Some(15),
+        "{listed}"
+    );
+
+    // The handshake era keeps them (after `initialize`, which `start` sent).
+    for (n, method) in REMOVED.iter().skip(1).enumerate() {
+        let mut p = params(method);
+        p.as_object_mut().unwrap().remove("_meta");
+        let reply = legacy
+            .call(json!({ "jsonrpc": "2.0", "id": 40 + n as u64, "method": method, "params": p }));
+        assert_eq!(
+            reply["result"],
+            json!({}),
+            "{method} in the handshake era: {reply}"
+        );
+    }
+    drop(stateless.stdin);
+    assert!(stateless.child.wait().unwrap().success());
+    drop(legacy.stdin);
+    assert!(legacy.child.wait().unwrap().success());
+}
+
+/// The listing tools take one optional `filter` (so that their schema
+/// declares a property: see `ListArgs`): a name or id holding it, in any
+/// case; any other argument is refused by name.
+#[test]
+fn listing_tools_filter_by_name_and_refuse_other_arguments() {
+    let s = Sandbox::new();
+    let mut mcp = RawMcp::start(&s);
+    for (id, name) in [(2, "Chapter One"), (3, "Episode Two")] {
+        let reply = mcp.tool(
+            id,
+            "quire_open_project",
+            json!({ "path": name.replace(' ', "-"), "createName": name }),
+        );
+        assert!(
+            reply["result"]["structuredContent"]["sessionId"].is_string(),
+            "{reply}"
+        );
+    }
+    let names = |reply: &Value| -> Vec<String> {
+        reply["result"]["structuredContent"]["sessions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let all = mcp.tool(4, "quire_list_sessions", json!({}));
+    assert_eq!(names(&all).len(), 2, "{all}");
+    let some = mcp.tool(5, "quire_list_sessions", json!({ "filter": "CHAPTER" }));
+    assert_eq!(names(&some), ["Chapter One"], "{some}");
+    let null = mcp.tool(6, "quire_list_sessions", json!({ "filter": null }));
+    assert_eq!(names(&null).len(), 2, "{null}");
+
+    let engines = mcp.tool(7, "quire_list_engines", json!({ "filter": "ocr" }));
+    let ids: Vec<&str> = engines["result"]["structuredContent"]["engines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !ids.is_empty() && ids.iter().all(|id| id.contains("ocr")),
+        "{ids:?}"
+    );
+
+    let stray = mcp.tool(8, "quire_list_engines", json!({ "kind": "ocr" }));
+    let error = crate::mcp::tool_error(&stray);
+    assert_eq!(error["code"], "invalid_arguments", "{stray}");
+    assert!(
+        error["message"].as_str().unwrap().contains("kind"),
+        "{stray}"
     );
 }

@@ -15,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from checks import check, run_checks
-from schemas import gemini, openai_strict
+from schemas import gemini, gemini_session, openai_strict
 
 
 def outcome(result, what):
@@ -54,10 +54,11 @@ async def run(session, target):
     }
     # The adapter's tools convert for the model providers as the
     # workspace's do (schemas.py: OpenAI strict as the Agents SDK runs it,
-    # Gemini).
+    # Gemini, one by one and the whole list at once as its MCP path does).
     for t in tools:
         openai_strict(t.input_schema)
         gemini(t.input_schema)
+    gemini_session(tools)
 
     # Annotations true under the spec's defaults: reading is read-only;
     # moving the view loses nothing and a repeat changes nothing.

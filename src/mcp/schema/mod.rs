@@ -90,9 +90,9 @@ const STANDARD_FORMATS: &[&str] = &[
 /// checks every one it is sent.
 pub fn of<T: JsonSchema>() -> Arc<JsonObject> {
     let mut value = refs_for_strict_mode(merge_identical_definitions(inline_plain_definitions(
-        without_structured_defaults(without_recorded(open_objects(plain_ids(portable(
-            generate::<T>(),
-        ))))),
+        without_structured_defaults(without_left_out_kinds(without_recorded(open_objects(
+            plain_ids(portable(generate::<T>())),
+        )))),
     )));
     // A definition's description documents a Rust type; the properties
     // that use it carry their own.
@@ -133,6 +133,61 @@ pub const RECORDED: &[&str] = &["origin", "timing", "renderedFrom", "region"];
 /// history), left out of the tools' schemas to keep
 /// `tools/list` within its 16 KiB; an op may still carry them.
 pub const LEFT_OUT: &[&str] = &["addWords", "removeWords", "subtitleProfile", "history"];
+
+/// Node kinds left out of the tools' schemas for the same reason: image
+/// and mask nodes come from imports and engines, and a model adds or edits
+/// text. An op may still carry them.
+pub const LEFT_OUT_KINDS: &[&str] = &["image", "mask"];
+
+/// The tag a union variant is told apart by: its `type` property's one
+/// value.
+fn variant_tag(schema: &Value) -> Option<&str> {
+    let tag = schema.get("properties")?.get("type")?;
+    match tag.get("enum").or_else(|| tag.get("const"))? {
+        Value::Array(values) if values.len() == 1 => values[0].as_str(),
+        Value::String(value) => Some(value),
+        _ => None,
+    }
+}
+
+/// `anyOf` without the variants of [`LEFT_OUT_KINDS`]; a union left with
+/// one variant becomes that variant, and a union of a union and `null`
+/// one flat union.
+fn without_left_out_kinds(schema: Value) -> Value {
+    map_subschemas(schema, &|s| match s {
+        Value::Object(mut map) => {
+            let Some(Value::Array(variants)) = map.remove("anyOf") else {
+                return Value::Object(map);
+            };
+            let mut kept = Vec::new();
+            for variant in variants {
+                if variant_tag(&variant).is_some_and(|t| LEFT_OUT_KINDS.contains(&t)) {
+                    continue;
+                }
+                match variant {
+                    // Flattened: `anyOf[anyOf[a, b], null]` is `anyOf[a, b, null]`.
+                    Value::Object(inner) if inner.len() == 1 && inner.contains_key("anyOf") => {
+                        if let Some(Value::Array(vs)) = inner.into_iter().next().map(|(_, v)| v) {
+                            kept.extend(vs);
+                        }
+                    }
+                    other => kept.push(other),
+                }
+            }
+            if kept.len() == 1
+                && let Some(Value::Object(only)) = kept.pop()
+            {
+                for (key, value) in only {
+                    map.entry(key).or_insert(value);
+                }
+            } else {
+                map.insert("anyOf".into(), Value::Array(kept));
+            }
+            Value::Object(map)
+        }
+        other => other,
+    })
+}
 
 fn plain_ids(schema: Value) -> Value {
     map_subschemas(schema, &|s| match s {
@@ -397,8 +452,9 @@ fn merge_identical_definitions(mut schema: Value) -> Value {
 /// down: its `ops` are `Step`s, every op but `Batch` (the server still
 /// takes a nested batch). A definition used once is written in place; a
 /// reference to one used more than once carries the definition's name
-/// as its `title`. An object without properties says
-/// `additionalProperties: false` (an empty argument list).
+/// as its `title`. No object says `additionalProperties`: Gemini's MCP
+/// converter crashes on a boolean there, so every argument object declares
+/// at least one property (see [`crate::mcp::tools::ListArgs`]).
 fn refs_for_strict_mode(mut schema: Value) -> Value {
     split_batch(&mut schema);
     while let Some(Value::Object(defs)) = schema.get("$defs") {
@@ -443,12 +499,6 @@ fn refs_for_strict_mode(mut schema: Value) -> Value {
             {
                 let name = name.to_owned();
                 map.insert("title".into(), Value::String(name));
-            }
-            let no_properties = map
-                .get("properties")
-                .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
-            if map.get("type").and_then(Value::as_str) == Some("object") && no_properties {
-                map.insert("additionalProperties".into(), Value::Bool(false));
             }
             Value::Object(map)
         }
