@@ -375,8 +375,14 @@ fn run_stdio(loaded: Loaded, project: Option<PathBuf>, with_http: bool) -> Resul
         } else {
             (None, open_at_start(&core, project).await?)
         };
+        let data_dir = loaded.data_paths().ok().map(|p| p.data_dir);
         let result = tokio::select! {
-            result = crate::mcp::serve_stdio(core.clone(), &loaded.config, active) => result,
+            result = crate::mcp::serve_stdio(
+                core.clone(),
+                &loaded.config,
+                active,
+                data_dir.as_deref(),
+            ) => result,
             _ = crate::signals::stop_requested() => Ok(()),
         };
         drop(stop);

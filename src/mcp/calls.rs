@@ -174,6 +174,9 @@ impl QuireMcp {
             None => self.core.open_project(&path).await?,
         };
         self.set_active(s.id);
+        if let Some(lasting) = &self.lasting {
+            lasting.record(s.id, &s.path);
+        }
         self.seen(&Opened {
             session_id: s.id,
             name: s.name,

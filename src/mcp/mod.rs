@@ -12,6 +12,8 @@ mod calls;
 mod http;
 pub use http::{HttpSessions, http_router};
 mod import;
+mod lasting;
+pub use lasting::LastingSessions;
 pub mod prompts;
 pub mod reply;
 pub mod resources;
@@ -198,6 +200,9 @@ pub struct QuireMcp {
     /// Ends the connection's watch task when the last clone of this
     /// handler is dropped (the connection has ended).
     stop: Arc<DropGuard>,
+    /// Over stdio, the sessions earlier processes opened (see
+    /// [`LastingSessions`]).
+    lasting: Option<LastingSessions>,
 }
 
 impl QuireMcp {
@@ -216,7 +221,58 @@ impl QuireMcp {
             active: Arc::new(Mutex::new(None)),
             watch: Arc::new(watch::Watch::default()),
             stop: Arc::new(CancellationToken::new().drop_guard()),
+            lasting: None,
         }
+    }
+
+    /// Keeps the sessions this handler opens for later processes, and
+    /// takes up those that earlier ones opened (`quire mcp stdio`).
+    pub fn lasting(mut self, sessions: LastingSessions) -> Self {
+        self.lasting = Some(sessions);
+        self
+    }
+
+    /// Over stdio, a `sessionId` this process does not have open is
+    /// reopened when an earlier process on the same data dir gave it out
+    /// and it was not closed; otherwise `unknown_session`, saying so.
+    async fn take_up(&self, args: &Value) -> Outcome<()> {
+        let Some(lasting) = &self.lasting else {
+            return Ok(());
+        };
+        let Some(id) = args
+            .get("sessionId")
+            .and_then(Value::as_str)
+            .and_then(|s| s.parse::<SessionId>().ok())
+        else {
+            return Ok(());
+        };
+        if self.core.resolve(Some(id)).is_ok() {
+            return Ok(());
+        }
+        let Some(path) = lasting.lookup(id) else {
+            return Err(ToolError::new(
+                "unknown_session",
+                format!(
+                    "unknown session {id}: no quire process on this data dir opened it, or it \
+                     was closed (quire_open_project opens a project and returns its sessionId)"
+                ),
+            )
+            .with("id", id.to_string())
+            .into());
+        };
+        let reopened = self.core.reopen_session(&path, id).await?;
+        if reopened.id != id {
+            return Err(ToolError::new(
+                "unknown_session",
+                format!(
+                    "session {id}'s project is open in this process as session {}: use that id",
+                    reopened.id
+                ),
+            )
+            .with("id", id.to_string())
+            .into());
+        }
+        Ok(())
     }
 
     /// Makes `id` this connection's active session (e.g. `--project`).
@@ -306,12 +362,16 @@ impl QuireMcp {
         self.caller
             .may(role, what)
             .map_err(|why| ToolError::new("forbidden_role", why))?;
+        self.take_up(&args).await?;
         match tool {
             ToolName::OpenProject => self.open_project(parse(args)?).await,
             ToolName::CloseProject => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
                 self.core.close_session(id).await?;
+                if let Some(lasting) = &self.lasting {
+                    lasting.forget(id);
+                }
                 ok(&Closed { closed: id })
             }
             ToolName::Apply => {
@@ -422,10 +482,18 @@ impl ServerHandler for QuireMcp {
         let args = Value::Object(request.arguments.unwrap_or_default());
         let mut this = self.for_request(&context);
         this.asking = Asking::of(&context, request.input_responses.as_ref());
-        let declares_tasks = context
-            .client_capabilities()
-            .is_some_and(|c| c.supports_tasks());
-        if declares_tasks && ToolName::parse(&request.name) == Some(ToolName::StartPipeline) {
+        // A task only for a 2026-07-28 client that declared the extension
+        // and did not ask to wait (`05-mcp.md`, "Long jobs"): `wait: true`
+        // is an answer to wait for in every era, and a handshake-era client
+        // that never asked for a task (Inspector, pydantic-ai) gets what it
+        // asked for.
+        let as_task = ToolName::parse(&request.name) == Some(ToolName::StartPipeline)
+            && Era::of(&context) == Era::Stateless
+            && args.get("wait") != Some(&Value::Bool(true))
+            && context
+                .client_capabilities()
+                .is_some_and(|c| c.supports_tasks());
+        if as_task {
             return match this.start_task(args).await {
                 Ok(task) => Ok(CallToolResponse::Task(task)),
                 Err(failure) => reply::finish(Err(failure)),
@@ -650,9 +718,13 @@ pub async fn serve_stdio(
     core: Core,
     config: &crate::config::Config,
     active: Option<SessionId>,
+    data_dir: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     use rmcp::ServiceExt;
-    let handler = QuireMcp::new(core, Transport::Stdio, Allowed::from_config(config));
+    let mut handler = QuireMcp::new(core, Transport::Stdio, Allowed::from_config(config));
+    if let Some(dir) = data_dir {
+        handler = handler.lasting(LastingSessions::in_data_dir(dir));
+    }
     if let Some(id) = active {
         handler.set_active(id);
     }

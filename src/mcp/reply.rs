@@ -49,7 +49,7 @@ impl ToolError {
         }
     }
 
-    fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
+    pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.details.insert(key.to_owned(), value.into());
         self
     }

@@ -822,3 +822,120 @@ fn listing_tools_filter_by_name_and_refuse_other_arguments() {
         "{stray}"
     );
 }
+
+/// A `sessionId` outlives its `quire mcp stdio` process (`05-mcp.md`): a
+/// later process on the same data dir takes it up with its edits, while a
+/// live process holds the project the call is refused as before, and once
+/// closed (or never given out here) the id is `unknown_session`, naming
+/// `quire_open_project`.
+#[test]
+fn a_session_id_is_taken_up_by_the_next_stdio_process_until_closed() {
+    let s = Sandbox::new();
+    let mut first = RawMcp::start(&s);
+    let opened = first.tool(
+        2,
+        "quire_open_project",
+        json!({ "path": "lasting", "createName": "Lasting" }),
+    );
+    let sid = opened["result"]["structuredContent"]["sessionId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let page = json!({ "type": "AddPage", "page": { "name": "kept" } });
+    let applied = first.tool(3, "quire_apply", json!({ "op": page, "sessionId": sid }));
+    assert!(
+        applied["result"]["structuredContent"]["epoch"].is_u64(),
+        "{applied}"
+    );
+
+    // While the first process lives, it holds the project.
+    let mut second = RawMcp::start(&s);
+    let held = second.tool(2, "quire_get_scene", json!({ "sessionId": sid }));
+    let error = crate::mcp::tool_error(&held);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("another quire process"),
+        "{held}"
+    );
+    drop(second.stdin);
+    assert!(second.child.wait().unwrap().success());
+
+    drop(first.stdin);
+    assert!(first.child.wait().unwrap().success());
+
+    // The next process takes the id up: same id, same project, the edit kept.
+    let mut third = RawMcp::start(&s);
+    let scene = third.tool(2, "quire_get_scene", json!({ "sessionId": sid }));
+    let pages = &scene["result"]["structuredContent"]["scene"]["pages"];
+    assert_eq!(pages[0]["name"], "kept", "{scene}");
+    let listed = third.tool(3, "quire_list_sessions", json!({}));
+    assert_eq!(
+        listed["result"]["structuredContent"]["sessions"][0]["id"],
+        sid.as_str(),
+        "{listed}"
+    );
+    let closed = third.tool(4, "quire_close_project", json!({ "sessionId": sid }));
+    assert_eq!(
+        closed["result"]["structuredContent"]["closed"],
+        sid.as_str(),
+        "{closed}"
+    );
+    drop(third.stdin);
+    assert!(third.child.wait().unwrap().success());
+
+    // Closed: unknown from then on, and the message says what to do.
+    let mut fourth = RawMcp::start(&s);
+    for (n, id) in [sid.as_str(), "01a24d97-ca85-720c-be3a-dc1e28577ef7"]
+        .into_iter()
+        .enumerate()
+    {
+        let gone = fourth.tool(2 + n as u64, "quire_get_scene", json!({ "sessionId": id }));
+        let error = crate::mcp::tool_error(&gone);
+        assert_eq!(error["code"], "unknown_session", "{gone}");
+        assert_eq!(error["id"], id, "{gone}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("this data dir") && message.contains("quire_open_project"),
+            "{message}"
+        );
+    }
+    drop(fourth.stdin);
+    assert!(fourth.child.wait().unwrap().success());
+}
+
+/// langchain-mcp-adapters in its default mode (a new `quire mcp stdio`
+/// per tool call) runs the whole flow: open, apply, read, a pipeline with
+/// `wait`, export, close; the closed id is unknown to the next process.
+#[test]
+fn langchain_adapters_with_a_process_per_call_run_the_whole_flow() {
+    let python = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.venv-langchain/bin/python"
+    ));
+    let missing = (!python.exists()).then(|| {
+        format!(
+            "{} is missing (./scripts/test creates it)",
+            python.display()
+        )
+    });
+    if !crate::harness::tool_available(
+        "langchain",
+        "langchain_adapters_with_a_process_per_call_run_the_whole_flow",
+        missing,
+    ) {
+        return;
+    }
+    let s = Sandbox::new();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_langchain/flow.py");
+    let stdout = crate::harness::run_checker(
+        &s,
+        std::process::Command::new(python)
+            .arg(script)
+            .arg(crate::harness::BIN)
+            .arg("chain"),
+        "langchain: ok",
+    );
+    assert!(stdout.contains("(7 calls"), "{stdout}");
+}

@@ -175,6 +175,13 @@ fn inspector(s: &Sandbox, args: &[&str]) -> String {
         !stdout.contains("output schema") && !stderr.contains("output schema"),
         "{stdout}\n{stderr}"
     );
+    // It exits 0 for every answer but a tool error (5).
+    let tool_error = stdout.contains(r#""isError": true"#) && out.status.code() == Some(5);
+    assert!(
+        out.status.success() || tool_error,
+        "{args:?}: {}\n{stdout}\n{stderr}",
+        out.status
+    );
     stdout
 }
 
@@ -222,6 +229,21 @@ fn check_inspector_reads_errors(s: &Sandbox, era: &str, target: &[&str], no_sess
     );
     assert_eq!(opened["isError"], false, "{opened}");
     assert_eq!(opened["structuredContent"]["name"], "Inspected", "{opened}");
+    // `wait: true` is the finished job, not a task, though the Inspector
+    // declares the tasks extension.
+    let session = format!(
+        "sessionId={}",
+        opened["structuredContent"]["sessionId"].as_str().unwrap()
+    );
+    let waited = call(
+        "quire_start_pipeline",
+        &["--tool-arg", &session, r#"steps=["qa"]"#, "wait=true"],
+    );
+    assert_eq!(waited["isError"], false, "{waited}");
+    assert_eq!(
+        waited["structuredContent"]["status"], "completed",
+        "{waited}"
+    );
 }
 
 #[test]

@@ -9,7 +9,8 @@ Usage:
 
 A client that declares the extension gets a task, which `tasks/get`
 follows to the result a `wait: true` call gives; one that does not gets
-the job id at once, as before. Exits 0 when every check passed.
+the job id at once, as before; `wait: true` is the finished result either
+way. Exits 0 when every check passed.
 """
 
 import itertools
@@ -92,12 +93,53 @@ def main():
         scene = tool(http, url, "quire_get_scene", {"sessionId": sid})["structuredContent"]["scene"]
         check(scene["pages"][0]["nodes"][0]["kind"]["translation"], f"not translated: {scene}")
 
+        # `wait: true` is the finished result, also for a client that
+        # declared the extension.
+        waited = tool(http, url, "quire_start_pipeline", {"sessionId": sid, "steps": ["qa"], "wait": True}, tasks=True)
+        check(waited.get("resultType") != "task" and "taskId" not in waited, f"a task for wait: {waited}")
+        check(waited["structuredContent"]["status"] == "completed", f"waited: {waited}")
+
         cancelled = rpc(http, url, "tasks/cancel", {"taskId": created["taskId"]}, True, created["taskId"])
         check("result" in cancelled, f"cancel an ended task: {cancelled}")
         nobody = "0190d2a0-0000-7000-8000-000000000001"
         unknown = rpc(http, url, "tasks/get", {"taskId": nobody}, True, nobody)
         check(unknown.get("error", {}).get("code") == -32602, f"unknown task: {unknown}")
+        handshake_era(http, url)
     print("tasks: ok")
+
+
+def handshake_era(http, url):
+    """A 2025-11-25 client that declared the extension in `initialize` but
+    never asks for a task gets what it asked for: the job id, or with
+    `wait: true` the finished result (MCP Inspector, pydantic-ai)."""
+    headers = {"Accept": "application/json, text/event-stream"}
+
+    def post(body, session=None):
+        h = dict(headers, **({"Mcp-Session-Id": session, "Mcp-Protocol-Version": "2025-11-25"} if session else {}))
+        r = http.post(url, json=body, headers=h)
+        check(r.status_code in (200, 202), f"{body.get('method')}: HTTP {r.status_code} {r.text[:300]}")
+        if r.headers.get("content-type", "").startswith("text/event-stream"):
+            frames = [json.loads(line[5:]) for line in r.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+            return r, next((f for f in frames if f.get("id") == body.get("id")), None)
+        return r, (r.json() if r.content else None)
+
+    r, _ = post({"jsonrpc": "2.0", "id": next(ids), "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"extensions": {TASKS: {}}},
+        "clientInfo": {"name": "tasks-legacy", "version": "1"}}})
+    session = r.headers["mcp-session-id"]
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"}, session)
+
+    def call(name, args):
+        _, reply = post({"jsonrpc": "2.0", "id": next(ids), "method": "tools/call",
+                         "params": {"name": name, "arguments": args}}, session)
+        check(reply and "result" in reply, f"{name}: {reply}")
+        return reply["result"]
+
+    sid = call("quire_open_project", {"path": "tasks-legacy", "createName": "Legacy"})["structuredContent"]["sessionId"]
+    started = call("quire_start_pipeline", {"sessionId": sid, "steps": ["qa"]})
+    check("taskId" not in started and "jobId" in started["structuredContent"], f"legacy, no wait: {started}")
+    waited = call("quire_start_pipeline", {"sessionId": sid, "steps": ["qa"], "wait": True})
+    check(waited["structuredContent"].get("status") == "completed", f"legacy, wait: {waited}")
 
 
 if __name__ == "__main__":

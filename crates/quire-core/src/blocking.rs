@@ -25,12 +25,28 @@ impl Blocking<'_> {
     /// Opens the project directory at `path` . If it is already
     /// open here, returns its session; either way it becomes current.
     pub fn open_project(&self, path: &Path) -> CoreResult<SessionSummary> {
-        self.open_dir(path, true)
+        self.open_dir(path, true, None)
     }
 
-    /// Opens (or finds) the project directory at `path`; it becomes
-    /// current when `make_current`, or when no session is.
-    fn open_dir(&self, path: &Path, make_current: bool) -> CoreResult<SessionSummary> {
+    /// Opens the project directory at `path` as session `id` (one that an
+    /// earlier process gave out), unless it is open here already (under
+    /// that id or another); it becomes current.
+    pub fn reopen_session(&self, path: &Path, id: SessionId) -> CoreResult<SessionSummary> {
+        if let Ok(open) = self.0.session(id) {
+            return Ok(open);
+        }
+        self.open_dir(path, true, Some(id))
+    }
+
+    /// Opens (or finds) the project directory at `path`, as session `id`
+    /// when given; it becomes current when `make_current`, or when no
+    /// session is.
+    fn open_dir(
+        &self,
+        path: &Path,
+        make_current: bool,
+        id: Option<SessionId>,
+    ) -> CoreResult<SessionSummary> {
         let _guard = self.0.lifecycle();
         let dir = std::fs::canonicalize(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => {
@@ -51,11 +67,12 @@ impl Blocking<'_> {
             }
             return self.0.session(id);
         }
-        let session = Session::open(
+        let session = Session::open_as(
             &dir,
             self.0.config().session.clone(),
             &self.0.holder(),
             self.0.inner.bus.clone(),
+            id.unwrap_or_default(),
         )?;
         let id = session.id;
         let mut workspace = self.0.workspace();
@@ -130,7 +147,7 @@ impl Blocking<'_> {
     /// Opens a managed project by id and makes it current .
     pub fn open_managed_project(&self, id: ProjectId) -> CoreResult<SessionSummary> {
         let path = self.managed_path(id)?;
-        self.open_dir(&path, true)
+        self.open_dir(&path, true, None)
     }
 
     /// Opens a managed project by id (or finds its session) and leaves the
@@ -139,7 +156,7 @@ impl Blocking<'_> {
     /// project never moves what another client's `current` routes act on.
     pub fn open_managed_session(&self, id: ProjectId) -> CoreResult<SessionSummary> {
         let path = self.managed_path(id)?;
-        self.open_dir(&path, false)
+        self.open_dir(&path, false, None)
     }
 
     fn managed_path(&self, id: ProjectId) -> CoreResult<std::path::PathBuf> {

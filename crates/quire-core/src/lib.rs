@@ -453,6 +453,15 @@ impl Core {
         blocking(move || core.blocking().open_project(&path)).await
     }
 
+    /// Opens the project directory at `path` as session `id`, which an
+    /// earlier process gave out (`quire mcp stdio` keeps a session id
+    /// valid across its processes: `05-mcp.md`). If the project is open
+    /// here already, returns its session, whatever its id.
+    pub async fn reopen_session(&self, path: &Path, id: SessionId) -> CoreResult<SessionSummary> {
+        let (core, path) = (self.clone(), path.to_path_buf());
+        blocking(move || core.blocking().reopen_session(&path, id)).await
+    }
+
     /// Creates a project named `name` at `path`, which must not exist or be
     /// an empty directory, and opens it.
     pub async fn create_project(&self, path: &Path, name: &str) -> CoreResult<SessionSummary> {

@@ -170,6 +170,18 @@ impl Session {
         holder: &Holder,
         bus: Arc<EventBus>,
     ) -> CoreResult<Session> {
+        Session::open_as(dir, settings, holder, bus, SessionId::new())
+    }
+
+    /// [`Session::open`] under a session id given before (a session that a
+    /// process which has ended opened: see `Core::reopen_session`).
+    pub fn open_as(
+        dir: &Path,
+        settings: SessionSettings,
+        holder: &Holder,
+        bus: Arc<EventBus>,
+        id: SessionId,
+    ) -> CoreResult<Session> {
         let files = ProjectFiles::new(dir.to_path_buf());
         let lock = ProjectLock::acquire(dir, holder)?;
         let blobs = BlobStore::new(dir);
@@ -219,7 +231,6 @@ impl Session {
             project.write(&files.project_toml())?;
         }
 
-        let id = SessionId::new();
         let project_id = project.id;
         let live_name = Arc::new(Mutex::new(scene.project.name.clone()));
         let writer = LogWriter::start(
