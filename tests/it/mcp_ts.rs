@@ -350,3 +350,43 @@ fn mcp_conformance_suite_over_http() {
     }
     assert!(server.terminate().success());
 }
+
+/// `server.json`, the MCP registry entry, validates against the registry's
+/// published schema and names this workspace's version and repository
+/// (`05-mcp.md`, "Registry entry"): a release that changes the version
+/// without it fails here.
+#[test]
+fn the_registry_entry_validates_and_names_this_version() {
+    let schema = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.models/mcp-registry-2025-12-11/server.schema.json"
+    ));
+    let missing = (!schema.exists()).then(|| {
+        format!(
+            "{} is missing (./scripts/test takes it from a wheel)",
+            schema.display()
+        )
+    });
+    if !tool_available(
+        "mcp-registry-schema",
+        "the_registry_entry_validates",
+        missing,
+    ) {
+        return;
+    }
+    let Some(python) = crate::mcp::python_with("the_registry_entry_validates", "jsonschema") else {
+        return;
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp_registry/check.py");
+    let entry = concat!(env!("CARGO_MANIFEST_DIR"), "/server.json");
+    run_checker(
+        &Sandbox::new(),
+        Command::new(python)
+            .arg(script)
+            .arg(entry)
+            .arg(schema)
+            .arg(env!("CARGO_PKG_VERSION"))
+            .arg(env!("CARGO_PKG_REPOSITORY")),
+        "registry: ok",
+    );
+}
