@@ -62,7 +62,7 @@ impl Grant {
         self.0.is_cancelled()
     }
 
-    fn revoke(&self) {
+    pub(crate) fn revoke(&self) {
         self.0.cancel();
     }
 }

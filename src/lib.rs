@@ -14,7 +14,8 @@
 //!   [`share`] is the wire between a shared TUI and `quire mcp tui`.
 //! - [`wire`] holds the result shapes several frontends share on the wire.
 //! - [`access`] knows the server's users, their roles, and the throttle on
-//!   failed authentication.
+//!   failed authentication; [`oauth`] verifies the bearer JWTs of a
+//!   `[server.oauth]` identity provider.
 //! - [`commands`] are the one-shot helpers (`config show`, `modes list`, …).
 //! - [`signals`]: SIGTERM, SIGINT and SIGHUP as a graceful stop;
 //!   [`reload`] is what a server does on SIGHUP, and `quire reload`.
@@ -30,6 +31,7 @@ pub mod http;
 pub mod launch;
 pub mod logging;
 pub mod mcp;
+pub mod oauth;
 pub mod reload;
 pub mod share;
 pub mod signals;

@@ -776,6 +776,9 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             format!("`{header}` is not a header name"),
         ));
     }
+    if let Some(oauth) = &server.oauth {
+        check_oauth(oauth)?;
+    }
     let attach = &mut config.attach;
     attach.token = secret::resolve(
         "attach.token",
@@ -795,6 +798,50 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
         .map_err(|e| secret_at(&key, e))?;
     }
     Ok(config)
+}
+
+/// `[server.oauth]` (`05-mcp.md`, "Authorization", rule 1): an issuer, an
+/// audience, and exactly one of `jwks_url` (https, or http to this
+/// machine) and `jwks_file` (read now: it must hold a JWKS).
+fn check_oauth(oauth: &super::schema::OAuthConfig) -> Result<(), ConfigError> {
+    let invalid =
+        |key: &str, why: String| Err(ConfigError::invalid(&format!("server.oauth.{key}"), why));
+    for (key, value) in [
+        ("issuer", &oauth.issuer),
+        ("audience", &oauth.audience),
+        ("user_claim", &oauth.user_claim),
+        ("role_claim", &oauth.role_claim),
+    ] {
+        if value.trim().is_empty() {
+            return invalid(key, "must not be empty".into());
+        }
+    }
+    match (&oauth.jwks_url, &oauth.jwks_file) {
+        (Some(_), Some(_)) => invalid("jwks_url", "give jwks_url or jwks_file, not both".into()),
+        (None, None) => invalid(
+            "jwks_url",
+            "the issuer's keys are needed: set jwks_url (or jwks_file)".into(),
+        ),
+        (Some(url), None) => {
+            let parsed = reqwest::Url::parse(url);
+            let ok = parsed.as_ref().is_ok_and(|u| {
+                u.scheme() == "https"
+                    || (u.scheme() == "http"
+                        && u.host_str().is_some_and(super::reload::is_loopback_name))
+            });
+            if ok {
+                Ok(())
+            } else {
+                invalid(
+                    "jwks_url",
+                    format!("`{url}` is not an https:// URL (http:// only to this machine)"),
+                )
+            }
+        }
+        (None, Some(path)) => {
+            crate::oauth::check_jwks_file(path).or_else(|why| invalid("jwks_file", why))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -22,7 +22,7 @@ pub struct Reload {
 
 /// Splits `file` (the configuration as it loads now) against `running`.
 /// Reloaded: the users and tokens, the allowed hosts and origins, the
-/// trusted proxy, `metrics_public`, the log level, and the engine,
+/// trusted proxy, `metrics_public`, `[server.oauth]`, the log level, and the engine,
 /// provider, pipeline, memory, QA and spelling settings. Everything else
 /// (addresses, limits, directories, storage, history, rendering, the log's
 /// format, the MCP, TUI and attach settings) needs a restart.
@@ -71,6 +71,7 @@ pub fn plan(running: &Config, file: Config) -> Result<Reload, String> {
         "server.trusted_proxy_header": server.trusted_proxy_header,
         "server.trusted_proxies": server.trusted_proxies,
         "server.metrics_public": server.metrics_public,
+        "server.oauth": server.oauth,
         "log.level": log.level,
         "engines": engines,
         "providers": providers,
@@ -108,7 +109,7 @@ pub fn plan(running: &Config, file: Config) -> Result<Reload, String> {
 
 /// Whether every request must bring a token.
 fn secured(config: &Config) -> bool {
-    config.server.token.is_set() || !config.server.users.is_empty()
+    config.server.token.is_set() || !config.server.users.is_empty() || config.server.oauth.is_some()
 }
 
 /// A token that is configured but does not resolve, named by its user and
@@ -132,7 +133,7 @@ fn unresolved_token(config: &Config) -> Option<String> {
 /// tokens, or serves only this machine. The bound address is checked when
 /// binding.
 pub fn exposed_without_tokens(server: &super::schema::ServerConfig) -> Option<String> {
-    if server.token.is_set() || !server.users.is_empty() {
+    if server.token.is_set() || !server.users.is_empty() || server.oauth.is_some() {
         return None;
     }
     if !server.trusted_proxies.is_empty() {
@@ -155,7 +156,7 @@ pub fn exposed_without_tokens(server: &super::schema::ServerConfig) -> Option<St
 }
 
 /// `localhost`, a loopback address, with or without brackets or a port.
-fn is_loopback_name(host: &str) -> bool {
+pub fn is_loopback_name(host: &str) -> bool {
     let host = host.trim();
     let name = if let Some(rest) = host.strip_prefix('[') {
         rest.split(']').next().unwrap_or(rest)

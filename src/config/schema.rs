@@ -145,6 +145,41 @@ pub struct ServerConfig {
     /// `/metrics` answers without a token.
     #[serde(default)]
     pub metrics_public: bool,
+    /// Bearer JWTs from the team's identity provider (`[server.oauth]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthConfig>,
+}
+
+/// quire as an OAuth resource server (`[server.oauth]`, `05-mcp.md`,
+/// "Authorization"): whose tokens it takes, for which audience, with which
+/// keys, and which claims name the user and their role.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OAuthConfig {
+    /// The tokens' `iss`, exactly.
+    pub issuer: String,
+    /// What a token's `aud` must be or hold: this resource's URL.
+    pub audience: String,
+    /// Where the issuer publishes its keys (https, or http to loopback).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwks_url: Option<String>,
+    /// The keys in a file instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jwks_file: Option<PathBuf>,
+    /// The claim naming the user.
+    #[serde(default = "default_user_claim")]
+    pub user_claim: String,
+    /// The claim naming the role (one name, or a list).
+    #[serde(default = "default_role_claim")]
+    pub role_claim: String,
+}
+
+fn default_user_claim() -> String {
+    "sub".into()
+}
+
+fn default_role_claim() -> String {
+    "role".into()
 }
 
 /// One person of the team (`[[server.users]]`).

@@ -27,6 +27,7 @@ use super::error::{ApiError, Refused};
 use super::log::{AuthFailed, RefusedOrigin};
 use crate::access::{Caller, Throttle, Users};
 use crate::config::schema::{Role, ServerConfig};
+use crate::oauth::{OAuth, Rejection};
 
 /// Host names always accepted (with any port).
 const LOCAL_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -56,6 +57,8 @@ struct Rules {
     trusted_proxies: Vec<IpAddr>,
     /// `/metrics` without a token (`server.metrics_public`).
     metrics_public: bool,
+    /// Bearer JWTs of an identity provider (`[server.oauth]`).
+    oauth: Option<Arc<OAuth>>,
 }
 
 impl Rules {
@@ -76,7 +79,41 @@ impl Rules {
             proxy_header: server.trusted_proxy_header.clone(),
             trusted_proxies: server.trusted_proxies.clone(),
             metrics_public: server.metrics_public,
+            oauth: server.oauth.as_ref().map(|o| Arc::new(OAuth::new(o))),
         }
+    }
+
+    /// Whether every request must bring a credential: a token, or with
+    /// `[server.oauth]` a JWT (even on a loopback server).
+    fn secured(&self) -> bool {
+        self.users.secured() || self.oauth.is_some()
+    }
+
+    /// The absolute URL of the protected resource metadata of `path`, as
+    /// the client reached this server: its `Host`, or a trusted proxy's
+    /// `X-Forwarded-Host` and `X-Forwarded-Proto`.
+    fn metadata_url(&self, peer: Option<IpAddr>, headers: &HeaderMap, path: &str) -> String {
+        let forwarded = |name: &str| {
+            peer.filter(|p| self.trusted_proxies.contains(p))
+                .and_then(|_| headers.get(name))
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split(',').next())
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let scheme = forwarded("x-forwarded-proto")
+            .filter(|s| s == "https" || s == "http")
+            .unwrap_or_else(|| "http".to_owned());
+        let host = forwarded("x-forwarded-host")
+            .or_else(|| {
+                headers
+                    .get(header::HOST)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| "localhost".to_owned());
+        let suffix = if path == "/mcp" { "/mcp" } else { "" };
+        format!("{scheme}://{host}{}{suffix}", crate::oauth::METADATA_PATH)
     }
 
     /// The client's address: the peer's, or, when the peer is a trusted
@@ -142,6 +179,16 @@ impl GuardConfig {
         self.rules().users.clone()
     }
 
+    /// The `[server.oauth]` verifier in force, if any.
+    pub fn oauth(&self) -> Option<Arc<OAuth>> {
+        self.rules().oauth.clone()
+    }
+
+    /// Whether every request must bring a credential.
+    pub fn secured(&self) -> bool {
+        self.rules().secured()
+    }
+
     /// Takes what a reloaded config says of the users and their tokens,
     /// the allowed hosts and origins, the trusted proxies and whether
     /// `/metrics` is public. The bound address and the body limit stay
@@ -153,10 +200,22 @@ impl GuardConfig {
     pub fn reload(&self, server: &ServerConfig) -> Vec<Arc<str>> {
         let mut rules = Rules::of(&self.bound_host, server);
         let mut rules_lock = self.rules.write().unwrap_or_else(PoisonError::into_inner);
-        let revoked = match Arc::get_mut(&mut rules.users) {
+        let mut revoked = match Arc::get_mut(&mut rules.users) {
             Some(users) => users.carry_over(&rules_lock.users),
             None => Vec::new(),
         };
+        // The same identity provider keeps its keys and its callers'
+        // streams; another one (or none) ends them.
+        match (&rules_lock.oauth, &rules.oauth) {
+            (Some(old), Some(new)) if old.config == new.config => {
+                rules.oauth = Some(old.clone());
+            }
+            (Some(old), _) => {
+                old.grant.revoke();
+                revoked.push(Arc::from("[server.oauth]'s users"));
+            }
+            (None, _) => {}
+        }
         *rules_lock = Arc::new(rules);
         revoked
     }
@@ -361,6 +420,7 @@ async fn checks(state: &AppState, request: Request, next: Next) -> Response {
     // The workbench's files hold no data; the page asks for the token.
     let open = (path == "/healthz"
         || super::web::is_web_path(path)
+        || path.starts_with(crate::oauth::METADATA_PATH)
         || (path == "/metrics" && rules.metrics_public))
         && matches!(*request.method(), Method::GET | Method::HEAD);
     let open_now = open_while_starting(path);
@@ -370,7 +430,9 @@ async fn checks(state: &AppState, request: Request, next: Next) -> Response {
             .extensions()
             .get::<ConnectInfo<SocketAddr>>()
             .map(|c| c.0.ip());
-        let caller = match authenticate(guard, &rules, peer, request.headers()).await {
+        let is_mcp = request.uri().path() == "/mcp";
+        let path = if is_mcp { "/mcp" } else { "" };
+        let caller = match authenticate(guard, &rules, peer, request.headers(), path).await {
             Ok(caller) => caller,
             Err(refused) => return refused,
         };
@@ -480,6 +542,7 @@ async fn authenticate(
     rules: &Rules,
     peer: Option<IpAddr>,
     headers: &HeaderMap,
+    path: &str,
 ) -> Result<Caller, Response> {
     let users = &rules.users;
     if let Some(name) = rules.proxied_user(peer, headers) {
@@ -493,43 +556,73 @@ async fn authenticate(
             .into_response()
         });
     }
-    if !users.secured() {
+    if !rules.secured() {
         return Ok(users.local());
     }
-    if let Some(caller) = bearer(headers).and_then(|token| users.by_token(token)) {
+    // With `[server.oauth]`, every 401 says where to sign in.
+    let metadata = rules
+        .oauth
+        .as_ref()
+        .map(|_| rules.metadata_url(peer, headers, path));
+    let token = bearer(headers);
+    if let Some(caller) = token.and_then(|token| users.by_token(token)) {
         return Ok(caller);
+    }
+    // A JWT is verified; a refused one is a failed sign-in like a wrong
+    // token, told by its reason.
+    let mut reason = None;
+    if let (Some(oauth), Some(token)) = (&rules.oauth, token)
+        && OAuth::looks_like_jwt(token)
+    {
+        match oauth.verify(token).await {
+            Ok(caller) => return Ok(caller),
+            Err(Rejection::NoRole(why)) => {
+                tracing::warn!(target: "quire::access", "an OAuth token refused: {why}");
+                return Err(
+                    ApiError::new(StatusCode::FORBIDDEN, "forbidden_role", why).into_response()
+                );
+            }
+            Err(Rejection::Invalid(why)) => reason = Some(why),
+        }
     }
     if !headers.contains_key(header::AUTHORIZATION) {
         return Err(unauthorized(
             "no bearer token (send `Authorization: Bearer <token>`)",
+            metadata.as_deref(),
+            false,
         ));
     }
-    let sent = if bearer(headers).is_some() {
-        "a wrong token"
-    } else {
-        "an Authorization header that is not `Bearer <token>`"
+    let sent = match (&reason, token) {
+        (Some(why), _) => format!("an OAuth token refused: {why}"),
+        (None, Some(_)) => "a wrong token".to_owned(),
+        (None, None) => "an Authorization header that is not `Bearer <token>`".to_owned(),
+    };
+    let refused = |message: &str| unauthorized(message, metadata.as_deref(), token.is_some());
+    let message = match &reason {
+        Some(why) => format!("the bearer token was refused: {why}"),
+        None => "missing or wrong bearer token".to_owned(),
     };
     let Some(address) = rules.client(peer, headers) else {
-        let mut response = unauthorized("missing or wrong bearer token");
-        response.extensions_mut().insert(AuthFailed {
-            detail: sent.to_owned(),
-        });
+        let mut response = refused(&message);
+        response
+            .extensions_mut()
+            .insert(AuthFailed { detail: sent });
         return Err(response);
     };
     let failure = guard.throttle.failed(address, Instant::now());
-    if let Some(refused) = failure.refused {
-        let why = if refused.everywhere {
+    if let Some(too_many) = failure.refused {
+        let why = if too_many.everywhere {
             "too many failed authentications from every address; try again later"
         } else {
             "too many failed authentications from this address; try again later"
         };
         let mut response =
             ApiError::new(StatusCode::TOO_MANY_REQUESTS, "too_many_failures", why).into_response();
-        let seconds = refused.retry_after.as_secs().max(1);
+        let seconds = too_many.retry_after.as_secs().max(1);
         if let Ok(value) = header::HeaderValue::from_str(&seconds.to_string()) {
             response.headers_mut().insert(header::RETRY_AFTER, value);
         }
-        let whose = if refused.everywhere {
+        let whose = if too_many.everywhere {
             "every address's failures"
         } else {
             "its failures"
@@ -545,7 +638,7 @@ async fn authenticate(
     if !failure.delay.is_zero() {
         tokio::time::sleep(failure.delay).await;
     }
-    let mut response = unauthorized("missing or wrong bearer token");
+    let mut response = refused(&message);
     let next = if failure.count == crate::access::BLOCK_AFTER {
         format!(
             "; its next failures are refused for {} s",
@@ -564,14 +657,29 @@ async fn authenticate(
     Err(response)
 }
 
-/// 401 with `WWW-Authenticate: Bearer`.
-fn unauthorized(message: &str) -> Response {
-    let mut response =
-        ApiError::new(StatusCode::UNAUTHORIZED, "unauthorized", message).into_response();
-    response.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        header::HeaderValue::from_static("Bearer"),
-    );
+/// 401 with `WWW-Authenticate: Bearer`; with `[server.oauth]` it names
+/// the protected resource `metadata` (RFC 9728 §5.1), and a token that was
+/// sent and refused is `invalid_token` (RFC 6750 §3.1).
+fn unauthorized(message: &str, metadata: Option<&str>, token_sent: bool) -> Response {
+    let invalid = metadata.is_some() && token_sent;
+    let code = if invalid {
+        "invalid_token"
+    } else {
+        "unauthorized"
+    };
+    let mut response = ApiError::new(StatusCode::UNAUTHORIZED, code, message).into_response();
+    let challenge = match metadata {
+        Some(url) if invalid => {
+            format!(r#"Bearer resource_metadata="{url}", error="invalid_token""#)
+        }
+        Some(url) => format!(r#"Bearer resource_metadata="{url}""#),
+        None => "Bearer".to_owned(),
+    };
+    if let Ok(value) = header::HeaderValue::from_str(&challenge) {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
     response
 }
 

@@ -118,6 +118,14 @@ pub fn app(core: Core, config: Arc<Config>, mode: &str, extra: Option<Router>) -
         .route("/", axum::routing::get(web::index))
         .route("/assets/{*path}", axum::routing::get(web::asset))
         .route("/metrics", axum::routing::get(metrics::metrics))
+        .route(
+            crate::oauth::METADATA_PATH,
+            axum::routing::get(protected_resource),
+        )
+        .route(
+            crate::oauth::MCP_METADATA_PATH,
+            axum::routing::get(protected_resource),
+        )
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone())
@@ -164,6 +172,19 @@ fn summarise_refusals(refusals: Arc<log::Refusals>, mut stop: watch::Receiver<bo
         }
         refusals.flush(std::time::Instant::now(), true);
     });
+}
+
+/// RFC 9728 protected resource metadata, without a token; 404 on a server
+/// without `[server.oauth]`.
+async fn protected_resource(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    uri: axum::http::Uri,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match state.guard.oauth() {
+        Some(oauth) => axum::Json(oauth.metadata()).into_response(),
+        None => not_found(uri).await.into_response(),
+    }
 }
 
 async fn not_found(uri: axum::http::Uri) -> ApiError {

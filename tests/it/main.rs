@@ -34,6 +34,7 @@ mod interop;
 mod mcp;
 mod mcp_stdio;
 mod mcp_ts;
+mod oauth;
 mod openapi;
 mod pages;
 mod readme;

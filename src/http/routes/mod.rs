@@ -163,7 +163,7 @@ const OPENAPI: Doc = Doc {
 
 async fn openapi(State(state): State<AppState>) -> Json<Value> {
     let open = state.openapi.document();
-    if state.guard.users().secured() {
+    if state.guard.secured() {
         Json(super::api::secured(open))
     } else {
         Json(open.clone())
