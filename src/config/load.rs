@@ -779,6 +779,13 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
     if let Some(oauth) = &server.oauth {
         check_oauth(oauth)?;
     }
+    if config.mcp.conformance_fixtures && (!server.users.is_empty() || server.oauth.is_some()) {
+        return Err(ConfigError::invalid(
+            "mcp.conformance_fixtures",
+            "the conformance suite's fixtures are a test switch: not on a server with \
+             [[server.users]] or [server.oauth]",
+        ));
+    }
     let attach = &mut config.attach;
     attach.token = secret::resolve(
         "attach.token",

@@ -265,6 +265,10 @@ pub enum Theme {
 #[serde(deny_unknown_fields)]
 pub struct McpConfig {
     pub allow_any_path: bool,
+    /// Also serve the official conformance suite's fixture tools,
+    /// resources and prompts (a test switch; refused with users or OAuth).
+    #[serde(default)]
+    pub conformance_fixtures: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

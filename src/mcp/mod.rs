@@ -11,6 +11,7 @@
 mod calls;
 mod http;
 pub use http::{HttpSessions, http_router};
+mod fixtures;
 mod import;
 mod lasting;
 pub use lasting::LastingSessions;
@@ -81,6 +82,8 @@ pub struct Allowed {
     /// `server.max_body_bytes`: the largest item or file `quire_import_pages`
     /// takes.
     pub item_bytes: u64,
+    /// `mcp.conformance_fixtures`: also the suite's `test_*` fixtures.
+    pub fixtures: bool,
 }
 
 impl Allowed {
@@ -88,6 +91,7 @@ impl Allowed {
         Allowed {
             any_path: config.mcp.allow_any_path,
             item_bytes: config.server.max_body_bytes.get(),
+            fixtures: config.mcp.conformance_fixtures,
         }
     }
 }
@@ -466,7 +470,11 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let mut result = ListToolsResult::with_all_items(tools::all().to_vec());
+        let mut tools = tools::all().to_vec();
+        if self.allowed.fixtures {
+            tools.extend(fixtures::tools());
+        }
+        let mut result = ListToolsResult::with_all_items(tools);
         if Era::of(&context) == Era::Stateless {
             result.ttl_ms = Some(TOOLS_TTL.as_millis() as u64);
             result.cache_scope = Some(rmcp::model::CacheScope::Public);
@@ -479,6 +487,10 @@ impl ServerHandler for QuireMcp {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if self.allowed.fixtures && fixtures::is_tool(&request.name) {
+            let capabilities = context.client_capabilities();
+            return fixtures::call(&request, &context, capabilities.as_ref()).await;
+        }
         let args = Value::Object(request.arguments.unwrap_or_default());
         let mut this = self.for_request(&context);
         this.asking = Asking::of(&context, request.input_responses.as_ref());
@@ -550,9 +562,11 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(resources::list(
-            &self.core,
-        )))
+        let mut listed = resources::list(&self.core);
+        if self.allowed.fixtures {
+            listed.extend(fixtures::resources());
+        }
+        Ok(ListResourcesResult::with_all_items(listed))
     }
 
     async fn list_resource_templates(
@@ -560,9 +574,11 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Ok(ListResourceTemplatesResult::with_all_items(
-            resources::templates(),
-        ))
+        let mut templates = resources::templates();
+        if self.allowed.fixtures {
+            templates.extend(fixtures::templates());
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
@@ -570,6 +586,9 @@ impl ServerHandler for QuireMcp {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        if self.allowed.fixtures && fixtures::is_resource(&request.uri) {
+            return fixtures::read(&request.uri).map(Into::into);
+        }
         let uri = resources::Uri::parse(&request.uri)?;
         let contents = resources::read(&self.core, uri).await?;
         Ok(ReadResourceResult::new(vec![contents]).into())
@@ -580,6 +599,11 @@ impl ServerHandler for QuireMcp {
         request: SubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        // The fixtures never change: a subscription to one is kept by
+        // nobody, and says so by succeeding.
+        if self.allowed.fixtures && fixtures::is_resource(&request.uri) {
+            return fixtures::read(&request.uri).map(|_| ());
+        }
         let uri = resources::Uri::parse(&request.uri)?;
         let seen = resources::subscribable(&self.core, uri.clone()).await?;
         self.watch.subscribe(uri, seen);
@@ -630,6 +654,9 @@ impl ServerHandler for QuireMcp {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        if self.allowed.fixtures && fixtures::is_resource(&request.uri) {
+            return Ok(());
+        }
         let uri = resources::Uri::parse(&request.uri)?;
         self.watch.unsubscribe(&uri);
         Ok(())
@@ -640,7 +667,11 @@ impl ServerHandler for QuireMcp {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Ok(ListPromptsResult::with_all_items(prompts::list()))
+        let mut listed = prompts::list();
+        if self.allowed.fixtures {
+            listed.extend(fixtures::prompts());
+        }
+        Ok(ListPromptsResult::with_all_items(listed))
     }
 
     async fn get_prompt(
@@ -648,6 +679,13 @@ impl ServerHandler for QuireMcp {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        if self.allowed.fixtures && fixtures::is_prompt(&request.name) {
+            return fixtures::prompt(
+                &request.name,
+                request.arguments.as_ref(),
+                request.input_responses.as_ref(),
+            );
+        }
         prompts::get(&self.core, &request.name, &request.arguments, self.active()).map(Into::into)
     }
 
@@ -731,7 +769,10 @@ pub async fn serve_stdio(
     // Pipes (how MCP clients spawn a server) are driven by the IO reactor;
     // anything else falls back to tokio's blocking stdin/stdout.
     let (read, write) = rmcp::transport::stdio_pipes();
-    let transport = stdio::StdioTransport::new(read, write).answering_tools_list(tools::LIST_JSON);
+    let mut transport = stdio::StdioTransport::new(read, write);
+    if !config.mcp.conformance_fixtures {
+        transport = transport.answering_tools_list(tools::LIST_JSON);
+    }
     let running = match handler.serve(transport).await {
         Ok(running) => running,
         // The client went away before it said hello: nothing to do.
