@@ -140,6 +140,43 @@ fn start_pipeline_is_a_task_for_a_client_that_declares_the_extension() {
     assert!(server.terminate().success());
 }
 
+/// pydantic-ai's MCPToolset with FastMCP's tasks extension (the client
+/// declares it) runs an agent's calls over `/mcp`; `wait: true` answers
+/// with the finished job, not a task.
+#[test]
+fn pydantic_ai_with_tasks_gets_the_finished_job_for_wait() {
+    let python = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/.venv-pydantic-ai/bin/python"
+    ));
+    let missing = (!python.exists()).then(|| {
+        format!(
+            "{} is missing (./scripts/test creates it)",
+            python.display()
+        )
+    });
+    if !crate::harness::tool_available(
+        "pydantic-ai",
+        "pydantic_ai_with_tasks_gets_the_finished_job_for_wait",
+        missing,
+    ) {
+        return;
+    }
+    let s = Sandbox::new();
+    let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/mcp_pydantic_ai/agent.py"
+    );
+    let url = format!("{}/mcp", server.url);
+    crate::harness::run_checker(
+        &s,
+        Command::new(python).arg(script).arg(&url),
+        "pydantic-ai: ok",
+    );
+    assert!(server.terminate().success());
+}
+
 /// The `{ code, message, ... }` of a tool execution error: `isError`, no
 /// structured content (see `src/mcp/reply.rs`), the message as the text
 /// block's first line and the JSON envelope as its second.
