@@ -16,7 +16,10 @@
 //!   stateless requests (none should leave state behind);
 //! - against a bare rmcp server (`examples/mcp_peer.rs`, built with `cargo
 //!   build --release --example mcp_peer`) in interleaved rounds: stdio
-//!   start, idle RSS, warm calls over stdio and `/mcp`.
+//!   start in both eras, idle RSS, warm calls over stdio and `/mcp` (a
+//!   small result and a ~5 kB one), 4 concurrent `/mcp` clients'
+//!   throughput; then a headless server's RSS with one project open, and
+//!   the binary's size.
 //!
 //! Run pinned to one CPU, as the specification asks for latency figures:
 //! `taskset -c 0 cargo bench --bench mcp` (child processes inherit it);
@@ -127,8 +130,13 @@ fn stateless(id: u64, method: &str, mut params: Value) -> String {
 }
 
 fn call(id: u64) -> String {
+    call_tool(id, "quire_list_sessions")
+}
+
+/// A handshake-era `tools/call` of `name` without arguments.
+fn call_tool(id: u64, name: &str) -> String {
     json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": "quire_list_sessions", "arguments": {} } })
+            "params": { "name": name, "arguments": {} } })
     .to_string()
 }
 
@@ -658,6 +666,29 @@ fn peer_bench(data: &std::path::Path) {
         q as f64 / p as f64
     );
 
+    // Start in the stateless era: spawn -> server/discover -> tools/list.
+    let mut starts = [Vec::new(), Vec::new()];
+    for round in 0..60 {
+        for which in first(round) {
+            let (program, args) = servers[which];
+            let start = Instant::now();
+            let mut p = spawn_program(program, data, args);
+            p.send(&stateless(1, "server/discover", json!({})));
+            p.answer(1);
+            p.send(&stateless(2, "tools/list", json!({})));
+            let listed = p.answer(2);
+            assert!(listed["result"]["tools"].is_array(), "{listed}");
+            starts[which].push(start.elapsed());
+            drop(p.stdin);
+            p.child.wait().unwrap();
+        }
+    }
+    compare(
+        "peer: stdio 2026-07-28 spawn -> discover -> tools/list",
+        &starts[0],
+        &starts[1],
+    );
+
     // Warm calls over stdio: blocks of 100, alternating.
     let mut procs: Vec<Stdio_> = servers
         .iter()
@@ -719,33 +750,130 @@ fn peer_bench(data: &std::path::Path) {
                 .unwrap();
             sessions.push(id);
         }
-        let mut calls = [Vec::new(), Vec::new()];
-        for block in 0..30u64 {
-            for which in first(block as usize) {
-                for i in 0..100 {
-                    let start = Instant::now();
-                    let body = post(
-                        &served[which].1,
-                        Some(&sessions[which]),
-                        call(10 + block * 100 + i),
-                    )
-                    .await
-                    .unwrap()
-                    .bytes()
-                    .await
-                    .unwrap();
-                    assert!(body.windows(8).any(|w| w == b"sessions"), "{body:?}");
-                    if block >= 2 {
-                        calls[which].push(start.elapsed());
+        for (tool, label, marker) in [
+            (
+                "quire_list_sessions",
+                "peer: /mcp warm tools/call",
+                &b"sessions"[..],
+            ),
+            (
+                "quire_list_engines",
+                "peer: /mcp warm tools/call, ~5 kB result",
+                &b"result"[..],
+            ),
+        ] {
+            let mut calls = [Vec::new(), Vec::new()];
+            let mut sizes = [0, 0];
+            for block in 0..30u64 {
+                for which in first(block as usize) {
+                    for i in 0..100 {
+                        let start = Instant::now();
+                        let body = post(
+                            &served[which].1,
+                            Some(&sessions[which]),
+                            call_tool(10 + block * 100 + i, tool),
+                        )
+                        .await
+                        .unwrap()
+                        .bytes()
+                        .await
+                        .unwrap();
+                        assert!(body.windows(marker.len()).any(|w| w == marker), "{body:?}");
+                        sizes[which] = body.len();
+                        if block >= 2 {
+                            calls[which].push(start.elapsed());
+                        }
                     }
                 }
             }
+            compare(label, &calls[0], &calls[1]);
+            println!(
+                "{:<48} quire {:>6} B     rmcp {:>6} B",
+                "  reply bytes", sizes[0], sizes[1]
+            );
         }
-        compare("peer: /mcp warm tools/call", &calls[0], &calls[1]);
+
+        // Four clients at once, a session each, 200 calls each: calls a
+        // second, alternating which server goes first.
+        let mut rates = [Vec::new(), Vec::new()];
+        for round in 0..8usize {
+            for which in first(round) {
+                let url = &served[which].1;
+                let mut ids = Vec::new();
+                for _ in 0..4 {
+                    let r = post(url, None, INIT.to_owned()).await.unwrap();
+                    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+                    r.bytes().await.unwrap();
+                    post(url, Some(&id), INITIALIZED.to_owned())
+                        .await
+                        .unwrap()
+                        .bytes()
+                        .await
+                        .unwrap();
+                    ids.push(id);
+                }
+                let start = Instant::now();
+                let clients = ids.iter().map(|id| {
+                    let (client, url, id) = (client.clone(), url.clone(), id.clone());
+                    async move {
+                        for i in 0..200u64 {
+                            handshake_post(&client, &url, Some(&id), call(10 + i))
+                                .await
+                                .unwrap()
+                                .bytes()
+                                .await
+                                .unwrap();
+                        }
+                    }
+                });
+                futures_util::future::join_all(clients).await;
+                rates[which].push(800.0 / start.elapsed().as_secs_f64());
+            }
+        }
+        let mid = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let ratios: Vec<f64> = rates[0].iter().zip(&rates[1]).map(|(q, p)| q / p).collect();
+        println!(
+            "{:<48} quire {:>6.0}/s   rmcp {:>6.0}/s   {:.2}x (median of rounds)",
+            "peer: /mcp 4 clients at once, calls a second",
+            mid(rates[0].clone()),
+            mid(rates[1].clone()),
+            mid(ratios)
+        );
     });
     for (child, _) in served {
         stop(child);
     }
+
+    // A headless server with one project open (a page of text), idle.
+    let (child, url) = serve_http(&quire, data, &["--headless", "--port", "0"]);
+    let api = url.trim_end_matches("/mcp").to_owned();
+    let http = reqwest::blocking::Client::new();
+    let project: Value = http
+        .post(format!("{api}/api/v1/projects"))
+        .json(&json!({ "name": "One" }))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let session = project["id"].as_str().unwrap();
+    http.post(format!("{api}/api/v1/sessions/{session}/pages"))
+        .json(&json!({ "name": "p1", "text": "One.\n\nTwo.\n\nThree." }))
+        .send()
+        .unwrap()
+        .error_for_status()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    println!(
+        "{:<48} {:>6} KiB",
+        "headless, one project open: RSS",
+        rss_kib(child.id())
+    );
+    stop(child);
+    let size = std::fs::metadata(&quire).map_or(0, |m| m.len());
+    println!("{:<48} {:.1} MB", "binary size", size as f64 / 1e6);
 }
 
 /// One part of the bench, run in the bench's sandbox directory.

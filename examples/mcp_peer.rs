@@ -1,8 +1,10 @@
 //! A bare rmcp server, the yardstick of `benches/mcp.rs`: what the MCP
 //! library alone costs, so the bench can say what quire adds on top.
 //!
-//! One cheap tool (`quire_list_sessions`, answering an empty list, so the
-//! bench sends both servers the same request), served as an rmcp example
+//! Two cheap tools: `quire_list_sessions`, answering an empty list, so the
+//! bench sends both servers the same request, and `quire_list_engines`,
+//! answering `PEER_RESULT_BYTES` bytes of text (default 4,600: about the
+//! size of quire's own answer, whose reply is ~4.9 kB), served as an rmcp example
 //! would be: `#[tokio::main]`, rmcp's stdio transport, or its streamable
 //! HTTP service under axum with stateful sessions (and `TCP_NODELAY`, as
 //! quire sets it).
@@ -39,6 +41,15 @@ impl Peer {
     #[tool(description = "The open sessions (always none here).")]
     async fn quire_list_sessions(&self) -> String {
         r#"{"sessions":[]}"#.to_owned()
+    }
+
+    #[tool(description = "A result of about 5 kB, as quire's engine list is.")]
+    async fn quire_list_engines(&self) -> String {
+        let bytes = std::env::var("PEER_RESULT_BYTES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(4_600);
+        "e".repeat(bytes)
     }
 }
 

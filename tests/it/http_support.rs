@@ -374,6 +374,18 @@ impl Client {
 
 impl Binary {
     /// Starts `quire ARGS` and waits for its `quire: serving` line.
+    /// `quire --headless --port 0` with the config file `name` holding
+    /// `text` in the sandbox.
+    pub fn headless_with_config(sandbox: &Sandbox, name: &str, text: &str) -> Binary {
+        let config = sandbox.write(name, text);
+        let config = config.to_str().unwrap();
+        Binary::start(
+            sandbox,
+            &["--config", config, "--headless", "--port", "0"],
+            &[],
+        )
+    }
+
     pub fn start(sandbox: &Sandbox, args: &[&str], env: &[(&str, &str)]) -> Binary {
         let mut cmd = Command::new(BIN);
         cmd.env_clear()

@@ -318,18 +318,8 @@ fn mcp_conformance_suite_over_http_in_both_eras() {
         return;
     }
     let s = Sandbox::new();
-    let config = s.write("fixtures.toml", "[mcp]\nconformance_fixtures = true\n");
-    let server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
+    let server =
+        Binary::headless_with_config(&s, "fixtures.toml", "[mcp]\nconformance_fixtures = true\n");
     let url = format!("{}/mcp", server.url);
     for run in [
         ["--spec-version", "2025-11-25"],

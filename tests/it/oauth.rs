@@ -107,24 +107,14 @@ fn bearer_jwts_of_the_team_s_identity_provider_sign_in_and_bad_ones_change_nothi
     let t = |name: &str| tokens[name].as_str().unwrap().to_owned();
     let fetches = Arc::new(AtomicUsize::new(0));
     let jwks_url = serve_jwks(keys.join("jwks.json"), fetches.clone());
-    let config = s.write(
+    let mut server = Binary::headless_with_config(
+        &s,
         "oauth.toml",
         &format!(
             "[server]\ntoken = \"{OWNER}\"\n\n[server.oauth]\nissuer = \"{ISSUER}\"\n\
              audience = \"{AUDIENCE}\"\njwks_url = \"{jwks_url}\"\n\
              user_claim = \"preferred_username\"\nrole_claim = \"quire_role\"\n"
         ),
-    );
-    let mut server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
     );
     let c = server.client();
     let authority = c.url.trim_start_matches("http://").to_owned();
@@ -353,17 +343,10 @@ fn bearer_jwts_of_the_team_s_identity_provider_sign_in_and_bad_ones_change_nothi
 #[test]
 fn without_oauth_no_metadata_and_a_wrong_oauth_config_names_its_key() {
     let s = Sandbox::new();
-    let config = s.write("plain.toml", &format!("[server]\ntoken = \"{OWNER}\"\n"));
-    let server = Binary::start(
+    let server = Binary::headless_with_config(
         &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
+        "plain.toml",
+        &format!("[server]\ntoken = \"{OWNER}\"\n"),
     );
     let c = server.client();
     let reply = c
