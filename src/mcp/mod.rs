@@ -56,7 +56,7 @@ pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;
 const SETTLE_DEADLINE: Duration = Duration::from_secs(2);
 /// How long a stateless-era client may keep `tools/list` (the tools change
 /// only with the binary).
-const TOOLS_TTL: Duration = Duration::from_secs(3600);
+pub(crate) const TOOLS_TTL: Duration = Duration::from_secs(3600);
 /// The author of an agent's edits when its client did not name itself.
 const UNNAMED_CLIENT: &str = "an MCP client";
 /// `quire_view_page`'s long side when none is asked for: what the vision

@@ -10,7 +10,7 @@
 //! and requests with per-request metadata (2026-07-28); a second
 //! `initialize` is refused, and in the stateless era the methods it removed
 //! are "method not found". Notifications nobody understands are ignored,
-//! as JSON-RPC says (they expect no answer); a handshake-era `tools/list` may be answered here (see [`StdioTransport::answering_tools_list`]).
+//! as JSON-RPC says (they expect no answer); `tools/list` may be answered here (see [`StdioTransport::answering_tools_list`]).
 
 use std::sync::Arc;
 
@@ -83,8 +83,8 @@ where
     /// is) once the handshake is done, instead of passing it to rmcp: the
     /// server's tool list is fixed at build time, and parsing it into
     /// rmcp's types to write it out again was a third of the instructions
-    /// of a start. Only in the handshake era: a 2026-07-28 answer carries
-    /// the per-request cache fields rmcp fills in, so it goes through rmcp.
+    /// of a start. In the 2026-07-28 era the answer carries the cache
+    /// fields the handler adds (`ttlMs`, `cacheScope`), written here too.
     pub fn answering_tools_list(mut self, tools: &'static str) -> Self {
         self.tools_list = Some(tools);
         self
@@ -263,17 +263,33 @@ where
             }
             Started::Handshake | Started::Stateless => {}
         }
-        if let (Some(tools), Started::Handshake, true, ClientRequest::ListToolsRequest(_)) = (
-            self.tools_list,
-            self.era,
-            self.initialized,
-            &request.request,
-        ) {
+        if let (Some(tools), ClientRequest::ListToolsRequest(list)) =
+            (self.tools_list, &request.request)
+        {
             let id = serde_json::to_string(&request.id).unwrap_or_else(|_| "null".into());
-            self.answer_text(format!(
-                r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":{tools}}}}}"#
-            ));
-            return None;
+            let first_page = list.params.as_ref().is_none_or(|p| p.cursor.is_none());
+            if self.era == Started::Handshake && self.initialized {
+                self.answer_text(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"tools":{tools}}}}}"#
+                ));
+                return None;
+            }
+            // The stateless era's answer carries the cache fields the
+            // handler adds; only for a request whose metadata rmcp would
+            // take (else rmcp answers it, with the error it words).
+            let meta = request.request.get_meta();
+            let v2026 = ProtocolVersion::V_2026_07_28;
+            if self.era == Started::Stateless
+                && first_page
+                && meta.protocol_version().as_ref() == Some(&v2026)
+                && meta.missing_required_keys(&v2026).is_empty()
+            {
+                let ttl = super::TOOLS_TTL.as_millis();
+                self.answer_text(format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"result":{{"resultType":"complete","ttlMs":{ttl},"cacheScope":"public","tools":{tools}}}}}"#
+                ));
+                return None;
+            }
         }
         Some(message)
     }

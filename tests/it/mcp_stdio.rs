@@ -341,8 +341,8 @@ fn a_mode_with_stdio_and_http_serves_both_on_one_core() {
 /// `quire mcp stdio` answers `tools/list` itself, from the list built into
 /// the binary (`tools::LIST_JSON`), once the handshake is done; what it
 /// sends must be what rmcp's handler answers over `/mcp` to the letter.
-/// Before `notifications/initialized` and in the 2026-07-28 era the
-/// request still goes to rmcp.
+/// Before `notifications/initialized`, and in the 2026-07-28 era for
+/// metadata rmcp would refuse, the request still goes to rmcp.
 #[test]
 fn tools_list_over_stdio_is_what_the_handler_answers_over_mcp() {
     let s = Sandbox::new();
@@ -434,6 +434,14 @@ fn tools_list_over_stdio_is_what_the_handler_answers_over_mcp() {
         json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": stateless_meta() }),
     );
     assert!(listed["result"]["ttlMs"].is_u64(), "{listed}");
+    // Answered by the transport in both eras: what the handler answers
+    // over /mcp, to the letter of its JSON.
+    let stateless_http: Value = serde_json::from_str(stateless_over_http).unwrap();
+    assert_eq!(listed["result"], stateless_http["result"]);
+    // Metadata rmcp would refuse still reaches rmcp, which words the error.
+    let refused = stateless.call(json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/list",
+        "params": { "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } } }));
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
     let raw = stateless.seen.last().unwrap();
     assert!(
         raw.len() < limit,
