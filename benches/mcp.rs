@@ -343,6 +343,22 @@ fn handshake_post(
     r.body(body).send()
 }
 
+/// A handshake-era `/mcp` session, initialized: its id.
+async fn open_session(client: &reqwest::Client, url: &str) -> String {
+    let r = handshake_post(client, url, None, INIT.to_owned())
+        .await
+        .unwrap();
+    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
+    r.bytes().await.unwrap();
+    handshake_post(client, url, Some(&id), INITIALIZED.to_owned())
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    id
+}
+
 /// Starts `PROGRAM ARGS` as an HTTP server in the bench's sandbox and
 /// returns it with its MCP endpoint, read from the `… serving URL` line
 /// it writes on stderr.
@@ -739,16 +755,7 @@ fn peer_bench(data: &std::path::Path) {
         };
         let mut sessions = Vec::new();
         for (_, url) in &served {
-            let r = post(url, None, INIT.to_owned()).await.unwrap();
-            let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-            r.bytes().await.unwrap();
-            post(url, Some(&id), INITIALIZED.to_owned())
-                .await
-                .unwrap()
-                .bytes()
-                .await
-                .unwrap();
-            sessions.push(id);
+            sessions.push(open_session(&client, url).await);
         }
         for (tool, label, marker) in [
             (
@@ -801,16 +808,7 @@ fn peer_bench(data: &std::path::Path) {
                 let url = &served[which].1;
                 let mut ids = Vec::new();
                 for _ in 0..4 {
-                    let r = post(url, None, INIT.to_owned()).await.unwrap();
-                    let id = r.headers()["mcp-session-id"].to_str().unwrap().to_owned();
-                    r.bytes().await.unwrap();
-                    post(url, Some(&id), INITIALIZED.to_owned())
-                        .await
-                        .unwrap()
-                        .bytes()
-                        .await
-                        .unwrap();
-                    ids.push(id);
+                    ids.push(open_session(&client, url).await);
                 }
                 let start = Instant::now();
                 let clients = ids.iter().map(|id| {
