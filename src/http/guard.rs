@@ -559,11 +559,6 @@ async fn authenticate(
     if !rules.secured() {
         return Ok(users.local());
     }
-    // With `[server.oauth]`, every 401 says where to sign in.
-    let metadata = rules
-        .oauth
-        .as_ref()
-        .map(|_| rules.metadata_url(peer, headers, path));
     let token = bearer(headers);
     if let Some(caller) = token.and_then(|token| users.by_token(token)) {
         return Ok(caller);
@@ -585,6 +580,11 @@ async fn authenticate(
             Err(Rejection::Invalid(why)) => reason = Some(why),
         }
     }
+    // With `[server.oauth]`, every 401 says where to sign in.
+    let metadata = rules
+        .oauth
+        .as_ref()
+        .map(|_| rules.metadata_url(peer, headers, path));
     if !headers.contains_key(header::AUTHORIZATION) {
         return Err(unauthorized(
             "no bearer token (send `Authorization: Bearer <token>`)",

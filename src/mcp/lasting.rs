@@ -8,8 +8,8 @@
 //! (its directory); a later process that is handed an id it has not open
 //! reopens that directory under the same id. `quire_close_project` removes
 //! the record, and the id is unknown from then on. A record is one small
-//! file written whole (temporary file, then rename), so processes running
-//! at once never see half of one.
+//! file written whole (`storage::write_atomic`), so processes running at
+//! once never see half of one.
 
 use std::path::{Path, PathBuf};
 
@@ -44,17 +44,16 @@ impl LastingSessions {
     /// Records that session `id` is the project at `path`. A failure is
     /// logged, not returned: the session works in this process either way.
     pub fn record(&self, id: SessionId, path: &Path) {
-        let write = || -> std::io::Result<()> {
-            std::fs::create_dir_all(&self.dir)?;
-            let text = serde_json::to_vec(&Record {
-                path: path.to_path_buf(),
-            })?;
-            let file = self.file(id);
-            let partial = file.with_extension(format!("json.{}", std::process::id()));
-            std::fs::write(&partial, text)?;
-            std::fs::rename(&partial, &file)
-        };
-        if let Err(e) = write() {
+        let text = serde_json::to_vec(&Record {
+            path: path.to_path_buf(),
+        })
+        .unwrap_or_default();
+        let written = std::fs::create_dir_all(&self.dir)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                crate::core::storage::write_atomic(&self.file(id), &text).map_err(|e| e.to_string())
+            });
+        if let Err(e) = written {
             tracing::warn!("cannot record session {id} for later processes: {e}");
         }
     }
