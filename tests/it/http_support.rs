@@ -566,7 +566,7 @@ impl Binary {
     }
 }
 
-/// Debian's nginx in front of a test server, configured with the README's
+/// Debian's nginx in front of a test server, configured with `docs/operations.md`'s
 /// example (`Running quire for a team`): its `server` block as written,
 /// but for the TLS lines (a loopback test has no certificate) and the two
 /// addresses.
@@ -596,7 +596,7 @@ impl Nginx {
         Nginx::start_editing(sandbox, upstream, str::to_owned)
     }
 
-    /// [`Nginx::start`] with each line of the README's block edited by
+    /// [`Nginx::start`] with each line of that block edited by
     /// `edit` first (a mistake an operator makes).
     pub fn start_editing(
         sandbox: &Sandbox,
@@ -604,11 +604,12 @@ impl Nginx {
         edit: impl Fn(&str) -> String,
     ) -> Nginx {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
+                .unwrap();
         let after = readme
             .split("<!-- nginx example")
             .nth(1)
-            .expect("the README's nginx example");
+            .expect("the nginx example of docs/operations.md");
         let block = after
             .split("```nginx\n")
             .nth(1)
@@ -675,7 +676,7 @@ impl Nginx {
     }
 }
 
-/// What a reverse proxy configured as the README says must pass to quire
+/// What a reverse proxy configured as `docs/operations.md` says must pass to quire
 /// (`proxy`: its URL): a write carrying the browser's Origin (the Host it
 /// passes keeps its port), an upload as large as `server.max_body_bytes`
 /// answered by quire (not the proxy's 413), the event stream's first event
@@ -746,7 +747,7 @@ pub fn check_through_proxy(proxy: &str, token: &str) {
     assert!(mcp.text().unwrap().contains("serverInfo"));
 }
 
-/// Caddy in front of a test server with the README's example: its site
+/// Caddy in front of a test server with the example of `docs/operations.md`: its site
 /// block as written, but served over plain HTTP on a loopback port (no
 /// certificate to get) with the admin endpoint off.
 pub struct Caddy {
@@ -764,12 +765,13 @@ impl Drop for Caddy {
 impl Caddy {
     pub fn start(sandbox: &Sandbox, upstream: &str) -> Caddy {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
+                .unwrap();
         let block = readme
             .split("```caddy\n")
             .nth(1)
             .and_then(|b| b.split("```").next())
-            .expect("the README's Caddy example");
+            .expect("the Caddy example of docs/operations.md");
         let port = free_port();
         let upstream = upstream.trim_start_matches("http://");
         let site: String = block

@@ -81,15 +81,20 @@ fn typescript_client_v2_pinned_to_2026_07_28_over_http() {
     assert!(server.terminate().success());
 }
 
-/// The `mcpServers.quire` entries of the README, in order.
+/// The `mcpServers.quire` entries of the README and of `docs/mcp.md`, in
+/// order.
 fn readme_servers() -> Vec<serde_json::Value> {
-    include_str!("../../README.md")
-        .split("```json\n")
-        .skip(1)
-        .filter_map(|rest| rest.split_once("```"))
-        .filter_map(|(block, _)| serde_json::from_str::<serde_json::Value>(block).ok())
-        .filter_map(|config| config["mcpServers"].get("quire").cloned())
-        .collect()
+    [
+        include_str!("../../README.md"),
+        include_str!("../../docs/mcp.md"),
+    ]
+    .concat()
+    .split("```json\n")
+    .skip(1)
+    .filter_map(|rest| rest.split_once("```"))
+    .filter_map(|(block, _)| serde_json::from_str::<serde_json::Value>(block).ok())
+    .filter_map(|config| config["mcpServers"].get("quire").cloned())
+    .collect()
 }
 
 #[test]

@@ -680,7 +680,7 @@ async fn real_pages(t: TestCore, dir: &Path, out: &Path) -> Value {
             .save(out.join(format!("{}.mask.png", page.name)))
             .unwrap();
         // The scan's top half, before and after, side by side (the
-        // README's picture).
+        // picture in `docs/comics.md`).
         if page.name.starts_with("ctd_dcm") {
             let source = stored_image(&t, id, page, ImageRole::Source).await;
             let (w, h) = (source.width(), source.height() / 2);

@@ -1,7 +1,7 @@
-//! The README's walkthroughs work as written: each block between
-//! `<name>:start` and `<name>:end` runs in bash against a fresh
-//! `quire --headless` (its own, in place of the block's first line) and
-//! says what the README says it does.
+//! The guide's walkthroughs (`docs/translators.md`) work as written: each
+//! block between `<name>:start` and `<name>:end` runs in bash against a
+//! fresh `quire --headless` (its own, in place of the block's first line)
+//! and says what the page says it does.
 
 use std::process::Command;
 
@@ -11,7 +11,7 @@ use crate::http_support::Binary;
 /// The `sh` block between the markers `<!-- {name}:start -->` and
 /// `<!-- {name}:end -->`.
 fn block(name: &str) -> String {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/translators.md");
     let start = readme
         .find(&format!("<!-- {name}:start -->"))
         .expect("start marker");
@@ -68,7 +68,7 @@ fn says(stdout: &str, said: &[&str]) {
     for said in said {
         assert!(
             stdout.contains(said),
-            "the README says {said:?}; it printed:\n{stdout}"
+            "docs/translators.md says {said:?}; it printed:\n{stdout}"
         );
     }
 }

@@ -793,7 +793,7 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
     out
 }
 
-/// The README's Caddy example in front of quire passes what the web
+/// The Caddy example of `docs/operations.md` in front of quire passes what the web
 /// workbench and an agent need (see `check_through_proxy`).
 #[test]
 fn the_readmes_caddy_example_passes_events_mcp_and_big_uploads() {

@@ -253,3 +253,134 @@ fn only_the_helper_uses_the_model_runtime() {
         );
     }
 }
+
+/// Each member's manifest with its directory, the root package first.
+fn manifests() -> Vec<(PathBuf, toml::Table)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut dirs = vec![root.to_path_buf()];
+    for krate in std::fs::read_dir(root.join("crates")).unwrap() {
+        dirs.push(krate.unwrap().path());
+    }
+    dirs.into_iter()
+        .map(|dir| {
+            let text = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+            (dir, text.parse::<toml::Table>().unwrap())
+        })
+        .collect()
+}
+
+/// A manifest's dependency tables by kind (`dependencies`,
+/// `dev-dependencies`, `build-dependencies`), the per-target ones folded in.
+fn dependency_tables(manifest: &toml::Table) -> Vec<(&'static str, &toml::Table)> {
+    let mut tables = Vec::new();
+    let mut scopes = vec![manifest];
+    if let Some(targets) = manifest.get("target").and_then(toml::Value::as_table) {
+        scopes.extend(targets.values().filter_map(toml::Value::as_table));
+    }
+    for scope in scopes {
+        for kind in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            if let Some(table) = scope.get(kind).and_then(toml::Value::as_table) {
+                tables.push((kind, table));
+            }
+        }
+    }
+    tables
+}
+
+/// A crate two or more members use is written once, in
+/// `[workspace.dependencies]`; members say `workspace = true`.
+#[test]
+fn shared_crates_are_declared_once_for_the_workspace() {
+    let manifests = manifests();
+    let mut users: std::collections::BTreeMap<&str, Vec<&Path>> = Default::default();
+    for (dir, manifest) in &manifests {
+        for (_, table) in dependency_tables(manifest) {
+            for name in table.keys() {
+                let seen = users.entry(name.as_str()).or_default();
+                if !seen.contains(&dir.as_path()) {
+                    seen.push(dir);
+                }
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    for (dir, manifest) in &manifests {
+        for (kind, table) in dependency_tables(manifest) {
+            for (name, spec) in table {
+                let inherited = spec
+                    .as_table()
+                    .and_then(|t| t.get("workspace"))
+                    .and_then(toml::Value::as_bool)
+                    == Some(true);
+                if users[name.as_str()].len() >= 2 && !inherited {
+                    problems.push(format!(
+                        "{}: {kind} `{name}` is used by several members: \
+                         declare it in [workspace.dependencies]",
+                        dir.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every crate a member depends on is named by its code: `src/` for a
+/// dependency, `build.rs` for a build dependency, its tests, benches or
+/// examples (or `src/`) for a dev-dependency; and nothing a member already
+/// depends on is listed again as a dev-dependency, unless for features
+/// only the tests use.
+#[test]
+fn members_depend_only_on_crates_they_name() {
+    fn names(dir: &Path, ident: &str) -> bool {
+        let mut files = Vec::new();
+        if dir.is_dir() {
+            rust_files(dir, &mut files);
+        } else if dir.is_file() {
+            files.push(dir.to_path_buf());
+        }
+        files.iter().any(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            text.match_indices(ident).any(|(at, _)| {
+                let before = text[..at].chars().next_back();
+                let after = text[at + ident.len()..].chars().next();
+                let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+                !word(before) && !word(after)
+            })
+        })
+    }
+    // Crates whose library is named otherwise than the package.
+    let library = |package: &str| match package {
+        "tui-textarea-2" => "tui_textarea".to_owned(),
+        other => other.replace('-', "_"),
+    };
+    let mut problems = Vec::new();
+    for (dir, manifest) in manifests() {
+        let normal: Vec<&String> = dependency_tables(&manifest)
+            .into_iter()
+            .filter(|(kind, _)| *kind == "dependencies")
+            .flat_map(|(_, table)| table.keys())
+            .collect();
+        for (kind, table) in dependency_tables(&manifest) {
+            let places: &[&str] = match kind {
+                "dependencies" => &["src"],
+                "build-dependencies" => &["build.rs"],
+                _ => &["tests", "benches", "examples", "src"],
+            };
+            for (name, spec) in table {
+                let ident = library(name);
+                if !places.iter().any(|p| names(&dir.join(p), &ident)) {
+                    problems.push(format!("{}: {kind} `{name}` is never named", dir.display()));
+                }
+                let adds_features = spec.get("features").is_some();
+                if kind == "dev-dependencies" && normal.contains(&name) && !adds_features {
+                    problems.push(format!(
+                        "{}: `{name}` is already a dependency",
+                        dir.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

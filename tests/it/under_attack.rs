@@ -1,6 +1,6 @@
 //! A team server under attack (`16-operations.md`, "Under attack"): what a
-//! flood of junk costs the metrics, the memory and the log; the README's
-//! fail2ban filter against the real log lines; throttling that never keeps
+//! flood of junk costs the metrics, the memory and the log; the fail2ban
+//! filter of `docs/operations.md` against the real log lines; throttling that never keeps
 //! a right token out; a reload that revokes a user ends their streams and
 //! sessions, and a reload that would weaken authentication is refused; no
 //! open server behind a proxy.
@@ -136,12 +136,12 @@ fn junk_requests_leave_metrics_memory_and_the_log_bounded() {
     assert!(summary.contains("401: "), "{summary}");
 }
 
-/// The fail2ban filter of the README (its `failregex`), as a file.
+/// The fail2ban filter of `docs/operations.md` (its `failregex`), as a file.
 fn readme_fail2ban_filter() -> String {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../docs/operations.md");
     let start = readme
         .find("# /etc/fail2ban/filter.d/quire.conf")
-        .expect("the README's fail2ban filter");
+        .expect("the fail2ban filter of docs/operations.md");
     let block = &readme[start..];
     let end = block.find("```").expect("the end of the filter's block");
     block[..end]
@@ -184,7 +184,7 @@ fn fail2ban_matches(s: &Sandbox, name: &str, lines: &[&String]) -> usize {
 /// once whatever its address has done, a success does not clear the
 /// count, the eleventh failure is refused (429), and requests without an
 /// `Authorization` header (a browser's first look) are neither counted
-/// nor logged as failures. The README's fail2ban filter matches every
+/// nor logged as failures. The fail2ban filter of `docs/operations.md` matches every
 /// failure line, single and summarised, and nothing else.
 #[test]
 fn failures_are_throttled_without_keeping_a_right_token_out_and_fail2ban_reads_them() {

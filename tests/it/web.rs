@@ -611,7 +611,7 @@ fn nginx_and_browser(test: &str) -> Option<PathBuf> {
     browser(test)
 }
 
-/// The README's nginx example in front of a server with a token: the web
+/// The nginx example of `docs/operations.md` in front of a server with a token: the web
 /// workbench in Chromium through it (sign in, a project, an image
 /// uploaded and shown, the event stream online), a write carrying the
 /// browser's Origin, an upload as large as `server.max_body_bytes` reaching
@@ -638,7 +638,7 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
 }
 
 /// Behind an nginx that passes `Host` without its port (`$host`, the
-/// mistake the README warns of), a write from the workbench is refused for
+/// mistake `docs/operations.md` warns of), a write from the workbench is refused for
 /// its Origin: the page shows the server's message, which names the origin
 /// and `server.allowed_origins`, and the server logs it at warn.
 #[test]

@@ -529,7 +529,7 @@ impl Core {
         super::blocking(move || {
             let sheets = render::sheets(
                 &scene,
-                &store,
+                &|hash| store.get(hash),
                 &fonts,
                 &settings,
                 format == ExportFormat::Pdf,

@@ -508,11 +508,12 @@ fn store_ops_as(page: &Page, role: ImageRole, blob: BlobHash, digest: String) ->
 
 /// The pages of an image export, in page order: each image page's stored
 /// render when it is current, else rendered now (on as many threads as
-/// there are cores); text pages too when `with_text` (the PDF). A page
+/// there are cores); text pages too when `with_text` (the PDF). `blob`
+/// reads a stored image by its hash (the project's blob store). A page
 /// whose image cannot be read fails the export, naming the page.
 pub fn sheets(
     scene: &quire_model::scene::Scene,
-    store: &quire_store::blobs::BlobStore,
+    blob: &(dyn Fn(&quire_model::hash::BlobHash) -> quire_model::error::CoreResult<Vec<u8>> + Sync),
     fonts: &Fonts,
     settings: &Settings,
     with_text: bool,
@@ -524,10 +525,10 @@ pub fn sheets(
         };
         let failed = |e: String| CoreError::InvalidInput(format!("page `{}`: {e}", page.name));
         let png = match rendered(page) {
-            Some((blob, _)) if !stale(page, settings) => store.get(blob)?,
+            Some((stored, _)) if !stale(page, settings) => blob(stored)?,
             _ => {
-                let source = store.get(source)?;
-                let mask = mask.map(|m| store.get(m)).transpose()?;
+                let source = blob(source)?;
+                let mask = mask.map(blob).transpose()?;
                 render(page, &source, mask.as_deref(), fonts, settings)
                     .map_err(failed)?
                     .png
