@@ -153,11 +153,16 @@ fn main() {
         let models = root.join(".models/rapidocr-3.10.0");
         if models.join("PP-OCRv6_rec_small.onnx").is_file() {
             let mut config = CoreConfig::clone(&base.config());
-            config.ocr.backend = quire::core::settings::OcrBackend::Onnx;
-            config.ocr.model = Some(models.join("PP-OCRv6_rec_small.onnx"));
-            config.ocr.detector = Some(models.join("PP-OCRv6_det_small.onnx"));
-            config.detect.backend = quire::core::settings::DetectBackend::Onnx;
-            config.detect.model = Some(models.join("PP-OCRv6_det_small.onnx"));
+            use quire::core::engines::{detect, ocr};
+            config.settings.update(|ocr: &mut ocr::OcrSettings| {
+                ocr.backend = ocr::OcrBackend::Onnx;
+                ocr.model = Some(models.join("PP-OCRv6_rec_small.onnx"));
+                ocr.detector = Some(models.join("PP-OCRv6_det_small.onnx"));
+            });
+            config.settings.update(|detect: &mut detect::DetectSettings| {
+                detect.backend = detect::DetectBackend::Onnx;
+                detect.model = Some(models.join("PP-OCRv6_det_small.onnx"));
+            });
             let core = Core::new(config);
             let id = project(&core, dir.path(), pages, "onnx").await;
             // Each model loaded and each input size planned within its job.

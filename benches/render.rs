@@ -211,8 +211,12 @@ fn unshapeable(rt: &tokio::runtime::Runtime) {
         },
         "bench",
     );
-    config.render.fonts = vec![DEJAVU.into()];
-    config.render.system_fonts = false;
+    config
+        .settings
+        .update(|render: &mut quire::core::render::RenderConfig| {
+            render.fonts = vec![DEJAVU.into()];
+            render.system_fonts = false;
+        });
     let core = Core::new(config);
     let private: String = (0xE000u32..0xE000 + 5000)
         .filter_map(char::from_u32)

@@ -111,15 +111,8 @@ pub fn core_config(
             .iter()
             .map(|(id, p)| (id.clone(), provider(p)))
             .collect(),
-        qa: config.qa.clone(),
-        spell: config.spell.clone(),
-        tm: config.tm.clone(),
-        llm: config.llm.clone(),
-        detect: config.detect.clone(),
-        ocr: config.ocr.clone(),
-        clean: config.clean.clone(),
+        settings: config.engine_settings.clone(),
         pipelines: pipelines(config),
-        render: config.render.clone(),
         max_image_pixels: config.limits.max_image_pixels.get(),
     }
 }
@@ -429,7 +422,7 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
             status,
             theme: loaded.config.tui.theme,
             next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
-            subtitles: loaded.config.qa.subtitles.clone(),
+            subtitles: subtitle_settings(&loaded),
             drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let ran = crate::tui::run(backend, options, extension).await;
@@ -457,7 +450,7 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             status: None,
             theme: loaded.config.tui.theme,
             next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
-            subtitles: loaded.config.qa.subtitles.clone(),
+            subtitles: subtitle_settings(&loaded),
             drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);
@@ -509,4 +502,14 @@ fn run_adapter(endpoint: PathBuf, deadline_ms: u64) -> Result<(), Failure> {
             () = stop => Ok(()),
         }
     })
+}
+
+/// The subtitle limits the TUI checks cues against as they are typed:
+/// the `qa` engine's (`[qa.subtitles]`).
+fn subtitle_settings(loaded: &Loaded) -> crate::core::engines::qa::SubtitleSettings {
+    let qa = loaded
+        .config
+        .engine_settings
+        .get::<crate::core::engines::qa::QaLevels>();
+    qa.subtitles.clone()
 }

@@ -30,10 +30,12 @@ struct Model {
 }
 
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let ocr = &loaded.config.ocr;
+    let settings = &loaded.config.engine_settings;
+    let ocr = settings.get::<crate::core::engines::ocr::OcrSettings>();
+    let detect = settings.get::<crate::core::engines::detect::DetectSettings>();
     let mut models = Vec::new();
     for (key, path, role) in [
-        ("detect.model", &loaded.config.detect.model, Role::Detector),
+        ("detect.model", &detect.model, Role::Detector),
         ("ocr.detector", &ocr.detector, Role::Detector),
         ("ocr.model", &ocr.model, Role::Recognizer),
     ] {

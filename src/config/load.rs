@@ -27,6 +27,7 @@ use super::schema::{Config, ENGINES_FLAGS, is_valid_id};
 use super::secret;
 use super::source::TomlSource;
 use crate::config::modes::{Mode, ModeRegistry};
+use quire_core::engines::settings::{Context, Settings, SettingsMap, Tables};
 
 const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
 /// `config/default.toml`'s values, as build.rs wrote them out: parsing the
@@ -268,9 +269,10 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
     layers.extend(upper);
 
     let figment = figment_of(layers.iter());
-    let config: Config = figment
+    let mut config: Config = Figment::from(WithoutEngineTables(&figment))
         .extract()
         .map_err(|e| explain(e, &figment, &layers))?;
+    config.engine_settings = read_engine_settings(&figment, &layers, &config)?;
     let config = finish(config, &figment, &layers)?;
     check_loose_vars(&loose_vars, &config)?;
 
@@ -314,6 +316,114 @@ pub fn check_file(path: &Path, modes: &ModeRegistry) -> Result<(), ConfigError> 
 
 fn figment_of<'a>(layers: impl Iterator<Item = &'a Layer>) -> Figment {
     layers.fold(Figment::new(), |f, layer| f.merge(layer))
+}
+
+/// The names of the built-in engines' tables (`qa`, `detect`, …).
+fn engine_tables() -> Vec<&'static str> {
+    struct Names(Vec<&'static str>);
+    impl Tables for Names {
+        fn table<T: Settings>(&mut self) {
+            self.0.push(T::TABLE);
+        }
+    }
+    let mut names = Names(Vec::new());
+    quire_core::engines::each_table(&mut names);
+    names.0
+}
+
+/// The layers without the engines' tables: what [`Config`] is read from
+/// (the tables are read by [`read_engine_settings`]). Errors are explained
+/// against the whole figment, whose metadata names every value's layer.
+struct WithoutEngineTables<'a>(&'a Figment);
+
+impl Provider for WithoutEngineTables<'_> {
+    fn metadata(&self) -> Metadata {
+        Metadata::named("the configuration")
+    }
+
+    fn data(&self) -> Result<Map<Profile, Dict>, figment::Error> {
+        let tables = engine_tables();
+        let mut data = self.0.data()?;
+        for dict in data.values_mut() {
+            dict.retain(|key, _| !tables.contains(&key.as_str()));
+        }
+        Ok(data)
+    }
+}
+
+/// Each built-in engine's table read into its own type and checked
+/// ([`Settings::check`]); the first that fails is the error, naming the
+/// key and the layer that set it.
+fn read_engine_settings(
+    figment: &Figment,
+    layers: &[Layer],
+    config: &Config,
+) -> Result<SettingsMap, ConfigError> {
+    struct Read<'a> {
+        figment: &'a Figment,
+        layers: &'a [Layer],
+        context: Context,
+        settings: SettingsMap,
+        failed: Option<ConfigError>,
+    }
+    impl Tables for Read<'_> {
+        fn table<T: Settings>(&mut self) {
+            if self.failed.is_some() {
+                return;
+            }
+            // A table no layer has (not even the shipped defaults) is the
+            // engine's `Default`.
+            let value = match self.figment.extract_inner::<T>(T::TABLE) {
+                Ok(value) => value,
+                Err(_) if self.figment.find_value(T::TABLE).is_err() => T::default(),
+                Err(mut e) => {
+                    // figment puts the table after the path inside it.
+                    if e.path.last().map(String::as_str) == Some(T::TABLE) {
+                        e.path.pop();
+                        e.path.insert(0, T::TABLE.to_owned());
+                    }
+                    self.failed = Some(explain(e, self.figment, self.layers));
+                    return;
+                }
+            };
+            match value.check(&self.context) {
+                Ok(()) => self.settings.set(value),
+                Err(invalid) => {
+                    let key = format!("{}.{}", T::TABLE, invalid.key);
+                    self.failed = Some(invalid_at(self.figment, self.layers, &key, invalid.why));
+                }
+            }
+        }
+    }
+    let mut read = Read {
+        figment,
+        layers,
+        context: Context {
+            max_image_pixels: config.limits.max_image_pixels.get(),
+        },
+        settings: SettingsMap::default(),
+        failed: None,
+    };
+    quire_core::engines::each_table(&mut read);
+    match read.failed {
+        Some(error) => Err(error),
+        None => Ok(read.settings),
+    }
+}
+
+/// `message` about `key`, pointing at the layer (file and line, variable
+/// or flag) that set it.
+fn invalid_at(figment: &Figment, layers: &[Layer], key: &str, message: String) -> ConfigError {
+    let parts: Vec<String> = key.split('.').map(str::to_owned).collect();
+    let origin = figment
+        .find_metadata(key)
+        .and_then(|m| layers.iter().find(|l| l.label == m.name))
+        .map(|l| l.locate(&parts, true));
+    let error = ConfigError::invalid(key, message);
+    match origin {
+        Some(o) => error.at(o),
+        None => error,
+    }
 }
 
 /// Top-level keys that hold a value (the others are tables).
@@ -438,15 +548,20 @@ fn explain(err: figment::Error, figment: &Figment, layers: &[Layer]) -> ConfigEr
             }
             let parent = key[..key.len() - 1].join(".");
             let mut message = format!("unknown key `{}`", key.join("."));
-            let candidates = expected.iter().copied().chain(
-                if parent == "engines" {
-                    ENGINES_FLAGS
-                } else {
-                    &[]
-                }
+            let tables = engine_tables();
+            let candidates = expected
                 .iter()
-                .copied(),
-            );
+                .copied()
+                .chain(
+                    if parent == "engines" {
+                        ENGINES_FLAGS
+                    } else {
+                        &[]
+                    }
+                    .iter()
+                    .copied(),
+                )
+                .chain(tables.iter().copied().filter(|_| parent.is_empty()));
             if let Some(near) = suggest(field, candidates) {
                 let near = if parent.is_empty() {
                     near.to_owned()
@@ -498,42 +613,9 @@ fn explain(err: figment::Error, figment: &Figment, layers: &[Layer]) -> ConfigEr
 /// Checks that figment cannot express (ranges, non-empty lists) and resolves
 /// secrets.
 fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Config, ConfigError> {
-    let at = |key: &str, message: String| {
-        let parts: Vec<String> = key.split('.').map(str::to_owned).collect();
-        let origin = figment
-            .find_metadata(key)
-            .and_then(|m| layers.iter().find(|l| l.label == m.name))
-            .map(|l| l.locate(&parts, true));
-        let error = ConfigError::invalid(key, message);
-        match origin {
-            Some(o) => error.at(o),
-            None => error,
-        }
-    };
+    let at = |key: &str, message: String| invalid_at(figment, layers, key, message);
     if config.server.host.trim().is_empty() {
         return Err(at("server.host", "must not be empty".into()));
-    }
-    let score = config.tm.min_score;
-    if !(score.is_finite() && (0.0..=1.0).contains(&score)) {
-        return Err(at(
-            "tm.min_score",
-            format!("is {score}; it must be from 0 to 1 (0.85: close matches, 1: identical only)"),
-        ));
-    }
-    let size = config.render.min_font_size;
-    if !(size.is_finite() && (1.0..=1000.0).contains(&size)) {
-        return Err(at(
-            "render.min_font_size",
-            format!("is {size}; it must be from 1 to 1000 (pixels)"),
-        ));
-    }
-    for (i, font) in config.render.fonts.iter().enumerate() {
-        if !font.is_file() {
-            return Err(at(
-                &format!("render.fonts.{i}"),
-                format!("{} is not a font file", font.display()),
-            ));
-        }
     }
     let built_in = quire_core::engines::built_in_ids();
     for (id, engine) in &config.engines.commands {
@@ -557,90 +639,6 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
             }
             Some(_) => {}
         }
-    }
-    let pages = config.llm.context_pages;
-    if pages > 5 {
-        return Err(at(
-            "llm.context_pages",
-            format!("is {pages}; it must be from 0 to 5 (pages on each side)"),
-        ));
-    }
-    let dilate = config.clean.dilate;
-    if dilate > 32 {
-        return Err(at(
-            "clean.dilate",
-            format!("is {dilate}; it must be from 0 to 32 (pixels)"),
-        ));
-    }
-    for (key, path) in [
-        ("ocr.model", &config.ocr.model),
-        ("ocr.detector", &config.ocr.detector),
-    ] {
-        match path {
-            Some(path) if !path.is_file() => {
-                return Err(at(key, format!("{} is not a file", path.display())));
-            }
-            None if config.ocr.backend == quire_core::settings::OcrBackend::Onnx => {
-                return Err(at(
-                    key,
-                    "is needed by ocr.backend = \"onnx\" (a PP-OCR model file)".into(),
-                ));
-            }
-            _ => {}
-        }
-    }
-    match &config.detect.model {
-        Some(path) if !path.is_file() => {
-            return Err(at(
-                "detect.model",
-                format!("{} is not a file", path.display()),
-            ));
-        }
-        None if config.detect.backend == quire_core::settings::DetectBackend::Onnx => {
-            return Err(at(
-                "detect.model",
-                "is needed by detect.backend = \"onnx\" (a text detection model file)".into(),
-            ));
-        }
-        _ => {}
-    }
-    let confidence = config.ocr.min_confidence;
-    if !(confidence.is_finite() && (0.0..=1.0).contains(&confidence)) {
-        return Err(at(
-            "ocr.min_confidence",
-            format!("is {confidence}; it must be from 0 to 1"),
-        ));
-    }
-    for (key, secs) in [
-        ("detect.timeout_secs", config.detect.timeout_secs),
-        ("ocr.timeout_secs", config.ocr.timeout_secs),
-    ] {
-        if !(1..=3600).contains(&secs) {
-            return Err(at(
-                key,
-                format!("is {secs}; it must be from 1 to 3600 (seconds)"),
-            ));
-        }
-    }
-    let budget = config.detect.max_pixels;
-    if !(1_000_000..=config.limits.max_image_pixels.get()).contains(&budget) {
-        return Err(at(
-            "detect.max_pixels",
-            format!(
-                "is {budget}; it must be from 1000000 to limits.max_image_pixels ({})",
-                config.limits.max_image_pixels.get()
-            ),
-        ));
-    }
-    let detect = &config.detect;
-    if detect.min_text_height == 0 || detect.min_text_height > detect.max_text_height {
-        return Err(at(
-            "detect.min_text_height",
-            format!(
-                "is {}; it must be at least 1 and at most detect.max_text_height ({})",
-                detect.min_text_height, detect.max_text_height
-            ),
-        ));
     }
     for (name, preset) in &config.pipelines {
         let key = format!("pipelines.{name}");
@@ -860,5 +858,56 @@ mod tests {
         let parsed = TomlSource::parse("config/default.toml", DEFAULT_TOML.to_owned()).unwrap();
         assert!(parsed.dict.contains_key("server"), "{:?}", parsed.dict);
         assert_eq!(built_in_defaults(), parsed.dict);
+    }
+
+    /// Defaults are written once: every engine table of the shipped
+    /// `config/default.toml` reads as its type's `Default`, and the file
+    /// has no table the engines do not declare among the ones it leaves
+    /// to them.
+    #[test]
+    fn the_shipped_engine_tables_are_the_engines_defaults() {
+        let figment = Figment::new().merge(Layer::from_toml(
+            "built-in".into(),
+            TomlSource::parse("config/default.toml", DEFAULT_TOML.to_owned()).unwrap(),
+            &[],
+        ));
+        let layers = [];
+        let config: Config = Figment::from(WithoutEngineTables(&figment))
+            .extract()
+            .unwrap();
+        let read = read_engine_settings(&figment, &layers, &config).unwrap();
+        let shipped: Vec<_> = read.tables().collect();
+        let defaults: Vec<_> = SettingsMap::defaults().tables().collect();
+        assert_eq!(shipped, defaults);
+        assert_eq!(shipped.len(), engine_tables().len());
+    }
+
+    /// A value an engine's check refuses names the table's key and the
+    /// layer that set it.
+    #[test]
+    fn an_engine_table_out_of_range_names_its_key_and_layer() {
+        let figment = Figment::new()
+            .merge(Layer::from_toml(
+                "built-in".into(),
+                TomlSource::parse("config/default.toml", DEFAULT_TOML.to_owned()).unwrap(),
+                &[],
+            ))
+            .merge(Layer::single(
+                "flag --x".into(),
+                "tm.min_score",
+                Value::from(1.5),
+            ));
+        let config: Config = Figment::from(WithoutEngineTables(&figment))
+            .extract()
+            .unwrap();
+        let layers = [Layer::single(
+            "flag --x".into(),
+            "tm.min_score",
+            Value::from(1.5),
+        )];
+        let error = read_engine_settings(&figment, &layers, &config).unwrap_err();
+        let text = error.to_string();
+        assert!(text.contains("tm.min_score"), "{text}");
+        assert!(text.contains("flag --x"), "{text}");
     }
 }

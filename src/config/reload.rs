@@ -22,10 +22,11 @@ pub struct Reload {
 
 /// Splits `file` (the configuration as it loads now) against `running`.
 /// Reloaded: the users and tokens, the allowed hosts and origins, the
-/// trusted proxy, `metrics_public`, `[server.oauth]`, the log level, and the engine,
-/// provider, pipeline, memory, QA and spelling settings. Everything else
-/// (addresses, limits, directories, storage, history, rendering, the log's
-/// format, the MCP, TUI and attach settings) needs a restart.
+/// trusted proxy, `metrics_public`, `[server.oauth]`, the log level, the
+/// command engines, providers and pipelines, and each engine's table that
+/// says a reload takes it (`Settings::RELOADS`: all but `[render]`).
+/// Everything else (addresses, limits, directories, storage, history, the
+/// log's format, the MCP, TUI and attach settings) needs a restart.
 ///
 /// Refused, with why (the running config stays whole): a config that
 /// would open a server started with tokens (no `server.token` and no
@@ -76,13 +77,6 @@ pub fn plan(running: &Config, file: Config) -> Result<Reload, String> {
         "engines": engines,
         "providers": providers,
         "pipelines": pipelines,
-        "llm": llm,
-        "tm": tm,
-        "qa": qa,
-        "spell": spell,
-        "detect": detect,
-        "ocr": ocr,
-        "clean": clean,
     }
     kept! {
         "default_mode": default_mode,
@@ -97,9 +91,12 @@ pub fn plan(running: &Config, file: Config) -> Result<Reload, String> {
         "tui": tui,
         "mcp": mcp,
         "attach": attach,
-        "render": render,
         "limits": limits,
     }
+    // The engines' tables: each says whether a reload takes it.
+    let engines = next.engine_settings.reload_over(&running.engine_settings);
+    changed.extend(engines.changed);
+    restart.extend(engines.restart);
     Ok(Reload {
         config: next,
         changed,

@@ -32,18 +32,16 @@ pub struct Config {
     pub attach: AttachConfig,
     pub engines: EnginesConfig,
     pub providers: BTreeMap<String, ProviderConfig>,
-    pub qa: QaLevels,
-    pub spell: SpellSettings,
-    pub tm: TmSettings,
-    pub llm: LlmSettings,
-    pub detect: DetectSettings,
-    pub ocr: OcrSettings,
-    pub clean: CleanSettings,
     /// Named pipelines besides the built-in `chapter` (which one of the
     /// same name replaces).
     pub pipelines: BTreeMap<String, PipelinePreset>,
-    pub render: RenderConfig,
     pub limits: LimitsConfig,
+    /// The built-in engines' tables (`[qa]`, `[detect]`, `[render]`, …),
+    /// each read into its engine's own type: the engines declare them
+    /// (`quire_core::engines::each_table`), and the loader reads every one
+    /// it is given besides this struct's keys.
+    #[serde(skip)]
+    pub engine_settings: SettingsMap,
 }
 
 /// `[limits]`: what quire takes in, besides the limits of ops (which are
@@ -56,13 +54,8 @@ pub struct LimitsConfig {
     pub max_image_pixels: NonZeroU64,
 }
 
-pub use quire_render::RenderConfig;
-
-pub use quire_core::settings::{
-    CleanSettings, DetectSettings, EngineInput, EngineOutput, Existing, LlmSettings, OcrSettings,
-    PipelinePreset, QaLevels, RuleLevel, SpellSettings, SubtitleProfile, SubtitleSettings,
-    TmSettings,
-};
+use quire_core::engines::settings::SettingsMap;
+pub use quire_core::settings::{EngineInput, EngineOutput, PipelinePreset};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -315,7 +315,7 @@ pub struct App {
     /// Whether `n` stops at machine translations too.
     pub next_stops_at_machine: bool,
     /// What a cue's line lengths and reading speed are measured against.
-    pub subtitles: crate::core::settings::SubtitleSettings,
+    pub subtitles: crate::core::engines::qa::SubtitleSettings,
     /// Terminal size, for layout and mouse hit-testing.
     pub width: u16,
     pub height: u16,
@@ -381,7 +381,7 @@ impl App {
             quit: false,
             theme: crate::config::schema::Theme::Auto,
             next_stops_at_machine: true,
-            subtitles: crate::core::settings::SubtitleSettings::default(),
+            subtitles: crate::core::engines::qa::SubtitleSettings::default(),
             width: 80,
             height: 24,
             help_scroll: 0,

@@ -635,7 +635,7 @@ fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
 /// `/profile netflix-children`: the subtitle limits this project's cues
 /// are checked against (`default` goes back to the config's).
 fn profile(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
-    use crate::core::settings::SubtitleProfile;
+    use crate::core::scene::SubtitleProfile;
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
     };

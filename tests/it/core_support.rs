@@ -92,8 +92,8 @@ impl TestCore {
     }
 
     /// A core whose `render` engine uses `render`.
-    pub fn with_render(render: quire::config::schema::RenderConfig) -> Self {
-        Self::configured(|c| c.render = render)
+    pub fn with_render(render: quire::core::render::RenderConfig) -> Self {
+        Self::configured(|c| c.settings.set(render))
     }
 
     /// A core with the default settings, as `adjust` changes them.

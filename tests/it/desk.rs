@@ -5,6 +5,7 @@
 
 use std::process::Command;
 
+use quire::core::engines::qa::SpellSettings;
 use quire::core::events::{Event, Severity};
 use quire::core::export::{ExportFormat, ExportSpec, Untranslated};
 use quire::core::find::{self, FindOptions};
@@ -12,7 +13,6 @@ use quire::core::glossary::Term;
 use quire::core::ids::SessionId;
 use quire::core::op::{Op, ProjectPatch};
 use quire::core::scene::NodeKind;
-use quire::core::settings::SpellSettings;
 use quire::core::spelling::{self, Speller};
 
 use crate::core_jobs::{follow, spec};

@@ -6,6 +6,8 @@
 //! for `ocr`. The figures are printed and written to
 //! `<target tmp>/pages/report.json`.
 
+use quire::core::engines::detect::{DetectBackend, DetectSettings, Existing};
+use quire::core::engines::ocr::{OcrBackend, OcrSettings};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -348,9 +350,11 @@ pub fn ppocr_models(test: &str) -> Option<(PathBuf, PathBuf)> {
 fn onnx_core(det: &Path, rec: &Path) -> TestCore {
     let (det, rec) = (det.to_path_buf(), rec.to_path_buf());
     TestCore::configured(move |c| {
-        c.ocr.backend = quire::core::settings::OcrBackend::Onnx;
-        c.ocr.detector = Some(det);
-        c.ocr.model = Some(rec);
+        c.settings.update(|ocr: &mut OcrSettings| {
+            ocr.backend = OcrBackend::Onnx;
+            ocr.detector = Some(det);
+            ocr.model = Some(rec);
+        });
     })
 }
 
@@ -546,7 +550,10 @@ async fn ocr_output_that_is_too_big_or_a_missing_language_is_named_and_changes_n
     ];
     for (body, want) in cases {
         let program = fake_tesseract(bin.path(), body);
-        let t = TestCore::configured(|c| c.ocr.tesseract = program);
+        let t = TestCore::configured(|c| {
+            c.settings
+                .update(|ocr: &mut OcrSettings| ocr.tesseract = program)
+        });
         let id = t.session("ocr");
         let page_id = blank_page(&t, id).await;
         let node = crate::core_support::text_node("");
@@ -604,8 +611,10 @@ async fn real_pages_are_found_read_and_cleared() {
     let builtin = real_pages(builtin, &dir, &out.join("builtin")).await;
     let onnx = TestCore::configured(move |c| {
         c.providers = BTreeMap::from([("default".to_owned(), provider)]);
-        c.detect.backend = quire::core::settings::DetectBackend::Onnx;
-        c.detect.model = Some(det);
+        c.settings.update(|detect: &mut DetectSettings| {
+            detect.backend = DetectBackend::Onnx;
+            detect.model = Some(det);
+        });
     });
     let onnx = real_pages(onnx, &dir, &out.join("onnx")).await;
     let report = serde_json::json!({ "builtin": builtin, "onnx": onnx });
@@ -783,8 +792,10 @@ async fn the_onnx_detector_finds_the_balloons_of_the_page_set() {
         return;
     };
     let t = TestCore::configured(move |c| {
-        c.detect.backend = quire::core::settings::DetectBackend::Onnx;
-        c.detect.model = Some(det);
+        c.settings.update(|detect: &mut DetectSettings| {
+            detect.backend = DetectBackend::Onnx;
+            detect.model = Some(det);
+        });
     });
     let pages = truth["pages"].as_array().unwrap();
     let id = page_set_session(&t, &dir, pages).await;
@@ -1009,7 +1020,8 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
     use quire::core::workflow::{Overwrite, Writer};
 
     let t = TestCore::configured(|c| {
-        c.detect.existing = quire::core::settings::Existing::Replace;
+        c.settings
+            .update(|detect: &mut DetectSettings| detect.existing = Existing::Replace);
     });
     let id = t.session("replace");
     let bytes = std::fs::read(fixture("ocr.png")).unwrap();

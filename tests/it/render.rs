@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use image::{Rgb, RgbImage, RgbaImage};
-use quire::config::schema::RenderConfig;
 use quire::core::events::{Event, Finding, JobStatus};
 use quire::core::export::{ExportFormat, ExportSpec, ImageFormat};
 use quire::core::ids::{NodeId, PageId, SessionId};
 use quire::core::import::ImageFile;
 use quire::core::jobs::Approval;
 use quire::core::op::{NewNode, NodePatch, Op};
+use quire::core::render::RenderConfig;
 use quire::core::scene::{ImageRole, NodeKind, Style, Transform};
 
 use crate::core_jobs::{follow, spec};

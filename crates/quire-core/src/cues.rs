@@ -6,8 +6,8 @@
 
 use crate::engines::text::{Piece, pieces};
 use crate::ids::NodeId;
+use crate::scene::SubtitleLimits;
 use crate::scene::{NodeKind, Page, Timing};
-use crate::settings::SubtitleLimits;
 
 /// The text a viewer sees: tags (`<i>`, `{\an8}`) and placeholders left
 /// out.
@@ -187,7 +187,7 @@ pub fn problems(page: &Page, limits: &SubtitleLimits) -> Vec<(&'static str, Node
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::SubtitleProfile;
+    use crate::scene::SubtitleProfile;
 
     #[test]
     fn tags_are_not_counted_and_line_breaks_are_not_read() {

@@ -520,7 +520,7 @@ impl Core {
     ) -> CoreResult<Vec<u8>> {
         let language = language.or_else(|| scene.project.target_language.clone());
         let settings = super::render::Settings::new(
-            &self.config().render,
+            &self.config().settings.get::<render::RenderConfig>(),
             self.config().max_image_pixels,
             language.as_deref(),
         );

@@ -52,6 +52,7 @@ use uuid::Uuid;
 
 use self::blobs::BlobHash;
 pub use self::blocking::Blocking;
+use self::engines::settings::SettingsMap;
 use self::engines::{EngineInfo, Registry};
 pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
@@ -61,14 +62,10 @@ use self::lang::Languages;
 use self::op::Op;
 use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
-use self::settings::{
-    CleanSettings, CommandEngine, DetectSettings, LlmSettings, OcrSettings, PipelinePreset,
-    Provider, QaLevels, SpellSettings, TmSettings,
-};
+use self::settings::{CommandEngine, PipelinePreset, Provider};
 use self::storage::lock::Holder;
 use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 use self::workflow::{Dropped, Writer};
-use quire_render::RenderConfig;
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -84,22 +81,10 @@ pub struct CoreConfig {
     pub allow_unattended: bool,
     /// Translation providers for `llm-translate`.
     pub providers: BTreeMap<String, Provider>,
-    /// Which QA rules run, at what severity.
-    pub qa: QaLevels,
-    /// Where the `spelling` rule finds dictionaries.
-    pub spell: SpellSettings,
-    /// The translation memory's settings.
-    pub tm: TmSettings,
-    /// What `llm-translate` sends besides the page.
-    pub llm: LlmSettings,
-    /// The `detect`, `ocr` and `clean` engines' settings.
-    pub detect: DetectSettings,
-    pub ocr: OcrSettings,
-    pub clean: CleanSettings,
+    /// Each built-in engine's settings, by table (`[qa]`, `[render]`, …).
+    pub settings: SettingsMap,
     /// Named pipelines: the built-in `chapter` and `[pipelines.<name>]`.
     pub pipelines: BTreeMap<String, PipelinePreset>,
-    /// The `render` engine's settings.
-    pub render: RenderConfig,
     /// The most pixels an image may have (`limits.max_image_pixels`),
     /// checked from its header before anything decodes it.
     pub max_image_pixels: u64,
@@ -123,15 +108,8 @@ impl CoreConfig {
             commands: BTreeMap::new(),
             allow_unattended: false,
             providers: BTreeMap::new(),
-            qa: QaLevels::default(),
-            spell: SpellSettings::default(),
-            tm: TmSettings::default(),
-            llm: LlmSettings::default(),
-            detect: DetectSettings::default(),
-            ocr: OcrSettings::default(),
-            clean: CleanSettings::default(),
+            settings: SettingsMap::defaults(),
             pipelines: settings::built_in_presets(),
-            render: RenderConfig::default(),
             max_image_pixels: images::DEFAULT_MAX_PIXELS,
         }
     }
@@ -277,7 +255,9 @@ impl Core {
         Core {
             inner: Arc::new(Inner {
                 registry: RwLock::new(Arc::new(Registry::new(&config.commands))),
-                fonts: Arc::new(render::fonts::Fonts::new(config.render.clone())),
+                fonts: Arc::new(render::fonts::Fonts::new(render::RenderConfig::clone(
+                    &config.settings.get(),
+                ))),
                 projects_dir: config.projects_dir.clone(),
                 memory_dir: config.memory_dir.clone(),
                 config: RwLock::new(Arc::new(config)),
@@ -342,9 +322,10 @@ impl Core {
 
     /// Takes the engine and provider settings of a reloaded configuration:
     /// the command engines and `allow_unattended`, the providers, the
-    /// pipelines and the settings of `llm`, `tm`, `qa`, `spell`, `detect`,
-    /// `ocr` and `clean`. The rest of `config` is not read: directories,
-    /// sessions, rendering and limits change only with a restart. A job
+    /// pipelines and the engines' settings (the caller has kept the tables
+    /// a reload does not take at their running values:
+    /// [`SettingsMap::reload_over`]). The rest of `config` is not read:
+    /// directories, sessions and limits change only with a restart. A job
     /// already running finishes with the settings it started with.
     pub fn reload_engines(&self, config: CoreConfig) {
         let mut next = CoreConfig::clone(&self.config());
@@ -352,13 +333,7 @@ impl Core {
         next.allow_unattended = config.allow_unattended;
         next.providers = config.providers;
         next.pipelines = config.pipelines;
-        next.llm = config.llm;
-        next.tm = config.tm;
-        next.qa = config.qa;
-        next.spell = config.spell;
-        next.detect = config.detect;
-        next.ocr = config.ocr;
-        next.clean = config.clean;
+        next.settings = config.settings;
         let registry = Arc::new(Registry::new(&next.commands));
         let mut held = self
             .inner

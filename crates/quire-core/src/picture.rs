@@ -229,7 +229,7 @@ impl Core {
             .ok_or_else(|| CoreError::not_found("page", page))?;
         let made = |role: ImageRole| made(page, role);
         let settings = super::render::Settings::new(
-            &self.config().render,
+            &self.config().settings.get::<crate::render::RenderConfig>(),
             self.config().max_image_pixels,
             scene.project.target_language.as_deref(),
         );

@@ -10,9 +10,9 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use spellbook::Dictionary;
 
+use crate::engines::qa::SpellSettings;
 use crate::engines::text::{Piece, pieces};
 use crate::glossary::Term;
-use crate::settings::SpellSettings;
 
 /// Where distributions install Hunspell dictionaries, looked in after
 /// `[spell] dictionaries`.

@@ -9,6 +9,9 @@ use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Picture
 use crate::blobs::BlobHash;
 use crate::events::{Finding, Severity};
 use crate::render::cleaned;
+use serde::{Deserialize, Serialize};
+
+use super::settings::{Context, Invalid, Settings};
 
 /// The `clean` engine.
 pub struct Clean {
@@ -41,7 +44,7 @@ impl Engine for Clean {
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
         Ok(Box::new(Work {
-            dilate: step.config.clean.dilate,
+            dilate: step.settings::<CleanSettings>().dilate,
             max_pixels: step.config.max_image_pixels,
         }))
     }
@@ -110,5 +113,40 @@ impl PageWork for Work {
                 blobs: vec![png],
             })
         })
+    }
+}
+
+/// The `clean` engine's settings (`[clean]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CleanSettings {
+    /// How many pixels the text mask grows before it is cleared, to take
+    /// the soft edges of letters.
+    pub dilate: u32,
+}
+
+impl Default for CleanSettings {
+    fn default() -> Self {
+        CleanSettings { dilate: 3 }
+    }
+}
+
+impl Settings for CleanSettings {
+    const TABLE: &'static str = "clean";
+
+    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+        if self.dilate > 32 {
+            return Err(Invalid::new(
+                "dilate",
+                format!("is {}; it must be from 0 to 32 (pixels)", self.dilate),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl super::BuiltIn for Clean {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<CleanSettings>();
     }
 }

@@ -23,7 +23,9 @@ use crate::blobs::BlobHash;
 use crate::events::{Finding, Severity};
 use crate::op::{NewNode, NodePatch, Op};
 use crate::scene::{MaskRole, Node, NodeKind, Page, Point, ReadingDirection, Transform};
-use crate::settings::{DetectBackend, DetectSettings, Existing};
+use serde::{Deserialize, Serialize};
+
+use super::settings::{Context, Invalid, Settings};
 
 /// The `detect` engine.
 pub struct Detect {
@@ -59,7 +61,7 @@ impl Engine for Detect {
         let rtl = step
             .scene
             .is_some_and(|s| s.project.reading() == ReadingDirection::Rtl);
-        let settings = step.config.detect.clone();
+        let settings = DetectSettings::clone(&step.settings());
         let model = match settings.backend {
             DetectBackend::Builtin => None,
             DetectBackend::Onnx => {
@@ -398,4 +400,142 @@ pub(super) fn png(mask: &image::GrayImage) -> Result<Vec<u8>, String> {
     mask.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
         .map_err(|e| format!("cannot encode the text mask: {e}"))?;
     Ok(out)
+}
+
+/// What `detect` does on a page that already has text nodes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Existing {
+    /// A found region that overlaps a text node gives that node its
+    /// region (when it has none); only what overlaps nothing is added.
+    #[default]
+    Merge,
+    /// Pages with any text node are left alone.
+    Skip,
+    /// The text nodes this engine placed that no one has changed since
+    /// are found again: those that match a found block stay as they are,
+    /// the others go; a person's or agent's node is kept as with `merge`.
+    Replace,
+}
+
+impl Existing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Existing::Merge => "merge",
+            Existing::Skip => "skip",
+            Existing::Replace => "replace",
+        }
+    }
+}
+
+/// What the `detect` engine finds text with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DetectBackend {
+    /// Classical image analysis, no model files (`quire-vision`).
+    #[default]
+    Builtin,
+    /// A text-line detection model, run by the `quire-ppocr` helper; the
+    /// balloons, regions and mask are then found around its lines.
+    Onnx,
+}
+
+/// The `detect` engine's settings (`[detect]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DetectSettings {
+    /// What finds the text.
+    #[serde(default)]
+    pub backend: DetectBackend,
+    /// `onnx`: the text-line detection model (a DB model such as
+    /// PP-OCR's detector).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<std::path::PathBuf>,
+    /// What to do on pages that already have text nodes.
+    pub existing: Existing,
+    /// The shortest glyph in pixels; smaller marks are noise.
+    pub min_text_height: u32,
+    /// The tallest glyph in pixels; taller shapes are art.
+    pub max_text_height: u32,
+    /// Whether page numbers (a short line in the top or bottom margin)
+    /// are dropped.
+    pub drop_page_numbers: bool,
+    /// How long one page may take, in seconds (for `onnx`, each exchange
+    /// with the helper).
+    pub timeout_secs: u64,
+    /// The largest page (width × height) detection reads; a larger one
+    /// fails with a warning naming this setting.
+    pub max_pixels: u64,
+}
+
+impl Default for DetectSettings {
+    fn default() -> Self {
+        DetectSettings {
+            backend: DetectBackend::default(),
+            model: None,
+            existing: Existing::Merge,
+            min_text_height: 6,
+            max_text_height: 120,
+            drop_page_numbers: true,
+            timeout_secs: 60,
+            max_pixels: 32_000_000,
+        }
+    }
+}
+
+impl Settings for DetectSettings {
+    const TABLE: &'static str = "detect";
+
+    fn check(&self, context: &Context) -> Result<(), Invalid> {
+        match &self.model {
+            Some(path) if !path.is_file() => {
+                return Err(Invalid::new(
+                    "model",
+                    format!("{} is not a file", path.display()),
+                ));
+            }
+            None if self.backend == DetectBackend::Onnx => {
+                return Err(Invalid::new(
+                    "model",
+                    "is needed by detect.backend = \"onnx\" (a text detection model file)",
+                ));
+            }
+            _ => {}
+        }
+        if !(1..=3600).contains(&self.timeout_secs) {
+            return Err(Invalid::new(
+                "timeout_secs",
+                format!(
+                    "is {}; it must be from 1 to 3600 (seconds)",
+                    self.timeout_secs
+                ),
+            ));
+        }
+        let budget = self.max_pixels;
+        if !(1_000_000..=context.max_image_pixels).contains(&budget) {
+            return Err(Invalid::new(
+                "max_pixels",
+                format!(
+                    "is {budget}; it must be from 1000000 to limits.max_image_pixels ({})",
+                    context.max_image_pixels
+                ),
+            ));
+        }
+        if self.min_text_height == 0 || self.min_text_height > self.max_text_height {
+            return Err(Invalid::new(
+                "min_text_height",
+                format!(
+                    "is {}; it must be at least 1 and at most detect.max_text_height ({})",
+                    self.min_text_height, self.max_text_height
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl super::BuiltIn for Detect {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<DetectSettings>();
+    }
 }

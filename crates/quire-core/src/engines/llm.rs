@@ -22,6 +22,8 @@ use crate::glossary::Matcher;
 use crate::scene::Page;
 use crate::settings::{ApiKey, Provider};
 
+use super::settings::{Context, Invalid, Settings};
+
 /// The rules every request carries, after the caller's own system prompt.
 const FORMAT_RULES: &str = "You translate the text segments of one page. \
 Answer with a JSON object {\"translations\": [{\"id\": \"<segment id>\", \"translation\": \"<text>\"}]} \
@@ -104,7 +106,7 @@ impl Engine for LlmTranslate {
                         .collect()
                 })
                 .unwrap_or_default(),
-            context_pages: step.config.llm.context_pages as usize,
+            context_pages: step.settings::<LlmSettings>().context_pages as usize,
             max_pixels: step.config.max_image_pixels,
         }))
     }
@@ -523,6 +525,45 @@ fn clip(text: &str) -> String {
         s.push('…');
     }
     s
+}
+
+/// The `llm-translate` engine's settings (`[llm]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmSettings {
+    /// How many pages before and after the one being translated are sent
+    /// with it as context (their source, and their translation when they
+    /// have one); 0 sends none.
+    pub context_pages: u32,
+}
+
+impl Default for LlmSettings {
+    fn default() -> Self {
+        LlmSettings { context_pages: 1 }
+    }
+}
+
+impl Settings for LlmSettings {
+    const TABLE: &'static str = "llm";
+
+    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+        if self.context_pages > 5 {
+            return Err(Invalid::new(
+                "context_pages",
+                format!(
+                    "is {}; it must be from 0 to 5 (pages on each side)",
+                    self.context_pages
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl super::BuiltIn for LlmTranslate {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<LlmSettings>();
+    }
 }
 
 #[cfg(test)]

@@ -6,8 +6,10 @@
 //! It never applies anything itself, so every engine edit goes through the
 //! same history as a person's.
 //!
-//! Adding an engine is a file here implementing [`Engine`] and a line in
-//! [`built_in`].
+//! Adding an engine is a file here implementing [`Engine`] and
+//! [`BuiltIn`] (with its settings, [`settings::Settings`]), and a line in
+//! [`each_built_in`]: the configuration, the launcher and a reload find
+//! its settings there.
 
 pub mod clean;
 pub mod command;
@@ -18,6 +20,7 @@ pub mod ppocr;
 pub mod pseudo;
 pub mod qa;
 pub mod render;
+pub mod settings;
 pub mod tesseract;
 pub mod text;
 pub mod tm;
@@ -151,9 +154,17 @@ pub struct Step<'a> {
     /// client to reach it with.
     pub provider: Option<(&'a str, &'a Provider)>,
     pub http: Option<&'a reqwest::Client>,
-    /// The core's settings (`[qa]`, `[tm]`, `[render]`, limits).
+    /// The core's settings (an engine's own through [`Step::settings`],
+    /// limits).
     pub config: &'a CoreConfig,
     pub fonts: &'a Arc<Fonts>,
+}
+
+impl Step<'_> {
+    /// The engine's settings of type `T` (its table of the configuration).
+    pub fn settings<T: settings::Settings>(&self) -> Arc<T> {
+        self.config.settings.get::<T>()
+    }
 }
 
 /// What an engine gets for one page.
@@ -202,18 +213,54 @@ pub trait Engine: Send + Sync {
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String>;
 }
 
-/// The engines every quire has. Adding one: its file, and a line here.
+/// A built-in engine: made by `Default`, with the settings tables it
+/// reads.
+pub trait BuiltIn: Engine + Default + 'static {
+    /// Calls `tables.table::<T>()` for each settings type it reads; none by
+    /// default.
+    fn tables<V: settings::Tables>(_tables: &mut V) {}
+}
+
+/// Goes through the built-in engines' types (see [`each_built_in`]).
+pub trait Visit {
+    fn engine<E: BuiltIn>(&mut self);
+}
+
+/// The engines every quire has, in the order `quire engines list` shows
+/// them. Adding one: its file, and a line here.
+pub fn each_built_in<V: Visit>(visit: &mut V) {
+    visit.engine::<detect::Detect>();
+    visit.engine::<ocr::Ocr>();
+    visit.engine::<clean::Clean>();
+    visit.engine::<pseudo::PseudoTranslate>();
+    visit.engine::<qa::Qa>();
+    visit.engine::<llm::LlmTranslate>();
+    visit.engine::<tm::Tm>();
+    visit.engine::<render::Render>();
+}
+
+/// Every settings type the built-in engines read, each once.
+pub fn each_table<V: settings::Tables>(tables: &mut V) {
+    struct Each<'a, V>(&'a mut V);
+    impl<V: settings::Tables> Visit for Each<'_, V> {
+        fn engine<E: BuiltIn>(&mut self) {
+            E::tables(self.0);
+        }
+    }
+    each_built_in(&mut Each(tables));
+}
+
+/// One of each built-in engine.
 pub fn built_in() -> Vec<Arc<dyn Engine>> {
-    vec![
-        Arc::new(detect::Detect::default()),
-        Arc::new(ocr::Ocr::default()),
-        Arc::new(clean::Clean::default()),
-        Arc::new(pseudo::PseudoTranslate::default()),
-        Arc::new(qa::Qa::default()),
-        Arc::new(llm::LlmTranslate::default()),
-        Arc::new(tm::Tm::default()),
-        Arc::new(render::Render::default()),
-    ]
+    struct Make(Vec<Arc<dyn Engine>>);
+    impl Visit for Make {
+        fn engine<E: BuiltIn>(&mut self) {
+            self.0.push(Arc::new(E::default()));
+        }
+    }
+    let mut made = Make(Vec::new());
+    each_built_in(&mut made);
+    made.0
 }
 
 /// The ids of [`built_in`] (the config refuses them as command engine ids).

@@ -31,8 +31,10 @@ use crate::events::{Finding, Severity};
 use crate::ids::NodeId;
 use crate::op::{Basis, NodePatch, Op};
 use crate::scene::{Node, NodeKind, Page, Point, TextState};
-use crate::settings::{OcrBackend, OcrSettings};
 use crate::workflow::Overwrite;
+use serde::{Deserialize, Serialize};
+
+use super::settings::{Context, Invalid, Settings};
 
 /// The letter height, in pixels, cuts are scaled to (Tesseract reads
 /// letters of 20 to 40 pixels best).
@@ -86,7 +88,7 @@ impl Engine for Ocr {
             .scene
             .and_then(|s| s.project.source_language.clone())
             .unwrap_or_else(|| "en".to_owned());
-        let settings = step.config.ocr.clone();
+        let settings = OcrSettings::clone(&step.settings());
         let models = match settings.backend {
             OcrBackend::Tesseract => {
                 // Refused now rather than on every page.
@@ -669,6 +671,102 @@ fn tesseract_language(tag: &str, vertical: bool) -> Result<String, String> {
     } else {
         name.to_owned()
     })
+}
+
+/// The `ocr` engine's settings (`[ocr]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OcrSettings {
+    /// What reads the text.
+    #[serde(default)]
+    pub backend: OcrBackend,
+    /// The Tesseract program (a name on `PATH` or a path).
+    pub tesseract: String,
+    /// `onnx`: the recognition model (PP-OCR's, its dictionary in its
+    /// `character` metadata).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<std::path::PathBuf>,
+    /// `onnx`: the text-line detector run inside each node's cut
+    /// (PP-OCR's DB model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detector: Option<std::path::PathBuf>,
+    /// Below this confidence (0 to 1) a node read gets a
+    /// `low-confidence` warning.
+    pub min_confidence: f64,
+    /// How long one page may take, in seconds.
+    pub timeout_secs: u64,
+}
+
+impl Default for OcrSettings {
+    fn default() -> Self {
+        OcrSettings {
+            backend: OcrBackend::default(),
+            tesseract: "tesseract".into(),
+            model: None,
+            detector: None,
+            min_confidence: 0.6,
+            timeout_secs: 60,
+        }
+    }
+}
+
+/// What the `ocr` engine reads with.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OcrBackend {
+    /// The system's Tesseract, one run per page and language.
+    #[default]
+    Tesseract,
+    /// PP-OCR's models (`ocr.model`, `ocr.detector`), run in process by
+    /// tract: Japanese, Chinese and English, horizontal and vertical.
+    Onnx,
+}
+
+impl Settings for OcrSettings {
+    const TABLE: &'static str = "ocr";
+
+    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+        for (key, path) in [("model", &self.model), ("detector", &self.detector)] {
+            match path {
+                Some(path) if !path.is_file() => {
+                    return Err(Invalid::new(
+                        key,
+                        format!("{} is not a file", path.display()),
+                    ));
+                }
+                None if self.backend == OcrBackend::Onnx => {
+                    return Err(Invalid::new(
+                        key,
+                        "is needed by ocr.backend = \"onnx\" (a PP-OCR model file)",
+                    ));
+                }
+                _ => {}
+            }
+        }
+        let confidence = self.min_confidence;
+        if !(confidence.is_finite() && (0.0..=1.0).contains(&confidence)) {
+            return Err(Invalid::new(
+                "min_confidence",
+                format!("is {confidence}; it must be from 0 to 1"),
+            ));
+        }
+        if !(1..=3600).contains(&self.timeout_secs) {
+            return Err(Invalid::new(
+                "timeout_secs",
+                format!(
+                    "is {}; it must be from 1 to 3600 (seconds)",
+                    self.timeout_secs
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl super::BuiltIn for Ocr {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<OcrSettings>();
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,8 @@ pub fn pseudo_translate(text: &str) -> String {
     out
 }
 
+impl super::BuiltIn for PseudoTranslate {}
+
 #[cfg(test)]
 mod tests {
     use super::super::text::placeholders;

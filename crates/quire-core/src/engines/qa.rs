@@ -17,8 +17,12 @@ use crate::events::Finding;
 use crate::glossary::{Matcher, rendered};
 use crate::ids::{NodeId, PageId};
 use crate::scene::{NodeKind, Page, Scene};
-use crate::settings::{QaLevels, SubtitleLimits};
 use crate::spelling::Speller;
+use quire_model::scene::{SubtitleLimits, SubtitleProfile};
+use serde::{Deserialize, Serialize};
+
+use super::settings::Settings;
+use quire_model::finding::Severity;
 
 /// The `qa` engine.
 pub struct Qa {
@@ -50,8 +54,8 @@ impl Engine for Qa {
     }
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
-        let levels = step.config.qa.clone();
-        let (speller, no_speller) = if levels.spelling == crate::settings::RuleLevel::Off {
+        let levels = QaLevels::clone(&step.settings());
+        let (speller, no_speller) = if levels.spelling == RuleLevel::Off {
             (None, None)
         } else {
             speller(&step)
@@ -74,7 +78,7 @@ fn speller(step: &Step<'_>) -> (Option<Speller>, Option<String>) {
         // Nothing to check against until the project says its language.
         return (None, None);
     };
-    let Some(dic) = crate::spelling::find(language, &step.config.spell) else {
+    let Some(dic) = crate::spelling::find(language, &step.settings::<SpellSettings>()) else {
         return (
             None,
             Some(format!(
@@ -435,13 +439,165 @@ pub fn spelling(page: &Page, speller: &Speller, levels: &QaLevels) -> Vec<Findin
     out
 }
 
+/// How much a QA rule's findings matter, or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuleLevel {
+    Off,
+    Info,
+    Warning,
+    Error,
+}
+
+impl RuleLevel {
+    /// The severity its findings get; `None` when the rule is off.
+    pub fn severity(self) -> Option<Severity> {
+        match self {
+            RuleLevel::Off => None,
+            RuleLevel::Info => Some(Severity::Info),
+            RuleLevel::Warning => Some(Severity::Warning),
+            RuleLevel::Error => Some(Severity::Error),
+        }
+    }
+}
+
+/// Each rule of the `qa` engine, on (at a severity) or off (`[qa]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct QaLevels {
+    pub missing_translation: RuleLevel,
+    pub placeholders: RuleLevel,
+    pub too_long: RuleLevel,
+    pub whitespace: RuleLevel,
+    pub numbers: RuleLevel,
+    pub end_punctuation: RuleLevel,
+    pub inconsistent: RuleLevel,
+    pub terminology: RuleLevel,
+    /// The subtitle rules, on cues (text with timing).
+    pub line_length: RuleLevel,
+    pub lines: RuleLevel,
+    pub reading_speed: RuleLevel,
+    pub duration: RuleLevel,
+    pub gap: RuleLevel,
+    pub overlap: RuleLevel,
+    pub spelling: RuleLevel,
+    /// The subtitle rules' limits (`[qa.subtitles]`).
+    pub subtitles: SubtitleSettings,
+}
+
+impl Default for QaLevels {
+    fn default() -> Self {
+        QaLevels {
+            missing_translation: RuleLevel::Warning,
+            placeholders: RuleLevel::Error,
+            too_long: RuleLevel::Warning,
+            whitespace: RuleLevel::Warning,
+            numbers: RuleLevel::Warning,
+            end_punctuation: RuleLevel::Warning,
+            inconsistent: RuleLevel::Warning,
+            terminology: RuleLevel::Warning,
+            line_length: RuleLevel::Warning,
+            lines: RuleLevel::Warning,
+            reading_speed: RuleLevel::Warning,
+            duration: RuleLevel::Warning,
+            gap: RuleLevel::Warning,
+            overlap: RuleLevel::Warning,
+            spelling: RuleLevel::Warning,
+            subtitles: SubtitleSettings::default(),
+        }
+    }
+}
+
+impl QaLevels {
+    /// The level of a rule by its finding name (`too-long`).
+    pub fn level(&self, rule: &str) -> RuleLevel {
+        match rule {
+            "missing-translation" => self.missing_translation,
+            "placeholders" => self.placeholders,
+            "too-long" => self.too_long,
+            "whitespace" => self.whitespace,
+            "numbers" => self.numbers,
+            "end-punctuation" => self.end_punctuation,
+            "inconsistent" => self.inconsistent,
+            "terminology" => self.terminology,
+            "line-length" => self.line_length,
+            "lines" => self.lines,
+            "reading-speed" => self.reading_speed,
+            "duration" => self.duration,
+            "gap" => self.gap,
+            "overlap" => self.overlap,
+            "spelling" => self.spelling,
+            _ => RuleLevel::Warning,
+        }
+    }
+}
+
+/// `[qa.subtitles]`: a profile, and any of its limits set otherwise.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubtitleSettings {
+    pub profile: SubtitleProfile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_length: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reading_speed: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_duration_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_duration_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_gap_ms: Option<u64>,
+}
+
+impl SubtitleSettings {
+    /// The profile's limits (the project's profile when it names one),
+    /// with the ones set here instead.
+    pub fn limits(&self, project: Option<SubtitleProfile>) -> SubtitleLimits {
+        let base = project.unwrap_or(self.profile).limits();
+        SubtitleLimits {
+            line_length: self.line_length.unwrap_or(base.line_length),
+            lines: self.lines.unwrap_or(base.lines),
+            reading_speed: self.reading_speed.unwrap_or(base.reading_speed),
+            min_duration_ms: self.min_duration_ms.unwrap_or(base.min_duration_ms),
+            max_duration_ms: self.max_duration_ms.unwrap_or(base.max_duration_ms),
+            min_gap_ms: self.min_gap_ms.unwrap_or(base.min_gap_ms),
+        }
+    }
+}
+
+/// Where the `spelling` rule finds Hunspell dictionaries (`[spell]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpellSettings {
+    /// `.dic` files (each beside its `.aff`) or directories of them,
+    /// looked in before the system's (`/usr/share/hunspell`, …).
+    pub dictionaries: Vec<std::path::PathBuf>,
+}
+
+impl Settings for QaLevels {
+    const TABLE: &'static str = "qa";
+}
+
+impl Settings for SpellSettings {
+    const TABLE: &'static str = "spell";
+}
+
+impl super::BuiltIn for Qa {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<QaLevels>();
+        tables.table::<SpellSettings>();
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::RuleLevel;
     use super::*;
     use crate::events::Severity;
     use crate::ids::{NodeId, PageId};
     use crate::scene::{Node, Transform};
-    use crate::settings::RuleLevel;
 
     fn node(text: &str, translation: Option<&str>, w: f64, h: f64) -> Node {
         Node {

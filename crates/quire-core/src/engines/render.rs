@@ -11,6 +11,8 @@ use crate::events::{Finding, Severity};
 use crate::render::fonts::Fonts;
 use crate::render::{self, Settings};
 
+use super::settings::{Context, Invalid, Settings as Table};
+
 /// The `render` engine.
 pub struct Render {
     info: EngineInfo,
@@ -44,7 +46,7 @@ impl Engine for Render {
         Ok(Box::new(Work {
             fonts: step.fonts.clone(),
             settings: Settings::new(
-                &step.config.render,
+                &step.settings::<quire_render::RenderConfig>(),
                 step.config.max_image_pixels,
                 step.target_language,
             ),
@@ -91,5 +93,37 @@ impl PageWork for Work {
                 blobs: vec![rendered.png],
             })
         })
+    }
+}
+
+/// `[render]`: the render crate's settings, read as they are. The fonts
+/// are loaded once, at start, so a changed table waits for a restart.
+impl Table for quire_render::RenderConfig {
+    const TABLE: &'static str = "render";
+    const RELOADS: bool = false;
+
+    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+        let size = self.min_font_size;
+        if !(size.is_finite() && (1.0..=1000.0).contains(&size)) {
+            return Err(Invalid::new(
+                "min_font_size",
+                format!("is {size}; it must be from 1 to 1000 (pixels)"),
+            ));
+        }
+        for (i, font) in self.fonts.iter().enumerate() {
+            if !font.is_file() {
+                return Err(Invalid::new(
+                    format!("fonts.{i}"),
+                    format!("{} is not a font file", font.display()),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl super::BuiltIn for Render {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<quire_render::RenderConfig>();
     }
 }

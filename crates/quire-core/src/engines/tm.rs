@@ -4,6 +4,9 @@
 
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step, ready};
 use crate::tm::Memory;
+use serde::{Deserialize, Serialize};
+
+use super::settings::{Context, Invalid, Settings};
 
 /// The `tm` engine.
 pub struct Tm {
@@ -36,11 +39,12 @@ impl Engine for Tm {
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
         let fill = Fill::new(&step);
+        let min_score = step.settings::<TmSettings>().min_score;
         Ok(Box::new(Work {
             memory: step
                 .memory
                 .ok_or("no translation memory was built for this step")?,
-            min_score: step.config.tm.min_score,
+            min_score,
             fill,
             scores: std::sync::Mutex::new(Scores::default()),
         }))
@@ -138,6 +142,44 @@ impl PageWork for Work {
 
     fn summary(&self) -> Option<String> {
         self.scores.lock().ok()?.say(self.min_score)
+    }
+}
+
+/// The translation memory the `tm` engine fills from (`[tm]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TmSettings {
+    /// How similar a remembered source must be to be used, from 0 (any)
+    /// to 1 (identical only).
+    pub min_score: f64,
+}
+
+impl Default for TmSettings {
+    fn default() -> Self {
+        TmSettings { min_score: 0.85 }
+    }
+}
+
+impl Settings for TmSettings {
+    const TABLE: &'static str = "tm";
+
+    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+        let score = self.min_score;
+        if !(score.is_finite() && (0.0..=1.0).contains(&score)) {
+            return Err(Invalid::new(
+                "min_score",
+                format!(
+                    "is {score}; it must be from 0 to 1 (0.85: close matches, 1: identical only)"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl super::BuiltIn for Tm {
+    fn tables<V: super::settings::Tables>(tables: &mut V) {
+        tables.table::<TmSettings>();
     }
 }
 

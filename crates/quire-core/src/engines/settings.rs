@@ -1,0 +1,233 @@
+//! What an engine declares about its settings, and where the core keeps
+//! them.
+//!
+//! An engine's settings are one table of the configuration (`[detect]`),
+//! read into a type of the engine's own that implements [`Settings`]: its
+//! table's name, its defaults (`Default`), the checks serde cannot make
+//! ([`Settings::check`]) and whether a reload takes it. The engine lists
+//! its types in [`super::BuiltIn::tables`]; the configuration, the launcher
+//! and a reload go through every listed type ([`super::each_table`]) and
+//! name no engine. The values live in a [`SettingsMap`], by table.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+/// One engine's settings: a table of the configuration.
+pub trait Settings:
+    Serialize + DeserializeOwned + Default + Clone + fmt::Debug + Send + Sync + 'static
+{
+    /// Its table in the configuration (`detect` reads `[detect]`).
+    const TABLE: &'static str;
+
+    /// Whether a reload (SIGHUP) takes a changed table; otherwise the
+    /// running value stays until a restart.
+    const RELOADS: bool = true;
+
+    /// What serde cannot check: ranges, files that must exist, keys that
+    /// depend on each other. `Err` names the key inside the table.
+    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+        Ok(())
+    }
+}
+
+/// What a check may compare a table with, besides itself.
+#[derive(Debug, Clone, Copy)]
+pub struct Context {
+    /// `limits.max_image_pixels`.
+    pub max_image_pixels: u64,
+}
+
+/// A key of a table that fails its check, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invalid {
+    /// The key inside the table (`min_score`, `fonts.0`).
+    pub key: String,
+    pub why: String,
+}
+
+impl Invalid {
+    pub fn new(key: impl Into<String>, why: impl Into<String>) -> Invalid {
+        Invalid {
+            key: key.into(),
+            why: why.into(),
+        }
+    }
+}
+
+/// Goes through settings types, one call per type (see
+/// [`super::each_table`]).
+pub trait Tables {
+    fn table<T: Settings>(&mut self);
+}
+
+/// A table's value with what the map needs to show and compare it.
+#[derive(Clone)]
+struct Entry {
+    value: Arc<dyn Any + Send + Sync>,
+    json: fn(&(dyn Any + Send + Sync)) -> serde_json::Value,
+    reloads: bool,
+}
+
+fn json_of<T: Settings>(value: &(dyn Any + Send + Sync)) -> serde_json::Value {
+    value
+        .downcast_ref::<T>()
+        .and_then(|v| serde_json::to_value(v).ok())
+        .unwrap_or_default()
+}
+
+/// Every engine's settings, by table.
+#[derive(Clone, Default)]
+pub struct SettingsMap {
+    tables: BTreeMap<&'static str, Entry>,
+}
+
+impl fmt::Debug for SettingsMap {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.tables()).finish()
+    }
+}
+
+impl SettingsMap {
+    /// Every table of the built-in engines at its default.
+    pub fn defaults() -> SettingsMap {
+        struct Defaults(SettingsMap);
+        impl Tables for Defaults {
+            fn table<T: Settings>(&mut self) {
+                self.0.set(T::default());
+            }
+        }
+        let mut defaults = Defaults(SettingsMap::default());
+        super::each_table(&mut defaults);
+        defaults.0
+    }
+
+    /// The settings of type `T`: as set, else its defaults.
+    pub fn get<T: Settings>(&self) -> Arc<T> {
+        self.tables
+            .get(T::TABLE)
+            .and_then(|entry| entry.value.clone().downcast::<T>().ok())
+            .unwrap_or_default()
+    }
+
+    pub fn set<T: Settings>(&mut self, value: T) {
+        self.tables.insert(
+            T::TABLE,
+            Entry {
+                value: Arc::new(value),
+                json: json_of::<T>,
+                reloads: T::RELOADS,
+            },
+        );
+    }
+
+    /// Changes the settings of type `T` in place.
+    pub fn update<T: Settings>(&mut self, change: impl FnOnce(&mut T)) {
+        let mut value = T::clone(&self.get::<T>());
+        change(&mut value);
+        self.set(value);
+    }
+
+    /// Each table's name and value, in name order.
+    pub fn tables(&self) -> impl Iterator<Item = (&'static str, serde_json::Value)> + '_ {
+        self.tables
+            .iter()
+            .map(|(name, entry)| (*name, (entry.json)(entry.value.as_ref())))
+    }
+
+    /// Makes this map (a configuration read again) what a running server
+    /// goes on with: a table that differs from `running`'s is named in
+    /// `changed` when a reload takes it, else in `restart` and set back to
+    /// the running value.
+    pub fn reload_over(&mut self, running: &SettingsMap) -> Reloaded {
+        let mut reloaded = Reloaded::default();
+        for (name, old) in &running.tables {
+            let differs = self
+                .tables
+                .get(name)
+                .is_none_or(|new| (new.json)(new.value.as_ref()) != (old.json)(old.value.as_ref()));
+            if !differs {
+                continue;
+            }
+            if old.reloads {
+                reloaded.changed.push(name);
+            } else {
+                reloaded.restart.push(name);
+                self.tables.insert(name, old.clone());
+            }
+        }
+        reloaded
+    }
+}
+
+/// What [`SettingsMap::reload_over`] found, by table name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reloaded {
+    pub changed: Vec<&'static str>,
+    pub restart: Vec<&'static str>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+    struct Knob {
+        turns: u32,
+    }
+
+    impl Settings for Knob {
+        const TABLE: &'static str = "knob";
+    }
+
+    #[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
+    struct Fixed {
+        size: u32,
+    }
+
+    impl Settings for Fixed {
+        const TABLE: &'static str = "fixed";
+        const RELOADS: bool = false;
+    }
+
+    #[test]
+    fn a_table_not_set_reads_as_its_default_and_update_changes_one() {
+        let mut map = SettingsMap::default();
+        assert_eq!(*map.get::<Knob>(), Knob::default());
+        map.update::<Knob>(|k| k.turns = 3);
+        assert_eq!(map.get::<Knob>().turns, 3);
+        let tables: Vec<_> = map.tables().collect();
+        assert_eq!(tables, [("knob", serde_json::json!({ "turns": 3 }))]);
+    }
+
+    #[test]
+    fn a_reload_takes_what_reloads_and_keeps_the_rest_for_a_restart() {
+        let mut running = SettingsMap::default();
+        running.set(Knob { turns: 1 });
+        running.set(Fixed { size: 1 });
+        let mut file = running.clone();
+        assert_eq!(file.reload_over(&running), Reloaded::default());
+        file.set(Knob { turns: 2 });
+        file.set(Fixed { size: 2 });
+        let reloaded = file.reload_over(&running);
+        assert_eq!(reloaded.changed, ["knob"]);
+        assert_eq!(reloaded.restart, ["fixed"]);
+        assert_eq!(file.get::<Knob>().turns, 2);
+        assert_eq!(file.get::<Fixed>().size, 1, "kept until a restart");
+    }
+
+    #[test]
+    fn every_built_in_table_has_its_default() {
+        let defaults = SettingsMap::defaults();
+        let names: Vec<&str> = defaults.tables().map(|(name, _)| name).collect();
+        for table in [
+            "clean", "detect", "llm", "ocr", "qa", "render", "spell", "tm",
+        ] {
+            assert!(names.contains(&table), "{table} in {names:?}");
+        }
+    }
+}
