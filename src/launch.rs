@@ -112,19 +112,9 @@ pub fn core_config(
             .map(|(id, p)| (id.clone(), provider(p)))
             .collect(),
         settings: config.engine_settings.clone(),
-        pipelines: pipelines(config),
+        pipelines: config.named_pipelines(),
         max_image_pixels: config.limits.max_image_pixels.get(),
     }
-}
-
-/// The named pipelines: the built-in `chapter`, then `[pipelines.<name>]`
-/// (a configured one of the same name replaces it).
-pub fn pipelines(
-    config: &crate::config::Config,
-) -> BTreeMap<String, quire_core::settings::PipelinePreset> {
-    let mut presets = quire_core::settings::built_in_presets();
-    presets.extend(config.pipelines.clone());
-    presets
 }
 
 /// The `[engines.<id>]` tables as the core runs them.

@@ -11,7 +11,7 @@ use crate::error::Failure;
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
     let engines = crate::core::engines::with_pipelines(
         Registry::new(&crate::launch::command_engines(&loaded.config.engines)).list(),
-        &crate::launch::pipelines(&loaded.config),
+        &loaded.config.named_pipelines(),
     );
     if json {
         let text = serde_json::to_string_pretty(&engines)

@@ -625,7 +625,7 @@ fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Con
                 format!("`{id}` is a built-in engine; give the command engine another id"),
             ));
         }
-        if crate::launch::pipelines(&config).contains_key(id) {
+        if config.named_pipelines().contains_key(id) {
             return Err(at(
                 &format!("engines.{id}"),
                 format!("`{id}` is a named pipeline; give the command engine another id"),

@@ -44,6 +44,34 @@ pub struct Config {
     pub engine_settings: SettingsMap,
 }
 
+impl Config {
+    /// The whole configuration as one table, secrets redacted: the
+    /// schema's keys in its order, then each engine's table (`[detect]`,
+    /// `[qa]`, …) by name. What `config show` prints and `GET
+    /// /api/v1/config` answers.
+    pub fn effective(&self) -> toml::Table {
+        // Tables, strings, numbers, booleans and arrays, all of which TOML
+        // holds: this conversion does not fail.
+        let mut table = match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(table)) => table,
+            _ => toml::Table::new(),
+        };
+        for (name, value) in self.engine_settings.tables() {
+            table.insert(name.to_owned(), value);
+        }
+        table
+    }
+
+    /// The named pipelines: the built-in `chapter`, then
+    /// `[pipelines.<name>]` (a configured one of the same name replaces
+    /// it).
+    pub fn named_pipelines(&self) -> BTreeMap<String, PipelinePreset> {
+        let mut presets = quire_core::settings::built_in_presets();
+        presets.extend(self.pipelines.clone());
+        presets
+    }
+}
+
 /// `[limits]`: what quire takes in, besides the limits of ops (which are
 /// fixed) and of request bodies (`server.max_body_bytes`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -19,29 +19,11 @@ pub struct Entry {
     pub origin: String,
 }
 
-/// The effective config as one table: the schema's keys in its order,
-/// then each engine's table (`[detect]`, `[qa]`, …) by name.
-pub fn effective(loaded: &Loaded) -> toml::Table {
-    // `Config` and the engines' settings are made of tables, strings,
-    // numbers, booleans and arrays, all of which TOML holds, so these
-    // conversions do not fail.
-    let mut table = match toml::Value::try_from(&loaded.config) {
-        Ok(toml::Value::Table(table)) => table,
-        _ => toml::Table::new(),
-    };
-    for (name, value) in loaded.config.engine_settings.tables() {
-        if let Ok(value) = toml::Value::try_from(value) {
-            table.insert(name.to_owned(), value);
-        }
-    }
-    table
-}
-
 /// Every leaf of the effective config, in schema order. Tables with no
 /// entries (e.g. `providers` when none is configured) are listed as leaves.
 pub fn entries(loaded: &Loaded) -> Vec<Entry> {
     let mut out = Vec::new();
-    flatten("", &effective(loaded), loaded, &mut out);
+    flatten("", &loaded.config.effective(), loaded, &mut out);
     // A secret read through `<key>_env` or `<key>_file` was set by that key.
     let indirect: Vec<(String, String)> = out
         .iter()
@@ -101,9 +83,10 @@ fn flatten(prefix: &str, table: &toml::Table, loaded: &Loaded, out: &mut Vec<Ent
 
 pub fn render(loaded: &Loaded, format: Format, origin: bool) -> String {
     match (format, origin) {
-        (Format::Toml, false) => toml::to_string(&effective(loaded)).unwrap_or_default(),
+        (Format::Toml, false) => toml::to_string(&loaded.config.effective()).unwrap_or_default(),
         (Format::Json, false) => {
-            let mut s = serde_json::to_string_pretty(&effective(loaded)).unwrap_or_default();
+            let mut s =
+                serde_json::to_string_pretty(&loaded.config.effective()).unwrap_or_default();
             s.push('\n');
             s
         }

@@ -1,8 +1,7 @@
 //! Subtitle cues: what a viewer reads of one (its lines without tags), its
-//! reading speed, and the `qa` rules a subtitle style guide sets
-//! (`line-length`, `lines`, `reading-speed`, `duration`, `gap`,
-//! `overlap`). The TUI's status line shows the same [`measure`] while a
-//! cue is typed.
+//! reading speed against a style guide's limits, and the cues of a page
+//! as the `qa` engine's subtitle rules read them (`engines/qa/`). The
+//! TUI's status line shows the same [`measure`] while a cue is typed.
 
 use crate::engines::text::{Piece, pieces};
 use crate::ids::NodeId;
@@ -45,37 +44,48 @@ pub fn measure(text: &str, duration_ms: u64) -> Measure {
 }
 
 impl Measure {
-    /// The limits this cue goes past, as (rule, message) pairs.
+    /// The limits this cue goes past, as (rule, message) pairs: what
+    /// the `line-length`, `lines` and `reading-speed` rules say.
     pub fn over(&self, limits: &SubtitleLimits) -> Vec<(&'static str, String)> {
-        let mut out = Vec::new();
-        for (i, &n) in self.lines.iter().enumerate() {
-            if n > limits.line_length {
-                out.push((
-                    "line-length",
-                    format!(
-                        "line {} has {n} characters, over {}",
-                        i + 1,
-                        limits.line_length
-                    ),
-                ));
-            }
-        }
-        if self.lines.len() > limits.lines {
-            out.push((
-                "lines",
-                format!("{} lines, over {}", self.lines.len(), limits.lines),
-            ));
-        }
-        if let Some(cps) = self.cps.filter(|&c| c > limits.reading_speed) {
-            out.push((
-                "reading-speed",
-                format!(
-                    "{cps:.1} characters a second, over {} ({} characters)",
-                    limits.reading_speed, self.chars
-                ),
-            ));
-        }
+        let mut out: Vec<(&'static str, String)> = self
+            .long_lines(limits)
+            .into_iter()
+            .map(|m| ("line-length", m))
+            .collect();
+        out.extend(self.too_many_lines(limits).map(|m| ("lines", m)));
+        out.extend(self.too_fast(limits).map(|m| ("reading-speed", m)));
         out
+    }
+
+    /// Each line longer than the limit.
+    pub fn long_lines(&self, limits: &SubtitleLimits) -> Vec<String> {
+        self.lines
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > limits.line_length)
+            .map(|(i, n)| {
+                format!(
+                    "line {} has {n} characters, over {}",
+                    i + 1,
+                    limits.line_length
+                )
+            })
+            .collect()
+    }
+
+    /// More lines than the limit.
+    pub fn too_many_lines(&self, limits: &SubtitleLimits) -> Option<String> {
+        (self.lines.len() > limits.lines)
+            .then(|| format!("{} lines, over {}", self.lines.len(), limits.lines))
+    }
+
+    /// Faster to read than the limit.
+    pub fn too_fast(&self, limits: &SubtitleLimits) -> Option<String> {
+        let cps = self.cps.filter(|&c| c > limits.reading_speed)?;
+        Some(format!(
+            "{cps:.1} characters a second, over {} ({} characters)",
+            limits.reading_speed, self.chars
+        ))
     }
 
     /// `38·12 chars · 15.2 cps`: what an editor's status line shows.
@@ -102,86 +112,57 @@ fn timing(kind: &NodeKind) -> Option<&Timing> {
     }
 }
 
-fn seconds(ms: u64) -> String {
+/// A cue as the subtitle rules read it: a text node with timing and
+/// source text.
+#[derive(Debug, Clone, Copy)]
+pub struct Cue<'a> {
+    /// What a reviewer calls it: "cue 26" (among the page's timed nodes).
+    pub number: usize,
+    pub node: NodeId,
+    pub timing: &'a Timing,
+    /// Its translation, when it has one that is not blank.
+    pub translation: Option<&'a str>,
+}
+
+impl Cue<'_> {
+    pub fn duration_ms(&self) -> u64 {
+        self.timing.end.saturating_sub(self.timing.start)
+    }
+}
+
+/// The cues of `page` with source text, in the page's order.
+pub fn cues(page: &Page) -> Vec<Cue<'_>> {
+    let timed = page.nodes.iter().filter(|n| timing(&n.kind).is_some());
+    (1..)
+        .zip(timed)
+        .filter_map(|(number, node)| {
+            let NodeKind::Text {
+                text,
+                translation,
+                timing: Some(timing),
+                ..
+            } = &node.kind
+            else {
+                return None;
+            };
+            if text.as_deref().is_none_or(|t| t.trim().is_empty()) {
+                return None;
+            }
+            Some(Cue {
+                number,
+                node: node.id,
+                timing,
+                translation: translation.as_deref().filter(|t| !t.trim().is_empty()),
+            })
+        })
+        .collect()
+}
+
+/// `1.5 s`: a duration as the subtitle rules say it.
+pub fn seconds(ms: u64) -> String {
     let s = format!("{:.3}", ms as f64 / 1000.0);
     let s = s.trim_end_matches('0').trim_end_matches('.');
     format!("{s} s")
-}
-
-/// The subtitle problems of `page`'s cues, each as (rule, node, message):
-/// a translation's lines and reading speed, and every cue's duration and
-/// its gap to the cue before (by start time).
-pub fn problems(page: &Page, limits: &SubtitleLimits) -> Vec<(&'static str, NodeId, String)> {
-    let mut out = Vec::new();
-    let mut cues: Vec<(usize, NodeId, &Timing)> = Vec::new();
-    let timed = page.nodes.iter().filter(|n| timing(&n.kind).is_some());
-    for (number, node) in (1..).zip(timed) {
-        let NodeKind::Text {
-            text,
-            translation,
-            timing: Some(timing),
-            ..
-        } = &node.kind
-        else {
-            continue;
-        };
-        if text.as_deref().is_none_or(|t| t.trim().is_empty()) {
-            continue;
-        }
-        cues.push((number, node.id, timing));
-        let duration = timing.end.saturating_sub(timing.start);
-        if let Some(translation) = translation.as_deref().filter(|t| !t.trim().is_empty()) {
-            for (rule, message) in measure(translation, duration).over(limits) {
-                out.push((rule, node.id, format!("cue {number}: {message}")));
-            }
-        }
-        if duration < limits.min_duration_ms {
-            out.push((
-                "duration",
-                node.id,
-                format!(
-                    "cue {number}: shown {}, under {}",
-                    seconds(duration),
-                    seconds(limits.min_duration_ms)
-                ),
-            ));
-        } else if duration > limits.max_duration_ms {
-            out.push((
-                "duration",
-                node.id,
-                format!(
-                    "cue {number}: shown {}, over {}",
-                    seconds(duration),
-                    seconds(limits.max_duration_ms)
-                ),
-            ));
-        }
-    }
-    cues.sort_by_key(|(number, _, t)| (t.start, *number));
-    for pair in cues.windows(2) {
-        let ((before, _, earlier), (number, id, timing)) = (pair[0], pair[1]);
-        if timing.start < earlier.end {
-            out.push((
-                "overlap",
-                id,
-                format!(
-                    "cue {number} starts {} before cue {before} ends",
-                    seconds(earlier.end - timing.start)
-                ),
-            ));
-        } else if timing.start - earlier.end < limits.min_gap_ms {
-            out.push((
-                "gap",
-                id,
-                format!(
-                    "cue {number} starts {} ms after cue {before} ends, under {} ms",
-                    timing.start - earlier.end,
-                    limits.min_gap_ms
-                ),
-            ));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

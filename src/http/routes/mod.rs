@@ -146,7 +146,7 @@ async fn config(
     viewer: crate::http::extract::Viewer,
 ) -> Json<Value> {
     // `Secret` serializes as "[redacted]".
-    let config = serde_json::to_value(&*state.config())
+    let config = serde_json::to_value(state.config().effective())
         .unwrap_or_else(|e| json!({ "error": e.to_string() }));
     Json(crate::access::config_as_seen_by(viewer.0.as_ref(), config))
 }

@@ -69,15 +69,18 @@ pub trait Tables {
 #[derive(Clone)]
 struct Entry {
     value: Arc<dyn Any + Send + Sync>,
-    json: fn(&(dyn Any + Send + Sync)) -> serde_json::Value,
+    show: fn(&(dyn Any + Send + Sync)) -> toml::Value,
     reloads: bool,
 }
 
-fn json_of<T: Settings>(value: &(dyn Any + Send + Sync)) -> serde_json::Value {
+/// A table as TOML (its keys in the type's order, as `config show` lists
+/// them); an empty table if it cannot be written, which no test lets
+/// pass.
+fn show<T: Settings>(value: &(dyn Any + Send + Sync)) -> toml::Value {
     value
         .downcast_ref::<T>()
-        .and_then(|v| serde_json::to_value(v).ok())
-        .unwrap_or_default()
+        .and_then(|v| toml::Value::try_from(v).ok())
+        .unwrap_or_else(|| toml::Value::Table(toml::Table::new()))
 }
 
 /// Every engine's settings, by table.
@@ -119,7 +122,7 @@ impl SettingsMap {
             T::TABLE,
             Entry {
                 value: Arc::new(value),
-                json: json_of::<T>,
+                show: show::<T>,
                 reloads: T::RELOADS,
             },
         );
@@ -133,10 +136,10 @@ impl SettingsMap {
     }
 
     /// Each table's name and value, in name order.
-    pub fn tables(&self) -> impl Iterator<Item = (&'static str, serde_json::Value)> + '_ {
+    pub fn tables(&self) -> impl Iterator<Item = (&'static str, toml::Value)> + '_ {
         self.tables
             .iter()
-            .map(|(name, entry)| (*name, (entry.json)(entry.value.as_ref())))
+            .map(|(name, entry)| (*name, (entry.show)(entry.value.as_ref())))
     }
 
     /// Makes this map (a configuration read again) what a running server
@@ -149,7 +152,7 @@ impl SettingsMap {
             let differs = self
                 .tables
                 .get(name)
-                .is_none_or(|new| (new.json)(new.value.as_ref()) != (old.json)(old.value.as_ref()));
+                .is_none_or(|new| (new.show)(new.value.as_ref()) != (old.show)(old.value.as_ref()));
             if !differs {
                 continue;
             }
@@ -201,7 +204,7 @@ mod tests {
         map.update::<Knob>(|k| k.turns = 3);
         assert_eq!(map.get::<Knob>().turns, 3);
         let tables: Vec<_> = map.tables().collect();
-        assert_eq!(tables, [("knob", serde_json::json!({ "turns": 3 }))]);
+        assert_eq!(tables, [("knob", toml::toml! { turns = 3 }.into())]);
     }
 
     #[test]
@@ -228,6 +231,10 @@ mod tests {
             "clean", "detect", "llm", "ocr", "qa", "render", "spell", "tm",
         ] {
             assert!(names.contains(&table), "{table} in {names:?}");
+        }
+        for (name, value) in defaults.tables() {
+            let written = value.as_table().is_some_and(|t| !t.is_empty());
+            assert!(written, "{name} is written as TOML: {value:?}");
         }
     }
 }

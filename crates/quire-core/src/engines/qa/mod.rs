@@ -9,15 +9,151 @@
 //! words the target language's dictionary does not know
 //! ([`crate::spelling`]).
 
-use std::collections::HashMap;
+mod duration;
+mod end_punctuation;
+mod gap;
+mod inconsistent;
+mod line_length;
+mod lines;
+mod missing_translation;
+mod numbers;
+mod overlap;
+mod placeholders;
+mod reading_speed;
+mod spelling;
+mod terminology;
+mod too_long;
+mod whitespace;
 
-use super::text::{Piece, pieces, placeholders};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::LazyLock;
+
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, ready};
+use crate::cues::Cue;
 use crate::events::Finding;
-use crate::glossary::{Matcher, rendered};
+use crate::glossary::Matcher;
 use crate::ids::{NodeId, PageId};
-use crate::scene::{NodeKind, Page, Scene};
+use crate::scene::{Node, NodeKind, Page, Scene};
 use crate::spelling::Speller;
+
+pub use too_long::box_capacity;
+
+/// Every rule, in the order a node's findings are listed. Adding one: its
+/// file in this folder, and a line here.
+pub const RULES: [Rule; 15] = [
+    missing_translation::RULE,
+    placeholders::RULE,
+    too_long::RULE,
+    whitespace::RULE,
+    numbers::RULE,
+    end_punctuation::RULE,
+    inconsistent::RULE,
+    terminology::RULE,
+    line_length::RULE,
+    lines::RULE,
+    reading_speed::RULE,
+    duration::RULE,
+    gap::RULE,
+    overlap::RULE,
+    spelling::RULE,
+];
+
+/// One QA rule: what its findings are called, its key in `[qa]`, its
+/// level when the configuration names none, and what it finds on a page.
+#[derive(Clone, Copy)]
+pub struct Rule {
+    /// The findings' rule (`too-long`).
+    pub id: &'static str,
+    /// Its key in `[qa]` (`too_long`).
+    pub key: &'static str,
+    pub default: RuleLevel,
+    /// Each node of the page it finds a problem on, and the problem.
+    pub check: fn(&Page, &Context<'_>) -> Vec<(NodeId, String)>,
+}
+
+/// What a rule may read besides the page, made once per step.
+pub struct Context<'a> {
+    /// The project's translations and glossary (the `inconsistent` and
+    /// `terminology` rules), when the step has the scene.
+    pub sources: Option<&'a Sources>,
+    /// The subtitle rules' limits.
+    pub limits: &'a SubtitleLimits,
+    /// The target language's speller (the `spelling` rule), when there is
+    /// one.
+    pub speller: Option<&'a Speller>,
+}
+
+/// The findings of every rule that is on for `page`, a node's together in
+/// the page's order, each node's in [`RULES`] order.
+pub fn check(page: &Page, context: &Context<'_>, levels: &QaLevels) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for rule in &RULES {
+        let Some(severity) = levels.level(rule.id).severity() else {
+            continue;
+        };
+        for (node, message) in (rule.check)(page, context) {
+            findings.push(Finding::new(rule.id, severity, message).on(page.id, Some(node)));
+        }
+    }
+    let order: HashMap<NodeId, usize> = page
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.id, i))
+        .collect();
+    findings.sort_by_key(|f| f.node_id.and_then(|n| order.get(&n).copied()));
+    findings
+}
+
+/// A text node with source text, as the text rules read it.
+pub struct Text<'a> {
+    pub node: &'a Node,
+    pub source: &'a str,
+    /// Its translation, when it has one that is not blank.
+    pub translation: Option<&'a str>,
+    /// How a finding names it: its source, quoted and shortened.
+    pub what: String,
+}
+
+/// The text nodes of `page` with source text that is not blank.
+pub fn texts(page: &Page) -> impl Iterator<Item = Text<'_>> {
+    page.nodes.iter().filter_map(|node| {
+        let NodeKind::Text {
+            text, translation, ..
+        } = &node.kind
+        else {
+            return None;
+        };
+        let source = text.as_deref().filter(|t| !t.trim().is_empty())?;
+        Some(Text {
+            node,
+            source,
+            translation: translation.as_deref().filter(|t| !t.trim().is_empty()),
+            what: format!("\"{}\"", short(source)),
+        })
+    })
+}
+
+/// [`texts`] that have a translation, with it.
+pub fn translated(page: &Page) -> impl Iterator<Item = (Text<'_>, &str)> {
+    texts(page).filter_map(|t| t.translation.map(|tr| (Text { ..t }, tr)))
+}
+
+/// The page's cues by start time (then number): what `gap` and `overlap`
+/// compare.
+fn by_start(page: &Page) -> Vec<Cue<'_>> {
+    let mut cues = crate::cues::cues(page);
+    cues.sort_by_key(|c| (c.timing.start, c.number));
+    cues
+}
+
+fn short(text: &str) -> String {
+    let mut s: String = text.chars().take(40).collect();
+    if text.chars().count() > 40 {
+        s.push('…');
+    }
+    s
+}
 use quire_model::scene::{SubtitleLimits, SubtitleProfile};
 use serde::{Deserialize, Serialize};
 
@@ -55,7 +191,7 @@ impl Engine for Qa {
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
         let levels = QaLevels::clone(&step.settings());
-        let (speller, no_speller) = if levels.spelling == RuleLevel::Off {
+        let (speller, no_speller) = if levels.level("spelling") == RuleLevel::Off {
             (None, None)
         } else {
             speller(&step)
@@ -113,20 +249,12 @@ impl PageWork for Work {
         &'a self,
         input: PageInput<'a>,
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
-        let page = input.page;
-        let mut warnings = check_page(page, self.sources.as_ref(), &self.levels);
-        warnings.extend(cue_problems(page, &self.limits, &self.levels));
-        if let Some(speller) = &self.speller {
-            warnings.extend(spelling(page, speller, &self.levels));
-        }
-        // One node's findings together, in the page's order.
-        let order: HashMap<NodeId, usize> = page
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| (n.id, i))
-            .collect();
-        warnings.sort_by_key(|w| w.node_id.and_then(|n| order.get(&n).copied()));
+        let context = Context {
+            sources: self.sources.as_ref(),
+            limits: &self.limits,
+            speller: self.speller.as_ref(),
+        };
+        let warnings = check(input.page, &context, &self.levels);
         ready(Ok(PageOutcome {
             warnings,
             ..PageOutcome::default()
@@ -192,253 +320,6 @@ impl Sources {
     }
 }
 
-/// The numbers in `text` outside its placeholders (`{0}` is the
-/// placeholder rule's), digits only (`1,000`, `1 000` and `1000` are one
-/// number; full-width digits count), sorted.
-fn numbers(text: &str) -> Vec<String> {
-    let plain: String = pieces(text)
-        .into_iter()
-        .map(|p| match p {
-            Piece::Plain(s) => s,
-            Piece::Placeholder(_) => " ",
-        })
-        .collect();
-    let text = plain.as_str();
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        let digit = match c {
-            '0'..='9' => Some(c),
-            '０'..='９' => char::from_u32(u32::from(c) - 0xFF10 + u32::from('0')),
-            _ => None,
-        };
-        match digit {
-            Some(d) => current.push(d),
-            // A separator inside a number (`1,000`, `3.5`, `1 000`).
-            None if !current.is_empty()
-                && matches!(c, ',' | '.' | ' ' | '\u{202F}' | '\u{A0}')
-                && chars.peek().is_some_and(char::is_ascii_digit) => {}
-            None if !current.is_empty() => out.push(std::mem::take(&mut current)),
-            None => {}
-        }
-    }
-    if !current.is_empty() {
-        out.push(current);
-    }
-    out.sort();
-    out
-}
-
-/// The kind of end punctuation a text closes with: `?`, `!` or `…`
-/// (fullwidth and `...` forms counted as those), else none.
-fn end_mark(text: &str) -> Option<char> {
-    let text = text.trim_end_matches(|c: char| {
-        c.is_whitespace() || matches!(c, '"' | '\'' | '」' | '』' | '”' | '’' | ')' | '）' | '»')
-    });
-    if text.ends_with("...") || text.ends_with('…') || text.ends_with('⋯') {
-        return Some('…');
-    }
-    match text.chars().last()? {
-        '?' | '？' | '¿' => Some('?'),
-        '!' | '！' | '¡' => Some('!'),
-        _ => None,
-    }
-}
-
-/// Font size assumed when a node has none.
-const DEFAULT_FONT_SIZE: f64 = 16.0;
-/// Average glyph width as a fraction of the font size; line height 1.2.
-const GLYPH_WIDTH: f64 = 0.55;
-const LINE_HEIGHT: f64 = 1.2;
-
-/// How many characters fit in a `width × height` box at `font_size`.
-pub fn box_capacity(width: f64, height: f64, font_size: f64) -> usize {
-    let per_line = (width / (font_size * GLYPH_WIDTH)).floor().max(0.0);
-    let lines = (height / (font_size * LINE_HEIGHT)).floor().max(0.0);
-    (per_line * lines) as usize
-}
-
-fn short(text: &str) -> String {
-    let mut s: String = text.chars().take(40).collect();
-    if text.chars().count() > 40 {
-        s.push('…');
-    }
-    s
-}
-
-fn edges(s: &str) -> (&str, &str) {
-    let start = &s[..s.len() - s.trim_start().len()];
-    let end = &s[s.trim_end().len()..];
-    (start, end)
-}
-
-/// The problems of every text node of `page`, one finding each;
-/// `sources` (the project's, when given) finds inconsistencies.
-pub fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaLevels) -> Vec<Finding> {
-    let mut problems = Vec::new();
-    for node in &page.nodes {
-        let NodeKind::Text {
-            text,
-            translation,
-            style,
-            ..
-        } = &node.kind
-        else {
-            continue;
-        };
-        let Some(text) = text.as_deref().filter(|t| !t.trim().is_empty()) else {
-            continue;
-        };
-        let what = format!("\"{}\"", short(text));
-        let mut found = |rule: &str, message: String| {
-            let Some(severity) = levels.level(rule).severity() else {
-                return;
-            };
-            problems.push(Finding::new(rule, severity, message).on(page.id, Some(node.id)));
-        };
-        let Some(translation) = translation.as_deref().filter(|t| !t.trim().is_empty()) else {
-            found(
-                "missing-translation",
-                format!("missing translation: {what}"),
-            );
-            continue;
-        };
-        let (want, got) = (placeholders(text), placeholders(translation));
-        if want != got {
-            found(
-                "placeholders",
-                format!(
-                    "placeholders differ: {what} has [{}] but the translation has [{}]",
-                    want.join(" "),
-                    got.join(" ")
-                ),
-            );
-        }
-        let t = &node.transform;
-        if t.width > 0.0 && t.height > 0.0 {
-            let size = style
-                .as_ref()
-                .and_then(|s| s.font_size)
-                .unwrap_or(DEFAULT_FONT_SIZE);
-            let capacity = box_capacity(t.width, t.height, size);
-            let length = translation.chars().count();
-            if length > capacity {
-                found(
-                    "too-long",
-                    format!(
-                        "translation too long: {what}: {length} characters, the {}×{} box holds about {capacity} at font size {size}",
-                        t.width, t.height
-                    ),
-                );
-            }
-        }
-        if edges(text) != edges(translation) {
-            found(
-                "whitespace",
-                format!("leading or trailing whitespace differs: {what}"),
-            );
-        }
-        let (want, got) = (numbers(text), numbers(translation));
-        if want != got {
-            found(
-                "numbers",
-                format!(
-                    "numbers differ: {what} has [{}] but the translation has [{}]",
-                    want.join(" "),
-                    got.join(" ")
-                ),
-            );
-        }
-        let (want, got) = (end_mark(text), end_mark(translation));
-        if want.is_some() && want != got {
-            let mark =
-                |m: Option<char>| m.map_or_else(|| "no mark".to_owned(), |c| format!("`{c}`"));
-            found(
-                "end-punctuation",
-                format!(
-                    "end punctuation differs: {what} ends with {} but the translation with {}",
-                    mark(want),
-                    mark(got)
-                ),
-            );
-        }
-        if let Some((other, page_number)) =
-            sources.and_then(|s| s.other(text, translation, node.id))
-        {
-            found(
-                "inconsistent",
-                format!(
-                    "inconsistent: {what} is translated \"{}\" here and \"{}\" on page {page_number}",
-                    short(translation.trim()),
-                    short(other)
-                ),
-            );
-        }
-        for term in sources.map_or_else(Vec::new, |s| s.glossary.found(text)) {
-            if !rendered(term, translation) {
-                found(
-                    "terminology",
-                    format!(
-                        "terminology: {what} has the glossary term \"{}\", to be translated \"{}\", but the translation does not have it",
-                        term.source, term.target
-                    ),
-                );
-            }
-        }
-    }
-    problems
-}
-
-/// The subtitle rules' findings on `page`'s cues.
-pub fn cue_problems(page: &Page, limits: &SubtitleLimits, levels: &QaLevels) -> Vec<Finding> {
-    crate::cues::problems(page, limits)
-        .into_iter()
-        .filter_map(|(rule, node, message)| {
-            let severity = levels.level(rule).severity()?;
-            Some(Finding::new(rule, severity, message).on(page.id, Some(node)))
-        })
-        .collect()
-}
-
-/// One finding per translation with words the speller does not know,
-/// naming them and their suggestions.
-pub fn spelling(page: &Page, speller: &Speller, levels: &QaLevels) -> Vec<Finding> {
-    let Some(severity) = levels.level("spelling").severity() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for node in &page.nodes {
-        let NodeKind::Text {
-            translation: Some(translation),
-            ..
-        } = &node.kind
-        else {
-            continue;
-        };
-        let wrong = speller.check(translation);
-        if wrong.is_empty() {
-            continue;
-        }
-        let said: Vec<String> = wrong
-            .iter()
-            .map(|m| match m.suggestions.as_slice() {
-                [] => format!("\"{}\" (no suggestion)", m.word),
-                s => format!("\"{}\" (maybe {})", m.word, s.join(", ")),
-            })
-            .collect();
-        out.push(
-            Finding::new(
-                "spelling",
-                severity,
-                format!("spelling: {}", said.join("; ")),
-            )
-            .on(page.id, Some(node.id)),
-        );
-    }
-    out
-}
-
 /// How much a QA rule's findings matter, or `off`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -461,74 +342,93 @@ impl RuleLevel {
     }
 }
 
-/// Each rule of the `qa` engine, on (at a severity) or off (`[qa]`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// Each rule's level (`[qa]`: a key per rule, its id with `_` for `-`),
+/// and the subtitle rules' limits (`[qa.subtitles]`). A rule the table
+/// does not name keeps its default level.
+#[derive(Debug, Clone, PartialEq)]
 pub struct QaLevels {
-    pub missing_translation: RuleLevel,
-    pub placeholders: RuleLevel,
-    pub too_long: RuleLevel,
-    pub whitespace: RuleLevel,
-    pub numbers: RuleLevel,
-    pub end_punctuation: RuleLevel,
-    pub inconsistent: RuleLevel,
-    pub terminology: RuleLevel,
-    /// The subtitle rules, on cues (text with timing).
-    pub line_length: RuleLevel,
-    pub lines: RuleLevel,
-    pub reading_speed: RuleLevel,
-    pub duration: RuleLevel,
-    pub gap: RuleLevel,
-    pub overlap: RuleLevel,
-    pub spelling: RuleLevel,
-    /// The subtitle rules' limits (`[qa.subtitles]`).
+    /// By rule id (`too-long`); every rule of [`RULES`].
+    levels: BTreeMap<&'static str, RuleLevel>,
     pub subtitles: SubtitleSettings,
 }
 
 impl Default for QaLevels {
     fn default() -> Self {
         QaLevels {
-            missing_translation: RuleLevel::Warning,
-            placeholders: RuleLevel::Error,
-            too_long: RuleLevel::Warning,
-            whitespace: RuleLevel::Warning,
-            numbers: RuleLevel::Warning,
-            end_punctuation: RuleLevel::Warning,
-            inconsistent: RuleLevel::Warning,
-            terminology: RuleLevel::Warning,
-            line_length: RuleLevel::Warning,
-            lines: RuleLevel::Warning,
-            reading_speed: RuleLevel::Warning,
-            duration: RuleLevel::Warning,
-            gap: RuleLevel::Warning,
-            overlap: RuleLevel::Warning,
-            spelling: RuleLevel::Warning,
+            levels: RULES.iter().map(|r| (r.id, r.default)).collect(),
             subtitles: SubtitleSettings::default(),
         }
     }
 }
 
 impl QaLevels {
-    /// The level of a rule by its finding name (`too-long`).
+    /// The level of a rule by its id (`too-long`).
     pub fn level(&self, rule: &str) -> RuleLevel {
-        match rule {
-            "missing-translation" => self.missing_translation,
-            "placeholders" => self.placeholders,
-            "too-long" => self.too_long,
-            "whitespace" => self.whitespace,
-            "numbers" => self.numbers,
-            "end-punctuation" => self.end_punctuation,
-            "inconsistent" => self.inconsistent,
-            "terminology" => self.terminology,
-            "line-length" => self.line_length,
-            "lines" => self.lines,
-            "reading-speed" => self.reading_speed,
-            "duration" => self.duration,
-            "gap" => self.gap,
-            "overlap" => self.overlap,
-            "spelling" => self.spelling,
-            _ => RuleLevel::Warning,
+        self.levels.get(rule).copied().unwrap_or(RuleLevel::Warning)
+    }
+
+    /// Sets the level of rule `id`; `false` when no rule has that id.
+    pub fn set(&mut self, id: &str, level: RuleLevel) -> bool {
+        match RULES.iter().find(|r| r.id == id) {
+            Some(rule) => {
+                self.levels.insert(rule.id, level);
+                true
+            }
+            None => false,
         }
+    }
+}
+
+/// The keys `[qa]` takes: each rule's, then `subtitles`.
+static KEYS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    RULES
+        .iter()
+        .map(|r| r.key)
+        .chain(std::iter::once("subtitles"))
+        .collect()
+});
+
+impl Serialize for QaLevels {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(RULES.len() + 1))?;
+        for rule in &RULES {
+            map.serialize_entry(rule.key, &self.level(rule.id))?;
+        }
+        map.serialize_entry("subtitles", &self.subtitles)?;
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for QaLevels {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Levels;
+        impl<'de> serde::de::Visitor<'de> for Levels {
+            type Value = QaLevels;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a table of QA rule levels")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<QaLevels, A::Error> {
+                let mut levels = QaLevels::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "subtitles" {
+                        levels.subtitles = map.next_value()?;
+                        continue;
+                    }
+                    let Some(rule) = RULES.iter().find(|r| r.key == key) else {
+                        return Err(serde::de::Error::unknown_field(&key, &KEYS));
+                    };
+                    levels.levels.insert(rule.id, map.next_value()?);
+                }
+                Ok(levels)
+            }
+        }
+        deserializer.deserialize_map(Levels)
     }
 }
 
@@ -598,6 +498,42 @@ mod tests {
     use crate::events::Severity;
     use crate::ids::{NodeId, PageId};
     use crate::scene::{Node, Transform};
+
+    /// The text rules' findings (no subtitle limits past the defaults, no
+    /// speller).
+    fn check_page(page: &Page, sources: Option<&Sources>, levels: &QaLevels) -> Vec<Finding> {
+        let limits = SubtitleSettings::default().limits(None);
+        let context = Context {
+            sources,
+            limits: &limits,
+            speller: None,
+        };
+        check(page, &context, levels)
+    }
+
+    /// `[qa]` reads a key per rule and `subtitles`; a key no rule has is
+    /// refused with the keys there are; a rule not named keeps its default.
+    #[test]
+    fn the_levels_are_a_map_of_the_rules_keys() {
+        let levels: QaLevels =
+            toml::from_str("too_long = \"error\"\n[subtitles]\nprofile = \"netflix\"\n").unwrap();
+        assert_eq!(levels.level("too-long"), RuleLevel::Error);
+        assert_eq!(
+            levels.level("placeholders"),
+            RuleLevel::Error,
+            "its default"
+        );
+        assert_eq!(levels.level("numbers"), RuleLevel::Warning);
+        let wrong = toml::from_str::<QaLevels>("too_lng = \"error\"\n").unwrap_err();
+        assert!(wrong.to_string().contains("too_long"), "{wrong}");
+        let back: toml::Table = toml::from_str(&toml::to_string(&levels).unwrap()).unwrap();
+        let keys: Vec<&str> = back.keys().map(String::as_str).collect();
+        assert_eq!(keys.len(), RULES.len() + 1, "{keys:?}");
+        for rule in &RULES {
+            assert_eq!(rule.key, rule.id.replace('-', "_"));
+            assert!(keys.contains(&rule.key), "{keys:?}");
+        }
+    }
 
     fn node(text: &str, translation: Option<&str>, w: f64, h: f64) -> Node {
         Node {
@@ -803,12 +739,11 @@ mod tests {
             node("Hello", None, 0.0, 0.0),
             node("Hi {0} 5?", Some("Salut 6"), 0.0, 0.0),
         ]);
-        let levels = QaLevels {
-            missing_translation: RuleLevel::Off,
-            numbers: RuleLevel::Error,
-            end_punctuation: RuleLevel::Info,
-            ..QaLevels::default()
-        };
+        let mut levels = QaLevels::default();
+        assert!(levels.set("missing-translation", RuleLevel::Off));
+        assert!(levels.set("numbers", RuleLevel::Error));
+        assert!(levels.set("end-punctuation", RuleLevel::Info));
+        assert!(!levels.set("no-such-rule", RuleLevel::Info));
         let got: Vec<(String, Severity)> = check_page(&page, None, &levels)
             .into_iter()
             .map(|f| (f.rule, f.severity))

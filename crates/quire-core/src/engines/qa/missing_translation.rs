@@ -1,0 +1,19 @@
+//! `missing-translation`: a text node with source text and no translation.
+
+use super::{Context, Rule, RuleLevel, texts};
+use crate::ids::NodeId;
+use crate::scene::Page;
+
+pub(super) const RULE: Rule = Rule {
+    id: "missing-translation",
+    key: "missing_translation",
+    default: RuleLevel::Warning,
+    check,
+};
+
+fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
+    texts(page)
+        .filter(|t| t.translation.is_none())
+        .map(|t| (t.node.id, format!("missing translation: {}", t.what)))
+        .collect()
+}

@@ -1,0 +1,28 @@
+//! `reading-speed`: a cue's translation faster to read than the limit
+//! (characters a second of the cue's duration, spaces and punctuation
+//! counted, line breaks not).
+
+use super::{Context, Rule, RuleLevel};
+use crate::cues::{cues, measure};
+use crate::ids::NodeId;
+use crate::scene::Page;
+
+pub(super) const RULE: Rule = Rule {
+    id: "reading-speed",
+    key: "reading_speed",
+    default: RuleLevel::Warning,
+    check,
+};
+
+fn check(page: &Page, context: &Context<'_>) -> Vec<(NodeId, String)> {
+    let mut out = Vec::new();
+    for cue in cues(page) {
+        let Some(translation) = cue.translation else {
+            continue;
+        };
+        if let Some(message) = measure(translation, cue.duration_ms()).too_fast(context.limits) {
+            out.push((cue.node, format!("cue {}: {message}", cue.number)));
+        }
+    }
+    out
+}
