@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use quire::config::schema::Durability;
-use quire::core::ids::PageId;
-use quire::core::op::{NewNode, NewPage, Op};
-use quire::core::scene::{NodeKind, Transform};
+use quire_model::ids::PageId;
+use quire_model::op::{NewNode, NewPage, Op};
+use quire_model::scene::{NodeKind, Transform};
+use quire_store::Durability;
 use serde_json::{Value, json};
 
 const RUNS: usize = 3;

@@ -18,12 +18,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use quire::config::schema::Durability;
-use quire::core::Core;
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::op::{NewNode, NewPage, NodePatch, Op};
-use quire::core::scene::{NodeKind, Transform};
-use quire::core::storage::SnapshotFile;
+use quire_core::Core;
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{NewNode, NewPage, NodePatch, Op};
+use quire_model::scene::{NodeKind, Transform};
+use quire_store::Durability;
+use quire_store::storage::SnapshotFile;
 
 use support::core;
 

@@ -400,7 +400,7 @@ fn http_bench(data: &std::path::Path) {
         .build()
         .unwrap();
     rt.block_on(async {
-        quire::core::install_tls_provider();
+        quire_core::install_tls_provider();
         let client = reqwest::Client::new();
         let post = |session: Option<String>, body: String| {
             handshake_post(&client, &url, session.as_deref(), body)
@@ -532,10 +532,10 @@ fn http_bench(data: &std::path::Path) {
 fn share_bench(data: &std::path::Path) {
     use std::sync::Arc;
 
-    use quire::core::{Core, CoreConfig};
     use quire::tui::app::App;
     use quire::tui::backend::{Backend, Local};
     use quire::tui::run::Runner;
+    use quire_core::{Core, CoreConfig};
 
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -549,8 +549,8 @@ fn share_bench(data: &std::path::Path) {
     let endpoint = rt.block_on(async {
         let core = Core::new(CoreConfig::new(
             data.join("share-projects"),
-            quire::core::session::SessionSettings {
-                durability: quire::config::schema::Durability::Fsync,
+            quire_core::session::SessionSettings {
+                durability: quire_store::Durability::Fsync,
                 snapshot_every_ops: 1000,
                 undo_limit: 100,
                 max_op_bytes: 32 << 20,
@@ -748,7 +748,7 @@ fn peer_bench(data: &std::path::Path) {
         .build()
         .unwrap();
     rt.block_on(async {
-        quire::core::install_tls_provider();
+        quire_core::install_tls_provider();
         let client = reqwest::Client::new();
         let post = |url: &str, session: Option<&str>, body: String| {
             handshake_post(&client, url, session, body)

@@ -24,13 +24,13 @@ use std::process::Command;
 
 use axum::Json;
 use axum::routing::post;
-use quire::config::schema::Durability;
-use quire::core::events::JobStatus;
-use quire::core::ids::SessionId;
-use quire::core::import::ImageFile;
-use quire::core::op::{Op, ProjectPatch};
-use quire::core::settings::{ApiKey, Provider};
-use quire::core::{Core, CoreConfig};
+use quire_core::events::JobStatus;
+use quire_core::import::ImageFile;
+use quire_core::settings::{ApiKey, Provider};
+use quire_core::{Core, CoreConfig};
+use quire_model::ids::SessionId;
+use quire_model::op::{Op, ProjectPatch};
+use quire_store::Durability;
 use serde_json::{Value, json};
 
 /// Answers every chat completion with each segment's text, marked.
@@ -153,7 +153,7 @@ fn main() {
         let models = root.join(".models/rapidocr-3.10.0");
         if models.join("PP-OCRv6_rec_small.onnx").is_file() {
             let mut config = CoreConfig::clone(&base.config());
-            use quire::core::engines::{detect, ocr};
+            use quire_core::engines::{detect, ocr};
             config.settings.update(|ocr: &mut ocr::OcrSettings| {
                 ocr.backend = ocr::OcrBackend::Onnx;
                 ocr.model = Some(models.join("PP-OCRv6_rec_small.onnx"));

@@ -14,14 +14,14 @@ mod support;
 use std::time::{Duration, Instant};
 
 use image::{Rgb, RgbImage};
-use quire::config::schema::Durability;
-use quire::core::Core;
-use quire::core::events::JobStatus;
-use quire::core::export::{ExportFormat, ExportSpec};
-use quire::core::ids::SessionId;
-use quire::core::import::ImageFile;
-use quire::core::op::{NewNode, Op};
-use quire::core::scene::{NodeKind, Style, Transform};
+use quire_core::Core;
+use quire_core::events::JobStatus;
+use quire_core::export::{ExportFormat, ExportSpec};
+use quire_core::import::ImageFile;
+use quire_model::ids::SessionId;
+use quire_model::op::{NewNode, Op};
+use quire_model::scene::{NodeKind, Style, Transform};
+use quire_store::Durability;
 
 const WIDTH: u32 = 1200;
 const HEIGHT: u32 = 1800;
@@ -200,9 +200,9 @@ fn unshapeable(rt: &tokio::runtime::Runtime) {
         return;
     }
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut config = quire::core::CoreConfig::new(
+    let mut config = quire_core::CoreConfig::new(
         dir.path().to_path_buf(),
-        quire::core::session::SessionSettings {
+        quire_core::session::SessionSettings {
             durability: Durability::Batch,
             snapshot_every_ops: 1000,
             undo_limit: 500,
@@ -213,7 +213,7 @@ fn unshapeable(rt: &tokio::runtime::Runtime) {
     );
     config
         .settings
-        .update(|render: &mut quire::core::render::RenderConfig| {
+        .update(|render: &mut quire_render::RenderConfig| {
             render.fonts = vec![DEJAVU.into()];
             render.system_fonts = false;
         });

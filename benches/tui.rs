@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use quire::core::events::SessionSummary;
-use quire::core::ids::{NodeId, PageId, ProjectId, SessionId};
-use quire::core::scene::{Node, NodeKind, Page, Scene, Transform};
-use quire::core::session::SceneSnapshot;
 use quire::tui::app::{App, Pane, Route};
+use quire_core::events::SessionSummary;
+use quire_core::session::SceneSnapshot;
+use quire_model::ids::{NodeId, PageId, ProjectId, SessionId};
+use quire_model::scene::{Node, NodeKind, Page, Scene, Transform};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -20,16 +20,18 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use quire::config::schema::Durability;
-use quire::core::events::JobStatus;
-use quire::core::export::{ExportFormat, ExportSpec};
-use quire::core::glossary::Term;
-use quire::core::ids::SessionId;
-use quire::core::op::{NewNode, NewPage, Op};
-use quire::core::scene::{NodeKind, Transform};
-use quire::core::tm::Memory;
-use quire::core::translations::{TranslationFormat, TranslationImport};
-use quire::core::{Core, lang::Languages};
+use quire_core::Core;
+use quire_core::events::JobStatus;
+use quire_core::export::{ExportFormat, ExportSpec};
+use quire_core::tm::Memory;
+use quire_core::translations::TranslationImport;
+use quire_formats::units::TranslationFormat;
+use quire_model::glossary::Term;
+use quire_model::ids::SessionId;
+use quire_model::lang::Languages;
+use quire_model::op::{NewNode, NewPage, Op};
+use quire_model::scene::{NodeKind, Transform};
+use quire_store::Durability;
 
 const RUNS: usize = 3;
 
@@ -245,7 +247,7 @@ fn cue_page(p: usize, cues: usize) -> Op {
                     style: None,
                     state: None,
                     origin: None,
-                    timing: Some(Box::new(quire::core::scene::Timing {
+                    timing: Some(Box::new(quire_model::scene::Timing {
                         start,
                         end: start + 2000,
                         id: None,
@@ -533,7 +535,7 @@ async fn documents(core: &Core, sizes: &Sizes) {
         let (mut imports, mut exports, mut merges) = (Vec::new(), Vec::new(), Vec::new());
         let mut segments = 0;
         for run in 0..RUNS {
-            let file = quire::core::import::ImageFile {
+            let file = quire_core::import::ImageFile {
                 name: name.to_owned(),
                 bytes: text.clone().into_bytes(),
             };
@@ -584,23 +586,23 @@ async fn documents(core: &Core, sizes: &Sizes) {
 /// over it.
 async fn tmx(core: &Core, sizes: &Sizes) {
     let mut seed = 11;
-    let units: Vec<quire::core::tmx::Unit> = (0..sizes.segments)
-        .map(|i| quire::core::tmx::Unit {
+    let units: Vec<quire_formats::tmx::Unit> = (0..sizes.segments)
+        .map(|i| quire_formats::tmx::Unit {
             changed: Some("2026-12-01T00:00:00Z".into()),
             variants: vec![
-                quire::core::tmx::Variant {
+                quire_formats::tmx::Variant {
                     lang: "en-US".into(),
                     text: sentence(&mut seed),
                 },
-                quire::core::tmx::Variant {
+                quire_formats::tmx::Variant {
                     lang: "fr-FR".into(),
                     text: format!("traduction {i}"),
                 },
             ],
-            ..quire::core::tmx::Unit::default()
+            ..quire_formats::tmx::Unit::default()
         })
         .collect();
-    let file = quire::core::tmx::write("en-US", &units).into_bytes();
+    let file = quire_formats::tmx::write("en-US", &units).into_bytes();
     let mut imports = Vec::new();
     for _ in 0..RUNS {
         let start = Instant::now();
@@ -614,10 +616,10 @@ async fn tmx(core: &Core, sizes: &Sizes) {
         .expect("project")
         .id;
     let languages = Op::UpdateProject {
-        patch: quire::core::op::ProjectPatch {
+        patch: quire_model::op::ProjectPatch {
             source_language: Some(Some("en".into())),
             target_language: Some(Some("fr".into())),
-            ..quire::core::op::ProjectPatch::default()
+            ..quire_model::op::ProjectPatch::default()
         },
     };
     core.apply(id, languages).await.expect("languages");

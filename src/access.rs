@@ -103,8 +103,8 @@ impl Caller {
 
 /// The role an op needs: the glossary is an admin's, the rest an
 /// editor's.
-pub fn op_needs(op: &crate::core::op::Op) -> (Role, &'static str) {
-    use crate::core::op::Op;
+pub fn op_needs(op: &quire_model::op::Op) -> (Role, &'static str) {
+    use quire_model::op::Op;
     fn glossary(op: &Op) -> bool {
         match op {
             Op::UpdateGlossary { .. } => true,

@@ -12,12 +12,12 @@ use anyhow::Context;
 use crate::config::modes::Frontend;
 use crate::config::schema::{CommandEngineConfig, EnginesConfig, ProviderConfig};
 use crate::config::{ConfigError, Loaded};
-use crate::core::session::SessionSettings;
-use crate::core::settings::{ApiKey, CommandEngine, Provider};
-use crate::core::{Core, CoreConfig};
 use crate::error::Failure;
 use crate::http::{self, BindError};
 use crate::reload::notify;
+use quire_core::session::SessionSettings;
+use quire_core::settings::{ApiKey, CommandEngine, Provider};
+use quire_core::{Core, CoreConfig};
 
 /// How long requests in flight may run after SIGINT/SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -76,7 +76,7 @@ fn core_for(loaded: &Loaded) -> Result<Core, Failure> {
     let mode = loaded.mode.as_ref().map_or("none", |m| m.name.as_str());
     let core = Core::new(core_config(&loaded.config, &paths, mode));
     // What imports that a killed process was running left behind.
-    let swept = crate::core::archive::sweep(core.projects_dir());
+    let swept = quire_core::archive::sweep(core.projects_dir());
     if swept > 0 {
         tracing::info!(
             "removed {swept} unfinished import(s) from {}",
@@ -299,7 +299,7 @@ async fn serve_with_project(
     loaded: &Loaded,
     project: Option<PathBuf>,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(Served, Option<crate::core::ids::SessionId>), Failure> {
+) -> Result<(Served, Option<quire_model::ids::SessionId>), Failure> {
     let served = serve_http(core, loaded, stop).await?;
     let opened = match open_at_start(core, project).await {
         Ok(opened) => opened,
@@ -317,7 +317,7 @@ async fn serve_with_project(
 async fn open_at_start(
     core: &Core,
     project: Option<PathBuf>,
-) -> Result<Option<crate::core::ids::SessionId>, Failure> {
+) -> Result<Option<quire_model::ids::SessionId>, Failure> {
     let Some(path) = project else {
         return Ok(None);
     };
@@ -496,10 +496,10 @@ fn run_adapter(endpoint: PathBuf, deadline_ms: u64) -> Result<(), Failure> {
 
 /// The subtitle limits the TUI checks cues against as they are typed:
 /// the `qa` engine's (`[qa.subtitles]`).
-fn subtitle_settings(loaded: &Loaded) -> crate::core::engines::qa::SubtitleSettings {
+fn subtitle_settings(loaded: &Loaded) -> quire_core::engines::qa::SubtitleSettings {
     let qa = loaded
         .config
         .engine_settings
-        .get::<crate::core::engines::qa::QaLevels>();
+        .get::<quire_core::engines::qa::QaLevels>();
     qa.subtitles.clone()
 }

@@ -6,9 +6,12 @@
 //!   and picks the exit code; [`cli`] is the clap definition it reads.
 //! - [`config`] layers the configuration (figment) and knows every key;
 //!   `config::modes` loads the mode files that say which frontends to start.
-//! - [`launch`] starts a mode: one [`core`] and the mode's frontends.
-//! - [`core`] owns all state: sessions, scenes, history, storage, events,
-//!   and the engines (the `render` engine and page exports in `core::render`).
+//! - [`launch`] starts a mode: one core ([`quire_core::Core`]) and the
+//!   mode's frontends.
+//! - The core owns all state: sessions, scenes, history, storage, events,
+//!   and the engines. The crates below it are named where they are used:
+//!   `quire_model` (the data model), `quire_store` (a project on disk),
+//!   `quire_formats` (the files people bring), `quire_render`.
 //! - Frontends, each talking only to the core: [`http`] (with the web
 //!   workbench's files), [`mcp`], [`tui`];
 //!   [`share`] is the wire between a shared TUI and `quire mcp tui`.
@@ -25,7 +28,6 @@ pub mod app;
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub use quire_core as core;
 pub mod error;
 pub mod http;
 pub mod launch;

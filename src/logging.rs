@@ -53,9 +53,9 @@ pub fn init(request: LogRequest) -> Option<tracing_appender::non_blocking::Worke
     // the data directory is.
     let file = request.file.as_ref().and_then(|path| {
         if let Some(dir) = path.parent() {
-            let _ = crate::core::storage::private_dir(dir);
+            let _ = quire_store::storage::private_dir(dir);
         }
-        crate::core::storage::private_file()
+        quire_store::storage::private_file()
             .create(true)
             .append(true)
             .open(path)

@@ -186,7 +186,7 @@ impl OAuth {
             (None, Some(url)) if keys.fetched.is_none_or(|t| t.elapsed() >= REFETCH_EVERY) => {
                 keys.fetched = Some(Instant::now());
                 let http = self.http.get_or_init(|| {
-                    crate::core::install_tls_provider();
+                    quire_core::install_tls_provider();
                     reqwest::Client::new()
                 });
                 match fetch_jwks(http, url).await {

@@ -33,7 +33,7 @@ pub struct Outcome {
 /// How a loaded config becomes the core's settings (`launch::core_config`,
 /// handed in so that this module does not reach back into `launch`).
 pub type CoreSettings =
-    fn(&crate::config::Config, &crate::config::dirs::DataPaths, &str) -> crate::core::CoreConfig;
+    fn(&crate::config::Config, &crate::config::dirs::DataPaths, &str) -> quire_core::CoreConfig;
 
 /// What a server needs to reload.
 pub struct Reloader {
@@ -92,10 +92,10 @@ impl Reloader {
                 message: status.trim_start_matches("SIGHUP: ").to_owned(),
             };
             let bytes = serde_json::to_vec(&written).unwrap_or_default();
-            let dir = path.parent().map(crate::core::storage::private_dir);
+            let dir = path.parent().map(quire_store::storage::private_dir);
             if let Err(e) = dir
                 .unwrap_or(Ok(()))
-                .and_then(|()| crate::core::storage::write_atomic(path, &bytes))
+                .and_then(|()| quire_store::storage::write_atomic(path, &bytes))
             {
                 tracing::warn!("cannot write {}: {e}", path.display());
             }

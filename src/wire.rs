@@ -6,8 +6,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::core::StepResult;
-use crate::core::ids::{JobId, SessionId};
+use quire_core::StepResult;
+use quire_model::ids::{JobId, SessionId};
 
 /// A session was saved and closed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -9,12 +9,12 @@ use std::process::{Child, Command, Stdio};
 
 use std::time::{Duration, Instant};
 
-use quire::config::schema::Durability;
-use quire::core::events::{Event, JobStatus};
-use quire::core::ids::SessionId;
-use quire::core::jobs::{Approval, PipelineSpec};
-use quire::core::session::SessionSettings;
-use quire::core::{Core, CoreConfig};
+use quire_core::events::{Event, JobStatus};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::session::SessionSettings;
+use quire_core::{Core, CoreConfig};
+use quire_model::ids::SessionId;
+use quire_store::Durability;
 
 /// A core whose managed projects live in `root`.
 pub fn core(
@@ -113,6 +113,6 @@ pub fn headless(env: &[(&str, &str)]) -> Server {
 /// A blocking HTTP client, built after quire's TLS provider is installed
 /// (quire's reqwest has none of its own).
 pub fn blocking_client() -> reqwest::blocking::ClientBuilder {
-    quire::core::install_tls_provider();
+    quire_core::install_tls_provider();
     reqwest::blocking::Client::builder()
 }

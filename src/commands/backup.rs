@@ -19,11 +19,11 @@ use serde::{Deserialize, Serialize};
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::backup::{self, Copied};
-use crate::core::ids::ProjectId;
-use crate::core::list_projects_in;
-use crate::core::storage::lock::{Holder, ProjectLock};
 use crate::error::Failure;
+use quire_core::backup::{self, Copied};
+use quire_core::list_projects_in;
+use quire_model::ids::ProjectId;
+use quire_store::storage::lock::{Holder, ProjectLock};
 
 const MANIFEST: &str = "quire-backup.json";
 /// Bumped when a backup's layout changes.
@@ -97,7 +97,7 @@ pub fn backup(
     if tar && dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(failed)?;
     }
-    crate::core::storage::private_dir(&dir).map_err(failed)?;
+    quire_store::storage::private_dir(&dir).map_err(failed)?;
     let mut entries = Vec::new();
     for project in &projects {
         let dir_of = dir_name(&project.path).unwrap_or_default();
@@ -132,7 +132,7 @@ pub fn backup(
         projects: entries,
     };
     let text = serde_json::to_vec_pretty(&manifest).map_err(failed)?;
-    crate::core::storage::write_atomic(&dir.join(MANIFEST), &text).map_err(failed)?;
+    quire_store::storage::write_atomic(&dir.join(MANIFEST), &text).map_err(failed)?;
     if tar {
         pack(&dir, to)?;
         std::fs::remove_dir_all(&dir).map_err(failed)?;
@@ -149,7 +149,7 @@ pub fn backup(
 /// Writes `dir`'s tree as the tar `to` (0600), through a temporary file.
 fn pack(dir: &Path, to: &Path) -> Result<(), Failure> {
     let partial = to.with_extension("tar.partial");
-    let file = crate::core::storage::private_file()
+    let file = quire_store::storage::private_file()
         .write(true)
         .create(true)
         .truncate(true)
@@ -242,7 +242,7 @@ impl Staging {
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(failed)?;
         }
-        crate::core::storage::private_dir(&dir).map_err(failed)?;
+        quire_store::storage::private_dir(&dir).map_err(failed)?;
         Ok(Staging { dir, whole })
     }
 }
@@ -323,7 +323,7 @@ fn inside(path: &Path) -> Option<PathBuf> {
 /// wrote) into `into`: only directories and regular files, each inside,
 /// each once.
 fn unpack(from: &Path, into: &Path) -> Result<(), Failure> {
-    crate::core::storage::private_dir(into).map_err(failed)?;
+    quire_store::storage::private_dir(into).map_err(failed)?;
     if from.is_dir() {
         return unpack_dir(from, from, into);
     }
@@ -374,11 +374,11 @@ fn unpack(from: &Path, into: &Path) -> Result<(), Failure> {
         }
         let to = into.join(&rel);
         if kind == EntryType::Directory {
-            crate::core::storage::private_dir(&to).map_err(failed)?;
+            quire_store::storage::private_dir(&to).map_err(failed)?;
             continue;
         }
         if let Some(parent) = to.parent() {
-            crate::core::storage::private_dir(parent).map_err(failed)?;
+            quire_store::storage::private_dir(parent).map_err(failed)?;
         }
         let mut bytes = Vec::new();
         entry.read_to_end(&mut bytes).map_err(not_tar)?;
@@ -422,7 +422,7 @@ impl<R: std::io::Read> std::io::Read for Counted<R> {
 
 /// A new file (never through an existing one), owner-only.
 fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = crate::core::storage::private_file()
+    let mut file = quire_store::storage::private_file()
         .write(true)
         .create_new(true)
         .open(path)?;
@@ -440,7 +440,7 @@ fn unpack_dir(root: &Path, dir: &Path, into: &Path) -> Result<(), Failure> {
         let kind = meta.file_type();
         let to = into.join(entry.file_name());
         if kind.is_dir() {
-            crate::core::storage::private_dir(&to).map_err(failed)?;
+            quire_store::storage::private_dir(&to).map_err(failed)?;
             unpack_dir(root, &path, &to)?;
             continue;
         }
@@ -597,8 +597,8 @@ fn build(
         }
         projects.push((copied.name, copied.epoch, entry.dir.clone()));
     }
-    crate::core::storage::private_dir(&built.join("projects")).map_err(failed)?;
-    crate::core::storage::private_dir(&built.join("memory")).map_err(failed)?;
+    quire_store::storage::private_dir(&built.join("projects")).map_err(failed)?;
+    quire_store::storage::private_dir(&built.join("memory")).map_err(failed)?;
     for file in &new_memory {
         let name = file.file_name().unwrap_or_default();
         std::fs::rename(file, built.join("memory").join(name)).map_err(failed)?;
@@ -640,7 +640,7 @@ fn put_in_place(
     let inside_data = |dir: &Path| dir.parent() == Some(paths.data_dir.as_path());
     if staging.whole && inside_data(&paths.projects_dir) && inside_data(&paths.memory_dir) {
         let whole = staging.dir.join("data");
-        crate::core::storage::private_dir(&whole).map_err(failed)?;
+        quire_store::storage::private_dir(&whole).map_err(failed)?;
         std::fs::rename(
             built.join("projects"),
             whole.join(paths.projects_dir.file_name().unwrap_or_default()),
@@ -657,7 +657,7 @@ fn put_in_place(
         std::fs::rename(&whole, &paths.data_dir).map_err(failed)?;
         return lock_each(&paths.projects_dir);
     }
-    crate::core::storage::private_dir(&paths.projects_dir).map_err(failed)?;
+    quire_store::storage::private_dir(&paths.projects_dir).map_err(failed)?;
     for name in &names {
         std::fs::rename(
             built.join("projects").join(name),
@@ -665,7 +665,7 @@ fn put_in_place(
         )
         .map_err(failed)?;
     }
-    crate::core::storage::private_dir(&paths.memory_dir).map_err(failed)?;
+    quire_store::storage::private_dir(&paths.memory_dir).map_err(failed)?;
     for entry in std::fs::read_dir(built.join("memory")).map_err(failed)? {
         let entry = entry.map_err(failed)?;
         std::fs::rename(entry.path(), paths.memory_dir.join(entry.file_name())).map_err(failed)?;

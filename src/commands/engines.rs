@@ -5,11 +5,11 @@ use std::io::Write;
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::engines::Registry;
 use crate::error::Failure;
+use quire_core::engines::Registry;
 
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let engines = crate::core::engines::with_pipelines(
+    let engines = quire_core::engines::with_pipelines(
         Registry::new(&crate::launch::command_engines(&loaded.config.engines)).list(),
         &loaded.config.named_pipelines(),
     );

@@ -8,10 +8,12 @@ use std::path::Path;
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::events::SessionSummary;
-use crate::core::glossary::{GlossaryFormat, GlossaryImport};
-use crate::core::{Core, CoreError, ProjectEntry};
 use crate::error::Failure;
+use quire_core::events::SessionSummary;
+use quire_core::glossary::GlossaryImport;
+use quire_core::{Core, ProjectEntry};
+use quire_formats::glossary::GlossaryFormat;
+use quire_model::error::CoreError;
 
 pub fn import(
     loaded: &Loaded,

@@ -11,8 +11,8 @@ use sha2::{Digest, Sha256};
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::engines::ppocr::Helper;
 use crate::error::Failure;
+use quire_core::engines::ppocr::Helper;
 
 /// One configured model file.
 #[derive(Debug, Serialize)]
@@ -31,8 +31,8 @@ struct Model {
 
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
     let settings = &loaded.config.engine_settings;
-    let ocr = settings.get::<crate::core::engines::ocr::OcrSettings>();
-    let detect = settings.get::<crate::core::engines::detect::DetectSettings>();
+    let ocr = settings.get::<quire_core::engines::ocr::OcrSettings>();
+    let detect = settings.get::<quire_core::engines::detect::DetectSettings>();
     let mut models = Vec::new();
     for (key, path, role) in [
         ("detect.model", &detect.model, Role::Detector),

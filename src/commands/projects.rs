@@ -10,17 +10,18 @@ use serde::Serialize;
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::import::{ImageFile, makes_pages};
-use crate::core::lang::Languages;
-use crate::core::storage::lock::{Holder, ProjectLock};
-use crate::core::{Core, CoreError, list_projects_in};
 use crate::error::Failure;
+use quire_core::import::{ImageFile, makes_pages};
+use quire_core::{Core, list_projects_in};
+use quire_model::error::CoreError;
+use quire_model::lang::Languages;
+use quire_store::storage::lock::{Holder, ProjectLock};
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Row {
     #[serde(flatten)]
-    project: crate::core::ProjectEntry,
+    project: quire_core::ProjectEntry,
     #[serde(skip_serializing_if = "Option::is_none")]
     open_in: Option<Holder>,
 }

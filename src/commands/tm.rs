@@ -8,8 +8,8 @@ use std::path::Path;
 
 use super::write_failed;
 use crate::config::Loaded;
-use crate::core::CoreError;
 use crate::error::Failure;
+use quire_model::error::CoreError;
 
 fn runtime_err(e: CoreError) -> Failure {
     Failure::Runtime(anyhow::Error::new(e))
@@ -54,12 +54,12 @@ pub fn export(
                 core.close_session(session.id).await?;
                 scenes.push(scene?.scene);
             }
-            crate::core::memories::tmx_of_all(&scenes)
+            quire_core::memories::tmx_of_all(&scenes)
         })
         .map_err(runtime_err)?;
     match file {
         Some(path) => {
-            crate::core::paths::write_output(path, &tmx, false).map_err(runtime_err)?;
+            quire_core::paths::write_output(path, &tmx, false).map_err(runtime_err)?;
             writeln!(out, "wrote {} ({} bytes)", path.display(), tmx.len()).map_err(write_failed)
         }
         None => out.write_all(&tmx).map_err(write_failed),

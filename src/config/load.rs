@@ -459,8 +459,7 @@ fn env_layers(loose: &mut Vec<String>) -> Result<Vec<Layer>, ConfigError> {
         {
             (*key).to_owned()
         } else {
-            if name != super::dirs::SYSTEM_DIR_ENV
-                && name != crate::core::engines::ppocr::HELPER_ENV
+            if name != super::dirs::SYSTEM_DIR_ENV && name != quire_core::engines::ppocr::HELPER_ENV
             {
                 loose.push(name);
             }

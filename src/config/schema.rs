@@ -83,7 +83,7 @@ pub struct LimitsConfig {
 }
 
 use quire_core::engines::settings::SettingsMap;
-pub use quire_core::settings::{EngineInput, EngineOutput, PipelinePreset};
+use quire_core::settings::{EngineInput, EngineOutput, PipelinePreset};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -253,7 +253,7 @@ pub struct StorageConfig {
     pub snapshot_every_ops: NonZeroU64,
 }
 
-pub use quire_store::Durability;
+use quire_store::Durability;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

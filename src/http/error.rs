@@ -8,8 +8,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use crate::core::CoreError;
-use crate::core::error::Stale;
+use quire_model::error::CoreError;
+use quire_model::error::Stale;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiError {

@@ -17,8 +17,8 @@ use super::AppState;
 use super::error::ApiError;
 use super::guard::too_large;
 use crate::access::Caller;
-use crate::core::CoreError;
-use crate::core::ids::SessionId;
+use quire_model::error::CoreError;
+use quire_model::ids::SessionId;
 
 /// A JSON request body. Any content type is accepted, so `curl -d` works.
 pub struct JsonBody<T>(pub T);

@@ -19,8 +19,8 @@ use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
 use super::AppState;
-use crate::core::Core;
-use crate::core::events::Event;
+use quire_core::Core;
+use quire_core::events::Event;
 
 type Labels = Vec<(&'static str, String)>;
 

@@ -33,7 +33,7 @@ use tokio::sync::watch;
 use self::error::ApiError;
 use self::guard::GuardConfig;
 use crate::config::Config;
-use crate::core::Core;
+use quire_core::Core;
 
 /// What every handler can reach.
 #[derive(Clone)]

@@ -13,15 +13,17 @@ use serde_json::Value;
 use super::reply::{Failure, Outcome, ToolError, ok, parse};
 use super::tools::*;
 use super::*;
-use crate::core::CoreError;
-use crate::core::events::{Event, JobProgress};
-use crate::core::glossary::{GlossaryFormat, GlossaryImport};
-use crate::core::ids::{JobId, SessionId};
-use crate::core::jobs::{Approval, PipelineSpec};
-use crate::core::paths;
-use crate::core::scene::{ImageRole, NodeKind, TextState};
-use crate::core::translations::{TranslationFormat, TranslationImport};
 use crate::wire;
+use quire_core::events::{Event, JobProgress};
+use quire_core::glossary::GlossaryImport;
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::paths;
+use quire_core::translations::TranslationImport;
+use quire_formats::glossary::GlossaryFormat;
+use quire_formats::units::TranslationFormat;
+use quire_model::error::CoreError;
+use quire_model::ids::{JobId, SessionId};
+use quire_model::scene::{ImageRole, NodeKind, TextState};
 
 impl QuireMcp {
     /// Whether a path may name any place (stdio, or `mcp.allow_any_path`).
@@ -88,7 +90,7 @@ impl QuireMcp {
     pub(super) async fn import_pages(&self, a: ImportPagesArgs) -> Outcome<CallToolResult> {
         let id = self.session(a.session_id)?;
         if let Some(lang) = &a.source_lang {
-            crate::core::lang::check_tag("sourceLang", lang)?;
+            quire_model::lang::check_tag("sourceLang", lang)?;
         }
         let limit = self.allowed.item_bytes;
         let mut sources = Vec::new();
@@ -119,7 +121,7 @@ impl QuireMcp {
                     return ok(&self.core.import_tmx(&given, bytes).await?);
                 }
                 let content = match TranslationFormat::from_path(&given) {
-                    Some(format) => crate::core::units::decode(format, &given, &bytes)?,
+                    Some(format) => quire_formats::units::decode(format, &given, &bytes)?,
                     None => String::from_utf8(bytes).map_err(|_| {
                         CoreError::InvalidInput(format!("{} is not UTF-8", path.display()))
                     })?,

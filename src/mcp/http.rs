@@ -7,7 +7,7 @@ use rmcp::model::ProtocolVersion;
 use serde_json::Value;
 
 use super::*;
-use crate::core::Core;
+use quire_core::Core;
 
 /// The `/mcp` route (streamable HTTP), and its sessions. Cancelling `stop`
 /// ends its sessions' streams, for a quick graceful shutdown.

@@ -8,9 +8,9 @@ use base64::Engine as _;
 
 use super::reply::Outcome;
 use super::tools::ImportItem;
-use crate::core::CoreError;
-use crate::core::blobs::media_type;
-use crate::core::import::{ImageFile, PageSource};
+use quire_core::import::{ImageFile, PageSource};
+use quire_model::error::CoreError;
+use quire_store::blobs::media_type;
 
 /// The image types a page may be made from.
 const IMAGE_TYPES: [&str; 3] = ["image/png", "image/jpeg", "image/webp"];

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::ids::SessionId;
+use quire_model::ids::SessionId;
 
 /// The records of one data directory.
 #[derive(Debug, Clone)]
@@ -51,7 +51,7 @@ impl LastingSessions {
         let written = std::fs::create_dir_all(&self.dir)
             .map_err(|e| e.to_string())
             .and_then(|()| {
-                crate::core::storage::write_atomic(&self.file(id), &text).map_err(|e| e.to_string())
+                quire_store::storage::write_atomic(&self.file(id), &text).map_err(|e| e.to_string())
             });
         if let Err(e) = written {
             tracing::warn!("cannot record session {id} for later processes: {e}");

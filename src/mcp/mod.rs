@@ -44,10 +44,10 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use self::reply::{Failure, Outcome, ToolError, ok, parse};
 use self::tools::*;
 use crate::access::Caller;
-use crate::core::Core;
-use crate::core::ids::SessionId;
-use crate::core::workflow::Writer;
 use crate::wire::{Cancelled, Closed, Epoch};
+use quire_core::Core;
+use quire_model::ids::SessionId;
+use quire_model::workflow::Writer;
 
 /// Largest export returned inline (base64 in an embedded resource).
 pub const INLINE_EXPORT_LIMIT: usize = 16 << 20;

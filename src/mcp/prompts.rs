@@ -7,9 +7,9 @@ use rmcp::model::{
 };
 use serde_json::Value;
 
-use crate::core::Core;
-use crate::core::ids::SessionId;
-use crate::core::lang::check_tag;
+use quire_core::Core;
+use quire_model::ids::SessionId;
+use quire_model::lang::check_tag;
 
 /// Language tags offered when completing `targetLanguage` (any well-formed
 /// BCP 47 tag is accepted; these are the ones people pick most).

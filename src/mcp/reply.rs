@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use crate::core::CoreError;
+use quire_model::error::CoreError;
 
 /// Why a call did not succeed.
 #[derive(Debug)]

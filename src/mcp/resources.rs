@@ -19,9 +19,11 @@ use base64::Engine as _;
 use rmcp::model::{ErrorData, Resource, ResourceContents, ResourceTemplate};
 use serde_json::json;
 
-use crate::core::blobs::{BlobHash, media_type};
-use crate::core::ids::{NodeId, PageId, SessionId};
-use crate::core::{Core, CoreError};
+use quire_core::Core;
+use quire_model::error::CoreError;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_store::blobs::media_type;
 
 const SCHEME: &str = "quire://";
 

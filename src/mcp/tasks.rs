@@ -15,11 +15,11 @@ use serde_json::Value;
 
 use super::reply::ok;
 use super::tools::Started;
-use crate::core::Core;
-use crate::core::events::{JobStatus, JobSummary};
-use crate::core::ids::JobId;
-use crate::core::storage::now_rfc3339;
 use crate::wire;
+use quire_core::Core;
+use quire_core::events::{JobStatus, JobSummary};
+use quire_model::ids::JobId;
+use quire_store::storage::now_rfc3339;
 
 /// How often a client is asked to poll `tasks/get`.
 const POLL_INTERVAL_MS: u64 = 500;
@@ -90,6 +90,6 @@ fn job_id(task_id: &str) -> Result<JobId, ErrorData> {
         .map_err(|_| ErrorData::invalid_params(format!("unknown task `{task_id}`"), None))
 }
 
-fn unknown(task_id: &str) -> impl Fn(crate::core::CoreError) -> ErrorData + '_ {
+fn unknown(task_id: &str) -> impl Fn(quire_model::error::CoreError) -> ErrorData + '_ {
     move |_| ErrorData::invalid_params(format!("unknown task `{task_id}`"), None)
 }

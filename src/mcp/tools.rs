@@ -8,13 +8,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::config::schema::Role;
-use crate::core::engines::EngineInfo;
-use crate::core::events::{JobStatus, JobWarningInfo, SessionSummary};
-use crate::core::export::{ExportFormat, ExportSpec};
-use crate::core::ids::{JobId, NodeId, PageId, SessionId};
-use crate::core::jobs::PipelineSpec;
-use crate::core::op::Op;
-use crate::core::scene::TextState;
+use quire_core::engines::EngineInfo;
+use quire_core::events::{JobStatus, JobWarningInfo, SessionSummary};
+use quire_core::export::{ExportFormat, ExportSpec};
+use quire_core::jobs::PipelineSpec;
+use quire_model::ids::{JobId, NodeId, PageId, SessionId};
+use quire_model::op::Op;
+use quire_model::scene::TextState;
 
 /// Tool names clients accept: `^[a-zA-Z0-9_-]{1,64}$` (see 00-overview.md).
 pub fn valid_tool_name(name: &str) -> bool {
@@ -68,7 +68,7 @@ pub struct SessionArgs {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApplyArgs {
     // The change (the tool's description says the rest).
-    #[serde(deserialize_with = "crate::core::objects::one")]
+    #[serde(deserialize_with = "quire_model::objects::one")]
     pub op: Op,
     #[serde(default)]
     pub session_id: Option<SessionId>,
@@ -436,13 +436,13 @@ mod described {
     use schemars::JsonSchema;
 
     use super::*;
-    use crate::core::ApplyResult;
-    use crate::core::events::JobSummary;
-    use crate::core::import::ImportResult;
-    use crate::core::session::SceneSnapshot;
-    use crate::core::translations::ImportReport;
     use crate::mcp::schema;
     use crate::wire::{Cancelled, Closed, Epoch};
+    use quire_core::ApplyResult;
+    use quire_core::events::JobSummary;
+    use quire_core::import::ImportResult;
+    use quire_core::session::SceneSnapshot;
+    use quire_core::translations::ImportReport;
 
     fn tool<I: JsonSchema, O: JsonSchema>(
         name: ToolName,

@@ -28,9 +28,10 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::resources::Uri;
-use crate::core::Core;
-use crate::core::events::{Event, JobStatus, Severity};
-use crate::core::ids::{JobId, SessionId};
+use quire_core::Core;
+use quire_core::events::{Event, JobStatus};
+use quire_model::finding::Severity;
+use quire_model::ids::{JobId, SessionId};
 
 /// After a resource update is told, how long further changes are gathered
 /// into one notification.

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::core::ids::SessionId;
+use quire_model::ids::SessionId;
 
 /// The methods, each named once.
 pub const HELLO: &str = "hello";

@@ -8,17 +8,17 @@ use std::time::Instant;
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use super::backend::{BackendError, BackendEvent};
-use crate::core::ProjectEntry;
-use crate::core::blobs::BlobHash;
-use crate::core::engines::EngineInfo;
-use crate::core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
-use crate::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
-use crate::core::import::ImportResult;
-use crate::core::jobs::{Approval, PipelineSpec};
-use crate::core::lang::Languages;
-use crate::core::matches::Match;
-use crate::core::op::Op;
-use crate::core::session::SceneSnapshot;
+use quire_core::ProjectEntry;
+use quire_core::engines::EngineInfo;
+use quire_core::events::{JobStatus, JobSummary, JobWarningInfo, SessionSummary};
+use quire_core::import::ImportResult;
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::matches::Match;
+use quire_core::session::SceneSnapshot;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
+use quire_model::lang::Languages;
+use quire_model::op::Op;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Route {
@@ -181,8 +181,8 @@ pub enum Modal {
 pub struct Merge {
     pub session: SessionId,
     pub path: PathBuf,
-    pub format: crate::core::translations::TranslationFormat,
-    pub rows: Vec<(crate::core::translations::Conflict, Option<Side>)>,
+    pub format: quire_formats::units::TranslationFormat,
+    pub rows: Vec<(quire_core::translations::Conflict, Option<Side>)>,
 }
 
 /// Which side of a conflict stays.
@@ -241,7 +241,7 @@ pub struct App {
     /// languages or a newly reviewed segment changes them).
     pub matches: Option<ShownMatches>,
     /// The shown project's drafts kept on disk (`drafts.rs`), once read.
-    pub kept: Option<(crate::core::ids::ProjectId, super::drafts::Kept)>,
+    pub kept: Option<(quire_model::ids::ProjectId, super::drafts::Kept)>,
     /// How many draft writes were asked for: the order they must land in.
     pub draft_seq: u64,
     /// Visual mode's anchor: the node index a selection started at, on
@@ -249,7 +249,7 @@ pub struct App {
     pub visual: Option<usize>,
     /// Text nodes whose source or translation changed since the last `qa`
     /// run finished: their marks from that run no longer hold.
-    pub changed_since_qa: std::collections::HashSet<crate::core::ids::NodeId>,
+    pub changed_since_qa: std::collections::HashSet<quire_model::ids::NodeId>,
     /// The shown session's scene, once loaded.
     pub scene: Option<(SessionId, SceneSnapshot)>,
     pub scene_loading: bool,
@@ -264,7 +264,7 @@ pub struct App {
     /// `w` hides the jobs pane.
     pub jobs_hidden: bool,
     /// The text of the last `/find` (Ctrl-f): `n`/`N` go to its matches.
-    pub find: Option<(String, crate::core::find::FindOptions)>,
+    pub find: Option<(String, quire_core::find::FindOptions)>,
     /// `/filter STATE`: the node list shows only those nodes.
     pub filter: Option<super::navigate::Filter>,
     /// Command lines run, oldest first (Up/Down on the command line).
@@ -290,7 +290,7 @@ pub struct App {
     pub saving: Vec<PendingSave>,
     /// The shown project's glossary as a matcher: built when a scene
     /// with a different glossary loads, not for every frame.
-    pub glossary: Option<Arc<crate::core::glossary::Matcher>>,
+    pub glossary: Option<Arc<quire_core::glossary::Matcher>>,
     pub attachments: Vec<Attachment>,
     pub modal: Option<Modal>,
     /// Shown while the workspace loads or the first connection is made.
@@ -315,7 +315,7 @@ pub struct App {
     /// Whether `n` stops at machine translations too.
     pub next_stops_at_machine: bool,
     /// What a cue's line lengths and reading speed are measured against.
-    pub subtitles: crate::core::engines::qa::SubtitleSettings,
+    pub subtitles: quire_core::engines::qa::SubtitleSettings,
     /// Terminal size, for layout and mouse hit-testing.
     pub width: u16,
     pub height: u16,
@@ -381,7 +381,7 @@ impl App {
             quit: false,
             theme: crate::config::schema::Theme::Auto,
             next_stops_at_machine: true,
-            subtitles: crate::core::engines::qa::SubtitleSettings::default(),
+            subtitles: quire_core::engines::qa::SubtitleSettings::default(),
             width: 80,
             height: 24,
             help_scroll: 0,
@@ -528,10 +528,10 @@ pub enum ShareEvent {
 /// Results of effects.
 #[derive(Debug)]
 pub enum Loaded {
-    Matches(crate::core::ids::NodeId, Result<Vec<Match>, BackendError>),
+    Matches(quire_model::ids::NodeId, Result<Vec<Match>, BackendError>),
     Concordance(String, Result<Vec<Match>, BackendError>),
     /// A project's drafts kept on disk.
-    Drafts(crate::core::ids::ProjectId, super::drafts::Kept),
+    Drafts(quire_model::ids::ProjectId, super::drafts::Kept),
     /// The open sessions, as of the moment they were asked for (answers
     /// can overtake each other: an older list is not applied over a newer
     /// one).
@@ -578,15 +578,15 @@ pub enum Effect {
     /// Keep (or with `None` forget) a node's draft on disk, in `seq` order.
     KeepDraft {
         seq: u64,
-        project: crate::core::ids::ProjectId,
-        node: crate::core::ids::NodeId,
+        project: quire_model::ids::ProjectId,
+        node: quire_model::ids::NodeId,
         draft: Option<super::drafts::KeptDraft>,
     },
     /// Read a project's kept drafts.
-    LoadDrafts(crate::core::ids::ProjectId),
+    LoadDrafts(quire_model::ids::ProjectId),
     LoadMatches {
         session: SessionId,
-        node: crate::core::ids::NodeId,
+        node: quire_model::ids::NodeId,
     },
     Concordance {
         session: SessionId,
@@ -631,7 +631,7 @@ pub enum Effect {
     ImportTranslations {
         session: SessionId,
         path: PathBuf,
-        format: crate::core::translations::TranslationFormat,
+        format: quire_formats::units::TranslationFormat,
         force: bool,
         take: Vec<String>,
     },
@@ -639,7 +639,7 @@ pub enum Effect {
     ImportGlossary {
         session: SessionId,
         path: PathBuf,
-        format: crate::core::glossary::GlossaryFormat,
+        format: quire_formats::glossary::GlossaryFormat,
     },
     /// `/import FILE.zip`: a project archive, opened as a new project.
     ImportArchive(PathBuf),
@@ -649,7 +649,7 @@ pub enum Effect {
     },
     Export {
         session: SessionId,
-        spec: crate::core::export::ExportSpec,
+        spec: quire_core::export::ExportSpec,
         path: PathBuf,
         /// Replace the file if it exists (after the person said so).
         overwrite: bool,

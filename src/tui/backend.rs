@@ -5,20 +5,21 @@
 use futures_util::future::BoxFuture;
 use tokio::sync::mpsc;
 
-use crate::core::blobs::BlobHash;
-use crate::core::engines::EngineInfo;
-use crate::core::events::{Event, JobSummary, SessionSummary};
-use crate::core::export::ExportSpec;
-use crate::core::glossary::{GlossaryImport, GlossaryReport};
-use crate::core::ids::{JobId, NodeId, SessionId};
-use crate::core::import::{ImageFile, ImportResult};
-use crate::core::jobs::{Approval, PipelineSpec};
-use crate::core::lang::Languages;
-use crate::core::matches::Match;
-use crate::core::op::Op;
-use crate::core::session::SceneSnapshot;
-use crate::core::translations::{ImportReport, TranslationImport};
-use crate::core::{ApplyResult, Core, CoreError, ProjectEntry, StepResult};
+use quire_core::engines::EngineInfo;
+use quire_core::events::{Event, JobSummary, SessionSummary};
+use quire_core::export::ExportSpec;
+use quire_core::glossary::{GlossaryImport, GlossaryReport};
+use quire_core::import::{ImageFile, ImportResult};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::matches::Match;
+use quire_core::session::SceneSnapshot;
+use quire_core::translations::{ImportReport, TranslationImport};
+use quire_core::{ApplyResult, Core, ProjectEntry, StepResult};
+use quire_model::error::CoreError;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{JobId, NodeId, SessionId};
+use quire_model::lang::Languages;
+use quire_model::op::Op;
 
 /// Why a backend call failed, as the person will read it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,13 +9,14 @@ use std::path::PathBuf;
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::manage;
 use super::update::{confirm_close, go_to_page, next_node, request_quit};
-use crate::core::export::{ExportFormat, ExportSpec, ImageFormat, Untranslated};
-use crate::core::glossary::{GlossaryFormat, Term};
-use crate::core::jobs::{Approval, PipelineSpec};
-use crate::core::lang::Languages;
-use crate::core::op::Op;
-use crate::core::translations::TranslationFormat;
-use crate::core::workflow::Overwrite;
+use quire_core::export::{ExportFormat, ExportSpec, ImageFormat, Untranslated};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_formats::glossary::GlossaryFormat;
+use quire_formats::units::TranslationFormat;
+use quire_model::glossary::Term;
+use quire_model::lang::Languages;
+use quire_model::op::Op;
+use quire_model::workflow::Overwrite;
 
 /// Command names and their one-line help, for `?` and completion hints.
 pub const COMMANDS: &[(&str, &str)] = &[
@@ -484,8 +485,8 @@ fn term(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
 
 /// `TEXT -w -r -c`: the text and the flags after it (whole words, regular
 /// expression, match case).
-fn search_flags(rest: &str) -> (String, crate::core::find::FindOptions) {
-    let mut options = crate::core::find::FindOptions::default();
+fn search_flags(rest: &str) -> (String, quire_core::find::FindOptions) {
+    let mut options = quire_core::find::FindOptions::default();
     let mut words: Vec<&str> = rest.split(' ').collect();
     while let Some(flag) = words.last() {
         match *flag {
@@ -503,12 +504,12 @@ fn search_flags(rest: &str) -> (String, crate::core::find::FindOptions) {
 /// next node that does.
 fn find(app: &mut App, rest: &str) {
     let (text, options) = search_flags(rest);
-    let pattern = match crate::core::find::Pattern::new(&text, options) {
+    let pattern = match quire_core::find::Pattern::new(&text, options) {
         Ok(p) => p,
         Err(e) => return app.fail(e),
     };
     let found = match &app.scene {
-        Some((_, s)) => crate::core::find::count(&s.scene, &pattern),
+        Some((_, s)) => quire_core::find::count(&s.scene, &pattern),
         None => return app.fail("the scene is still loading"),
     };
     if found.matches == 0 {
@@ -539,14 +540,14 @@ fn replace(app: &mut App, rest: &str) {
         return app.fail(USAGE);
     };
     let (new, options) = search_flags(new);
-    let pattern = match crate::core::find::Pattern::new(old, options) {
+    let pattern = match quire_core::find::Pattern::new(old, options) {
         Ok(p) => p,
         Err(e) => return app.fail(e),
     };
     let Some((_, snapshot)) = &app.scene else {
         return app.fail("the scene is still loading");
     };
-    let (changes, locked) = crate::core::find::replacements(&snapshot.scene, &pattern, &new);
+    let (changes, locked) = quire_core::find::replacements(&snapshot.scene, &pattern, &new);
     if changes.is_empty() {
         return app.fail(format!(
             "no translation holds `{old}`{}",
@@ -577,7 +578,7 @@ fn replace(app: &mut App, rest: &str) {
     if changes.len() > 6 {
         message.push_str(&format!("\n  … and {} more", changes.len() - 6));
     }
-    let op = crate::core::find::op(&changes, what.clone());
+    let op = quire_core::find::op(&changes, what.clone());
     app.modal = Some(Modal::Confirm {
         message,
         action: crate::tui::app::ConfirmAction::Run(Box::new(Effect::Apply { session, op, what })),
@@ -591,7 +592,7 @@ fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
     };
-    let mut patch = crate::core::op::ProjectPatch::default();
+    let mut patch = quire_model::op::ProjectPatch::default();
     let mut said = Vec::new();
     for word in rest.split_whitespace() {
         let Some((key, tag)) = word.split_once('=') else {
@@ -599,7 +600,7 @@ fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         };
         let value = (!tag.is_empty()).then(|| tag.to_owned());
         if let Some(tag) = &value
-            && let Err(e) = crate::core::lang::check_tag(key, tag)
+            && let Err(e) = quire_model::lang::check_tag(key, tag)
         {
             return app.fail(e.to_string());
         }
@@ -635,7 +636,7 @@ fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
 /// `/profile netflix-children`: the subtitle limits this project's cues
 /// are checked against (`default` goes back to the config's).
 fn profile(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
-    use crate::core::scene::SubtitleProfile;
+    use quire_model::scene::SubtitleProfile;
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
     };
@@ -664,7 +665,7 @@ fn profile(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             None => return app.fail(format!("no subtitle profile `{name}` · {usage}")),
         },
     };
-    let patch = crate::core::op::ProjectPatch {
+    let patch = quire_model::op::ProjectPatch {
         subtitle_profile: Some(value),
         ..Default::default()
     };
@@ -685,7 +686,7 @@ fn word(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
     };
-    let mut patch = crate::core::op::ProjectPatch::default();
+    let mut patch = quire_model::op::ProjectPatch::default();
     let what = match rest.split_once(char::is_whitespace) {
         Some(("add", w)) if !w.trim().is_empty() => {
             patch.add_words.push(w.trim().to_owned());

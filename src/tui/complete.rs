@@ -195,7 +195,7 @@ mod tests {
     fn app() -> App {
         let mut app = App::new("local".into(), false);
         app.engines = ["pseudo-translate", "qa", "tm"]
-            .map(|id| crate::core::engines::EngineInfo {
+            .map(|id| quire_core::engines::EngineInfo {
                 id: id.into(),
                 stage: "translate".into(),
                 description: String::new(),

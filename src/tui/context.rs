@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::app::{App, Route};
-use crate::core::ids::SessionId;
+use quire_model::ids::SessionId;
 
 /// How long after a key press, click or scroll the view counts as in use.
 pub const RECENT_INPUT: Duration = Duration::from_millis(1500);

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::ids::{NodeId, PageId, ProjectId};
+use quire_model::ids::{NodeId, PageId, ProjectId};
 
 /// A draft as kept: where it goes, what was typed, and the translation it
 /// started from.
@@ -80,10 +80,10 @@ impl Store {
             };
         }
         // Owner-only, as the projects they belong to are.
-        crate::core::storage::private_dir(&self.dir).map_err(std::io::Error::other)?;
+        quire_store::storage::private_dir(&self.dir).map_err(std::io::Error::other)?;
         let tmp = path.with_extension("json.tmp");
         let text = serde_json::to_vec_pretty(&kept).map_err(std::io::Error::other)?;
-        let mut file = crate::core::storage::private_file()
+        let mut file = quire_store::storage::private_file()
             .write(true)
             .create(true)
             .truncate(true)

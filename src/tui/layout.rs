@@ -256,7 +256,7 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
 }
 
 /// How many job gauges a bordered jobs pane shows above its warnings.
-pub fn shown_gauges(app: &App, id: crate::core::ids::SessionId) -> usize {
+pub fn shown_gauges(app: &App, id: quire_model::ids::SessionId) -> usize {
     app.jobs_of(id).count().min(2)
 }
 

@@ -5,11 +5,11 @@
 //! (`u`) takes it back.
 
 use super::app::{App, Effect};
-use crate::core::op::{NewNode, Op, PagePatch};
-use crate::core::scene::{NodeKind, Page, Transform};
+use quire_model::op::{NewNode, Op, PagePatch};
+use quire_model::scene::{NodeKind, Page, Transform};
 
 /// The shown session and page.
-fn shown_page(app: &mut App) -> Option<(crate::core::ids::SessionId, Page)> {
+fn shown_page(app: &mut App) -> Option<(quire_model::ids::SessionId, Page)> {
     let Some(session) = app.shown_session() else {
         app.fail("open a session first");
         return None;

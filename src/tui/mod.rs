@@ -40,7 +40,7 @@ use self::app::{App, Msg};
 use self::backend::Backend;
 use self::run::Runner;
 use self::share::Share;
-use crate::core::ids::SessionId;
+use quire_model::ids::SessionId;
 
 /// How the TUI starts.
 pub struct Options {
@@ -58,7 +58,7 @@ pub struct Options {
     pub next_stops_at_machine: bool,
     /// The cue limits the status line measures against (`[qa.subtitles]`,
     /// with the project's profile when it names one).
-    pub subtitles: crate::core::engines::qa::SubtitleSettings,
+    pub subtitles: quire_core::engines::qa::SubtitleSettings,
     /// Where drafts are kept while typed (`<data_dir>/drafts`).
     pub drafts_dir: Option<std::path::PathBuf>,
 }

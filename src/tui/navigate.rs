@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use super::app::App;
-use crate::core::ids::NodeId;
-use crate::core::scene::{Node, NodeKind};
+use quire_model::ids::NodeId;
+use quire_model::scene::{Node, NodeKind};
 
 /// A node's place: page index, node index.
 pub type Place = (usize, usize);
@@ -25,12 +25,12 @@ pub fn needs_work(node: &Node, warned: &HashSet<NodeId>, machine: bool) -> bool 
     ) || warned.contains(&node.id)
         || (machine
             && node.kind.is_machine_work()
-            && node.kind.state() == Some(crate::core::scene::TextState::Translated))
+            && node.kind.state() == Some(quire_model::scene::TextState::Translated))
 }
 
 /// Whether a text node's source or translation holds what `pattern`
 /// looks for.
-pub fn holds(node: &Node, pattern: &crate::core::find::Pattern) -> bool {
+pub fn holds(node: &Node, pattern: &quire_core::find::Pattern) -> bool {
     let NodeKind::Text {
         text, translation, ..
     } = &node.kind
@@ -126,7 +126,7 @@ impl Filter {
     }
 
     pub fn keeps(self, node: &Node, warned: &HashSet<NodeId>) -> bool {
-        use crate::core::scene::TextState;
+        use quire_model::scene::TextState;
         let NodeKind::Text { translation, .. } = &node.kind else {
             return self == Filter::Warned && warned.contains(&node.id);
         };

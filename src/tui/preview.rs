@@ -17,10 +17,10 @@ use ratatui_image::protocol::Protocol;
 
 use super::app::{App, Effect, Route};
 use super::layout::{areas, inner, session_areas};
-use crate::core::blobs::BlobHash;
-use crate::core::ids::{PageId, SessionId};
-use crate::core::picture::draw_outline;
-use crate::core::scene::{NodeKind, Page, Point, TextState, Transform};
+use quire_core::picture::draw_outline;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{PageId, SessionId};
+use quire_model::scene::{NodeKind, Page, Point, TextState, Transform};
 
 /// The long side the runtime scales a page image down to before it is
 /// kept (plenty for any terminal pane, small to draw boxes on).
@@ -239,7 +239,7 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
 /// core), for the runtime, off the loop.
 pub fn decode(bytes: &[u8]) -> Result<Arc<DynamicImage>, String> {
     let side = u64::from(MAX_SIDE);
-    let image = crate::core::images::decode(bytes, side * side)
+    let image = quire_formats::images::decode(bytes, side * side)
         .map_err(|e| format!("the page image cannot be read: {e}"))?;
     Ok(Arc::new(image))
 }

@@ -17,21 +17,21 @@ use tokio::sync::mpsc;
 
 use super::backend::{Backend, BackendError, BackendEvent, CONCORDANCE, Exported, Reply};
 use crate::config::secret::Secret;
-use crate::core::blobs::BlobHash;
-use crate::core::engines::EngineInfo;
-use crate::core::events::{Event, JobSummary, SessionSummary};
-use crate::core::export::ExportSpec;
-use crate::core::glossary::{GlossaryImport, GlossaryReport};
-use crate::core::ids::{JobId, NodeId, SessionId};
-use crate::core::import::{ImageFile, ImportResult};
-use crate::core::jobs::{Approval, PipelineSpec};
-use crate::core::lang::Languages;
-use crate::core::matches::Match;
-use crate::core::op::Op;
-use crate::core::session::SceneSnapshot;
-use crate::core::translations::{ImportReport, TranslationImport};
-use crate::core::{ApplyResult, ProjectEntry, StepResult};
 use crate::wire::{Cancelled, Epoch, Started};
+use quire_core::engines::EngineInfo;
+use quire_core::events::{Event, JobSummary, SessionSummary};
+use quire_core::export::ExportSpec;
+use quire_core::glossary::{GlossaryImport, GlossaryReport};
+use quire_core::import::{ImageFile, ImportResult};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::matches::Match;
+use quire_core::session::SceneSnapshot;
+use quire_core::translations::{ImportReport, TranslationImport};
+use quire_core::{ApplyResult, ProjectEntry, StepResult};
+use quire_model::hash::BlobHash;
+use quire_model::ids::{JobId, NodeId, SessionId};
+use quire_model::lang::Languages;
+use quire_model::op::Op;
 
 const BACKOFF_START: Duration = Duration::from_millis(200);
 const BACKOFF_MAX: Duration = Duration::from_secs(5);
@@ -59,7 +59,7 @@ impl Remote {
                 format!("`{url}` is not an http:// or https:// URL"),
             ));
         }
-        crate::core::install_tls_provider();
+        quire_core::install_tls_provider();
         let http = reqwest::Client::builder()
             .connect_timeout(Duration::from_secs(5))
             .build()
@@ -180,7 +180,7 @@ impl Backend for Remote {
     fn open_project(&self, target: String) -> Reply<'_, SessionSummary> {
         Box::pin(async move {
             let projects: Vec<ProjectEntry> = self.get("/api/v1/projects").await?;
-            let id = crate::core::ProjectEntry::find(&projects, &target).ok_or_else(|| {
+            let id = quire_core::ProjectEntry::find(&projects, &target).ok_or_else(|| {
                 BackendError::new(
                     "not_found",
                     format!("the server has no project `{target}` (attached TUIs open projects by name or id)"),

@@ -17,7 +17,7 @@ use super::clock::Clock;
 use super::share::{Share, ShareRequest};
 use super::update::update;
 use super::view::view;
-use crate::core::import::{ImageFile, ImportResult};
+use quire_core::import::{ImageFile, ImportResult};
 
 /// One frame per 16 ms at most.
 const FRAME: Duration = Duration::from_millis(16);
@@ -472,7 +472,7 @@ pub async fn locate(typed: &str, kind: AttachmentKind) -> Result<Attachment, Bac
 
 /// Writes an export under the output rule (never into a project).
 async fn write_file(path: &Path, bytes: &[u8], overwrite: bool) -> Result<(), BackendError> {
-    crate::core::paths::write_output_file(path.to_path_buf(), bytes.to_vec(), overwrite)
+    quire_core::paths::write_output_file(path.to_path_buf(), bytes.to_vec(), overwrite)
         .await
         .map_err(BackendError::from)
 }
@@ -487,16 +487,16 @@ async fn read(path: &Path) -> Result<Vec<u8>, BackendError> {
 /// Merges an XLIFF or PO file; says what it did in one line.
 async fn import_translations(
     backend: &dyn Backend,
-    session: crate::core::ids::SessionId,
+    session: quire_model::ids::SessionId,
     path: PathBuf,
-    format: crate::core::translations::TranslationFormat,
+    format: quire_formats::units::TranslationFormat,
     force: bool,
     take: Vec<String>,
 ) -> Result<(String, crate::tui::app::Merge), BackendError> {
     let shown = path.display().to_string();
-    let content = crate::core::units::decode(format, &shown, &read(&path).await?)
+    let content = quire_formats::units::decode(format, &shown, &read(&path).await?)
         .map_err(|e| BackendError::new("invalid_input", e.to_string()))?;
-    let import = crate::core::translations::TranslationImport {
+    let import = quire_core::translations::TranslationImport {
         format,
         content,
         force,
@@ -548,14 +548,14 @@ async fn import_translations(
 /// Adds a glossary file's terms; says what it did in one line.
 async fn import_glossary(
     backend: &dyn Backend,
-    session: crate::core::ids::SessionId,
+    session: quire_model::ids::SessionId,
     path: &Path,
-    format: crate::core::glossary::GlossaryFormat,
+    format: quire_formats::glossary::GlossaryFormat,
 ) -> Result<String, BackendError> {
     let content = String::from_utf8(read(path).await?).map_err(|_| {
         BackendError::new("invalid_input", format!("{} is not UTF-8", path.display()))
     })?;
-    let import = crate::core::glossary::GlossaryImport { format, content };
+    let import = quire_core::glossary::GlossaryImport { format, content };
     let r = backend.import_glossary(session, import).await?;
     Ok(format!(
         "glossary: {} added, {} updated, {} unchanged",
@@ -566,7 +566,7 @@ async fn import_glossary(
 /// The staged files as pages, in one history entry.
 async fn import(
     backend: &dyn Backend,
-    session: crate::core::ids::SessionId,
+    session: quire_model::ids::SessionId,
     files: Vec<super::app::Attachment>,
 ) -> Result<(usize, ImportResult), BackendError> {
     let mut read = Vec::with_capacity(files.len());
@@ -585,7 +585,7 @@ async fn import(
 
 /// ` (ana's)`: whose change an undo or redo stepped over, when the server
 /// has users.
-fn whose(step: &crate::core::StepResult) -> String {
+fn whose(step: &quire_core::StepResult) -> String {
     step.by
         .as_deref()
         .map(|user| format!(" ({user}'s)"))

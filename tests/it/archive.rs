@@ -11,7 +11,7 @@ use crate::core_support::TestCore;
 use crate::harness::Sandbox;
 use crate::http_support::TestServer;
 
-pub async fn archive_of_a_project() -> (Vec<u8>, quire::core::ids::ProjectId) {
+pub async fn archive_of_a_project() -> (Vec<u8>, quire_model::ids::ProjectId) {
     let t = TestCore::new();
     let id = t.session("Archived 第一話");
     t.core

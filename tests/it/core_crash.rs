@@ -14,9 +14,9 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use quire::config::schema::Durability;
-use quire::core::op::Op;
-use quire::core::scene::Scene;
+use quire_model::op::Op;
+use quire_model::scene::Scene;
+use quire_store::Durability;
 
 use crate::core_support::{Action, Gen, Replica, core_at, settings};
 
@@ -80,9 +80,9 @@ async fn largest_child(path: &Path) {
     let core = core_at(&path.join(".."), settings(Durability::Fsync, 1000, 10));
     let id = core.blocking().open_project(path).unwrap().id;
     let page = core.apply(id, crate::core_support::add_page("big")).await;
-    let page = quire::core::ids::PageId(page.unwrap().created[0]);
+    let page = quire_model::ids::PageId(page.unwrap().created[0]);
     let batch = Op::Batch {
-        ops: (0..quire::core::limits::MAX_BATCH_OPS)
+        ops: (0..quire_model::limits::MAX_BATCH_OPS)
             .map(|i| Op::AddNode {
                 page,
                 node: crate::core_support::text_node(&format!("n{i}")),
@@ -337,7 +337,7 @@ fn the_largest_allowed_batch_survives_sigkill() {
     let scene = runtime.block_on(core.scene(session.id)).unwrap().scene;
     assert_eq!(
         scene.pages[0].nodes.len(),
-        quire::core::limits::MAX_BATCH_OPS
+        quire_model::limits::MAX_BATCH_OPS
     );
     assert_eq!(scene.pages.len() as u64, session.epoch - 1);
     // History was rebuilt from the log: undoing the small ops and then the

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use quire::core::events::{Event, Subscription};
-use quire::core::ids::SessionId;
+use quire_core::events::{Event, Subscription};
+use quire_model::ids::SessionId;
 
 use crate::core_support::{TestCore, add_page};
 

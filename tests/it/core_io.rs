@@ -3,11 +3,11 @@
 
 use std::io::Write;
 
-use quire::core::export::{ExportFormat, ExportSpec};
-use quire::core::ids::{PageId, SessionId};
-use quire::core::import::ImageFile;
-use quire::core::op::Op;
-use quire::core::scene::{ImageRole, NodeKind};
+use quire_core::export::{ExportFormat, ExportSpec};
+use quire_core::import::ImageFile;
+use quire_model::ids::{PageId, SessionId};
+use quire_model::op::Op;
+use quire_model::scene::{ImageRole, NodeKind};
 
 use crate::core_support::{TestCore, translate};
 
@@ -179,7 +179,7 @@ async fn translated_project(t: &TestCore) -> (SessionId, Vec<PageId>) {
         .await
         .unwrap();
     let page = PageId(a.created[0]);
-    let node = quire::core::ids::NodeId(a.created[1]);
+    let node = quire_model::ids::NodeId(a.created[1]);
     t.core
         .apply(id, translate(page, node, "Bonjour <b>{0}</b> & « amis »"))
         .await
@@ -466,11 +466,11 @@ async fn xliff_stays_well_formed_with_control_characters() {
         .unwrap();
     let scene = t.core.scene(id).await.unwrap().scene;
     let (page, node) = (scene.pages[0].id, scene.pages[0].nodes[0].id);
-    let set = quire::core::op::Op::UpdateNode {
+    let set = quire_model::op::Op::UpdateNode {
         page,
         id: node,
-        patch: quire::core::op::NodePatch {
-            kind: Some(quire::core::op::KindPatch::Text {
+        patch: quire_model::op::NodePatch {
+            kind: Some(quire_model::op::KindPatch::Text {
                 text: Some(Some(text.into())),
                 translation: Some(Some(translation.into())),
                 source_lang: None,

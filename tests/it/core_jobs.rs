@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use quire::config::schema::{CommandEngineConfig, EngineInput, EngineOutput, EnginesConfig};
-use quire::core::events::{Event, JobStatus, Subscription};
-use quire::core::export::{ExportFormat, ExportSpec};
-use quire::core::ids::{JobId, PageId, SessionId};
-use quire::core::jobs::{Approval, PipelineSpec};
-use quire::core::scene::NodeKind;
+use quire::config::schema::{CommandEngineConfig, EnginesConfig};
+use quire_core::events::{Event, JobStatus, Subscription};
+use quire_core::export::{ExportFormat, ExportSpec};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::settings::{EngineInput, EngineOutput};
+use quire_model::ids::{JobId, PageId, SessionId};
+use quire_model::scene::NodeKind;
 
 use crate::core_support::{TestCore, command_engine};
 
@@ -631,7 +632,7 @@ async fn qa_reports_each_problem_as_a_warning() {
 #[test]
 fn tesseract_tsv_fixture_parses_into_paragraph_nodes() {
     let tsv = include_str!("../fixtures/tesseract.tsv");
-    let nodes = quire::core::engines::tesseract::parse(tsv).unwrap();
+    let nodes = quire_core::engines::tesseract::parse(tsv).unwrap();
     assert_eq!(nodes.len(), 2);
     let NodeKind::Text { text, .. } = &nodes[0].kind else {
         panic!()
@@ -646,7 +647,7 @@ fn tesseract_tsv_fixture_parses_into_paragraph_nodes() {
         panic!()
     };
     assert_eq!(text.as_deref(), Some("Where are you going?"));
-    let err = quire::core::engines::tesseract::parse("level\tx\n").unwrap_err();
+    let err = quire_core::engines::tesseract::parse("level\tx\n").unwrap_err();
     assert!(err.contains("line 1"), "{err}");
 }
 
@@ -668,7 +669,7 @@ async fn tesseract_end_to_end() {
     t.core
         .import_files(
             id,
-            vec![quire::core::import::ImageFile {
+            vec![quire_core::import::ImageFile {
                 name: "ocr.png".into(),
                 bytes: png,
             }],

@@ -11,15 +11,15 @@
 
 use proptest::prelude::*;
 
-use quire::config::schema::Durability;
-use quire::core::apply::apply;
-use quire::core::blobs::BlobHash;
-use quire::core::history::History;
-use quire::core::ids::PageId;
-use quire::core::limits::{self, MAX_BATCH_DEPTH, MAX_BATCH_OPS, MAX_NAME_CHARS, MAX_TEXT_BYTES};
-use quire::core::op::{KindPatch, NodePatch, Op, PagePatch, ProjectPatch};
-use quire::core::scene::{NodeKind, Scene};
-use quire::core::workflow::{Writer, stamp};
+use quire_model::apply::apply;
+use quire_model::hash::BlobHash;
+use quire_model::history::History;
+use quire_model::ids::PageId;
+use quire_model::limits::{self, MAX_BATCH_DEPTH, MAX_BATCH_OPS, MAX_NAME_CHARS, MAX_TEXT_BYTES};
+use quire_model::op::{KindPatch, NodePatch, Op, PagePatch, ProjectPatch};
+use quire_model::scene::{NodeKind, Scene};
+use quire_model::workflow::{Writer, stamp};
+use quire_store::Durability;
 
 use crate::core_support::{
     Action, Intent, TestCore, add_page, core_at, intent, settings, text_node,
@@ -325,7 +325,7 @@ async fn names_follow_one_rule_on_create_and_rename() {
         let err = t.core.apply(id, op).await.unwrap_err();
         assert_eq!(err.code(), "invalid_op", "{name:?}");
         let page = Op::AddPage {
-            page: quire::core::op::NewPage {
+            page: quire_model::op::NewPage {
                 id: None,
                 name,
                 width: None,
@@ -421,8 +421,7 @@ fn a_heavy_apply_does_not_hold_up_other_sessions() {
 /// project restores no more than the bound.
 #[tokio::test]
 async fn the_undo_history_is_bounded_by_bytes_as_well_as_entries() {
-    let mut settings =
-        crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 500);
+    let mut settings = crate::core_support::settings(quire_store::Durability::Fsync, 1000, 500);
     settings.history_max_bytes = 256 << 10;
     let t = TestCore::with(settings);
     let id = t.session("Renames");
@@ -441,7 +440,7 @@ async fn the_undo_history_is_bounded_by_bytes_as_well_as_entries() {
             .iter()
             .map(|p| Op::UpdatePage {
                 id: *p,
-                patch: quire::core::op::PagePatch {
+                patch: quire_model::op::PagePatch {
                     name: Some(format!("round {round} {}", "x".repeat(100))),
                     ..Default::default()
                 },

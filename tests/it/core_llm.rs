@@ -17,11 +17,11 @@ use axum::routing::post;
 use axum::{Json, Router};
 use quire::config::schema::{EnginesConfig, ProviderConfig};
 use quire::config::secret::Secret;
-use quire::core::events::{Event, JobStatus};
-use quire::core::glossary::Term;
-use quire::core::jobs::{Approval, PipelineSpec};
-use quire::core::op::Op;
-use quire::core::scene::NodeKind;
+use quire_core::events::{Event, JobStatus};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_model::glossary::Term;
+use quire_model::op::Op;
+use quire_model::scene::NodeKind;
 use serde_json::{Value, json};
 
 use crate::core_support::TestCore;
@@ -178,7 +178,7 @@ type Ran = (
     JobStatus,
     Vec<String>,
     TestCore,
-    quire::core::ids::SessionId,
+    quire_model::ids::SessionId,
 );
 
 /// Runs llm-translate over two text pages with `provider`, into French;
@@ -190,7 +190,7 @@ async fn run(provider: ProviderConfig) -> Ran {
 /// The op that sets the project's target language.
 fn project_language(tag: &str) -> Op {
     Op::UpdateProject {
-        patch: quire::core::op::ProjectPatch {
+        patch: quire_model::op::ProjectPatch {
             target_language: Some(Some(tag.to_owned())),
             ..Default::default()
         },
@@ -245,7 +245,7 @@ async fn run_with(provider: ProviderConfig, setup: Vec<Op>, pipeline: Option<&st
     }
 }
 
-async fn translations(t: &TestCore, id: quire::core::ids::SessionId) -> Vec<Option<String>> {
+async fn translations(t: &TestCore, id: quire_model::ids::SessionId) -> Vec<Option<String>> {
     t.core
         .scene(id)
         .await
@@ -288,7 +288,7 @@ async fn a_good_provider_translates_every_page_and_gets_the_key() {
 async fn each_page_goes_with_its_neighbours_and_the_source_language() {
     let (base, fake) = fake_provider().await;
     let source = Op::UpdateProject {
-        patch: quire::core::op::ProjectPatch {
+        patch: quire_model::op::ProjectPatch {
             source_language: Some(Some("en".to_owned())),
             ..Default::default()
         },
@@ -495,9 +495,9 @@ async fn a_provider_whose_key_variable_is_unset_refuses_only_its_pipeline() {
 
 #[tokio::test]
 async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
-    use quire::core::op::{NodePatch, Op};
-    use quire::core::scene::TextState;
-    use quire::core::workflow::Overwrite;
+    use quire_model::op::{NodePatch, Op};
+    use quire_model::scene::TextState;
+    use quire_model::workflow::Overwrite;
     let (base, fake) = fake_provider().await;
     let (status, _, t, id) = run(provider(&base, "good", 10, 0)).await;
     assert_eq!(status, JobStatus::Completed);
@@ -565,9 +565,9 @@ async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
 #[tokio::test]
 async fn a_provider_that_reads_images_gets_the_page_picture() {
     use base64::Engine as _;
-    use quire::core::import::ImageFile;
-    use quire::core::op::NewNode;
-    use quire::core::scene::Transform;
+    use quire_core::import::ImageFile;
+    use quire_model::op::NewNode;
+    use quire_model::scene::Transform;
     for images in [true, false] {
         let (base, fake) = fake_provider().await;
         let mut config = provider(&base, "good", 10, 0);

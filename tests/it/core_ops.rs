@@ -1,11 +1,12 @@
 //! Ops through the core: effects, inverses, history, and every bad input
 //! with its precise error and proof that nothing changed.
 
-use quire::core::blobs::BlobHash;
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::op::{KindPatch, NewNode, NodePatch, Op, PagePatch, ProjectPatch, TransformPatch};
-use quire::core::scene::{ImageRole, NodeKind, Scene};
-use quire::core::{Core, CoreError};
+use quire_core::Core;
+use quire_model::error::CoreError;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{KindPatch, NewNode, NodePatch, Op, PagePatch, ProjectPatch, TransformPatch};
+use quire_model::scene::{ImageRole, NodeKind, Scene};
 
 use crate::core_support::{TestCore, add_page, text_node, translate};
 
@@ -76,7 +77,7 @@ async fn apply_returns_epoch_and_created_ids_in_op_order() {
                 ops: vec![
                     add_page("a"),
                     Op::AddPage {
-                        page: quire::core::op::NewPage {
+                        page: quire_model::op::NewPage {
                             id: Some(given),
                             name: "b".into(),
                             width: None,
@@ -275,7 +276,7 @@ async fn a_batch_is_one_history_entry() {
 #[tokio::test]
 async fn undo_limit_bounds_history() {
     let t = TestCore::with(crate::core_support::settings(
-        quire::config::schema::Durability::Fsync,
+        quire_store::Durability::Fsync,
         1000,
         3,
     ));
@@ -742,7 +743,7 @@ async fn project_languages_are_set_checked_undone_replayed_and_used() {
     )
     .await
     .unwrap();
-    let spec = quire::core::export::ExportSpec::of(quire::core::export::ExportFormat::Xliff);
+    let spec = quire_core::export::ExportSpec::of(quire_core::export::ExportFormat::Xliff);
     let xliff = String::from_utf8(core.export(id, spec).await.unwrap().bytes).unwrap();
     assert!(
         xliff.contains(r#"srcLang="ja""#) && xliff.contains(r#"trgLang="pt-BR""#),
@@ -763,7 +764,7 @@ async fn project_languages_are_set_checked_undone_replayed_and_used() {
 /// points is refused and changes nothing.
 #[tokio::test]
 async fn regions_and_the_reading_direction_are_set_undone_replayed_and_bounded() {
-    use quire::core::scene::ReadingDirection;
+    use quire_model::scene::ReadingDirection;
     let t = TestCore::new();
     let (id, p1, _, n1, _) = fixture(&t).await;
     let core = &t.core;
@@ -828,7 +829,7 @@ async fn regions_and_the_reading_direction_are_set_undone_replayed_and_bounded()
     let after = scene(core, id).await;
     let reopened = crate::core_support::core_at(
         &t.dir.path().join("elsewhere"),
-        crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 500),
+        crate::core_support::settings(quire_store::Durability::Fsync, 1000, 500),
     );
     let copy = t.dir.path().join("crashed");
     crate::core_support::copy_dir(&path, &copy);

@@ -5,11 +5,11 @@
 
 use proptest::prelude::*;
 
-use quire::core::apply::apply;
-use quire::core::blobs::BlobHash;
-use quire::core::ids::{NodeId, PageId};
-use quire::core::op::{KindPatch, NodePatch, Op};
-use quire::core::scene::{ImageRole, Scene};
+use quire_model::apply::apply;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{NodeId, PageId};
+use quire_model::op::{KindPatch, NodePatch, Op};
+use quire_model::scene::{ImageRole, Scene};
 
 use crate::core_support::{Action, Intent, Replica, TestCore, add_page, intent, settings};
 
@@ -80,7 +80,7 @@ proptest! {
     fn undo_all_restores_and_redo_all_replays(steps in proptest::collection::vec(step(), 1..30)) {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         runtime.block_on(async {
-            let t = TestCore::with(settings(quire::config::schema::Durability::Fsync, 7, 1000));
+            let t = TestCore::with(settings(quire_store::Durability::Fsync, 7, 1000));
             let core = &t.core;
             let id = t.session("Props");
             let initial = core.scene(id).await.unwrap();

@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use quire::config::schema::Durability;
-use quire::core::Core;
+use quire_core::Core;
+use quire_store::Durability;
 
 use crate::core_support::{TestCore, add_page, core_at, settings, unclosed_project};
 
@@ -259,7 +259,7 @@ async fn an_io_error_keeps_its_kind_and_path() {
         "{err}"
     );
     match &err {
-        quire::core::CoreError::Io {
+        quire_model::error::CoreError::Io {
             path: Some(path), ..
         } => {
             assert!(path.starts_with(&file), "{}", path.display())

@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use quire::config::schema::Durability;
-use quire::core::CoreError;
-use quire::core::blobs::BlobHash;
-use quire::core::op::Op;
+use quire_model::error::CoreError;
+use quire_model::hash::BlobHash;
+use quire_model::op::Op;
+use quire_store::Durability;
 
 use crate::core_support::{TestCore, add_page, copy_dir, core_at, settings, unclosed_project};
 
@@ -97,7 +97,7 @@ async fn replay_after_an_unclean_stop_keeps_scene_and_history() {
     assert_eq!(core.undo(s.id).await.unwrap().map(|s| s.epoch), Some(7));
 }
 
-fn reopen(dir: &Path, path: &Path) -> Result<quire::core::events::SessionSummary, CoreError> {
+fn reopen(dir: &Path, path: &Path) -> Result<quire_core::events::SessionSummary, CoreError> {
     let core = core_at(
         &dir.join("projects"),
         settings(Durability::Fsync, 1000, 500),
@@ -269,7 +269,7 @@ async fn managed_projects_are_listed_with_their_session() {
         .apply(
             a,
             Op::UpdateProject {
-                patch: quire::core::op::ProjectPatch {
+                patch: quire_model::op::ProjectPatch {
                     name: Some("Alpha prime".into()),
                     ..Default::default()
                 },

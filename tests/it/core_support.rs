@@ -5,18 +5,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use quire::config::schema::{
-    CommandEngineConfig, Durability, EngineInput, EngineOutput, EnginesConfig, ProviderConfig,
-};
-use quire::core::apply::apply;
-use quire::core::blobs::BlobHash;
-use quire::core::history::{Entry, History, describe};
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::op::{NewNode, NewPage, NodePatch, Op};
-use quire::core::scene::{NodeKind, Scene, Transform};
-use quire::core::session::SessionSettings;
-use quire::core::workflow::{Writer, stamp};
-use quire::core::{Core, CoreConfig};
+use quire::config::schema::{CommandEngineConfig, EnginesConfig, ProviderConfig};
+use quire_core::session::SessionSettings;
+use quire_core::settings::{EngineInput, EngineOutput};
+use quire_core::{Core, CoreConfig};
+use quire_model::apply::apply;
+use quire_model::hash::BlobHash;
+use quire_model::history::{Entry, History, describe};
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{NewNode, NewPage, NodePatch, Op};
+use quire_model::scene::{NodeKind, Scene, Transform};
+use quire_model::workflow::{Writer, stamp};
+use quire_store::Durability;
 use tempfile::TempDir;
 
 pub struct TestCore {
@@ -92,7 +92,7 @@ impl TestCore {
     }
 
     /// A core whose `render` engine uses `render`.
-    pub fn with_render(render: quire::core::render::RenderConfig) -> Self {
+    pub fn with_render(render: quire_render::RenderConfig) -> Self {
         Self::configured(|c| c.settings.set(render))
     }
 
@@ -178,7 +178,7 @@ pub fn image_page(name: &str, blob: BlobHash, size: (u32, u32), id: Option<PageI
                 visible: true,
                 kind: NodeKind::Image {
                     blob,
-                    role: quire::core::scene::ImageRole::Source,
+                    role: quire_model::scene::ImageRole::Source,
                     opacity: 1.0,
                     name: None,
                     rendered_from: None,
@@ -194,7 +194,7 @@ pub fn image_page(name: &str, blob: BlobHash, size: (u32, u32), id: Option<PageI
 pub async fn archive_bytes(core: &Core, id: SessionId) -> Vec<u8> {
     core.export(
         id,
-        quire::core::export::ExportSpec::of(quire::core::export::ExportFormat::Archive),
+        quire_core::export::ExportSpec::of(quire_core::export::ExportFormat::Archive),
     )
     .await
     .unwrap()
@@ -351,7 +351,7 @@ fn renaming_batch(id: PageId) -> Op {
             add_page_with(id, "batched"),
             Op::UpdatePage {
                 id,
-                patch: quire::core::op::PagePatch {
+                patch: quire_model::op::PagePatch {
                     name: Some("batched and renamed".into()),
                     ..Default::default()
                 },
@@ -557,8 +557,8 @@ pub fn copy_dir(from: &Path, to: &Path) {
 pub async fn stored_image(
     t: &TestCore,
     id: SessionId,
-    page: &quire::core::scene::Page,
-    role: quire::core::scene::ImageRole,
+    page: &quire_model::scene::Page,
+    role: quire_model::scene::ImageRole,
 ) -> image::RgbaImage {
     let blob = page
         .nodes

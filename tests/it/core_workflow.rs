@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use quire::config::schema::{EngineInput, EngineOutput};
-use quire::core::events::JobStatus;
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::jobs::{Approval, PipelineSpec};
-use quire::core::op::{KindPatch, NodePatch, Op};
-use quire::core::scene::{Author, NodeKind, Scene, TextState};
-use quire::core::workflow::Overwrite;
+use quire_core::events::JobStatus;
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::settings::{EngineInput, EngineOutput};
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{KindPatch, NodePatch, Op};
+use quire_model::scene::{Author, NodeKind, Scene, TextState};
+use quire_model::workflow::Overwrite;
 
 use crate::core_jobs::{engines, finished, follow, spec, text_pages, warnings};
 use crate::core_support::{TestCore, command_engine, translate};
@@ -25,7 +25,7 @@ fn mark(page: PageId, id: NodeId, state: TextState) -> Op {
 }
 
 /// Starts a pipeline and follows it to its end: its events.
-async fn run(t: &TestCore, id: SessionId, spec: PipelineSpec) -> Vec<quire::core::events::Event> {
+async fn run(t: &TestCore, id: SessionId, spec: PipelineSpec) -> Vec<quire_core::events::Event> {
     let mut sub = t.core.subscribe(None);
     let job = t
         .core
@@ -185,11 +185,11 @@ async fn each_overwrite_mode_replaces_only_what_it_may_and_final_never() {
     }
 }
 
-fn findings(events: &[quire::core::events::Event]) -> Vec<quire::core::events::Finding> {
+fn findings(events: &[quire_core::events::Event]) -> Vec<quire_model::finding::Finding> {
     events
         .iter()
         .filter_map(|e| match e {
-            quire::core::events::Event::JobWarning { finding, .. } => Some(finding.clone()),
+            quire_core::events::Event::JobWarning { finding, .. } => Some(finding.clone()),
             _ => None,
         })
         .collect()
@@ -387,8 +387,9 @@ async fn history_survives_a_restart_with_its_labels_and_redo() {
 
 #[tokio::test]
 async fn an_unedited_xliff_export_imports_as_unchanged_whatever_the_text() {
-    use quire::core::export::{ExportFormat, ExportSpec};
-    use quire::core::translations::{TranslationFormat, TranslationImport};
+    use quire_core::export::{ExportFormat, ExportSpec};
+    use quire_core::translations::TranslationImport;
+    use quire_formats::units::TranslationFormat;
     let t = TestCore::new();
     let id = t.session("Exact");
     let r = t

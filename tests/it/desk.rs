@@ -5,15 +5,16 @@
 
 use std::process::Command;
 
-use quire::core::engines::qa::SpellSettings;
-use quire::core::events::{Event, Severity};
-use quire::core::export::{ExportFormat, ExportSpec, Untranslated};
-use quire::core::find::{self, FindOptions};
-use quire::core::glossary::Term;
-use quire::core::ids::SessionId;
-use quire::core::op::{Op, ProjectPatch};
-use quire::core::scene::NodeKind;
-use quire::core::spelling::{self, Speller};
+use quire_core::engines::qa::SpellSettings;
+use quire_core::events::Event;
+use quire_core::export::{ExportFormat, ExportSpec, Untranslated};
+use quire_core::find::{self, FindOptions};
+use quire_core::spelling::{self, Speller};
+use quire_model::finding::Severity;
+use quire_model::glossary::Term;
+use quire_model::ids::SessionId;
+use quire_model::op::{Op, ProjectPatch};
+use quire_model::scene::NodeKind;
 
 use crate::core_jobs::{follow, spec};
 use crate::core_support::{TestCore, translate};
@@ -91,11 +92,11 @@ fn only_real_misspellings_are_flagged_in_brazilian_portuguese_and_english() {
     );
 }
 
-async fn run_qa(t: &TestCore, id: SessionId) -> Vec<quire::core::events::Finding> {
+async fn run_qa(t: &TestCore, id: SessionId) -> Vec<quire_model::finding::Finding> {
     let mut sub = t.core.subscribe(None);
     let job = t
         .core
-        .start_pipeline(id, spec(&["qa"]), quire::core::jobs::Approval::Unattended)
+        .start_pipeline(id, spec(&["qa"]), quire_core::jobs::Approval::Unattended)
         .await
         .unwrap();
     follow(&mut sub, job)
@@ -245,8 +246,8 @@ async fn episode(
     t: &TestCore,
 ) -> (
     SessionId,
-    quire::core::ids::PageId,
-    Vec<quire::core::ids::NodeId>,
+    quire_model::ids::PageId,
+    Vec<quire_model::ids::NodeId>,
 ) {
     let id = t.session("Episode");
     let patch = ProjectPatch {
@@ -258,7 +259,7 @@ async fn episode(
     t.core
         .import_files(
             id,
-            vec![quire::core::import::ImageFile {
+            vec![quire_core::import::ImageFile {
                 name: "episode.srt".into(),
                 bytes: EPISODE.as_bytes().to_vec(),
             }],
@@ -394,7 +395,7 @@ async fn find_and_replace_is_one_undoable_op() {
     }
     let mut locked = translate(page, nodes[2], "Aonde você vai hoje?");
     if let Op::UpdateNode { patch, .. } = &mut locked {
-        *patch = quire::core::op::NodePatch::text(None, Some(quire::core::scene::TextState::Final));
+        *patch = quire_model::op::NodePatch::text(None, Some(quire_model::scene::TextState::Final));
     }
     t.core.apply(id, locked).await.unwrap();
     let scene = t.core.scene(id).await.unwrap().scene;
@@ -462,7 +463,7 @@ async fn matches_and_concordance_come_from_the_memory() {
     assert_eq!(said[1].0, "Aonde você vai?");
     assert!(said[0].1 > said[1].1 && said[1].1 >= Some(0.5), "{said:?}");
     assert_eq!(said[0].2, "tmx episode1");
-    use quire::core::matches::Change;
+    use quire_core::matches::Change;
     let changed: Vec<(&str, Change)> = found[0]
         .diff
         .iter()

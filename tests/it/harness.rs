@@ -287,14 +287,14 @@ fn the_opt_out_names_tools_exactly() {
 
 /// An HTTP client for talking to a test server. quire's reqwest has no TLS
 /// provider of its own, so every client is built after the one quire
-/// installs (`quire::core::install_tls_provider`).
+/// installs (`quire_core::install_tls_provider`).
 pub fn http_client() -> reqwest::Client {
-    quire::core::install_tls_provider();
+    quire_core::install_tls_provider();
     reqwest::Client::new()
 }
 
 /// The blocking twin of [`http_client`].
 pub fn blocking_client() -> reqwest::blocking::Client {
-    quire::core::install_tls_provider();
+    quire_core::install_tls_provider();
     reqwest::blocking::Client::new()
 }

@@ -9,13 +9,13 @@ use std::io::{Cursor, Read, Write};
 use std::path::Path;
 
 use proptest::prelude::*;
-use quire::core::apply::apply;
-use quire::core::blobs::BlobHash;
-use quire::core::ids::{NodeId, PageId};
-use quire::core::op::Op;
-use quire::core::scene::Scene;
-use quire::core::storage::SnapshotFile;
-use quire::core::storage::log::{self, FrameKind};
+use quire_model::apply::apply;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{NodeId, PageId};
+use quire_model::op::Op;
+use quire_model::scene::Scene;
+use quire_store::storage::SnapshotFile;
+use quire_store::storage::log::{self, FrameKind};
 use serde_json::{Value, json};
 
 use crate::core_support::{TestCore, add_page, archive_bytes, image_page, text_node, translate};
@@ -247,7 +247,7 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
     // checksummed, and refused as a live op would be.
     let mut deep = Op::Batch {
         ops: vec![Op::UpdateProject {
-            patch: quire::core::op::ProjectPatch {
+            patch: quire_model::op::ProjectPatch {
                 name: Some("deep".into()),
                 ..Default::default()
             },
@@ -275,11 +275,11 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
     // An undo history of another epoch than the scene's, and one whose
     // checksum does not hold.
     let history = |epoch: u64| {
-        let stacks = quire::core::history::Stacks {
+        let stacks = quire_model::history::Stacks {
             undo: Vec::new(),
             redo: Vec::new(),
         };
-        quire::core::storage::HistoryFile { epoch, stacks }
+        quire_store::storage::HistoryFile { epoch, stacks }
             .encode()
             .unwrap()
     };
@@ -401,7 +401,7 @@ fn corruption() -> impl Strategy<Value = Corruption> {
             Just(Op::RemovePage { id: PageId::new() }),
             "[a-z]{0,3}".prop_map(|n| add_page(&n)),
             Just(Op::UpdateProject {
-                patch: quire::core::op::ProjectPatch {
+                patch: quire_model::op::ProjectPatch {
                     target_language: Some(Some("not a tag!".into())),
                     ..Default::default()
                 },
@@ -432,7 +432,7 @@ fn base_archive() -> (Entries, Scene, Vec<BlobHash>) {
     let toml = format!(
         "id = \"{}\"\nname = \"Prop\"\ncreatedAt = \"2026-12-01T00:00:00.000Z\"\nformatVersion = {}\nepoch = 3\n",
         uuid::Uuid::now_v7(),
-        quire::core::storage::FORMAT_VERSION
+        quire_store::storage::FORMAT_VERSION
     );
     let entries = vec![
         ("project.toml".to_owned(), toml.into_bytes()),

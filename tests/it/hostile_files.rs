@@ -6,12 +6,13 @@
 
 use std::io::{Cursor, Write};
 
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::import::{ImageFile, PageSource};
-use quire::core::jobs::Approval;
-use quire::core::op::Op;
-use quire::core::scene::ImageRole;
-use quire::core::translations::{TranslationFormat, TranslationImport};
+use quire_core::import::{ImageFile, PageSource};
+use quire_core::jobs::Approval;
+use quire_core::translations::TranslationImport;
+use quire_formats::units::TranslationFormat;
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::Op;
+use quire_model::scene::ImageRole;
 use serde_json::{Value, json};
 
 use crate::core_jobs::{follow, spec, warnings};
@@ -165,11 +166,12 @@ async fn real_comic_pages_pass_the_whole_image_check_and_fail_it_cut() {
         if !(name.ends_with(".jpg") || name.ends_with(".png")) {
             continue;
         }
-        let header = quire::core::images::check(&bytes, quire::core::images::DEFAULT_MAX_PIXELS)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let header =
+            quire_formats::images::check(&bytes, quire_formats::images::DEFAULT_MAX_PIXELS)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(header.width > 0, "{name}");
         let cut = &bytes[..bytes.len() / 2];
-        let e = quire::core::images::check(cut, quire::core::images::DEFAULT_MAX_PIXELS)
+        let e = quire_formats::images::check(cut, quire_formats::images::DEFAULT_MAX_PIXELS)
             .expect_err(&name);
         assert!(e.contains("truncated"), "{name}: {e}");
         checked += 1;
@@ -332,7 +334,7 @@ async fn an_xliff_for_another_source_language_or_naming_a_node_twice_changes_not
         .apply(
             id,
             Op::UpdateProject {
-                patch: quire::core::op::ProjectPatch {
+                patch: quire_model::op::ProjectPatch {
                     source_language: Some(Some("en".into())),
                     ..Default::default()
                 },
@@ -480,8 +482,8 @@ async fn a_tbx_nested_past_the_limit_is_refused_and_changes_nothing() {
         .core
         .import_glossary(
             id,
-            quire::core::glossary::GlossaryImport {
-                format: quire::core::glossary::GlossaryFormat::Tbx,
+            quire_core::glossary::GlossaryImport {
+                format: quire_formats::glossary::GlossaryFormat::Tbx,
                 content: deep,
             },
         )

@@ -264,7 +264,7 @@ async fn every_bad_input_is_refused_and_changes_nothing() {
 }
 
 fn uuid() -> String {
-    quire::core::ids::PageId::new().to_string()
+    quire_model::ids::PageId::new().to_string()
 }
 
 #[tokio::test]
@@ -486,8 +486,8 @@ async fn sse_resumes_after_last_event_id_or_sends_a_snapshot() {
     let session = s.core.current_session().unwrap();
     let mut last = None;
     for i in 0..1100 {
-        let op = quire::core::op::Op::UpdateProject {
-            patch: quire::core::op::ProjectPatch {
+        let op = quire_model::op::Op::UpdateProject {
+            patch: quire_model::op::ProjectPatch {
                 name: Some(format!("n{i}")),
                 ..Default::default()
             },
@@ -733,7 +733,7 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_8_clients_500_requests_each() {
     let s = TestServer::with(
-        |c| c.storage.durability = quire::config::schema::Durability::Batch,
+        |c| c.storage.durability = quire_store::Durability::Batch,
         None,
     )
     .await;

@@ -208,8 +208,8 @@ async fn a_linked_project_outside_the_projects_directory_is_not_managed() {
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_event_client_that_stops_reading_is_cut_off() {
-    use quire::core::events::Event;
-    use quire::core::ids::SessionId;
+    use quire_core::events::Event;
+    use quire_model::ids::SessionId;
     use tokio::io::AsyncWriteExt;
 
     let s = TestServer::with(

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use quire::config::dirs::{DataPaths, Dirs};
 use quire::config::{Config, LoadRequest, load_with};
-use quire::core::Core;
 use quire::http;
+use quire_core::Core;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -56,7 +56,7 @@ impl TestServer {
             .tempdir()
             .unwrap();
         let mut cfg = config(dir.path());
-        cfg.storage.durability = quire::config::schema::Durability::Fsync;
+        cfg.storage.durability = quire_store::Durability::Fsync;
         adjust(&mut cfg);
         let paths = DataPaths {
             data_dir: dir.path().join("data"),

@@ -6,13 +6,14 @@
 
 use std::collections::HashMap;
 
-use quire::core::export::{ExportFormat, ExportSpec};
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::import::ImageFile;
-use quire::core::op::{NodePatch, Op};
-use quire::core::scene::{NodeKind, Page, TextState};
-use quire::core::translations::{TranslationFormat, TranslationImport};
+use quire_core::export::{ExportFormat, ExportSpec};
+use quire_core::import::ImageFile;
+use quire_core::translations::TranslationImport;
+use quire_formats::units::TranslationFormat;
 use quire_formats::units::{self, DocUnit};
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{NodePatch, Op};
+use quire_model::scene::{NodeKind, Page, TextState};
 
 use crate::core_support::TestCore;
 
@@ -195,8 +196,8 @@ async fn translation_files_from_other_tools_start_projects_and_go_back_whole() {
 }
 
 fn entry_of(
-    node: &quire::core::scene::Node,
-) -> Option<(&quire::core::scene::Entry, Option<&String>)> {
+    node: &quire_model::scene::Node,
+) -> Option<(&quire_model::scene::Entry, Option<&String>)> {
     match &node.kind {
         NodeKind::Text {
             entry: Some(entry),

@@ -240,7 +240,7 @@ fn out_path_never_writes_into_a_project() {
     mcp.child.wait().unwrap();
     let core = crate::core_support::core_at(
         &s.path("data/quire/projects"),
-        crate::core_support::settings(quire::config::schema::Durability::Fsync, 1000, 10),
+        crate::core_support::settings(quire_store::Durability::Fsync, 1000, 10),
     );
     let session = core.blocking().open_project(&path).unwrap();
     assert_eq!(session.epoch, 1);

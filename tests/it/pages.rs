@@ -6,19 +6,20 @@
 //! for `ocr`. The figures are printed and written to
 //! `<target tmp>/pages/report.json`.
 
-use quire::core::engines::detect::{DetectBackend, DetectSettings, Existing};
-use quire::core::engines::ocr::{OcrBackend, OcrSettings};
+use quire_core::engines::detect::{DetectBackend, DetectSettings, Existing};
+use quire_core::engines::ocr::{OcrBackend, OcrSettings};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use image::GrayImage;
-use quire::core::events::{Event, Finding};
-use quire::core::ids::SessionId;
-use quire::core::import::ImageFile;
-use quire::core::jobs::Approval;
-use quire::core::op::{Op, ProjectPatch};
-use quire::core::scene::{ImageRole, MaskRole, NodeKind, Page};
+use quire_core::events::Event;
+use quire_core::import::ImageFile;
+use quire_core::jobs::Approval;
+use quire_model::finding::Finding;
+use quire_model::ids::SessionId;
+use quire_model::op::{Op, ProjectPatch};
+use quire_model::scene::{ImageRole, MaskRole, NodeKind, Page};
 use serde_json::Value;
 
 use crate::core_jobs::{follow, spec};
@@ -505,7 +506,7 @@ async fn a_wrong_model_file_is_named_and_changes_nothing() {
 }
 
 /// A white 200 × 100 image page imported into the session; its id.
-async fn blank_page(t: &TestCore, id: SessionId) -> quire::core::ids::PageId {
+async fn blank_page(t: &TestCore, id: SessionId) -> quire_model::ids::PageId {
     let page = image::RgbImage::from_pixel(200, 100, image::Rgb([255, 255, 255]));
     let mut png = std::io::Cursor::new(Vec::new());
     page.write_to(&mut png, image::ImageFormat::Png).unwrap();
@@ -853,8 +854,8 @@ async fn ocr_reads_only_the_nodes_a_pipeline_names() {
     };
     let chosen = texts(&scene.pages[1])[0].0;
 
-    let refused = quire::core::jobs::PipelineSpec {
-        nodes: Some(vec![quire::core::ids::NodeId::new()]),
+    let refused = quire_core::jobs::PipelineSpec {
+        nodes: Some(vec![quire_model::ids::NodeId::new()]),
         ..spec(&["ocr"])
     };
     let err = t
@@ -866,7 +867,7 @@ async fn ocr_reads_only_the_nodes_a_pipeline_names() {
     assert_eq!(t.core.scene(id).await.unwrap().scene, scene);
 
     let mut sub = t.core.subscribe(None);
-    let one = quire::core::jobs::PipelineSpec {
+    let one = quire_core::jobs::PipelineSpec {
         nodes: Some(vec![chosen]),
         ..spec(&["ocr"])
     };
@@ -896,7 +897,7 @@ async fn ocr_reads_only_the_nodes_a_pipeline_names() {
 /// the balloon's shape) and the source words are not.
 #[tokio::test(flavor = "multi_thread")]
 async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
-    use quire::core::op::NodePatch;
+    use quire_model::op::NodePatch;
     let test = "tesseract_reads_the_translations_on_detected_cleaned_rendered_pages";
     let Some((dir, truth)) = page_set(test, "pages-rendered") else {
         return;
@@ -1015,9 +1016,9 @@ async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
 /// run is one undo step, and running it again changes nothing.
 #[tokio::test(flavor = "multi_thread")]
 async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
-    use quire::core::op::{NewNode, NodePatch, TransformPatch};
-    use quire::core::scene::Transform;
-    use quire::core::workflow::{Overwrite, Writer};
+    use quire_model::op::{NewNode, NodePatch, TransformPatch};
+    use quire_model::scene::Transform;
+    use quire_model::workflow::{Overwrite, Writer};
 
     let t = TestCore::configured(|c| {
         c.settings
@@ -1073,7 +1074,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
         let op = add(at(x), NodeKind::found(square(x), "detect"));
         left.push(t.core.apply_as(id, op, detector.clone()).await.unwrap());
     }
-    let node_of = |r: &quire::core::ApplyResult| quire::core::ids::NodeId(r.created[0]);
+    let node_of = |r: &quire_core::ApplyResult| quire_model::ids::NodeId(r.created[0]);
     let moved = TransformPatch {
         y: Some(238.0),
         ..TransformPatch::default()
@@ -1094,7 +1095,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
         .await
         .unwrap();
     let mut read = NodePatch::text(None, None);
-    if let Some(quire::core::op::KindPatch::Text { text, .. }) = &mut read.kind {
+    if let Some(quire_model::op::KindPatch::Text { text, .. }) = &mut read.kind {
         *text = Some(Some("noise".into()));
     }
     let agent = Writer::Agent {
@@ -1169,7 +1170,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
 }
 
 /// The text nodes of a page.
-fn text_nodes(page: &Page) -> impl Iterator<Item = &quire::core::scene::Node> {
+fn text_nodes(page: &Page) -> impl Iterator<Item = &quire_model::scene::Node> {
     page.nodes
         .iter()
         .filter(|n| matches!(n.kind, NodeKind::Text { .. }))

@@ -14,14 +14,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use image::{Rgb, RgbImage, RgbaImage};
-use quire::core::events::{Event, Finding, JobStatus};
-use quire::core::export::{ExportFormat, ExportSpec, ImageFormat};
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::import::ImageFile;
-use quire::core::jobs::Approval;
-use quire::core::op::{NewNode, NodePatch, Op};
-use quire::core::render::RenderConfig;
-use quire::core::scene::{ImageRole, NodeKind, Style, Transform};
+use quire_core::events::{Event, JobStatus};
+use quire_core::export::{ExportFormat, ExportSpec, ImageFormat};
+use quire_core::import::ImageFile;
+use quire_core::jobs::Approval;
+use quire_model::finding::Finding;
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{NewNode, NodePatch, Op};
+use quire_model::scene::{ImageRole, NodeKind, Style, Transform};
+use quire_render::RenderConfig;
 
 use crate::core_jobs::{follow, spec};
 use crate::core_support::{TestCore, stored_image};

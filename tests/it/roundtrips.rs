@@ -112,7 +112,7 @@ fn subtitles_and_comics_go_in_and_out_through_pysrt_and_webvtt_py() {
 /// Markdown. (Not a `core_` test: it needs the Python environment.)
 #[tokio::test]
 async fn the_markdown_export_renders_each_text_as_it_is() {
-    use quire::core::export::{ExportFormat, ExportSpec};
+    use quire_core::export::{ExportFormat, ExportSpec};
     let Some(python) = crate::mcp::python_with(
         "the_markdown_export_renders_each_text_as_it_is",
         "markdown_it",
@@ -130,11 +130,11 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
         .import_text(id, "p #1", &tricky.join("\n\n"), None)
         .await
         .unwrap();
-    let page = quire::core::ids::PageId(r.created[0]);
+    let page = quire_model::ids::PageId(r.created[0]);
     t.core
         .apply(
             id,
-            crate::core_support::translate(page, quire::core::ids::NodeId(r.created[1]), tricky[1]),
+            crate::core_support::translate(page, quire_model::ids::NodeId(r.created[1]), tricky[1]),
         )
         .await
         .unwrap();

@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use quire::core::ids::SessionId;
 use quire::share::endpoint::EndpointFile;
 use quire::share::protocol::NAVIGATION_LIMIT;
 use quire::tui::app::{App, Msg, Route};
@@ -15,6 +14,7 @@ use quire::tui::backend::{Backend, BackendEvent, Local, Reply};
 use quire::tui::clock::Clock;
 use quire::tui::run::Runner;
 use quire::tui::share::Share;
+use quire_model::ids::SessionId;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
@@ -42,7 +42,7 @@ impl Backend for Gated {
     fn describe(&self) -> String {
         self.inner.describe()
     }
-    fn sessions(&self) -> Reply<'_, Vec<quire::core::events::SessionSummary>> {
+    fn sessions(&self) -> Reply<'_, Vec<quire_core::events::SessionSummary>> {
         Box::pin(async move {
             if self.gated.load(std::sync::atomic::Ordering::SeqCst) {
                 // Registered before it is counted, so a test that saw the
@@ -54,49 +54,49 @@ impl Backend for Gated {
             self.inner.sessions().await
         })
     }
-    fn projects(&self) -> Reply<'_, Vec<quire::core::ProjectEntry>> {
+    fn projects(&self) -> Reply<'_, Vec<quire_core::ProjectEntry>> {
         self.inner.projects()
     }
-    fn engines(&self) -> Reply<'_, Vec<quire::core::engines::EngineInfo>> {
+    fn engines(&self) -> Reply<'_, Vec<quire_core::engines::EngineInfo>> {
         self.inner.engines()
     }
-    fn jobs(&self) -> Reply<'_, Vec<quire::core::events::JobSummary>> {
+    fn jobs(&self) -> Reply<'_, Vec<quire_core::events::JobSummary>> {
         self.inner.jobs()
     }
     fn create_project(
         &self,
         name: String,
-        languages: quire::core::lang::Languages,
-    ) -> Reply<'_, quire::core::events::SessionSummary> {
+        languages: quire_model::lang::Languages,
+    ) -> Reply<'_, quire_core::events::SessionSummary> {
         self.inner.create_project(name, languages)
     }
-    fn open_project(&self, target: String) -> Reply<'_, quire::core::events::SessionSummary> {
+    fn open_project(&self, target: String) -> Reply<'_, quire_core::events::SessionSummary> {
         self.inner.open_project(target)
     }
     fn close_session(&self, id: SessionId) -> Reply<'_, ()> {
         self.inner.close_session(id)
     }
-    fn scene(&self, id: SessionId) -> Reply<'_, quire::core::session::SceneSnapshot> {
+    fn scene(&self, id: SessionId) -> Reply<'_, quire_core::session::SceneSnapshot> {
         self.inner.scene(id)
     }
-    fn apply(&self, id: SessionId, op: quire::core::op::Op) -> Reply<'_, quire::core::ApplyResult> {
+    fn apply(&self, id: SessionId, op: quire_model::op::Op) -> Reply<'_, quire_core::ApplyResult> {
         self.inner.apply(id, op)
     }
-    fn undo(&self, id: SessionId) -> Reply<'_, Option<quire::core::StepResult>> {
+    fn undo(&self, id: SessionId) -> Reply<'_, Option<quire_core::StepResult>> {
         self.inner.undo(id)
     }
-    fn redo(&self, id: SessionId) -> Reply<'_, Option<quire::core::StepResult>> {
+    fn redo(&self, id: SessionId) -> Reply<'_, Option<quire_core::StepResult>> {
         self.inner.redo(id)
     }
     fn start_pipeline(
         &self,
         id: SessionId,
-        spec: quire::core::jobs::PipelineSpec,
-        approval: quire::core::jobs::Approval,
-    ) -> Reply<'_, quire::core::ids::JobId> {
+        spec: quire_core::jobs::PipelineSpec,
+        approval: quire_core::jobs::Approval,
+    ) -> Reply<'_, quire_model::ids::JobId> {
         self.inner.start_pipeline(id, spec, approval)
     }
-    fn cancel_job(&self, id: quire::core::ids::JobId) -> Reply<'_, bool> {
+    fn cancel_job(&self, id: quire_model::ids::JobId) -> Reply<'_, bool> {
         self.inner.cancel_job(id)
     }
     fn import_text(
@@ -104,66 +104,66 @@ impl Backend for Gated {
         id: SessionId,
         name: String,
         text: String,
-    ) -> Reply<'_, quire::core::ApplyResult> {
+    ) -> Reply<'_, quire_core::ApplyResult> {
         self.inner.import_text(id, name, text)
     }
     fn import_files(
         &self,
         id: SessionId,
-        files: Vec<quire::core::import::ImageFile>,
-    ) -> Reply<'_, quire::core::import::ImportResult> {
+        files: Vec<quire_core::import::ImageFile>,
+    ) -> Reply<'_, quire_core::import::ImportResult> {
         self.inner.import_files(id, files)
     }
     fn create_project_from(
         &self,
         name: Option<String>,
-        languages: quire::core::lang::Languages,
-        file: quire::core::import::ImageFile,
-    ) -> Reply<'_, quire::core::events::SessionSummary> {
+        languages: quire_model::lang::Languages,
+        file: quire_core::import::ImageFile,
+    ) -> Reply<'_, quire_core::events::SessionSummary> {
         self.inner.create_project_from(name, languages, file)
     }
     fn import_translations(
         &self,
         id: SessionId,
-        import: quire::core::translations::TranslationImport,
-    ) -> Reply<'_, quire::core::translations::ImportReport> {
+        import: quire_core::translations::TranslationImport,
+    ) -> Reply<'_, quire_core::translations::ImportReport> {
         self.inner.import_translations(id, import)
     }
     fn import_glossary(
         &self,
         id: SessionId,
-        import: quire::core::glossary::GlossaryImport,
-    ) -> Reply<'_, quire::core::glossary::GlossaryReport> {
+        import: quire_core::glossary::GlossaryImport,
+    ) -> Reply<'_, quire_core::glossary::GlossaryReport> {
         self.inner.import_glossary(id, import)
     }
-    fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, quire::core::events::SessionSummary> {
+    fn import_archive(&self, bytes: Vec<u8>) -> Reply<'_, quire_core::events::SessionSummary> {
         self.inner.import_archive(bytes)
     }
     fn export(
         &self,
         id: SessionId,
-        spec: quire::core::export::ExportSpec,
+        spec: quire_core::export::ExportSpec,
     ) -> Reply<'_, quire::tui::backend::Exported> {
         self.inner.export(id, spec)
     }
     fn matches(
         &self,
         id: SessionId,
-        node: quire::core::ids::NodeId,
-    ) -> Reply<'_, Vec<quire::core::matches::Match>> {
+        node: quire_model::ids::NodeId,
+    ) -> Reply<'_, Vec<quire_core::matches::Match>> {
         self.inner.matches(id, node)
     }
     fn concordance(
         &self,
         id: SessionId,
         query: String,
-    ) -> Reply<'_, Vec<quire::core::matches::Match>> {
+    ) -> Reply<'_, Vec<quire_core::matches::Match>> {
         self.inner.concordance(id, query)
     }
     fn picture(
         &self,
         id: SessionId,
-        hash: quire::core::blobs::BlobHash,
+        hash: quire_model::hash::BlobHash,
         max_side: u32,
     ) -> Reply<'_, Vec<u8>> {
         self.inner.picture(id, hash, max_side)
@@ -1054,7 +1054,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
         reqwest::header::AUTHORIZATION,
         format!("Bearer {TOKEN}").parse().unwrap(),
     );
-    quire::core::install_tls_provider();
+    quire_core::install_tls_provider();
     let http = reqwest::Client::builder()
         .default_headers(auth)
         .build()

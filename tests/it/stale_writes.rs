@@ -6,11 +6,11 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use quire::core::ids::{NodeId, PageId, SessionId};
-use quire::core::op::{Basis, Op};
 use quire::tui::app::{Effect, Loaded, Modal, Msg};
 use quire::tui::backend::BackendError;
 use quire::tui::update::update;
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{Basis, Op};
 use serde_json::{Value, json};
 
 use crate::core_support::{TestCore, add_page, text_node, translate};
@@ -61,7 +61,7 @@ async fn an_edit_made_from_an_old_value_is_refused_with_both_values_and_changes_
         .await
         .unwrap_err();
     assert_eq!(err.code(), "conflict");
-    let quire::core::CoreError::Stale(stale) = &err else {
+    let quire_model::error::CoreError::Stale(stale) = &err else {
         panic!("{err:?}")
     };
     assert_eq!(

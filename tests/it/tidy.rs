@@ -411,3 +411,28 @@ fn the_config_imports_no_launcher_command_or_frontend() {
         }
     }
 }
+
+/// No crate passes another's items off as its own: each crate is named
+/// where it is used (`quire_model::scene::Scene`, never a core path to
+/// it), so a reader sees which layer a type lives in.
+#[test]
+fn no_crate_re_exports_another_workspace_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates"), &mut files);
+    let mut problems = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            let exported = ["pub use ", "pub(crate) use "]
+                .iter()
+                .find_map(|p| code.strip_prefix(p));
+            if exported.is_some_and(|path| path.starts_with("quire_")) {
+                problems.push(format!("{}:{}: {code}", file.display(), i + 1));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -3,10 +3,10 @@
 //! the origin), not a dissimilar one; a project into another language adds
 //! nothing; and the memory follows what is reviewed, without reopening.
 
-use quire::core::ids::SessionId;
-use quire::core::jobs::{Approval, PipelineSpec};
-use quire::core::op::{NodePatch, Op, ProjectPatch};
-use quire::core::scene::{Author, NodeKind, TextState};
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_model::ids::SessionId;
+use quire_model::op::{NodePatch, Op, ProjectPatch};
+use quire_model::scene::{Author, NodeKind, TextState};
 
 use crate::core_jobs::{finished, follow};
 use crate::core_support::TestCore;
@@ -38,8 +38,8 @@ async fn project(
 /// Translates node `node` of the page `created[0]` and marks it reviewed.
 async fn review(t: &TestCore, id: SessionId, created: &[uuid::Uuid], i: usize, translation: &str) {
     let op = Op::UpdateNode {
-        page: quire::core::ids::PageId(created[0]),
-        id: quire::core::ids::NodeId(created[1 + i]),
+        page: quire_model::ids::PageId(created[0]),
+        id: quire_model::ids::NodeId(created[1 + i]),
         patch: NodePatch::text(Some(Some(translation.into())), Some(TextState::Reviewed)),
         based_on: None,
     };
@@ -47,7 +47,7 @@ async fn review(t: &TestCore, id: SessionId, created: &[uuid::Uuid], i: usize, t
 }
 
 /// Runs `tm` on session `id` to its end; the job's events.
-async fn run_tm(t: &TestCore, id: SessionId) -> Vec<quire::core::events::Event> {
+async fn run_tm(t: &TestCore, id: SessionId) -> Vec<quire_core::events::Event> {
     let mut sub = t.core.subscribe(None);
     let spec = PipelineSpec {
         steps: vec!["tm".into()],
@@ -61,7 +61,7 @@ async fn run_tm(t: &TestCore, id: SessionId) -> Vec<quire::core::events::Event> 
     let events = follow(&mut sub, job).await;
     assert_eq!(
         finished(&events).0,
-        quire::core::events::JobStatus::Completed
+        quire_core::events::JobStatus::Completed
     );
     events
 }
@@ -109,8 +109,8 @@ async fn a_reviewed_segment_fills_identical_and_near_ones_in_another_project() {
     review(&t, a, &a_nodes, 1, "Le chat dort sur le canapé rouge.").await;
     // Translated but not reviewed: not remembered.
     let op = Op::UpdateNode {
-        page: quire::core::ids::PageId(a_nodes[0]),
-        id: quire::core::ids::NodeId(a_nodes[3]),
+        page: quire_model::ids::PageId(a_nodes[0]),
+        id: quire_model::ids::NodeId(a_nodes[3]),
         patch: NodePatch::text(Some(Some("Pas relu".into())), None),
         based_on: None,
     };
@@ -174,8 +174,8 @@ async fn final_then_the_newer_translation_wins_and_the_step_says_what_it_did() {
     review(&t, old, &old_nodes, 0, "Bonjour (ancien)").await;
     // Final in the older project.
     let op = Op::UpdateNode {
-        page: quire::core::ids::PageId(old_nodes[0]),
-        id: quire::core::ids::NodeId(old_nodes[2]),
+        page: quire_model::ids::PageId(old_nodes[0]),
+        id: quire_model::ids::NodeId(old_nodes[2]),
         patch: NodePatch::text(
             Some(Some("Au revoir (final)".into())),
             Some(TextState::Final),
@@ -187,9 +187,9 @@ async fn final_then_the_newer_translation_wins_and_the_step_says_what_it_did() {
     t.core.close_session(old).await.unwrap();
     // Origins are dated to the millisecond: wait until the clock says a
     // later one, so that the next edits are newer.
-    let then = quire::core::storage::now_rfc3339();
+    let then = quire_store::storage::now_rfc3339();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-    while quire::core::storage::now_rfc3339() <= then {
+    while quire_store::storage::now_rfc3339() <= then {
         assert!(
             std::time::Instant::now() < deadline,
             "the clock stands still"
@@ -220,7 +220,7 @@ async fn final_then_the_newer_translation_wins_and_the_step_says_what_it_did() {
     let said: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
-            quire::core::events::Event::JobWarning { finding, .. } if finding.rule == "summary" => {
+            quire_core::events::Event::JobWarning { finding, .. } if finding.rule == "summary" => {
                 Some(finding.message.clone())
             }
             _ => None,

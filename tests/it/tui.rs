@@ -5,18 +5,19 @@
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
-use quire::core::events::{Event, JobStatus};
-use quire::core::export::{ExportFormat, ImageFormat};
-use quire::core::import::{ImportResult, Skipped};
-use quire::core::jobs::{Approval, PipelineSpec};
-use quire::core::op::{KindPatch, Op};
-use quire::core::translations::TranslationFormat;
 use quire::tui::app::{
     App, Attachment, AttachmentKind, Effect, Loaded, Modal, Msg, Pane, Route, ShareBar,
 };
 use quire::tui::backend::BackendEvent;
 use quire::tui::context::{RECENT_INPUT, recent_input_left, view_state};
 use quire::tui::update::update;
+use quire_core::events::{Event, JobStatus};
+use quire_core::export::{ExportFormat, ImageFormat};
+use quire_core::import::ImportResult;
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_formats::comic::Skipped;
+use quire_formats::units::TranslationFormat;
+use quire_model::op::{KindPatch, Op};
 
 use crate::tui_support::*;
 
@@ -135,8 +136,8 @@ fn help_scrolls_to_its_end_at_80_by_24() {
 /// marks it), Esc leaves the rest as here.
 #[test]
 fn the_merge_modal_lists_conflicts_and_resolves_each() {
-    use quire::core::translations::Conflict;
     use quire::tui::app::{Merge, Side};
+    use quire_core::translations::Conflict;
     let mut app = session_app();
     let scene = app.scene.clone().unwrap().1.scene;
     let page = &scene.pages[0];
@@ -258,7 +259,7 @@ fn screen_edit_box_input_line_chips_and_sharing_bar() {
 /// A session whose nodes are Japanese, with a long source, a two-line
 /// translation and a warning, the jobs pane idle.
 fn cjk_app() -> App {
-    use quire::core::scene::NodeKind;
+    use quire_model::scene::NodeKind;
     let mut app = session_app();
     let (_, snapshot) = app.scene.as_mut().unwrap();
     let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
@@ -399,7 +400,7 @@ fn moving_by_page_number_ends_work_and_find() {
         let node = &app.scene.as_ref().unwrap().1.scene.pages[p].nodes[n];
         matches!(
             &node.kind,
-            quire::core::scene::NodeKind::Text {
+            quire_model::scene::NodeKind::Text {
                 translation: None,
                 ..
             }
@@ -565,7 +566,7 @@ fn pages_and_nodes_are_managed_from_the_command_line() {
         (10.0, 20.0, 300.0, 80.0)
     );
     assert!(
-        matches!(&node.kind, quire::core::scene::NodeKind::Text { text: Some(t), .. } if t == "「待って！」")
+        matches!(&node.kind, quire_model::scene::NodeKind::Text { text: Some(t), .. } if t == "「待って！」")
     );
     app.node_selected = 1;
     let nodes: Vec<_> = app.scene.as_ref().unwrap().1.scene.pages[0]
@@ -675,7 +676,7 @@ fn a_401_says_to_pass_a_token() {
 
 #[test]
 fn node_rows_are_coloured_by_state() {
-    use quire::core::scene::{NodeKind, TextState};
+    use quire_model::scene::{NodeKind, TextState};
     use ratatui::style::Color;
     let mut app = session_app();
     let (_, snapshot) = app.scene.as_mut().unwrap();
@@ -731,7 +732,7 @@ fn an_image_page_is_previewed_with_its_boxes() {
     ));
     let (_, snapshot) = app.scene.as_mut().unwrap();
     let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
-    page.nodes[1].transform = quire::core::scene::Transform {
+    page.nodes[1].transform = quire_model::scene::Transform {
         x: 0.0,
         y: 0.0,
         width: 400.0,
@@ -958,7 +959,7 @@ fn shown_translation(app: &App) -> Option<String> {
     let (_, snapshot) = app.scene.as_ref()?;
     let node = &snapshot.scene.pages[app.page_selected].nodes[app.node_selected];
     match &node.kind {
-        quire::core::scene::NodeKind::Text { translation, .. } => translation.clone(),
+        quire_model::scene::NodeKind::Text { translation, .. } => translation.clone(),
         _ => None,
     }
 }
@@ -984,7 +985,7 @@ fn keys_right_after_a_save_see_the_saved_value() {
     };
     let old = app.scene.clone().unwrap();
     let mut stale = old.1.clone();
-    if let quire::core::scene::NodeKind::Text { translation, .. } =
+    if let quire_model::scene::NodeKind::Text { translation, .. } =
         &mut std::sync::Arc::make_mut(&mut stale.scene.pages[0]).nodes[1].kind
     {
         *translation = Some("old".into());
@@ -1072,7 +1073,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         command(&mut app, "new Chapter 2 from=ja to=pt-BR"),
         vec![Effect::Create(
             "Chapter 2".into(),
-            quire::core::lang::Languages {
+            quire_model::lang::Languages {
                 source_language: Some("ja".into()),
                 target_language: Some("pt-BR".into()),
             }
@@ -1174,7 +1175,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             session: sid(1),
             spec: PipelineSpec {
                 steps: vec!["qa".into()],
-                overwrite: Some(quire::core::workflow::Overwrite::Machine),
+                overwrite: Some(quire_model::workflow::Overwrite::Machine),
                 ..PipelineSpec::default()
             },
             approval: Approval::Person,
@@ -1207,11 +1208,11 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         vec![Effect::ImportGlossary {
             session: sid(1),
             path: "/tmp/terms.TBX".into(),
-            format: quire::core::glossary::GlossaryFormat::Tbx,
+            format: quire_formats::glossary::GlossaryFormat::Tbx,
         }]
     );
     // /term sets and removes glossary terms, as ops.
-    let moon = quire::core::glossary::Term {
+    let moon = quire_model::glossary::Term {
         source: "moon".into(),
         target: "lune".into(),
         note: Some("at night".into()),
@@ -1501,9 +1502,9 @@ fn workspace_events_update_the_view() {
             page_index: 0,
             total_pages: 3,
             step_id: "qa".into(),
-            finding: quire::core::events::Finding::new(
+            finding: quire_model::finding::Finding::new(
                 "missing-translation",
-                quire::core::events::Severity::Warning,
+                quire_model::finding::Severity::Warning,
                 "missing",
             ),
         })),
@@ -1596,13 +1597,13 @@ fn clicking_revoke_on_the_sharing_bar_revokes() {
 /// glossary: shown once it loads, and the new terms after it changes.
 #[test]
 fn glossary_hits_follow_the_loaded_glossary() {
-    let term = |source: &str, target: &str| quire::core::glossary::Term {
+    let term = |source: &str, target: &str| quire_model::glossary::Term {
         source: source.into(),
         target: target.into(),
         note: None,
         case_sensitive: false,
     };
-    let with = |terms: Vec<quire::core::glossary::Term>| {
+    let with = |terms: Vec<quire_model::glossary::Term>| {
         let mut snapshot = scene(3, 4);
         snapshot.scene.project.glossary = terms;
         snapshot

@@ -4,14 +4,14 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use quire::core::ProjectEntry;
-use quire::core::blobs::BlobHash;
-use quire::core::engines::EngineInfo;
-use quire::core::events::{JobProgress, JobStatus, JobSummary, JobWarningInfo, SessionSummary};
-use quire::core::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
-use quire::core::scene::{ImageRole, Node, NodeKind, Page, Scene, Transform};
-use quire::core::session::SceneSnapshot;
 use quire::tui::app::{App, Route};
+use quire_core::ProjectEntry;
+use quire_core::engines::EngineInfo;
+use quire_core::events::{JobProgress, JobStatus, JobSummary, JobWarningInfo, SessionSummary};
+use quire_core::session::SceneSnapshot;
+use quire_model::hash::BlobHash;
+use quire_model::ids::{JobId, NodeId, PageId, ProjectId, SessionId};
+use quire_model::scene::{ImageRole, Node, NodeKind, Page, Scene, Transform};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use uuid::Uuid;
@@ -166,9 +166,9 @@ pub fn job(session: SessionId, status: JobStatus, percent: f64, warnings: usize)
                 page_index: i,
                 total_pages: 3,
                 step_id: "qa".into(),
-                finding: quire::core::events::Finding::new(
+                finding: quire_model::finding::Finding::new(
                     "missing-translation",
-                    quire::core::events::Severity::Warning,
+                    quire_model::finding::Severity::Warning,
                     format!("missing translation: \"line {i}\""),
                 ),
             })

@@ -21,19 +21,20 @@ use std::io::{Cursor, Read, Write};
 use std::path::Path;
 
 use super::Core;
-use super::apply::apply;
-use super::blobs::{BlobHash, BlobStore};
-use super::error::{CoreError, CoreResult};
 use super::events::SessionSummary;
-use super::history::Stacks;
-use super::ids::ProjectId;
-use super::limits;
-use super::op::{NewNode, NewPage, Op, ProjectPatch};
-use super::scene::Scene;
-use super::storage::{
+use quire_formats::{ARCHIVE_LIMITS, ArchiveLimits};
+use quire_model::apply::apply;
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::hash::BlobHash;
+use quire_model::history::Stacks;
+use quire_model::ids::ProjectId;
+use quire_model::limits;
+use quire_model::op::{NewNode, NewPage, Op, ProjectPatch};
+use quire_model::scene::Scene;
+use quire_store::blobs::BlobStore;
+use quire_store::storage::{
     self, FORMAT_VERSION, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, log,
 };
-use quire_formats::{ARCHIVE_LIMITS, ArchiveLimits};
 
 /// Largest `project.toml` read.
 const MAX_TOML_BYTES: u64 = 1 << 20;

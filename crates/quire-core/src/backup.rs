@@ -17,8 +17,8 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::error::{CoreError, CoreResult};
-use crate::storage::{self, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, log};
+use quire_model::error::{CoreError, CoreResult};
+use quire_store::storage::{self, HistoryFile, ProjectFiles, ProjectToml, SnapshotFile, log};
 
 /// How often a copy is tried again when a snapshot came in between.
 const ATTEMPTS: usize = 20;
@@ -26,7 +26,7 @@ const ATTEMPTS: usize = 20;
 /// A project copied: its id and name, and the epoch the copy holds.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Copied {
-    pub id: crate::ids::ProjectId,
+    pub id: quire_model::ids::ProjectId,
     pub name: String,
     pub epoch: u64,
     pub blobs: usize,

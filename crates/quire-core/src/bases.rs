@@ -11,10 +11,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::error::CoreResult;
-use super::ids::NodeId;
-use super::scene::{NodeKind, Scene, TextState};
-use super::storage::{self, now_rfc3339};
+use quire_model::error::CoreResult;
+use quire_model::ids::NodeId;
+use quire_model::scene::{NodeKind, Scene, TextState};
+use quire_store::storage::{self, now_rfc3339};
 
 /// How many bases a project keeps.
 pub const KEPT: usize = 64;
@@ -79,7 +79,7 @@ impl Base {
     pub fn save(&self, dir: &Path) -> CoreResult<()> {
         storage::private_dir(dir)?;
         let json = serde_json::to_vec(self).map_err(|e| {
-            super::error::CoreError::internal(format!("cannot encode an export base: {e}"))
+            quire_model::error::CoreError::internal(format!("cannot encode an export base: {e}"))
         })?;
         storage::write_atomic(&dir.join(format!("{}.json", self.id)), &json)?;
         // Ids are time-ordered (UUIDv7): the smallest names are the oldest.
@@ -110,10 +110,10 @@ impl Base {
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(super::error::CoreError::io(&path, e)),
+            Err(e) => return Err(quire_model::error::CoreError::io(&path, e)),
         };
         serde_json::from_slice(&bytes).map(Some).map_err(|e| {
-            super::error::CoreError::internal(format!("{} is damaged: {e}", path.display()))
+            quire_model::error::CoreError::internal(format!("{} is damaged: {e}", path.display()))
         })
     }
 }

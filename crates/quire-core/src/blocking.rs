@@ -6,17 +6,17 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::blobs::BlobHash;
 use super::events::{Event, SessionSummary};
-use super::ids::{ProjectId, SessionId};
-use super::lang::Languages;
-use super::op::Op;
 use super::session::{Pending, Session};
-use super::workflow::Writer;
 use super::{
     Core, CoreError, CoreResult, ProjectEntry, check_project_name, init_project_dir,
     list_projects_in, slug,
 };
+use quire_model::hash::BlobHash;
+use quire_model::ids::{ProjectId, SessionId};
+use quire_model::lang::Languages;
+use quire_model::op::Op;
+use quire_model::workflow::Writer;
 
 /// The blocking calls of a [`Core`]; see the module docs.
 pub struct Blocking<'a>(pub(super) &'a Core);
@@ -119,7 +119,7 @@ impl Blocking<'_> {
     ) -> CoreResult<SessionSummary> {
         let name = check_project_name(name)?;
         let root = self.0.projects_dir().to_path_buf();
-        super::storage::private_dir(&root)?;
+        quire_store::storage::private_dir(&root)?;
         let path = {
             let _guard = self.0.lifecycle();
             let path = free_path(&root, &name);
@@ -134,7 +134,7 @@ impl Blocking<'_> {
     pub fn import_managed_archive(&self, bytes: &[u8]) -> CoreResult<SessionSummary> {
         let name = super::archive::archive_name(bytes)?;
         let root = self.0.projects_dir().to_path_buf();
-        super::storage::private_dir(&root)?;
+        quire_store::storage::private_dir(&root)?;
         let path = {
             let _guard = self.0.lifecycle();
             let path = free_path(&root, &name);

@@ -4,9 +4,9 @@
 //! TUI's status line shows the same [`measure`] while a cue is typed.
 
 use crate::engines::text::{Piece, pieces};
-use crate::ids::NodeId;
-use crate::scene::SubtitleLimits;
-use crate::scene::{NodeKind, Page, Timing};
+use quire_model::ids::NodeId;
+use quire_model::scene::SubtitleLimits;
+use quire_model::scene::{NodeKind, Page, Timing};
 
 /// The text a viewer sees: tags (`<i>`, `{\an8}`) and placeholders left
 /// out.
@@ -168,7 +168,7 @@ pub fn seconds(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::SubtitleProfile;
+    use quire_model::scene::SubtitleProfile;
 
     #[test]
     fn tags_are_not_counted_and_line_breaks_are_not_read() {

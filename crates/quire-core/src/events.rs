@@ -18,8 +18,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use super::ids::{JobId, PageId, ProjectId, SessionId};
-pub use quire_model::finding::{Finding, Severity};
+use quire_model::finding::Finding;
+use quire_model::ids::{JobId, PageId, ProjectId, SessionId};
 
 /// How many past events a reconnecting client can resume from.
 pub const RING_CAPACITY: usize = 1024;

@@ -5,18 +5,18 @@
 //! a page made from a PO or XLIFF file, that file written back with its
 //! translations (`quire_formats::units::write_back`) —, `srt` and
 //! `vtt` (a subtitle page's cues), and the rendered pages (`png`, `cbz`,
-//! `pdf`: [`super::render::export`]). The archive is [`super::archive`]'s.
+//! `pdf`: [`quire_render::export`]). The archive is [`super::archive`]'s.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
-use super::error::{CoreError, CoreResult};
-use super::ids::{PageId, SessionId};
-use super::scene::{NodeKind, Page, Scene, TextState};
-use super::subtitles::{self, SubtitleFormat};
-use super::{Core, render, slug};
+use super::{Core, slug};
+use quire_formats::subtitles::{self, SubtitleFormat};
 use quire_formats::units::{Filled, TranslationFormat};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::{PageId, SessionId};
+use quire_model::scene::{NodeKind, Page, Scene, TextState};
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
@@ -193,8 +193,8 @@ impl ExportSpec {
     }
 
     /// How the page images are written, refused when it does not apply.
-    fn encoding(&self) -> CoreResult<render::export::Encoding> {
-        use render::export::Encoding;
+    fn encoding(&self) -> CoreResult<quire_render::export::Encoding> {
+        use quire_render::export::Encoding;
         let pages = matches!(
             self.format,
             ExportFormat::Png | ExportFormat::Cbz | ExportFormat::Pdf
@@ -360,7 +360,7 @@ impl Core {
 
     pub async fn export(&self, session: SessionId, spec: ExportSpec) -> CoreResult<Export> {
         if let Some(tag) = &spec.target_language {
-            super::lang::check_tag("targetLanguage", tag)?;
+            quire_model::lang::check_tag("targetLanguage", tag)?;
         }
         let encoding = spec.encoding()?;
         if spec.history && (spec.format != ExportFormat::Archive || spec.pages.is_some()) {
@@ -410,9 +410,9 @@ impl Core {
                     });
                 }
                 if spec.format == ExportFormat::Xliff {
-                    super::xliff::export(&scene, language, Some(&base))?
+                    quire_formats::xliff::export(&scene, language, Some(&base))?
                 } else {
-                    super::po::export(&scene, language, Some(&base)).into_bytes()
+                    quire_formats::po::export(&scene, language, Some(&base)).into_bytes()
                 }
             }
             ExportFormat::Tmx => self.export_tmx(session).await?,
@@ -515,19 +515,19 @@ impl Core {
         session: SessionId,
         scene: Scene,
         format: ExportFormat,
-        encoding: render::export::Encoding,
+        encoding: quire_render::export::Encoding,
         language: Option<String>,
     ) -> CoreResult<Vec<u8>> {
         let language = language.or_else(|| scene.project.target_language.clone());
-        let settings = super::render::Settings::new(
-            &self.config().settings.get::<render::RenderConfig>(),
+        let settings = quire_render::Settings::new(
+            &self.config().settings.get::<quire_render::RenderConfig>(),
             self.config().max_image_pixels,
             language.as_deref(),
         );
         let store = self.blob_store(session)?;
         let fonts = self.inner.fonts.clone();
         super::blocking(move || {
-            let sheets = render::sheets(
+            let sheets = quire_render::sheets(
                 &scene,
                 &|hash| store.get(hash),
                 &fonts,
@@ -536,14 +536,14 @@ impl Core {
             )?;
             let project = &scene.project;
             let title = project.name.as_str();
-            let pictures = |sheets: Vec<render::export::Sheet>| {
-                let pictures: Vec<render::export::Picture> = sheets
+            let pictures = |sheets: Vec<quire_render::export::Sheet>| {
+                let pictures: Vec<quire_render::export::Picture> = sheets
                     .into_iter()
                     .filter_map(|s| match s {
-                        render::export::Sheet::Picture { png, width, height } => {
+                        quire_render::export::Sheet::Picture { png, width, height } => {
                             Some((png, width, height))
                         }
-                        render::export::Sheet::Text(_) => None,
+                        quire_render::export::Sheet::Text(_) => None,
                     })
                     .collect();
                 if pictures.is_empty() {
@@ -554,21 +554,22 @@ impl Core {
                 Ok(pictures)
             };
             let bytes = match format {
-                ExportFormat::Png => render::export::png_zip(pictures(sheets)?, encoding),
-                ExportFormat::Cbz => render::export::cbz(
+                ExportFormat::Png => quire_render::export::png_zip(pictures(sheets)?, encoding),
+                ExportFormat::Cbz => quire_render::export::cbz(
                     pictures(sheets)?,
                     encoding,
-                    &render::export::ComicInfo {
+                    &quire_render::export::ComicInfo {
                         title,
                         series: project.series.as_deref(),
                         number: project.number.as_deref(),
                         translator: project.translator.as_deref(),
                         language: language.as_deref(),
                         source_language: project.source_language.as_deref(),
-                        right_to_left: project.reading() == super::scene::ReadingDirection::Rtl,
+                        right_to_left: project.reading()
+                            == quire_model::scene::ReadingDirection::Rtl,
                     },
                 ),
-                _ => render::export::pdf(sheets, encoding, title, &fonts, &settings.locale),
+                _ => quire_render::export::pdf(sheets, encoding, title, &fonts, &settings.locale),
             };
             bytes.map_err(CoreError::internal)
         })

@@ -6,9 +6,9 @@
 
 use regex::{NoExpand, Regex, RegexBuilder};
 
-use super::ids::{NodeId, PageId};
-use super::op::{Basis, NodePatch, Op};
-use super::scene::{NodeKind, Scene, TextState};
+use quire_model::ids::{NodeId, PageId};
+use quire_model::op::{Basis, NodePatch, Op};
+use quire_model::scene::{NodeKind, Scene, TextState};
 
 /// How a search reads its text.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The project glossary: terms `{ source, target, note?, caseSensitive? }`,
 //! one per source text, kept in the project (sorted by source) and changed
-//! only by [`super::op::Op::UpdateGlossary`], so every edit and import is
+//! only by [`quire_model::op::Op::UpdateGlossary`], so every edit and import is
 //! an undoable history entry that the log replays.
 //!
 //! Also here: merging a CSV or TBX file's terms (read by
@@ -14,12 +14,12 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use serde::{Deserialize, Serialize};
 
 use super::Core;
-use super::error::{CoreError, CoreResult};
-use super::ids::SessionId;
-use super::op::Op;
-pub use quire_formats::glossary::GlossaryFormat;
+use quire_formats::glossary::GlossaryFormat;
 use quire_formats::glossary::{parse_csv, parse_tbx};
-pub use quire_model::glossary::{Term, position};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::glossary::{Term, position};
+use quire_model::ids::SessionId;
+use quire_model::op::Op;
 
 /// Whether `c` joins letters into words (so a term must not match inside
 /// one); scripts written without spaces (CJK) have no such boundary.

@@ -13,18 +13,18 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::blobs::Staging;
-use super::error::{CoreError, CoreResult};
-use super::ids::SessionId;
-use super::images;
-use super::op::{NewNode, NewPage, Op, ProjectPatch};
-use super::scene::{Author, ImageRole, NodeKind, Origin, Timing, Transform};
 use super::{ApplyResult, Core};
-pub use quire_formats::comic::Skipped;
+use quire_formats::comic::Skipped;
 use quire_formats::comic::{self, Checked};
+use quire_formats::images;
 use quire_formats::subtitles::{self, SubtitleFormat};
 use quire_formats::units::{self, Document, TranslationFormat};
+use quire_model::error::{CoreError, CoreResult};
 use quire_model::hash::BlobHash;
+use quire_model::ids::SessionId;
+use quire_model::op::{NewNode, NewPage, Op, ProjectPatch};
+use quire_model::scene::{Author, ImageRole, NodeKind, Origin, Timing, Transform};
+use quire_store::blobs::Staging;
 
 /// An uploaded file.
 #[derive(Debug, Clone, Default)]
@@ -221,7 +221,7 @@ fn document_page(
     blob: BlobHash,
     source_lang: Option<&str>,
 ) -> Op {
-    let at = super::storage::now_rfc3339();
+    let at = quire_store::storage::now_rfc3339();
     let source_lang = source_lang.or(document.source_language.as_deref());
     let nodes = document
         .units
@@ -445,8 +445,9 @@ impl Core {
         if languages.source.is_some() || languages.target.is_some() {
             let project = self.scene(session).await?.scene.project.clone();
             let valid = |tag: &Option<String>, current: &Option<String>| {
-                tag.clone()
-                    .filter(|t| current.is_none() && super::lang::check_tag("language", t).is_ok())
+                tag.clone().filter(|t| {
+                    current.is_none() && quire_model::lang::check_tag("language", t).is_ok()
+                })
             };
             let source = valid(&languages.source, &project.source_language);
             let target = valid(&languages.target, &project.target_language);
@@ -470,7 +471,7 @@ impl Core {
         };
         // What apply would refuse by its limits (a page name too long) is
         // refused before the blobs go into place.
-        super::limits::check_op(&batch).map_err(CoreError::InvalidOp)?;
+        quire_model::limits::check_op(&batch).map_err(CoreError::InvalidOp)?;
         super::blocking(move || staging.commit()).await?;
         let ApplyResult { epoch, created } = self.apply(session, batch).await?;
         Ok(ImportResult {

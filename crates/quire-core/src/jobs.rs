@@ -16,13 +16,15 @@ use tokio_util::sync::CancellationToken;
 
 use super::Core;
 use super::engines::{Engine, PageInput, Pictures, Step, page_image};
-use super::error::{CoreError, CoreResult};
-use super::events::{Event, Finding, JobStatus, Severity};
-use super::history::Group;
-use super::ids::{JobId, NodeId, PageId, SessionId};
-use super::op::Op;
+use super::events::{Event, JobStatus};
 use super::settings::{ApiKey, Provider};
-use super::workflow::{Overwrite, Writer};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::finding::Finding;
+use quire_model::finding::Severity;
+use quire_model::history::Group;
+use quire_model::ids::{JobId, NodeId, PageId, SessionId};
+use quire_model::op::Op;
+use quire_model::workflow::{Overwrite, Writer};
 
 /// What `start_pipeline` is asked to run: the one definition behind the
 /// HTTP body, the MCP tool's arguments (flattened into them) and what an
@@ -135,7 +137,7 @@ impl Core {
             spec.target_language = snapshot.scene.project.target_language.clone();
         }
         if let Some(tag) = &spec.target_language {
-            super::lang::check_tag("targetLanguage", tag)?;
+            quire_model::lang::check_tag("targetLanguage", tag)?;
         }
         if spec.steps.is_empty() {
             return Err(CoreError::InvalidInput(
@@ -172,7 +174,7 @@ impl Core {
             let text_node = |id: &NodeId| {
                 snapshot.scene.pages.iter().any(|p| {
                     p.nodes.iter().any(|n| {
-                        n.id == *id && matches!(n.kind, super::scene::NodeKind::Text { .. })
+                        n.id == *id && matches!(n.kind, quire_model::scene::NodeKind::Text { .. })
                     })
                 })
             };
@@ -379,9 +381,9 @@ impl Core {
         &self,
         session: SessionId,
         pictures: Pictures,
-        page: &super::scene::Page,
+        page: &quire_model::scene::Page,
     ) -> Result<PageBlobs, String> {
-        let read = |hash: Option<&super::blobs::BlobHash>, what: &'static str| {
+        let read = |hash: Option<&quire_model::hash::BlobHash>, what: &'static str| {
             let hash = hash.copied();
             async move {
                 match hash {
@@ -397,14 +399,14 @@ impl Core {
         let (image, mask, text_mask) = match pictures {
             Pictures::None => (None, None, None),
             Pictures::Image => (page_image(page), None, None),
-            Pictures::RenderSources => super::render::sources(page)
+            Pictures::RenderSources => quire_render::sources(page)
                 .map_or((None, None, None), |(_, source, mask)| {
                     (Some(source), mask, None)
                 }),
             Pictures::CleanSources => (
-                super::render::source(page).map(|(_, blob)| blob),
-                super::render::inpaint_mask(page),
-                super::render::cleaned::text_mask(page),
+                quire_render::source(page).map(|(_, blob)| blob),
+                quire_render::inpaint_mask(page),
+                quire_render::cleaned::text_mask(page),
             ),
         };
         Ok(PageBlobs {

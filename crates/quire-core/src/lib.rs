@@ -2,11 +2,12 @@
 //! and event in the process. Frontends hold a [`Core`] clone and call it;
 //! they never reach into sessions or storage themselves.
 //!
-//! - [`scene`] and [`op`]: the data model and the changes to it;
-//!   [`apply`] applies an op and computes its inverse (pure).
-//! - [`session`]: one open project: scene, [`history`], storage.
-//! - [`storage`]: the project directory: snapshot, op log, lock; [`blobs`].
+//! - [`session`]: one open project: its scene, history and storage (the
+//!   data model, the ops and their application are `quire-model`'s; the
+//!   project directory and the blobs `quire-store`'s).
 //! - [`events`]: the event bus with its ring and snapshots.
+//! - [`engines`]: the pipeline engines, each with its settings; [`jobs`]
+//!   runs them.
 //!
 //! What frontends call is async and never blocks a runtime worker: file
 //! I/O (open, create, close, list, blobs) runs on tokio's blocking pool,
@@ -37,11 +38,6 @@ pub mod spelling;
 pub mod tm;
 pub mod translations;
 
-pub use quire_formats::{comic, images, po, subtitles, text, tmx, units, xliff, xml};
-pub use quire_model::{apply, error, history, ids, lang, limits, objects, op, scene, workflow};
-pub use quire_render as render;
-pub use quire_store::{blobs, storage};
-
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, RwLock};
@@ -50,22 +46,22 @@ use std::time::UNIX_EPOCH;
 use serde::Serialize;
 use uuid::Uuid;
 
-use self::blobs::BlobHash;
 pub use self::blocking::Blocking;
 use self::engines::settings::SettingsMap;
 use self::engines::{EngineInfo, Registry};
-pub use self::error::{CoreError, CoreResult};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
-use self::history::Group;
-use self::ids::{PageId, ProjectId, SessionId};
-use self::lang::Languages;
-use self::op::Op;
-use self::scene::Scene;
 use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::settings::{CommandEngine, PipelinePreset, Provider};
-use self::storage::lock::Holder;
-use self::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
-use self::workflow::{Dropped, Writer};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::hash::BlobHash;
+use quire_model::history::Group;
+use quire_model::ids::{PageId, ProjectId, SessionId};
+use quire_model::lang::Languages;
+use quire_model::op::Op;
+use quire_model::scene::Scene;
+use quire_model::workflow::{Dropped, Writer};
+use quire_store::storage::lock::Holder;
+use quire_store::storage::{ProjectFiles, ProjectToml, SnapshotFile, fsync_dir, now_rfc3339};
 
 /// What the core needs from the configuration.
 #[derive(Debug, Clone)]
@@ -110,7 +106,7 @@ impl CoreConfig {
             providers: BTreeMap::new(),
             settings: SettingsMap::defaults(),
             pipelines: settings::built_in_presets(),
-            max_image_pixels: images::DEFAULT_MAX_PIXELS,
+            max_image_pixels: quire_formats::images::DEFAULT_MAX_PIXELS,
         }
     }
 }
@@ -209,7 +205,7 @@ struct Inner {
     /// tenth of `quire mcp stdio`'s start.
     decoding: std::sync::OnceLock<tokio::sync::Semaphore>,
     /// The fonts the `render` engine and page exports set text in.
-    fonts: Arc<render::fonts::Fonts>,
+    fonts: Arc<quire_render::fonts::Fonts>,
     // Quick lookups only; never held across I/O or an await.
     workspace: Mutex<Workspace>,
     // Serializes open, create and close, which do I/O; lookups don't wait.
@@ -255,9 +251,9 @@ impl Core {
         Core {
             inner: Arc::new(Inner {
                 registry: RwLock::new(Arc::new(Registry::new(&config.commands))),
-                fonts: Arc::new(render::fonts::Fonts::new(render::RenderConfig::clone(
-                    &config.settings.get(),
-                ))),
+                fonts: Arc::new(quire_render::fonts::Fonts::new(
+                    quire_render::RenderConfig::clone(&config.settings.get()),
+                )),
                 projects_dir: config.projects_dir.clone(),
                 memory_dir: config.memory_dir.clone(),
                 config: RwLock::new(Arc::new(config)),
@@ -712,7 +708,7 @@ impl Core {
     }
 
     /// The blob store of a session's project.
-    pub fn blob_store(&self, id: SessionId) -> CoreResult<blobs::BlobStore> {
+    pub fn blob_store(&self, id: SessionId) -> CoreResult<quire_store::blobs::BlobStore> {
         Ok(self.open_session(id)?.blobs().clone())
     }
 
@@ -736,7 +732,7 @@ pub(crate) async fn blocking<T: Send + 'static>(
 /// A new project's name, trimmed, under the one name rule.
 fn check_project_name(name: &str) -> CoreResult<String> {
     let trimmed = name.trim();
-    limits::check_name("a project name", trimmed).map_err(CoreError::InvalidInput)?;
+    quire_model::limits::check_name("a project name", trimmed).map_err(CoreError::InvalidInput)?;
     Ok(trimmed.to_owned())
 }
 
@@ -774,9 +770,9 @@ fn init_project_dir(path: &Path, name: &str, languages: &Languages) -> CoreResul
             )));
         }
     }
-    storage::private_dir(path)?;
-    storage::tighten(path);
-    storage::private_dir(&path.join("blobs"))?;
+    quire_store::storage::private_dir(path)?;
+    quire_store::storage::tighten(path);
+    quire_store::storage::private_dir(&path.join("blobs"))?;
     let files = ProjectFiles::new(path.to_path_buf());
     let now = now_rfc3339();
     let mut scene = Scene::new(name, &now);
@@ -789,13 +785,13 @@ fn init_project_dir(path: &Path, name: &str, languages: &Languages) -> CoreResul
         .target_language
         .clone_from(&languages.target_language);
     let snapshot = SnapshotFile { epoch: 0, scene };
-    storage::write_atomic(&files.scene_json(), &snapshot.encode()?)?;
-    storage::write_private(&files.ops_log(), b"")?;
+    quire_store::storage::write_atomic(&files.scene_json(), &snapshot.encode()?)?;
+    quire_store::storage::write_private(&files.ops_log(), b"")?;
     ProjectToml {
         id: ProjectId::new(),
         name: name.to_owned(),
         created_at: now,
-        format_version: storage::FORMAT_VERSION,
+        format_version: quire_store::storage::FORMAT_VERSION,
         epoch: Some(0),
     }
     .write(&files.project_toml())?;

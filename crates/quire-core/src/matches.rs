@@ -14,10 +14,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use super::Core;
-use super::error::{CoreError, CoreResult};
-use super::ids::{NodeId, SessionId};
-use super::scene::NodeKind;
 use super::tm::{Hit, Memory, MemoryParts, memory_languages};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::{NodeId, SessionId};
+use quire_model::scene::NodeKind;
 
 /// How similar a remembered source must be to be offered as a match.
 pub const MIN_SCORE: f64 = 0.5;

@@ -9,12 +9,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::Core;
-use super::error::{CoreError, CoreResult};
-use super::ids::SessionId;
-use super::scene::{Author, NodeKind};
-use super::storage::{self, now_rfc3339};
 use super::tm::Remembered;
 use quire_formats::tmx;
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::SessionId;
+use quire_model::scene::{Author, NodeKind};
+use quire_store::storage::{self, now_rfc3339};
 
 /// The most a TMX file may hold, in bytes.
 pub const MAX_TMX_BYTES: usize = 256 << 20;
@@ -217,13 +217,13 @@ impl Core {
 }
 
 /// A scene's reviewed and final segments as TMX: see [`Core::export_tmx`].
-pub fn tmx_of(scene: &super::scene::Scene) -> CoreResult<Vec<u8>> {
+pub fn tmx_of(scene: &quire_model::scene::Scene) -> CoreResult<Vec<u8>> {
     tmx_of_all(std::slice::from_ref(scene))
 }
 
 /// The reviewed and final segments of several scenes as one TMX file in
 /// the first one's source language; each needs both its languages.
-pub fn tmx_of_all(scenes: &[super::scene::Scene]) -> CoreResult<Vec<u8>> {
+pub fn tmx_of_all(scenes: &[quire_model::scene::Scene]) -> CoreResult<Vec<u8>> {
     let mut units = Vec::new();
     for scene in scenes {
         units.extend(units_of(scene)?);
@@ -236,7 +236,7 @@ pub fn tmx_of_all(scenes: &[super::scene::Scene]) -> CoreResult<Vec<u8>> {
 }
 
 /// A scene's reviewed and final segments as TMX units.
-fn units_of(scene: &super::scene::Scene) -> CoreResult<Vec<tmx::Unit>> {
+fn units_of(scene: &quire_model::scene::Scene) -> CoreResult<Vec<tmx::Unit>> {
     let project = &scene.project;
     let (Some(source), Some(target)) = (&project.source_language, &project.target_language) else {
         return Err(CoreError::InvalidInput(

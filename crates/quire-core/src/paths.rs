@@ -18,8 +18,8 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 
 use crate::CoreError;
-use crate::error::CoreResult;
-use crate::storage::{self, ProjectFiles};
+use quire_model::error::CoreResult;
+use quire_store::storage::{self, ProjectFiles};
 
 /// Lexically removes `.` and resolves `..`; `None` if `..` climbs above
 /// the start.

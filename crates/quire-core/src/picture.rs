@@ -12,12 +12,12 @@ use image::{DynamicImage, ImageFormat};
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::blobs::BlobHash;
 use super::engines::page_image;
-use super::error::{CoreError, CoreResult};
-use super::ids::{PageId, SessionId};
-use super::scene::{ImageRole, NodeKind, Page, Point};
 use super::{Core, blocking};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::hash::BlobHash;
+use quire_model::ids::{PageId, SessionId};
+use quire_model::scene::{ImageRole, NodeKind, Page, Point};
 
 /// The long side a picture may be asked for, in pixels.
 pub const MAX_SIDE: std::ops::RangeInclusive<u32> = 16..=8192;
@@ -68,7 +68,7 @@ pub fn picture(
     page_width: Option<u32>,
     max_pixels: u64,
 ) -> CoreResult<Picture> {
-    let image = super::images::decode(bytes, max_pixels)
+    let image = quire_formats::images::decode(bytes, max_pixels)
         .map_err(|e| CoreError::InvalidInput(format!("the page image cannot be read: {e}")))?;
     let page_width = page_width
         .filter(|w| *w > 0)
@@ -228,19 +228,19 @@ impl Core {
             .page(page)
             .ok_or_else(|| CoreError::not_found("page", page))?;
         let made = |role: ImageRole| made(page, role);
-        let settings = super::render::Settings::new(
-            &self.config().settings.get::<crate::render::RenderConfig>(),
+        let settings = quire_render::Settings::new(
+            &self.config().settings.get::<quire_render::RenderConfig>(),
             self.config().max_image_pixels,
             scene.project.target_language.as_deref(),
         );
         Ok(PageViews {
             cleaned: made(ImageRole::Cleaned).map(|blob| MadeImage {
                 blob,
-                current: super::render::cleaned::current(page) == Some(&blob),
+                current: quire_render::cleaned::current(page) == Some(&blob),
             }),
             rendered: made(ImageRole::Rendered).map(|blob| MadeImage {
                 blob,
-                current: !super::render::stale(page, &settings),
+                current: !quire_render::stale(page, &settings),
             }),
         })
     }
@@ -375,7 +375,7 @@ fn check_max_side(max_side: u32) -> CoreResult<()> {
 mod tests {
     use super::*;
 
-    const MAX_PIXELS: u64 = super::super::images::DEFAULT_MAX_PIXELS;
+    const MAX_PIXELS: u64 = quire_formats::images::DEFAULT_MAX_PIXELS;
 
     fn png(width: u32, height: u32, alpha: bool) -> Vec<u8> {
         let mut out = std::io::Cursor::new(Vec::new());

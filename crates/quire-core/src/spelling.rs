@@ -12,7 +12,7 @@ use spellbook::Dictionary;
 
 use crate::engines::qa::SpellSettings;
 use crate::engines::text::{Piece, pieces};
-use crate::glossary::Term;
+use quire_model::glossary::Term;
 
 /// Where distributions install Hunspell dictionaries, looked in after
 /// `[spell] dictionaries`.

@@ -20,10 +20,10 @@
 use std::collections::HashMap;
 
 use super::Core;
-use super::error::CoreResult;
-use super::ids::SessionId;
-use super::scene::{NodeKind, Scene, TextState};
-use super::storage::{ProjectFiles, SnapshotFile};
+use quire_model::error::CoreResult;
+use quire_model::ids::SessionId;
+use quire_model::scene::{NodeKind, Scene, TextState};
+use quire_store::storage::{ProjectFiles, SnapshotFile};
 
 /// A translation the memory offers for a source, and how similar the
 /// stored source is (1.0: identical).
@@ -407,7 +407,7 @@ pub fn remembered(scene: &Scene) -> Vec<Remembered> {
 }
 
 /// [`remembered`], each with its node.
-pub fn remembered_nodes(scene: &Scene) -> Vec<(&super::scene::Node, Remembered)> {
+pub fn remembered_nodes(scene: &Scene) -> Vec<(&quire_model::scene::Node, Remembered)> {
     scene
         .pages
         .iter()

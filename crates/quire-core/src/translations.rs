@@ -26,13 +26,13 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::Core;
-use super::error::{CoreError, CoreResult};
-use super::ids::{NodeId, PageId, SessionId};
-use super::op::{KindPatch, NodePatch, Op};
-use super::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
-use super::storage::now_rfc3339;
-pub use quire_formats::units::TranslationFormat;
+use quire_formats::units::TranslationFormat;
 use quire_formats::units::{Parsed, Unit, parse};
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::ids::{NodeId, PageId, SessionId};
+use quire_model::op::{KindPatch, NodePatch, Op};
+use quire_model::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
+use quire_store::storage::now_rfc3339;
 
 use super::bases::{Base, Segment};
 
@@ -434,7 +434,7 @@ impl Core {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scene::Transform;
+    use quire_model::scene::Transform;
 
     fn node(translation: Option<&str>, state: TextState) -> Node {
         let mut kind = NodeKind::source(Some("Hello".into()));

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-pub use quire_model::hash::BlobHash;
+use quire_model::hash::BlobHash;
 
 use crate::storage::{self, fsync_dir};
 use quire_model::error::{CoreError, CoreResult};

@@ -9,12 +9,12 @@ use axum::extract::{Path, Query};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::core::CoreError;
-use crate::core::ids::NodeId;
-use crate::core::matches::Match;
 use crate::http::api::{Body, Doc, QueryParam, json};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Acting, Target};
+use quire_core::matches::Match;
+use quire_model::error::CoreError;
+use quire_model::ids::NodeId;
 
 /// Remembered translations, best first.
 #[derive(Serialize, JsonSchema)]

@@ -3,14 +3,14 @@
 use axum::Json;
 use axum::extract::Path;
 
-use crate::core::CoreError;
-use crate::core::events::JobSummary;
-use crate::core::ids::JobId;
-use crate::core::jobs::{Approval, PipelineSpec};
 use crate::http::api::{Body, Doc, json};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Acting, JsonBody, Target};
 use crate::wire::{Cancelled, Started};
+use quire_core::events::JobSummary;
+use quire_core::jobs::{Approval, PipelineSpec};
+use quire_model::error::CoreError;
+use quire_model::ids::JobId;
 
 pub(super) const START_PIPELINE: Doc = Doc {
     id: "startPipeline",

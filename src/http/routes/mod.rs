@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use super::AppState;
 use super::api::{Api, Body, Doc, json, object};
 use super::error::{ApiError, ApiResult};
-use crate::core::CoreError;
-use crate::core::engines::EngineInfo;
-use crate::core::import::ImageFile;
+use quire_core::engines::EngineInfo;
+use quire_core::import::ImageFile;
+use quire_model::error::CoreError;
 
 mod desk;
 mod jobs;

@@ -11,17 +11,18 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::Form;
-use crate::core::blobs::BlobHash;
-use crate::core::ids::PageId;
-use crate::core::import::ImportResult;
-use crate::core::op::Op;
-use crate::core::picture::PageViews;
-use crate::core::session::SceneSnapshot;
-use crate::core::{ApplyResult, CoreError};
 use crate::http::api::{Body, Doc, QueryParam, json};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Acting, JsonBody, Target, body_error, parse_json};
 use crate::wire::Epoch;
+use quire_core::ApplyResult;
+use quire_core::import::ImportResult;
+use quire_core::picture::PageViews;
+use quire_core::session::SceneSnapshot;
+use quire_model::error::CoreError;
+use quire_model::hash::BlobHash;
+use quire_model::ids::PageId;
+use quire_model::op::Op;
 
 /// JSON page import.
 #[derive(Deserialize, JsonSchema)]
@@ -212,7 +213,7 @@ pub(super) async fn blob(
         )
     } else {
         let bytes = state.core.read_blob(id, hash).await?;
-        let media = crate::core::blobs::media_type(&bytes);
+        let media = quire_store::blobs::media_type(&bytes);
         (bytes.into_response(), Some(media))
     };
     let headers = response.headers_mut();

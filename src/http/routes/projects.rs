@@ -10,29 +10,29 @@ use serde_json::Value;
 
 use super::Form;
 use super::pages::is_multipart;
-use crate::core::ProjectEntry;
-use crate::core::events::SessionSummary;
-use crate::core::ids::{ProjectId, SessionId};
-use crate::core::import::makes_pages;
-use crate::core::lang::Languages;
 use crate::http::AppState;
 use crate::http::api::{Body, Doc, json};
 use crate::http::error::ApiResult;
 use crate::http::extract::{Acting, JsonBody, Target, Viewer, body_error};
 use crate::wire::Closed;
+use quire_core::ProjectEntry;
+use quire_core::events::SessionSummary;
+use quire_core::import::makes_pages;
+use quire_model::ids::{ProjectId, SessionId};
+use quire_model::lang::Languages;
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub(super) struct CreateProject {
-    #[schemars(length(min = 1, max = 200), regex(pattern = crate::core::limits::NAME_PATTERN))]
+    #[schemars(length(min = 1, max = 200), regex(pattern = quire_model::limits::NAME_PATTERN))]
     name: String,
     /// BCP 47, e.g. `ja`.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::core::lang::TAG_PATTERN))]
+    #[schemars(regex(pattern = quire_model::lang::TAG_PATTERN))]
     source_language: Option<String>,
     /// BCP 47, e.g. `pt-BR`.
     #[serde(default)]
-    #[schemars(regex(pattern = crate::core::lang::TAG_PATTERN))]
+    #[schemars(regex(pattern = quire_model::lang::TAG_PATTERN))]
     target_language: Option<String>,
 }
 

@@ -11,14 +11,17 @@ use serde::Serialize;
 
 use super::Form;
 use super::pages::is_multipart;
-use crate::core::CoreError;
-use crate::core::export::ExportSpec;
-use crate::core::glossary::{GlossaryFormat, GlossaryImport, GlossaryReport, Term};
-use crate::core::memories::{TmxImport, TmxReport};
-use crate::core::translations::{ImportReport, TranslationFormat, TranslationImport};
 use crate::http::api::{Body, Doc, json};
 use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Acting, JsonBody, Target, body_error, parse_json};
+use quire_core::export::ExportSpec;
+use quire_core::glossary::{GlossaryImport, GlossaryReport};
+use quire_core::memories::{TmxImport, TmxReport};
+use quire_core::translations::{ImportReport, TranslationImport};
+use quire_formats::glossary::GlossaryFormat;
+use quire_formats::units::TranslationFormat;
+use quire_model::error::CoreError;
+use quire_model::glossary::Term;
 
 pub(super) const EXPORT: Doc = Doc {
     id: "exportProject",
@@ -98,7 +101,7 @@ pub(super) async fn import_translations(
                 "`{file_name}`: the format is not known from its name (.xlf, .xliff, .po)"
             )))
         })?;
-        let content = crate::core::units::decode(format, &file_name, &file.bytes)?;
+        let content = quire_formats::units::decode(format, &file_name, &file.bytes)?;
         TranslationImport {
             format,
             content,

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use uuid::Uuid;
 
-use crate::core::ids::SessionId;
 use crate::share::protocol::{BlockedReason, NAVIGATION_LIMIT, Outcome, SelectArgs, ViewContext};
 use crate::tui::context::{ViewState, recent_input_left};
+use quire_model::ids::SessionId;
 
 /// Why navigation is blocked now; `target` also counts when it is busy.
 pub fn blocked_reasons(

@@ -5,10 +5,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::HISTORY;
 use super::keys::{open_edit, request_scene};
-use crate::core::ids::{NodeId, SessionId};
-use crate::core::jobs::Approval;
-use crate::core::op::{Basis, NodePatch, Op};
-use crate::core::scene::{Node, NodeKind, TextState};
 use crate::tui::app::{
     App, ConfirmAction, Draft, EditBox, Effect, InputLine, Merge, Modal, PendingSave, Side,
 };
@@ -16,6 +12,10 @@ use crate::tui::backend::BackendError;
 use crate::tui::commands;
 use crate::tui::complete::{self, Completion};
 use crate::tui::drafts::KeptDraft;
+use quire_core::jobs::Approval;
+use quire_model::ids::{NodeId, SessionId};
+use quire_model::op::{Basis, NodePatch, Op};
+use quire_model::scene::{Node, NodeKind, TextState};
 
 pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec<Effect>) {
     let yes = matches!(key.code, KeyCode::Char('y') | KeyCode::Enter);

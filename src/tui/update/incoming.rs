@@ -11,10 +11,6 @@ use super::keys::{
     jump_to_warning, move_in_focus, move_sel, node_count, open_home_row, page_count, request_scene,
     show_session,
 };
-use crate::core::events::{Event, JobStatus, JobSummary};
-use crate::core::ids::SessionId;
-use crate::core::scene::NodeKind;
-use crate::core::session::SceneSnapshot;
 use crate::tui::app::{
     App, ConfirmAction, Effect, HomeRow, Loaded, Merge, Modal, Pane, QA_STEP, Route, ShareEvent,
     Side,
@@ -23,6 +19,10 @@ use crate::tui::backend::BackendEvent;
 use crate::tui::commands;
 use crate::tui::complete::{self, Completion};
 use crate::tui::layout::{Hit, hit_test};
+use quire_core::events::{Event, JobStatus, JobSummary};
+use quire_core::session::SceneSnapshot;
+use quire_model::ids::SessionId;
+use quire_model::scene::NodeKind;
 
 pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>) {
     let hit = hit_test(app, mouse.column, mouse.row);
@@ -272,7 +272,7 @@ fn note_changes(app: &mut App, id: SessionId, new: &SceneSnapshot) {
         app.changed_since_qa.clear();
         return;
     }
-    let text = |n: &crate::core::scene::Node| match &n.kind {
+    let text = |n: &quire_model::scene::Node| match &n.kind {
         NodeKind::Text {
             text, translation, ..
         } => Some((text.clone(), translation.clone())),
@@ -410,7 +410,7 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                         .is_some_and(|(_, old)| old.scene.project.glossary == *terms);
                     if !same_terms || app.glossary.is_none() {
                         app.glossary = (!terms.is_empty())
-                            .then(|| Arc::new(crate::core::glossary::Matcher::new(terms)));
+                            .then(|| Arc::new(quire_core::glossary::Matcher::new(terms)));
                     }
                     app.scene = Some((id, snapshot));
                     show_saves(app);

@@ -3,13 +3,13 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use crate::core::ids::{PageId, SessionId};
-use crate::core::op::{NodePatch, Op};
-use crate::core::scene::{Node, NodeKind, TextState};
 use crate::tui::app::{
     App, ConfirmAction, Draft, EditBox, Effect, HomeRow, InputLine, Modal, Pane, Route,
 };
 use crate::tui::navigate;
+use quire_model::ids::{PageId, SessionId};
+use quire_model::op::{NodePatch, Op};
+use quire_model::scene::{Node, NodeKind, TextState};
 
 pub(super) fn move_sel(sel: &mut usize, len: usize, delta: isize) {
     if len == 0 {
@@ -45,7 +45,7 @@ pub(super) fn home_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
     }
 }
 
-pub fn confirm_close(app: &mut App, id: crate::core::ids::SessionId) {
+pub fn confirm_close(app: &mut App, id: quire_model::ids::SessionId) {
     let name = app
         .session(id)
         .map_or_else(|| id.to_string(), |s| s.name.clone());
@@ -67,7 +67,7 @@ pub(super) fn open_home_row(app: &mut App, row: Option<HomeRow>, fx: &mut Vec<Ef
 }
 
 /// Shows a session (its scene loads in the background).
-pub fn show_session(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
+pub fn show_session(app: &mut App, id: quire_model::ids::SessionId, fx: &mut Vec<Effect>) {
     if app.route != Route::Session(id) {
         // What was said of the last project is not about this one.
         if app.status.as_ref().is_some_and(|s| !s.error) {
@@ -85,7 +85,7 @@ pub fn show_session(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec
     request_scene(app, id, fx);
 }
 
-pub(super) fn request_scene(app: &mut App, id: crate::core::ids::SessionId, fx: &mut Vec<Effect>) {
+pub(super) fn request_scene(app: &mut App, id: quire_model::ids::SessionId, fx: &mut Vec<Effect>) {
     if app.scene_loading {
         app.scene_stale = true;
     } else {
@@ -107,7 +107,7 @@ pub(super) fn node_count(app: &App) -> usize {
 
 pub(super) fn session_key(
     app: &mut App,
-    id: crate::core::ids::SessionId,
+    id: quire_model::ids::SessionId,
     key: KeyEvent,
     fx: &mut Vec<Effect>,
 ) {
@@ -232,7 +232,7 @@ pub(super) fn move_in_focus(app: &mut App, delta: isize) {
 /// next node that needs work.
 pub fn next_node(app: &mut App, back: bool) {
     let pattern = match &app.find {
-        Some((text, options)) => match crate::core::find::Pattern::new(text, *options) {
+        Some((text, options)) => match quire_core::find::Pattern::new(text, *options) {
             Ok(p) => Some(p),
             Err(e) => return app.fail(e),
         },

@@ -8,9 +8,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Gauge, Paragraph, Wrap};
 
 use super::{accent, bold, clip, dim, fit, selected};
-use crate::core::events::{JobStatus, JobSummary};
 use crate::tui::app::{App, Pane};
 use crate::tui::layout::{inner, scroll_offset, shown_gauges, warning_rows};
+use quire_core::events::{JobStatus, JobSummary};
 
 /// `1 warning`, `2 warnings`.
 pub(super) fn count(n: usize, what: &str) -> String {

@@ -12,7 +12,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 use super::app::{App, HomeRow, Modal, Route};
 use super::layout::{REVOKE, areas, centered, home_list, scroll_offset, share_line};
 use crate::config::schema::Theme;
-use crate::core::ids::SessionId;
+use quire_model::ids::SessionId;
 
 mod jobs;
 mod overlays;
@@ -347,7 +347,7 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
         let timing = app.scene.as_ref().and_then(|(_, s)| {
             let page = s.scene.page(edit.page)?;
             match &page.nodes[page.node_index(edit.node)?].kind {
-                crate::core::scene::NodeKind::Text {
+                quire_model::scene::NodeKind::Text {
                     timing: Some(t), ..
                 } => Some(t.end.saturating_sub(t.start)),
                 _ => None,

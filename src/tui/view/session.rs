@@ -10,10 +10,10 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::jobs::jobs;
 use super::{accent, bold, clip, dim, fit, selected};
-use crate::core::ids::NodeId;
-use crate::core::scene::{Author, Node, NodeKind, Page, TextState};
 use crate::tui::app::{App, Pane};
 use crate::tui::layout::{inner, scroll_offset, session_areas};
+use quire_model::ids::NodeId;
+use quire_model::scene::{Author, Node, NodeKind, Page, TextState};
 
 /// One character for a text node's state: ` ` initial, `m` a machine's
 /// translation (an engine's or an agent's), `t` a person's, `R` reviewed,
@@ -144,7 +144,7 @@ pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
 /// A cue's counts (`38·12 chars · 15.2 cps`), red with what goes past the
 /// limits when something does.
 pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'static> {
-    let measure = crate::core::cues::measure(text, duration_ms);
+    let measure = quire_core::cues::measure(text, duration_ms);
     let profile = app
         .scene
         .as_ref()
@@ -208,7 +208,7 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
 /// for a fuzzy one its source with what differs marked (red: only the
 /// memory has it; green: only this segment).
 fn match_lines(app: &App, node: &Node) -> Vec<Line<'static>> {
-    use crate::core::matches::Change;
+    use quire_core::matches::Change;
     let found = match &app.matches {
         Some(((id, _), Ok(found))) if *id == node.id => found,
         _ => return Vec::new(),
@@ -366,7 +366,7 @@ pub(super) fn nodes_pane(
         .filter_map(|w| w.finding.node_id)
         .collect();
     let cues: std::collections::HashMap<NodeId, usize> = page
-        .map(|p| crate::core::cues::numbers(p).collect())
+        .map(|p| quire_core::cues::numbers(p).collect())
         .unwrap_or_default();
     let node_lines: Vec<Line> = if nodes.is_empty() {
         vec![Line::styled("no nodes on this page", dim())]
@@ -439,7 +439,7 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                 ..
             } => {
                 let cue = timing.as_ref().and(page).and_then(|p| {
-                    crate::core::cues::numbers(p)
+                    quire_core::cues::numbers(p)
                         .find(|(id, _)| *id == node.id)
                         .map(|(_, n)| format!(" · cue {n}"))
                 });
@@ -458,7 +458,7 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                     Span::styled(
                         timing
                             .as_ref()
-                            .map(|t| format!("  {}", crate::core::subtitles::format_timing(t)))
+                            .map(|t| format!("  {}", quire_formats::subtitles::format_timing(t)))
                             .unwrap_or_default(),
                         dim(),
                     ),

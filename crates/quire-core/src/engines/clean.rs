@@ -6,9 +6,10 @@
 //! current. The work is all CPU, so each page runs on the blocking pool.
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
-use crate::blobs::BlobHash;
-use crate::events::{Finding, Severity};
-use crate::render::cleaned;
+use quire_model::finding::Finding;
+use quire_model::finding::Severity;
+use quire_model::hash::BlobHash;
+use quire_render::cleaned;
 use serde::{Deserialize, Serialize};
 
 use super::settings::{Context, Invalid, Settings};

@@ -18,10 +18,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use super::{
     Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, tesseract,
 };
-use crate::ids::PageId;
-use crate::op::Op;
-use crate::scene::Page;
 use crate::settings::{CommandEngine, EngineInput, EngineOutput};
+use quire_model::ids::PageId;
+use quire_model::op::Op;
+use quire_model::scene::Page;
 
 /// A command engine: `[engines.<id>]`.
 pub struct Command {
@@ -150,7 +150,7 @@ pub async fn run(
 ) -> Result<Vec<Op>, String> {
     if uses(config, "{target_language}") {
         let tag = target_language.ok_or("the engine needs targetLanguage")?;
-        crate::lang::check_tag("targetLanguage", tag).map_err(|e| e.to_string())?;
+        quire_model::lang::check_tag("targetLanguage", tag).map_err(|e| e.to_string())?;
     }
     let page_json = serde_json::to_vec(page).map_err(|e| format!("cannot encode the page: {e}"))?;
     let image = match needs_image(config) {

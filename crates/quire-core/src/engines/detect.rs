@@ -19,10 +19,11 @@ use std::sync::Arc;
 use quire_vision::detect::{self as vision, Detection};
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
-use crate::blobs::BlobHash;
-use crate::events::{Finding, Severity};
-use crate::op::{NewNode, NodePatch, Op};
-use crate::scene::{MaskRole, Node, NodeKind, Page, Point, ReadingDirection, Transform};
+use quire_model::finding::Finding;
+use quire_model::finding::Severity;
+use quire_model::hash::BlobHash;
+use quire_model::op::{NewNode, NodePatch, Op};
+use quire_model::scene::{MaskRole, Node, NodeKind, Page, Point, ReadingDirection, Transform};
 use serde::{Deserialize, Serialize};
 
 use super::settings::{Context, Invalid, Settings};
@@ -221,7 +222,7 @@ const ENGINE: &str = "detect";
 /// The ops that record what was found on `page`: see the module doc.
 fn outcome(page: &Page, policy: Existing, detection: Detection, mask_png: Vec<u8>) -> PageOutcome {
     let (width, height) = detection.mask.dimensions();
-    let unit = 1.0 / crate::render::pixels_per_unit(page, width);
+    let unit = 1.0 / quire_render::pixels_per_unit(page, width);
     let mut ops = Vec::new();
     // Each found block in page units: its box and its region.
     let found: Vec<(Transform, Vec<Point>)> = detection

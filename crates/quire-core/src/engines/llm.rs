@@ -19,8 +19,8 @@ use serde_json::json;
 
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Pictures, Step};
 use crate::glossary::Matcher;
-use crate::scene::Page;
 use crate::settings::{ApiKey, Provider};
+use quire_model::scene::Page;
 
 use super::settings::{Context, Invalid, Settings};
 
@@ -126,7 +126,7 @@ struct Work {
     source_language: Option<String>,
     /// Every page's text as the step began, in page order, for the
     /// neighbours of the page being translated (`[llm] context_pages`).
-    pages: Vec<(crate::ids::PageId, ContextPage)>,
+    pages: Vec<(quire_model::ids::PageId, ContextPage)>,
     context_pages: usize,
     /// The largest page image decoded to be sent.
     max_pixels: u64,
@@ -153,7 +153,7 @@ impl ContextPage {
             .nodes
             .iter()
             .filter_map(|n| match &n.kind {
-                crate::scene::NodeKind::Text {
+                quire_model::scene::NodeKind::Text {
                     text: Some(text),
                     translation,
                     ..
@@ -173,7 +173,7 @@ impl ContextPage {
 
 impl Work {
     /// The pages within `context_pages` of `page`, before and after it.
-    fn context(&self, page: crate::ids::PageId) -> Vec<ContextPage> {
+    fn context(&self, page: quire_model::ids::PageId) -> Vec<ContextPage> {
         let Some(at) = self.pages.iter().position(|(id, _)| *id == page) else {
             return Vec::new();
         };
@@ -212,9 +212,9 @@ impl PageWork for Work {
                     match made {
                         Ok(url) => Some(url),
                         Err(why) => {
-                            let finding = crate::events::Finding::new(
+                            let finding = quire_model::finding::Finding::new(
                                 "page-image",
-                                crate::events::Severity::Warning,
+                                quire_model::finding::Severity::Warning,
                                 format!("page `{}` went without its picture: {why}", page.name),
                             );
                             warnings.push(finding.on(page.id, None));

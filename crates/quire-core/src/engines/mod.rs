@@ -33,12 +33,12 @@ use serde::Serialize;
 
 use super::settings::{CommandEngine, Provider};
 use crate::CoreConfig;
-use crate::events::Finding;
-use crate::op::{KindPatch, NodePatch, Op, StylePatch};
-use crate::render::fonts::Fonts;
-use crate::scene::{Author, ImageRole, Node, NodeKind, Origin, Page, Scene};
 use crate::tm::Memory;
-use crate::workflow::Overwrite;
+use quire_model::finding::Finding;
+use quire_model::op::{KindPatch, NodePatch, Op, StylePatch};
+use quire_model::scene::{Author, ImageRole, Node, NodeKind, Origin, Page, Scene};
+use quire_model::workflow::Overwrite;
+use quire_render::fonts::Fonts;
 
 /// What the registry says about an engine.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema, serde::Deserialize)]
@@ -145,7 +145,7 @@ pub struct Step<'a> {
     pub overwrite: Overwrite,
     /// The only text nodes the engines that work node by node (ocr, tm,
     /// the translating engines) touch, when the pipeline names some.
-    pub nodes: Option<&'a [crate::ids::NodeId]>,
+    pub nodes: Option<&'a [quire_model::ids::NodeId]>,
     /// With [`Needs::scene`].
     pub scene: Option<&'a Scene>,
     /// With [`Needs::memory`].
@@ -309,7 +309,7 @@ fn ready<'a>(outcome: Result<PageOutcome, String>) -> BoxFuture<'a, Result<PageO
 
 /// The source image of a page: its first `source` image node, else its
 /// first image node.
-pub fn page_image(page: &Page) -> Option<&crate::blobs::BlobHash> {
+pub fn page_image(page: &Page) -> Option<&quire_model::hash::BlobHash> {
     let images = page.nodes.iter().filter_map(|n| match &n.kind {
         NodeKind::Image { blob, role, .. } => Some((blob, *role)),
         _ => None,
@@ -330,7 +330,7 @@ pub fn page_image(page: &Page) -> Option<&crate::blobs::BlobHash> {
 struct Fill {
     overwrite: Overwrite,
     /// The pipeline's `nodes`: only these are written.
-    nodes: Option<Vec<crate::ids::NodeId>>,
+    nodes: Option<Vec<quire_model::ids::NodeId>>,
     default_font: Option<String>,
 }
 

@@ -27,11 +27,12 @@ use tokio::io::AsyncWriteExt;
 use super::detect::{bounding, no_image};
 use super::tesseract::{self, Word};
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
-use crate::events::{Finding, Severity};
-use crate::ids::NodeId;
-use crate::op::{Basis, NodePatch, Op};
-use crate::scene::{Node, NodeKind, Page, Point, TextState};
-use crate::workflow::Overwrite;
+use quire_model::finding::Finding;
+use quire_model::finding::Severity;
+use quire_model::ids::NodeId;
+use quire_model::op::{Basis, NodePatch, Op};
+use quire_model::scene::{Node, NodeKind, Page, Point, TextState};
+use quire_model::workflow::Overwrite;
 use serde::{Deserialize, Serialize};
 
 use super::settings::{Context, Invalid, Settings};
@@ -172,7 +173,7 @@ struct Work {
     language: String,
     overwrite: Overwrite,
     /// The pipeline's `nodes`: only these are read.
-    nodes: Option<Vec<crate::ids::NodeId>>,
+    nodes: Option<Vec<quire_model::ids::NodeId>>,
     max_pixels: u64,
 }
 
@@ -182,7 +183,7 @@ struct Target {
     text: Option<String>,
     /// Page units: the text's box, and the region whose outside is
     /// whitened (the box's corners when it has none).
-    area: crate::scene::Transform,
+    area: quire_model::scene::Transform,
     region: Vec<Point>,
     language: String,
 }
@@ -440,7 +441,7 @@ fn cuts_read(models: &Models, cuts: Vec<Cut>) -> Result<Vec<(Cut, Vec<Word>)>, S
 /// Each target's cut of the page: its region's box, whitened outside the
 /// region, scaled to [`LETTER_HEIGHT`].
 fn cut_all(page: &Page, image: &GrayImage, targets: Vec<Target>, backend: OcrBackend) -> Vec<Cut> {
-    let per_unit = crate::render::pixels_per_unit(page, image.width());
+    let per_unit = quire_render::pixels_per_unit(page, image.width());
     let detect = quire_vision::detect::Settings::default();
     targets
         .into_iter()
@@ -457,7 +458,7 @@ fn cut_all(page: &Page, image: &GrayImage, targets: Vec<Target>, backend: OcrBac
             let (ax, ay) = (a.x * per_unit, a.y * per_unit);
             let (ax1, ay1) = ((a.x + a.width) * per_unit, (a.y + a.height) * per_unit);
             let (bx, by) = (ax.max(r.x), ay.max(r.y));
-            let b = crate::scene::Transform {
+            let b = quire_model::scene::Transform {
                 x: bx,
                 y: by,
                 width: ax1.min(r.x + r.width) - bx,

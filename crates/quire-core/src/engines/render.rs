@@ -1,15 +1,16 @@
 //! `render`: clears the source text from each image page and sets the
-//! translations in their boxes ([`crate::render`]), storing the
+//! translations in their boxes ([`quire_render`]), storing the
 //! page's rendered image. The work is all CPU, so each page is rendered on
 //! the blocking pool.
 
 use std::sync::Arc;
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step};
-use crate::blobs::BlobHash;
-use crate::events::{Finding, Severity};
-use crate::render::fonts::Fonts;
-use crate::render::{self, Settings};
+use quire_model::finding::Finding;
+use quire_model::finding::Severity;
+use quire_model::hash::BlobHash;
+use quire_render::Settings;
+use quire_render::fonts::Fonts;
 
 use super::settings::{Context, Invalid, Settings as Table};
 
@@ -66,7 +67,8 @@ impl PageWork for Work {
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
         Box::pin(async move {
             let page = input.page;
-            let (Some(image), Some(digest)) = (input.image, render::digest(page, &self.settings))
+            let (Some(image), Some(digest)) =
+                (input.image, quire_render::digest(page, &self.settings))
             else {
                 let finding = Finding::new(
                     "no-image",
@@ -82,13 +84,13 @@ impl PageWork for Work {
                 (page.clone(), image.to_vec(), input.mask.map(<[u8]>::to_vec));
             let (fonts, settings) = (self.fonts.clone(), self.settings.clone());
             let rendered = tokio::task::spawn_blocking(move || {
-                render::render(&owned, &image, mask.as_deref(), &fonts, &settings)
+                quire_render::render(&owned, &image, mask.as_deref(), &fonts, &settings)
             })
             .await
             .map_err(|e| format!("the render failed: {e}"))??;
             let blob = BlobHash::of(&rendered.png);
             Ok(PageOutcome {
-                ops: render::store_ops(page, blob, digest),
+                ops: quire_render::store_ops(page, blob, digest),
                 warnings: rendered.warnings,
                 blobs: vec![rendered.png],
             })

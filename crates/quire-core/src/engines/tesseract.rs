@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::op::NewNode;
-use crate::scene::{NodeKind, Transform};
+use quire_model::op::NewNode;
+use quire_model::scene::{NodeKind, Transform};
 
 const COLUMNS: [&str; 12] = [
     "level",

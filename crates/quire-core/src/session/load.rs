@@ -5,13 +5,13 @@
 use std::path::Path;
 
 use super::SessionSettings;
-use crate::apply::apply;
-use crate::blobs::BlobStore;
-use crate::error::{CoreError, CoreResult};
-use crate::history::{self, Entry, History};
-use crate::scene::Scene;
-use crate::storage::log::{self, FrameKind};
-use crate::storage::{HistoryFile, ProjectFiles, ProjectToml, SnapshotFile};
+use quire_model::apply::apply;
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::history::{self, Entry, History};
+use quire_model::scene::Scene;
+use quire_store::blobs::BlobStore;
+use quire_store::storage::log::{self, FrameKind};
+use quire_store::storage::{HistoryFile, ProjectFiles, ProjectToml, SnapshotFile};
 
 /// A project as its files say: what [`Session::open`] starts from, and
 /// what a session reloads when its writer failed.

@@ -2,8 +2,8 @@
 //! cue before it (by start time) ends.
 
 use super::{Context, Rule, RuleLevel, by_start};
-use crate::ids::NodeId;
-use crate::scene::Page;
+use quire_model::ids::NodeId;
+use quire_model::scene::Page;
 
 pub(super) const RULE: Rule = Rule {
     id: "gap",

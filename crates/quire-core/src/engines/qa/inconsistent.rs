@@ -2,8 +2,8 @@
 //! the project (against the step's [`super::Sources`]).
 
 use super::{Context, Rule, RuleLevel, short, translated};
-use crate::ids::NodeId;
-use crate::scene::Page;
+use quire_model::ids::NodeId;
+use quire_model::scene::Page;
 
 pub(super) const RULE: Rule = Rule {
     id: "inconsistent",

@@ -3,8 +3,8 @@
 
 use super::{Context, Rule, RuleLevel};
 use crate::cues::{cues, measure};
-use crate::ids::NodeId;
-use crate::scene::Page;
+use quire_model::ids::NodeId;
+use quire_model::scene::Page;
 
 pub(super) const RULE: Rule = Rule {
     id: "line-length",

@@ -1,8 +1,8 @@
 //! `missing-translation`: a text node with source text and no translation.
 
 use super::{Context, Rule, RuleLevel, texts};
-use crate::ids::NodeId;
-use crate::scene::Page;
+use quire_model::ids::NodeId;
+use quire_model::scene::Page;
 
 pub(super) const RULE: Rule = Rule {
     id: "missing-translation",

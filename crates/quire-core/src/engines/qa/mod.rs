@@ -30,11 +30,11 @@ use std::sync::LazyLock;
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Step, ready};
 use crate::cues::Cue;
-use crate::events::Finding;
 use crate::glossary::Matcher;
-use crate::ids::{NodeId, PageId};
-use crate::scene::{Node, NodeKind, Page, Scene};
 use crate::spelling::Speller;
+use quire_model::finding::Finding;
+use quire_model::ids::{NodeId, PageId};
+use quire_model::scene::{Node, NodeKind, Page, Scene};
 
 pub use too_long::box_capacity;
 
@@ -495,9 +495,9 @@ impl super::BuiltIn for Qa {
 mod tests {
     use super::RuleLevel;
     use super::*;
-    use crate::events::Severity;
-    use crate::ids::{NodeId, PageId};
-    use crate::scene::{Node, Transform};
+    use quire_model::finding::Severity;
+    use quire_model::ids::{NodeId, PageId};
+    use quire_model::scene::{Node, Transform};
 
     /// The text rules' findings (no subtitle limits past the defaults, no
     /// speller).
@@ -707,7 +707,7 @@ mod tests {
     #[test]
     fn a_glossary_term_must_be_translated_as_the_glossary_says() {
         let mut project = Scene::new("p", "2026-12-01T00:00:00Z").project;
-        project.glossary = vec![crate::glossary::Term {
+        project.glossary = vec![quire_model::glossary::Term {
             source: "Shinigami".into(),
             target: "dieu de la mort".into(),
             note: None,

@@ -4,8 +4,8 @@
 
 use super::{Context, Rule, RuleLevel, translated};
 use crate::engines::text::{Piece, pieces};
-use crate::ids::NodeId;
-use crate::scene::Page;
+use quire_model::ids::NodeId;
+use quire_model::scene::Page;
 
 pub(super) const RULE: Rule = Rule {
     id: "numbers",

@@ -2,8 +2,8 @@
 //! dictionary does not know, with its suggestions ([`crate::spelling`]).
 
 use super::{Context, Rule, RuleLevel};
-use crate::ids::NodeId;
-use crate::scene::{NodeKind, Page};
+use quire_model::ids::NodeId;
+use quire_model::scene::{NodeKind, Page};
 
 pub(super) const RULE: Rule = Rule {
     id: "spelling",

@@ -2,8 +2,8 @@
 //! size (a rough count: an average glyph width and line height).
 
 use super::{Context, Rule, RuleLevel, translated};
-use crate::ids::NodeId;
-use crate::scene::{NodeKind, Page};
+use quire_model::ids::NodeId;
+use quire_model::scene::{NodeKind, Page};
 
 pub(super) const RULE: Rule = Rule {
     id: "too-long",

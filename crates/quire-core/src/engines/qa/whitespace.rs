@@ -2,8 +2,8 @@
 //! the source's.
 
 use super::{Context, Rule, RuleLevel, translated};
-use crate::ids::NodeId;
-use crate::scene::Page;
+use quire_model::ids::NodeId;
+use quire_model::scene::Page;
 
 pub(super) const RULE: Rule = Rule {
     id: "whitespace",
