@@ -302,7 +302,7 @@ impl Gate {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_the_page_in_progress_and_every_later_one() {
     let gate = Gate::new();
-    let t = TestCore::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let id = t.session("Cancel");
     text_pages(&t, id, 5).await;
     let mut sub = t.core.subscribe(None);
@@ -337,7 +337,7 @@ async fn cancel_stops_the_page_in_progress_and_every_later_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_job_can_be_cancelled_before_it_runs() {
     let gate = Gate::new();
-    let t = TestCore::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let id = t.session("Queue");
     text_pages(&t, id, 2).await;
     let mut sub = t.core.subscribe(None);
@@ -380,7 +380,7 @@ fn renamer() -> CommandEngineConfig {
 
 #[tokio::test]
 async fn a_failing_page_is_a_warning_and_the_others_are_processed() {
-    let t = TestCore::with_engines(engines(&[("rename", renamer())]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("rename", renamer())]), BTreeMap::new());
     let id = t.session("Warn");
     t.core.import_text(id, "first", "a", None).await.unwrap();
     t.core
@@ -492,7 +492,7 @@ async fn command_engines_that_misbehave_become_warnings() {
     ];
     let list: Vec<(&str, CommandEngineConfig)> =
         cases.iter().map(|(id, c, _)| (*id, c.clone())).collect();
-    let t = TestCore::with_engines(engines(&list), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&list), BTreeMap::new());
     let id = t.session("Misbehave");
     text_pages(&t, id, 1).await;
     let before = t.core.scene(id).await.unwrap();
@@ -520,7 +520,7 @@ async fn command_engines_that_misbehave_become_warnings() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
     let gate = Gate::new();
-    let t = TestCore::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let a = t.session("A");
     text_pages(&t, a, 2).await;
     let b = t.session("B");
@@ -573,7 +573,8 @@ async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
 async fn engines_needing_approval_are_refused_unattended() {
     let mut ocr = command_engine(&["true"], EngineInput::PageJson, EngineOutput::Ops, 30);
     ocr.requires_approval = true;
-    let t = TestCore::with_engines(engines(&[("needs-ok", ocr.clone())]), BTreeMap::new());
+    let t =
+        crate::core_support::with_engines(engines(&[("needs-ok", ocr.clone())]), BTreeMap::new());
     let id = t.session("Approval");
     text_pages(&t, id, 1).await;
     let err = t
@@ -600,7 +601,7 @@ async fn engines_needing_approval_are_refused_unattended() {
 
     let mut allow = engines(&[("needs-ok", ocr)]);
     allow.allow_unattended = true;
-    let t = TestCore::with_engines(allow, BTreeMap::new());
+    let t = crate::core_support::with_engines(allow, BTreeMap::new());
     let id = t.session("Allowed");
     t.core
         .start_pipeline(id, spec(&["needs-ok"]), Approval::Unattended)
@@ -663,7 +664,7 @@ async fn tesseract_end_to_end() {
         EngineOutput::TesseractTsv,
         120,
     );
-    let t = TestCore::with_engines(engines(&[("ocr-tesseract", ocr)]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("ocr-tesseract", ocr)]), BTreeMap::new());
     let id = t.session("OCR");
     let png = include_bytes!("../fixtures/ocr.png").to_vec();
     t.core
@@ -777,7 +778,7 @@ async fn forker_job(
 ) {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("grandchild.pid");
-    let t = TestCore::with_engines(
+    let t = crate::core_support::with_engines(
         engines(&[("forker", forker(&pidfile, timeout_secs))]),
         BTreeMap::new(),
     );
@@ -819,7 +820,7 @@ async fn a_cancel_stops_a_running_engine_and_what_it_started() {
 async fn output_past_max_output_bytes_fails_the_step() {
     let mut flood = command_engine(&["yes"], EngineInput::PageJson, EngineOutput::Ops, 600);
     flood.max_output_bytes = std::num::NonZeroU64::new(1 << 20).unwrap();
-    let t = TestCore::with_engines(engines(&[("flood", flood)]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("flood", flood)]), BTreeMap::new());
     let id = t.session("Flood");
     text_pages(&t, id, 1).await;
     let before = t.core.scene(id).await.unwrap();
@@ -848,7 +849,7 @@ async fn target_language_must_be_a_language_tag_before_it_reaches_a_program() {
         EngineOutput::Ops,
         30,
     );
-    let t = TestCore::with_engines(engines(&[("echo", echo)]), BTreeMap::new());
+    let t = crate::core_support::with_engines(engines(&[("echo", echo)]), BTreeMap::new());
     let id = t.session("Tags");
     text_pages(&t, id, 1).await;
     let seq = t.core.events().seq();

@@ -201,7 +201,7 @@ fn project_language(tag: &str) -> Op {
 /// target language `pipeline`.
 async fn run_with(provider: ProviderConfig, setup: Vec<Op>, pipeline: Option<&str>) -> Ran {
     let providers = BTreeMap::from([("fake".to_owned(), provider)]);
-    let t = TestCore::with_engines(EnginesConfig::default(), providers);
+    let t = crate::core_support::with_engines(EnginesConfig::default(), providers);
     let id = t.session("LLM");
     for op in setup {
         t.core.apply(id, op).await.unwrap();
@@ -465,7 +465,7 @@ async fn a_provider_whose_key_variable_is_unset_refuses_only_its_pipeline() {
     )
     .unwrap();
     let providers = BTreeMap::from([("fake".to_owned(), p)]);
-    let t = TestCore::with_engines(EnginesConfig::default(), providers);
+    let t = crate::core_support::with_engines(EnginesConfig::default(), providers);
     let id = t.session("No key");
     t.core.import_text(id, "one", "Hello", None).await.unwrap();
     let spec = |step: &str| PipelineSpec {
@@ -573,7 +573,7 @@ async fn a_provider_that_reads_images_gets_the_page_picture() {
         let mut config = provider(&base, "good", 10, 0);
         config.images = images;
         let providers = BTreeMap::from([("fake".to_owned(), config)]);
-        let t = TestCore::with_engines(EnginesConfig::default(), providers);
+        let t = crate::core_support::with_engines(EnginesConfig::default(), providers);
         let id = t.session("pictures");
         let page = image::RgbImage::from_pixel(2000, 3000, image::Rgb([250, 250, 250]));
         let mut png = Vec::new();

@@ -216,7 +216,10 @@ for node in page["nodes"]:
 
 #[tokio::test]
 async fn an_engine_edit_the_policy_forbids_is_dropped_with_a_warning() {
-    let t = TestCore::with_engines(engines(&[("eager", eager_translator())]), BTreeMap::new());
+    let t = crate::core_support::with_engines(
+        engines(&[("eager", eager_translator())]),
+        BTreeMap::new(),
+    );
     let id = t.session("Eager");
     let (page, nodes) = five_kinds(&t, id).await;
     let before = t.core.scene(id).await.unwrap().scene;

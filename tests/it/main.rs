@@ -11,16 +11,14 @@ mod archive;
 mod cli_config;
 mod cli_docs;
 mod cli_modes;
-mod core_crash;
-mod core_events;
-mod core_io;
+#[path = "../../crates/quire-core/tests/it/support.rs"]
+#[allow(
+    dead_code,
+    reason = "the core's test support; these tests use part of it"
+)]
+mod core_base;
 mod core_jobs;
-mod core_limits;
 mod core_llm;
-mod core_ops;
-mod core_props;
-mod core_safety;
-mod core_storage;
 mod core_support;
 mod core_workflow;
 mod desk;
@@ -43,7 +41,6 @@ mod roundtrips;
 mod share;
 mod stale_writes;
 mod team;
-mod tidy;
 mod tm;
 mod tui;
 mod tui_live;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use quire_core::Core;
 use quire_store::Durability;
 
-use crate::core_support::{TestCore, add_page, core_at, settings, unclosed_project};
+use crate::support::{TestCore, add_page, core_at, settings, unclosed_project};
 
 /// Every file and directory of a project, with its content (files) or
 /// `None` (directories), sorted.

@@ -11,7 +11,7 @@ use quire_model::ids::{NodeId, PageId};
 use quire_model::op::{KindPatch, NodePatch, Op};
 use quire_model::scene::{ImageRole, Scene};
 
-use crate::core_support::{Action, Intent, Replica, TestCore, add_page, intent, settings};
+use crate::support::{Action, Intent, Replica, TestCore, add_page, intent, settings};
 
 /// One step of a sequence, as data proptest shrinks; resolved against the
 /// scene when it runs.
@@ -48,7 +48,7 @@ fn invalid(kind: u8, pick: usize, scene: &Scene) -> Op {
         }
         (2, Some(p)) => Op::AddNode {
             page: p.id,
-            node: crate::core_support::text_node("far"),
+            node: crate::support::text_node("far"),
             at: Some(p.nodes.len() + 1 + pick % 5),
         },
         (3, Some(p)) if !p.nodes.is_empty() => Op::UpdateNode {

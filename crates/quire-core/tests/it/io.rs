@@ -9,11 +9,11 @@ use quire_model::ids::{PageId, SessionId};
 use quire_model::op::Op;
 use quire_model::scene::{ImageRole, NodeKind};
 
-use crate::core_support::{TestCore, translate};
+use crate::support::{TestCore, translate};
 
 fn fixture(name: &str) -> ImageFile {
     let bytes = std::fs::read(format!(
-        "{}/tests/fixtures/{name}",
+        "{}/../../tests/fixtures/{name}",
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use quire_core::events::{Event, Subscription};
 use quire_model::ids::SessionId;
 
-use crate::core_support::{TestCore, add_page};
+use crate::support::{TestCore, add_page};
 
 /// Checks one session's SceneAdvanced epochs in a stream: each is exactly
 /// one more than the last known epoch, where a Snapshot resets what is known.

@@ -6,7 +6,7 @@
 //! between two processes.
 //!
 //! The child is this same test binary, re-run on the ignored test
-//! `core_crash::child` with its task in an environment variable.
+//! `crash::child` with its task in an environment variable.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use quire_model::op::Op;
 use quire_model::scene::Scene;
 use quire_store::Durability;
 
-use crate::core_support::{Action, Gen, Replica, core_at, settings};
+use crate::support::{Action, Gen, Replica, core_at, settings};
 
 const TASK_ENV: &str = "QUIRE_TEST_CHILD_TASK";
 const UNDO_LIMIT: usize = 50;
@@ -79,13 +79,13 @@ async fn crash_child(args: &[&str]) {
 async fn largest_child(path: &Path) {
     let core = core_at(&path.join(".."), settings(Durability::Fsync, 1000, 10));
     let id = core.blocking().open_project(path).unwrap().id;
-    let page = core.apply(id, crate::core_support::add_page("big")).await;
+    let page = core.apply(id, crate::support::add_page("big")).await;
     let page = quire_model::ids::PageId(page.unwrap().created[0]);
     let batch = Op::Batch {
         ops: (0..quire_model::limits::MAX_BATCH_OPS)
             .map(|i| Op::AddNode {
                 page,
-                node: crate::core_support::text_node(&format!("n{i}")),
+                node: crate::support::text_node(&format!("n{i}")),
                 at: None,
             })
             .collect(),
@@ -94,7 +94,7 @@ async fn largest_child(path: &Path) {
     let epoch = core.apply(id, batch).await.unwrap().epoch;
     say(&format!("ACK {epoch}"));
     for i in 0.. {
-        let op = crate::core_support::add_page(&format!("after {i}"));
+        let op = crate::support::add_page(&format!("after {i}"));
         say(&format!("ACK {}", core.apply(id, op).await.unwrap().epoch));
     }
 }
@@ -126,7 +126,7 @@ impl ChildProc {
             .args([
                 "--ignored",
                 "--exact",
-                "core_crash::child",
+                "crash::child",
                 "--nocapture",
                 "--test-threads=1",
             ])

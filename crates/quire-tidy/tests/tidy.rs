@@ -1,6 +1,15 @@
 //! House rules checked on the source tree itself.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
+
+/// The workspace's root: two levels above this crate.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -16,10 +25,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_module_says_what_it_is_for() {
     let mut files = Vec::new();
-    rust_files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &mut files,
-    );
+    rust_files(&root().join("src"), &mut files);
     assert!(files.len() > 40);
     for file in files {
         let text = std::fs::read_to_string(&file).unwrap();
@@ -33,7 +39,7 @@ fn every_module_says_what_it_is_for() {
 
 #[test]
 fn main_stays_thin_and_nothing_prints_to_stdout_by_macro() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let main = std::fs::read_to_string(root.join("src/main.rs")).unwrap();
     assert!(main.lines().count() <= 40, "src/main.rs grew past 40 lines");
     let mut files = Vec::new();
@@ -57,7 +63,7 @@ fn main_stays_thin_and_nothing_prints_to_stdout_by_macro() {
 /// wait or a thread join on a runtime worker.
 #[test]
 fn frontends_do_not_block_the_runtime() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = root().join("src");
     let mut files = Vec::new();
     for frontend in ["http", "mcp", "tui", "share"] {
         rust_files(&root.join(frontend), &mut files);
@@ -83,7 +89,7 @@ fn frontends_do_not_block_the_runtime() {
 /// naming the binary crate at all.)
 #[test]
 fn frontends_never_call_each_other() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = root().join("src");
     let frontends = ["http", "mcp", "tui"];
     for module in ["http", "mcp", "tui", "share", "wire"] {
         let mut files = Vec::new();
@@ -116,7 +122,7 @@ fn frontends_never_call_each_other() {
 /// directory the map names exists.
 #[test]
 fn the_code_map_names_every_module_and_only_real_ones() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
     let map = doc
         .split("## Code map")
@@ -226,7 +232,7 @@ fn the_code_map_names_every_module_and_only_real_ones() {
 /// other crate of the workspace depends on it.
 #[test]
 fn only_the_helper_uses_the_model_runtime() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
     for krate in std::fs::read_dir(root.join("crates")).unwrap() {
@@ -258,7 +264,7 @@ fn only_the_helper_uses_the_model_runtime() {
 
 /// Each member's manifest with its directory, the root package first.
 fn manifests() -> Vec<(PathBuf, toml::Table)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let mut dirs = vec![root.to_path_buf()];
     for krate in std::fs::read_dir(root.join("crates")).unwrap() {
         dirs.push(krate.unwrap().path());
@@ -392,7 +398,7 @@ fn members_depend_only_on_crates_they_name() {
 /// `config` and `launch`).
 #[test]
 fn the_config_imports_no_launcher_command_or_frontend() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let root = root().join("src");
     let mut files = Vec::new();
     rust_files(&root.join("config"), &mut files);
     assert!(files.len() > 5);
@@ -417,7 +423,7 @@ fn the_config_imports_no_launcher_command_or_frontend() {
 /// it), so a reader sees which layer a type lives in.
 #[test]
 fn no_crate_re_exports_another_workspace_crate() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = root();
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
     rust_files(&root.join("crates"), &mut files);

@@ -8,7 +8,7 @@ use quire_model::ids::{NodeId, PageId, SessionId};
 use quire_model::op::{KindPatch, NewNode, NodePatch, Op, PagePatch, ProjectPatch, TransformPatch};
 use quire_model::scene::{ImageRole, NodeKind, Scene};
 
-use crate::core_support::{TestCore, add_page, text_node, translate};
+use crate::support::{TestCore, add_page, text_node, translate};
 
 async fn scene(core: &Core, id: SessionId) -> (u64, Scene) {
     let s = core.scene(id).await.unwrap();
@@ -275,7 +275,7 @@ async fn a_batch_is_one_history_entry() {
 
 #[tokio::test]
 async fn undo_limit_bounds_history() {
-    let t = TestCore::with(crate::core_support::settings(
+    let t = TestCore::with(crate::support::settings(
         quire_store::Durability::Fsync,
         1000,
         3,
@@ -827,12 +827,12 @@ async fn regions_and_the_reading_direction_are_set_undone_replayed_and_bounded()
     // What was accepted comes back from the log after a crash.
     let path = t.project_path(id);
     let after = scene(core, id).await;
-    let reopened = crate::core_support::core_at(
+    let reopened = crate::support::core_at(
         &t.dir.path().join("elsewhere"),
-        crate::core_support::settings(quire_store::Durability::Fsync, 1000, 500),
+        crate::support::settings(quire_store::Durability::Fsync, 1000, 500),
     );
     let copy = t.dir.path().join("crashed");
-    crate::core_support::copy_dir(&path, &copy);
+    crate::support::copy_dir(&path, &copy);
     let s = reopened.blocking().open_project(&copy).unwrap();
     let replayed = reopened.scene(s.id).await.unwrap();
     assert_eq!((replayed.epoch, replayed.scene), after);

@@ -21,9 +21,7 @@ use quire_model::scene::{NodeKind, Scene};
 use quire_model::workflow::{Writer, stamp};
 use quire_store::Durability;
 
-use crate::core_support::{
-    Action, Intent, TestCore, add_page, core_at, intent, settings, text_node,
-};
+use crate::support::{Action, Intent, TestCore, add_page, core_at, intent, settings, text_node};
 
 #[derive(Debug, Clone, Copy)]
 enum Name {
@@ -421,7 +419,7 @@ fn a_heavy_apply_does_not_hold_up_other_sessions() {
 /// project restores no more than the bound.
 #[tokio::test]
 async fn the_undo_history_is_bounded_by_bytes_as_well_as_entries() {
-    let mut settings = crate::core_support::settings(quire_store::Durability::Fsync, 1000, 500);
+    let mut settings = crate::support::settings(quire_store::Durability::Fsync, 1000, 500);
     settings.history_max_bytes = 256 << 10;
     let t = TestCore::with(settings);
     let id = t.session("Renames");

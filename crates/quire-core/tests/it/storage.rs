@@ -8,7 +8,7 @@ use quire_model::hash::BlobHash;
 use quire_model::op::Op;
 use quire_store::Durability;
 
-use crate::core_support::{TestCore, add_page, copy_dir, core_at, settings, unclosed_project};
+use crate::support::{TestCore, add_page, copy_dir, core_at, settings, unclosed_project};
 
 fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     ["project.toml", "scene.json", "ops.log"]
@@ -330,7 +330,7 @@ async fn blobs_round_trip_through_the_core() {
 /// scene 0.1.0 served, and keeps its history.
 #[tokio::test]
 async fn a_project_written_by_0_1_0_opens_with_its_scene() {
-    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
     let t = TestCore::new();
     let path = t.dir.path().join("old");
     copy_dir(&fixtures.join("project-0.1.0"), &path);

@@ -1,0 +1,17 @@
+//! The core's integration tests: a `Core` over temporary directories, no
+//! configuration file and no frontend.
+#![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
+
+mod crash;
+mod events;
+mod io;
+mod limits;
+mod ops;
+mod props;
+mod safety;
+mod storage;
+#[allow(
+    dead_code,
+    reason = "shared with the binary's tests, which use the rest"
+)]
+mod support;
