@@ -23,8 +23,7 @@ use figment::{Figment, Metadata, Profile, Provider};
 
 use super::dirs::{DataPaths, Dirs};
 use super::error::{ConfigError, suggest};
-use super::schema::{Config, ENGINES_FLAGS, is_valid_id};
-use super::secret;
+use super::schema::{Config, ENGINES_FLAGS};
 use super::source::TomlSource;
 use crate::config::modes::{Mode, ModeRegistry};
 use quire_core::engines::settings::{Context, Settings, SettingsMap, Tables};
@@ -70,8 +69,8 @@ pub struct LoadRequest {
 
 /// One config source, as a figment provider.
 #[derive(Debug, Clone)]
-struct Layer {
-    label: String,
+pub(super) struct Layer {
+    pub(super) label: String,
     /// The TOML document the values came from, to locate keys in errors.
     source: Option<Arc<TomlSource>>,
     /// Where the layer's keys sit inside `source` (`config` for a mode file).
@@ -122,7 +121,7 @@ impl Layer {
     }
 
     /// Where `key` was written in this layer: `file:line:col`, or the label.
-    fn locate(&self, key: &[String], value: bool) -> String {
+    pub(super) fn locate(&self, key: &[String], value: bool) -> String {
         match &self.source {
             Some(source) => {
                 let mut full = self.prefix.clone();
@@ -273,7 +272,7 @@ pub fn load_with(request: &LoadRequest, dirs: Dirs) -> Result<Loaded, ConfigErro
         .extract()
         .map_err(|e| explain(e, &figment, &layers))?;
     config.engine_settings = read_engine_settings(&figment, &layers, &config)?;
-    let config = finish(config, &figment, &layers)?;
+    let config = super::checks::finish(config, &figment, &layers)?;
     check_loose_vars(&loose_vars, &config)?;
 
     Ok(Loaded {
@@ -413,7 +412,12 @@ fn read_engine_settings(
 
 /// `message` about `key`, pointing at the layer (file and line, variable
 /// or flag) that set it.
-fn invalid_at(figment: &Figment, layers: &[Layer], key: &str, message: String) -> ConfigError {
+pub(super) fn invalid_at(
+    figment: &Figment,
+    layers: &[Layer],
+    key: &str,
+    message: String,
+) -> ConfigError {
     let parts: Vec<String> = key.split('.').map(str::to_owned).collect();
     let origin = figment
         .find_metadata(key)
@@ -606,245 +610,6 @@ fn explain(err: figment::Error, figment: &Figment, layers: &[Layer]) -> ConfigEr
     match origin {
         Some(origin) => error.at(origin),
         None => error,
-    }
-}
-
-/// Checks that figment cannot express (ranges, non-empty lists) and resolves
-/// secrets.
-fn finish(mut config: Config, figment: &Figment, layers: &[Layer]) -> Result<Config, ConfigError> {
-    let at = |key: &str, message: String| invalid_at(figment, layers, key, message);
-    if config.server.host.trim().is_empty() {
-        return Err(at("server.host", "must not be empty".into()));
-    }
-    let built_in = quire_core::engines::built_in_ids();
-    for (id, engine) in &config.engines.commands {
-        if built_in.contains(id) {
-            return Err(at(
-                &format!("engines.{id}"),
-                format!("`{id}` is a built-in engine; give the command engine another id"),
-            ));
-        }
-        if config.named_pipelines().contains_key(id) {
-            return Err(at(
-                &format!("engines.{id}"),
-                format!("`{id}` is a named pipeline; give the command engine another id"),
-            ));
-        }
-        let key = format!("engines.{id}.command");
-        match engine.command.first() {
-            None => return Err(at(&key, "must name a program".into())),
-            Some(program) if program.trim().is_empty() => {
-                return Err(at(&key, "must name a program".into()));
-            }
-            Some(_) => {}
-        }
-    }
-    for (name, preset) in &config.pipelines {
-        let key = format!("pipelines.{name}");
-        if !is_valid_id(name) {
-            return Err(at(
-                &key,
-                "invalid pipeline name (use letters, digits, `-` and `_`)".into(),
-            ));
-        }
-        if built_in.contains(name) || config.engines.commands.contains_key(name) {
-            return Err(at(
-                &key,
-                format!("`{name}` is an engine's id; give the pipeline another name"),
-            ));
-        }
-        if preset.steps.is_empty() {
-            return Err(at(
-                &format!("{key}.steps"),
-                "must name at least one engine".into(),
-            ));
-        }
-        if let Some(step) = preset
-            .steps
-            .iter()
-            .find(|s| !built_in.contains(*s) && !config.engines.commands.contains_key(s.as_str()))
-        {
-            return Err(at(
-                &format!("{key}.steps"),
-                format!("`{step}` is not an engine (see `quire engines list`)"),
-            ));
-        }
-    }
-    for (id, provider) in &config.providers {
-        if !is_valid_id(id) {
-            return Err(at(
-                &format!("providers.{id}"),
-                "invalid provider id (use letters, digits, `-` and `_`)".into(),
-            ));
-        }
-        if !(provider.base_url.starts_with("http://") || provider.base_url.starts_with("https://"))
-        {
-            return Err(at(
-                &format!("providers.{id}.base_url"),
-                "must be an http:// or https:// URL".into(),
-            ));
-        }
-    }
-
-    let secret_at = |key: &str, e: ConfigError| {
-        let origin_key = e.key.clone().unwrap_or_else(|| key.to_owned());
-        let parts: Vec<String> = origin_key.split('.').map(str::to_owned).collect();
-        let origin = figment
-            .find_metadata(&origin_key)
-            .and_then(|m| layers.iter().find(|l| l.label == m.name))
-            .map(|l| l.locate(&parts, true));
-        match origin {
-            Some(o) => e.at(o),
-            None => e,
-        }
-    };
-    let server = &mut config.server;
-    server.token = secret::resolve(
-        "server.token",
-        &server.token,
-        server.token_env.as_deref(),
-        server.token_file.as_deref(),
-    )
-    .map_err(|e| secret_at("server.token", e))?;
-    let mut names = std::collections::HashSet::new();
-    for (i, user) in server.users.iter_mut().enumerate() {
-        let key = format!("server.users.{i}.token");
-        let valid = !user.name.is_empty()
-            && user.name.chars().count() <= 64
-            && user
-                .name
-                .chars()
-                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'));
-        if !valid {
-            return Err(ConfigError::invalid(
-                &format!("server.users.{i}.name"),
-                format!(
-                    "`{}` is not a user name (1 to 64 letters, digits, `-`, `_`, `.`, `@`)",
-                    user.name
-                ),
-            ));
-        }
-        if user.name == crate::access::OWNER && server.token.is_set() {
-            return Err(ConfigError::invalid(
-                &format!("server.users.{i}.name"),
-                "`owner` is server.token's user; give this one another name",
-            ));
-        }
-        if !names.insert(user.name.clone()) {
-            return Err(ConfigError::invalid(
-                &format!("server.users.{i}.name"),
-                format!("two users are named `{}`", user.name),
-            ));
-        }
-        user.token = secret::resolve(
-            &key,
-            &user.token,
-            user.token_env.as_deref(),
-            user.token_file.as_deref(),
-        )
-        .map_err(|e| secret_at(&key, e))?;
-    }
-    let mut tokens: Vec<(&str, &str)> = Vec::new();
-    let owner = server
-        .token
-        .get()
-        .ok()
-        .flatten()
-        .map(|t| (crate::access::OWNER, t));
-    for (name, token) in owner.into_iter().chain(
-        server
-            .users
-            .iter()
-            .filter_map(|u| Some((u.name.as_str(), u.token.get().ok().flatten()?))),
-    ) {
-        if let Some((other, _)) = tokens.iter().find(|(_, t)| *t == token) {
-            return Err(ConfigError::invalid(
-                "server.users",
-                format!("`{other}` and `{name}` have the same token; each person needs their own"),
-            ));
-        }
-        tokens.push((name, token));
-    }
-    if let Some(header) = &server.trusted_proxy_header
-        && axum::http::HeaderName::from_bytes(header.as_bytes()).is_err()
-    {
-        return Err(ConfigError::invalid(
-            "server.trusted_proxy_header",
-            format!("`{header}` is not a header name"),
-        ));
-    }
-    if let Some(oauth) = &server.oauth {
-        check_oauth(oauth)?;
-    }
-    if config.mcp.conformance_fixtures && (!server.users.is_empty() || server.oauth.is_some()) {
-        return Err(ConfigError::invalid(
-            "mcp.conformance_fixtures",
-            "the conformance suite's fixtures are a test switch: not on a server with \
-             [[server.users]] or [server.oauth]",
-        ));
-    }
-    let attach = &mut config.attach;
-    attach.token = secret::resolve(
-        "attach.token",
-        &attach.token,
-        attach.token_env.as_deref(),
-        attach.token_file.as_deref(),
-    )
-    .map_err(|e| secret_at("attach.token", e))?;
-    for (id, provider) in config.providers.iter_mut() {
-        let key = format!("providers.{id}.api_key");
-        provider.api_key = secret::resolve(
-            &key,
-            &provider.api_key,
-            provider.api_key_env.as_deref(),
-            provider.api_key_file.as_deref(),
-        )
-        .map_err(|e| secret_at(&key, e))?;
-    }
-    Ok(config)
-}
-
-/// `[server.oauth]` (`05-mcp.md`, "Authorization", rule 1): an issuer, an
-/// audience, and exactly one of `jwks_url` (https, or http to this
-/// machine) and `jwks_file` (read now: it must hold a JWKS).
-fn check_oauth(oauth: &super::schema::OAuthConfig) -> Result<(), ConfigError> {
-    let invalid =
-        |key: &str, why: String| Err(ConfigError::invalid(&format!("server.oauth.{key}"), why));
-    for (key, value) in [
-        ("issuer", &oauth.issuer),
-        ("audience", &oauth.audience),
-        ("user_claim", &oauth.user_claim),
-        ("role_claim", &oauth.role_claim),
-    ] {
-        if value.trim().is_empty() {
-            return invalid(key, "must not be empty".into());
-        }
-    }
-    match (&oauth.jwks_url, &oauth.jwks_file) {
-        (Some(_), Some(_)) => invalid("jwks_url", "give jwks_url or jwks_file, not both".into()),
-        (None, None) => invalid(
-            "jwks_url",
-            "the issuer's keys are needed: set jwks_url (or jwks_file)".into(),
-        ),
-        (Some(url), None) => {
-            let parsed = reqwest::Url::parse(url);
-            let ok = parsed.as_ref().is_ok_and(|u| {
-                u.scheme() == "https"
-                    || (u.scheme() == "http"
-                        && u.host_str().is_some_and(super::reload::is_loopback_name))
-            });
-            if ok {
-                Ok(())
-            } else {
-                invalid(
-                    "jwks_url",
-                    format!("`{url}` is not an https:// URL (http:// only to this machine)"),
-                )
-            }
-        }
-        (None, Some(path)) => {
-            crate::oauth::check_jwks_file(path).or_else(|why| invalid("jwks_file", why))
-        }
     }
 }
 

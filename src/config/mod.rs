@@ -2,6 +2,7 @@
 //! mode files (`modes.rs`: which frontends a mode starts), and the
 //! directories quire reads and writes. It depends on nothing else of quire.
 
+mod checks;
 pub mod dirs;
 pub mod error;
 mod load;
