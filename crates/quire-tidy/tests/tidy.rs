@@ -442,3 +442,36 @@ fn no_crate_re_exports_another_workspace_crate() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The README is a guide and ARCHITECTURE.md a map: short enough to read,
+/// with the reference in `docs/`, every page of which the README links.
+#[test]
+fn the_guide_and_the_map_stay_short_and_the_docs_are_linked() {
+    let root = root();
+    let lines = |name: &str| {
+        std::fs::read_to_string(root.join(name))
+            .unwrap()
+            .lines()
+            .count()
+    };
+    assert!(
+        lines("README.md") <= 600,
+        "README.md: {}",
+        lines("README.md")
+    );
+    assert!(
+        lines("ARCHITECTURE.md") <= 500,
+        "ARCHITECTURE.md: {}",
+        lines("ARCHITECTURE.md")
+    );
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for page in std::fs::read_dir(root.join("docs")).unwrap() {
+        let name = page.unwrap().file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            assert!(
+                readme.contains(&format!("(docs/{name})")),
+                "the README does not link docs/{name}"
+            );
+        }
+    }
+}
