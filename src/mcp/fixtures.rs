@@ -278,20 +278,61 @@ pub(super) async fn call(
     capabilities: Option<&ClientCapabilities>,
 ) -> Result<CallToolResponse, ErrorData> {
     let args = request.arguments.clone().unwrap_or_default();
-    let responses: JsonObject = request
-        .input_responses
-        .as_ref()
-        .and_then(|r| serde_json::to_value(r).ok())
-        .and_then(|v| v.as_object().cloned())
-        .unwrap_or_default();
-    let state = request.request_state.as_deref();
     let arg = |name: &str| {
         args.get(name)
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_owned()
     };
-    match request.name.as_ref() {
+    let name = request.name.as_ref();
+    if name.starts_with("test_input_required_result_") {
+        let responses: JsonObject = request
+            .input_responses
+            .as_ref()
+            .and_then(|r| serde_json::to_value(r).ok())
+            .and_then(|v| v.as_object().cloned())
+            .unwrap_or_default();
+        let state = request.request_state.as_deref();
+        return needing_input(name, &responses, state, capabilities);
+    }
+    match name {
+        "test_simple_text"
+        | "test_image_content"
+        | "test_audio_content"
+        | "test_embedded_resource"
+        | "test_multiple_content_types"
+        | "test_error_handling" => content(name),
+        "test_tool_with_logging"
+        | "test_tool_with_progress"
+        | "test_streaming_elicitation"
+        | "test_logging_tool" => notifying(name, ctx).await,
+        "test_sampling"
+        | "test_elicitation"
+        | "test_elicitation_sep1034_defaults"
+        | "test_elicitation_sep1330_enums" => asking(name, ctx, &arg).await,
+        "test_missing_capability" => {
+            if capabilities.is_some_and(|c| c.sampling.is_some()) {
+                text("Success")
+            } else {
+                Err(ErrorData::missing_required_client_capability(
+                    serde_json::from_value(json!({ "sampling": {} })).unwrap_or_default(),
+                ))
+            }
+        }
+        SCHEMA_TOOL => text(format!(
+            "JSON Schema 2020-12 tool called with: {}",
+            Value::Object(args.clone())
+        )),
+        other => Err(ErrorData::invalid_params(
+            format!("unknown tool `{other}`"),
+            None,
+        )),
+    }
+}
+
+/// The tools whose answer is fixed content.
+fn content(name: &str) -> Result<CallToolResponse, ErrorData> {
+    match name {
         "test_simple_text" => text("This is a simple text response for testing."),
         "test_image_content" => {
             answer(json!([{ "type": "image", "data": PNG, "mimeType": "image/png" }]))
@@ -308,6 +349,25 @@ pub(super) async fn call(
             { "type": "resource", "resource": { "uri": "test://mixed-content-resource",
               "mimeType": "application/json", "text": r#"{"test":"data","value":123}"# } },
         ])),
+        "test_error_handling" => serde_json::from_value::<rmcp::model::CallToolResult>(json!({
+            "content": [{ "type": "text",
+                          "text": "This tool intentionally returns an error for testing" }],
+            "isError": true,
+            "resultType": "complete",
+        }))
+        .map(CallToolResponse::Complete)
+        .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+        other => unknown(other),
+    }
+}
+
+/// The tools that notify the client (log messages, progress) while they
+/// run.
+async fn notifying(
+    name: &str,
+    ctx: &RequestContext<RoleServer>,
+) -> Result<CallToolResponse, ErrorData> {
+    match name {
         "test_tool_with_logging" => {
             for message in [
                 "Tool execution started",
@@ -345,14 +405,40 @@ pub(super) async fn call(
             );
             text(token)
         }
-        "test_error_handling" => serde_json::from_value::<rmcp::model::CallToolResult>(json!({
-            "content": [{ "type": "text",
-                          "text": "This tool intentionally returns an error for testing" }],
-            "isError": true,
-            "resultType": "complete",
-        }))
-        .map(CallToolResponse::Complete)
-        .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
+        "test_streaming_elicitation" => {
+            if let Some(token) = ctx.meta.get_progress_token() {
+                let _ = ctx
+                    .peer
+                    .notify_progress(
+                        rmcp::model::ProgressNotificationParam::new(token, 50.0).with_total(100.0),
+                    )
+                    .await;
+            }
+            text("Streaming complete")
+        }
+        "test_logging_tool" => {
+            // Only at the level the request asked for (2026-07-28).
+            if let Some(level) = ctx.meta.log_level() {
+                let log = rmcp::model::LoggingMessageNotificationParam::new(
+                    level,
+                    Value::String("test_logging_tool ran".into()),
+                );
+                let _ = ctx.peer.notify_logging_message(log).await;
+            }
+            text("Logging complete")
+        }
+        other => unknown(other),
+    }
+}
+
+/// The tools that ask the client's model or person in a request of
+/// their own (the handshake era's sampling and elicitation).
+async fn asking(
+    name: &str,
+    ctx: &RequestContext<RoleServer>,
+    arg: &(dyn Fn(&str) -> String + Sync),
+) -> Result<CallToolResponse, ErrorData> {
+    match name {
         "test_sampling" => match ask_client(ctx, sample(&arg("prompt"), 100)).await {
             Ok(reply) => {
                 let said = reply["content"]["text"].as_str().unwrap_or("No response");
@@ -376,7 +462,7 @@ pub(super) async fn call(
             }
         }
         "test_elicitation_sep1034_defaults" | "test_elicitation_sep1330_enums" => {
-            let (message, properties) = if request.name == "test_elicitation_sep1034_defaults" {
+            let (message, properties) = if name == "test_elicitation_sep1034_defaults" {
                 (
                     "Please review and update the form fields with defaults",
                     json!({
@@ -423,37 +509,19 @@ pub(super) async fn call(
                 Err(e) => text(format!("Elicitation not supported or error: {e}")),
             }
         }
-        "test_missing_capability" => {
-            if capabilities.is_some_and(|c| c.sampling.is_some()) {
-                text("Success")
-            } else {
-                Err(ErrorData::missing_required_client_capability(
-                    serde_json::from_value(json!({ "sampling": {} })).unwrap_or_default(),
-                ))
-            }
-        }
-        "test_streaming_elicitation" => {
-            if let Some(token) = ctx.meta.get_progress_token() {
-                let _ = ctx
-                    .peer
-                    .notify_progress(
-                        rmcp::model::ProgressNotificationParam::new(token, 50.0).with_total(100.0),
-                    )
-                    .await;
-            }
-            text("Streaming complete")
-        }
-        "test_logging_tool" => {
-            // Only at the level the request asked for (2026-07-28).
-            if let Some(level) = ctx.meta.log_level() {
-                let log = rmcp::model::LoggingMessageNotificationParam::new(
-                    level,
-                    Value::String("test_logging_tool ran".into()),
-                );
-                let _ = ctx.peer.notify_logging_message(log).await;
-            }
-            text("Logging complete")
-        }
+        other => unknown(other),
+    }
+}
+
+/// The tools that answer with an input-required result (2026-07-28):
+/// what they need from the client, and the state to send back with it.
+fn needing_input(
+    name: &str,
+    responses: &JsonObject,
+    state: Option<&str>,
+    capabilities: Option<&ClientCapabilities>,
+) -> Result<CallToolResponse, ErrorData> {
+    match name {
         "test_input_required_result_elicitation" => match responses.get("user_name") {
             Some(r) => text(format!("Hello, {}!", answered(r, "name"))),
             None => ask(
@@ -584,15 +652,15 @@ pub(super) async fn call(
             let state = signed(&json!({ "kind": "capabilities-test", "nonce": nonce() }));
             ask(Value::Object(requests), Some(state))
         }
-        SCHEMA_TOOL => text(format!(
-            "JSON Schema 2020-12 tool called with: {}",
-            Value::Object(args.clone())
-        )),
-        other => Err(ErrorData::invalid_params(
-            format!("unknown tool `{other}`"),
-            None,
-        )),
+        other => unknown(other),
     }
+}
+
+fn unknown(name: &str) -> Result<CallToolResponse, ErrorData> {
+    Err(ErrorData::invalid_params(
+        format!("unknown tool `{name}`"),
+        None,
+    ))
 }
 
 /// The fixture resources.
