@@ -72,30 +72,7 @@ fn apply_at(
     let fail = |msg: String| format!("{path}{name}: {msg}");
     match op {
         Op::Batch { ops, label } => apply_batch(scene, ops, label, blobs, path, index),
-        Op::AddPage { page, at } => {
-            let at = at.unwrap_or(scene.pages.len());
-            if at > scene.pages.len() {
-                return Err(fail(out_of_range(at, scene.pages.len())));
-            }
-            let page = build_page(page, blobs).map_err(fail)?;
-            if index.page(scene, page.id).is_some() {
-                return Err(fail(format!("a page with id {} already exists", page.id)));
-            }
-            let mut created = vec![page.id.0];
-            created.extend(page.nodes.iter().map(|n| n.id.0));
-            let id = page.id;
-            let resolved = Op::AddPage {
-                page: page_into_new(page.clone()),
-                at: Some(at),
-            };
-            scene.pages.insert(at, Arc::new(page));
-            index.page_inserted(scene, at);
-            Ok(Applied {
-                op: resolved,
-                inverse: Op::RemovePage { id },
-                created,
-            })
-        }
+        Op::AddPage { page, at } => add_page(scene, page, at, blobs, index).map_err(fail),
         Op::RemovePage { id } => {
             let at = find_page(scene, id, index).map_err(fail)?;
             let page = scene.pages.remove(at);
@@ -155,32 +132,7 @@ fn apply_at(
             })
         }
         Op::AddNode { page, node, at } => {
-            let p = find_page(scene, page, index).map_err(fail)?;
-            let len = scene.pages[p].nodes.len();
-            let at = at.unwrap_or(len);
-            if at > len {
-                return Err(fail(out_of_range(at, len)));
-            }
-            let node = build_node(node, blobs).map_err(fail)?;
-            if index.node(&scene.pages[p], node.id).is_some() {
-                return Err(fail(format!(
-                    "page {page} already has a node with id {}",
-                    node.id
-                )));
-            }
-            let id = node.id;
-            let resolved = Op::AddNode {
-                page,
-                node: node_into_new(node.clone()),
-                at: Some(at),
-            };
-            Arc::make_mut(&mut scene.pages[p]).nodes.insert(at, node);
-            index.node_inserted(&scene.pages[p], at);
-            Ok(Applied {
-                op: resolved,
-                inverse: Op::RemoveNode { page, id },
-                created: vec![id.0],
-            })
+            add_node(scene, (page, node, at), blobs, index).map_err(fail)
         }
         Op::RemoveNode { page, id } => {
             let p = find_page(scene, page, index).map_err(fail)?;
@@ -246,95 +198,169 @@ fn apply_at(
         Op::UpdateGlossary { set, remove } => {
             update_glossary(&mut scene.project.glossary, set, remove).map_err(fail)
         }
-        Op::UpdateProject { patch } => {
-            if patch == crate::op::ProjectPatch::default() {
-                return Err(fail("the patch changes nothing".into()));
-            }
-            if patch.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
-                return Err(fail("the project name must not be empty".into()));
-            }
-            for (what, tag) in [
-                ("sourceLanguage", &patch.source_language),
-                ("targetLanguage", &patch.target_language),
-            ] {
-                if let Some(Some(tag)) = tag {
-                    crate::lang::check_tag(what, tag).map_err(|e| fail(e.to_string()))?;
-                }
-            }
-            for word in patch.add_words.iter().chain(&patch.remove_words) {
-                if word.trim().is_empty() || word.trim() != word || word.chars().count() > 100 {
-                    return Err(fail(format!(
-                        "`{word}` is not a word for the word list (no spaces around it, 1 to 100 characters)"
-                    )));
-                }
-            }
-            let project = &mut scene.project;
-            let mut inverse = crate::op::ProjectPatch::default();
-            if let Some(word) = patch
-                .add_words
-                .iter()
-                .find(|w| project.words.binary_search(w).is_ok() || patch.remove_words.contains(w))
-            {
-                return Err(fail(format!("the word list already has `{word}`")));
-            }
-            if let Some(word) = patch
-                .remove_words
-                .iter()
-                .find(|w| project.words.binary_search(w).is_err())
-            {
-                return Err(fail(format!("the word list has no `{word}`")));
-            }
-            for word in &patch.add_words {
-                if let Err(at) = project.words.binary_search(word) {
-                    project.words.insert(at, word.clone());
-                    inverse.remove_words.push(word.clone());
-                }
-            }
-            for word in &patch.remove_words {
-                if let Ok(at) = project.words.binary_search(word) {
-                    project.words.remove(at);
-                    inverse.add_words.push(word.clone());
-                }
-            }
-            if let Some(name) = &patch.name {
-                inverse.name = Some(std::mem::replace(&mut project.name, name.clone()));
-            }
-            if let Some(tag) = &patch.source_language {
-                inverse.source_language =
-                    Some(std::mem::replace(&mut project.source_language, tag.clone()));
-            }
-            if let Some(tag) = &patch.target_language {
-                inverse.target_language =
-                    Some(std::mem::replace(&mut project.target_language, tag.clone()));
-            }
-            if let Some(profile) = patch.subtitle_profile {
-                inverse.subtitle_profile =
-                    Some(std::mem::replace(&mut project.subtitle_profile, profile));
-            }
-            if let Some(direction) = patch.reading_direction {
-                inverse.reading_direction =
-                    Some(std::mem::replace(&mut project.reading_direction, direction));
-            }
-            for (patched, field, undo) in [
-                (&patch.series, &mut project.series, &mut inverse.series),
-                (&patch.number, &mut project.number, &mut inverse.number),
-                (
-                    &patch.translator,
-                    &mut project.translator,
-                    &mut inverse.translator,
-                ),
-            ] {
-                if let Some(value) = patched {
-                    *undo = Some(std::mem::replace(field, value.clone()));
-                }
-            }
-            Ok(Applied {
-                op: Op::UpdateProject { patch },
-                inverse: Op::UpdateProject { patch: inverse },
-                created: Vec::new(),
-            })
+        Op::UpdateProject { patch } => update_project(&mut scene.project, patch).map_err(fail),
+    }
+}
+
+/// `UpdateProject` on `project`: the patch checked whole (languages, the
+/// word list), then applied, its inverse what it replaced.
+fn update_project(
+    project: &mut crate::scene::ProjectMeta,
+    patch: crate::op::ProjectPatch,
+) -> Result<Applied, String> {
+    if patch == crate::op::ProjectPatch::default() {
+        return Err("the patch changes nothing".into());
+    }
+    if patch.name.as_ref().is_some_and(|n| n.trim().is_empty()) {
+        return Err("the project name must not be empty".into());
+    }
+    for (what, tag) in [
+        ("sourceLanguage", &patch.source_language),
+        ("targetLanguage", &patch.target_language),
+    ] {
+        if let Some(Some(tag)) = tag {
+            crate::lang::check_tag(what, tag).map_err(|e| e.to_string())?;
         }
     }
+    for word in patch.add_words.iter().chain(&patch.remove_words) {
+        if word.trim().is_empty() || word.trim() != word || word.chars().count() > 100 {
+            return Err(format!(
+                "`{word}` is not a word for the word list (no spaces around it, 1 to 100 characters)"
+            ));
+        }
+    }
+    let mut inverse = crate::op::ProjectPatch::default();
+    if let Some(word) = patch
+        .add_words
+        .iter()
+        .find(|w| project.words.binary_search(w).is_ok() || patch.remove_words.contains(w))
+    {
+        return Err(format!("the word list already has `{word}`"));
+    }
+    if let Some(word) = patch
+        .remove_words
+        .iter()
+        .find(|w| project.words.binary_search(w).is_err())
+    {
+        return Err(format!("the word list has no `{word}`"));
+    }
+    for word in &patch.add_words {
+        if let Err(at) = project.words.binary_search(word) {
+            project.words.insert(at, word.clone());
+            inverse.remove_words.push(word.clone());
+        }
+    }
+    for word in &patch.remove_words {
+        if let Ok(at) = project.words.binary_search(word) {
+            project.words.remove(at);
+            inverse.add_words.push(word.clone());
+        }
+    }
+    if let Some(name) = &patch.name {
+        inverse.name = Some(std::mem::replace(&mut project.name, name.clone()));
+    }
+    if let Some(tag) = &patch.source_language {
+        inverse.source_language =
+            Some(std::mem::replace(&mut project.source_language, tag.clone()));
+    }
+    if let Some(tag) = &patch.target_language {
+        inverse.target_language =
+            Some(std::mem::replace(&mut project.target_language, tag.clone()));
+    }
+    if let Some(profile) = patch.subtitle_profile {
+        inverse.subtitle_profile = Some(std::mem::replace(&mut project.subtitle_profile, profile));
+    }
+    if let Some(direction) = patch.reading_direction {
+        inverse.reading_direction =
+            Some(std::mem::replace(&mut project.reading_direction, direction));
+    }
+    for (patched, field, undo) in [
+        (&patch.series, &mut project.series, &mut inverse.series),
+        (&patch.number, &mut project.number, &mut inverse.number),
+        (
+            &patch.translator,
+            &mut project.translator,
+            &mut inverse.translator,
+        ),
+    ] {
+        if let Some(value) = patched {
+            *undo = Some(std::mem::replace(field, value.clone()));
+        }
+    }
+    Ok(Applied {
+        op: Op::UpdateProject { patch },
+        inverse: Op::UpdateProject { patch: inverse },
+        created: Vec::new(),
+    })
+}
+
+/// `AddPage`: the page built (its nodes' blobs checked) and put at `at`
+/// (the end by default).
+fn add_page(
+    scene: &mut Scene,
+    page: NewPage,
+    at: Option<usize>,
+    blobs: BlobCheck<'_>,
+    index: &mut Index,
+) -> Result<Applied, String> {
+    let at = at.unwrap_or(scene.pages.len());
+    if at > scene.pages.len() {
+        return Err(out_of_range(at, scene.pages.len()));
+    }
+    let page = build_page(page, blobs)?;
+    if index.page(scene, page.id).is_some() {
+        return Err(format!("a page with id {} already exists", page.id));
+    }
+    let mut created = vec![page.id.0];
+    created.extend(page.nodes.iter().map(|n| n.id.0));
+    let id = page.id;
+    let resolved = Op::AddPage {
+        page: page_into_new(page.clone()),
+        at: Some(at),
+    };
+    scene.pages.insert(at, Arc::new(page));
+    index.page_inserted(scene, at);
+    Ok(Applied {
+        op: resolved,
+        inverse: Op::RemovePage { id },
+        created,
+    })
+}
+
+/// `AddNode`: the node built (its blobs checked) and put at `at` (the
+/// end by default) of page `page`.
+fn add_node(
+    scene: &mut Scene,
+    (page, node, at): (PageId, NewNode, Option<usize>),
+    blobs: BlobCheck<'_>,
+    index: &mut Index,
+) -> Result<Applied, String> {
+    let p = find_page(scene, page, index)?;
+    let len = scene.pages[p].nodes.len();
+    let at = at.unwrap_or(len);
+    if at > len {
+        return Err(out_of_range(at, len));
+    }
+    let node = build_node(node, blobs)?;
+    if index.node(&scene.pages[p], node.id).is_some() {
+        return Err(format!(
+            "page {page} already has a node with id {}",
+            node.id
+        ));
+    }
+    let id = node.id;
+    let resolved = Op::AddNode {
+        page,
+        node: node_into_new(node.clone()),
+        at: Some(at),
+    };
+    Arc::make_mut(&mut scene.pages[p]).nodes.insert(at, node);
+    index.node_inserted(&scene.pages[p], at);
+    Ok(Applied {
+        op: resolved,
+        inverse: Op::RemoveNode { page, id },
+        created: vec![id.0],
+    })
 }
 
 /// Sets and removes glossary terms by source; the inverse puts back what
