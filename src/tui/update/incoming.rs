@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 
 use crossterm::event::{MouseButton, MouseEvent, MouseEventKind};
 
@@ -15,11 +16,13 @@ use crate::tui::app::{
     App, ConfirmAction, Effect, HomeRow, Loaded, Merge, Modal, Pane, QA_STEP, Route, ShareEvent,
     Side,
 };
-use crate::tui::backend::BackendEvent;
+use crate::tui::backend::{BackendError, BackendEvent};
 use crate::tui::commands;
 use crate::tui::complete::{self, Completion};
 use crate::tui::layout::{Hit, hit_test};
-use quire_core::events::{Event, JobStatus, JobSummary};
+use quire_core::events::{Event, JobStatus, JobSummary, SessionSummary};
+use quire_core::import::ImportResult;
+use quire_core::matches::Match;
 use quire_core::session::SceneSnapshot;
 use quire_model::ids::SessionId;
 use quire_model::scene::NodeKind;
@@ -305,82 +308,9 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
                 *shown = found.map_err(|e| e.to_string());
             }
         }
-        Loaded::Concordance(query, found) => match found {
-            Ok(found) => {
-                let lines = if found.is_empty() {
-                    vec![format!("nothing remembered holds \"{query}\"")]
-                } else {
-                    found
-                        .iter()
-                        .flat_map(|m| {
-                            [
-                                format!("{} → {}", m.source, m.target),
-                                format!(
-                                    "   {}{}",
-                                    m.origin,
-                                    m.changed
-                                        .as_deref()
-                                        .map(|c| format!(" · {}", &c[..c.len().min(10)]))
-                                        .unwrap_or_default()
-                                ),
-                            ]
-                        })
-                        .collect()
-                };
-                app.help_scroll = 0;
-                app.modal = Some(Modal::Reading {
-                    title: format!("Concordance · \"{query}\" · {}", found.len()),
-                    lines,
-                });
-            }
-            Err(e) => app.fail(format!("concordance: {e}")),
-        },
+        Loaded::Concordance(query, found) => concordance_loaded(app, query, found),
         Loaded::Sessions(asked, Ok(_)) if app.sessions_asked.is_some_and(|t| asked < t) => {}
-        Loaded::Sessions(asked, Ok(sessions)) => {
-            app.sessions_asked = Some(asked);
-            let keep = app.home_rows().get(app.home_selected).cloned();
-            // A server that restarted gives the same project a new session:
-            // keep showing the project.
-            // (While the server restarts, the shown session may be missing
-            // from the list already: the project being reopened is the one.)
-            let shown_project = app
-                .shown_session()
-                .and_then(|id| app.session(id))
-                .map(|s| s.project_id)
-                .or(app.reopen_shown);
-            app.sessions = sessions;
-            if let (Some(old), Some(project)) = (app.shown_session(), shown_project)
-                && app.session(old).is_none()
-                && let Some(new) = app
-                    .sessions
-                    .iter()
-                    .find(|s| s.project_id == project)
-                    .map(|s| s.id)
-            {
-                session_moved(app, old, new, fx);
-            }
-            // A server that restarted without them: open them again.
-            for project in std::mem::take(&mut app.reopen) {
-                if !app.sessions.iter().any(|s| s.project_id == project) {
-                    fx.push(Effect::Reopen(project));
-                }
-            }
-            if app
-                .reopen_shown
-                .is_some_and(|p| app.sessions.iter().any(|s| s.project_id == p))
-            {
-                app.reopen_shown = None;
-            }
-            if !app.loaded {
-                app.loaded = true;
-                app.start_overlay = None;
-                if let Some(id) = app.pending_show.take() {
-                    show_session(app, id, fx);
-                }
-            }
-            leave_closed_session(app);
-            keep_home_row(app, keep);
-        }
+        Loaded::Sessions(asked, Ok(sessions)) => sessions_loaded(app, asked, sessions, fx),
         Loaded::Projects(Ok(projects)) => {
             let keep = app.home_rows().get(app.home_selected).cloned();
             app.projects = projects;
@@ -388,71 +318,8 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         }
         Loaded::Engines(Ok(engines)) => app.engines = engines,
         Loaded::Jobs(Ok(jobs)) => app.jobs = jobs,
-        Loaded::Scene(id, result) => {
-            app.scene_loading = false;
-            match result {
-                Ok(snapshot) if app.shown_session() == Some(id) => {
-                    let epoch = snapshot.epoch;
-                    app.saving.retain(|p| {
-                        p.draft.session != id || p.epoch.is_none_or(|saved| saved > epoch)
-                    });
-                    note_changes(app, id, &snapshot);
-                    if let Some(project) = app.session(id).map(|s| s.project_id)
-                        && app.kept.as_ref().is_none_or(|(p, _)| *p != project)
-                    {
-                        app.kept = Some((project, Default::default()));
-                        fx.push(Effect::LoadDrafts(project));
-                    }
-                    let terms = &snapshot.scene.project.glossary;
-                    let same_terms = app
-                        .scene
-                        .as_ref()
-                        .is_some_and(|(_, old)| old.scene.project.glossary == *terms);
-                    if !same_terms || app.glossary.is_none() {
-                        app.glossary = (!terms.is_empty())
-                            .then(|| Arc::new(quire_core::glossary::Matcher::new(terms)));
-                    }
-                    app.scene = Some((id, snapshot));
-                    show_saves(app);
-                    let pages = page_count(app);
-                    app.page_selected = app.page_selected.min(pages.saturating_sub(1));
-                    let nodes = node_count(app);
-                    app.node_selected = app.node_selected.min(nodes.saturating_sub(1));
-                }
-                Err(e) if app.shown_session() == Some(id) => {
-                    app.fail(format!("cannot load the session: {e}"));
-                }
-                // For a session no longer shown (closed, or moved to a new
-                // id by a server restart): nothing to show.
-                Ok(_) | Err(_) => {}
-            }
-            if std::mem::take(&mut app.scene_stale)
-                && let Some(shown) = app.shown_session()
-            {
-                request_scene(app, shown, fx);
-            }
-        }
-        Loaded::Reopened(_, at, Ok(session)) => {
-            // Lists asked for before this would not have it.
-            app.sessions_asked = Some(at);
-            let shown_gone = app
-                .shown_session()
-                .is_none_or(|id| app.session(id).is_none());
-            if !app.sessions.iter().any(|s| s.id == session.id) {
-                app.sessions.push(session.clone());
-            }
-            fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
-            // `reopen_shown` stays until a session list has it, so that a
-            // list from before the open does not send the view home.
-            if app.reopen_shown == Some(session.project_id) {
-                match app.shown_session() {
-                    Some(old) if shown_gone => session_moved(app, old, session.id, fx),
-                    None => show_session(app, session.id, fx),
-                    Some(_) => {}
-                }
-                app.say(format!("reopened {}", session.name));
-            }
-        }
+        Loaded::Scene(id, result) => scene_loaded(app, id, result, fx),
+        Loaded::Reopened(_, at, Ok(session)) => reopened(app, at, session, fx),
         Loaded::Reopened(project, _, Err(e)) => {
             if app.reopen_shown == Some(project) {
                 app.reopen_shown = None;
@@ -471,31 +338,7 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         Loaded::Done(Ok(message)) => app.say(message),
         Loaded::Merged(Ok((message, merge))) => merged(app, message, merge),
         Loaded::Saved(draft, result) => on_saved(app, draft, result, fx),
-        Loaded::Imported(Ok((files, result))) => {
-            app.attachments.clear();
-            match result.skipped.as_slice() {
-                [] => app.say(format!("imported {files} file(s) as pages")),
-                skipped => {
-                    let named: Vec<String> = skipped
-                        .iter()
-                        .take(3)
-                        .map(|s| format!("{} ({})", s.name, s.reason))
-                        .collect();
-                    let more = skipped.len().saturating_sub(3);
-                    app.fail(format!(
-                        "imported {files} file(s); {} entr{} skipped: {}{}",
-                        skipped.len(),
-                        if skipped.len() == 1 { "y" } else { "ies" },
-                        named.join("; "),
-                        if more > 0 {
-                            format!(" and {more} more")
-                        } else {
-                            String::new()
-                        }
-                    ));
-                }
-            }
-        }
+        Loaded::Imported(Ok((files, result))) => imported(app, files, &result),
         Loaded::Located(Ok(file)) => commands::stage(app, file),
         // Only if the line is still what was completed.
         Loaded::Listed(line, entries) if app.input.as_ref() == Some(&line) => {
@@ -532,6 +375,194 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         | Loaded::Merged(Err(e))
         | Loaded::Imported(Err(e))
         | Loaded::Located(Err(e)) => app.fail(e.message),
+    }
+}
+
+/// A concordance search's answer, shown to read.
+fn concordance_loaded(app: &mut App, query: String, found: Result<Vec<Match>, BackendError>) {
+    match found {
+        Ok(found) => {
+            let lines = if found.is_empty() {
+                vec![format!("nothing remembered holds \"{query}\"")]
+            } else {
+                found
+                    .iter()
+                    .flat_map(|m| {
+                        [
+                            format!("{} → {}", m.source, m.target),
+                            format!(
+                                "   {}{}",
+                                m.origin,
+                                m.changed
+                                    .as_deref()
+                                    .map(|c| format!(" · {}", &c[..c.len().min(10)]))
+                                    .unwrap_or_default()
+                            ),
+                        ]
+                    })
+                    .collect()
+            };
+            app.help_scroll = 0;
+            app.modal = Some(Modal::Reading {
+                title: format!("Concordance · \"{query}\" · {}", found.len()),
+                lines,
+            });
+        }
+        Err(e) => app.fail(format!("concordance: {e}")),
+    }
+}
+
+/// The open sessions: the shown project followed to its new session
+/// after a server restart, projects it lost opened again.
+fn sessions_loaded(
+    app: &mut App,
+    asked: Instant,
+    sessions: Vec<SessionSummary>,
+    fx: &mut Vec<Effect>,
+) {
+    app.sessions_asked = Some(asked);
+    let keep = app.home_rows().get(app.home_selected).cloned();
+    // A server that restarted gives the same project a new session:
+    // keep showing the project.
+    // (While the server restarts, the shown session may be missing
+    // from the list already: the project being reopened is the one.)
+    let shown_project = app
+        .shown_session()
+        .and_then(|id| app.session(id))
+        .map(|s| s.project_id)
+        .or(app.reopen_shown);
+    app.sessions = sessions;
+    if let (Some(old), Some(project)) = (app.shown_session(), shown_project)
+        && app.session(old).is_none()
+        && let Some(new) = app
+            .sessions
+            .iter()
+            .find(|s| s.project_id == project)
+            .map(|s| s.id)
+    {
+        session_moved(app, old, new, fx);
+    }
+    // A server that restarted without them: open them again.
+    for project in std::mem::take(&mut app.reopen) {
+        if !app.sessions.iter().any(|s| s.project_id == project) {
+            fx.push(Effect::Reopen(project));
+        }
+    }
+    if app
+        .reopen_shown
+        .is_some_and(|p| app.sessions.iter().any(|s| s.project_id == p))
+    {
+        app.reopen_shown = None;
+    }
+    if !app.loaded {
+        app.loaded = true;
+        app.start_overlay = None;
+        if let Some(id) = app.pending_show.take() {
+            show_session(app, id, fx);
+        }
+    }
+    leave_closed_session(app);
+    keep_home_row(app, keep);
+}
+
+/// A session's scene: shown if that session still is, with its drafts
+/// and glossary.
+fn scene_loaded(
+    app: &mut App,
+    id: SessionId,
+    result: Result<SceneSnapshot, BackendError>,
+    fx: &mut Vec<Effect>,
+) {
+    app.scene_loading = false;
+    match result {
+        Ok(snapshot) if app.shown_session() == Some(id) => {
+            let epoch = snapshot.epoch;
+            app.saving
+                .retain(|p| p.draft.session != id || p.epoch.is_none_or(|saved| saved > epoch));
+            note_changes(app, id, &snapshot);
+            if let Some(project) = app.session(id).map(|s| s.project_id)
+                && app.kept.as_ref().is_none_or(|(p, _)| *p != project)
+            {
+                app.kept = Some((project, Default::default()));
+                fx.push(Effect::LoadDrafts(project));
+            }
+            let terms = &snapshot.scene.project.glossary;
+            let same_terms = app
+                .scene
+                .as_ref()
+                .is_some_and(|(_, old)| old.scene.project.glossary == *terms);
+            if !same_terms || app.glossary.is_none() {
+                app.glossary = (!terms.is_empty())
+                    .then(|| Arc::new(quire_core::glossary::Matcher::new(terms)));
+            }
+            app.scene = Some((id, snapshot));
+            show_saves(app);
+            let pages = page_count(app);
+            app.page_selected = app.page_selected.min(pages.saturating_sub(1));
+            let nodes = node_count(app);
+            app.node_selected = app.node_selected.min(nodes.saturating_sub(1));
+        }
+        Err(e) if app.shown_session() == Some(id) => {
+            app.fail(format!("cannot load the session: {e}"));
+        }
+        // For a session no longer shown (closed, or moved to a new
+        // id by a server restart): nothing to show.
+        Ok(_) | Err(_) => {}
+    }
+    if std::mem::take(&mut app.scene_stale)
+        && let Some(shown) = app.shown_session()
+    {
+        request_scene(app, shown, fx);
+    }
+}
+
+/// A project open before a server restart is open again.
+fn reopened(app: &mut App, at: Instant, session: SessionSummary, fx: &mut Vec<Effect>) {
+    // Lists asked for before this would not have it.
+    app.sessions_asked = Some(at);
+    let shown_gone = app
+        .shown_session()
+        .is_none_or(|id| app.session(id).is_none());
+    if !app.sessions.iter().any(|s| s.id == session.id) {
+        app.sessions.push(session.clone());
+    }
+    fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
+    // `reopen_shown` stays until a session list has it, so that a
+    // list from before the open does not send the view home.
+    if app.reopen_shown == Some(session.project_id) {
+        match app.shown_session() {
+            Some(old) if shown_gone => session_moved(app, old, session.id, fx),
+            None => show_session(app, session.id, fx),
+            Some(_) => {}
+        }
+        app.say(format!("reopened {}", session.name));
+    }
+}
+
+/// Files imported as pages: said, with what was skipped.
+fn imported(app: &mut App, files: usize, result: &ImportResult) {
+    app.attachments.clear();
+    match result.skipped.as_slice() {
+        [] => app.say(format!("imported {files} file(s) as pages")),
+        skipped => {
+            let named: Vec<String> = skipped
+                .iter()
+                .take(3)
+                .map(|s| format!("{} ({})", s.name, s.reason))
+                .collect();
+            let more = skipped.len().saturating_sub(3);
+            app.fail(format!(
+                "imported {files} file(s); {} entr{} skipped: {}{}",
+                skipped.len(),
+                if skipped.len() == 1 { "y" } else { "ies" },
+                named.join("; "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+        }
     }
 }
 
