@@ -118,80 +118,8 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         }
         "find" => find(app, rest),
         "replace" => replace(app, rest),
-        "filter" => match rest {
-            "" | "all" => {
-                app.filter = None;
-                app.say("every node shown");
-            }
-            name => match super::navigate::Filter::parse(name) {
-                Some(filter) => {
-                    app.filter = Some(filter);
-                    app.say(format!(
-                        "showing {name} nodes · /filter all shows every node"
-                    ));
-                }
-                None => app.fail(format!(
-                    "filter by {} (or all)",
-                    super::navigate::Filter::NAMES.join(", ")
-                )),
-            },
-        },
-        "new" => {
-            // `from=ja to=fr` at the end set the languages.
-            let mut words: Vec<&str> = rest.split_whitespace().collect();
-            let mut languages = Languages::default();
-            while let Some((key, tag)) = words.last().and_then(|w| w.split_once('=')) {
-                match key {
-                    "from" => languages.source_language = Some(tag.to_owned()),
-                    "to" => languages.target_language = Some(tag.to_owned()),
-                    _ => break,
-                }
-                words.pop();
-            }
-            // A last word that names a file pages are made of: the project
-            // is made from it.
-            let file = words
-                .last()
-                .filter(|w| {
-                    let lower = w.to_ascii_lowercase();
-                    TranslationFormat::from_path(&lower).is_some() || page_kind(&lower).is_some()
-                })
-                .map(|w| PathBuf::from(expand(w)));
-            if file.is_some() {
-                words.pop();
-            }
-            if words.is_empty() && file.is_none() {
-                return app.fail("usage: /new NAME [FILE] [from=LANG] [to=LANG]");
-            }
-            if let Err(e) = languages.check() {
-                return app.fail(e.to_string());
-            }
-            let name = words.join(" ");
-            let exists = app
-                .projects
-                .iter()
-                .map(|p| &p.name)
-                .chain(app.sessions.iter().map(|s| &s.name));
-            if let Some(taken) = exists
-                .into_iter()
-                .find(|n| !name.is_empty() && n.eq_ignore_ascii_case(&name))
-            {
-                return app.fail(format!(
-                    "a project named {taken} exists: /open {taken} opens it"
-                ));
-            }
-            if let Some(path) = file {
-                app.say(format!("making a project of {}…", path.display()));
-                fx.push(Effect::CreateFrom {
-                    name: (!name.is_empty()).then_some(name),
-                    languages,
-                    path,
-                });
-                return;
-            }
-            app.say(format!("creating {name}…"));
-            fx.push(Effect::Create(name, languages));
-        }
+        "filter" => filter(app, rest),
+        "new" => new_project(app, rest, fx),
         "open" => {
             if rest.is_empty() {
                 return app.fail("usage: /open PATH");
@@ -210,20 +138,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         },
         "attach" => attach(app, rest, fx),
         "import" if !rest.is_empty() => import_file(app, rest, fx),
-        "import" => {
-            let Some(id) = app.shown_session() else {
-                return app.fail("open a session to import into");
-            };
-            if app.attachments.is_empty() {
-                return app
-                    .fail("nothing staged: /attach PATH first (or /import FILE.xlf, FILE.zip)");
-            }
-            app.say("importing…");
-            fx.push(Effect::Import {
-                session: id,
-                files: app.attachments.clone(),
-            });
-        }
+        "import" => import_staged(app, fx),
         "run" => run_steps(app, rest, fx),
         "page" => manage::page(app, rest, fx),
         "node" => manage::node(app, rest, fx),
@@ -269,6 +184,103 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         "help" => app.modal = Some(Modal::Help),
         "quit" | "q" => request_quit(app),
         other => app.fail(format!("unknown command `/{other}` (press ? for help)")),
+    }
+}
+
+/// `/new NAME [FILE] [from=LANG] [to=LANG]`: a project, made of FILE
+/// when one is named.
+fn new_project(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    // `from=ja to=fr` at the end set the languages.
+    let mut words: Vec<&str> = rest.split_whitespace().collect();
+    let mut languages = Languages::default();
+    while let Some((key, tag)) = words.last().and_then(|w| w.split_once('=')) {
+        match key {
+            "from" => languages.source_language = Some(tag.to_owned()),
+            "to" => languages.target_language = Some(tag.to_owned()),
+            _ => break,
+        }
+        words.pop();
+    }
+    // A last word that names a file pages are made of: the project
+    // is made from it.
+    let file = words
+        .last()
+        .filter(|w| {
+            let lower = w.to_ascii_lowercase();
+            TranslationFormat::from_path(&lower).is_some() || page_kind(&lower).is_some()
+        })
+        .map(|w| PathBuf::from(expand(w)));
+    if file.is_some() {
+        words.pop();
+    }
+    if words.is_empty() && file.is_none() {
+        return app.fail("usage: /new NAME [FILE] [from=LANG] [to=LANG]");
+    }
+    if let Err(e) = languages.check() {
+        return app.fail(e.to_string());
+    }
+    let name = words.join(" ");
+    let exists = app
+        .projects
+        .iter()
+        .map(|p| &p.name)
+        .chain(app.sessions.iter().map(|s| &s.name));
+    if let Some(taken) = exists
+        .into_iter()
+        .find(|n| !name.is_empty() && n.eq_ignore_ascii_case(&name))
+    {
+        return app.fail(format!(
+            "a project named {taken} exists: /open {taken} opens it"
+        ));
+    }
+    if let Some(path) = file {
+        app.say(format!("making a project of {}…", path.display()));
+        fx.push(Effect::CreateFrom {
+            name: (!name.is_empty()).then_some(name),
+            languages,
+            path,
+        });
+        return;
+    }
+    app.say(format!("creating {name}…"));
+    fx.push(Effect::Create(name, languages));
+}
+
+/// `/import`: the staged files as pages of the shown session.
+fn import_staged(app: &mut App, fx: &mut Vec<Effect>) {
+    let Some(id) = app.shown_session() else {
+        return app.fail("open a session to import into");
+    };
+    if app.attachments.is_empty() {
+        return app.fail("nothing staged: /attach PATH first (or /import FILE.xlf, FILE.zip)");
+    }
+    app.say("importing…");
+    fx.push(Effect::Import {
+        session: id,
+        files: app.attachments.clone(),
+    });
+}
+
+/// `/filter STATE`: the node list shows only nodes in that state
+/// (`all`: every node).
+fn filter(app: &mut App, rest: &str) {
+    match rest {
+        "" | "all" => {
+            app.filter = None;
+            app.say("every node shown");
+        }
+        name => match super::navigate::Filter::parse(name) {
+            Some(filter) => {
+                app.filter = Some(filter);
+                app.say(format!(
+                    "showing {name} nodes · /filter all shows every node"
+                ));
+            }
+            None => app.fail(format!(
+                "filter by {} (or all)",
+                super::navigate::Filter::NAMES.join(", ")
+            )),
+        },
     }
 }
 
