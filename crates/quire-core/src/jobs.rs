@@ -15,7 +15,9 @@ use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::Core;
-use super::engines::{Engine, PageInput, Pictures, Step, page_image};
+use super::engines::{Engine, PageInput, PageOutcome, Pictures, Step, page_image};
+use super::session::SceneSnapshot;
+use super::tm::Memory;
 use super::events::{Event, JobStatus};
 use super::settings::{ApiKey, Provider};
 use quire_model::error::{CoreError, CoreResult};
@@ -424,6 +426,82 @@ impl Core {
         super::blocking(move || blobs.iter().try_for_each(|b| store.put(b).map(|_| ()))).await
     }
 
+    /// What a step's engine asked to be gathered once: the scene and the
+    /// translation memory.
+    async fn gather(
+        &self,
+        job: &Job,
+        needs: super::engines::Needs,
+    ) -> Result<(Option<SceneSnapshot>, Option<Memory>), String> {
+        let scene = if needs.scene {
+            Some(self.scene(job.session).await.map_err(|e| e.to_string())?)
+        } else {
+            None
+        };
+        let memory = if needs.memory {
+            let language = job.spec.target_language.as_deref();
+            Some(
+                self.memory(job.session, language)
+                    .await
+                    .map_err(|e| e.to_string())?,
+            )
+        } else {
+            None
+        };
+        Ok((scene, memory))
+    }
+
+    /// What one page's outcome leaves: its findings said, its blobs
+    /// stored, its ops applied as one batch labelled `label` (in the
+    /// step's history group), each edit the policy dropped said. Whether
+    /// anything was said.
+    async fn settle(
+        &self,
+        job: &Job,
+        (page, label): (PageId, String),
+        outcome: PageOutcome,
+        (writer, group): (&Writer, &Group),
+        said: &(dyn Fn(Finding) + Sync),
+    ) -> bool {
+        let failed = |message: String| {
+            Finding::new("engine-failed", Severity::Error, message).on(page, None)
+        };
+        let mut warned = false;
+        for finding in outcome.warnings {
+            warned = true;
+            said(finding);
+        }
+        if let Err(e) = self.store_blobs(job.session, outcome.blobs).await {
+            said(failed(format!("cannot store what the engine made: {e}")));
+            return true;
+        }
+        if outcome.ops.is_empty() {
+            return warned;
+        }
+        let batch = Op::Batch {
+            ops: outcome.ops,
+            label: Some(label),
+        };
+        match self
+            .apply_engine(job.session, batch, writer.clone(), group.clone())
+            .await
+        {
+            Ok(dropped) => {
+                for d in dropped {
+                    warned = true;
+                    let message = format!("kept the translation: {}", d.why);
+                    let kept = Finding::new("kept-translation", Severity::Warning, message);
+                    said(kept.on(d.page, Some(d.node)));
+                }
+            }
+            Err(e) => {
+                warned = true;
+                said(failed(format!("the engine's edits do not apply: {e}")));
+            }
+        }
+        warned
+    }
+
     async fn run_job(&self, job: &Job) -> (JobStatus, Option<String>) {
         let total_steps = job.steps.len();
         let total_pages = job.pages.len();
@@ -478,24 +556,9 @@ impl Core {
                 user: job.user.clone(),
             };
             let needs = engine.needs();
-            let scene = if needs.scene {
-                match self.scene(job.session).await {
-                    Ok(s) => Some(s),
-                    Err(e) => return (JobStatus::Failed, Some(e.to_string())),
-                }
-            } else {
-                None
-            };
-            let memory = if needs.memory {
-                match self
-                    .memory(job.session, job.spec.target_language.as_deref())
-                    .await
-                {
-                    Ok(m) => Some(m),
-                    Err(e) => return (JobStatus::Failed, Some(e.to_string())),
-                }
-            } else {
-                None
+            let (scene, memory) = match self.gather(job, needs).await {
+                Ok(gathered) => gathered,
+                Err(e) => return (JobStatus::Failed, Some(e)),
             };
             let step = Step {
                 target_language: job.spec.target_language.as_deref(),
@@ -553,53 +616,19 @@ impl Core {
                     // Dropping the engine's future stops what it runs.
                     () = job.cancel.cancelled() => return (JobStatus::Cancelled, None),
                 };
-                match outcome {
+                let said = |finding: Finding| warn(page_index, engine, finding);
+                let label = format!("{} · page {}", id, page_index + 1);
+                warned |= match outcome {
                     Ok(outcome) => {
-                        for finding in outcome.warnings {
-                            warned = true;
-                            warn(page_index, engine, finding);
-                        }
-                        if let Err(e) = self.store_blobs(job.session, outcome.blobs).await {
-                            warned = true;
-                            let message = format!("cannot store what the engine made: {e}");
-                            warn(page_index, engine, failed(*page_id, message));
-                            progress(step_index, engine, page_index + 1);
-                            continue;
-                        }
-                        if !outcome.ops.is_empty() {
-                            let batch = Op::Batch {
-                                ops: outcome.ops,
-                                label: Some(format!("{} · page {}", id, page_index + 1)),
-                            };
-                            let applied = self
-                                .apply_engine(job.session, batch, writer.clone(), group.clone())
-                                .await;
-                            match applied {
-                                Ok(dropped) => {
-                                    for d in dropped {
-                                        warned = true;
-                                        let message = format!("kept the translation: {}", d.why);
-                                        let kept = Finding::new(
-                                            "kept-translation",
-                                            Severity::Warning,
-                                            message,
-                                        );
-                                        warn(page_index, engine, kept.on(d.page, Some(d.node)));
-                                    }
-                                }
-                                Err(e) => {
-                                    warned = true;
-                                    let message = format!("the engine's edits do not apply: {e}");
-                                    warn(page_index, engine, failed(*page_id, message));
-                                }
-                            }
-                        }
+                        let at = (*page_id, label);
+                        self.settle(job, at, outcome, (&writer, &group), &said)
+                            .await
                     }
                     Err(message) => {
-                        warned = true;
-                        warn(page_index, engine, failed(*page_id, message));
+                        said(failed(*page_id, message));
+                        true
                     }
-                }
+                };
                 progress(step_index, engine, page_index + 1);
             }
             // Said, but no problem: the job's status stays as it is.
