@@ -16,10 +16,10 @@ use tokio_util::sync::CancellationToken;
 
 use super::Core;
 use super::engines::{Engine, PageInput, PageOutcome, Pictures, Step, page_image};
-use super::session::SceneSnapshot;
-use super::tm::Memory;
 use super::events::{Event, JobStatus};
+use super::session::SceneSnapshot;
 use super::settings::{ApiKey, Provider};
+use super::tm::Memory;
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::finding::Finding;
 use quire_model::finding::Severity;

@@ -263,6 +263,44 @@ fn resolve(mut units: Vec<Unit>, scene: &Scene) -> Vec<Unit> {
     units
 }
 
+/// A file that translates from or into another language than the
+/// project's is refused unless forced.
+fn same_languages(
+    (source, target): (Option<&str>, Option<&str>),
+    project: &quire_model::scene::ProjectMeta,
+) -> CoreResult<()> {
+    for (file, project, which) in [
+        (source, project.source_language.as_deref(), "from"),
+        (target, project.target_language.as_deref(), "into"),
+    ] {
+        if let (Some(file), Some(project)) = (file, project)
+            && !file.eq_ignore_ascii_case(project)
+        {
+            return Err(CoreError::InvalidInput(format!(
+                "the file translates {which} `{file}` but the project {which} `{project}`; \
+                 import it with force to merge it anyway"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The units `take` names, as a set (looked up once per conflict, so a
+/// long list costs linear time). An id that is no unit of the file is a
+/// mistake (a typo, another file's report), refused by name.
+fn taken<'t>(take: &'t [String], units: &[Unit]) -> CoreResult<HashSet<&'t str>> {
+    if !take.is_empty() {
+        let ids: HashSet<&str> = units.iter().map(|u| u.id.as_str()).collect();
+        if let Some(unknown) = take.iter().find(|id| !ids.contains(id.as_str())) {
+            return Err(CoreError::InvalidInput(format!(
+                "take names `{unknown}`, which is not a unit of this file (a conflict's \
+                 `unit` from this file's import reply)"
+            )));
+        }
+    }
+    Ok(take.iter().map(String::as_str).collect())
+}
+
 impl Core {
     /// Merges translations from an XLIFF or PO file into the session
     /// as one history entry; see the module doc.
@@ -293,35 +331,14 @@ impl Core {
         };
         let snapshot = self.scene(session).await?;
         let scene = &snapshot.scene;
-        let project = &scene.project;
-        for (file, project, which) in [
-            (&source_language, &project.source_language, "from"),
-            (&language, &project.target_language, "into"),
-        ] {
-            if let (Some(file), Some(project)) = (file, project)
-                && !file.eq_ignore_ascii_case(project)
-                && !force
-            {
-                return Err(CoreError::InvalidInput(format!(
-                    "the file translates {which} `{file}` but the project {which} `{project}`; \
-                     import it with force to merge it anyway"
-                )));
-            }
+        if !force {
+            same_languages(
+                (source_language.as_deref(), language.as_deref()),
+                &scene.project,
+            )?;
         }
         let units = resolve(units, scene);
-        // `take` is looked up once per conflict: a set, so that a long
-        // list costs linear time. An id that is no unit of the file is a
-        // mistake (a typo, another file's report), refused by name.
-        if !take.is_empty() {
-            let ids: HashSet<&str> = units.iter().map(|u| u.id.as_str()).collect();
-            if let Some(unknown) = take.iter().find(|id| !ids.contains(id.as_str())) {
-                return Err(CoreError::InvalidInput(format!(
-                    "take names `{unknown}`, which is not a unit of this file (a conflict's \
-                     `unit` from this file's import reply)"
-                )));
-            }
-        }
-        let take: HashSet<&str> = take.iter().map(String::as_str).collect();
+        let take = taken(&take, &units)?;
         // A node named by two units: which one is meant cannot be told, so
         // neither applies (not even forced) and both are reported.
         let mut named: HashMap<NodeId, usize> = HashMap::new();
