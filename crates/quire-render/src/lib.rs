@@ -323,27 +323,8 @@ pub fn render(
                 format!("the font family `{family}` is not installed; set in the default font"),
             ));
         }
-        let color = match style.color.as_deref() {
-            None => paint::contrasting(*background),
-            Some(c) => paint::parse_color(c).unwrap_or_else(|| {
-                warnings.push(warn(
-                    node,
-                    "bad-color",
-                    format!("`{c}` is not a colour quire reads (#rrggbb)"),
-                ));
-                paint::contrasting(*background)
-            }),
-        };
-        let stroke = style.stroke.as_deref().and_then(|c| {
-            let parsed = paint::parse_color(c);
-            if parsed.is_none() {
-                warnings.push(warn(
-                    node,
-                    "bad-color",
-                    format!("stroke `{c}` is not a colour quire reads (#rrggbb)"),
-                ));
-            }
-            parsed
+        let (color, stroke) = colours(&style, *background, &mut |message| {
+            warnings.push(warn(node, "bad-color", message));
         });
         let installed = family.filter(|f| fonts::has_family(shaper.system.db(), f));
         // What can show: characters some font has, as many as the box
@@ -400,6 +381,33 @@ pub fn render(
         height,
         warnings,
     })
+}
+
+/// A node's text colour (its style's, else one that stands out on its
+/// background) and its stroke's; a colour quire cannot read is said to
+/// `bad` and left to the default.
+fn colours(
+    style: &Style,
+    background: Rgba<u8>,
+    bad: &mut dyn FnMut(String),
+) -> (Rgba<u8>, Option<Rgba<u8>>) {
+    let color = match style.color.as_deref() {
+        None => paint::contrasting(background),
+        Some(c) => paint::parse_color(c).unwrap_or_else(|| {
+            bad(format!("`{c}` is not a colour quire reads (#rrggbb)"));
+            paint::contrasting(background)
+        }),
+    };
+    let stroke = style.stroke.as_deref().and_then(|c| {
+        let parsed = paint::parse_color(c);
+        if parsed.is_none() {
+            bad(format!(
+                "stroke `{c}` is not a colour quire reads (#rrggbb)"
+            ));
+        }
+        parsed
+    });
+    (color, stroke)
 }
 
 /// A text node's region in the image's pixels.
