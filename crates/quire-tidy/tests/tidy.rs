@@ -475,3 +475,181 @@ fn the_guide_and_the_map_stay_short_and_the_docs_are_linked() {
         }
     }
 }
+
+/// The code with its comments, strings and character literals blanked
+/// out (newlines kept), so that braces and `fn` are only code's.
+fn code_only(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let blank = |c: char| if c == '\n' { '\n' } else { ' ' };
+    while i < chars.len() {
+        let c = chars[i];
+        let next = chars.get(i + 1).copied();
+        if c == '/' && next == Some('/') {
+            while i < chars.len() && chars[i] != '\n' {
+                out.push(' ');
+                i += 1;
+            }
+        } else if c == '/' && next == Some('*') {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+                    depth += 1;
+                    out.push_str("  ");
+                    i += 2;
+                } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
+                    depth -= 1;
+                    out.push_str("  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+        } else if c == 'r' && (next == Some('"') || next == Some('#')) && {
+            let mut j = i + 1;
+            while chars.get(j) == Some(&'#') {
+                j += 1;
+            }
+            chars.get(j) == Some(&'"') && (i == 0 || !chars[i - 1].is_alphanumeric())
+        } {
+            let mut hashes = 0;
+            i += 1;
+            while chars[i] == '#' {
+                hashes += 1;
+                i += 1;
+            }
+            i += 1;
+            out.push_str(&" ".repeat(hashes + 2));
+            while i < chars.len() {
+                if chars[i] == '"' && (1..=hashes).all(|k| chars.get(i + k) == Some(&'#')) {
+                    out.push_str(&" ".repeat(hashes + 1));
+                    i += hashes + 1;
+                    break;
+                }
+                out.push(blank(chars[i]));
+                i += 1;
+            }
+        } else if c == '"' {
+            out.push(' ');
+            i += 1;
+            while i < chars.len() && chars[i] != '"' {
+                if chars[i] == '\\' {
+                    out.push(' ');
+                    i += 1;
+                }
+                if i < chars.len() {
+                    out.push(blank(chars[i]));
+                    i += 1;
+                }
+            }
+            out.push(' ');
+            i += 1;
+        } else if c == '\'' && next == Some('\\') {
+            // An escaped character literal: '\n', '\'', '\u{..}'.
+            out.push_str("  ");
+            i += 2;
+            while i < chars.len() && chars[i] != '\'' {
+                out.push(' ');
+                i += 1;
+            }
+            out.push(' ');
+            i += 1;
+        } else if c == '\'' && chars.get(i + 2) == Some(&'\'') {
+            out.push_str("   ");
+            i += 3;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// No file of the workspace's code (`src/`, and each crate's sources and
+/// tests) is longer than 800 lines, and no function longer than 150: a
+/// reader holds a function in mind whole, and a file in a few sittings.
+/// (The binary's integration tests in `tests/it` are not held to it yet.) The files still over
+/// 800 lines are listed here until they are split, so the list can only
+/// shrink.
+#[test]
+fn files_and_functions_stay_short() {
+    const STILL_LONG: [&str; 4] = [
+        "crates/quire-vision/src/detect.rs",
+        "crates/quire-core/src/lib.rs",
+        "crates/quire-formats/src/po.rs",
+        "crates/quire-core/tests/it/ops.rs",
+    ];
+    let root = root();
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates"), &mut files);
+    let mut problems = Vec::new();
+    for file in files {
+        let name = file
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if name.contains("node_modules") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let lines = text.lines().count();
+        if lines > 800 && !STILL_LONG.contains(&name.as_str()) {
+            problems.push(format!("{name}: {lines} lines (at most 800)"));
+        }
+        let code: Vec<String> = code_only(&text).lines().map(str::to_owned).collect();
+        for (start, line) in code.iter().enumerate() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let Some(at) = words.iter().position(|w| *w == "fn") else {
+                continue;
+            };
+            let before_ok = words[..at].iter().all(|w| {
+                w.starts_with("pub") || matches!(*w, "async" | "const" | "unsafe" | "extern")
+            });
+            if !before_ok {
+                continue;
+            }
+            let (mut depth, mut opened) = (0i32, false);
+            for (end, body) in code.iter().enumerate().skip(start) {
+                for c in body.chars() {
+                    match c {
+                        '{' => {
+                            depth += 1;
+                            opened = true;
+                        }
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                }
+                if !opened && body.trim_end().ends_with(';') {
+                    break;
+                }
+                if opened && depth == 0 {
+                    let length = end - start + 1;
+                    if length > 150 {
+                        problems.push(format!(
+                            "{name}:{}: a function of {length} lines (at most 150)",
+                            start + 1
+                        ));
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    for name in STILL_LONG {
+        let lines = std::fs::read_to_string(root.join(name)).map_or(0, |t| t.lines().count());
+        if lines <= 800 {
+            problems.push(format!(
+                "{name} is {lines} lines now: take it off STILL_LONG"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
