@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use figment::Figment;
 
 use super::error::ConfigError;
-use super::load::{Layer, invalid_at};
+use super::load::{Layer, invalid_at, origin_of_value};
 use super::schema::{Config, OAuthConfig, ServerConfig, is_valid_id};
 use super::secret;
 
@@ -30,13 +30,7 @@ impl Origins<'_> {
     /// `key`).
     fn secret(&self, key: &str, e: ConfigError) -> ConfigError {
         let origin_key = e.key.clone().unwrap_or_else(|| key.to_owned());
-        let parts: Vec<String> = origin_key.split('.').map(str::to_owned).collect();
-        let origin = self
-            .figment
-            .find_metadata(&origin_key)
-            .and_then(|m| self.layers.iter().find(|l| l.label == m.name))
-            .map(|l| l.locate(&parts, true));
-        match origin {
+        match origin_of_value(self.figment, self.layers, &origin_key) {
             Some(o) => e.at(o),
             None => e,
         }

@@ -418,16 +418,21 @@ pub(super) fn invalid_at(
     key: &str,
     message: String,
 ) -> ConfigError {
-    let parts: Vec<String> = key.split('.').map(str::to_owned).collect();
-    let origin = figment
-        .find_metadata(key)
-        .and_then(|m| layers.iter().find(|l| l.label == m.name))
-        .map(|l| l.locate(&parts, true));
     let error = ConfigError::invalid(key, message);
-    match origin {
+    match origin_of_value(figment, layers, key) {
         Some(o) => error.at(o),
         None => error,
     }
+}
+
+/// Where the value of `key` was set: the file, line and column, the
+/// variable or the flag of the layer that set it.
+pub(super) fn origin_of_value(figment: &Figment, layers: &[Layer], key: &str) -> Option<String> {
+    let parts: Vec<String> = key.split('.').map(str::to_owned).collect();
+    figment
+        .find_metadata(key)
+        .and_then(|m| layers.iter().find(|l| l.label == m.name))
+        .map(|l| l.locate(&parts, true))
 }
 
 /// Top-level keys that hold a value (the others are tables).

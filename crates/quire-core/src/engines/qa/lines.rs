@@ -1,7 +1,6 @@
 //! `lines`: a cue's translation in more lines than the limit.
 
-use super::{Context, Rule, RuleLevel};
-use crate::cues::{cues, measure};
+use super::{Context, Rule, RuleLevel, each_cue_measured};
 use quire_model::ids::NodeId;
 use quire_model::scene::Page;
 
@@ -13,16 +12,7 @@ pub(super) const RULE: Rule = Rule {
 };
 
 fn check(page: &Page, context: &Context<'_>) -> Vec<(NodeId, String)> {
-    let mut out = Vec::new();
-    for cue in cues(page) {
-        let Some(translation) = cue.translation else {
-            continue;
-        };
-        if let Some(message) =
-            measure(translation, cue.duration_ms()).too_many_lines(context.limits)
-        {
-            out.push((cue.node, format!("cue {}: {message}", cue.number)));
-        }
-    }
-    out
+    each_cue_measured(page, context, |m, limits| {
+        m.too_many_lines(limits).into_iter().collect()
+    })
 }

@@ -139,6 +139,28 @@ pub fn translated(page: &Page) -> impl Iterator<Item = (Text<'_>, &str)> {
     texts(page).filter_map(|t| t.translation.map(|tr| (Text { ..t }, tr)))
 }
 
+/// What one measure of each translated cue (`over`: its lines, its
+/// length, its speed against the limits) finds, each message named by
+/// its cue: the walk the `line-length`, `lines` and `reading-speed` rules
+/// share.
+fn each_cue_measured(
+    page: &Page,
+    context: &Context<'_>,
+    over: fn(&crate::cues::Measure, &SubtitleLimits) -> Vec<String>,
+) -> Vec<(NodeId, String)> {
+    let mut out = Vec::new();
+    for cue in crate::cues::cues(page) {
+        let Some(translation) = cue.translation else {
+            continue;
+        };
+        let measured = crate::cues::measure(translation, cue.duration_ms());
+        for message in over(&measured, context.limits) {
+            out.push((cue.node, format!("cue {}: {message}", cue.number)));
+        }
+    }
+    out
+}
+
 /// The page's cues by start time (then number): what `gap` and `overlap`
 /// compare.
 fn by_start(page: &Page) -> Vec<Cue<'_>> {

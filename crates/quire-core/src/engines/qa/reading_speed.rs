@@ -2,8 +2,7 @@
 //! (characters a second of the cue's duration, spaces and punctuation
 //! counted, line breaks not).
 
-use super::{Context, Rule, RuleLevel};
-use crate::cues::{cues, measure};
+use super::{Context, Rule, RuleLevel, each_cue_measured};
 use quire_model::ids::NodeId;
 use quire_model::scene::Page;
 
@@ -15,14 +14,7 @@ pub(super) const RULE: Rule = Rule {
 };
 
 fn check(page: &Page, context: &Context<'_>) -> Vec<(NodeId, String)> {
-    let mut out = Vec::new();
-    for cue in cues(page) {
-        let Some(translation) = cue.translation else {
-            continue;
-        };
-        if let Some(message) = measure(translation, cue.duration_ms()).too_fast(context.limits) {
-            out.push((cue.node, format!("cue {}: {message}", cue.number)));
-        }
-    }
-    out
+    each_cue_measured(page, context, |m, limits| {
+        m.too_fast(limits).into_iter().collect()
+    })
 }
