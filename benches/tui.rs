@@ -53,9 +53,9 @@ fn big_app() -> App {
     let id = SessionId::new();
     let mut app = App::new("this workspace".into(), false);
     app.start_overlay = None;
-    app.loaded = true;
-    app.connected = true;
-    app.sessions = vec![SessionSummary {
+    app.link.loaded = true;
+    app.link.connected = true;
+    app.workspace.sessions = vec![SessionSummary {
         id,
         project_id: ProjectId::new(),
         name: "Big".into(),
@@ -66,16 +66,16 @@ fn big_app() -> App {
         opened_at: "2026-12-01T09:00:00.000Z".into(),
     }];
     app.route = Route::Session(id);
-    app.scene = Some((
+    app.desk.scene = Some((
         id,
         SceneSnapshot {
             epoch: 11_000,
             scene,
         },
     ));
-    app.page_selected = 500;
-    app.node_selected = 25;
-    app.focus = Pane::Nodes;
+    app.desk.page_selected = 500;
+    app.desk.node_selected = 25;
+    app.desk.focus = Pane::Nodes;
     app.width = 160;
     app.height = 48;
     app

@@ -412,7 +412,7 @@ fn run_tui(loaded: Loaded, project: Option<PathBuf>, share: bool) -> Result<(), 
             status,
             theme: loaded.config.tui.theme,
             next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
-            subtitles: subtitle_settings(&loaded),
+            settings: loaded.config.engine_settings.clone(),
             drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let ran = crate::tui::run(backend, options, extension).await;
@@ -440,7 +440,7 @@ fn run_attach(loaded: Loaded, url: &str, share: bool) -> Result<(), Failure> {
             status: None,
             theme: loaded.config.tui.theme,
             next_stops_at_machine: loaded.config.tui.next_stops_at_machine,
-            subtitles: subtitle_settings(&loaded),
+            settings: loaded.config.engine_settings.clone(),
             drafts_dir: loaded.data_paths().ok().map(|p| p.data_dir.join("drafts")),
         };
         let backend: Arc<dyn crate::tui::backend::Backend> = Arc::new(remote);
@@ -492,14 +492,4 @@ fn run_adapter(endpoint: PathBuf, deadline_ms: u64) -> Result<(), Failure> {
             () = stop => Ok(()),
         }
     })
-}
-
-/// The subtitle limits the TUI checks cues against as they are typed:
-/// the `qa` engine's (`[qa.subtitles]`).
-fn subtitle_settings(loaded: &Loaded) -> quire_core::engines::qa::SubtitleSettings {
-    let qa = loaded
-        .config
-        .engine_settings
-        .get::<quire_core::engines::qa::QaLevels>();
-    qa.subtitles.clone()
 }

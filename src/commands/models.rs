@@ -1,6 +1,7 @@
-//! `quire models list`: the model files the configuration names (the `ocr`
-//! engine's `onnx` backend), each with its size, its sha256 (to compare
-//! with what its publisher lists) and whether it loads as what it is for.
+//! `quire models list`: the model files the configuration names (every
+//! engine's, as its settings list them: `Settings::models`), each with its
+//! size, its sha256 (to compare with what its publisher lists) and whether
+//! it loads as what it is for.
 //! quire ships and downloads no model; this says what it would use.
 
 use std::io::{Read, Write};
@@ -13,13 +14,14 @@ use super::write_failed;
 use crate::config::Loaded;
 use crate::error::Failure;
 use quire_core::engines::ppocr::Helper;
+use quire_core::engines::settings::ModelRole;
 
 /// One configured model file.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Model {
     /// The config key that names it.
-    key: &'static str,
+    key: String,
     path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     bytes: Option<u64>,
@@ -30,19 +32,13 @@ struct Model {
 }
 
 pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Failure> {
-    let settings = &loaded.config.engine_settings;
-    let ocr = settings.get::<quire_core::engines::ocr::OcrSettings>();
-    let detect = settings.get::<quire_core::engines::detect::DetectSettings>();
-    let mut models = Vec::new();
-    for (key, path, role) in [
-        ("detect.model", &detect.model, Role::Detector),
-        ("ocr.detector", &ocr.detector, Role::Detector),
-        ("ocr.model", &ocr.model, Role::Recognizer),
-    ] {
-        if let Some(path) = path {
-            models.push(describe(key, path, role));
-        }
-    }
+    let models: Vec<Model> = loaded
+        .config
+        .engine_settings
+        .models()
+        .into_iter()
+        .map(|(table, file)| describe(format!("{table}.{}", file.key), &file.path, file.role))
+        .collect();
     if json {
         let text = serde_json::to_string_pretty(&models)
             .map_err(|e| Failure::Runtime(anyhow::Error::new(e)))?;
@@ -51,7 +47,7 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     if models.is_empty() {
         return writeln!(
             out,
-            "no model files are configured (detect.backend = \"onnx\" takes detect.model; ocr.backend = \"onnx\" takes ocr.model and ocr.detector)"
+            "no model files are configured (the onnx backends of detect and ocr take them: docs/comics.md)"
         )
         .map_err(write_failed);
     }
@@ -70,13 +66,7 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     super::table(out, ["KEY", "PATH", "BYTES", "SHA256", "LOADS"], &rows)
 }
 
-#[derive(Clone, Copy)]
-enum Role {
-    Detector,
-    Recognizer,
-}
-
-fn describe(key: &'static str, path: &Path, role: Role) -> Model {
+fn describe(key: String, path: &Path, role: ModelRole) -> Model {
     let mut model = Model {
         key,
         path: path.display().to_string(),
@@ -101,8 +91,8 @@ fn describe(key: &'static str, path: &Path, role: Role) -> Model {
         setting: "what quire allows for loading a model",
     };
     let loaded = match role {
-        Role::Detector => Helper::start(Some(path), None, deadline).map(|_| String::new()),
-        Role::Recognizer => Helper::start(None, Some(path), deadline).map(|h| {
+        ModelRole::Detector => Helper::start(Some(path), None, deadline).map(|_| String::new()),
+        ModelRole::Recognizer => Helper::start(None, Some(path), deadline).map(|h| {
             h.characters()
                 .map_or_else(String::new, |n| format!(" ({n} characters)"))
         }),

@@ -226,36 +226,72 @@ pub struct ShareBar {
     pub limit: usize,
 }
 
-/// Everything the TUI shows.
+/// Everything the TUI shows, grouped by the screen or part that uses it.
 #[derive(Debug, Clone)]
 pub struct App {
     pub route: Route,
-    pub backend_name: String,
-    pub attached: bool,
+    pub workspace: Workspace,
+    pub link: Link,
+    pub desk: Desk,
+    pub editing: Editing,
+    pub command: CommandLine,
+    pub prefs: Prefs,
+    pub modal: Option<Modal>,
+    /// Shown while the workspace loads or the first connection is made.
+    pub start_overlay: Option<String>,
+    /// Asks to confirm quitting while a job runs.
+    pub exit_overlay: bool,
+    pub status: Option<Status>,
+    pub last_input: Option<Instant>,
+    /// Advances on every change of UI or workspace state.
+    pub revision: u64,
+    pub share: Option<ShareBar>,
+    pub quit: bool,
+    /// Terminal size, for layout and mouse hit-testing.
+    pub width: u16,
+    pub height: u16,
+    /// How far the help modal is scrolled.
+    pub help_scroll: u16,
+}
+
+/// What the backend lists, shown on the home screen and in the jobs pane.
+#[derive(Debug, Clone)]
+pub struct Workspace {
     pub sessions: Vec<SessionSummary>,
     pub projects: Vec<ProjectEntry>,
     pub engines: Vec<EngineInfo>,
     pub jobs: Vec<JobSummary>,
-    /// The memory's matches for a text node (the selected one, or the
-    /// one they are loading for), as of a scene epoch (a change of
-    /// languages or a newly reviewed segment changes them).
-    pub matches: Option<ShownMatches>,
-    /// The shown project's drafts kept on disk (`drafts.rs`), once read.
-    pub kept: Option<(quire_model::ids::ProjectId, super::drafts::Kept)>,
-    /// How many draft writes were asked for: the order they must land in.
-    pub draft_seq: u64,
-    /// Visual mode's anchor: the node index a selection started at, on
-    /// the selected page.
-    pub visual: Option<usize>,
-    /// Text nodes whose source or translation changed since the last `qa`
-    /// run finished: their marks from that run no longer hold.
-    pub changed_since_qa: std::collections::HashSet<quire_model::ids::NodeId>,
+    /// When the session list shown was asked for.
+    pub sessions_asked: Option<Instant>,
+    pub home_selected: usize,
+}
+
+/// The backend and the connection to it.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub backend_name: String,
+    pub attached: bool,
+    pub connected: bool,
+    /// The first full load after (re)connecting is done.
+    pub loaded: bool,
+    /// Advances whenever the backend's connection is replaced.
+    pub generation: u64,
+    /// Attach mode, after a disconnect: the projects that were open (to
+    /// reopen if the server came back without them) and the one shown.
+    pub reopen: Vec<ProjectId>,
+    pub reopen_shown: Option<ProjectId>,
+    /// A session to show once the first load is done (`--project`).
+    pub pending_show: Option<SessionId>,
+}
+
+/// The project screen: the shown scene and what is selected, found and filtered in it.
+#[derive(Debug, Clone)]
+pub struct Desk {
     /// The shown session's scene, once loaded.
     pub scene: Option<(SessionId, SceneSnapshot)>,
     pub scene_loading: bool,
     /// A newer scene exists than the one being loaded.
     pub scene_stale: bool,
-    pub home_selected: usize,
     pub focus: Pane,
     pub page_selected: usize,
     pub node_selected: usize,
@@ -267,60 +303,60 @@ pub struct App {
     pub find: Option<(String, quire_core::find::FindOptions)>,
     /// `/filter STATE`: the node list shows only those nodes.
     pub filter: Option<super::navigate::Filter>,
+    /// Visual mode's anchor: the node index a selection started at, on
+    /// the selected page.
+    pub visual: Option<usize>,
+    /// The memory's matches for a text node (the selected one, or the
+    /// one they are loading for), as of a scene epoch (a change of
+    /// languages or a newly reviewed segment changes them).
+    pub matches: Option<ShownMatches>,
+    /// Text nodes whose source or translation changed since the last `qa`
+    /// run finished: their marks from that run no longer hold.
+    pub changed_since_qa: std::collections::HashSet<quire_model::ids::NodeId>,
+    /// The selected image page's picture.
+    pub preview: Option<super::preview::Preview>,
+    /// The shown project's glossary as a matcher: built when a scene
+    /// with a different glossary loads, not for every frame.
+    pub glossary: Option<Arc<quire_core::glossary::Matcher>>,
+}
+
+/// What is being typed into a node and where it goes: the edit box, saves on their way, drafts kept on disk, staged files.
+#[derive(Debug, Clone)]
+pub struct Editing {
+    pub edit: Option<EditBox>,
+    /// Saves sent and not yet in a loaded scene.
+    pub saving: Vec<PendingSave>,
+    /// The shown project's drafts kept on disk (`drafts.rs`), once read.
+    pub kept: Option<(quire_model::ids::ProjectId, super::drafts::Kept)>,
+    /// How many draft writes were asked for: the order they must land in.
+    pub draft_seq: u64,
+    pub attachments: Vec<Attachment>,
+}
+
+/// The command line and what it remembers.
+#[derive(Debug, Clone)]
+pub struct CommandLine {
+    pub input: Option<InputLine>,
     /// Command lines run, oldest first (Up/Down on the command line).
     pub history: Vec<String>,
     /// Where Up/Down are in `history` while browsing it.
     pub history_at: Option<usize>,
     /// What Tab could complete to, shown under the command line.
     pub choices: Vec<String>,
-    /// Attach mode, after a disconnect: the projects that were open (to
-    /// reopen if the server came back without them) and the one shown.
-    pub reopen: Vec<ProjectId>,
-    pub reopen_shown: Option<ProjectId>,
-    /// When the session list shown was asked for.
-    pub sessions_asked: Option<Instant>,
-    /// The terminal's graphics protocol, found at start (half-blocks when
-    /// none, and in tests).
-    pub picker: Option<ratatui_image::picker::Picker>,
-    /// The selected image page's picture.
-    pub preview: Option<super::preview::Preview>,
-    pub input: Option<InputLine>,
-    pub edit: Option<EditBox>,
-    /// Saves sent and not yet in a loaded scene.
-    pub saving: Vec<PendingSave>,
-    /// The shown project's glossary as a matcher: built when a scene
-    /// with a different glossary loads, not for every frame.
-    pub glossary: Option<Arc<quire_core::glossary::Matcher>>,
-    pub attachments: Vec<Attachment>,
-    pub modal: Option<Modal>,
-    /// Shown while the workspace loads or the first connection is made.
-    pub start_overlay: Option<String>,
-    /// Asks to confirm quitting while a job runs.
-    pub exit_overlay: bool,
-    pub connected: bool,
-    /// The first full load after (re)connecting is done.
-    pub loaded: bool,
-    pub status: Option<Status>,
-    pub last_input: Option<Instant>,
-    /// Advances on every change of UI or workspace state.
-    pub revision: u64,
-    /// Advances whenever the backend's connection is replaced.
-    pub generation: u64,
-    pub share: Option<ShareBar>,
-    /// A session to show once the first load is done (`--project`).
-    pub pending_show: Option<SessionId>,
-    pub quit: bool,
+}
+
+/// Settings read at start: the configuration's and the terminal's.
+#[derive(Debug, Clone)]
+pub struct Prefs {
     /// Colours (config `tui.theme`).
     pub theme: crate::config::schema::Theme,
     /// Whether `n` stops at machine translations too.
     pub next_stops_at_machine: bool,
     /// What a cue's line lengths and reading speed are measured against.
     pub subtitles: quire_core::engines::qa::SubtitleSettings,
-    /// Terminal size, for layout and mouse hit-testing.
-    pub width: u16,
-    pub height: u16,
-    /// How far the help modal is scrolled.
-    pub help_scroll: u16,
+    /// The terminal's graphics protocol, found at start (half-blocks when
+    /// none, and in tests).
+    pub picker: Option<ratatui_image::picker::Picker>,
 }
 
 impl App {
@@ -332,56 +368,68 @@ impl App {
         };
         App {
             route: Route::Home,
-            backend_name,
-            attached,
-            sessions: Vec::new(),
-            projects: Vec::new(),
-            engines: Vec::new(),
-            jobs: Vec::new(),
-            changed_since_qa: std::collections::HashSet::new(),
-            visual: None,
-            kept: None,
-            matches: None,
-            draft_seq: 0,
-            scene: None,
-            scene_loading: false,
-            scene_stale: false,
-            home_selected: 0,
-            focus: Pane::Pages,
-            page_selected: 0,
-            node_selected: 0,
-            warning_selected: 0,
-            jobs_hidden: false,
-            find: None,
-            filter: None,
-            history: Vec::new(),
-            history_at: None,
-            choices: Vec::new(),
-            reopen: Vec::new(),
-            reopen_shown: None,
-            sessions_asked: None,
-            picker: None,
-            preview: None,
-            input: None,
-            edit: None,
-            saving: Vec::new(),
-            glossary: None,
-            attachments: Vec::new(),
+            workspace: Workspace {
+                sessions: Vec::new(),
+                projects: Vec::new(),
+                engines: Vec::new(),
+                jobs: Vec::new(),
+                sessions_asked: None,
+                home_selected: 0,
+            },
+            link: Link {
+                backend_name,
+                attached,
+                connected: false,
+                loaded: false,
+                generation: 0,
+                reopen: Vec::new(),
+                reopen_shown: None,
+                pending_show: None,
+            },
+            desk: Desk {
+                scene: None,
+                scene_loading: false,
+                scene_stale: false,
+                focus: Pane::Pages,
+                page_selected: 0,
+                node_selected: 0,
+                warning_selected: 0,
+                jobs_hidden: false,
+                find: None,
+                filter: None,
+                visual: None,
+                matches: None,
+                changed_since_qa: std::collections::HashSet::new(),
+                preview: None,
+                glossary: None,
+            },
+            editing: Editing {
+                edit: None,
+                saving: Vec::new(),
+                kept: None,
+                draft_seq: 0,
+                attachments: Vec::new(),
+            },
+            command: CommandLine {
+                input: None,
+                history: Vec::new(),
+                history_at: None,
+                choices: Vec::new(),
+            },
+            prefs: Prefs {
+                theme: crate::config::schema::Theme::Auto,
+                next_stops_at_machine: true,
+                subtitles: quire_core::engines::qa::SubtitleSettings::default(),
+                picker: None,
+            },
             modal: None,
             start_overlay: Some(connecting),
             exit_overlay: false,
-            connected: false,
-            loaded: false,
             status: None,
             last_input: None,
             revision: 0,
-            generation: 0,
             share: None,
-            pending_show: None,
             quit: false,
-            theme: crate::config::schema::Theme::Auto,
-            next_stops_at_machine: true,
-            subtitles: quire_core::engines::qa::SubtitleSettings::default(),
             width: 80,
             height: 24,
             help_scroll: 0,
@@ -396,24 +444,28 @@ impl App {
     }
 
     pub fn session(&self, id: SessionId) -> Option<&SessionSummary> {
-        self.sessions.iter().find(|s| s.id == id)
+        self.workspace.sessions.iter().find(|s| s.id == id)
     }
 
     /// Whether a job of `id` is queued or running.
     pub fn is_busy(&self, id: SessionId) -> bool {
-        self.jobs
+        self.workspace
+            .jobs
             .iter()
             .any(|j| j.session_id == id && !j.status.is_finished())
             || self.session(id).is_some_and(|s| s.busy)
     }
 
     pub fn any_busy(&self) -> bool {
-        self.jobs.iter().any(|j| !j.status.is_finished())
+        self.workspace.jobs.iter().any(|j| !j.status.is_finished())
     }
 
     /// The jobs of a session, newest last.
     pub fn jobs_of(&self, id: SessionId) -> impl Iterator<Item = &JobSummary> {
-        self.jobs.iter().filter(move |j| j.session_id == id)
+        self.workspace
+            .jobs
+            .iter()
+            .filter(move |j| j.session_id == id)
     }
 
     /// The warnings of a session's jobs, the newest job's first (what the
@@ -435,7 +487,7 @@ impl App {
                     || (Some(*i) == latest_qa
                         && w.finding
                             .node_id
-                            .is_none_or(|n| !self.changed_since_qa.contains(&n)))
+                            .is_none_or(|n| !self.desk.changed_since_qa.contains(&n)))
             })
             .map(|(_, w)| w)
             // A step's summary is shown on its job's line.
@@ -453,15 +505,18 @@ impl App {
     /// Home rows: open sessions, then managed projects not open.
     pub fn home_rows(&self) -> Vec<HomeRow> {
         let mut rows: Vec<HomeRow> = self
+            .workspace
             .sessions
             .iter()
             .map(|s| HomeRow::Session(s.id))
             .collect();
         rows.extend(
-            self.projects
+            self.workspace
+                .projects
                 .iter()
                 .filter(|p| {
-                    p.session_id.is_none() && !self.sessions.iter().any(|s| s.project_id == p.id)
+                    p.session_id.is_none()
+                        && !self.workspace.sessions.iter().any(|s| s.project_id == p.id)
                 })
                 .map(|p| HomeRow::Project(p.id.to_string())),
         );
@@ -470,7 +525,11 @@ impl App {
 
     /// Whether a draft (command line or edit box) holds text.
     pub fn has_draft(&self) -> bool {
-        self.input.as_ref().is_some_and(|i| !i.text.is_empty()) || self.edit.is_some()
+        self.command
+            .input
+            .as_ref()
+            .is_some_and(|i| !i.text.is_empty())
+            || self.editing.edit.is_some()
     }
 
     pub fn say(&mut self, text: impl Into<String>) {

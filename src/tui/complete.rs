@@ -133,7 +133,7 @@ pub fn complete(app: &App, input: &InputLine) -> Completion {
             input,
             start,
             &word,
-            named(app.engines.iter().map(|e| e.id.clone()).collect()),
+            named(app.workspace.engines.iter().map(|e| e.id.clone()).collect()),
         ),
         Some("filter") => choose(
             input,
@@ -194,7 +194,7 @@ mod tests {
 
     fn app() -> App {
         let mut app = App::new("local".into(), false);
-        app.engines = ["pseudo-translate", "qa", "tm"]
+        app.workspace.engines = ["pseudo-translate", "qa", "tm"]
             .map(|id| quire_core::engines::EngineInfo {
                 id: id.into(),
                 stage: "translate".into(),

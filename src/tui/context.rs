@@ -54,24 +54,24 @@ pub fn view_state(app: &App) -> ViewState {
         Route::Session(id) => (RouteKind::Session, Some(id)),
     };
     let scene_shown = match session {
-        Some(id) => app.scene.as_ref().is_some_and(|(s, _)| *s == id),
+        Some(id) => app.desk.scene.as_ref().is_some_and(|(s, _)| *s == id),
         None => true,
     };
     ViewState {
         route,
         session,
         draft: app.has_draft(),
-        attachments: !app.attachments.is_empty(),
+        attachments: !app.editing.attachments.is_empty(),
         modal: app.modal.as_ref().map(|m| m.kind()),
         approval_pending: matches!(app.modal, Some(super::app::Modal::Approval { .. })),
         start_overlay: app.start_overlay.is_some(),
         exit_overlay: app.exit_overlay,
         busy: session.is_some_and(|id| app.is_busy(id)),
-        connected: app.connected,
-        ready: app.loaded && app.connected && app.start_overlay.is_none() && scene_shown,
+        connected: app.link.connected,
+        ready: app.link.loaded && app.link.connected && app.start_overlay.is_none() && scene_shown,
         last_input: app.last_input,
         revision: app.revision,
-        generation: app.generation,
+        generation: app.link.generation,
     }
 }
 

@@ -50,7 +50,7 @@ pub fn areas(app: &App, area: Rect) -> Areas {
         constraints.push(Constraint::Length(share_rows(share, area.width)));
     }
     constraints.push(Constraint::Min(3));
-    if !app.attachments.is_empty() {
+    if !app.editing.attachments.is_empty() {
         constraints.push(Constraint::Length(1));
     }
     constraints.push(Constraint::Length(1));
@@ -77,7 +77,7 @@ pub fn areas(app: &App, area: Rect) -> Areas {
         }
     });
     let body = next();
-    let chips = (!app.attachments.is_empty()).then(&mut next);
+    let chips = (!app.editing.attachments.is_empty()).then(&mut next);
     let line = next();
     let hints = next();
     Areas {
@@ -108,10 +108,10 @@ pub fn jobs_height(app: &App, body: Rect) -> u16 {
     let Some(id) = app.shown_session() else {
         return 0;
     };
-    if app.jobs_hidden || app.jobs_of(id).next().is_none() {
+    if app.desk.jobs_hidden || app.jobs_of(id).next().is_none() {
         return 0;
     }
-    let wanted = if app.focus == Pane::Jobs {
+    let wanted = if app.desk.focus == Pane::Jobs {
         JOBS_HEIGHT.max(body.height / 2)
     } else if app.live_job(id).is_some() {
         JOBS_HEIGHT.min(body.height / 3)
@@ -211,7 +211,7 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
             let list = home_list(a.body);
             if contains(list, col, row) {
                 let rows = app.home_rows().len();
-                let offset = scroll_offset(app.home_selected, rows, list.height as usize);
+                let offset = scroll_offset(app.workspace.home_selected, rows, list.height as usize);
                 let i = offset + (row - list.y) as usize;
                 return (i < rows).then_some(Hit::HomeRow(i));
             }
@@ -220,8 +220,12 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
             let s = session_areas(app, a.body);
             let pages = inner(s.pages);
             if contains(pages, col, row) {
-                let len = app.scene.as_ref().map_or(0, |(_, s)| s.scene.pages.len());
-                let offset = scroll_offset(app.page_selected, len, pages.height as usize);
+                let len = app
+                    .desk
+                    .scene
+                    .as_ref()
+                    .map_or(0, |(_, s)| s.scene.pages.len());
+                let offset = scroll_offset(app.desk.page_selected, len, pages.height as usize);
                 return Some(Hit::Page(offset + (row - pages.y) as usize));
             }
             if let (Some(jobs), Route::Session(id)) = (s.jobs, app.route)
@@ -235,7 +239,7 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
                 if !contains(list, col, row) {
                     return Some(Hit::Jobs);
                 }
-                let offset = scroll_offset(app.warning_selected, len, list.height as usize);
+                let offset = scroll_offset(app.desk.warning_selected, len, list.height as usize);
                 let i = offset + (row - list.y) as usize;
                 return Some(if i < len { Hit::Warning(i) } else { Hit::Jobs });
             }
@@ -244,7 +248,7 @@ pub fn hit_test(app: &App, col: u16, row: u16) -> Option<Hit> {
                 let shown = super::navigate::shown_nodes(app);
                 let at = shown
                     .iter()
-                    .position(|&i| i == app.node_selected)
+                    .position(|&i| i == app.desk.node_selected)
                     .unwrap_or(0);
                 let offset = scroll_offset(at, shown.len(), nodes.height as usize);
                 let row = offset + (row - nodes.y) as usize;

@@ -15,9 +15,10 @@ fn shown_page(app: &mut App) -> Option<(quire_model::ids::SessionId, Page)> {
         return None;
     };
     let page = app
+        .desk
         .scene
         .as_ref()
-        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .and_then(|(_, s)| s.scene.pages.get(app.desk.page_selected))
         .map(|p| (**p).clone());
     if page.is_none() {
         app.fail("no page selected");
@@ -63,6 +64,7 @@ pub fn page(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         ),
         "move" => {
             let pages: Vec<_> = app
+                .desk
                 .scene
                 .as_ref()
                 .map(|(_, s)| s.scene.pages.iter().map(|p| p.id).collect())
@@ -70,8 +72,8 @@ pub fn page(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             let Some(to) = position(app, arg, pages.len()) else {
                 return;
             };
-            let order = moved(&pages, app.page_selected, to);
-            app.page_selected = to;
+            let order = moved(&pages, app.desk.page_selected, to);
+            app.desk.page_selected = to;
             (
                 Op::ReorderPages { order },
                 format!("page moved to {}", to + 1),
@@ -91,7 +93,7 @@ pub fn node(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let Some((session, page)) = shown_page(app) else {
         return;
     };
-    let Some(node) = page.nodes.get(app.node_selected) else {
+    let Some(node) = page.nodes.get(app.desk.node_selected) else {
         return app.fail("no node selected");
     };
     let (op, what) = match verb {
@@ -100,8 +102,8 @@ pub fn node(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             let Some(to) = position(app, arg.trim(), nodes.len()) else {
                 return;
             };
-            let order = moved(&nodes, app.node_selected, to);
-            app.node_selected = to;
+            let order = moved(&nodes, app.desk.node_selected, to);
+            app.desk.node_selected = to;
             (
                 Op::ReorderNodes {
                     page: page.id,
@@ -159,7 +161,7 @@ pub fn add_box(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         visible: true,
         kind: NodeKind::source(text.map(str::to_owned)),
     };
-    app.node_selected = page.nodes.len();
+    app.desk.node_selected = page.nodes.len();
     fx.push(Effect::Apply {
         session,
         op: Op::AddNode {
@@ -173,17 +175,22 @@ pub fn add_box(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
 
 /// `/unstage [NAME]`: drops one staged file (by name), or all.
 pub fn unstage(app: &mut App, name: &str) {
-    if app.attachments.is_empty() {
+    if app.editing.attachments.is_empty() {
         return app.fail("nothing is staged");
     }
     if name.is_empty() {
-        app.attachments.clear();
+        app.editing.attachments.clear();
         return app.say("nothing staged now");
     }
-    let before = app.attachments.len();
-    app.attachments.retain(|a| a.name != name);
-    if app.attachments.len() == before {
-        let names: Vec<_> = app.attachments.iter().map(|a| a.name.as_str()).collect();
+    let before = app.editing.attachments.len();
+    app.editing.attachments.retain(|a| a.name != name);
+    if app.editing.attachments.len() == before {
+        let names: Vec<_> = app
+            .editing
+            .attachments
+            .iter()
+            .map(|a| a.name.as_str())
+            .collect();
         return app.fail(format!(
             "{name} is not staged (staged: {})",
             names.join(", ")

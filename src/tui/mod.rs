@@ -56,9 +56,10 @@ pub struct Options {
     pub theme: crate::config::schema::Theme,
     /// Whether `n` stops at machine translations (`tui.next_stops_at_machine`).
     pub next_stops_at_machine: bool,
-    /// The cue limits the status line measures against (`[qa.subtitles]`,
-    /// with the project's profile when it names one).
-    pub subtitles: quire_core::engines::qa::SubtitleSettings,
+    /// The engines' settings: the status line measures cues against the
+    /// `qa` engine's limits (`[qa.subtitles]`, with the project's profile
+    /// when it names one).
+    pub settings: quire_core::engines::settings::SettingsMap,
     /// Where drafts are kept while typed (`<data_dir>/drafts`).
     pub drafts_dir: Option<std::path::PathBuf>,
 }
@@ -71,11 +72,12 @@ pub async fn run(
 ) -> std::io::Result<()> {
     let (terminal, _guard) = terminal::enter(options.mouse)?;
     let mut app = App::new(backend.describe(), options.attached);
-    app.picker = Some(preview::picker());
-    app.pending_show = options.show;
-    app.theme = options.theme;
-    app.next_stops_at_machine = options.next_stops_at_machine;
-    app.subtitles = options.subtitles;
+    app.prefs.picker = Some(preview::picker());
+    app.link.pending_show = options.show;
+    app.prefs.theme = options.theme;
+    app.prefs.next_stops_at_machine = options.next_stops_at_machine;
+    let qa = options.settings.get::<quire_core::engines::qa::QaLevels>();
+    app.prefs.subtitles = qa.subtitles.clone();
     if let Some(status) = options.status {
         app.say(status);
     }

@@ -57,7 +57,7 @@ pub fn warned(app: &App) -> HashSet<NodeId> {
 /// `wanted` holds, in reading order across pages, wrapping around; the
 /// selected node itself comes last.
 pub fn next_where(app: &App, back: bool, wanted: impl Fn(&Node) -> bool) -> Option<Place> {
-    let (_, snapshot) = app.scene.as_ref()?;
+    let (_, snapshot) = app.desk.scene.as_ref()?;
     let places: Vec<Place> = snapshot
         .scene
         .pages
@@ -70,7 +70,7 @@ pub fn next_where(app: &App, back: bool, wanted: impl Fn(&Node) -> bool) -> Opti
     }
     let here = places
         .iter()
-        .position(|&place| place == (app.page_selected, app.node_selected))
+        .position(|&place| place == (app.desk.page_selected, app.desk.node_selected))
         .unwrap_or(0);
     let len = places.len();
     (1..=len)
@@ -145,13 +145,14 @@ impl Filter {
 /// them without a filter).
 pub fn shown_nodes(app: &App) -> Vec<usize> {
     let Some(page) = app
+        .desk
         .scene
         .as_ref()
-        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .and_then(|(_, s)| s.scene.pages.get(app.desk.page_selected))
     else {
         return Vec::new();
     };
-    match app.filter {
+    match app.desk.filter {
         None => (0..page.nodes.len()).collect(),
         Some(filter) => {
             let warned = warned(app);
@@ -164,11 +165,11 @@ pub fn shown_nodes(app: &App) -> Vec<usize> {
 
 /// With a filter, keeps the selection on a shown node.
 pub fn keep_selection_shown(app: &mut App) {
-    if app.filter.is_none() {
+    if app.desk.filter.is_none() {
         return;
     }
     let shown = shown_nodes(app);
-    if !shown.is_empty() && !shown.contains(&app.node_selected) {
-        app.node_selected = shown[0];
+    if !shown.is_empty() && !shown.contains(&app.desk.node_selected) {
+        app.desk.node_selected = shown[0];
     }
 }

@@ -171,9 +171,10 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     };
     let Some(page) = app
+        .desk
         .scene
         .as_ref()
-        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .and_then(|(_, s)| s.scene.pages.get(app.desk.page_selected))
     else {
         return;
     };
@@ -181,7 +182,7 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     // `render` engine set it (the node after the source).
     let Some(blob) = page
         .nodes
-        .get(app.node_selected)
+        .get(app.desk.node_selected)
         .and_then(|n| match &n.kind {
             NodeKind::Image { blob, .. } => Some(*blob),
             _ => None,
@@ -191,11 +192,12 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     };
     let (page_id, page_width, page_boxes) = (page.id, page.width, boxes(page));
     let current = app
+        .desk
         .preview
         .as_ref()
         .is_some_and(|p| p.session == session && p.blob == blob);
     if !current {
-        app.preview = Some(Preview::new(
+        app.desk.preview = Some(Preview::new(
             session,
             page_id,
             blob,
@@ -207,8 +209,8 @@ pub fn refresh(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(size) = picture_area(app) else {
         return;
     };
-    let picker = app.picker.clone().unwrap_or_else(Picker::halfblocks);
-    let Some(preview) = app.preview.as_mut() else {
+    let picker = app.prefs.picker.clone().unwrap_or_else(Picker::halfblocks);
+    let Some(preview) = app.desk.preview.as_mut() else {
         return;
     };
     let wanted = (page_boxes, size);

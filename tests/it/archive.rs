@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::core_support::TestCore;
+use crate::core_base::TestCore;
 use crate::harness::Sandbox;
 use crate::http_support::TestServer;
 
@@ -19,10 +19,7 @@ pub async fn archive_of_a_project() -> (Vec<u8>, quire_model::ids::ProjectId) {
         .await
         .unwrap();
     let project = t.core.session(id).unwrap().project_id;
-    (
-        crate::core_support::archive_bytes(&t.core, id).await,
-        project,
-    )
+    (crate::core_base::archive_bytes(&t.core, id).await, project)
 }
 
 #[tokio::test]

@@ -16,8 +16,8 @@ use quire_model::ids::SessionId;
 use quire_model::op::{Op, ProjectPatch};
 use quire_model::scene::NodeKind;
 
-use crate::core_jobs::{follow, spec};
-use crate::core_support::{TestCore, translate};
+use crate::core_base::{TestCore, translate};
+use crate::core_base::{follow, spec};
 use crate::harness::{Sandbox, run_checker};
 use crate::http_support::Binary;
 

@@ -18,7 +18,7 @@ use quire_store::storage::SnapshotFile;
 use quire_store::storage::log::{self, FrameKind};
 use serde_json::{Value, json};
 
-use crate::core_support::{TestCore, add_page, archive_bytes, image_page, text_node, translate};
+use crate::core_base::{TestCore, add_page, archive_bytes, image_page, text_node, translate};
 
 /// An archive's entries: name and bytes, in order.
 type Entries = Vec<(String, Vec<u8>)>;

@@ -15,8 +15,8 @@ use quire_model::op::Op;
 use quire_model::scene::ImageRole;
 use serde_json::{Value, json};
 
-use crate::core_jobs::{follow, spec, warnings};
-use crate::core_support::{TestCore, add_page, text_node};
+use crate::core_base::{TestCore, add_page, text_node};
+use crate::core_base::{follow, spec, warnings};
 use crate::harness::Sandbox;
 use crate::http_support::{Binary, json_post};
 use crate::mcp_stdio::RawMcp;
@@ -204,7 +204,7 @@ async fn an_image_over_the_pixel_limit_is_refused_from_its_header_wherever_it_is
     let err = t.core.blob_picture(id, blob, 256).await.unwrap_err();
     assert!(err.to_string().contains("limits.max_image_pixels"), "{err}");
     let page = PageId::new();
-    let op = crate::core_support::image_page("huge", blob, (20_000, 20_000), Some(page));
+    let op = crate::core_base::image_page("huge", blob, (20_000, 20_000), Some(page));
     t.core.apply(id, op).await.unwrap();
     let err = t
         .core

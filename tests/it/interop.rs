@@ -15,7 +15,7 @@ use quire_model::ids::{NodeId, PageId, SessionId};
 use quire_model::op::{NodePatch, Op};
 use quire_model::scene::{NodeKind, Page, TextState};
 
-use crate::core_support::TestCore;
+use crate::core_base::TestCore;
 
 /// The testdata files of `kind` (`po`, `xlf`/`xliff`), by name.
 fn files(test: &str, extensions: &[&str]) -> Vec<(String, Vec<u8>)> {

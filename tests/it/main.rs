@@ -17,12 +17,15 @@ mod cli_modes;
     reason = "the core's test support; these tests use part of it"
 )]
 mod core_base;
-mod core_jobs;
-mod core_llm;
-mod core_support;
-mod core_workflow;
+mod core_config;
 mod desk;
 mod disk_full;
+#[path = "../../crates/quire-core/tests/it/fake_llm.rs"]
+#[allow(
+    dead_code,
+    reason = "the core's fake provider; these tests use part of it"
+)]
+mod fake_llm;
 mod glossary;
 mod http_api;
 mod http_binary;

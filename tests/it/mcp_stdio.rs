@@ -238,9 +238,9 @@ fn out_path_never_writes_into_a_project() {
     // Killed without closing, the project still opens with its page.
     mcp.child.kill().unwrap();
     mcp.child.wait().unwrap();
-    let core = crate::core_support::core_at(
+    let core = crate::core_base::core_at(
         &s.path("data/quire/projects"),
-        crate::core_support::settings(quire_store::Durability::Fsync, 1000, 10),
+        crate::core_base::settings(quire_store::Durability::Fsync, 1000, 10),
     );
     let session = core.blocking().open_project(&path).unwrap();
     assert_eq!(session.epoch, 1);

@@ -22,8 +22,8 @@ use quire_model::op::{Op, ProjectPatch};
 use quire_model::scene::{ImageRole, MaskRole, NodeKind, Page};
 use serde_json::Value;
 
-use crate::core_jobs::{follow, spec};
-use crate::core_support::{TestCore, stored_image};
+use crate::core_base::{TestCore, stored_image};
+use crate::core_base::{follow, spec};
 
 /// One box `[x, y, w, h]` in pixels.
 type Box4 = [f64; 4];
@@ -557,7 +557,7 @@ async fn ocr_output_that_is_too_big_or_a_missing_language_is_named_and_changes_n
         });
         let id = t.session("ocr");
         let page_id = blank_page(&t, id).await;
-        let node = crate::core_support::text_node("");
+        let node = crate::core_base::text_node("");
         t.core
             .apply(
                 id,
@@ -603,8 +603,8 @@ async fn real_pages_are_found_read_and_cleared() {
     std::fs::create_dir_all(&out).unwrap();
     // The chapter preset end to end, its llm-translate against a local
     // fake provider (each segment's text, marked "FR").
-    let (base, _fake) = crate::core_llm::fake_provider().await;
-    let provider = quire::launch::provider(&crate::core_llm::provider(&base, "good", 30, 0));
+    let (base, _fake) = crate::fake_llm::fake_provider().await;
+    let provider = crate::fake_llm::provider(&base, "good", 30, 0);
     let with_provider = provider.clone();
     let builtin = TestCore::configured(move |c| {
         c.providers = BTreeMap::from([("default".to_owned(), with_provider)]);
@@ -1176,9 +1176,9 @@ fn text_nodes(page: &Page) -> impl Iterator<Item = &quire_model::scene::Node> {
         .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
 }
 
-/// A file under `tests/fixtures`.
+/// A fixture of the core's tests (`crates/quire-core/tests/fixtures`).
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("crates/quire-core/tests/fixtures")
         .join(name)
 }

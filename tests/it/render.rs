@@ -24,8 +24,8 @@ use quire_model::op::{NewNode, NodePatch, Op};
 use quire_model::scene::{ImageRole, NodeKind, Style, Transform};
 use quire_render::RenderConfig;
 
-use crate::core_jobs::{follow, spec};
-use crate::core_support::{TestCore, stored_image};
+use crate::core_base::{TestCore, stored_image};
+use crate::core_base::{follow, spec};
 use crate::harness::tool_available;
 
 const DEJAVU: &str = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
@@ -140,7 +140,7 @@ async fn raw_page(
 ) -> (PageId, Vec<NodeId>) {
     let blob = t.core.put_blob(id, image).await.unwrap();
     let page = PageId::new();
-    let op = crate::core_support::image_page(name, blob, (300, 200), Some(page));
+    let op = crate::core_base::image_page(name, blob, (300, 200), Some(page));
     t.core.apply(id, op).await.unwrap();
     (page, add_boxes(t, id, page, boxes).await)
 }

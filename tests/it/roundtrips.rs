@@ -119,7 +119,7 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
     ) else {
         return;
     };
-    let t = crate::core_support::TestCore::new();
+    let t = crate::core_base::TestCore::new();
     let id = t.session("Cells | *and* #marks");
     let tricky = [
         "*not bold* _nor this_ `code` [link](x) ~~strike~~ \\ back",
@@ -134,7 +134,7 @@ async fn the_markdown_export_renders_each_text_as_it_is() {
     t.core
         .apply(
             id,
-            crate::core_support::translate(page, quire_model::ids::NodeId(r.created[1]), tricky[1]),
+            crate::core_base::translate(page, quire_model::ids::NodeId(r.created[1]), tricky[1]),
         )
         .await
         .unwrap();

@@ -23,7 +23,7 @@ use tokio::net::UnixStream;
 use tokio::sync::{Notify, mpsc};
 use uuid::Uuid;
 
-use crate::core_support::TestCore;
+use crate::core_base::TestCore;
 use crate::http_support::{Binary, json_post};
 use quire::config::secret::Secret;
 use quire::tui::remote::Remote;
@@ -228,7 +228,9 @@ async fn shared_tui() -> Harness {
     };
     // Settled: the first loads are applied, so the revision holds still.
     h.wait(|app| {
-        app.loaded && app.sessions.len() == 2 && idle.load(std::sync::atomic::Ordering::SeqCst)
+        app.link.loaded
+            && app.workspace.sessions.len() == 2
+            && idle.load(std::sync::atomic::Ordering::SeqCst)
     })
     .await;
     h
@@ -471,7 +473,7 @@ async fn every_blocked_reason_refuses_navigation() {
     // draft: the command line holds text.
     h.key(KeyCode::Char(':'));
     h.key(KeyCode::Char('x'));
-    h.wait(|app| app.input.as_ref().is_some_and(|i| i.text == "x"))
+    h.wait(|app| app.command.input.as_ref().is_some_and(|i| i.text == "x"))
         .await;
     let ctx = quiet_context(&mut c, &h.clock).await;
     assert_eq!(ctx["blockedReasons"], json!(["draft"]));
@@ -1078,9 +1080,9 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
     );
     let idle = live.idle.clone();
     wait_state(&live.state, |app| {
-        app.loaded
-            && app.connected
-            && app.sessions.len() == 2
+        app.link.loaded
+            && app.link.connected
+            && app.workspace.sessions.len() == 2
             && idle.load(std::sync::atomic::Ordering::SeqCst)
     })
     .await;
@@ -1097,7 +1099,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
     assert_eq!(r["code"], "unknown_session", "{r}");
     // That rejection moved the bar's count, and so the revision.
     let ctx = quiet_context(&mut c, &live.clock).await;
-    let target: SessionId = live.state.lock().unwrap().sessions[1].id;
+    let target: SessionId = live.state.lock().unwrap().workspace.sessions[1].id;
     let r = c.select(&ctx, target, Uuid::new_v4()).await;
     assert_eq!(r["ok"], true, "{r}");
     assert!(!r.to_string().contains(TOKEN));
@@ -1105,7 +1107,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
 
     // The server goes away: the view says so and navigation waits.
     assert!(server.terminate().success());
-    wait_state(&live.state, |app| !app.connected).await;
+    wait_state(&live.state, |app| !app.link.connected).await;
     let down = quiet_context(&mut c, &live.clock).await;
     assert_eq!(down["ready"], false, "{down}");
     assert!(
@@ -1125,7 +1127,7 @@ async fn a_shared_attach_tui_validates_through_its_server_and_keeps_its_token() 
         &["--headless", "--port", &port, "--project", &path],
         &env,
     );
-    wait_state(&live.state, |app| app.connected && app.loaded).await;
+    wait_state(&live.state, |app| app.link.connected && app.link.loaded).await;
     let up = quiet_context(&mut c, &live.clock).await;
     assert_eq!(
         up["generation"].as_u64().unwrap(),

@@ -13,7 +13,7 @@ use quire_model::ids::{NodeId, PageId, SessionId};
 use quire_model::op::{Basis, Op};
 use serde_json::{Value, json};
 
-use crate::core_support::{TestCore, add_page, text_node, translate};
+use crate::core_base::{TestCore, add_page, text_node, translate};
 use crate::harness::Sandbox;
 use crate::http_support::{TestServer, assert_error};
 use crate::mcp_stdio::RawMcp;
@@ -234,11 +234,11 @@ fn the_tui_asks_keep_mine_or_use_theirs_when_a_save_is_refused_as_stale() {
         fx.iter().all(|e| !matches!(e, Effect::Save { .. })),
         "{fx:?}"
     );
-    assert!(app.modal.is_none() && app.edit.is_none());
+    assert!(app.modal.is_none() && app.editing.edit.is_none());
     // Edit: back to my draft, to merge by hand.
     conflict(&mut app);
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
-    assert_eq!(app.edit.as_ref().unwrap().draft().text, draft.text);
+    assert_eq!(app.editing.edit.as_ref().unwrap().draft().text, draft.text);
 }
 
 async fn scene_of(client: &reqwest::Client, url: &str) -> Value {
@@ -268,7 +268,7 @@ async fn attach_mode_never_replaces_a_translation_saved_meanwhile() {
     press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| a.scene.is_some())
+            .run_until(Duration::from_secs(30), |a| a.desk.scene.is_some())
             .await
     );
     press(&mut runner, KeyCode::Tab, KeyModifiers::NONE);
@@ -287,6 +287,7 @@ async fn attach_mode_never_replaces_a_translation_saved_meanwhile() {
     assert!(
         runner
             .run_until(Duration::from_secs(30), |a| a
+                .desk
                 .scene
                 .as_ref()
                 .is_some_and(|(_, s)| s.epoch >= epoch))

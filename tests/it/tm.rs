@@ -8,8 +8,8 @@ use quire_model::ids::SessionId;
 use quire_model::op::{NodePatch, Op, ProjectPatch};
 use quire_model::scene::{Author, NodeKind, TextState};
 
-use crate::core_jobs::{finished, follow};
-use crate::core_support::TestCore;
+use crate::core_base::TestCore;
+use crate::core_base::{finished, follow};
 
 /// A project named `name` into `target` with one page of `texts`; returns
 /// it and its page's node ids.

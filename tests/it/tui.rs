@@ -71,27 +71,27 @@ fn screen_home_welcome_for_a_newcomer() {
 #[test]
 fn screen_home_with_sessions_and_projects() {
     let mut app = home_app();
-    app.sessions = vec![
+    app.workspace.sessions = vec![
         session(1, "Comic", 12, true),
         session(2, "Slides", 3, false),
     ];
-    app.projects = vec![project(1, "Archive")];
-    app.home_selected = 1;
+    app.workspace.projects = vec![project(1, "Archive")];
+    app.workspace.home_selected = 1;
     insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
 fn screen_session_with_pages_nodes_and_detail() {
     let mut app = session_app();
-    app.focus = Pane::Nodes;
-    app.node_selected = 1;
+    app.desk.focus = Pane::Nodes;
+    app.desk.node_selected = 1;
     insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
 fn screen_session_with_jobs_and_warnings() {
     let mut app = session_app();
-    app.jobs = vec![job(sid(1), JobStatus::Running, 42.0, 2)];
+    app.workspace.jobs = vec![job(sid(1), JobStatus::Running, 42.0, 2)];
     insta::assert_snapshot!(at_three_sizes(&app));
 }
 
@@ -139,7 +139,7 @@ fn the_merge_modal_lists_conflicts_and_resolves_each() {
     use quire::tui::app::{Merge, Side};
     use quire_core::translations::Conflict;
     let mut app = session_app();
-    let scene = app.scene.clone().unwrap().1.scene;
+    let scene = app.desk.scene.clone().unwrap().1.scene;
     let page = &scene.pages[0];
     let conflict = |i: usize, mine: &str, theirs: &str| Conflict {
         unit: format!("n{}", page.nodes[i].id),
@@ -227,7 +227,7 @@ fn screen_approval_modal_names_engine_and_command() {
 #[test]
 fn screen_exit_overlay() {
     let mut app = session_app();
-    app.jobs = vec![job(sid(1), JobStatus::Running, 10.0, 0)];
+    app.workspace.jobs = vec![job(sid(1), JobStatus::Running, 10.0, 0)];
     update(&mut app, key(KeyCode::Char('q')), Instant::now());
     insta::assert_snapshot!(at_three_sizes(&app));
 }
@@ -235,7 +235,7 @@ fn screen_exit_overlay() {
 #[test]
 fn screen_edit_box_input_line_chips_and_sharing_bar() {
     let mut app = session_app();
-    app.attachments = vec![Attachment {
+    app.editing.attachments = vec![Attachment {
         path: "/tmp/p2.png".into(),
         name: "p2.png".into(),
         kind: AttachmentKind::Image,
@@ -245,8 +245,8 @@ fn screen_edit_box_input_line_chips_and_sharing_bar() {
         used: 3,
         limit: 128,
     });
-    app.focus = Pane::Nodes;
-    app.node_selected = 1;
+    app.desk.focus = Pane::Nodes;
+    app.desk.node_selected = 1;
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
     typed(&mut app, "!");
     insta::assert_snapshot!("edit_box", at_three_sizes(&app));
@@ -261,7 +261,7 @@ fn screen_edit_box_input_line_chips_and_sharing_bar() {
 fn cjk_app() -> App {
     use quire_model::scene::NodeKind;
     let mut app = session_app();
-    let (_, snapshot) = app.scene.as_mut().unwrap();
+    let (_, snapshot) = app.desk.scene.as_mut().unwrap();
     let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
     let texts = [
         (
@@ -285,9 +285,9 @@ fn cjk_app() -> App {
     let warned = page.nodes[2].id;
     let mut qa = job(sid(1), JobStatus::CompletedWithErrors, 100.0, 1);
     qa.warnings[0].finding.node_id = Some(warned);
-    app.jobs = vec![qa];
-    app.focus = Pane::Nodes;
-    app.node_selected = 1;
+    app.workspace.jobs = vec![qa];
+    app.desk.focus = Pane::Nodes;
+    app.desk.node_selected = 1;
     app
 }
 
@@ -307,14 +307,14 @@ fn screen_session_with_cjk_text_and_idle_jobs() {
 fn screen_jobs_pane_focused() {
     let mut app = cjk_app();
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.focus, Pane::Jobs);
+    assert_eq!(app.desk.focus, Pane::Jobs);
     insta::assert_snapshot!(at_three_sizes(&app));
 }
 
 #[test]
 fn a_warning_jumps_to_its_node_by_key_and_by_click() {
     let mut app = session_app();
-    let (_, snapshot) = app.scene.as_ref().unwrap();
+    let (_, snapshot) = app.desk.scene.as_ref().unwrap();
     let (page, node) = (
         snapshot.scene.pages[2].id,
         snapshot.scene.pages[2].nodes[3].id,
@@ -322,12 +322,12 @@ fn a_warning_jumps_to_its_node_by_key_and_by_click() {
     let mut qa = job(sid(1), JobStatus::CompletedWithErrors, 100.0, 2);
     qa.warnings[1].finding.page_id = Some(page);
     qa.warnings[1].finding.node_id = Some(node);
-    app.jobs = vec![qa];
+    app.workspace.jobs = vec![qa];
     // Idle: one line, which Tab (twice, past the nodes) opens.
     assert!(draw(&app).contains("Jobs pseudo-translate"));
     update(&mut app, key(KeyCode::Tab), Instant::now());
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.focus, Pane::Jobs);
+    assert_eq!(app.desk.focus, Pane::Jobs);
     let screen = draw(&app);
     assert!(screen.contains("Enter shows the node"), "{screen}");
     // In the order the job found them: the second warning is the second
@@ -335,7 +335,11 @@ fn a_warning_jumps_to_its_node_by_key_and_by_click() {
     update(&mut app, key(KeyCode::Down), Instant::now());
     update(&mut app, key(KeyCode::Enter), Instant::now());
     assert_eq!(
-        (app.focus, app.page_selected, app.node_selected),
+        (
+            app.desk.focus,
+            app.desk.page_selected,
+            app.desk.node_selected
+        ),
         (Pane::Nodes, 2, 3)
     );
     assert!(
@@ -360,17 +364,21 @@ fn a_warning_jumps_to_its_node_by_key_and_by_click() {
     });
     update(&mut app, click, Instant::now());
     assert_eq!(
-        (app.focus, app.page_selected, app.node_selected),
+        (
+            app.desk.focus,
+            app.desk.page_selected,
+            app.desk.node_selected
+        ),
         (Pane::Nodes, 0, 0)
     );
     // w hides the pane, and Tab then skips it.
     update(&mut app, key(KeyCode::Char('w')), Instant::now());
     assert!(!draw(&app).contains("Jobs"));
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.focus, Pane::Pages);
+    assert_eq!(app.desk.focus, Pane::Pages);
     update(&mut app, key(KeyCode::Tab), Instant::now());
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.focus, Pane::Pages);
+    assert_eq!(app.desk.focus, Pane::Pages);
 }
 
 #[test]
@@ -379,25 +387,25 @@ fn moving_by_page_number_ends_work_and_find() {
     // Pages: 5, 4, 4 nodes; on page 1 node 0 is an image, odd text nodes
     // are untranslated.
     command(&mut app, "3");
-    assert_eq!((app.page_selected, app.node_selected), (2, 0));
+    assert_eq!((app.desk.page_selected, app.desk.node_selected), (2, 0));
     command(&mut app, "9");
     assert!(app.status.as_ref().unwrap().error);
     update(&mut app, key(KeyCode::Char('g')), Instant::now());
-    assert_eq!(app.page_selected, 0);
+    assert_eq!(app.desk.page_selected, 0);
     update(&mut app, key(KeyCode::End), Instant::now());
-    assert_eq!(app.page_selected, 2);
+    assert_eq!(app.desk.page_selected, 2);
     update(&mut app, key(KeyCode::Home), Instant::now());
     update(&mut app, key(KeyCode::Tab), Instant::now());
     update(&mut app, key(KeyCode::Char('G')), Instant::now());
-    assert_eq!(app.node_selected, 4);
+    assert_eq!(app.desk.node_selected, 4);
     // n: the next node without a translation, across pages, wrapping.
     let mut seen = Vec::new();
     for _ in 0..4 {
         update(&mut app, key(KeyCode::Char('n')), Instant::now());
-        seen.push((app.page_selected, app.node_selected));
+        seen.push((app.desk.page_selected, app.desk.node_selected));
     }
     let needs = |app: &App, (p, n): (usize, usize)| {
-        let node = &app.scene.as_ref().unwrap().1.scene.pages[p].nodes[n];
+        let node = &app.desk.scene.as_ref().unwrap().1.scene.pages[p].nodes[n];
         matches!(
             &node.kind,
             quire_model::scene::NodeKind::Text {
@@ -409,21 +417,21 @@ fn moving_by_page_number_ends_work_and_find() {
     assert!(seen.iter().all(|&place| needs(&app, place)), "{seen:?}");
     assert!(seen.windows(2).all(|w| w[0] != w[1]), "{seen:?}");
     update(&mut app, key(KeyCode::Char('N')), Instant::now());
-    assert_eq!((app.page_selected, app.node_selected), seen[2]);
+    assert_eq!((app.desk.page_selected, app.desk.node_selected), seen[2]);
     // Ctrl-f opens `find `; n/N then go to its matches; /find clears.
     update(&mut app, ctrl('f'), Instant::now());
-    assert_eq!(app.input.as_ref().unwrap().text, "find ");
+    assert_eq!(app.command.input.as_ref().unwrap().text, "find ");
     typed(&mut app, "PAGE 3");
     update(&mut app, key(KeyCode::Enter), Instant::now());
-    assert_eq!(app.page_selected, 2);
-    let first = app.node_selected;
+    assert_eq!(app.desk.page_selected, 2);
+    let first = app.desk.node_selected;
     update(&mut app, key(KeyCode::Char('n')), Instant::now());
-    assert_eq!(app.page_selected, 2);
-    assert_ne!(app.node_selected, first);
+    assert_eq!(app.desk.page_selected, 2);
+    assert_ne!(app.desk.node_selected, first);
     command(&mut app, "find nowhere to be found");
     assert!(app.status.as_ref().unwrap().error);
     command(&mut app, "find");
-    assert_eq!(app.find, None);
+    assert_eq!(app.desk.find, None);
 }
 
 #[test]
@@ -436,11 +444,14 @@ fn the_node_list_filters_by_state() {
     assert!(screen.contains("2 of 5 nodes untranslated"), "{screen}");
     assert!(screen.contains("Hello number 1") && screen.contains("Hello number 3"));
     assert!(!screen.contains("Hello number 0"), "{screen}");
-    assert_eq!(app.node_selected, 2, "the selection moved to a shown node");
+    assert_eq!(
+        app.desk.node_selected, 2,
+        "the selection moved to a shown node"
+    );
     update(&mut app, key(KeyCode::Down), Instant::now());
-    assert_eq!(app.node_selected, 4, "moving skips the hidden");
+    assert_eq!(app.desk.node_selected, 4, "moving skips the hidden");
     update(&mut app, key(KeyCode::Down), Instant::now());
-    assert_eq!(app.node_selected, 4);
+    assert_eq!(app.desk.node_selected, 4);
     // A click on the first row is the first shown node.
     let row = draw(&app)
         .lines()
@@ -453,18 +464,18 @@ fn the_node_list_filters_by_state() {
         modifiers: KeyModifiers::NONE,
     });
     update(&mut app, click, Instant::now());
-    assert_eq!(app.node_selected, 2);
+    assert_eq!(app.desk.node_selected, 2);
     command(&mut app, "filter final");
     assert!(draw(&app).contains("passes the filter"));
     command(&mut app, "filter sparkly");
     assert!(app.status.as_ref().unwrap().error);
     assert_eq!(
-        app.filter,
+        app.desk.filter,
         Some(quire::tui::navigate::Filter::Final),
         "a bad name changes nothing"
     );
     command(&mut app, "filter all");
-    assert_eq!(app.filter, None);
+    assert_eq!(app.desk.filter, None);
     assert!(draw(&app).contains("Hello number 0"));
 }
 
@@ -475,22 +486,25 @@ fn the_command_line_remembers_and_completes() {
     command(&mut app, "find hello");
     update(&mut app, key(KeyCode::Char(':')), Instant::now());
     update(&mut app, key(KeyCode::Up), Instant::now());
-    assert_eq!(app.input.as_ref().unwrap().text, "find hello");
+    assert_eq!(app.command.input.as_ref().unwrap().text, "find hello");
     update(&mut app, key(KeyCode::Up), Instant::now());
-    assert_eq!(app.input.as_ref().unwrap().text, "2");
+    assert_eq!(app.command.input.as_ref().unwrap().text, "2");
     update(&mut app, key(KeyCode::Down), Instant::now());
     update(&mut app, key(KeyCode::Down), Instant::now());
-    assert_eq!(app.input.as_ref().unwrap().text, "");
+    assert_eq!(app.command.input.as_ref().unwrap().text, "");
     // Tab: a command, then an engine; several choices are listed.
     typed(&mut app, "ru");
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.input.as_ref().unwrap().text, "run ");
+    assert_eq!(app.command.input.as_ref().unwrap().text, "run ");
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert!(app.choices.len() > 1, "{:?}", app.choices);
+    assert!(app.command.choices.len() > 1, "{:?}", app.command.choices);
     assert!(draw(&app).contains("pseudo-translate"));
     typed(&mut app, "ps");
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.input.as_ref().unwrap().text, "run pseudo-translate ");
+    assert_eq!(
+        app.command.input.as_ref().unwrap().text,
+        "run pseudo-translate "
+    );
     // A path: the runtime lists the directory, the answer completes it.
     typed(&mut app, "x");
     update(&mut app, key(KeyCode::Esc), Instant::now());
@@ -507,7 +521,7 @@ fn the_command_line_remembers_and_completes() {
         Msg::Loaded(Loaded::Listed(line.clone(), entries)),
         Instant::now(),
     );
-    assert_eq!(app.input.as_ref().unwrap().text, "attach pages/");
+    assert_eq!(app.command.input.as_ref().unwrap().text, "attach pages/");
 }
 
 /// The one op a command line asked for (besides the memory's matches
@@ -527,6 +541,7 @@ fn one_op(fx: Vec<Effect>) -> Op {
 fn pages_and_nodes_are_managed_from_the_command_line() {
     let mut app = session_app();
     let pages: Vec<_> = app
+        .desk
         .scene
         .as_ref()
         .unwrap()
@@ -544,9 +559,9 @@ fn pages_and_nodes_are_managed_from_the_command_line() {
         panic!()
     };
     assert_eq!(order, [pages[1], pages[2], pages[0]]);
-    assert_eq!(app.page_selected, 2, "the selection follows the page");
+    assert_eq!(app.desk.page_selected, 2, "the selection follows the page");
     // (No backend here: the scene is as before the move.)
-    app.page_selected = 0;
+    app.desk.page_selected = 0;
     assert!(
         matches!(one_op(command(&mut app, "page delete")), Op::RemovePage { id } if id == pages[0])
     );
@@ -568,8 +583,8 @@ fn pages_and_nodes_are_managed_from_the_command_line() {
     assert!(
         matches!(&node.kind, quire_model::scene::NodeKind::Text { text: Some(t), .. } if t == "「待って！」")
     );
-    app.node_selected = 1;
-    let nodes: Vec<_> = app.scene.as_ref().unwrap().1.scene.pages[0]
+    app.desk.node_selected = 1;
+    let nodes: Vec<_> = app.desk.scene.as_ref().unwrap().1.scene.pages[0]
         .nodes
         .iter()
         .map(|n| n.id)
@@ -610,7 +625,7 @@ fn pages_and_nodes_are_managed_from_the_command_line() {
 #[test]
 fn staged_files_are_unstaged_and_new_refuses_a_taken_name() {
     let mut app = session_app();
-    app.attachments = ["p1.png", "p2.png"]
+    app.editing.attachments = ["p1.png", "p2.png"]
         .map(|name| Attachment {
             path: format!("/tmp/{name}").into(),
             name: name.into(),
@@ -618,10 +633,10 @@ fn staged_files_are_unstaged_and_new_refuses_a_taken_name() {
         })
         .to_vec();
     command(&mut app, "unstage p1.png");
-    assert_eq!(app.attachments.len(), 1);
+    assert_eq!(app.editing.attachments.len(), 1);
     command(&mut app, "unstage");
-    assert!(app.attachments.is_empty());
-    app.projects = vec![project(5, "Archive")];
+    assert!(app.editing.attachments.is_empty());
+    app.workspace.projects = vec![project(5, "Archive")];
     let fx = command(&mut app, "new archive");
     assert!(fx.is_empty(), "{fx:?}");
     let status = app.status.as_ref().unwrap();
@@ -634,8 +649,8 @@ fn staged_files_are_unstaged_and_new_refuses_a_taken_name() {
 #[test]
 fn the_home_selection_stays_on_its_project_when_the_list_resorts() {
     let mut app = home_app();
-    app.projects = vec![project(1, "A"), project(2, "B"), project(3, "C")];
-    app.home_selected = 1;
+    app.workspace.projects = vec![project(1, "A"), project(2, "B"), project(3, "C")];
+    app.workspace.home_selected = 1;
     // B was edited elsewhere: it now comes first.
     let resorted = vec![project(2, "B"), project(1, "A"), project(3, "C")];
     update(
@@ -643,7 +658,7 @@ fn the_home_selection_stays_on_its_project_when_the_list_resorts() {
         Msg::Loaded(Loaded::Projects(Ok(resorted))),
         Instant::now(),
     );
-    assert_eq!(app.home_selected, 0);
+    assert_eq!(app.workspace.home_selected, 0);
     let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
     assert!(
         fx.iter()
@@ -656,14 +671,14 @@ fn the_home_selection_stays_on_its_project_when_the_list_resorts() {
         Msg::Loaded(Loaded::Projects(Ok(vec![project(1, "A")]))),
         Instant::now(),
     );
-    assert_eq!(app.home_selected, 0);
+    assert_eq!(app.workspace.home_selected, 0);
 }
 
 #[test]
 fn a_401_says_to_pass_a_token() {
     let mut app = session_app();
-    app.attached = true;
-    app.connected = true;
+    app.link.attached = true;
+    app.link.connected = true;
     let why = "the server answered HTTP 401 Unauthorized".to_owned();
     update(
         &mut app,
@@ -679,7 +694,7 @@ fn node_rows_are_coloured_by_state() {
     use quire_model::scene::{NodeKind, TextState};
     use ratatui::style::Color;
     let mut app = session_app();
-    let (_, snapshot) = app.scene.as_mut().unwrap();
+    let (_, snapshot) = app.desk.scene.as_mut().unwrap();
     let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
     for (node, state) in page.nodes.iter_mut().skip(1).zip([
         TextState::Reviewed,
@@ -716,7 +731,7 @@ fn node_rows_are_coloured_by_state() {
 fn an_image_page_is_previewed_with_its_boxes() {
     use ratatui::style::Color;
     let mut app = session_app();
-    app.focus = Pane::Nodes;
+    app.desk.focus = Pane::Nodes;
     // Selecting the image node asks for its picture, once.
     let fx = update(&mut app, key(KeyCode::Char('g')), Instant::now());
     let [Effect::LoadPicture { session, blob }] = fx.as_slice() else {
@@ -730,7 +745,7 @@ fn an_image_page_is_previewed_with_its_boxes() {
         600,
         image::Rgb([250, 250, 250]),
     ));
-    let (_, snapshot) = app.scene.as_mut().unwrap();
+    let (_, snapshot) = app.desk.scene.as_mut().unwrap();
     let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[0]);
     page.nodes[1].transform = quire_model::scene::Transform {
         x: 0.0,
@@ -741,7 +756,7 @@ fn an_image_page_is_previewed_with_its_boxes() {
     };
     let loaded = Loaded::Picture(*session, *blob, Ok(std::sync::Arc::new(picture)));
     update(&mut app, Msg::Loaded(loaded), Instant::now());
-    let preview = app.preview.as_ref().unwrap();
+    let preview = app.desk.preview.as_ref().unwrap();
     assert!(preview.protocol.is_some(), "{preview:?}");
     let mut terminal =
         ratatui::Terminal::new(ratatui::backend::TestBackend::new(app.width, app.height)).unwrap();
@@ -782,7 +797,7 @@ fn an_image_page_is_previewed_with_its_boxes() {
         *blob,
         Err("the page image cannot be read: bad PNG".into()),
     );
-    if let Some(p) = app.preview.as_mut() {
+    if let Some(p) = app.desk.preview.as_mut() {
         p.protocol = None;
     }
     update(&mut app, Msg::Loaded(bad), Instant::now());
@@ -792,8 +807,8 @@ fn an_image_page_is_previewed_with_its_boxes() {
 #[test]
 fn screen_disconnected_in_attach_mode() {
     let mut app = session_app();
-    app.attached = true;
-    app.backend_name = "http://127.0.0.1:4096".into();
+    app.link.attached = true;
+    app.link.backend_name = "http://127.0.0.1:4096".into();
     update(
         &mut app,
         Msg::Backend(BackendEvent::Disconnected("connection refused".into())),
@@ -809,12 +824,12 @@ fn screen_disconnected_in_attach_mode() {
 #[test]
 fn navigation_on_home_opens_sessions_and_projects() {
     let mut app = home_app();
-    app.sessions = vec![session(1, "Comic", 12, true)];
-    app.projects = vec![project(1, "Archive")];
+    app.workspace.sessions = vec![session(1, "Comic", 12, true)];
+    app.workspace.projects = vec![project(1, "Archive")];
     update(&mut app, key(KeyCode::Down), Instant::now());
-    assert_eq!(app.home_selected, 1);
+    assert_eq!(app.workspace.home_selected, 1);
     update(&mut app, key(KeyCode::Down), Instant::now());
-    assert_eq!(app.home_selected, 1, "stays on the last row");
+    assert_eq!(app.workspace.home_selected, 1, "stays on the last row");
     let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
     assert_eq!(fx, vec![Effect::Open(project(1, "Archive").id.to_string())]);
     update(&mut app, key(KeyCode::Char('k')), Instant::now());
@@ -830,16 +845,16 @@ fn navigation_on_home_opens_sessions_and_projects() {
 fn session_keys_move_switch_panes_undo_and_redo() {
     let mut app = session_app();
     update(&mut app, key(KeyCode::Char('j')), Instant::now());
-    assert_eq!(app.page_selected, 1);
+    assert_eq!(app.desk.page_selected, 1);
     update(&mut app, key(KeyCode::Tab), Instant::now());
-    assert_eq!(app.focus, Pane::Nodes);
+    assert_eq!(app.desk.focus, Pane::Nodes);
     update(&mut app, key(KeyCode::Down), Instant::now());
     update(&mut app, key(KeyCode::Down), Instant::now());
-    assert_eq!(app.node_selected, 2);
+    assert_eq!(app.desk.node_selected, 2);
     update(&mut app, key(KeyCode::Tab), Instant::now());
     update(&mut app, key(KeyCode::Up), Instant::now());
     assert_eq!(
-        (app.page_selected, app.node_selected),
+        (app.desk.page_selected, app.desk.node_selected),
         (0, 0),
         "changing page resets the node"
     );
@@ -866,9 +881,9 @@ fn mouse_clicks_select_and_the_wheel_scrolls() {
         })
     };
     update(&mut app, click(3, 3), Instant::now());
-    assert_eq!((app.focus, app.page_selected), (Pane::Pages, 1));
+    assert_eq!((app.desk.focus, app.desk.page_selected), (Pane::Pages, 1));
     update(&mut app, click(40, 4), Instant::now());
-    assert_eq!((app.focus, app.node_selected), (Pane::Nodes, 2));
+    assert_eq!((app.desk.focus, app.desk.node_selected), (Pane::Nodes, 2));
     let wheel = Msg::Mouse(MouseEvent {
         kind: MouseEventKind::ScrollUp,
         column: 40,
@@ -876,7 +891,7 @@ fn mouse_clicks_select_and_the_wheel_scrolls() {
         modifiers: KeyModifiers::NONE,
     });
     update(&mut app, wheel, Instant::now());
-    assert_eq!(app.node_selected, 0);
+    assert_eq!(app.desk.node_selected, 0);
 }
 
 #[test]
@@ -886,13 +901,13 @@ fn editing_a_translation_is_a_draft_until_saved() {
     update(&mut app, key(KeyCode::Down), Instant::now());
     assert!(!view_state(&app).draft);
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
-    assert!(app.edit.is_some());
+    assert!(app.editing.edit.is_some());
     assert!(view_state(&app).draft);
     assert!(draw(&app).contains("Translation (draft)"));
     clear_draft(&mut app);
     typed(&mut app, "Salut");
     let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
-    assert!(app.edit.is_none());
+    assert!(app.editing.edit.is_none());
     assert!(!view_state(&app).draft);
     assert!(!draw(&app).contains("Translation (draft)"));
     let [
@@ -929,10 +944,10 @@ fn editing_a_translation_is_a_draft_until_saved() {
         app.modal
     );
     update(&mut app, key(KeyCode::Char('n')), Instant::now());
-    assert!(app.modal.is_none() && app.edit.is_some());
+    assert!(app.modal.is_none() && app.editing.edit.is_some());
     update(&mut app, key(KeyCode::Esc), Instant::now());
     let fx = update(&mut app, key(KeyCode::Char('y')), Instant::now());
-    assert!(app.edit.is_none());
+    assert!(app.editing.edit.is_none());
     assert!(
         matches!(fx.as_slice(), [Effect::KeepDraft { draft: None, .. }]),
         "{fx:?}"
@@ -940,7 +955,7 @@ fn editing_a_translation_is_a_draft_until_saved() {
     // Only text nodes are editable.
     update(&mut app, key(KeyCode::Up), Instant::now());
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
-    assert!(app.edit.is_none());
+    assert!(app.editing.edit.is_none());
     assert!(app.status.as_ref().unwrap().error);
 }
 
@@ -956,8 +971,8 @@ fn alt_enter() -> Msg {
 
 /// The translation of the selected node as the shown scene has it.
 fn shown_translation(app: &App) -> Option<String> {
-    let (_, snapshot) = app.scene.as_ref()?;
-    let node = &snapshot.scene.pages[app.page_selected].nodes[app.node_selected];
+    let (_, snapshot) = app.desk.scene.as_ref()?;
+    let node = &snapshot.scene.pages[app.desk.page_selected].nodes[app.desk.node_selected];
     match &node.kind {
         quire_model::scene::NodeKind::Text { translation, .. } => translation.clone(),
         _ => None,
@@ -976,14 +991,14 @@ fn keys_right_after_a_save_see_the_saved_value() {
     typed(&mut app, "Bonjour");
     let fx = update(&mut app, key(KeyCode::Enter), Instant::now());
     update(&mut app, key(KeyCode::Char('e')), Instant::now());
-    let edit = app.edit.as_ref().expect("the box opened again");
+    let edit = app.editing.edit.as_ref().expect("the box opened again");
     assert_eq!(edit.draft().text, "Bonjour");
     assert_eq!(shown_translation(&app).as_deref(), Some("Bonjour"));
     // A scene loaded before the save was applied does not take it back.
     let Effect::Save { draft, .. } = &fx[0] else {
         panic!("{fx:?}")
     };
-    let old = app.scene.clone().unwrap();
+    let old = app.desk.scene.clone().unwrap();
     let mut stale = old.1.clone();
     if let quire_model::scene::NodeKind::Text { translation, .. } =
         &mut std::sync::Arc::make_mut(&mut stale.scene.pages[0]).nodes[1].kind
@@ -1000,14 +1015,17 @@ fn keys_right_after_a_save_see_the_saved_value() {
     let applied = old.1.epoch + 1;
     let saved = Loaded::Saved(draft.clone(), Ok(applied));
     update(&mut app, Msg::Loaded(saved), Instant::now());
-    assert!(!app.saving.is_empty(), "kept until a scene has the save");
+    assert!(
+        !app.editing.saving.is_empty(),
+        "kept until a scene has the save"
+    );
     stale.epoch = applied;
     update(
         &mut app,
         Msg::Loaded(Loaded::Scene(old.0, Ok(stale))),
         Instant::now(),
     );
-    assert!(app.saving.is_empty());
+    assert!(app.editing.saving.is_empty());
     assert_eq!(shown_translation(&app).as_deref(), Some("old"));
 }
 
@@ -1034,14 +1052,14 @@ fn a_failed_save_keeps_the_draft_open_with_the_error() {
         Msg::Loaded(Loaded::Saved(draft.clone(), Err(down))),
         Instant::now(),
     );
-    let edit = app.edit.as_ref().expect("the draft is open again");
+    let edit = app.editing.edit.as_ref().expect("the draft is open again");
     assert_eq!(edit.draft().text, "Line one\nline two\n三");
     let status = app.status.as_ref().unwrap();
     assert!(
         status.error && status.text.contains("connection refused"),
         "{status:?}"
     );
-    assert!(app.saving.is_empty());
+    assert!(app.editing.saving.is_empty());
     assert!(
         fx.iter().any(|e| matches!(e, Effect::LoadScene(_))),
         "{fx:?}"
@@ -1052,7 +1070,7 @@ fn a_failed_save_keeps_the_draft_open_with_the_error() {
 }
 
 #[test]
-fn the_command_line_is_a_draft_and_runs_every_command() {
+fn the_command_line_is_a_draft_and_runs_undo_new_run_and_export() {
     let mut app = session_app();
     update(&mut app, key(KeyCode::Char('/')), Instant::now());
     assert!(!view_state(&app).draft, "an empty line is no draft");
@@ -1182,6 +1200,13 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
         }]
     );
     assert!(command(&mut app, "run qa overwrite=everything").is_empty());
+}
+
+/// `/import`, `/term`, `/cancel`, `/close`, `/tui-mcp-revoke` and what is
+/// no command.
+#[test]
+fn the_command_line_imports_sets_terms_and_ends_work() {
+    let mut app = session_app();
     // /import FILE: the format from the extension.
     assert_eq!(
         command(&mut app, "import /tmp/review.XLF force"),
@@ -1266,7 +1291,7 @@ fn the_command_line_is_a_draft_and_runs_every_command() {
             .contains("/import takes pages (png")
     );
     assert!(command(&mut app, "cancel").is_empty(), "no job to cancel");
-    app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
+    app.workspace.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
     assert!(matches!(
         command(&mut app, "cancel").as_slice(),
         [Effect::Cancel(_)]
@@ -1320,14 +1345,18 @@ fn attachments_are_staged_shown_and_imported() {
     std::fs::write(&odd, "%PDF").unwrap();
     let mut app = session_app();
     attach(&mut app, &page.display().to_string());
-    assert_eq!(app.attachments.len(), 1);
+    assert_eq!(app.editing.attachments.len(), 1);
     assert!(view_state(&app).attachments);
     assert!(draw(&app).contains("page1.txt"));
     attach(&mut app, &page.display().to_string());
-    assert_eq!(app.attachments.len(), 1, "a file is staged once");
+    assert_eq!(app.editing.attachments.len(), 1, "a file is staged once");
     assert!(app.status.as_ref().unwrap().text.contains("already staged"));
     attach(&mut app, &odd.display().to_string());
-    assert_eq!(app.attachments.len(), 1, "unsupported kinds are refused");
+    assert_eq!(
+        app.editing.attachments.len(),
+        1,
+        "unsupported kinds are refused"
+    );
     attach(&mut app, "/nonexistent/file.png");
     assert!(app.status.as_ref().unwrap().text.contains("no such file"));
     let fx = command(&mut app, "import");
@@ -1342,7 +1371,7 @@ fn attachments_are_staged_shown_and_imported() {
         Msg::Loaded(Loaded::Imported(Ok((1, imported(Vec::new()))))),
         Instant::now(),
     );
-    assert!(app.attachments.is_empty());
+    assert!(app.editing.attachments.is_empty());
     assert!(!view_state(&app).attachments);
     assert!(!draw(&app).contains("staged:"));
     // A comic archive's broken page is named where the person looks.
@@ -1399,7 +1428,7 @@ fn modals_and_overlays_are_in_the_state_exactly_when_shown() {
         "declined: nothing runs"
     );
 
-    app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
+    app.workspace.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
     update(&mut app, key(KeyCode::Char('q')), Instant::now());
     assert!(view_state(&app).exit_overlay && !app.quit);
     assert!(shown(&app, "Quit?"));
@@ -1437,7 +1466,7 @@ fn q_quits_at_once_when_nothing_runs() {
 #[test]
 fn a_signal_quits_without_asking_even_while_a_job_runs() {
     let mut app = session_app();
-    app.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
+    app.workspace.jobs = vec![job(sid(1), JobStatus::Running, 5.0, 0)];
     update(&mut app, key(KeyCode::Char('q')), Instant::now());
     assert!(app.exit_overlay && !app.quit, "a person is asked");
     update(&mut app, Msg::Terminate, Instant::now());
@@ -1536,21 +1565,21 @@ fn workspace_events_update_the_view() {
 #[test]
 fn disconnect_and_reconnect_reload_the_view() {
     let mut app = session_app();
-    app.attached = true;
+    app.link.attached = true;
     update(
         &mut app,
         Msg::Backend(BackendEvent::Disconnected("refused".into())),
         Instant::now(),
     );
-    assert!(!app.connected && !view_state(&app).ready);
-    let generation = app.generation;
+    assert!(!app.link.connected && !view_state(&app).ready);
+    let generation = app.link.generation;
     let fx = update(
         &mut app,
         Msg::Backend(BackendEvent::Connected),
         Instant::now(),
     );
-    assert!(app.connected);
-    assert_eq!(app.generation, generation + 1);
+    assert!(app.link.connected);
+    assert_eq!(app.link.generation, generation + 1);
     assert!(fx.contains(&Effect::LoadSessions) && fx.contains(&Effect::LoadScene(sid(1))));
 }
 
@@ -1609,8 +1638,8 @@ fn glossary_hits_follow_the_loaded_glossary() {
         snapshot
     };
     let mut app = session_app();
-    app.focus = Pane::Nodes;
-    app.node_selected = 1;
+    app.desk.focus = Pane::Nodes;
+    app.desk.node_selected = 1;
     let load = |app: &mut App, snapshot| {
         update(
             app,

@@ -43,7 +43,7 @@ async fn attach_mode_survives_a_server_restart() {
     runner.apply(Msg::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE)));
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| a.scene.is_some())
+            .run_until(Duration::from_secs(30), |a| a.desk.scene.is_some())
             .await
     );
     runner.draw();
@@ -55,7 +55,7 @@ async fn attach_mode_survives_a_server_restart() {
     assert!(server.terminate().success());
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| !a.connected)
+            .run_until(Duration::from_secs(30), |a| !a.link.connected)
             .await,
         "no disconnect seen"
     );
@@ -75,8 +75,8 @@ async fn attach_mode_survives_a_server_restart() {
     assert_eq!(again.url, url);
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| a.connected
-                && matches!(a.route, Route::Session(id) if a.scene.as_ref().is_some_and(|(s, _)| *s == id)))
+            .run_until(Duration::from_secs(30), |a| a.link.connected
+                && matches!(a.route, Route::Session(id) if a.desk.scene.as_ref().is_some_and(|(s, _)| *s == id)))
             .await,
         "the view did not recover"
     );
@@ -119,9 +119,9 @@ impl Attached {
         let mut runner = Runner::new(terminal, Arc::new(remote), app);
         assert!(
             runner
-                .run_until(Duration::from_secs(30), |a| a.loaded
-                    && a.connected
-                    && !a.sessions.is_empty())
+                .run_until(Duration::from_secs(30), |a| a.link.loaded
+                    && a.link.connected
+                    && !a.workspace.sessions.is_empty())
                 .await,
             "never connected"
         );
@@ -160,15 +160,18 @@ async fn attach_mode_reopens_its_project_and_keeps_a_draft_across_a_restart() {
     press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| a.scene.is_some())
+            .run_until(Duration::from_secs(30), |a| a.desk.scene.is_some())
             .await
     );
-    let (project, before) = (runner.app.sessions[0].project_id, runner.app.sessions[0].id);
+    let (project, before) = (
+        runner.app.workspace.sessions[0].project_id,
+        runner.app.workspace.sessions[0].id,
+    );
 
     assert!(server.terminate().success());
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| !a.connected)
+            .run_until(Duration::from_secs(30), |a| !a.link.connected)
             .await
     );
     // A translation typed and saved while the server is down.
@@ -178,7 +181,7 @@ async fn attach_mode_reopens_its_project_and_keeps_a_draft_across_a_restart() {
     press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| a.edit.is_some()
+            .run_until(Duration::from_secs(30), |a| a.editing.edit.is_some()
                 && a.status
                     .as_ref()
                     .is_some_and(|s| s.error && s.text.contains("not saved")))
@@ -191,17 +194,22 @@ async fn attach_mode_reopens_its_project_and_keeps_a_draft_across_a_restart() {
     let again = Binary::start(&s, &["--headless", "--port", &port], &[]);
     assert!(
         runner
-            .run_until(Duration::from_secs(30), |a| a.connected
+            .run_until(Duration::from_secs(30), |a| a.link.connected
                 && matches!(a.route, Route::Session(id)
                     if id != before
                         && a.session(id).is_some_and(|s| s.project_id == project)
-                        && a.scene.as_ref().is_some_and(|(s, _)| *s == id)))
+                        && a.desk.scene.as_ref().is_some_and(|(s, _)| *s == id)))
             .await,
         "the project was not reopened: {:?}, {:?}",
         runner.app.route,
         runner.app.status
     );
-    let edit = runner.app.edit.as_ref().expect("the draft survived");
+    let edit = runner
+        .app
+        .editing
+        .edit
+        .as_ref()
+        .expect("the draft survived");
     assert_eq!(edit.draft().text, "Salut");
     press(&mut runner, KeyCode::Enter, KeyModifiers::NONE);
     assert!(
@@ -253,7 +261,7 @@ async fn attach_mode_without_the_token_says_to_pass_it() {
         "{:?}",
         runner.app.status
     );
-    assert!(!runner.app.connected);
+    assert!(!runner.app.link.connected);
     assert!(server.terminate().success());
 }
 

@@ -126,9 +126,9 @@ pub fn engines() -> Vec<EngineInfo> {
 pub fn home_app() -> App {
     let mut app = App::new("this workspace".into(), false);
     app.start_overlay = None;
-    app.loaded = true;
-    app.connected = true;
-    app.engines = engines();
+    app.link.loaded = true;
+    app.link.connected = true;
+    app.workspace.engines = engines();
     app.width = 100;
     app.height = 30;
     app
@@ -137,12 +137,12 @@ pub fn home_app() -> App {
 /// An app showing session 1 ("Comic") with a small scene.
 pub fn session_app() -> App {
     let mut app = home_app();
-    app.sessions = vec![
+    app.workspace.sessions = vec![
         session(1, "Comic", 12, true),
         session(2, "Slides", 3, false),
     ];
     app.route = Route::Session(sid(1));
-    app.scene = Some((sid(1), scene(3, 4)));
+    app.desk.scene = Some((sid(1), scene(3, 4)));
     app
 }
 

@@ -116,7 +116,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
     }
     match name {
         "find" if rest.is_empty() => {
-            app.find = None;
+            app.desk.find = None;
             app.say("find cleared: n/N go to nodes that need work");
         }
         "find" => find(app, rest),
@@ -224,10 +224,11 @@ fn new_project(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     }
     let name = words.join(" ");
     let exists = app
+        .workspace
         .projects
         .iter()
         .map(|p| &p.name)
-        .chain(app.sessions.iter().map(|s| &s.name));
+        .chain(app.workspace.sessions.iter().map(|s| &s.name));
     if let Some(taken) = exists
         .into_iter()
         .find(|n| !name.is_empty() && n.eq_ignore_ascii_case(&name))
@@ -254,13 +255,13 @@ fn import_staged(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(id) = app.shown_session() else {
         return app.fail("open a session to import into");
     };
-    if app.attachments.is_empty() {
+    if app.editing.attachments.is_empty() {
         return app.fail("nothing staged: /attach PATH first (or /import FILE.xlf, FILE.zip)");
     }
     app.say("importing…");
     fx.push(Effect::Import {
         session: id,
-        files: app.attachments.clone(),
+        files: app.editing.attachments.clone(),
     });
 }
 
@@ -269,12 +270,12 @@ fn import_staged(app: &mut App, fx: &mut Vec<Effect>) {
 fn filter(app: &mut App, rest: &str) {
     match rest {
         "" | "all" => {
-            app.filter = None;
+            app.desk.filter = None;
             app.say("every node shown");
         }
         name => match super::navigate::Filter::parse(name) {
             Some(filter) => {
-                app.filter = Some(filter);
+                app.desk.filter = Some(filter);
                 app.say(format!(
                     "showing {name} nodes · /filter all shows every node"
                 ));
@@ -331,11 +332,11 @@ fn attach(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
 
 /// Stages a located file, once.
 pub fn stage(app: &mut App, file: Attachment) {
-    if app.attachments.iter().any(|a| a.path == file.path) {
+    if app.editing.attachments.iter().any(|a| a.path == file.path) {
         return app.fail(format!("{} is already staged", file.path.display()));
     }
     app.say(format!("staged {}; /import to add it", file.name));
-    app.attachments.push(file);
+    app.editing.attachments.push(file);
 }
 
 fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
@@ -366,13 +367,18 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     if spec.steps.is_empty() {
         return app.fail("usage: /run STEP… (see the engines in ?)");
     }
-    if !app.engines.is_empty()
+    if !app.workspace.engines.is_empty()
         && let Some(unknown) = spec
             .steps
             .iter()
-            .find(|s| !app.engines.iter().any(|e| &e.id == *s))
+            .find(|s| !app.workspace.engines.iter().any(|e| &e.id == *s))
     {
-        let known: Vec<&str> = app.engines.iter().map(|e| e.id.as_str()).collect();
+        let known: Vec<&str> = app
+            .workspace
+            .engines
+            .iter()
+            .map(|e| e.id.as_str())
+            .collect();
         return app.fail(format!(
             "unknown step `{unknown}` (engines: {})",
             known.join(", ")
@@ -381,7 +387,7 @@ fn run_steps(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let needs_approval: Vec<(String, String)> = spec
         .steps
         .iter()
-        .filter_map(|s| app.engines.iter().find(|e| &e.id == s))
+        .filter_map(|s| app.workspace.engines.iter().find(|e| &e.id == s))
         .filter(|e| e.requires_approval)
         .map(|e| (e.id.clone(), e.command.clone().unwrap_or_default()))
         .collect();
@@ -445,7 +451,7 @@ fn import_file(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut files = app.attachments.clone();
+        let mut files = app.editing.attachments.clone();
         files.push(Attachment { path, name, kind });
         app.say("importing…");
         fx.push(Effect::Import { session, files });
@@ -482,15 +488,15 @@ fn find(app: &mut App, rest: &str) {
         Ok(p) => p,
         Err(e) => return app.fail(e),
     };
-    let found = match &app.scene {
+    let found = match &app.desk.scene {
         Some((_, s)) => quire_core::find::count(&s.scene, &pattern),
         None => return app.fail("the scene is still loading"),
     };
     if found.matches == 0 {
-        app.find = None;
+        app.desk.find = None;
         return app.fail(format!("`{text}` is nowhere in this project"));
     }
-    app.find = Some((text.clone(), options));
+    app.desk.find = Some((text.clone(), options));
     next_node(app, false);
     app.say(format!(
         "`{text}`: {} in {} · n/N next/previous · /find clears",
@@ -518,7 +524,7 @@ fn replace(app: &mut App, rest: &str) {
         Ok(p) => p,
         Err(e) => return app.fail(e),
     };
-    let Some((_, snapshot)) = &app.scene else {
+    let Some((_, snapshot)) = &app.desk.scene else {
         return app.fail("the scene is still loading");
     };
     let (changes, locked) = quire_core::find::replacements(&snapshot.scene, &pattern, &new);

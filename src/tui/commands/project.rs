@@ -73,7 +73,7 @@ pub(super) fn languages(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         }
     }
     if said.is_empty() {
-        let (from, to) = match &app.scene {
+        let (from, to) = match &app.desk.scene {
             Some((id, s)) if *id == session => (
                 s.scene.project.source_language.clone(),
                 s.scene.project.target_language.clone(),
@@ -106,14 +106,15 @@ pub(super) fn profile(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let value = match rest {
         "" => {
             let set = app
+                .desk
                 .scene
                 .as_ref()
                 .filter(|(id, _)| *id == session)
                 .and_then(|(_, s)| s.scene.project.subtitle_profile);
-            let limits = app.subtitles.limits(set);
+            let limits = app.prefs.subtitles.limits(set);
             let said = match set {
                 Some(p) => p.name().to_owned(),
-                None => format!("{} (the config's)", app.subtitles.profile.name()),
+                None => format!("{} (the config's)", app.prefs.subtitles.profile.name()),
             };
             return app.say(format!(
                 "subtitle profile {said}: {} chars a line, {} lines, {} cps · {usage}",
@@ -171,7 +172,7 @@ pub(super) fn glossary(app: &mut App) {
     let Some(session) = app.shown_session() else {
         return app.fail("no session is shown");
     };
-    let terms = match &app.scene {
+    let terms = match &app.desk.scene {
         Some((id, s)) if *id == session => &s.scene.project.glossary,
         _ => return app.fail("the scene is still loading"),
     };

@@ -49,7 +49,7 @@ pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec
                     ConfirmAction::Overwrite(effect) => fx.push(*effect),
                     ConfirmAction::Run(effect) => fx.push(*effect),
                     ConfirmAction::DropDraft => {
-                        if let Some(edit) = app.edit.take() {
+                        if let Some(edit) = app.editing.edit.take() {
                             keep(app, edit.session, edit.node, None, fx);
                         }
                         app.say("draft dropped");
@@ -74,7 +74,7 @@ pub(super) fn modal_key(app: &mut App, modal: Modal, key: KeyEvent, fx: &mut Vec
             KeyCode::Char('e') | KeyCode::Esc => {
                 app.modal = None;
                 draft.based_on = theirs;
-                app.edit = Some(EditBox::new(draft));
+                app.editing.edit = Some(EditBox::new(draft));
             }
             _ => app.modal = Some(Modal::Conflict { draft, theirs }),
         },
@@ -129,7 +129,7 @@ pub(super) fn edit_text(text: &mut String, cursor: &mut usize, key: KeyEvent) ->
 }
 
 pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
-    let Some(edit) = app.edit.as_mut() else {
+    let Some(edit) = app.editing.edit.as_mut() else {
         return;
     };
     let alt = key.modifiers.contains(KeyModifiers::ALT);
@@ -138,7 +138,7 @@ pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
         KeyCode::Esc => {
             let draft = edit.draft();
             if draft.text == draft.based_on.clone().unwrap_or_default() {
-                app.edit = None;
+                app.editing.edit = None;
                 keep(app, draft.session, draft.node, None, fx);
                 app.say("edit closed, nothing changed");
             } else {
@@ -157,7 +157,7 @@ pub(super) fn edit_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
         KeyCode::Enter if alt => edit.area.insert_newline(),
         KeyCode::Char('j') if ctrl => edit.area.insert_newline(),
         KeyCode::Enter => {
-            if let Some(edit) = app.edit.take() {
+            if let Some(edit) = app.editing.edit.take() {
                 save(app, edit.draft(), fx);
             }
         }
@@ -186,7 +186,7 @@ pub(super) fn keep(
     let Some(project) = app.session(session).map(|s| s.project_id) else {
         return;
     };
-    if let Some((p, kept)) = &mut app.kept
+    if let Some((p, kept)) = &mut app.editing.kept
         && *p == project
     {
         match &draft {
@@ -194,9 +194,9 @@ pub(super) fn keep(
             None => kept.remove(&node),
         };
     }
-    app.draft_seq += 1;
+    app.editing.draft_seq += 1;
     fx.push(Effect::KeepDraft {
-        seq: app.draft_seq,
+        seq: app.editing.draft_seq,
         project,
         node,
         draft,
@@ -222,8 +222,8 @@ pub(super) fn save(app: &mut App, draft: Draft, fx: &mut Vec<Effect>) {
         }),
     };
     // Its marks from the last `qa` run no longer hold.
-    app.changed_since_qa.insert(draft.node);
-    app.saving.push(PendingSave {
+    app.desk.changed_since_qa.insert(draft.node);
+    app.editing.saving.push(PendingSave {
         draft: draft.clone(),
         epoch: None,
     });
@@ -234,10 +234,15 @@ pub(super) fn save(app: &mut App, draft: Draft, fx: &mut Vec<Effect>) {
 /// Puts the pending saves into the shown scene (until a loaded scene has
 /// them).
 pub(super) fn show_saves(app: &mut App) {
-    let Some((shown, snapshot)) = app.scene.as_mut() else {
+    let Some((shown, snapshot)) = app.desk.scene.as_mut() else {
         return;
     };
-    for pending in app.saving.iter().filter(|p| p.draft.session == *shown) {
+    for pending in app
+        .editing
+        .saving
+        .iter()
+        .filter(|p| p.draft.session == *shown)
+    {
         let d = &pending.draft;
         let node = snapshot
             .scene
@@ -271,28 +276,29 @@ pub(super) fn on_saved(
     result: Result<u64, BackendError>,
     fx: &mut Vec<Effect>,
 ) {
-    let Some(i) = app.saving.iter().position(|p| p.draft == draft) else {
+    let Some(i) = app.editing.saving.iter().position(|p| p.draft == draft) else {
         return;
     };
     match result {
         Ok(epoch) => {
             keep(app, draft.session, draft.node, None, fx);
             let loaded = app
+                .desk
                 .scene
                 .as_ref()
                 .is_some_and(|(id, s)| *id == draft.session && s.epoch >= epoch);
             if loaded {
                 // The scene came before this answer, so the draft was laid
                 // over it (no author, no origin): read the node as saved.
-                app.saving.remove(i);
+                app.editing.saving.remove(i);
                 request_scene(app, draft.session, fx);
             } else {
-                app.saving[i].epoch = Some(epoch);
+                app.editing.saving[i].epoch = Some(epoch);
             }
             app.say("translation saved");
         }
         Err(e) => {
-            app.saving.remove(i);
+            app.editing.saving.remove(i);
             // What the scene really holds again.
             request_scene(app, draft.session, fx);
             if let Some(theirs) = e.theirs {
@@ -302,8 +308,8 @@ pub(super) fn on_saved(
                 app.fail("someone else changed this translation meanwhile: keep yours or theirs?");
                 return;
             }
-            if app.edit.is_none() {
-                app.edit = Some(EditBox::new(draft));
+            if app.editing.edit.is_none() {
+                app.editing.edit = Some(EditBox::new(draft));
                 app.fail(format!(
                     "not saved: {e} · the draft is kept: Enter retries, Esc drops it"
                 ));
@@ -315,38 +321,40 @@ pub(super) fn on_saved(
 }
 
 pub(super) fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
-    let Some(input) = app.input.as_mut() else {
+    let Some(input) = app.command.input.as_mut() else {
         return;
     };
     if key.code != KeyCode::Tab {
-        app.choices.clear();
+        app.command.choices.clear();
     }
     match key.code {
         KeyCode::Esc => {
-            app.input = None;
-            app.history_at = None;
+            app.command.input = None;
+            app.command.history_at = None;
         }
         KeyCode::Enter => {
-            let text = app.input.take().map(|i| i.text).unwrap_or_default();
-            app.history_at = None;
-            if !text.trim().is_empty() && app.history.last() != Some(&text) {
-                app.history.push(text.clone());
-                if app.history.len() > HISTORY {
-                    app.history.remove(0);
+            let text = app.command.input.take().map(|i| i.text).unwrap_or_default();
+            app.command.history_at = None;
+            if !text.trim().is_empty() && app.command.history.last() != Some(&text) {
+                app.command.history.push(text.clone());
+                if app.command.history.len() > HISTORY {
+                    app.command.history.remove(0);
                 }
             }
             commands::run(app, &text, fx);
         }
         KeyCode::Up | KeyCode::Down => {
-            let len = app.history.len();
-            let at = match (app.history_at, key.code) {
+            let len = app.command.history.len();
+            let at = match (app.command.history_at, key.code) {
                 (None, KeyCode::Up) if len > 0 => Some(len - 1),
                 (Some(i), KeyCode::Up) => Some(i.saturating_sub(1)),
                 (Some(i), KeyCode::Down) if i + 1 < len => Some(i + 1),
                 _ => None,
             };
-            app.history_at = at;
-            let text = at.map(|i| app.history[i].clone()).unwrap_or_default();
+            app.command.history_at = at;
+            let text = at
+                .map(|i| app.command.history[i].clone())
+                .unwrap_or_default();
             *input = InputLine {
                 cursor: text.chars().count(),
                 text,
@@ -356,14 +364,14 @@ pub(super) fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
             let line = input.clone();
             match complete::complete(app, &line) {
                 Completion::Line { input, choices } => {
-                    app.input = Some(input);
-                    app.choices = choices;
+                    app.command.input = Some(input);
+                    app.command.choices = choices;
                 }
                 Completion::ListDir { dir } => fx.push(Effect::ListDir { dir, line }),
-                Completion::None => app.choices.clear(),
+                Completion::None => app.command.choices.clear(),
             }
         }
-        KeyCode::Backspace if input.text.is_empty() => app.input = None,
+        KeyCode::Backspace if input.text.is_empty() => app.command.input = None,
         _ => {
             edit_text(&mut input.text, &mut input.cursor, key);
         }
@@ -372,9 +380,9 @@ pub(super) fn input_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
 
 pub(super) fn paste(app: &mut App, text: &str) {
     let line = text.replace(['\r', '\n'], " ");
-    if let Some(edit) = app.edit.as_mut() {
+    if let Some(edit) = app.editing.edit.as_mut() {
         edit.area.insert_str(text.replace('\r', ""));
-    } else if let Some(input) = app.input.as_mut() {
+    } else if let Some(input) = app.command.input.as_mut() {
         for c in line.chars() {
             let b = input
                 .text

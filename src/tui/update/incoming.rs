@@ -33,36 +33,38 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>
         MouseEventKind::Down(MouseButton::Left) => match hit {
             Some(Hit::Revoke) => fx.push(Effect::Revoke),
             Some(Hit::HomeRow(i))
-                if app.modal.is_none() && app.input.is_none() && app.edit.is_none() =>
+                if app.modal.is_none()
+                    && app.command.input.is_none()
+                    && app.editing.edit.is_none() =>
             {
-                if app.home_selected == i {
+                if app.workspace.home_selected == i {
                     let rows = app.home_rows();
                     open_home_row(app, rows.get(i).cloned(), fx);
                 } else {
-                    app.home_selected = i;
+                    app.workspace.home_selected = i;
                 }
             }
             Some(Hit::Page(i)) if app.modal.is_none() => {
-                app.focus = Pane::Pages;
-                if i < page_count(app) && i != app.page_selected {
-                    app.page_selected = i;
-                    app.node_selected = 0;
+                app.desk.focus = Pane::Pages;
+                if i < page_count(app) && i != app.desk.page_selected {
+                    app.desk.page_selected = i;
+                    app.desk.node_selected = 0;
                 }
             }
             Some(Hit::Node(i)) if app.modal.is_none() => {
-                app.focus = Pane::Nodes;
+                app.desk.focus = Pane::Nodes;
                 if i < node_count(app) {
-                    app.node_selected = i;
+                    app.desk.node_selected = i;
                 }
             }
             // A click on a warning jumps to its node; on the pane, opens it.
             Some(Hit::Warning(i)) if app.modal.is_none() => {
-                app.warning_selected = i;
+                app.desk.warning_selected = i;
                 if let Some(id) = app.shown_session() {
                     jump_to_warning(app, id);
                 }
             }
-            Some(Hit::Jobs) if app.modal.is_none() => app.focus = Pane::Jobs,
+            Some(Hit::Jobs) if app.modal.is_none() => app.desk.focus = Pane::Jobs,
             _ => {}
         },
         MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => {
@@ -74,18 +76,18 @@ pub(super) fn mouse_event(app: &mut App, mouse: MouseEvent, fx: &mut Vec<Effect>
             match hit {
                 Some(Hit::HomeRow(_)) => {
                     let len = app.home_rows().len();
-                    move_sel(&mut app.home_selected, len, delta);
+                    move_sel(&mut app.workspace.home_selected, len, delta);
                 }
                 Some(Hit::Page(_)) => {
-                    app.focus = Pane::Pages;
+                    app.desk.focus = Pane::Pages;
                     move_in_focus(app, delta);
                 }
                 Some(Hit::Node(_)) => {
-                    app.focus = Pane::Nodes;
+                    app.desk.focus = Pane::Nodes;
                     move_in_focus(app, delta);
                 }
                 Some(Hit::Warning(_) | Hit::Jobs) => {
-                    app.focus = Pane::Jobs;
+                    app.desk.focus = Pane::Jobs;
                     move_in_focus(app, delta);
                 }
                 _ => {}
@@ -111,22 +113,27 @@ pub(super) fn reload(app: &mut App, fx: &mut Vec<Effect>) {
 pub(super) fn backend_event(app: &mut App, event: BackendEvent, fx: &mut Vec<Effect>) {
     match event {
         BackendEvent::Connected => {
-            if !app.connected && app.loaded {
-                app.say(format!("reconnected to {}", app.backend_name));
+            if !app.link.connected && app.link.loaded {
+                app.say(format!("reconnected to {}", app.link.backend_name));
             }
-            app.connected = true;
-            app.generation += 1;
+            app.link.connected = true;
+            app.link.generation += 1;
             reload(app, fx);
         }
         BackendEvent::Disconnected(why) => {
-            if app.connected && app.loaded {
-                app.reopen = app.sessions.iter().map(|s| s.project_id).collect();
-                app.reopen_shown = app
+            if app.link.connected && app.link.loaded {
+                app.link.reopen = app
+                    .workspace
+                    .sessions
+                    .iter()
+                    .map(|s| s.project_id)
+                    .collect();
+                app.link.reopen_shown = app
                     .shown_session()
                     .and_then(|id| app.session(id))
                     .map(|s| s.project_id);
             }
-            app.connected = false;
+            app.link.connected = false;
             let hint = if why.contains("401") {
                 " · the server wants a token: pass --token (or set QUIRE_ATTACH__TOKEN)"
             } else {
@@ -141,8 +148,8 @@ pub(super) fn backend_event(app: &mut App, event: BackendEvent, fx: &mut Vec<Eff
 pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>) {
     match event {
         Event::Snapshot { jobs, sessions } => {
-            app.jobs = jobs;
-            app.sessions = sessions;
+            app.workspace.jobs = jobs;
+            app.workspace.sessions = sessions;
             // The stream and the API are two connections: a snapshot can
             // be older than an answer already in. The list asked for now
             // is newer, and decides whether the shown session is gone.
@@ -162,11 +169,17 @@ pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>)
             name,
             ..
         } => {
-            if let Some(s) = app.sessions.iter_mut().find(|s| s.id == session_id) {
+            if let Some(s) = app
+                .workspace
+                .sessions
+                .iter_mut()
+                .find(|s| s.id == session_id)
+            {
                 s.epoch = epoch;
                 s.name = name;
             }
             let behind = app
+                .desk
                 .scene
                 .as_ref()
                 .is_none_or(|(id, snap)| *id != session_id || snap.epoch < epoch);
@@ -175,14 +188,14 @@ pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>)
             }
         }
         Event::JobStarted { id, .. } => {
-            if !app.jobs.iter().any(|j| j.id == id)
+            if !app.workspace.jobs.iter().any(|j| j.id == id)
                 && let Some(job) = JobSummary::started(&event)
             {
-                app.jobs.push(job);
+                app.workspace.jobs.push(job);
             }
         }
         Event::JobProgress { job_id: id, .. } | Event::JobWarning { job_id: id, .. } => {
-            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
+            if let Some(j) = app.workspace.jobs.iter_mut().find(|j| j.id == id) {
                 j.apply(&event);
             }
         }
@@ -191,12 +204,12 @@ pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>)
             status,
             ref error,
         } => {
-            if let Some(j) = app.jobs.iter_mut().find(|j| j.id == id) {
+            if let Some(j) = app.workspace.jobs.iter_mut().find(|j| j.id == id) {
                 j.apply(&event);
                 if j.steps.iter().any(|s| s == QA_STEP) {
-                    app.changed_since_qa.clear();
+                    app.desk.changed_since_qa.clear();
                 }
-                let Some(j) = app.jobs.iter().find(|j| j.id == id) else {
+                let Some(j) = app.workspace.jobs.iter().find(|j| j.id == id) else {
                     return;
                 };
                 let steps = j.steps.join(" → ");
@@ -224,32 +237,36 @@ pub(super) fn workspace_event(app: &mut App, event: Event, fx: &mut Vec<Effect>)
 /// under it (a list re-sorted by an edit elsewhere), else in range.
 pub(super) fn keep_home_row(app: &mut App, keep: Option<HomeRow>) {
     let rows = app.home_rows();
-    app.home_selected = keep
+    app.workspace.home_selected = keep
         .and_then(|row| rows.iter().position(|r| *r == row))
-        .unwrap_or_else(|| app.home_selected.min(rows.len().saturating_sub(1)));
+        .unwrap_or_else(|| {
+            app.workspace
+                .home_selected
+                .min(rows.len().saturating_sub(1))
+        });
 }
 
 /// The shown project has a new session (the server restarted): show it
 /// in place, selection, draft and pending saves kept.
 pub(super) fn session_moved(app: &mut App, old: SessionId, new: SessionId, fx: &mut Vec<Effect>) {
     app.route = Route::Session(new);
-    app.scene = None;
-    if let Some(edit) = app.edit.as_mut().filter(|e| e.session == old) {
+    app.desk.scene = None;
+    if let Some(edit) = app.editing.edit.as_mut().filter(|e| e.session == old) {
         edit.session = new;
     }
-    app.saving.retain(|p| p.draft.session != old);
+    app.editing.saving.retain(|p| p.draft.session != old);
     request_scene(app, new, fx);
 }
 
 /// Home, when the shown session is gone (unless it is being reopened).
 pub(super) fn leave_closed_session(app: &mut App) {
     if let Some(id) = app.shown_session()
-        && app.loaded
-        && app.reopen_shown.is_none()
-        && !app.sessions.iter().any(|s| s.id == id)
+        && app.link.loaded
+        && app.link.reopen_shown.is_none()
+        && !app.workspace.sessions.iter().any(|s| s.id == id)
     {
         app.route = Route::Home;
-        app.scene = None;
+        app.desk.scene = None;
         app.say("the session was closed");
     }
 }
@@ -268,11 +285,11 @@ pub(super) fn share_event(app: &mut App, event: ShareEvent, fx: &mut Vec<Effect>
 /// Notes the text nodes a newer scene of the shown session changed (their
 /// `qa` marks no longer hold).
 fn note_changes(app: &mut App, id: SessionId, new: &SceneSnapshot) {
-    let Some((shown, old)) = &app.scene else {
+    let Some((shown, old)) = &app.desk.scene else {
         return;
     };
     if *shown != id {
-        app.changed_since_qa.clear();
+        app.desk.changed_since_qa.clear();
         return;
     }
     let text = |n: &quire_model::scene::Node| match &n.kind {
@@ -292,7 +309,7 @@ fn note_changes(app: &mut App, id: SessionId, new: &SceneSnapshot) {
         let earlier: HashMap<_, _> = before.nodes.iter().map(|n| (n.id, text(n))).collect();
         for node in &page.nodes {
             if earlier.get(&node.id).is_some_and(|t| *t != text(node)) {
-                app.changed_since_qa.insert(node.id);
+                app.desk.changed_since_qa.insert(node.id);
             }
         }
     }
@@ -300,36 +317,37 @@ fn note_changes(app: &mut App, id: SessionId, new: &SceneSnapshot) {
 
 pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
     match loaded {
-        Loaded::Drafts(project, kept) => app.kept = Some((project, kept)),
+        Loaded::Drafts(project, kept) => app.editing.kept = Some((project, kept)),
         Loaded::Matches(node, found) => {
-            if let Some(((n, _), shown)) = &mut app.matches
+            if let Some(((n, _), shown)) = &mut app.desk.matches
                 && *n == node
             {
                 *shown = found.map_err(|e| e.to_string());
             }
         }
         Loaded::Concordance(query, found) => concordance_loaded(app, query, found),
-        Loaded::Sessions(asked, Ok(_)) if app.sessions_asked.is_some_and(|t| asked < t) => {}
+        Loaded::Sessions(asked, Ok(_))
+            if app.workspace.sessions_asked.is_some_and(|t| asked < t) => {}
         Loaded::Sessions(asked, Ok(sessions)) => sessions_loaded(app, asked, sessions, fx),
         Loaded::Projects(Ok(projects)) => {
-            let keep = app.home_rows().get(app.home_selected).cloned();
-            app.projects = projects;
+            let keep = app.home_rows().get(app.workspace.home_selected).cloned();
+            app.workspace.projects = projects;
             keep_home_row(app, keep);
         }
-        Loaded::Engines(Ok(engines)) => app.engines = engines,
-        Loaded::Jobs(Ok(jobs)) => app.jobs = jobs,
+        Loaded::Engines(Ok(engines)) => app.workspace.engines = engines,
+        Loaded::Jobs(Ok(jobs)) => app.workspace.jobs = jobs,
         Loaded::Scene(id, result) => scene_loaded(app, id, result, fx),
         Loaded::Reopened(_, at, Ok(session)) => reopened(app, at, session, fx),
         Loaded::Reopened(project, _, Err(e)) => {
-            if app.reopen_shown == Some(project) {
-                app.reopen_shown = None;
+            if app.link.reopen_shown == Some(project) {
+                app.link.reopen_shown = None;
                 leave_closed_session(app);
             }
             app.fail(format!("could not open the project again: {e}"));
         }
         Loaded::Opened(Ok(session)) => {
-            if !app.sessions.iter().any(|s| s.id == session.id) {
-                app.sessions.push(session.clone());
+            if !app.workspace.sessions.iter().any(|s| s.id == session.id) {
+                app.workspace.sessions.push(session.clone());
             }
             fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
             show_session(app, session.id, fx);
@@ -341,18 +359,19 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         Loaded::Imported(Ok((files, result))) => imported(app, files, &result),
         Loaded::Located(Ok(file)) => commands::stage(app, file),
         // Only if the line is still what was completed.
-        Loaded::Listed(line, entries) if app.input.as_ref() == Some(&line) => {
+        Loaded::Listed(line, entries) if app.command.input.as_ref() == Some(&line) => {
             match complete::paths(&line, &entries) {
                 Completion::Line { input, choices } => {
-                    app.input = Some(input);
-                    app.choices = choices;
+                    app.command.input = Some(input);
+                    app.command.choices = choices;
                 }
-                _ => app.choices.clear(),
+                _ => app.command.choices.clear(),
             }
         }
         Loaded::Listed(..) => {}
         Loaded::Picture(session, blob, image) => {
             if let Some(preview) = app
+                .desk
                 .preview
                 .as_mut()
                 .filter(|p| p.session == session && p.blob == blob)
@@ -420,8 +439,8 @@ fn sessions_loaded(
     sessions: Vec<SessionSummary>,
     fx: &mut Vec<Effect>,
 ) {
-    app.sessions_asked = Some(asked);
-    let keep = app.home_rows().get(app.home_selected).cloned();
+    app.workspace.sessions_asked = Some(asked);
+    let keep = app.home_rows().get(app.workspace.home_selected).cloned();
     // A server that restarted gives the same project a new session:
     // keep showing the project.
     // (While the server restarts, the shown session may be missing
@@ -430,11 +449,12 @@ fn sessions_loaded(
         .shown_session()
         .and_then(|id| app.session(id))
         .map(|s| s.project_id)
-        .or(app.reopen_shown);
-    app.sessions = sessions;
+        .or(app.link.reopen_shown);
+    app.workspace.sessions = sessions;
     if let (Some(old), Some(project)) = (app.shown_session(), shown_project)
         && app.session(old).is_none()
         && let Some(new) = app
+            .workspace
             .sessions
             .iter()
             .find(|s| s.project_id == project)
@@ -443,21 +463,27 @@ fn sessions_loaded(
         session_moved(app, old, new, fx);
     }
     // A server that restarted without them: open them again.
-    for project in std::mem::take(&mut app.reopen) {
-        if !app.sessions.iter().any(|s| s.project_id == project) {
+    for project in std::mem::take(&mut app.link.reopen) {
+        if !app
+            .workspace
+            .sessions
+            .iter()
+            .any(|s| s.project_id == project)
+        {
             fx.push(Effect::Reopen(project));
         }
     }
     if app
+        .link
         .reopen_shown
-        .is_some_and(|p| app.sessions.iter().any(|s| s.project_id == p))
+        .is_some_and(|p| app.workspace.sessions.iter().any(|s| s.project_id == p))
     {
-        app.reopen_shown = None;
+        app.link.reopen_shown = None;
     }
-    if !app.loaded {
-        app.loaded = true;
+    if !app.link.loaded {
+        app.link.loaded = true;
         app.start_overlay = None;
-        if let Some(id) = app.pending_show.take() {
+        if let Some(id) = app.link.pending_show.take() {
             show_session(app, id, fx);
         }
     }
@@ -473,34 +499,36 @@ fn scene_loaded(
     result: Result<SceneSnapshot, BackendError>,
     fx: &mut Vec<Effect>,
 ) {
-    app.scene_loading = false;
+    app.desk.scene_loading = false;
     match result {
         Ok(snapshot) if app.shown_session() == Some(id) => {
             let epoch = snapshot.epoch;
-            app.saving
+            app.editing
+                .saving
                 .retain(|p| p.draft.session != id || p.epoch.is_none_or(|saved| saved > epoch));
             note_changes(app, id, &snapshot);
             if let Some(project) = app.session(id).map(|s| s.project_id)
-                && app.kept.as_ref().is_none_or(|(p, _)| *p != project)
+                && app.editing.kept.as_ref().is_none_or(|(p, _)| *p != project)
             {
-                app.kept = Some((project, Default::default()));
+                app.editing.kept = Some((project, Default::default()));
                 fx.push(Effect::LoadDrafts(project));
             }
             let terms = &snapshot.scene.project.glossary;
             let same_terms = app
+                .desk
                 .scene
                 .as_ref()
                 .is_some_and(|(_, old)| old.scene.project.glossary == *terms);
-            if !same_terms || app.glossary.is_none() {
-                app.glossary = (!terms.is_empty())
+            if !same_terms || app.desk.glossary.is_none() {
+                app.desk.glossary = (!terms.is_empty())
                     .then(|| Arc::new(quire_core::glossary::Matcher::new(terms)));
             }
-            app.scene = Some((id, snapshot));
+            app.desk.scene = Some((id, snapshot));
             show_saves(app);
             let pages = page_count(app);
-            app.page_selected = app.page_selected.min(pages.saturating_sub(1));
+            app.desk.page_selected = app.desk.page_selected.min(pages.saturating_sub(1));
             let nodes = node_count(app);
-            app.node_selected = app.node_selected.min(nodes.saturating_sub(1));
+            app.desk.node_selected = app.desk.node_selected.min(nodes.saturating_sub(1));
         }
         Err(e) if app.shown_session() == Some(id) => {
             app.fail(format!("cannot load the session: {e}"));
@@ -509,7 +537,7 @@ fn scene_loaded(
         // id by a server restart): nothing to show.
         Ok(_) | Err(_) => {}
     }
-    if std::mem::take(&mut app.scene_stale)
+    if std::mem::take(&mut app.desk.scene_stale)
         && let Some(shown) = app.shown_session()
     {
         request_scene(app, shown, fx);
@@ -519,17 +547,17 @@ fn scene_loaded(
 /// A project open before a server restart is open again.
 fn reopened(app: &mut App, at: Instant, session: SessionSummary, fx: &mut Vec<Effect>) {
     // Lists asked for before this would not have it.
-    app.sessions_asked = Some(at);
+    app.workspace.sessions_asked = Some(at);
     let shown_gone = app
         .shown_session()
         .is_none_or(|id| app.session(id).is_none());
-    if !app.sessions.iter().any(|s| s.id == session.id) {
-        app.sessions.push(session.clone());
+    if !app.workspace.sessions.iter().any(|s| s.id == session.id) {
+        app.workspace.sessions.push(session.clone());
     }
     fx.extend([Effect::LoadSessions, Effect::LoadProjects]);
     // `reopen_shown` stays until a session list has it, so that a
     // list from before the open does not send the view home.
-    if app.reopen_shown == Some(session.project_id) {
+    if app.link.reopen_shown == Some(session.project_id) {
         match app.shown_session() {
             Some(old) if shown_gone => session_moved(app, old, session.id, fx),
             None => show_session(app, session.id, fx),
@@ -541,7 +569,7 @@ fn reopened(app: &mut App, at: Instant, session: SessionSummary, fx: &mut Vec<Ef
 
 /// Files imported as pages: said, with what was skipped.
 fn imported(app: &mut App, files: usize, result: &ImportResult) {
-    app.attachments.clear();
+    app.editing.attachments.clear();
     match result.skipped.as_slice() {
         [] => app.say(format!("imported {files} file(s) as pages")),
         skipped => {

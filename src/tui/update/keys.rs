@@ -23,21 +23,27 @@ pub(super) fn move_sel(sel: &mut usize, len: usize, delta: isize) {
 pub(super) fn home_key(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
     let rows = app.home_rows();
     match key.code {
-        KeyCode::Up | KeyCode::Char('k') => move_sel(&mut app.home_selected, rows.len(), -1),
-        KeyCode::Down | KeyCode::Char('j') => move_sel(&mut app.home_selected, rows.len(), 1),
-        KeyCode::PageUp => move_sel(&mut app.home_selected, rows.len(), -10),
-        KeyCode::PageDown => move_sel(&mut app.home_selected, rows.len(), 10),
-        KeyCode::Home | KeyCode::Char('g') => app.home_selected = 0,
-        KeyCode::End | KeyCode::Char('G') => app.home_selected = rows.len().saturating_sub(1),
-        KeyCode::Enter => open_home_row(app, rows.get(app.home_selected).cloned(), fx),
+        KeyCode::Up | KeyCode::Char('k') => {
+            move_sel(&mut app.workspace.home_selected, rows.len(), -1)
+        }
+        KeyCode::Down | KeyCode::Char('j') => {
+            move_sel(&mut app.workspace.home_selected, rows.len(), 1)
+        }
+        KeyCode::PageUp => move_sel(&mut app.workspace.home_selected, rows.len(), -10),
+        KeyCode::PageDown => move_sel(&mut app.workspace.home_selected, rows.len(), 10),
+        KeyCode::Home | KeyCode::Char('g') => app.workspace.home_selected = 0,
+        KeyCode::End | KeyCode::Char('G') => {
+            app.workspace.home_selected = rows.len().saturating_sub(1)
+        }
+        KeyCode::Enter => open_home_row(app, rows.get(app.workspace.home_selected).cloned(), fx),
         KeyCode::Char('n') => {
-            app.input = Some(InputLine {
+            app.command.input = Some(InputLine {
                 text: "new ".into(),
                 cursor: 4,
             })
         }
         KeyCode::Char('x') | KeyCode::Char('d') => {
-            if let Some(HomeRow::Session(id)) = rows.get(app.home_selected) {
+            if let Some(HomeRow::Session(id)) = rows.get(app.workspace.home_selected) {
                 confirm_close(app, *id);
             }
         }
@@ -74,34 +80,38 @@ pub fn show_session(app: &mut App, id: quire_model::ids::SessionId, fx: &mut Vec
             app.status = None;
         }
         app.route = Route::Session(id);
-        app.visual = None;
-        app.focus = Pane::Pages;
-        app.page_selected = 0;
-        app.node_selected = 0;
-        if app.scene.as_ref().is_some_and(|(s, _)| *s != id) {
-            app.scene = None;
+        app.desk.visual = None;
+        app.desk.focus = Pane::Pages;
+        app.desk.page_selected = 0;
+        app.desk.node_selected = 0;
+        if app.desk.scene.as_ref().is_some_and(|(s, _)| *s != id) {
+            app.desk.scene = None;
         }
     }
     request_scene(app, id, fx);
 }
 
 pub(super) fn request_scene(app: &mut App, id: quire_model::ids::SessionId, fx: &mut Vec<Effect>) {
-    if app.scene_loading {
-        app.scene_stale = true;
+    if app.desk.scene_loading {
+        app.desk.scene_stale = true;
     } else {
-        app.scene_loading = true;
+        app.desk.scene_loading = true;
         fx.push(Effect::LoadScene(id));
     }
 }
 
 pub(super) fn page_count(app: &App) -> usize {
-    app.scene.as_ref().map_or(0, |(_, s)| s.scene.pages.len())
+    app.desk
+        .scene
+        .as_ref()
+        .map_or(0, |(_, s)| s.scene.pages.len())
 }
 
 pub(super) fn node_count(app: &App) -> usize {
-    app.scene
+    app.desk
+        .scene
         .as_ref()
-        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .and_then(|(_, s)| s.scene.pages.get(app.desk.page_selected))
         .map_or(0, |p| p.nodes.len())
 }
 
@@ -125,7 +135,7 @@ pub(super) fn session_key(
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     match key.code {
         KeyCode::Char('f') if ctrl => {
-            app.input = Some(InputLine {
+            app.command.input = Some(InputLine {
                 text: "find ".into(),
                 cursor: 5,
             })
@@ -134,48 +144,50 @@ pub(super) fn session_key(
         KeyCode::End | KeyCode::Char('G') => move_in_focus(app, isize::MAX / 2),
         KeyCode::Char(c @ ('n' | 'N')) => next_node(app, c == 'N'),
         KeyCode::Tab | KeyCode::BackTab => {
-            let has_jobs = !app.jobs_hidden && app.jobs_of(id).next().is_some();
+            let has_jobs = !app.desk.jobs_hidden && app.jobs_of(id).next().is_some();
             let back = key.code == KeyCode::BackTab;
-            app.focus = match (app.focus, has_jobs, back) {
+            app.desk.focus = match (app.desk.focus, has_jobs, back) {
                 (Pane::Pages, _, false) | (Pane::Jobs, _, true) => Pane::Nodes,
                 (Pane::Nodes, true, false) | (Pane::Pages, true, true) => Pane::Jobs,
                 _ => Pane::Pages,
             }
         }
         KeyCode::Char('w') => {
-            app.jobs_hidden = !app.jobs_hidden;
-            if app.jobs_hidden && app.focus == Pane::Jobs {
-                app.focus = Pane::Nodes;
+            app.desk.jobs_hidden = !app.desk.jobs_hidden;
+            if app.desk.jobs_hidden && app.desk.focus == Pane::Jobs {
+                app.desk.focus = Pane::Nodes;
             }
-            app.say(if app.jobs_hidden {
+            app.say(if app.desk.jobs_hidden {
                 "jobs pane hidden · w shows it"
             } else {
                 "jobs pane shown"
             });
         }
-        KeyCode::Enter if app.focus == Pane::Jobs => jump_to_warning(app, id),
-        KeyCode::Esc if app.focus == Pane::Jobs => app.focus = Pane::Nodes,
-        KeyCode::Esc if app.visual.is_some() => {
-            app.visual = None;
+        KeyCode::Enter if app.desk.focus == Pane::Jobs => jump_to_warning(app, id),
+        KeyCode::Esc if app.desk.focus == Pane::Jobs => app.desk.focus = Pane::Nodes,
+        KeyCode::Esc if app.desk.visual.is_some() => {
+            app.desk.visual = None;
             app.say("selection dropped");
         }
-        KeyCode::Right | KeyCode::Char('l') | KeyCode::Enter if app.focus == Pane::Pages => {
-            app.focus = Pane::Nodes;
+        KeyCode::Right | KeyCode::Char('l') | KeyCode::Enter if app.desk.focus == Pane::Pages => {
+            app.desk.focus = Pane::Nodes;
         }
-        KeyCode::Left | KeyCode::Char('h') if app.focus == Pane::Nodes => app.focus = Pane::Pages,
+        KeyCode::Left | KeyCode::Char('h') if app.desk.focus == Pane::Nodes => {
+            app.desk.focus = Pane::Pages
+        }
         KeyCode::Esc | KeyCode::Left | KeyCode::Char('h') => app.route = Route::Home,
         KeyCode::Char('e') | KeyCode::Enter => start_edit(app, id),
         KeyCode::Char('u') => fx.push(Effect::Undo(id)),
         KeyCode::Char(c @ '1'..='3') => use_match(app, id, usize::from(c as u8 - b'1')),
-        KeyCode::Char('v') if app.focus == Pane::Nodes => {
-            app.visual = match app.visual {
+        KeyCode::Char('v') if app.desk.focus == Pane::Nodes => {
+            app.desk.visual = match app.desk.visual {
                 Some(_) => {
                     app.say("selection dropped");
                     None
                 }
                 None => {
                     app.say("selecting: j/k extend · r/f mark them all · v or Esc drops");
-                    Some(app.node_selected)
+                    Some(app.desk.node_selected)
                 }
             };
         }
@@ -185,7 +197,7 @@ pub(super) fn session_key(
             } else {
                 TextState::Final
             };
-            if app.visual.is_some() {
+            if app.desk.visual.is_some() {
                 mark_range(app, id, to, fx);
             } else if mark(app, id, to, fx) {
                 // On to the next segment, as a reviewer reads.
@@ -197,14 +209,14 @@ pub(super) fn session_key(
 }
 
 pub(super) fn move_in_focus(app: &mut App, delta: isize) {
-    match app.focus {
+    match app.desk.focus {
         Pane::Pages => {
-            let before = app.page_selected;
+            let before = app.desk.page_selected;
             let pages = page_count(app);
-            move_sel(&mut app.page_selected, pages, delta);
-            if before != app.page_selected {
-                app.node_selected = 0;
-                app.visual = None;
+            move_sel(&mut app.desk.page_selected, pages, delta);
+            if before != app.desk.page_selected {
+                app.desk.node_selected = 0;
+                app.desk.visual = None;
             }
         }
         Pane::Nodes => {
@@ -212,18 +224,18 @@ pub(super) fn move_in_focus(app: &mut App, delta: isize) {
             let shown = navigate::shown_nodes(app);
             let mut at = shown
                 .iter()
-                .position(|&i| i == app.node_selected)
+                .position(|&i| i == app.desk.node_selected)
                 .unwrap_or(0);
             move_sel(&mut at, shown.len(), delta);
             if let Some(&i) = shown.get(at) {
-                app.node_selected = i;
+                app.desk.node_selected = i;
             }
         }
         Pane::Jobs => {
             let n = app
                 .shown_session()
                 .map_or(0, |id| app.warnings_of(id).len());
-            move_sel(&mut app.warning_selected, n, delta);
+            move_sel(&mut app.desk.warning_selected, n, delta);
         }
     }
 }
@@ -231,7 +243,7 @@ pub(super) fn move_in_focus(app: &mut App, delta: isize) {
 /// `n`/`N`: the next (previous) match of the last `/find`, or else the
 /// next node that needs work.
 pub fn next_node(app: &mut App, back: bool) {
-    let pattern = match &app.find {
+    let pattern = match &app.desk.find {
         Some((text, options)) => match quire_core::find::Pattern::new(text, *options) {
             Ok(p) => Some(p),
             Err(e) => return app.fail(e),
@@ -242,17 +254,17 @@ pub fn next_node(app: &mut App, back: bool) {
         Some(pattern) => navigate::next_where(app, back, |n| navigate::holds(n, pattern)),
         None => {
             let warned = navigate::warned(app);
-            let machine = app.next_stops_at_machine;
+            let machine = app.prefs.next_stops_at_machine;
             navigate::next_where(app, back, |n| navigate::needs_work(n, &warned, machine))
         }
     };
     match found {
         Some((page, node)) => {
-            app.page_selected = page;
-            app.node_selected = node;
-            app.focus = Pane::Nodes;
+            app.desk.page_selected = page;
+            app.desk.node_selected = node;
+            app.desk.focus = Pane::Nodes;
         }
-        None if app.find.is_some() => app.fail("no node holds that text"),
+        None if app.desk.find.is_some() => app.fail("no node holds that text"),
         None => app.say(
             "nothing left to do: every node is translated by a person or reviewed, and none is flagged",
         ),
@@ -265,8 +277,8 @@ pub fn go_to_page(app: &mut App, n: usize) {
     if n == 0 || n > pages {
         return app.fail(format!("there are {pages} pages"));
     }
-    app.page_selected = n - 1;
-    app.node_selected = 0;
+    app.desk.page_selected = n - 1;
+    app.desk.node_selected = 0;
 }
 
 /// Enter on a warning: show its node (by id, so a reordered page still
@@ -274,14 +286,14 @@ pub fn go_to_page(app: &mut App, n: usize) {
 pub(super) fn jump_to_warning(app: &mut App, id: SessionId) {
     let Some(w) = app
         .warnings_of(id)
-        .get(app.warning_selected)
+        .get(app.desk.warning_selected)
         .copied()
         .cloned()
     else {
         app.fail("no warning selected");
         return;
     };
-    let Some((_, snapshot)) = &app.scene else {
+    let Some((_, snapshot)) = &app.desk.scene else {
         return;
     };
     let pages = &snapshot.scene.pages;
@@ -297,9 +309,9 @@ pub(super) fn jump_to_warning(app: &mut App, id: SessionId) {
         .finding
         .node_id
         .and_then(|nid| pages[page].nodes.iter().position(|n| n.id == nid));
-    app.page_selected = page;
-    app.node_selected = node.unwrap_or(0);
-    app.focus = Pane::Nodes;
+    app.desk.page_selected = page;
+    app.desk.node_selected = node.unwrap_or(0);
+    app.desk.focus = Pane::Nodes;
     if w.finding.node_id.is_some() && node.is_none() {
         app.fail("that node is gone; its page is shown");
     } else {
@@ -309,15 +321,15 @@ pub(super) fn jump_to_warning(app: &mut App, id: SessionId) {
 
 /// The selected text node of the shown page, or a failure said.
 pub(super) fn selected_text_node(app: &mut App) -> Option<(PageId, Node)> {
-    let Some((_, snapshot)) = &app.scene else {
+    let Some((_, snapshot)) = &app.desk.scene else {
         app.fail("the session is still loading");
         return None;
     };
     let found = snapshot
         .scene
         .pages
-        .get(app.page_selected)
-        .and_then(|p| Some((p.id, p.nodes.get(app.node_selected)?.clone())));
+        .get(app.desk.page_selected)
+        .and_then(|p| Some((p.id, p.nodes.get(app.desk.node_selected)?.clone())));
     match found {
         Some((page, node)) if matches!(node.kind, NodeKind::Text { .. }) => Some((page, node)),
         Some(_) => {
@@ -338,12 +350,12 @@ pub(super) fn request_matches(app: &mut App, fx: &mut Vec<Effect>) {
         return;
     };
     // Quietly: a selection that is not a text node asks for nothing.
-    let node = match &app.scene {
+    let node = match &app.desk.scene {
         Some((shown, snapshot)) if *shown == session => snapshot
             .scene
             .pages
-            .get(app.page_selected)
-            .and_then(|p| p.nodes.get(app.node_selected))
+            .get(app.desk.page_selected)
+            .and_then(|p| p.nodes.get(app.desk.node_selected))
             .filter(
                 |n| matches!(&n.kind, NodeKind::Text { text: Some(t), .. } if !t.trim().is_empty()),
             )
@@ -353,16 +365,16 @@ pub(super) fn request_matches(app: &mut App, fx: &mut Vec<Effect>) {
     let Some(key) = node else {
         return;
     };
-    if app.matches.as_ref().is_some_and(|(k, _)| *k == key) {
+    if app.desk.matches.as_ref().is_some_and(|(k, _)| *k == key) {
         return;
     }
     let node = key.0;
     // The last answer for the node stays shown while the new one loads.
-    let kept = match app.matches.take() {
+    let kept = match app.desk.matches.take() {
         Some(((n, _), found)) if n == node => found,
         _ => Ok(Vec::new()),
     };
-    app.matches = Some((key, kept));
+    app.desk.matches = Some((key, kept));
     fx.push(Effect::LoadMatches { session, node });
 }
 
@@ -371,17 +383,17 @@ pub(super) fn use_match(app: &mut App, session: SessionId, n: usize) {
     let Some((_, node)) = selected_text_node(app) else {
         return;
     };
-    let target = match &app.matches {
+    let target = match &app.desk.matches {
         Some(((id, _), Ok(found))) if *id == node.id => found.get(n).map(|m| m.target.clone()),
         _ => None,
     };
     let Some(target) = target else {
         return app.fail(format!("no match {} for this segment", n + 1));
     };
-    if app.edit.is_none() {
+    if app.editing.edit.is_none() {
         start_edit(app, session);
     }
-    if let Some(edit) = app.edit.as_mut() {
+    if let Some(edit) = app.editing.edit.as_mut() {
         edit.area.select_all();
         edit.area.cut();
         edit.area.insert_str(&target);
@@ -395,18 +407,22 @@ pub(super) fn use_match(app: &mut App, session: SessionId, n: usize) {
 /// `r` / `f` in a selection (`v`): every translated text node between the
 /// anchor and the cursor marked reviewed or final, as one op.
 fn mark_range(app: &mut App, session: SessionId, to: TextState, fx: &mut Vec<Effect>) {
-    let Some(anchor) = app.visual.take() else {
+    let Some(anchor) = app.desk.visual.take() else {
         return;
     };
     let Some(page) = app
+        .desk
         .scene
         .as_ref()
-        .and_then(|(_, s)| s.scene.pages.get(app.page_selected))
+        .and_then(|(_, s)| s.scene.pages.get(app.desk.page_selected))
         .cloned()
     else {
         return;
     };
-    let (from, to_index) = (anchor.min(app.node_selected), anchor.max(app.node_selected));
+    let (from, to_index) = (
+        anchor.min(app.desk.node_selected),
+        anchor.max(app.desk.node_selected),
+    );
     let shown = navigate::shown_nodes(app);
     let ops: Vec<Op> = page
         .nodes
@@ -503,6 +519,7 @@ pub(super) fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
     // killed) comes back, if the translation is still what it started
     // from.
     let kept = app
+        .editing
         .kept
         .as_ref()
         .and_then(|(_, k)| k.get(&node.id))
@@ -511,7 +528,7 @@ pub(super) fn open_edit(app: &mut App, session: SessionId, unlock: bool) {
     if kept.is_some() {
         app.say("your unsaved draft is back · Enter saves it · Esc drops it");
     }
-    app.edit = Some(EditBox::new(Draft {
+    app.editing.edit = Some(EditBox::new(Draft {
         session,
         page,
         node: node.id,

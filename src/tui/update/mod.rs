@@ -76,11 +76,11 @@ fn key_event(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
         modal_key(app, modal, key, fx);
         return;
     }
-    if app.edit.is_some() {
+    if app.editing.edit.is_some() {
         edit_key(app, key, fx);
         return;
     }
-    if app.input.is_some() {
+    if app.command.input.is_some() {
         input_key(app, key, fx);
         return;
     }
@@ -98,7 +98,7 @@ fn key_event(app: &mut App, key: KeyEvent, fx: &mut Vec<Effect>) {
         KeyCode::Char('q') => request_quit(app),
         KeyCode::Char('?') => app.modal = Some(Modal::Help),
         KeyCode::Char(':') | KeyCode::Char('/') => {
-            app.input = Some(InputLine {
+            app.command.input = Some(InputLine {
                 text: String::new(),
                 cursor: 0,
             })

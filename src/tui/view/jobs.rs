@@ -79,7 +79,7 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let warnings = app.warnings_of(id);
-    let focused = app.focus == Pane::Jobs;
+    let focused = app.desk.focus == Pane::Jobs;
     let title = if focused {
         format!(
             " Jobs · {} · Enter shows the node ",
@@ -114,7 +114,7 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
     }
     let mut list = warning_rows(area, shown_gauges(app, id));
     // Focused, the selected warning is read whole under the list.
-    if focused && let Some(w) = warnings.get(app.warning_selected) {
+    if focused && let Some(w) = warnings.get(app.desk.warning_selected) {
         let text = super::session::warning_text(&w.finding.rule, &w.finding.message);
         let whole = Paragraph::new(text).wrap(Wrap { trim: false });
         let rows = (whole.line_count(list.width) as u16).min(list.height.saturating_sub(2) / 2 + 1);
@@ -129,7 +129,7 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
         }
     }
     let height = list.height as usize;
-    let offset = scroll_offset(app.warning_selected, warnings.len(), height);
+    let offset = scroll_offset(app.desk.warning_selected, warnings.len(), height);
     let width = list.width as usize;
     let lines: Vec<Line> = warnings
         .iter()
@@ -150,7 +150,7 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
                 ),
                 width,
             );
-            let style = if focused && i == app.warning_selected {
+            let style = if focused && i == app.desk.warning_selected {
                 selected()
             } else {
                 Style::default().fg(Color::Yellow)
@@ -163,7 +163,7 @@ pub(super) fn jobs(app: &App, frame: &mut Frame, area: Rect) {
 
 pub(super) fn attachments(app: &App, frame: &mut Frame, area: Rect) {
     let mut spans = vec![Span::styled(" staged: ", dim())];
-    for a in &app.attachments {
+    for a in &app.editing.attachments {
         spans.push(Span::styled(
             format!(" {} ", a.name),
             Style::default().bg(Color::Blue).fg(Color::White),

@@ -27,7 +27,7 @@ pub use session::split_rows;
 /// backgrounds, blue on light ones; `auto` keeps cyan, which most terminal
 /// palettes adapt.
 fn accent(app: &App) -> Color {
-    match app.theme {
+    match app.prefs.theme {
         Theme::Light => Color::Blue,
         Theme::Dark | Theme::Auto => Color::Cyan,
     }
@@ -93,7 +93,7 @@ pub fn view(app: &App, frame: &mut Frame) {
     }
     bottom_line(app, frame, a.line);
     hints(app, frame, a.hints);
-    if app.edit.is_some() {
+    if app.editing.edit.is_some() {
         edit_box(app, frame, area);
     }
     match &app.modal {
@@ -112,7 +112,7 @@ pub fn view(app: &App, frame: &mut Frame) {
 /// ` · ja → fr` when the shown project has languages set (`?` for the one
 /// not set yet); empty otherwise.
 fn languages(app: &App, id: SessionId) -> String {
-    let Some((shown, snapshot)) = &app.scene else {
+    let Some((shown, snapshot)) = &app.desk.scene else {
         return String::new();
     };
     let project = &snapshot.scene.project;
@@ -128,9 +128,9 @@ fn languages(app: &App, id: SessionId) -> String {
 }
 
 fn title(app: &App, frame: &mut Frame, area: Rect) {
-    let connection = if !app.attached {
+    let connection = if !app.link.attached {
         Span::styled("local", dim())
-    } else if app.connected {
+    } else if app.link.connected {
         Span::styled("● connected", Style::default().fg(Color::Green))
     } else {
         Span::styled(
@@ -142,7 +142,7 @@ fn title(app: &App, frame: &mut Frame, area: Rect) {
     // goes first, then the languages, then the name is cut.
     let room = usize::from(area.width)
         .saturating_sub(connection.width() + 2)
-        .saturating_sub(" quire ".width() + app.backend_name.width() + 4);
+        .saturating_sub(" quire ".width() + app.link.backend_name.width() + 4);
     let place = match app.route {
         Route::Home => "Home".to_owned(),
         Route::Session(id) => match app.session(id) {
@@ -168,7 +168,7 @@ fn title(app: &App, frame: &mut Frame, area: Rect) {
                 .bg(accent(app))
                 .add_modifier(Modifier::BOLD),
         ),
-        Span::raw(format!(" {} · ", app.backend_name)),
+        Span::raw(format!(" {} · ", app.link.backend_name)),
         Span::styled(place, bold()),
     ]);
     frame.render_widget(Paragraph::new(left), area);
@@ -231,7 +231,7 @@ fn home(app: &App, frame: &mut Frame, area: Rect) {
         return;
     }
     let height = list.height as usize;
-    let offset = scroll_offset(app.home_selected, rows.len(), height);
+    let offset = scroll_offset(app.workspace.home_selected, rows.len(), height);
     let width = list.width as usize;
     let lines: Vec<Line> = rows
         .iter()
@@ -262,13 +262,17 @@ fn home(app: &App, frame: &mut Frame, area: Rect) {
                     }
                     None => "●".to_owned(),
                 },
-                HomeRow::Project(id) => match app.projects.iter().find(|p| p.id.to_string() == *id)
+                HomeRow::Project(id) => match app
+                    .workspace
+                    .projects
+                    .iter()
+                    .find(|p| p.id.to_string() == *id)
                 {
                     Some(p) => format!("○ {}  · {}", p.name, p.path.display()),
                     None => "○".to_owned(),
                 },
             };
-            let style = if i == app.home_selected {
+            let style = if i == app.workspace.home_selected {
                 selected()
             } else {
                 Style::default()
@@ -303,7 +307,7 @@ fn welcome(frame: &mut Frame, area: Rect) {
 }
 
 fn bottom_line(app: &App, frame: &mut Frame, area: Rect) {
-    if let Some(input) = &app.input {
+    if let Some(input) = &app.command.input {
         let line = Line::from(vec![
             Span::styled(":", Style::default().fg(accent(app))),
             Span::raw(input.text.clone()),
@@ -341,10 +345,10 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
                 "j/k move · m keep mine · t take the file's · a take all · Esc close"
             }
         }
-    } else if let Some(edit) = &app.edit {
+    } else if let Some(edit) = &app.editing.edit {
         const KEYS: &str = "Enter save · Alt-Enter/Ctrl-j new line · Alt-1..3 a match · Esc close · Ctrl-u/r undo/redo";
         // A cue's counts as it is typed.
-        let timing = app.scene.as_ref().and_then(|(_, s)| {
+        let timing = app.desk.scene.as_ref().and_then(|(_, s)| {
             let page = s.scene.page(edit.page)?;
             match &page.nodes[page.node_index(edit.node)?].kind {
                 quire_model::scene::NodeKind::Text {
@@ -367,15 +371,15 @@ fn hints(app: &App, frame: &mut Frame, area: Rect) {
             return frame.render_widget(Paragraph::new(Line::from(spans)), area);
         }
         KEYS
-    } else if app.input.is_some() && !app.choices.is_empty() {
+    } else if app.command.input.is_some() && !app.command.choices.is_empty() {
         return frame.render_widget(
             Paragraph::new(Span::styled(
-                clip(&app.choices.join("  "), area.width as usize),
+                clip(&app.command.choices.join("  "), area.width as usize),
                 dim(),
             )),
             area,
         );
-    } else if app.input.is_some() {
+    } else if app.command.input.is_some() {
         "Enter run · Esc drop · Tab completes · ↑↓ history · ? for commands"
     } else {
         match app.route {

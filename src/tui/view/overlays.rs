@@ -14,7 +14,9 @@ use crate::tui::commands::COMMANDS;
 use crate::tui::layout::centered;
 
 pub(super) fn edit_box(app: &App, frame: &mut Frame, area: Rect) {
-    let Some(edit) = &app.edit else { return };
+    let Some(edit) = &app.editing.edit else {
+        return;
+    };
     let w = area.width.saturating_sub(4).min(100);
     let mut draft = edit.area.clone();
     draft.set_block(
@@ -105,10 +107,10 @@ pub(super) fn help_lines(app: &App) -> Vec<Line<'static>> {
         }
         lines.push(Line::raw(row));
     }
-    if !app.engines.is_empty() {
+    if !app.workspace.engines.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Engines", bold()));
-        for e in &app.engines {
+        for e in &app.workspace.engines {
             let approval = if e.requires_approval {
                 " (asks first)"
             } else {

@@ -146,10 +146,11 @@ pub fn split_rows(height: u16, top: u16, bottom: u16) -> (u16, u16) {
 pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'static> {
     let measure = quire_core::cues::measure(text, duration_ms);
     let profile = app
+        .desk
         .scene
         .as_ref()
         .and_then(|(_, s)| s.scene.project.subtitle_profile);
-    let limits = &app.subtitles.limits(profile);
+    let limits = &app.prefs.subtitles.limits(profile);
     let mut rules: Vec<&str> = measure.over(limits).into_iter().map(|(r, _)| r).collect();
     if rules.is_empty() {
         return Line::styled(measure.summary(), Style::default().fg(Color::Green));
@@ -188,7 +189,7 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
         ));
     }
     lines.extend(match_lines(app, node));
-    if let (Some(matcher), Some(source)) = (&app.glossary, source) {
+    if let (Some(matcher), Some(source)) = (&app.desk.glossary, source) {
         for term in matcher.found(source) {
             let note = term
                 .note
@@ -209,7 +210,7 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
 /// memory has it; green: only this segment).
 fn match_lines(app: &App, node: &Node) -> Vec<Line<'static>> {
     use quire_core::matches::Change;
-    let found = match &app.matches {
+    let found = match &app.desk.matches {
         Some(((id, _), Ok(found))) if *id == node.id => found,
         _ => return Vec::new(),
     };
@@ -273,7 +274,7 @@ pub(super) fn lines_of(text: &str) -> Vec<Line<'static>> {
 /// node, and the jobs pane when there is room for it.
 pub(super) fn session(app: &App, frame: &mut Frame, area: Rect) {
     let s = session_areas(app, area);
-    let Some((_, snapshot)) = &app.scene else {
+    let Some((_, snapshot)) = &app.desk.scene else {
         frame.render_widget(
             Paragraph::new("loading…").block(Block::default().borders(Borders::ALL)),
             area,
@@ -282,7 +283,7 @@ pub(super) fn session(app: &App, frame: &mut Frame, area: Rect) {
     };
     let pages = &snapshot.scene.pages;
     pages_pane(app, frame, s.pages, pages);
-    let page = pages.get(app.page_selected).map(|p| p.as_ref());
+    let page = pages.get(app.desk.page_selected).map(|p| p.as_ref());
     nodes_pane(app, frame, s.nodes, pages, page);
     detail_pane(app, frame, s.detail, page);
     if let Some(jobs_area) = s.jobs {
@@ -292,7 +293,7 @@ pub(super) fn session(app: &App, frame: &mut Frame, area: Rect) {
 
 /// A pane's border: the accent colour when it has the focus.
 pub(super) fn border(app: &App, pane: Pane) -> Style {
-    if app.focus == pane {
+    if app.desk.focus == pane {
         Style::default().fg(accent(app))
     } else {
         Style::default()
@@ -303,7 +304,7 @@ pub(super) fn border(app: &App, pane: Pane) -> Style {
 pub(super) fn pages_pane(app: &App, frame: &mut Frame, area: Rect, pages: &[Arc<Page>]) {
     let inner_pages = inner(area);
     let height = inner_pages.height as usize;
-    let offset = scroll_offset(app.page_selected, pages.len(), height);
+    let offset = scroll_offset(app.desk.page_selected, pages.len(), height);
     let width = inner_pages.width as usize;
     let page_lines: Vec<Line> = pages
         .iter()
@@ -321,7 +322,7 @@ pub(super) fn pages_pane(app: &App, frame: &mut Frame, area: Rect, pages: &[Arc<
             let progress = format!(" {done}/{texts}");
             let name_w = width.saturating_sub(4 + progress.len());
             let text = format!("{:>3} {}{progress}", i + 1, fit(&p.name, name_w));
-            let style = if i == app.page_selected {
+            let style = if i == app.desk.page_selected {
                 selected()
             } else {
                 Style::default()
@@ -354,7 +355,7 @@ pub(super) fn nodes_pane(
     let shown = crate::tui::navigate::shown_nodes(app);
     let at = shown
         .iter()
-        .position(|&i| i == app.node_selected)
+        .position(|&i| i == app.desk.node_selected)
         .unwrap_or(0);
     let offset = scroll_offset(at, shown.len(), height);
     let width = inner_nodes.width as usize;
@@ -384,14 +385,14 @@ pub(super) fn nodes_pane(
             .map(|(i, n)| {
                 let (text, style) =
                     node_summary(n, cues.get(&n.id).copied(), warned.contains(&n.id), width);
-                let in_range = app.visual.is_some_and(|a| {
-                    (a.min(app.node_selected)..=a.max(app.node_selected)).contains(&i)
+                let in_range = app.desk.visual.is_some_and(|a| {
+                    (a.min(app.desk.node_selected)..=a.max(app.desk.node_selected)).contains(&i)
                 });
-                let style = if i == app.node_selected && app.focus == Pane::Nodes {
+                let style = if i == app.desk.node_selected && app.desk.focus == Pane::Nodes {
                     selected()
                 } else if in_range {
                     style.bg(Color::DarkGray)
-                } else if i == app.node_selected {
+                } else if i == app.desk.node_selected {
                     style.add_modifier(Modifier::UNDERLINED)
                 } else {
                     style
@@ -400,7 +401,7 @@ pub(super) fn nodes_pane(
             })
             .collect()
     };
-    let title = match (page, app.filter) {
+    let title = match (page, app.desk.filter) {
         (Some(p), Some(filter)) => format!(
             " {} · {} of {} nodes {} ",
             p.name,
@@ -428,7 +429,7 @@ pub(super) fn nodes_pane(
 /// shows; an image's heading above its picture with the boxes drawn.
 pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option<&Page>) {
     let nodes: &[Node] = page.map_or(&[], |p| &p.nodes);
-    let (top, bottom): (Vec<Line>, Vec<Line>) = match nodes.get(app.node_selected) {
+    let (top, bottom): (Vec<Line>, Vec<Line>) = match nodes.get(app.desk.node_selected) {
         Some(node) => match &node.kind {
             NodeKind::Text {
                 text,
@@ -505,7 +506,7 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
                         name.as_deref().unwrap_or("unnamed")
                     )),
                 ])];
-                let shown = app.preview.as_ref().filter(|p| p.blob == *blob);
+                let shown = app.desk.preview.as_ref().filter(|p| p.blob == *blob);
                 match shown.map(|p| (&p.image, &p.protocol)) {
                     Some((Ok(_), Some(_))) => {}
                     Some((Err(why), _)) => top.push(Line::styled(why.clone(), dim())),
@@ -551,14 +552,17 @@ pub(super) fn detail_pane(app: &App, frame: &mut Frame, area: Rect, page: Option
         },
     );
     // The page picture, with its boxes, under the image's heading.
-    let picture = nodes.get(app.node_selected).and_then(|n| match &n.kind {
-        NodeKind::Image { blob, .. } => app
-            .preview
-            .as_ref()
-            .filter(|p| p.blob == *blob)
-            .and_then(|p| p.protocol.as_ref()),
-        _ => None,
-    });
+    let picture = nodes
+        .get(app.desk.node_selected)
+        .and_then(|n| match &n.kind {
+            NodeKind::Image { blob, .. } => app
+                .desk
+                .preview
+                .as_ref()
+                .filter(|p| p.blob == *blob)
+                .and_then(|p| p.protocol.as_ref()),
+            _ => None,
+        });
     if let Some(protocol) = picture
         && inside.height > 1
     {

@@ -533,6 +533,18 @@ impl Settings for DetectSettings {
         }
         Ok(())
     }
+
+    fn models(&self) -> Vec<super::settings::ModelFile> {
+        let role = super::settings::ModelRole::Detector;
+        self.model
+            .iter()
+            .map(|path| super::settings::ModelFile {
+                key: "model",
+                path: path.clone(),
+                role,
+            })
+            .collect()
+    }
 }
 
 impl super::BuiltIn for Detect {

@@ -33,6 +33,30 @@ pub trait Settings:
     fn check(&self, _context: &Context) -> Result<(), Invalid> {
         Ok(())
     }
+
+    /// The model files these settings name (`quire models list` shows
+    /// each with its size, digest and whether it loads).
+    fn models(&self) -> Vec<ModelFile> {
+        Vec::new()
+    }
+}
+
+/// A model file a table names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelFile {
+    /// The key inside the table (`model`, `detector`).
+    pub key: &'static str,
+    pub path: std::path::PathBuf,
+    pub role: ModelRole,
+}
+
+/// What a model file is loaded as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelRole {
+    /// Finds text lines on a page.
+    Detector,
+    /// Reads the text of one line.
+    Recognizer,
 }
 
 /// What a check may compare a table with, besides itself.
@@ -70,7 +94,12 @@ pub trait Tables {
 struct Entry {
     value: Arc<dyn Any + Send + Sync>,
     show: fn(&(dyn Any + Send + Sync)) -> toml::Value,
+    models: fn(&(dyn Any + Send + Sync)) -> Vec<ModelFile>,
     reloads: bool,
+}
+
+fn models<T: Settings>(value: &(dyn Any + Send + Sync)) -> Vec<ModelFile> {
+    value.downcast_ref::<T>().map(T::models).unwrap_or_default()
 }
 
 /// A table as TOML (its keys in the type's order, as `config show` lists
@@ -123,6 +152,7 @@ impl SettingsMap {
             Entry {
                 value: Arc::new(value),
                 show: show::<T>,
+                models: models::<T>,
                 reloads: T::RELOADS,
             },
         );
@@ -140,6 +170,18 @@ impl SettingsMap {
         self.tables
             .iter()
             .map(|(name, entry)| (*name, (entry.show)(entry.value.as_ref())))
+    }
+
+    /// Every model file the tables name, with its table's name.
+    pub fn models(&self) -> Vec<(&'static str, ModelFile)> {
+        self.tables
+            .iter()
+            .flat_map(|(name, entry)| {
+                (entry.models)(entry.value.as_ref())
+                    .into_iter()
+                    .map(|model| (*name, model))
+            })
+            .collect()
     }
 
     /// Makes this map (a configuration read again) what a running server

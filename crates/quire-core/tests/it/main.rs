@@ -4,8 +4,15 @@
 
 mod crash;
 mod events;
+#[allow(
+    dead_code,
+    reason = "shared with the binary's tests, which use the rest"
+)]
+mod fake_llm;
 mod io;
+mod jobs;
 mod limits;
+mod llm;
 mod ops;
 mod props;
 mod safety;
@@ -15,3 +22,4 @@ mod storage;
     reason = "shared with the binary's tests, which use the rest"
 )]
 mod support;
+mod workflow;

@@ -1,9 +1,17 @@
 //! Helpers for tests of the core: a core over a temporary projects
-//! directory, op builders, and a deterministic op generator shared by the
-//! crash test's child and parent. The binary's tests use them too (its
-//! `tests/it/core_support.rs` includes this file).
+//! directory (with command engines and providers when a test needs them),
+//! op builders, following a job's events, and a deterministic op generator
+//! shared by the crash test's child and parent. The binary's tests use
+//! them too (its `tests/it/main.rs` includes this file as `core_base`).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use quire_core::events::{Event, JobStatus, Subscription};
+use quire_core::jobs::PipelineSpec;
+use quire_core::settings::{CommandEngine, EngineInput, EngineOutput, Provider};
+use quire_model::ids::JobId;
 
 use quire_core::session::SessionSettings;
 use quire_core::{Core, CoreConfig};
@@ -533,4 +541,160 @@ pub async fn stored_image(
         .unwrap_or_else(|| panic!("page {} has no {role:?} image", page.name));
     let bytes = t.core.read_blob(id, blob).await.unwrap();
     image::load_from_memory(&bytes).unwrap().to_rgba8()
+}
+
+pub fn spec(steps: &[&str]) -> PipelineSpec {
+    PipelineSpec {
+        steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+        ..PipelineSpec::default()
+    }
+}
+
+/// Events of job `id` until its JobFinished (with a deadline).
+pub async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
+    every_event_until_finished(sub, id)
+        .await
+        .into_iter()
+        .filter(|event| match event {
+            Event::JobStarted { id: j, .. } | Event::JobFinished { id: j, .. } => *j == id,
+            Event::JobProgress { job_id, .. } | Event::JobWarning { job_id, .. } => *job_id == id,
+            _ => false,
+        })
+        .collect()
+}
+
+pub fn finished(events: &[Event]) -> (JobStatus, Option<String>) {
+    match events.last() {
+        Some(Event::JobFinished { status, error, .. }) => (*status, error.clone()),
+        other => panic!("no JobFinished: {other:?}"),
+    }
+}
+
+pub fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::JobWarning {
+                page_index,
+                step_id,
+                finding,
+                ..
+            } => Some((*page_index, step_id.clone(), finding.message.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+pub async fn text_pages(t: &TestCore, id: SessionId, n: usize) -> Vec<PageId> {
+    let mut pages = Vec::new();
+    for i in 0..n {
+        let r = t
+            .core
+            .import_text(
+                id,
+                &format!("page {i}"),
+                &format!("Hello {{0}} number {i}\n\nSecond %s"),
+                Some("en"),
+            )
+            .await
+            .unwrap();
+        pages.push(PageId(r.created[0]));
+    }
+    pages
+}
+
+/// Command engines for [`with_engines`], by id; none may run unattended
+/// unless the test says so.
+#[derive(Default)]
+pub struct Engines {
+    pub allow_unattended: bool,
+    pub commands: BTreeMap<String, CommandEngine>,
+}
+
+pub fn engines(list: &[(&str, CommandEngine)]) -> Engines {
+    Engines {
+        allow_unattended: false,
+        commands: list
+            .iter()
+            .map(|(id, c)| ((*id).to_owned(), c.clone()))
+            .collect(),
+    }
+}
+
+pub async fn every_event_until_finished(sub: &mut Subscription, id: JobId) -> Vec<Event> {
+    // A guard against a job that never ends, not a speed check: a debug
+    // build's ONNX detection and recognition of a page took over 60 s
+    // while another build held both cores.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
+    let mut out = Vec::new();
+    loop {
+        let event = tokio::time::timeout_at(deadline, sub.next())
+            .await
+            .expect("job did not finish in time")
+            .unwrap()
+            .event
+            .clone();
+        let done = matches!(&event, Event::JobFinished { id: j, .. } if *j == id);
+        out.push(event);
+        if done {
+            return out;
+        }
+    }
+}
+
+/// A command engine that runs `argv` (no approval needed unless asked).
+pub fn command_engine(
+    argv: &[&str],
+    input: EngineInput,
+    output: EngineOutput,
+    timeout_secs: u64,
+) -> CommandEngine {
+    CommandEngine {
+        stage: "test".into(),
+        description: String::new(),
+        command: argv.iter().map(|s| (*s).to_owned()).collect(),
+        input,
+        output,
+        timeout_secs,
+        max_output_bytes: 64 << 20,
+        requires_approval: false,
+    }
+}
+
+/// A core with these command engines and translation providers.
+pub fn with_engines(engines: Engines, providers: BTreeMap<String, Provider>) -> TestCore {
+    TestCore::configured(|c| {
+        c.commands = engines.commands;
+        c.allow_unattended = engines.allow_unattended;
+        c.providers = providers;
+    })
+}
+
+/// Whether `program` runs; a test that needs it panics when it does not,
+/// unless `ALLOW_MISSING_TOOLS` names `tool` (or `all`): it is then
+/// reported as skipped. The same rule as the binary's tests (`harness.rs`).
+pub fn tool_available(program: &str, tool: &str, test: &str) -> bool {
+    let why = match std::process::Command::new(program)
+        .arg("--version")
+        .output()
+    {
+        Ok(_) => return true,
+        Err(e) => format!("`{program}` cannot be run ({e})"),
+    };
+    let allowed = std::env::var("ALLOW_MISSING_TOOLS").unwrap_or_default();
+    if allowed
+        .split(',')
+        .map(str::trim)
+        .any(|t| t == tool || t == "all")
+    {
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test}: {why} (allowed by ALLOW_MISSING_TOOLS)"
+        );
+        return false;
+    }
+    panic!(
+        "{test} needs {tool}: {why}. ./scripts/test installs it; to run without it, set ALLOW_MISSING_TOOLS={tool}"
+    );
 }

@@ -630,6 +630,20 @@ impl Settings for OcrSettings {
         }
         Ok(())
     }
+
+    fn models(&self) -> Vec<super::settings::ModelFile> {
+        use super::settings::{ModelFile, ModelRole};
+        [
+            ("detector", &self.detector, ModelRole::Detector),
+            ("model", &self.model, ModelRole::Recognizer),
+        ]
+        .into_iter()
+        .filter_map(|(key, path, role)| {
+            let path = path.clone()?;
+            Some(ModelFile { key, path, role })
+        })
+        .collect()
+    }
 }
 
 impl super::BuiltIn for Ocr {

@@ -5,85 +5,18 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use quire::config::schema::{CommandEngineConfig, EnginesConfig};
 use quire_core::events::{Event, JobStatus, Subscription};
 use quire_core::export::{ExportFormat, ExportSpec};
-use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::jobs::Approval;
 use quire_core::settings::{EngineInput, EngineOutput};
 use quire_model::ids::{JobId, PageId, SessionId};
 use quire_model::scene::NodeKind;
 
-use crate::core_support::{TestCore, command_engine};
-
-pub fn spec(steps: &[&str]) -> PipelineSpec {
-    PipelineSpec {
-        steps: steps.iter().map(|s| (*s).to_owned()).collect(),
-        ..PipelineSpec::default()
-    }
-}
-
-/// Events of job `id` until its JobFinished (with a deadline).
-pub async fn follow(sub: &mut Subscription, id: JobId) -> Vec<Event> {
-    every_event_until_finished(sub, id)
-        .await
-        .into_iter()
-        .filter(|event| match event {
-            Event::JobStarted { id: j, .. } | Event::JobFinished { id: j, .. } => *j == id,
-            Event::JobProgress { job_id, .. } | Event::JobWarning { job_id, .. } => *job_id == id,
-            _ => false,
-        })
-        .collect()
-}
-
-pub fn finished(events: &[Event]) -> (JobStatus, Option<String>) {
-    match events.last() {
-        Some(Event::JobFinished { status, error, .. }) => (*status, error.clone()),
-        other => panic!("no JobFinished: {other:?}"),
-    }
-}
-
-pub fn warnings(events: &[Event]) -> Vec<(usize, String, String)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::JobWarning {
-                page_index,
-                step_id,
-                finding,
-                ..
-            } => Some((*page_index, step_id.clone(), finding.message.clone())),
-            _ => None,
-        })
-        .collect()
-}
-
-pub async fn text_pages(t: &TestCore, id: SessionId, n: usize) -> Vec<PageId> {
-    let mut pages = Vec::new();
-    for i in 0..n {
-        let r = t
-            .core
-            .import_text(
-                id,
-                &format!("page {i}"),
-                &format!("Hello {{0}} number {i}\n\nSecond %s"),
-                Some("en"),
-            )
-            .await
-            .unwrap();
-        pages.push(PageId(r.created[0]));
-    }
-    pages
-}
-
-pub fn engines(list: &[(&str, CommandEngineConfig)]) -> EnginesConfig {
-    EnginesConfig {
-        allow_unattended: false,
-        commands: list
-            .iter()
-            .map(|(id, c)| ((*id).to_owned(), c.clone()))
-            .collect(),
-    }
-}
+use crate::support::{
+    TestCore, command_engine, engines, every_event_until_finished, finished, follow, spec,
+    text_pages, warnings, with_engines,
+};
+use quire_core::settings::CommandEngine;
 
 #[tokio::test]
 async fn text_import_pseudo_translate_qa_events_and_xliff() {
@@ -232,27 +165,6 @@ async fn unknown_steps_and_pages_are_refused_before_any_job_exists() {
 }
 
 /// Every event (of any job) until `id` finishes, that one included.
-async fn every_event_until_finished(sub: &mut Subscription, id: JobId) -> Vec<Event> {
-    // A guard against a job that never ends, not a speed check: a debug
-    // build's ONNX detection and recognition of a page took over 60 s
-    // while another build held both cores.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(300);
-    let mut out = Vec::new();
-    loop {
-        let event = tokio::time::timeout_at(deadline, sub.next())
-            .await
-            .expect("job did not finish in time")
-            .unwrap()
-            .event
-            .clone();
-        let done = matches!(&event, Event::JobFinished { id: j, .. } if *j == id);
-        out.push(event);
-        if done {
-            return out;
-        }
-    }
-}
-
 /// A page-json engine that holds every page until the test releases it:
 /// it marks `started` and waits for `release` (so job order is decided by
 /// the test, not by how fast the machine is).
@@ -267,7 +179,7 @@ impl Gate {
         }
     }
 
-    fn engine(&self) -> CommandEngineConfig {
+    fn engine(&self) -> CommandEngine {
         let dir = self.dir.path().display();
         let script = format!(
             "cat >/dev/null; touch '{dir}/started'; while [ ! -e '{dir}/release' ]; do sleep 0.01; done"
@@ -302,7 +214,7 @@ impl Gate {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_stops_the_page_in_progress_and_every_later_one() {
     let gate = Gate::new();
-    let t = crate::core_support::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
+    let t = with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let id = t.session("Cancel");
     text_pages(&t, id, 5).await;
     let mut sub = t.core.subscribe(None);
@@ -337,7 +249,7 @@ async fn cancel_stops_the_page_in_progress_and_every_later_one() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_queued_job_can_be_cancelled_before_it_runs() {
     let gate = Gate::new();
-    let t = crate::core_support::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
+    let t = with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let id = t.session("Queue");
     text_pages(&t, id, 2).await;
     let mut sub = t.core.subscribe(None);
@@ -368,7 +280,7 @@ async fn a_queued_job_can_be_cancelled_before_it_runs() {
 }
 
 /// A page-json engine that fails on pages named FAIL and renames the others.
-fn renamer() -> CommandEngineConfig {
+fn renamer() -> CommandEngine {
     let script = r#"json=$(cat); case "$json" in *FAIL*) echo "cannot process this page" >&2; exit 3;; esac; printf '%s' "$json" | sed -n 's/^{"id":"\([^"]*\)".*/{"type":"UpdatePage","id":"\1","patch":{"name":"done"}}/p'"#;
     command_engine(
         &["sh", "-c", script],
@@ -380,7 +292,7 @@ fn renamer() -> CommandEngineConfig {
 
 #[tokio::test]
 async fn a_failing_page_is_a_warning_and_the_others_are_processed() {
-    let t = crate::core_support::with_engines(engines(&[("rename", renamer())]), BTreeMap::new());
+    let t = with_engines(engines(&[("rename", renamer())]), BTreeMap::new());
     let id = t.session("Warn");
     t.core.import_text(id, "first", "a", None).await.unwrap();
     t.core
@@ -425,7 +337,7 @@ async fn a_failing_page_is_a_warning_and_the_others_are_processed() {
 
 #[tokio::test]
 async fn command_engines_that_misbehave_become_warnings() {
-    let cases: Vec<(&str, CommandEngineConfig, &str)> = vec![
+    let cases: Vec<(&str, CommandEngine, &str)> = vec![
         (
             "garbage",
             command_engine(
@@ -490,9 +402,9 @@ async fn command_engines_that_misbehave_become_warnings() {
             "not a Tesseract TSV header",
         ),
     ];
-    let list: Vec<(&str, CommandEngineConfig)> =
+    let list: Vec<(&str, CommandEngine)> =
         cases.iter().map(|(id, c, _)| (*id, c.clone())).collect();
-    let t = crate::core_support::with_engines(engines(&list), BTreeMap::new());
+    let t = with_engines(engines(&list), BTreeMap::new());
     let id = t.session("Misbehave");
     text_pages(&t, id, 1).await;
     let before = t.core.scene(id).await.unwrap();
@@ -520,7 +432,7 @@ async fn command_engines_that_misbehave_become_warnings() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
     let gate = Gate::new();
-    let t = crate::core_support::with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
+    let t = with_engines(engines(&[("held", gate.engine())]), BTreeMap::new());
     let a = t.session("A");
     text_pages(&t, a, 2).await;
     let b = t.session("B");
@@ -573,8 +485,7 @@ async fn jobs_of_one_session_run_in_order_and_sessions_run_concurrently() {
 async fn engines_needing_approval_are_refused_unattended() {
     let mut ocr = command_engine(&["true"], EngineInput::PageJson, EngineOutput::Ops, 30);
     ocr.requires_approval = true;
-    let t =
-        crate::core_support::with_engines(engines(&[("needs-ok", ocr.clone())]), BTreeMap::new());
+    let t = with_engines(engines(&[("needs-ok", ocr.clone())]), BTreeMap::new());
     let id = t.session("Approval");
     text_pages(&t, id, 1).await;
     let err = t
@@ -601,7 +512,7 @@ async fn engines_needing_approval_are_refused_unattended() {
 
     let mut allow = engines(&[("needs-ok", ocr)]);
     allow.allow_unattended = true;
-    let t = crate::core_support::with_engines(allow, BTreeMap::new());
+    let t = with_engines(allow, BTreeMap::new());
     let id = t.session("Allowed");
     t.core
         .start_pipeline(id, spec(&["needs-ok"]), Approval::Unattended)
@@ -654,8 +565,7 @@ fn tesseract_tsv_fixture_parses_into_paragraph_nodes() {
 
 #[tokio::test]
 async fn tesseract_end_to_end() {
-    let missing = crate::harness::missing_program("tesseract", "--version");
-    if !crate::harness::tool_available("tesseract", "tesseract_end_to_end", missing) {
+    if !crate::support::tool_available("tesseract", "tesseract", "tesseract_end_to_end") {
         return;
     }
     let ocr = command_engine(
@@ -664,7 +574,7 @@ async fn tesseract_end_to_end() {
         EngineOutput::TesseractTsv,
         120,
     );
-    let t = crate::core_support::with_engines(engines(&[("ocr-tesseract", ocr)]), BTreeMap::new());
+    let t = with_engines(engines(&[("ocr-tesseract", ocr)]), BTreeMap::new());
     let id = t.session("OCR");
     let png = include_bytes!("../fixtures/ocr.png").to_vec();
     t.core
@@ -752,7 +662,7 @@ async fn until_ended(pid: u32) {
 #[cfg(target_os = "linux")] // reads /proc
 /// An engine whose program starts a background grandchild, writes its
 /// pid to `pidfile`, and waits (forever, or until `sleep` ends).
-fn forker(pidfile: &std::path::Path, timeout_secs: u64) -> CommandEngineConfig {
+fn forker(pidfile: &std::path::Path, timeout_secs: u64) -> CommandEngine {
     let script = format!("sleep 300 & echo $! > {}; wait", pidfile.display());
     command_engine(
         &["sh", "-c", &script],
@@ -778,7 +688,7 @@ async fn forker_job(
 ) {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("grandchild.pid");
-    let t = crate::core_support::with_engines(
+    let t = with_engines(
         engines(&[("forker", forker(&pidfile, timeout_secs))]),
         BTreeMap::new(),
     );
@@ -819,8 +729,8 @@ async fn a_cancel_stops_a_running_engine_and_what_it_started() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn output_past_max_output_bytes_fails_the_step() {
     let mut flood = command_engine(&["yes"], EngineInput::PageJson, EngineOutput::Ops, 600);
-    flood.max_output_bytes = std::num::NonZeroU64::new(1 << 20).unwrap();
-    let t = crate::core_support::with_engines(engines(&[("flood", flood)]), BTreeMap::new());
+    flood.max_output_bytes = 1 << 20;
+    let t = with_engines(engines(&[("flood", flood)]), BTreeMap::new());
     let id = t.session("Flood");
     text_pages(&t, id, 1).await;
     let before = t.core.scene(id).await.unwrap();
@@ -849,7 +759,7 @@ async fn target_language_must_be_a_language_tag_before_it_reaches_a_program() {
         EngineOutput::Ops,
         30,
     );
-    let t = crate::core_support::with_engines(engines(&[("echo", echo)]), BTreeMap::new());
+    let t = with_engines(engines(&[("echo", echo)]), BTreeMap::new());
     let id = t.session("Tags");
     text_pages(&t, id, 1).await;
     let seq = t.core.events().seq();

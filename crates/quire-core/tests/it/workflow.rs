@@ -12,8 +12,10 @@ use quire_model::op::{KindPatch, NodePatch, Op};
 use quire_model::scene::{Author, NodeKind, Scene, TextState};
 use quire_model::workflow::Overwrite;
 
-use crate::core_jobs::{engines, finished, follow, spec, text_pages, warnings};
-use crate::core_support::{TestCore, command_engine, translate};
+use crate::support::{
+    TestCore, command_engine, engines, finished, follow, spec, text_pages, translate, warnings,
+    with_engines,
+};
 
 fn mark(page: PageId, id: NodeId, state: TextState) -> Op {
     Op::UpdateNode {
@@ -197,7 +199,7 @@ fn findings(events: &[quire_core::events::Event]) -> Vec<quire_model::finding::F
 
 /// A command engine that translates every text node of the page it gets,
 /// whatever the policy: the core must drop what the policy forbids.
-fn eager_translator() -> quire::config::schema::CommandEngineConfig {
+fn eager_translator() -> quire_core::settings::CommandEngine {
     let script = r#"
 import json, sys
 page = json.load(sys.stdin)
@@ -216,10 +218,7 @@ for node in page["nodes"]:
 
 #[tokio::test]
 async fn an_engine_edit_the_policy_forbids_is_dropped_with_a_warning() {
-    let t = crate::core_support::with_engines(
-        engines(&[("eager", eager_translator())]),
-        BTreeMap::new(),
-    );
+    let t = with_engines(engines(&[("eager", eager_translator())]), BTreeMap::new());
     let id = t.session("Eager");
     let (page, nodes) = five_kinds(&t, id).await;
     let before = t.core.scene(id).await.unwrap().scene;

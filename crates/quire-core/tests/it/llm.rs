@@ -6,17 +6,9 @@
 //! it replace (never a final one).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::{Json, Router};
-use quire::config::schema::{EnginesConfig, ProviderConfig};
-use quire::config::secret::Secret;
 use quire_core::events::{Event, JobStatus};
 use quire_core::jobs::{Approval, PipelineSpec};
 use quire_model::glossary::Term;
@@ -24,155 +16,9 @@ use quire_model::op::Op;
 use quire_model::scene::NodeKind;
 use serde_json::{Value, json};
 
-use crate::core_support::TestCore;
-
-const KEY: &str = "sk-test-do-not-leak";
-
-#[derive(Default)]
-pub(crate) struct Fake {
-    calls: AtomicUsize,
-    /// Authorization headers seen.
-    auth: std::sync::Mutex<Vec<String>>,
-    /// The source texts of every segment asked for.
-    asked: std::sync::Mutex<Vec<String>>,
-    /// Each request's system prompt and glossary (null when it had none).
-    glossaries: std::sync::Mutex<Vec<(String, Value)>>,
-    /// Each request's user message, parsed.
-    users: std::sync::Mutex<Vec<Value>>,
-    /// The image URLs of the requests that carried one.
-    images: std::sync::Mutex<Vec<String>>,
-}
-
-/// The user message's text: the content itself, or its `text` part when
-/// it is a list of parts (a request with the page's picture).
-fn user_text(body: &Value) -> &str {
-    let content = &body["messages"][1]["content"];
-    match content.as_array() {
-        Some(parts) => parts
-            .iter()
-            .find(|p| p["type"] == "text")
-            .and_then(|p| p["text"].as_str())
-            .unwrap(),
-        None => content.as_str().unwrap(),
-    }
-}
-
-/// The segments the request carried.
-fn segments(body: &Value) -> Vec<(String, String)> {
-    let user: Value = serde_json::from_str(user_text(body)).unwrap();
-    user["segments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| {
-            (
-                s["id"].as_str().unwrap().to_owned(),
-                s["text"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect()
-}
-
-fn completion(content: String) -> Response {
-    Json(json!({ "choices": [{ "message": { "role": "assistant", "content": content } }] }))
-        .into_response()
-}
-
-fn good(body: &Value) -> Response {
-    let translations: Vec<Value> = segments(body)
-        .into_iter()
-        .map(|(id, text)| json!({ "id": id, "translation": format!("FR {text}") }))
-        .collect();
-    completion(json!({ "translations": translations }).to_string())
-}
-
-async fn chat(
-    State(fake): State<Arc<Fake>>,
-    Path(behaviour): Path<String>,
-    headers: HeaderMap,
-    Json(body): Json<Value>,
-) -> Response {
-    let call = fake.calls.fetch_add(1, Ordering::SeqCst);
-    let content = &body["messages"][1]["content"];
-    if let Some(parts) = content.as_array() {
-        let images = parts.iter().filter(|p| p["type"] == "image_url");
-        fake.images
-            .lock()
-            .unwrap()
-            .extend(images.map(|p| p["image_url"]["url"].as_str().unwrap().to_owned()));
-    }
-    if content.is_string() || content.is_array() {
-        let asked = segments(&body).into_iter().map(|(_, text)| text);
-        fake.asked.lock().unwrap().extend(asked);
-        let user: Value = serde_json::from_str(user_text(&body)).unwrap();
-        let system = body["messages"][0]["content"].as_str().unwrap().to_owned();
-        fake.glossaries
-            .lock()
-            .unwrap()
-            .push((system, user["glossary"].clone()));
-        fake.users.lock().unwrap().push(user);
-    }
-    if let Some(auth) = headers.get("authorization") {
-        fake.auth
-            .lock()
-            .unwrap()
-            .push(auth.to_str().unwrap().to_owned());
-    }
-    match behaviour.as_str() {
-        "good" => good(&body),
-        "malformed" => (StatusCode::OK, "{ this is not json").into_response(),
-        "short" => {
-            let first = &segments(&body)[0];
-            completion(
-                json!({ "translations": [{ "id": first.0, "translation": "seul" }] }).to_string(),
-            )
-        }
-        "busy-once" if call == 0 => (
-            StatusCode::TOO_MANY_REQUESTS,
-            [("retry-after", "0")],
-            "slow down",
-        )
-            .into_response(),
-        "busy-once" => good(&body),
-        "broken" => (StatusCode::INTERNAL_SERVER_ERROR, "oops").into_response(),
-        "hang" => {
-            tokio::time::sleep(Duration::from_secs(30)).await;
-            good(&body)
-        }
-        "refuse" => (StatusCode::UNAUTHORIZED, "bad key").into_response(),
-        _ => StatusCode::NOT_FOUND.into_response(),
-    }
-}
-
-/// Starts the fake; returns its base address and state.
-pub(crate) async fn fake_provider() -> (String, Arc<Fake>) {
-    let fake = Arc::new(Fake::default());
-    let app = Router::new()
-        .route("/{behaviour}/v1/chat/completions", post(chat))
-        .with_state(fake.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (format!("http://{addr}"), fake)
-}
-
-pub(crate) fn provider(
-    base: &str,
-    behaviour: &str,
-    timeout_secs: u64,
-    max_retries: u32,
-) -> ProviderConfig {
-    ProviderConfig {
-        base_url: format!("{base}/{behaviour}/v1"),
-        model: "fake-model".into(),
-        api_key: Secret::new(KEY),
-        api_key_env: None,
-        api_key_file: None,
-        timeout_secs: std::num::NonZeroU64::new(timeout_secs).unwrap(),
-        max_retries,
-        images: false,
-    }
-}
+use crate::fake_llm::{KEY, fake_provider, provider};
+use crate::support::{Engines, TestCore, finished, follow, with_engines};
+use quire_core::settings::Provider;
 
 type Ran = (
     JobStatus,
@@ -183,7 +29,7 @@ type Ran = (
 
 /// Runs llm-translate over two text pages with `provider`, into French;
 /// returns the final status, the warnings and the core.
-async fn run(provider: ProviderConfig) -> Ran {
+async fn run(provider: Provider) -> Ran {
     run_with(provider, vec![], Some("fr")).await
 }
 
@@ -199,9 +45,9 @@ fn project_language(tag: &str) -> Op {
 
 /// [`run`], with `setup` applied to the project first and the pipeline's
 /// target language `pipeline`.
-async fn run_with(provider: ProviderConfig, setup: Vec<Op>, pipeline: Option<&str>) -> Ran {
+async fn run_with(provider: Provider, setup: Vec<Op>, pipeline: Option<&str>) -> Ran {
     let providers = BTreeMap::from([("fake".to_owned(), provider)]);
-    let t = crate::core_support::with_engines(EnginesConfig::default(), providers);
+    let t = with_engines(Engines::default(), providers);
     let id = t.session("LLM");
     for op in setup {
         t.core.apply(id, op).await.unwrap();
@@ -455,45 +301,6 @@ async fn a_refusal_is_not_retried_and_the_key_never_appears() {
 }
 
 #[tokio::test]
-async fn a_provider_whose_key_variable_is_unset_refuses_only_its_pipeline() {
-    let mut p = provider("http://127.0.0.1:9", "ok", 5, 0);
-    p.api_key = quire::config::secret::resolve(
-        "providers.fake.api_key",
-        &Secret::default(),
-        Some("QUIRE_LLM_KEY_SURELY_UNSET"),
-        None,
-    )
-    .unwrap();
-    let providers = BTreeMap::from([("fake".to_owned(), p)]);
-    let t = crate::core_support::with_engines(EnginesConfig::default(), providers);
-    let id = t.session("No key");
-    t.core.import_text(id, "one", "Hello", None).await.unwrap();
-    let spec = |step: &str| PipelineSpec {
-        steps: vec![step.into()],
-        target_language: Some("fr".into()),
-        ..PipelineSpec::default()
-    };
-    let err = t
-        .core
-        .start_pipeline(id, spec("llm-translate"), Approval::Unattended)
-        .await
-        .unwrap_err();
-    assert_eq!(err.code(), "invalid_input");
-    let message = err.to_string();
-    assert!(
-        message.contains("provider `fake`")
-            && message.contains("QUIRE_LLM_KEY_SURELY_UNSET is not set"),
-        "{message}"
-    );
-    assert!(t.core.jobs().is_empty(), "no job was started");
-    // Other engines are not affected.
-    t.core
-        .start_pipeline(id, spec("pseudo-translate"), Approval::Unattended)
-        .await
-        .unwrap();
-}
-
-#[tokio::test]
 async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
     use quire_model::op::{NodePatch, Op};
     use quire_model::scene::TextState;
@@ -539,8 +346,8 @@ async fn a_second_run_asks_only_for_what_the_policy_lets_it_replace() {
             .start_pipeline(id, spec, Approval::Unattended)
             .await
             .unwrap();
-        let events = crate::core_jobs::follow(&mut sub, job).await;
-        let status = crate::core_jobs::finished(&events).0;
+        let events = follow(&mut sub, job).await;
+        let status = finished(&events).0;
         assert_eq!(status, JobStatus::Completed, "{overwrite:?}");
         let mut got = fake.asked.lock().unwrap().clone();
         got.sort();
@@ -573,7 +380,7 @@ async fn a_provider_that_reads_images_gets_the_page_picture() {
         let mut config = provider(&base, "good", 10, 0);
         config.images = images;
         let providers = BTreeMap::from([("fake".to_owned(), config)]);
-        let t = crate::core_support::with_engines(EnginesConfig::default(), providers);
+        let t = with_engines(Engines::default(), providers);
         let id = t.session("pictures");
         let page = image::RgbImage::from_pixel(2000, 3000, image::Rgb([250, 250, 250]));
         let mut png = Vec::new();
@@ -628,8 +435,8 @@ async fn a_provider_that_reads_images_gets_the_page_picture() {
             .start_pipeline(id, spec, Approval::Unattended)
             .await
             .unwrap();
-        let events = crate::core_jobs::follow(&mut sub, job).await;
-        assert_eq!(crate::core_jobs::finished(&events).0, JobStatus::Completed);
+        let events = follow(&mut sub, job).await;
+        assert_eq!(finished(&events).0, JobStatus::Completed);
         assert_eq!(fake.calls.load(Ordering::SeqCst), 2, "one request per page");
         let sent = fake.images.lock().unwrap().clone();
         let systems: Vec<String> = fake
