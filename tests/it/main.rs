@@ -38,6 +38,7 @@ mod mcp_ts;
 mod oauth;
 mod openapi;
 mod pages;
+mod proxy_support;
 mod readme;
 mod render;
 mod roundtrips;

@@ -603,7 +603,7 @@ async fn the_stream_names_changed_pages_and_the_scene_reads_just_those() {
 /// What a test of the workbench behind nginx needs: nginx, and the
 /// browser's Python (`None`: allowed to be missing, and said).
 fn nginx_and_browser(test: &str) -> Option<PathBuf> {
-    let nginx = crate::http_support::nginx_program();
+    let nginx = crate::proxy_support::nginx_program();
     if !crate::harness::tool_available("nginx", test, crate::harness::missing_program(&nginx, "-v"))
     {
         return None;
@@ -629,8 +629,8 @@ fn the_workbench_events_and_mcp_work_behind_the_readmes_nginx() {
         &["--headless", "--port", "0"],
         &[("QUIRE_SERVER__TOKEN", token)],
     );
-    let proxy = crate::http_support::Nginx::start(&s, &server.url);
-    crate::http_support::check_through_proxy(&proxy.url, token);
+    let proxy = crate::proxy_support::Nginx::start(&s, &server.url);
+    crate::proxy_support::check_through_proxy(&proxy.url, token);
     // The workbench in Chromium, through nginx.
     let out = out_dir("nginx");
     run_scenario(&s, &python, "token", &proxy.url, &out, &[token]);
@@ -654,7 +654,7 @@ fn a_refused_origin_is_explained_in_the_workbench_and_the_log() {
         &["--headless", "--port", "0"],
         &[("QUIRE_SERVER__TOKEN", token)],
     );
-    let proxy = crate::http_support::Nginx::start_editing(&s, &server.url, |line| {
+    let proxy = crate::proxy_support::Nginx::start_editing(&s, &server.url, |line| {
         line.replace(
             "proxy_set_header Host $http_host;",
             "proxy_set_header Host $host;",
