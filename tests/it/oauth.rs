@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 
 use crate::harness::Sandbox;
-use crate::http_support::Binary;
+use crate::http_support::{Binary, Client};
 
 const ISSUER: &str = "https://id.example.test/realms/team";
 const AUDIENCE: &str = "http://quire.example.test/mcp";
@@ -83,24 +83,7 @@ fn bearer_jwts_of_the_team_s_identity_provider_sign_in_and_bad_ones_change_nothi
     let s = Sandbox::new();
     let keys = s.path("keys");
     std::fs::create_dir_all(&keys).unwrap();
-    let ana = json!({ "sub": "ana-uuid", "preferred_username": "ana", "quire_role": "edit" });
-    let bo = json!({ "preferred_username": "bo", "quire_role": ["read", "admin", "astronaut"] });
-    let spec = json!({ "issuer": ISSUER, "audience": AUDIENCE, "tokens": {
-        "rs256": token("RS256", "rsa", ana.clone()),
-        "ps256": token("PS256", "rsa", ana.clone()),
-        "es256": token("ES256", "ec", ana.clone()),
-        "eddsa": token("EdDSA", "ed", ana.clone()),
-        "admin": token("EdDSA", "ed", bo),
-        "no_role": token("ES256", "ec", json!({ "preferred_username": "cy" })),
-        "wrong_audience": token("ES256", "ec", json!({ "aud": "https://other.example/mcp", "preferred_username": "ana", "quire_role": "admin" })),
-        "wrong_issuer": token("ES256", "ec", json!({ "iss": "https://evil.example", "preferred_username": "ana", "quire_role": "admin" })),
-        "expired": { "alg": "ES256", "kid": "ec", "exp_in": -3600, "claims": { "preferred_username": "ana", "quire_role": "admin" } },
-        "alg_none": token("none", "ed", json!({ "preferred_username": "ana", "quire_role": "admin" })),
-        "hmac": token("HS256", "ed", json!({ "preferred_username": "ana", "quire_role": "admin" })),
-        "unknown_kid": token("EdDSA", "gone", json!({ "preferred_username": "ana", "quire_role": "admin" })),
-        "bad_signature": { "alg": "RS256", "kid": "rsa", "tamper": true, "claims": { "preferred_username": "ana", "quire_role": "admin" } },
-        "oversized": token("EdDSA", "ed", json!({ "preferred_username": "ana", "quire_role": "admin", "pad": 12000 })),
-    }});
+    let spec = token_spec();
     let Some(tokens) = tokens(&keys, &spec) else {
         return;
     };
@@ -187,7 +170,51 @@ fn bearer_jwts_of_the_team_s_identity_provider_sign_in_and_bad_ones_change_nothi
         "{body}"
     );
 
-    // Every bad token: 401 invalid_token, and the project is not created.
+    bad_tokens_are_refused_and_change_nothing(&c, &t);
+    // Within a minute of the last fetch, an unknown kid fetches nothing
+    // (the rotation itself: `oauth::tests`).
+    assert_eq!(fetches.load(Ordering::SeqCst), 1);
+    // Refusals are logged with their reason, never the token.
+    let line = server.wait_for_log("an OAuth token refused: a wrong audience");
+    assert!(line.contains("authentication failed"), "{line}");
+    for line in server.log() {
+        assert!(
+            !line.contains(&t("wrong_audience")),
+            "a token in the log: {line}"
+        );
+    }
+
+    edits_name_the_tokens_user(&c, &t);
+    assert!(server.terminate().success());
+}
+
+/// The tokens the test's identity provider signs: four algorithms as ana
+/// (edit), bo as admin with roles quire does not know beside, one without
+/// a role, and every way a token can be wrong.
+fn token_spec() -> Value {
+    let ana = json!({ "sub": "ana-uuid", "preferred_username": "ana", "quire_role": "edit" });
+    let bo = json!({ "preferred_username": "bo", "quire_role": ["read", "admin", "astronaut"] });
+    json!({ "issuer": ISSUER, "audience": AUDIENCE, "tokens": {
+        "rs256": token("RS256", "rsa", ana.clone()),
+        "ps256": token("PS256", "rsa", ana.clone()),
+        "es256": token("ES256", "ec", ana.clone()),
+        "eddsa": token("EdDSA", "ed", ana.clone()),
+        "admin": token("EdDSA", "ed", bo),
+        "no_role": token("ES256", "ec", json!({ "preferred_username": "cy" })),
+        "wrong_audience": token("ES256", "ec", json!({ "aud": "https://other.example/mcp", "preferred_username": "ana", "quire_role": "admin" })),
+        "wrong_issuer": token("ES256", "ec", json!({ "iss": "https://evil.example", "preferred_username": "ana", "quire_role": "admin" })),
+        "expired": { "alg": "ES256", "kid": "ec", "exp_in": -3600, "claims": { "preferred_username": "ana", "quire_role": "admin" } },
+        "alg_none": token("none", "ed", json!({ "preferred_username": "ana", "quire_role": "admin" })),
+        "hmac": token("HS256", "ed", json!({ "preferred_username": "ana", "quire_role": "admin" })),
+        "unknown_kid": token("EdDSA", "gone", json!({ "preferred_username": "ana", "quire_role": "admin" })),
+        "bad_signature": { "alg": "RS256", "kid": "rsa", "tamper": true, "claims": { "preferred_username": "ana", "quire_role": "admin" } },
+        "oversized": token("EdDSA", "ed", json!({ "preferred_username": "ana", "quire_role": "admin", "pad": 12000 })),
+    }})
+}
+
+/// Every bad token: 401 invalid_token with its reason, never echoed, and
+/// the project it asked for is not created.
+fn bad_tokens_are_refused_and_change_nothing(c: &Client, t: &dyn Fn(&str) -> String) {
     let bad = [
         ("wrong_audience", "a wrong audience"),
         ("wrong_issuer", "a wrong issuer"),
@@ -232,21 +259,11 @@ fn bearer_jwts_of_the_team_s_identity_provider_sign_in_and_bad_ones_change_nothi
     }
     let (_, projects) = c.call("GET", "/api/v1/projects", OWNER, None);
     assert_eq!(projects, json!([]), "no bad token created anything");
-    // Within a minute of the last fetch, an unknown kid fetches nothing
-    // (the rotation itself: `oauth::tests`).
-    assert_eq!(fetches.load(Ordering::SeqCst), 1);
-    // Refusals are logged with their reason, never the token.
-    let line = server.wait_for_log("an OAuth token refused: a wrong audience");
-    assert!(line.contains("authentication failed"), "{line}");
-    for line in server.log() {
-        assert!(
-            !line.contains(&t("wrong_audience")),
-            "a token in the log: {line}"
-        );
-    }
+}
 
-    // Edits name the token's user: over the API a person's, over /mcp an
-    // agent's working for that user.
+/// Edits name the token's user: over the API a person's, over /mcp an
+/// agent's working for that user.
+fn edits_name_the_tokens_user(c: &Client, t: &dyn Fn(&str) -> String) {
     let (status, session) = c.call(
         "POST",
         "/api/v1/projects",
@@ -335,7 +352,6 @@ fn bearer_jwts_of_the_team_s_identity_provider_sign_in_and_bad_ones_change_nothi
         ),
         (Some("agent"), Some("ana"), Some("signed-agent 2.1"))
     );
-    assert!(server.terminate().success());
 }
 
 /// Without `[server.oauth]` the metadata is not there and a 401 names no
