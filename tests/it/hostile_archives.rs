@@ -181,6 +181,37 @@ fn line(epoch: u64, op: &Op, inverse: &Op) -> Vec<u8> {
     .bytes
 }
 
+/// A frame whose op is a batch nested past the limit: well formed,
+/// checksummed, and refused as a live op would be.
+fn a_frame_nested_too_deep(good: &Entries, scene: &Value) -> (&'static str, Entries, &'static str) {
+    let mut deep = Op::Batch {
+        ops: vec![Op::UpdateProject {
+            patch: quire_model::op::ProjectPatch {
+                name: Some("deep".into()),
+                ..Default::default()
+            },
+        }],
+        label: None,
+    };
+    for _ in 0..9 {
+        deep = Op::Batch {
+            ops: vec![deep],
+            label: None,
+        };
+    }
+    let snapshot: SnapshotFile = SnapshotFile {
+        epoch: scene["epoch"].as_u64().unwrap(),
+        scene: serde_json::from_value(scene["scene"].clone()).unwrap(),
+    };
+    let mut replayed = snapshot.scene.clone();
+    let line = frame(&mut replayed, snapshot.epoch + 1, deep, &[]);
+    (
+        "a frame nested 10 deep",
+        with_log(good, line),
+        "nest at most 8",
+    )
+}
+
 #[tokio::test]
 async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
     let (t, good) = exported().await;
@@ -243,34 +274,7 @@ async fn forged_archives_are_refused_by_what_is_wrong_and_create_nothing() {
         "ops.log",
     ));
 
-    // A frame whose op is a batch nested past the limit: well formed,
-    // checksummed, and refused as a live op would be.
-    let mut deep = Op::Batch {
-        ops: vec![Op::UpdateProject {
-            patch: quire_model::op::ProjectPatch {
-                name: Some("deep".into()),
-                ..Default::default()
-            },
-        }],
-        label: None,
-    };
-    for _ in 0..9 {
-        deep = Op::Batch {
-            ops: vec![deep],
-            label: None,
-        };
-    }
-    let snapshot: SnapshotFile = SnapshotFile {
-        epoch: scene["epoch"].as_u64().unwrap(),
-        scene: serde_json::from_value(scene["scene"].clone()).unwrap(),
-    };
-    let mut replayed = snapshot.scene.clone();
-    let line = frame(&mut replayed, snapshot.epoch + 1, deep, &[]);
-    cases.push((
-        "a frame nested 10 deep",
-        with_log(&good, line),
-        "nest at most 8",
-    ));
+    cases.push(a_frame_nested_too_deep(&good, &scene));
 
     // An undo history of another epoch than the scene's, and one whose
     // checksum does not hold.

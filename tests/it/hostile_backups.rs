@@ -118,36 +118,19 @@ fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-#[test]
-fn a_hostile_backup_is_refused_whole_naming_the_entry_and_nothing_changes() {
-    let s = Sandbox::new();
-    let (_, good) = backed_up(&s);
-    let good_entries = entries(&good);
-    let outside = s.path("outside");
-    std::fs::create_dir_all(&outside).unwrap();
-    // A data directory that holds a project already, and one not there yet.
-    let other = Sandbox::new();
-    let (existing, _) = backed_up(&other);
-    let target = s.path("data-b");
-    let copy = |from: &Path, to: &Path| {
-        Command::new("cp")
-            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
-            .status()
-            .unwrap();
-    };
-    copy(&existing, &target);
-    let fresh = s.path("data-new");
-    let outside_str = outside.to_str().unwrap().to_owned();
-    let hostile: Vec<(&str, Vec<Entry>, &str)> = vec![
+/// Entries no backup of quire's holds, each put before a good backup's
+/// entries, with what the refusal must say: links, paths that leave the
+/// data directory (`outside` is a directory beside it), a second
+/// manifest (one of `good_entries`), and the like.
+fn hostile_entries(
+    good_entries: &[Entry],
+    outside: &str,
+) -> Vec<(&'static str, Vec<Entry>, &'static str)> {
+    vec![
         (
             "symlink",
             vec![(
-                header(
-                    tar::EntryType::Symlink,
-                    "./memory/evil",
-                    0,
-                    Some(&outside_str),
-                ),
+                header(tar::EntryType::Symlink, "./memory/evil", 0, Some(&outside)),
                 Vec::new(),
             )],
             "`./memory/evil`, a symbolic link",
@@ -197,12 +180,7 @@ fn a_hostile_backup_is_refused_whole_naming_the_entry_and_nothing_changes() {
         (
             "absolute",
             vec![(
-                header(
-                    tar::EntryType::Regular,
-                    &format!("{outside_str}/y"),
-                    2,
-                    None,
-                ),
+                header(tar::EntryType::Regular, &format!("{outside}/y"), 2, None),
                 b"hi".to_vec(),
             )],
             "a path that leaves the data directory",
@@ -218,7 +196,30 @@ fn a_hostile_backup_is_refused_whole_naming_the_entry_and_nothing_changes() {
             ],
             "quire-backup.json`, twice",
         ),
-    ];
+    ]
+}
+
+#[test]
+fn a_hostile_backup_is_refused_whole_naming_the_entry_and_nothing_changes() {
+    let s = Sandbox::new();
+    let (_, good) = backed_up(&s);
+    let good_entries = entries(&good);
+    let outside = s.path("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    // A data directory that holds a project already, and one not there yet.
+    let other = Sandbox::new();
+    let (existing, _) = backed_up(&other);
+    let target = s.path("data-b");
+    let copy = |from: &Path, to: &Path| {
+        Command::new("cp")
+            .args(["-a", from.to_str().unwrap(), to.to_str().unwrap()])
+            .status()
+            .unwrap();
+    };
+    copy(&existing, &target);
+    let fresh = s.path("data-new");
+    let outside_str = outside.to_str().unwrap().to_owned();
+    let hostile = hostile_entries(&good_entries, &outside_str);
     let mut cases: Vec<(String, PathBuf, String)> = Vec::new();
     for (name, extra, says) in hostile {
         let mut all = good_entries.clone();

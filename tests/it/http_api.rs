@@ -99,7 +99,35 @@ async fn every_bad_input_is_refused_and_changes_nothing() {
     assert_error(&s.get("/api/v1/scene.json").await, 409, "no_session");
     with_project(&s).await;
     let before = s.scene().await;
-    let cases: Vec<((u16, Value), u16, &str)> = vec![
+    let mut cases = bad_bodies(&s).await;
+    cases.extend(bad_requests(&s).await);
+    for (i, (got, status, code)) in cases.iter().enumerate() {
+        assert_eq!(got.0, *status, "case {i}: {}", got.1);
+        assert_error(got, *status, code);
+    }
+    // A chunked body past the limit (no Content-Length) is refused too.
+    let big = "x".repeat(10_000);
+    let stream = futures_util::stream::iter(vec![Ok::<_, std::io::Error>(format!(
+        "{{\"type\":\"UpdateProject\",\"patch\":{{\"name\":\"{big}\"}}}}"
+    ))]);
+    let r = s
+        .client
+        .post(s.at("/api/v1/history/apply"))
+        .body(reqwest::Body::wrap_stream(stream))
+        .send()
+        .await
+        .unwrap();
+    assert_error(&crate::http_support::decode(r).await, 413, "too_large");
+    assert_eq!(s.scene().await, before, "scene and epoch unchanged");
+}
+
+/// A reply, and the status and error code it must have.
+type Refused = ((u16, Value), u16, &'static str);
+
+/// Edits the server cannot take: malformed JSON, unknown or invalid ops,
+/// a node or a session that is not there.
+async fn bad_bodies(s: &TestServer) -> Vec<Refused> {
+    vec![
         (
             s.post_raw("/api/v1/history/apply", "{not json").await,
             400,
@@ -152,6 +180,13 @@ async fn every_bad_input_is_refused_and_changes_nothing() {
             404,
             "not_found",
         ),
+    ]
+}
+
+/// Pipelines, exports, pages and sizes that are refused, and addresses of
+/// what is not there.
+async fn bad_requests(s: &TestServer) -> Vec<Refused> {
+    vec![
         (
             s.post("/api/v1/pipelines", json!({ "steps": ["nope"] }))
                 .await,
@@ -244,25 +279,7 @@ async fn every_bad_input_is_refused_and_changes_nothing() {
             "invalid_input",
         ),
         (s.get("/api/v1/nowhere").await, 404, "not_found"),
-    ];
-    for (i, (got, status, code)) in cases.iter().enumerate() {
-        assert_eq!(got.0, *status, "case {i}: {}", got.1);
-        assert_error(got, *status, code);
-    }
-    // A chunked body past the limit (no Content-Length) is refused too.
-    let big = "x".repeat(10_000);
-    let stream = futures_util::stream::iter(vec![Ok::<_, std::io::Error>(format!(
-        "{{\"type\":\"UpdateProject\",\"patch\":{{\"name\":\"{big}\"}}}}"
-    ))]);
-    let r = s
-        .client
-        .post(s.at("/api/v1/history/apply"))
-        .body(reqwest::Body::wrap_stream(stream))
-        .send()
-        .await
-        .unwrap();
-    assert_error(&crate::http_support::decode(r).await, 413, "too_large");
-    assert_eq!(s.scene().await, before, "scene and epoch unchanged");
+    ]
 }
 
 fn uuid() -> String {

@@ -7,7 +7,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::harness::{Sandbox, run_checker};
-use crate::http_support::Binary;
+use crate::http_support::{Binary, Client};
 
 mod backups;
 
@@ -112,7 +112,79 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         );
         assert_eq!(status, 200, "{body}");
     }
-    // Each one is told who they are and what they may do.
+    each_is_told_their_role_and_only_an_admin_sees_paths(&c);
+    // The glossary is an admin's.
+    let glossary = json!({"type": "UpdateGlossary", "set": [{"source": "One", "target": "Um"}]});
+    let (status, body) = c.call(
+        "POST",
+        &format!("{prefix}/history/apply"),
+        ANA,
+        Some(glossary),
+    );
+    assert_eq!(status, 403, "{body}");
+
+    // The reader is refused every route that changes something: each
+    // operation of the server's own OpenAPI document but reads and
+    // opening a project to read it.
+    a_reader_is_refused_every_write_route(&c, &id, &nodes[0]);
+    let (_, after) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
+    assert_eq!(after["epoch"], scene["epoch"].as_u64().unwrap() + 2);
+
+    // Over MCP, with the official Python SDK: the reader's agent is
+    // refused every writing tool; ana's agent writes node 3.
+    if let Some(python) =
+        crate::mcp::python_with("a_team_signs_its_edits_and_each_role_is_held_to", "mcp")
+    {
+        let mut cmd = Command::new(python);
+        cmd.arg(format!(
+            "{}/tests/team/roles.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .args([&format!("{}/mcp", c.url), RUI, ANA, &id, &page, &nodes[2]]);
+        let out = run_checker(&s, &mut cmd, "ok");
+        assert!(out.contains("roles: ok"), "{out}");
+    }
+    // A job ana starts signs its engine's edits with her name.
+    run_to_the_end(
+        &c,
+        &prefix,
+        ANA,
+        json!({"steps": ["pseudo-translate"], "overwrite": "untranslated"}),
+    );
+
+    // Each translation names its author.
+    let origin =
+        |scene: &Value, i: usize| scene["scene"]["pages"][0]["nodes"][i]["kind"]["origin"].clone();
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
+    assert_eq!(origin(&scene, 0)["user"], "ana", "{scene}");
+    assert_eq!(origin(&scene, 0)["by"], "human");
+    assert_eq!(origin(&scene, 1)["user"], "bea");
+    assert_eq!(origin(&scene, 2)["by"], "agent");
+    assert_eq!(origin(&scene, 2)["client"], "team-agent 1.0");
+    assert_eq!(origin(&scene, 2)["user"], "ana");
+    assert_eq!(origin(&scene, 3)["engine"], "pseudo-translate");
+    assert_eq!(origin(&scene, 3)["user"], "ana");
+    // Undo says whose change it undid.
+    let (status, undone) = c.call("POST", &format!("{prefix}/history/undo"), BEA, None);
+    assert_eq!(status, 200, "{undone}");
+    assert_eq!(undone["by"], "ana", "{undone}");
+
+    // rui leaves: after a reload he is refused, the others are not.
+    team_config(&s, false);
+    server.signal("HUP");
+    server.wait_for_log("SIGHUP: reloaded the users (owner, ana, bea)");
+    // His old token is now a wrong one: the first failure from here.
+    assert_eq!(c.call("GET", "/api/v1/sessions", RUI, None).0, 401);
+    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 200);
+    assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 200);
+
+    wrong_tokens_are_held_back_without_keeping_a_right_one_out(&c, &mut server);
+    assert!(server.terminate().success());
+}
+
+/// Each one is told who they are and what they may do; the server's
+/// paths are an admin's to see (in lists, the config and the events).
+fn each_is_told_their_role_and_only_an_admin_sees_paths(c: &Client) {
     for (token, user, role) in [
         (RUI, "rui", "read"),
         (ANA, "ana", "edit"),
@@ -154,19 +226,12 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         "{first}"
     );
     drop(reader);
-    // The glossary is an admin's.
-    let glossary = json!({"type": "UpdateGlossary", "set": [{"source": "One", "target": "Um"}]});
-    let (status, body) = c.call(
-        "POST",
-        &format!("{prefix}/history/apply"),
-        ANA,
-        Some(glossary),
-    );
-    assert_eq!(status, 403, "{body}");
+}
 
-    // The reader is refused every route that changes something: each
-    // operation of the server's own OpenAPI document but reads and
-    // opening a project to read it.
+/// The reader is refused every route that changes something: each
+/// operation of the server's own OpenAPI document but reads and opening a
+/// project to read it.
+fn a_reader_is_refused_every_write_route(c: &Client, id: &str, node: &str) {
     let (_, openapi) = c.call("GET", "/api/v1/openapi.json", RUI, None);
     let mut refused = 0;
     for (path, operations) in openapi["paths"].as_object().unwrap() {
@@ -181,9 +246,9 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
                 continue;
             }
             let concrete = path
-                .replace("{sessionId}", &id)
-                .replace("{jobId}", &id)
-                .replace("{nodeId}", &nodes[0]);
+                .replace("{sessionId}", id)
+                .replace("{jobId}", id)
+                .replace("{nodeId}", node);
             let (status, body) = c.call(&method.to_uppercase(), &concrete, RUI, Some(json!({})));
             assert_eq!(status, 403, "{method} {path}: {body}");
             assert_eq!(body["error"]["code"], "forbidden_role", "{method} {path}");
@@ -191,29 +256,16 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         }
     }
     assert!(refused >= 20, "only {refused} write routes found");
-    let (_, after) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
-    assert_eq!(after["epoch"], scene["epoch"].as_u64().unwrap() + 2);
+}
 
-    // Over MCP, with the official Python SDK: the reader's agent is
-    // refused every writing tool; ana's agent writes node 3.
-    if let Some(python) =
-        crate::mcp::python_with("a_team_signs_its_edits_and_each_role_is_held_to", "mcp")
-    {
-        let mut cmd = Command::new(python);
-        cmd.arg(format!(
-            "{}/tests/team/roles.py",
-            env!("CARGO_MANIFEST_DIR")
-        ))
-        .args([&format!("{}/mcp", c.url), RUI, ANA, &id, &page, &nodes[2]]);
-        let out = run_checker(&s, &mut cmd, "ok");
-        assert!(out.contains("roles: ok"), "{out}");
-    }
-    // A job ana starts signs its engine's edits with her name.
+/// Starts `pipeline` in the session at `prefix` as `token` and waits for
+/// its job to complete.
+fn run_to_the_end(c: &Client, prefix: &str, token: &str, pipeline: Value) {
     let (status, job) = c.call(
         "POST",
         &format!("{prefix}/pipelines"),
-        ANA,
-        Some(json!({"steps": ["pseudo-translate"], "overwrite": "untranslated"})),
+        token,
+        Some(pipeline),
     );
     assert_eq!(status, 200, "{job}");
     let job = job["jobId"].as_str().unwrap().to_owned();
@@ -234,35 +286,12 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         );
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
 
-    // Each translation names its author.
-    let origin =
-        |scene: &Value, i: usize| scene["scene"]["pages"][0]["nodes"][i]["kind"]["origin"].clone();
-    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
-    assert_eq!(origin(&scene, 0)["user"], "ana", "{scene}");
-    assert_eq!(origin(&scene, 0)["by"], "human");
-    assert_eq!(origin(&scene, 1)["user"], "bea");
-    assert_eq!(origin(&scene, 2)["by"], "agent");
-    assert_eq!(origin(&scene, 2)["client"], "team-agent 1.0");
-    assert_eq!(origin(&scene, 2)["user"], "ana");
-    assert_eq!(origin(&scene, 3)["engine"], "pseudo-translate");
-    assert_eq!(origin(&scene, 3)["user"], "ana");
-    // Undo says whose change it undid.
-    let (status, undone) = c.call("POST", &format!("{prefix}/history/undo"), BEA, None);
-    assert_eq!(status, 200, "{undone}");
-    assert_eq!(undone["by"], "ana", "{undone}");
-
-    // rui leaves: after a reload he is refused, the others are not.
-    team_config(&s, false);
-    server.signal("HUP");
-    server.wait_for_log("SIGHUP: reloaded the users (owner, ana, bea)");
-    // His old token is now a wrong one: the first failure from here.
-    assert_eq!(c.call("GET", "/api/v1/sessions", RUI, None).0, 401);
-    assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 200);
-    assert_eq!(c.call("GET", "/api/v1/sessions", BEA, None).0, 200);
-
-    // Wrong tokens: logged with the address, held back, then refused;
-    // the successes between do not wipe the count.
+/// Wrong tokens: logged with the address, held back, then refused; the
+/// successes between do not wipe the count, and while the address's
+/// failures are refused, a right token is answered at once.
+fn wrong_tokens_are_held_back_without_keeping_a_right_one_out(c: &Client, server: &mut Binary) {
     let statuses: Vec<u16> = (0..11)
         .map(|i| {
             c.call("GET", "/api/v1/sessions", &format!("guess-{i}"), None)
@@ -273,11 +302,8 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
     assert_eq!(statuses[9..], [429; 2]);
     server.wait_for_log("authentication failed from 127.0.0.1: a wrong token (failure 10, answered after 1600 ms; its next failures are refused for 60 s)");
     server.wait_for_log("(failure 4, answered after 100 ms)");
-    // While the address's failures are refused, a right token is answered
-    // at once.
     assert_eq!(c.call("GET", "/api/v1/sessions", ANA, None).0, 200);
     assert_eq!(c.call("GET", "/api/v1/sessions", "guess-12", None).0, 429);
-    assert!(server.terminate().success());
 }
 
 /// No log line holds a token, at the most talkative level.

@@ -203,18 +203,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
             .update(|detect: &mut DetectSettings| detect.existing = Existing::Replace);
     });
     let id = t.session("replace");
-    let bytes = std::fs::read(fixture("ocr.png")).unwrap();
-    t.core
-        .import_files(
-            id,
-            vec![ImageFile {
-                name: "ocr.png".into(),
-                bytes,
-            }],
-        )
-        .await
-        .unwrap();
-    let page = t.core.scene(id).await.unwrap().scene.pages[0].id;
+    let page = import_the_ocr_fixture(&t, id).await;
     // Three boxes on blank paper, each where no text is.
     let at = |x: f64| Transform {
         x,
@@ -345,4 +334,20 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
     // One undo step takes the whole run back, the stale node with it.
     t.core.undo(id).await.unwrap();
     assert_eq!(before.pages, t.core.scene(id).await.unwrap().scene.pages);
+}
+
+/// Imports the two-line fixture page (`ocr.png`) into session `id`.
+async fn import_the_ocr_fixture(t: &TestCore, id: SessionId) -> quire_model::ids::PageId {
+    let bytes = std::fs::read(fixture("ocr.png")).unwrap();
+    t.core
+        .import_files(
+            id,
+            vec![ImageFile {
+                name: "ocr.png".into(),
+                bytes,
+            }],
+        )
+        .await
+        .unwrap();
+    t.core.scene(id).await.unwrap().scene.pages[0].id
 }

@@ -124,30 +124,7 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
         "{}",
         restored.stdout()
     );
-    // What quire made is its owner's only: the data and projects
-    // directories it created, each project, and the backup.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        for dir in [
-            "data1",
-            "data1/projects",
-            "data2",
-            "data2/projects",
-            "data2/projects/ch-1",
-        ] {
-            assert_eq!(mode(&s.path(dir)), 0o700, "{dir}");
-        }
-        assert_eq!(mode(&tar), 0o600);
-    }
-    // Twice is refused, and changes nothing.
-    let before_again = s.snapshot();
-    s.quire()
-        .args(["--data-dir", &fresh, "restore", tar.to_str().unwrap()])
-        .run()
-        .fails(2, &["nothing restored", "Ch 1 (directory ch-1)"]);
-    assert_eq!(before_again, s.snapshot());
+    restored_files_are_the_owners_only_and_a_second_restore_is_refused(&s, &tar, &fresh);
 
     let server = Binary::start(
         &s,
@@ -171,8 +148,49 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
         epoch >= before,
         "restored at epoch {epoch}, before the backup {before} were acknowledged"
     );
-    // The scene is the one at that epoch: each node's last translation by then.
-    let written = log.lock().unwrap().clone();
+    the_scene_is_the_one_at_its_epoch(&scene, &log.lock().unwrap(), epoch);
+    assert_eq!(
+        undo_to_the_start(&c, &prefix),
+        epoch,
+        "undo steps after the restore"
+    );
+    assert!(server.terminate().success());
+}
+
+/// What quire made is its owner's only: the data and projects directories
+/// it created, each project, and the backup. Restoring twice is refused,
+/// and changes nothing.
+fn restored_files_are_the_owners_only_and_a_second_restore_is_refused(
+    s: &Sandbox,
+    tar: &std::path::Path,
+    fresh: &str,
+) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        for dir in [
+            "data1",
+            "data1/projects",
+            "data2",
+            "data2/projects",
+            "data2/projects/ch-1",
+        ] {
+            assert_eq!(mode(&s.path(dir)), 0o700, "{dir}");
+        }
+        assert_eq!(mode(tar), 0o600);
+    }
+    let before_again = s.snapshot();
+    s.quire()
+        .args(["--data-dir", fresh, "restore", tar.to_str().unwrap()])
+        .run()
+        .fails(2, &["nothing restored", "Ch 1 (directory ch-1)"]);
+    assert_eq!(before_again, s.snapshot());
+}
+
+/// The scene is the one at its epoch: each node's last translation by
+/// then, of what the writer logged (node, text, epoch acknowledged).
+fn the_scene_is_the_one_at_its_epoch(scene: &Value, written: &[(String, String, u64)], epoch: u64) {
     for node in scene["scene"]["pages"][0]["nodes"].as_array().unwrap() {
         let expected = written
             .iter()
@@ -183,7 +201,11 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
             expected
         );
     }
-    // Every change undoes, back to the empty project.
+}
+
+/// Undoes every change in the session at `prefix`, back to the empty
+/// project; how many steps that took.
+fn undo_to_the_start(c: &Client, prefix: &str) -> u64 {
     let mut undone = 0;
     loop {
         let (status, step) = c.call("POST", &format!("{prefix}/history/undo"), "-", None);
@@ -193,8 +215,7 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
         }
         undone += 1;
     }
-    assert_eq!(undone, epoch, "undo steps after the restore");
-    assert!(server.terminate().success());
+    undone
 }
 
 /// An archive exported with `history: true` and imported on another
