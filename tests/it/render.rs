@@ -538,6 +538,8 @@ fn poppler(test: &str) -> bool {
     tool_available("pdfinfo", test, missing)
 }
 
+/// Two renderings of one page agree (a PDF page rasterised by poppler
+/// against the PNG it embeds): at most 1 % of the pixels far apart.
 fn golden_like(a: &RgbaImage, b: &RgbaImage) {
     assert_eq!(a.dimensions(), b.dimensions());
     let off = a

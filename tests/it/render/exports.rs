@@ -110,49 +110,7 @@ async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
         ["001.png", "002.png"]
     );
 
-    // PDF: one page per rendered image at its size, then the text page.
-    let pdf = t
-        .core
-        .export(id, ExportSpec::of(ExportFormat::Pdf))
-        .await
-        .unwrap();
-    assert_eq!(pdf.media_type, "application/pdf");
-    let path = out.join("chapter.pdf");
-    std::fs::write(&path, &pdf.bytes).unwrap();
-    let info = Command::new("pdfinfo")
-        .args(["-f", "1", "-l", "3"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    let info = String::from_utf8_lossy(&info.stdout);
-    let info = info.split_whitespace().collect::<Vec<_>>().join(" ");
-    assert!(info.contains("Pages: 3"), "{info}");
-    assert!(info.contains("Page 1 size: 500 x 700 pts"), "{info}");
-    assert!(info.contains("Page 2 size: 640 x 480 pts"), "{info}");
-    assert!(info.contains("Page 3 size: 595 x 842 pts (A4)"), "{info}");
-    let first_page = out.join("pdf-page");
-    let ok = Command::new("pdftoppm")
-        .args(["-r", "72", "-f", "1", "-l", "1", "-png", "-singlefile"])
-        .arg(&path)
-        .arg(&first_page)
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    let from_pdf = image::open(out.join("pdf-page.png")).unwrap().to_rgba8();
-    golden_like(&from_pdf, &rendered(&t, id, first).await);
-    let text = Command::new("pdftotext")
-        .args(["-f", "3", "-l", "3"])
-        .arg(&path)
-        .arg("-")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&text.stdout);
-    assert!(
-        text.contains("Afterword")
-            && text.contains("Thanks for reading.")
-            && text.contains("あとがき"),
-        "{text}"
-    );
+    the_pdf_holds_each_page_at_its_size_then_the_text(&t, id, first, &out).await;
 
     // Exports change nothing; a stale page is rendered for the export.
     assert_eq!(t.core.scene(id).await.unwrap().epoch, epoch);
@@ -188,8 +146,58 @@ async fn cbz_png_and_pdf_hold_the_rendered_pages_in_order() {
     );
 }
 
-/// Two renderings of one page agree (a PDF page rasterised by poppler
-/// against the PNG it embeds): at most 1 % of the pixels far apart.
+/// PDF: one page per rendered image at its size (the first as poppler
+/// draws it, like the stored render), then the text page.
+async fn the_pdf_holds_each_page_at_its_size_then_the_text(
+    t: &TestCore,
+    id: SessionId,
+    first: PageId,
+    out: &Path,
+) {
+    let pdf = t
+        .core
+        .export(id, ExportSpec::of(ExportFormat::Pdf))
+        .await
+        .unwrap();
+    assert_eq!(pdf.media_type, "application/pdf");
+    let path = out.join("chapter.pdf");
+    std::fs::write(&path, &pdf.bytes).unwrap();
+    let info = Command::new("pdfinfo")
+        .args(["-f", "1", "-l", "3"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let info = String::from_utf8_lossy(&info.stdout);
+    let info = info.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(info.contains("Pages: 3"), "{info}");
+    assert!(info.contains("Page 1 size: 500 x 700 pts"), "{info}");
+    assert!(info.contains("Page 2 size: 640 x 480 pts"), "{info}");
+    assert!(info.contains("Page 3 size: 595 x 842 pts (A4)"), "{info}");
+    let first_page = out.join("pdf-page");
+    let ok = Command::new("pdftoppm")
+        .args(["-r", "72", "-f", "1", "-l", "1", "-png", "-singlefile"])
+        .arg(&path)
+        .arg(&first_page)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let from_pdf = image::open(out.join("pdf-page.png")).unwrap().to_rgba8();
+    golden_like(&from_pdf, &rendered(t, id, first).await);
+    let text = Command::new("pdftotext")
+        .args(["-f", "3", "-l", "3"])
+        .arg(&path)
+        .arg("-")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Afterword")
+            && text.contains("Thanks for reading.")
+            && text.contains("あとがき"),
+        "{text}"
+    );
+}
+
 /// What a group publishes: the pages as JPEG or WebP at a quality, and a
 /// ComicInfo.xml that names the series, the chapter, the translator, the
 /// languages and the reading direction. A bad option is refused and
@@ -225,11 +233,6 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
     assert_eq!(render(&t, id).await.0, JobStatus::Completed);
     let epoch = t.core.scene(id).await.unwrap().epoch;
     let out = out_dir("encoded");
-    let export = |format, image_format, quality| ExportSpec {
-        image_format,
-        quality,
-        ..ExportSpec::of(format)
-    };
     let entries = |bytes: Vec<u8>| {
         let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
         (0..zip.len())
@@ -350,7 +353,25 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
         "embedded as JPEG: {images}"
     );
 
-    // Bad options: refused, named, nothing changed.
+    bad_options_are_refused_and_change_nothing(&t, id, epoch).await;
+    the_books_fields_clear_and_undo_brings_them_back(&t, id).await;
+}
+
+/// An export of `format` with its images as `image_format` at `quality`.
+fn export(
+    format: ExportFormat,
+    image_format: Option<ImageFormat>,
+    quality: Option<u8>,
+) -> ExportSpec {
+    ExportSpec {
+        image_format,
+        quality,
+        ..ExportSpec::of(format)
+    }
+}
+
+/// Bad export options and book fields: refused, named, nothing changed.
+async fn bad_options_are_refused_and_change_nothing(t: &TestCore, id: SessionId, epoch: u64) {
     for (spec, says) in [
         (
             export(ExportFormat::Cbz, Some(ImageFormat::Jpeg), Some(0)),
@@ -396,8 +417,10 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
         scene.scene.project.translator.as_deref(),
         Some("Équipe Quire")
     );
+}
 
-    // The book's fields clear with null, and undo brings them back.
+/// The book's fields clear with null, and undo brings them back.
+async fn the_books_fields_clear_and_undo_brings_them_back(t: &TestCore, id: SessionId) {
     let clear = serde_json::json!({ "type": "UpdateProject",
         "patch": { "series": null, "number": null, "translator": null } });
     t.core
