@@ -42,27 +42,52 @@ pub struct ProjectLock {
 
 impl ProjectLock {
     /// Takes the lock of the project in `dir` or says who holds it.
+    ///
+    /// A lock this process let go of a moment ago can still be held by a
+    /// child it was starting then (a command engine, the model helper):
+    /// the child's copy of the descriptor holds the lock until its `exec`
+    /// closes it. So a lock whose holder is this very process is tried
+    /// again for up to a second before it counts as held; the core never
+    /// asks for a project it has open.
     pub fn acquire(dir: &Path, holder: &Holder) -> CoreResult<Self> {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        loop {
+            match Self::try_acquire(dir, holder) {
+                Err(Held(found)) => {
+                    let ours = found.as_ref().is_some_and(|h| h.pid == std::process::id());
+                    if !ours || std::time::Instant::now() >= deadline {
+                        return Err(held_by(dir, found));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                Err(Failed(e)) => return Err(e),
+                Ok(lock) => return Ok(lock),
+            }
+        }
+    }
+
+    fn try_acquire(dir: &Path, holder: &Holder) -> Result<Self, Refusal> {
         #[cfg(unix)]
         let dir_lock = {
-            let handle = File::open(dir).map_err(|e| CoreError::io(dir, e))?;
+            let handle = File::open(dir).map_err(|e| Failed(CoreError::io(dir, e)))?;
             match handle.try_lock() {
                 Ok(()) => handle,
-                Err(TryLockError::WouldBlock) => return Err(held_by(dir, read_holder(dir))),
-                Err(TryLockError::Error(e)) => return Err(CoreError::io(dir, e)),
+                Err(TryLockError::WouldBlock) => return Err(Held(read_holder(dir))),
+                Err(TryLockError::Error(e)) => return Err(Failed(CoreError::io(dir, e))),
             }
         };
         let path = dir.join(".lock");
         let file = lock_file(&path).map_err(|e| match e {
-            LockFailure::Held => held_by(dir, read_holder(dir)),
-            LockFailure::Io(e) => CoreError::io(&path, e),
+            LockFailure::Held => Held(read_holder(dir)),
+            LockFailure::Io(e) => Failed(CoreError::io(&path, e)),
         })?;
         let mut lock = ProjectLock {
             file,
             #[cfg(unix)]
             _dir: dir_lock,
         };
-        lock.record(holder).map_err(|e| CoreError::io(&path, e))?;
+        lock.record(holder)
+            .map_err(|e| Failed(CoreError::io(&path, e)))?;
         Ok(lock)
     }
 
@@ -98,6 +123,14 @@ enum LockFailure {
     Held,
     Io(std::io::Error),
 }
+
+/// Why a try at the lock failed: someone holds it (who, if `.lock` says),
+/// or an error.
+enum Refusal {
+    Held(Option<Holder>),
+    Failed(CoreError),
+}
+use Refusal::{Failed, Held};
 
 /// Opens and locks `.lock`, making sure the locked file is the one at the
 /// path: if it was replaced between the open and the lock, try again.
@@ -175,6 +208,58 @@ fn held_by(dir: &Path, holder: Option<Holder>) -> CoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A child started while the lock was held keeps a copy of its
+    /// descriptors until its `exec`; taking the lock again right after
+    /// letting go waits for that, rather than naming this very process as
+    /// the holder. (The flake it fixes: an archive closed and reopened
+    /// while other tests started programs.)
+    #[cfg(target_os = "linux")]
+    #[test]
+    #[allow(
+        unsafe_code,
+        reason = "pre_exec: the child waits between its fork and its exec, as a slow start does"
+    )]
+    fn a_lock_a_starting_child_still_holds_is_taken_once_it_execs() {
+        use std::os::unix::process::CommandExt;
+        use std::time::{Duration, Instant};
+
+        let dir = tempfile::tempdir().unwrap();
+        let holder = Holder {
+            pid: std::process::id(),
+            mode: "test".into(),
+            url: None,
+            mcp: None,
+        };
+        let lock = ProjectLock::acquire(dir.path(), &holder).unwrap();
+        let spawner = std::thread::spawn(|| {
+            let mut true_ = std::process::Command::new("true");
+            // SAFETY: the child only sleeps (nanosleep) before its exec.
+            unsafe {
+                true_.pre_exec(|| {
+                    std::thread::sleep(Duration::from_millis(300));
+                    Ok(())
+                });
+            }
+            true_.status().unwrap()
+        });
+        // Wait until the child exists: from then on it holds a copy of
+        // the lock's descriptors.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let children = || {
+            std::fs::read_dir("/proc/self/task")
+                .unwrap()
+                .filter_map(|task| std::fs::read_to_string(task.ok()?.path().join("children")).ok())
+                .any(|pids| !pids.trim().is_empty())
+        };
+        while !children() {
+            assert!(Instant::now() < deadline, "the child did not start");
+            std::thread::yield_now();
+        }
+        drop(lock);
+        ProjectLock::acquire(dir.path(), &holder).unwrap();
+        assert!(spawner.join().unwrap().success());
+    }
 
     #[test]
     fn second_lock_names_the_holder_and_drop_releases() {
