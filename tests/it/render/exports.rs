@@ -233,17 +233,6 @@ async fn pages_export_as_jpeg_or_webp_with_the_books_comicinfo() {
     assert_eq!(render(&t, id).await.0, JobStatus::Completed);
     let epoch = t.core.scene(id).await.unwrap().epoch;
     let out = out_dir("encoded");
-    let entries = |bytes: Vec<u8>| {
-        let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
-        (0..zip.len())
-            .map(|i| {
-                let mut file = zip.by_index(i).unwrap();
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
-                (file.name().unwrap().into_owned(), bytes)
-            })
-            .collect::<Vec<_>>()
-    };
 
     // CBZ of JPEGs: the same pages, within JPEG's tolerance.
     let cbz = t
@@ -435,4 +424,17 @@ async fn the_books_fields_clear_and_undo_brings_them_back(t: &TestCore, id: Sess
     t.core.undo(id).await.unwrap();
     let project = t.core.scene(id).await.unwrap().scene.project;
     assert_eq!(project.number.as_deref(), Some("12.5"));
+}
+
+/// A zip's entries in order: each name and its bytes.
+fn entries(bytes: Vec<u8>) -> Vec<(String, Vec<u8>)> {
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    (0..zip.len())
+        .map(|i| {
+            let mut file = zip.by_index(i).unwrap();
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(&mut file, &mut bytes).unwrap();
+            (file.name().unwrap().into_owned(), bytes)
+        })
+        .collect()
 }
