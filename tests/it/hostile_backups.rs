@@ -130,7 +130,7 @@ fn hostile_entries(
         (
             "symlink",
             vec![(
-                header(tar::EntryType::Symlink, "./memory/evil", 0, Some(&outside)),
+                header(tar::EntryType::Symlink, "./memory/evil", 0, Some(outside)),
                 Vec::new(),
             )],
             "`./memory/evil`, a symbolic link",
