@@ -21,7 +21,7 @@ use super::write_failed;
 use crate::config::Loaded;
 use crate::error::Failure;
 use quire_core::backup::{self, Copied};
-use quire_core::list_projects_in;
+use quire_core::projects::list_projects_in;
 use quire_model::ids::ProjectId;
 use quire_store::storage::lock::{Holder, ProjectLock};
 

@@ -106,6 +106,10 @@ pub async fn run(
                 break;
             }
         }
+        // The terminal is gone (its stream ended or failed): nothing can
+        // be typed or shown any more, so quit as a stop signal does,
+        // saving projects, rather than run on without one.
+        let _ = tx.send(Msg::Terminate);
     });
     runner.run().await;
     input.abort();

@@ -7,11 +7,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::events::{Event, SessionSummary};
+use super::projects::{check_project_name, init_project_dir, list_projects_in, slug};
 use super::session::{Pending, Session};
-use super::{
-    Core, CoreError, CoreResult, ProjectEntry, check_project_name, init_project_dir,
-    list_projects_in, slug,
-};
+use super::{Core, CoreError, CoreResult, ProjectEntry};
 use quire_model::hash::BlobHash;
 use quire_model::ids::{ProjectId, SessionId};
 use quire_model::lang::Languages;

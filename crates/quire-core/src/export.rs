@@ -11,7 +11,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 
-use super::{Core, slug};
+use super::Core;
+use super::projects::slug;
 use quire_formats::subtitles::{self, SubtitleFormat};
 use quire_formats::units::{Filled, TranslationFormat};
 use quire_model::error::{CoreError, CoreResult};

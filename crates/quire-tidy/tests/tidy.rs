@@ -573,17 +573,9 @@ fn code_only(text: &str) -> String {
 /// No file of the workspace's code (`src/`, each crate's sources and
 /// tests, the binary's tests, benches and examples) is longer than 800
 /// lines, and no function longer than 150: a reader holds a function in
-/// mind whole, and a file in a few sittings. The files still over 800
-/// lines are listed here until they are split, so the list can only
-/// shrink.
+/// mind whole, and a file in a few sittings.
 #[test]
 fn files_and_functions_stay_short() {
-    const STILL_LONG: [&str; 4] = [
-        "crates/quire-vision/src/detect.rs",
-        "crates/quire-core/src/lib.rs",
-        "crates/quire-formats/src/po.rs",
-        "crates/quire-core/tests/it/ops.rs",
-    ];
     let root = root();
     let files = workspace_code(&root);
     let mut problems = Vec::new();
@@ -595,7 +587,7 @@ fn files_and_functions_stay_short() {
             .replace('\\', "/");
         let text = std::fs::read_to_string(&file).unwrap();
         let lines = text.lines().count();
-        if lines > 800 && !STILL_LONG.contains(&name.as_str()) {
+        if lines > 800 {
             problems.push(format!("{name}: {lines} lines (at most 800)"));
         }
         let code: Vec<String> = code_only(&text).lines().map(str::to_owned).collect();
@@ -636,14 +628,6 @@ fn files_and_functions_stay_short() {
                     break;
                 }
             }
-        }
-    }
-    for name in STILL_LONG {
-        let lines = std::fs::read_to_string(root.join(name)).map_or(0, |t| t.lines().count());
-        if lines <= 800 {
-            problems.push(format!(
-                "{name} is {lines} lines now: take it off STILL_LONG"
-            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

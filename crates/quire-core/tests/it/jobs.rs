@@ -5,18 +5,17 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use quire_core::events::{Event, JobStatus, Subscription};
+use quire_core::events::{Event, JobStatus};
 use quire_core::export::{ExportFormat, ExportSpec};
 use quire_core::jobs::Approval;
-use quire_core::settings::{EngineInput, EngineOutput};
-use quire_model::ids::{JobId, PageId, SessionId};
+use quire_core::settings::{CommandEngine, EngineInput, EngineOutput};
+use quire_model::ids::{JobId, PageId};
 use quire_model::scene::NodeKind;
 
 use crate::support::{
     TestCore, command_engine, engines, every_event_until_finished, finished, follow, spec,
     text_pages, warnings, with_engines,
 };
-use quire_core::settings::CommandEngine;
 
 #[tokio::test]
 async fn text_import_pseudo_translate_qa_events_and_xliff() {
@@ -680,8 +679,8 @@ async fn forker_job(
     pages: usize,
 ) -> (
     TestCore,
-    SessionId,
-    Subscription,
+    quire_model::ids::SessionId,
+    quire_core::events::Subscription,
     JobId,
     u32,
     tempfile::TempDir,

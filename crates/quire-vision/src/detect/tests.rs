@@ -1,0 +1,157 @@
+//! The builtin detector on pages drawn here: what it finds, keeps apart
+//! and leaves out.
+
+use super::*;
+
+/// A white page.
+fn page(width: u32, height: u32) -> GrayImage {
+    GrayImage::from_pixel(width, height, Luma([255]))
+}
+
+/// An ellipse's outline, 3 pixels thick, centred at (cx, cy).
+fn balloon(page: &mut GrayImage, cx: f64, cy: f64, rx: f64, ry: f64) {
+    for y in 0..page.height() {
+        for x in 0..page.width() {
+            let d = ((f64::from(x) - cx) / rx).powi(2) + ((f64::from(y) - cy) / ry).powi(2);
+            let outer = ((f64::from(x) - cx) / (rx + 3.0)).powi(2)
+                + ((f64::from(y) - cy) / (ry + 3.0)).powi(2);
+            if d > 1.0 && outer <= 1.0 {
+                page.put_pixel(x, y, Luma([0]));
+            }
+        }
+    }
+}
+
+/// A panel: a 3-pixel frame filled with `grey`.
+fn panel(page: &mut GrayImage, left: u32, top: u32, right: u32, bottom: u32, grey: u8) {
+    for y in top..=bottom {
+        for x in left..=right {
+            let frame = x < left + 3 || x > right - 3 || y < top + 3 || y > bottom - 3;
+            page.put_pixel(x, y, Luma([if frame { 0 } else { grey }]));
+        }
+    }
+}
+
+/// An `H`, 10 × 14 pixels, strokes 3 wide, at (x, y): 96 ink pixels.
+fn letter(page: &mut GrayImage, x: u32, y: u32) {
+    for dy in 0..14 {
+        for dx in 0..10 {
+            if !(3..7).contains(&dx) || (6..9).contains(&dy) {
+                page.put_pixel(x + dx, y + dy, Luma([0]));
+            }
+        }
+    }
+}
+
+/// `n` letters in a row from (x, y), 13 pixels apart.
+fn word(page: &mut GrayImage, x: u32, y: u32, n: u32) {
+    for i in 0..n {
+        letter(page, x + i * 13, y);
+    }
+}
+
+#[test]
+fn each_balloon_is_one_block_and_noise_and_page_numbers_are_dropped() {
+    let mut p = page(600, 800);
+    // Two balloons side by side, their outlines touching, and a third.
+    balloon(&mut p, 150.0, 150.0, 110.0, 70.0);
+    word(&mut p, 95, 120, 6);
+    word(&mut p, 105, 150, 5);
+    balloon(&mut p, 375.0, 150.0, 110.0, 70.0);
+    word(&mut p, 330, 140, 5);
+    balloon(&mut p, 300.0, 450.0, 140.0, 90.0);
+    word(&mut p, 220, 420, 9);
+    word(&mut p, 240, 450, 7);
+    word(&mut p, 250, 480, 5);
+    // A caption on a light tint, no balloon; a dark panel with a
+    // letter-sized mark in it (not text), and a light panel with art
+    // and three letters in it (not a balloon: its letters are a block
+    // of their own).
+    for y in 600..700 {
+        for x in 50..550 {
+            p.put_pixel(x, y, Luma([210]));
+        }
+    }
+    word(&mut p, 100, 640, 8);
+    panel(&mut p, 20, 240, 180, 340, 150);
+    letter(&mut p, 60, 280);
+    panel(&mut p, 420, 240, 590, 340, 235);
+    for y in 260..300 {
+        for x in 430..450 {
+            p.put_pixel(x, y, Luma([0]));
+        }
+    }
+    word(&mut p, 470, 300, 3);
+    // Screentone dots and a page number in the bottom margin.
+    for y in (720..760).step_by(6) {
+        for x in (50..550).step_by(6) {
+            p.put_pixel(x, y, Luma([0]));
+            p.put_pixel(x + 1, y, Luma([0]));
+        }
+    }
+    word(&mut p, 290, 775, 2);
+
+    let found = detect(&p, &Settings::default());
+    let summary: Vec<(bool, usize)> = found
+        .blocks
+        .iter()
+        .map(|b| (b.in_balloon, b.glyphs))
+        .collect();
+    assert_eq!(
+        summary,
+        [(true, 11), (true, 5), (false, 3), (true, 21), (false, 8)],
+        "{:?}",
+        found.blocks
+    );
+    // Every kept letter's 96 pixels are the mask, nothing else.
+    let masked = found.mask.pixels().filter(|m| m.0[0] == 255).count();
+    assert_eq!(masked, (11 + 5 + 3 + 21 + 8) * 96);
+    // The regions follow the balloons' insides.
+    let first = &found.blocks[0];
+    assert_eq!(first.region.len(), REGION_POINTS);
+    for [x, y] in &first.region {
+        let d = ((x - 150.0) / 110.0).powi(2) + ((y - 150.0) / 70.0).powi(2);
+        assert!(
+            (0.9..=1.1).contains(&d),
+            "({x}, {y}) is off the outline: {d}"
+        );
+    }
+    assert_eq!(found.blocks[4].region.len(), 4, "a box outside balloons");
+    // A box holds its text with a margin and stays in its balloon.
+    let b = found.blocks[1].bounds;
+    assert!(b.left < 330 && b.right > 330 + 4 * 13 + 9, "{b:?}");
+    assert!(b.left > 265 && b.right < 485, "{b:?}");
+}
+
+#[test]
+fn a_right_to_left_page_reads_a_row_from_the_right() {
+    let mut p = page(600, 400);
+    balloon(&mut p, 150.0, 150.0, 110.0, 70.0);
+    word(&mut p, 100, 140, 4);
+    balloon(&mut p, 420.0, 160.0, 110.0, 70.0);
+    word(&mut p, 380, 140, 3);
+    let glyphs = |settings: &Settings| -> Vec<usize> {
+        detect(&p, settings)
+            .blocks
+            .iter()
+            .map(|b| b.glyphs)
+            .collect()
+    };
+    assert_eq!(glyphs(&Settings::default()), [4, 3]);
+    let rtl = Settings {
+        right_to_left: true,
+        ..Settings::default()
+    };
+    assert_eq!(glyphs(&rtl), [3, 4]);
+}
+
+#[test]
+fn a_blank_or_solid_page_has_no_text() {
+    for level in [0, 128, 255] {
+        let found = detect(
+            &GrayImage::from_pixel(50, 40, Luma([level])),
+            &Settings::default(),
+        );
+        assert!(found.blocks.is_empty());
+    }
+}
