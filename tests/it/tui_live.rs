@@ -270,6 +270,8 @@ async fn attach_mode_without_the_token_says_to_pass_it() {
 /// A tmux session running quire, read by polling the screen with a deadline.
 pub(crate) struct Tmux {
     name: String,
+    /// The pane's process: quire itself (`exec`).
+    pid: Option<u32>,
 }
 
 impl Tmux {
@@ -310,8 +312,14 @@ impl Tmux {
             .unwrap()
             .success();
         assert!(ok, "tmux did not start");
+        let pid = Command::new("tmux")
+            .args(["display-message", "-p", "-t", name, "#{pane_pid}"])
+            .output()
+            .ok()
+            .and_then(|out| String::from_utf8_lossy(&out.stdout).trim().parse().ok());
         Some(Tmux {
             name: name.to_owned(),
+            pid,
         })
     }
 
@@ -402,6 +410,30 @@ impl Drop for Tmux {
             .args(["kill-session", "-t", &self.name])
             .stderr(std::process::Stdio::null())
             .status();
+        // Its terminal gone, quire gets SIGHUP and ends. A shared TUI
+        // with a server beside it has been seen to hang there instead,
+        // one thread spinning on the closed terminal (an open bug): it is
+        // named and killed here rather than left running on the machine.
+        let Some(pid) = self.pid else { return };
+        let alive = || {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|stat| !stat.contains(") Z "))
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while alive() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if alive() {
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}: quire (pid {pid}) did not end 10 s after its terminal closed; killed",
+                self.name
+            );
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
     }
 }
 
