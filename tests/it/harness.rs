@@ -200,35 +200,9 @@ pub fn value_of(show: &str, key: &str) -> String {
     rest.rsplit_once(" # ").unwrap().0.trim().to_owned()
 }
 
-/// Whether a test that needs an outside tool (`tmux`, `tesseract`, the MCP
-/// Python SDK as `mcp-sdk`) may run. A missing tool fails the test, so a
-/// machine where `scripts/test` could not install it cannot pass green;
-/// a machine that lacks it on purpose opts out by naming it in
-/// `ALLOW_MISSING_TOOLS` (comma-separated, or `all`), and the test is then
-/// skipped with a printed reason.
-pub fn tool_available(tool: &str, test: &str, missing: Option<String>) -> bool {
-    let Some(why) = missing else {
-        return true;
-    };
-    if allowed_missing(std::env::var("ALLOW_MISSING_TOOLS").ok().as_deref(), tool) {
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED {test}: {why} (allowed by ALLOW_MISSING_TOOLS)"
-        );
-        return false;
-    }
-    panic!(
-        "{test} needs {tool}: {why}. ./scripts/test installs it; to run without it, set ALLOW_MISSING_TOOLS={tool}"
-    );
-}
-
-fn allowed_missing(list: Option<&str>, tool: &str) -> bool {
-    list.unwrap_or_default()
-        .split(',')
-        .map(str::trim)
-        .any(|t| t == tool || t == "all")
-}
+// Whether a test that needs an outside tool may run, and why a program
+// cannot: the core's test support has the rule, and these tests use it.
+pub use crate::core_base::{allowed_missing, missing_program, tool_available};
 
 /// `../shared/testdata/<rel>` (real files other people made; the folder
 /// sits beside the project, not in it), or `None` when it is not there:
@@ -266,14 +240,6 @@ pub fn run_checker(sandbox: &Sandbox, cmd: &mut Command, ok: &str) -> String {
     );
     assert!(!stderr.contains("Session termination failed"), "{stderr}");
     stdout
-}
-
-/// `None` if `program` runs with `arg`, else why not.
-pub fn missing_program(program: &str, arg: &str) -> Option<String> {
-    match Command::new(program).arg(arg).output() {
-        Ok(_) => None,
-        Err(e) => Some(format!("`{program}` cannot be run ({e})")),
-    }
 }
 
 #[test]

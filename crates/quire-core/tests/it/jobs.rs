@@ -564,7 +564,8 @@ fn tesseract_tsv_fixture_parses_into_paragraph_nodes() {
 
 #[tokio::test]
 async fn tesseract_end_to_end() {
-    if !crate::support::tool_available("tesseract", "tesseract", "tesseract_end_to_end") {
+    let missing = crate::support::missing_program("tesseract", "--version");
+    if !crate::support::tool_available("tesseract", "tesseract_end_to_end", missing) {
         return;
     }
     let ocr = command_engine(

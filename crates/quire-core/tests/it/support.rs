@@ -670,23 +670,17 @@ pub fn with_engines(engines: Engines, providers: BTreeMap<String, Provider>) -> 
     })
 }
 
-/// Whether `program` runs; a test that needs it panics when it does not,
-/// unless `ALLOW_MISSING_TOOLS` names `tool` (or `all`): it is then
-/// reported as skipped. The same rule as the binary's tests (`harness.rs`).
-pub fn tool_available(program: &str, tool: &str, test: &str) -> bool {
-    let why = match std::process::Command::new(program)
-        .arg("--version")
-        .output()
-    {
-        Ok(_) => return true,
-        Err(e) => format!("`{program}` cannot be run ({e})"),
+/// Whether a test that needs an outside tool (`tmux`, `tesseract`, the MCP
+/// Python SDK as `mcp-sdk`) may run; the binary's tests use this rule too.
+/// A missing tool fails the test, so a machine where `scripts/test` could
+/// not install it cannot pass green; a machine that lacks it on purpose
+/// opts out by naming it in `ALLOW_MISSING_TOOLS` (comma-separated, or
+/// `all`), and the test is then skipped with a printed reason.
+pub fn tool_available(tool: &str, test: &str, missing: Option<String>) -> bool {
+    let Some(why) = missing else {
+        return true;
     };
-    let allowed = std::env::var("ALLOW_MISSING_TOOLS").unwrap_or_default();
-    if allowed
-        .split(',')
-        .map(str::trim)
-        .any(|t| t == tool || t == "all")
-    {
+    if allowed_missing(std::env::var("ALLOW_MISSING_TOOLS").ok().as_deref(), tool) {
         use std::io::Write;
         let _ = writeln!(
             std::io::stderr(),
@@ -697,4 +691,19 @@ pub fn tool_available(program: &str, tool: &str, test: &str) -> bool {
     panic!(
         "{test} needs {tool}: {why}. ./scripts/test installs it; to run without it, set ALLOW_MISSING_TOOLS={tool}"
     );
+}
+
+pub fn allowed_missing(list: Option<&str>, tool: &str) -> bool {
+    list.unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .any(|t| t == tool || t == "all")
+}
+
+/// `None` if `program` runs with `arg`, else why not.
+pub fn missing_program(program: &str, arg: &str) -> Option<String> {
+    match std::process::Command::new(program).arg(arg).output() {
+        Ok(_) => None,
+        Err(e) => Some(format!("`{program}` cannot be run ({e})")),
+    }
 }

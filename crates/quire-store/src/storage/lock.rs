@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 
 use quire_model::error::{CoreError, CoreResult};
 
+use Refusal::{Failed, Held};
+
 /// What the holder writes into `.lock`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Holder {
@@ -130,7 +132,6 @@ enum Refusal {
     Held(Option<Holder>),
     Failed(CoreError),
 }
-use Refusal::{Failed, Held};
 
 /// Opens and locks `.lock`, making sure the locked file is the one at the
 /// path: if it was replaced between the open and the lock, try again.
