@@ -52,6 +52,7 @@ fn text_node(i: usize) -> NewNode {
             timing: None,
             region: None,
             found_by: None,
+            source_edit: None,
             entry: None,
         },
     }

@@ -109,6 +109,7 @@ async fn project(core: &Core, pages: usize) -> SessionId {
                         timing: None,
                         region: None,
                         found_by: None,
+                        source_edit: None,
                         entry: None,
                     },
                 },

@@ -37,6 +37,7 @@ fn big_app() -> App {
                     timing: None,
                     region: None,
                     found_by: None,
+                    source_edit: None,
                     entry: None,
                 },
             })

@@ -74,6 +74,7 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
                             timing: None,
                             region: None,
                             found_by: None,
+                            source_edit: None,
                             entry: None,
                         },
                     })
@@ -257,6 +258,7 @@ fn cue_page(p: usize, cues: usize) -> Op {
                     })),
                     region: None,
                     found_by: None,
+                    source_edit: None,
                     entry: None,
                 },
             }

@@ -28,6 +28,7 @@ pub mod preview;
 pub mod remote;
 pub mod run;
 pub mod share;
+pub mod style;
 pub mod terminal;
 pub mod update;
 pub mod view;

@@ -173,6 +173,7 @@ async fn add_boxes(t: &TestCore, id: SessionId, page: PageId, boxes: &[Box]) -> 
                     timing: None,
                     region: None,
                     found_by: None,
+                    source_edit: None,
                     entry: None,
                 },
             },
@@ -480,6 +481,66 @@ async fn golden_pages_latin_vertical_and_overflow() {
     golden("latin.png", &rendered(&t, id, latin_page).await, &out);
     golden("vertical.png", &rendered(&t, id, vertical_page).await, &out);
     golden("overflow.png", &rendered(&t, id, overflow_page).await, &out);
+}
+
+/// A Japanese translation in a balloon 1.5 times as tall as wide is set in
+/// columns unless its style says `vertical = false` (spec 12, "Vertical
+/// CJK"); in a wide balloon, in rows. Each box is compared with the same
+/// text set with `vertical` said outright.
+#[tokio::test(flavor = "multi_thread")]
+async fn japanese_in_a_tall_balloon_is_set_in_columns_by_default() {
+    let Some(config) = fonts("japanese_in_a_tall_balloon_is_set_in_columns_by_default") else {
+        return;
+    };
+    let t = TestCore::with_render(config);
+    let id = t.session("Columns");
+    let target = quire_model::op::ProjectPatch {
+        target_language: Some(Some("ja".into())),
+        ..Default::default()
+    };
+    t.core
+        .apply(id, Op::UpdateProject { patch: target })
+        .await
+        .unwrap();
+    let with = |at, vertical: Option<bool>| Box {
+        at,
+        text: "Where are we going?",
+        translation: Some("どこへ行くの？海へ"),
+        style: vertical.map(|v| Style {
+            vertical: Some(v),
+            ..Style::default()
+        }),
+    };
+    let tall = |x: f64| (x, 20.0, 90.0, 240.0);
+    let wide = |y: f64| (20.0, y, 240.0, 90.0);
+    let boxes = [
+        with(tall(20.0), None),
+        with(tall(150.0), Some(true)),
+        with(tall(280.0), Some(false)),
+        with(wide(280.0), None),
+        with(wide(400.0), Some(false)),
+    ];
+    let (page_id, _) = page(
+        &t,
+        id,
+        "columns.png",
+        png(&RgbImage::from_pixel(400, 520, Rgb([255, 255, 255]))),
+        &boxes,
+    )
+    .await;
+    let (status, findings) = render(&t, id).await;
+    assert_eq!(status, JobStatus::Completed, "{findings:?}");
+    let image = rendered(&t, id, page_id).await;
+    image.save(out_dir("columns").join("columns.png")).unwrap();
+    let crop = |(x, y, w, h): (f64, f64, f64, f64)| {
+        image::imageops::crop_imm(&image, x as u32, y as u32, w as u32, h as u32).to_image()
+    };
+    let ink = |b: &RgbaImage| b.pixels().filter(|p| p[0] < 128).count();
+    let (auto, columns, rows) = (crop(tall(20.0)), crop(tall(150.0)), crop(tall(280.0)));
+    assert!(ink(&auto) > 300, "ink in the tall box");
+    assert_eq!(auto, columns, "a tall balloon: columns");
+    assert_ne!(auto, rows, "vertical = false: rows");
+    assert_eq!(crop(wide(280.0)), crop(wide(400.0)), "a wide balloon: rows");
 }
 
 /// Japanese, Korean, Chinese, Cyrillic and Latin text each find a font

@@ -58,6 +58,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             timing: None,
             region: None,
             found_by: None,
+            source_edit: None,
             entry: None,
         },
     }

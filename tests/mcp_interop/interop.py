@@ -219,6 +219,20 @@ async def run(session, transport):
     boxed = next(n for n in seen["nodes"] if n.get("text") == "Boxed")
     check(boxed["box"] == {"x": 15.0, "y": 20.0, "width": 45.0, "height": 10.0}, f"box: {boxed}")
     tool_error(await session.call_tool("quire_view_page", {"pageId": page_id}), "invalid_input", "view a text page")
+    # Lettering through quire_apply: the box's own and the project's house
+    # style; a weight out of range is refused and changes nothing.
+    lettering = {"fontWeight": 400, "italic": True, "align": "right", "stroke": "#ffffff"}
+    structured(await session.call_tool("quire_apply", {"op": {"type": "UpdateNode", "page": image_page, "id": boxed["id"],
+        "patch": {"kind": {"type": "text", "style": lettering}}}}), "block lettering")
+    structured(await session.call_tool("quire_apply", {"op": {"type": "UpdateProject",
+        "patch": {"style": {"fontFamily": "Comic Neue", "fontSize": 24}}}}), "house style")
+    bad_weight = await session.call_tool("quire_apply", {"op": {"type": "UpdateNode", "page": image_page, "id": boxed["id"],
+        "patch": {"kind": {"type": "text", "style": {"fontWeight": 1000}}}}})
+    check("100 (thin) to 900" in tool_error(bad_weight, "invalid_op", "weight 1000")["message"], "weight 1000 named")
+    lettered = structured(await session.call_tool("quire_get_scene", {"pages": [image_page]}), "scene")["scene"]
+    check(lettered["project"]["style"] == {"fontFamily": "Comic Neue", "fontSize": 24}, f"house style: {lettered['project']}")
+    styled = next(n for n in lettered["pages"][0]["nodes"] if n["id"] == boxed["id"])
+    check(styled["kind"]["style"] == lettering, f"block style: {styled['kind']}")
     # Its balloon outlined on request (magenta on the gradient); no
     # cleaned image before `clean` ran, and the error says so.
     region = [[20, 30], [130, 30], [130, 70], [20, 70]]

@@ -1049,6 +1049,36 @@ def scenario_chapter(url, out, pages_dir):
         expect(page.locator(".view-note")).to_contain_text("Run render again")
         page.screenshot(path=os.path.join(out, "stale.png"))
 
+        # The block's lettering and the project's house style, set from
+        # the editor and the project bar; each one op in the scene.
+        editor = page.get_by_role("region", name="Editor")
+        editor.locator(".lettering-panel summary").click()
+        block = editor.get_by_test_id("block-lettering")
+        block.get_by_label("Size").fill("30")
+        block.get_by_label("Weight").select_option("400")
+        block.get_by_label("Align").select_option("left")
+        block.get_by_label("Outline").fill("#ffffff")
+        block.get_by_label("Clean").select_option("false")
+        block.get_by_role("button", name="Set lettering").click()
+        want = {"fontSize": 30, "fontWeight": 400, "align": "left", "stroke": "#ffffff", "clean": False}
+        deadline = time.monotonic() + LIVE_MS / 1000
+        while True:
+            node = next(n for n in scene_with_curl(url, session)["pages"][0]["nodes"] if n["id"] == long_node["id"])
+            if node["kind"].get("style") == want or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(100)
+        assert node["kind"].get("style") == want, node["kind"]
+        page.screenshot(path=os.path.join(out, "lettering.png"))
+        page.get_by_test_id("house-style").click()
+        house = page.get_by_test_id("project-lettering")
+        house.get_by_label("Face").fill("Comic Neue")
+        house.get_by_label("Colour").fill("#202080")
+        house.get_by_role("button", name="Set lettering").click()
+        deadline = time.monotonic() + LIVE_MS / 1000
+        while scene_with_curl(url, session)["project"].get("style") != {"fontFamily": "Comic Neue", "color": "#202080"}:
+            assert time.monotonic() < deadline, scene_with_curl(url, session)["project"]
+            page.wait_for_timeout(100)
+
         # The rendered chapter, as a CBZ of JPEGs.
         page.get_by_role("button", name="Export").click()
         with page.expect_download() as download:

@@ -29,7 +29,7 @@ use quire_model::hash::BlobHash;
 use quire_model::history::Stacks;
 use quire_model::ids::ProjectId;
 use quire_model::limits;
-use quire_model::op::{NewNode, NewPage, Op, ProjectPatch};
+use quire_model::op::{NewNode, NewPage, Op, ProjectPatch, StylePatch};
 use quire_model::scene::Scene;
 use quire_store::blobs::BlobStore;
 use quire_store::storage::{
@@ -354,6 +354,7 @@ fn replay(unpacked: &Path) -> CoreResult<(u64, Scene)> {
         add_words: meta.words.clone(),
         remove_words: Vec::new(),
         subtitle_profile: meta.subtitle_profile.map(Some),
+        style: meta.style.as_deref().and_then(StylePatch::setting),
     };
     if patch != ProjectPatch::default() {
         ops.push(Op::UpdateProject { patch });

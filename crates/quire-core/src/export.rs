@@ -483,7 +483,7 @@ impl Core {
                 let translation = translation.clone().filter(|t| !t.is_empty());
                 let filled = Filled {
                     state: node.kind.state().unwrap_or(TextState::Initial),
-                    machine: node.kind.is_machine_work(),
+                    machine: node.kind.is_machine_work() || node.kind.source_changed(),
                     translation,
                 };
                 Some(((entry.key.clone(), entry.form), filled))
@@ -524,7 +524,8 @@ impl Core {
             &self.config().settings.get::<quire_render::RenderConfig>(),
             self.config().max_image_pixels,
             language.as_deref(),
-        );
+        )
+        .for_project(&scene.project);
         let store = self.blob_store(session)?;
         let fonts = self.inner.fonts.clone();
         super::blocking(move || {

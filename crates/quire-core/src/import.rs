@@ -292,6 +292,7 @@ fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) ->
             timing: timing.map(Box::new),
             region: None,
             found_by: None,
+            source_edit: None,
             entry: None,
         },
     }

@@ -232,7 +232,8 @@ impl Core {
             &self.config().settings.get::<quire_render::RenderConfig>(),
             self.config().max_image_pixels,
             scene.project.target_language.as_deref(),
-        );
+        )
+        .for_project(&scene.project);
         Ok(PageViews {
             cleaned: made(ImageRole::Cleaned).map(|blob| MadeImage {
                 blob,

@@ -109,7 +109,9 @@ pub struct Filled {
     /// `None`: not translated.
     pub translation: Option<String>,
     pub state: TextState,
-    /// A machine's translation nobody has reviewed.
+    /// A translation to check: a machine's that nobody has reviewed, or
+    /// one whose source a person changed since (PO `fuzzy`, XLIFF
+    /// `needs-review-translation`).
     pub machine: bool,
 }
 

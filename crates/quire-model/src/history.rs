@@ -289,8 +289,15 @@ pub fn footprint(op: &Op) -> u64 {
                 source_lang,
                 style,
                 origin,
+                source_edit,
                 ..
             } => {
+                let origin_size = |o: &crate::scene::Origin| {
+                    size_of::<crate::scene::Origin>() as u64
+                        + maybe(o.engine.as_ref())
+                        + maybe(o.client.as_ref())
+                        + text(&o.at)
+                };
                 maybe(t.as_ref())
                     + maybe(translation.as_ref())
                     + maybe(source_lang.as_ref())
@@ -299,11 +306,8 @@ pub fn footprint(op: &Op) -> u64 {
                             + maybe(s.color.as_ref())
                             + maybe(s.stroke.as_ref())
                     })
-                    + origin.as_ref().map_or(0, |o| {
-                        size_of::<crate::scene::Origin>() as u64
-                            + maybe(o.engine.as_ref())
-                            + text(&o.at)
-                    })
+                    + origin.as_deref().map_or(0, origin_size)
+                    + source_edit.as_deref().map_or(0, origin_size)
             }
             NodeKind::Image {
                 name,

@@ -133,7 +133,11 @@ fn walk(op: &Op, depth: usize, path: &str, count: &mut usize) -> Result<(), Stri
                     check_name(what, value).map_err(fail)?;
                 }
             }
-            Ok(())
+            patch
+                .style
+                .as_ref()
+                .map_or(Ok(()), check_style_patch)
+                .map_err(fail)
         }
         Op::UpdateGlossary { set, remove } => {
             for (i, term) in set.iter().enumerate() {
@@ -196,10 +200,12 @@ fn check_new_node(node: &NewNode) -> Result<(), String> {
             style,
             origin,
             region,
+            source_edit,
             ..
         } => {
             region.as_deref().map_or(Ok(()), check_region)?;
             check_origin(origin.as_deref())?;
+            check_origin(source_edit.as_deref())?;
             check_text("text", text.as_deref())?;
             check_text("translation", translation.as_deref())?;
             check_attribute("sourceLang", source_lang.as_deref())?;
@@ -248,21 +254,7 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
                 "sourceLang",
                 source_lang.as_ref().and_then(Option::as_deref),
             )?;
-            if let Some(StylePatch {
-                font_family,
-                color,
-                stroke,
-                ..
-            }) = style
-            {
-                check_attribute(
-                    "fontFamily",
-                    font_family.as_ref().and_then(Option::as_deref),
-                )?;
-                check_attribute("color", color.as_ref().and_then(Option::as_deref))?;
-                check_attribute("stroke", stroke.as_ref().and_then(Option::as_deref))?;
-            }
-            Ok(())
+            style.as_ref().map_or(Ok(()), check_style_patch)
         }
         Some(KindPatch::Image {
             name: Some(Some(name)),
@@ -270,6 +262,17 @@ fn check_node_patch(patch: &NodePatch) -> Result<(), String> {
         }) => check_name("an image name", name),
         _ => Ok(()),
     }
+}
+
+fn check_style_patch(style: &StylePatch) -> Result<(), String> {
+    for (field, value) in [
+        ("fontFamily", &style.font_family),
+        ("color", &style.color),
+        ("stroke", &style.stroke),
+    ] {
+        check_attribute(field, value.as_ref().and_then(Option::as_deref))?;
+    }
+    Ok(())
 }
 
 /// A glossary term's texts: each at most a name's length, no control

@@ -13,7 +13,8 @@ use crate::hash::BlobHash;
 use crate::ids::{NodeId, PageId};
 use crate::objects;
 use crate::scene::{
-    ImageRole, MaskRole, NodeKind, Origin, Point, ReadingDirection, TextState, Timing, Transform,
+    ImageRole, MaskRole, NodeKind, Origin, Point, ReadingDirection, TextAlign, TextState, Timing,
+    Transform,
 };
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -358,6 +359,13 @@ pub struct ProjectPatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub subtitle_profile: Clearable<crate::scene::SubtitleProfile>,
+    /// The project's lettering, field by field (null clears a field).
+    #[serde(
+        default,
+        deserialize_with = "objects::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub style: Option<StylePatch>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -400,6 +408,15 @@ impl NodePatch {
         let mut kind = KindPatch::text();
         if let KindPatch::Text { text: t, .. } = &mut kind {
             *t = text;
+        }
+        NodePatch::kind(kind)
+    }
+
+    /// A text node's style (its lettering), nothing else.
+    pub fn style(style: StylePatch) -> NodePatch {
+        let mut kind = KindPatch::text();
+        if let KindPatch::Text { style: s, .. } = &mut kind {
+            *s = Some(style);
         }
         NodePatch::kind(kind)
     }
@@ -499,6 +516,14 @@ pub enum KindPatch {
         )]
         #[schemars(skip)]
         found_by: Clearable<String>,
+        /// Only the core sets it (see the node's `sourceEdit`).
+        #[serde(
+            default,
+            deserialize_with = "objects::clearable",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[schemars(skip)]
+        source_edit: Clearable<Box<Origin>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -537,6 +562,7 @@ impl KindPatch {
             timing: None,
             region: None,
             found_by: None,
+            source_edit: None,
         }
     }
 
@@ -569,6 +595,25 @@ pub struct StylePatch {
         deserialize_with = "clearable",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(range(min = 100, max = 900))]
+    pub font_weight: Clearable<u16>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub italic: Clearable<bool>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub align: Clearable<TextAlign>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub color: Clearable<String>,
     #[serde(
         default,
@@ -582,6 +627,31 @@ pub struct StylePatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub vertical: Clearable<bool>,
+    #[serde(
+        default,
+        deserialize_with = "clearable",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub clean: Clearable<bool>,
+}
+
+impl StylePatch {
+    /// The patch that sets every field `style` has (an archive's project
+    /// rebuilt by ops); `None` for a style with none.
+    pub fn setting(style: &crate::scene::Style) -> Option<StylePatch> {
+        let patch = StylePatch {
+            font_family: style.font_family.clone().map(Some),
+            font_size: style.font_size.map(Some),
+            font_weight: style.font_weight.map(Some),
+            italic: style.italic.map(Some),
+            align: style.align.map(Some),
+            color: style.color.clone().map(Some),
+            stroke: style.stroke.clone().map(Some),
+            vertical: style.vertical.map(Some),
+            clean: style.clean.map(Some),
+        };
+        (patch != StylePatch::default()).then_some(patch)
+    }
 }
 
 #[cfg(test)]
@@ -659,6 +729,7 @@ mod tests {
                 timing: None,
                 region: None,
                 found_by: None,
+                source_edit: None,
             })
         );
         let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();

@@ -58,6 +58,14 @@ pub struct ProjectMeta {
     /// not the config's `[qa.subtitles] profile`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subtitle_profile: Option<SubtitleProfile>,
+    /// The lettering of every block that does not name its own, field by
+    /// field (face, size, weight, colour, …): a group's house style.
+    #[serde(
+        default,
+        deserialize_with = "crate::objects::optional",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub style: Option<Box<Style>>,
 }
 
 /// The order a page's text is read in.
@@ -268,6 +276,18 @@ pub enum NodeKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(skip)]
         found_by: Option<String>,
+        /// Who changed the source text (a person or an agent, and when)
+        /// since the translation was last written or reviewed: while set,
+        /// the translation awaits review (QA's `source-changed`, `fuzzy`
+        /// in a PO export). quire records it; any translation or state
+        /// written clears it (not in the wire schema: no client sets it).
+        #[serde(
+            default,
+            deserialize_with = "crate::objects::optional",
+            skip_serializing_if = "Option::is_none"
+        )]
+        #[schemars(skip)]
+        source_edit: Option<Box<Origin>>,
         /// Its entry in the translation file the page was made from
         /// (only an import sets it).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -424,6 +444,7 @@ impl NodeKind {
             timing: None,
             region: None,
             found_by: None,
+            source_edit: None,
             entry: None,
         }
     }
@@ -470,6 +491,12 @@ impl NodeKind {
             && self.state() == Some(TextState::Translated)
     }
 
+    /// Whether this text node's source changed after its translation was
+    /// written or reviewed (see `source_edit`): a translation to check.
+    pub fn source_changed(&self) -> bool {
+        matches!(self, NodeKind::Text { source_edit: Some(_), translation: Some(t), .. } if !t.is_empty())
+    }
+
     /// The blob this node shows, if any.
     pub fn blob(&self) -> Option<&BlobHash> {
         match self {
@@ -486,6 +513,16 @@ pub struct Style {
     pub font_family: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub font_size: Option<f64>,
+    // As CSS: 400 regular, 700 bold; unset, bold (plain comments keep
+    // `tools/list` small).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 100, max = 900))]
+    pub font_weight: Option<u16>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub italic: Option<bool>,
+    // Unset: centred.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub align: Option<TextAlign>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
     /// Outline colour.
@@ -494,6 +531,35 @@ pub struct Style {
     /// CJK columns, right to left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertical: Option<bool>,
+    /// Clear the source under it: `true` even untranslated, `false`
+    /// never; unset, only when it has a translation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clean: Option<bool>,
+}
+
+/// How a block's lines sit across its balloon or box.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum TextAlign {
+    Left,
+    Center,
+    Right,
+}
+
+impl TextAlign {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TextAlign::Left => "left",
+            TextAlign::Center => "center",
+            TextAlign::Right => "right",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TextAlign> {
+        [TextAlign::Left, TextAlign::Center, TextAlign::Right]
+            .into_iter()
+            .find(|a| a.as_str() == s)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -532,6 +598,7 @@ impl Scene {
                 translator: None,
                 words: Vec::new(),
                 subtitle_profile: None,
+                style: None,
             },
             pages: Vec::new(),
         }

@@ -6,8 +6,11 @@
 //! the job's [`Overwrite`] policy (a forbidden edit is dropped and
 //! reported, never applied), and a `final` translation is locked — against
 //! engines always, against a person unless the same patch sets a state
-//! (the API's "force"). The stamped op is what `apply` resolves and the
-//! log records, so replay needs none of this.
+//! (the API's "force"). A person's or an agent's change to the source
+//! of a translated node is recorded on it (`source_edit`: who, when)
+//! until the translation is written or reviewed again. The stamped op is
+//! what `apply` resolves and the log records, so replay needs none of
+//! this.
 
 use serde::{Deserialize, Serialize};
 
@@ -177,6 +180,7 @@ impl Stamper<'_, '_> {
                     self.check_basis(page, id, basis)?;
                 }
                 self.unmark(page, id, &mut patch);
+                self.source_edit(page, id, &mut patch);
                 if let Some(KindPatch::Text {
                     translation: Some(translation),
                     state,
@@ -334,6 +338,50 @@ impl Stamper<'_, '_> {
         }
     }
 
+    /// Records who changed a translated node's source (`source_edit`, a
+    /// person's or an agent's edit: an engine's reading is not a fix),
+    /// and clears that mark when a translation or a state is written: the
+    /// translation has then been looked at again. No client sets it.
+    fn source_edit(&self, page: PageId, id: NodeId, patch: &mut NodePatch) {
+        let Some(KindPatch::Text {
+            text,
+            translation,
+            state,
+            source_edit,
+            ..
+        }) = &mut patch.kind
+        else {
+            return;
+        };
+        *source_edit = None;
+        let Some(NodeKind::Text {
+            text: was,
+            translation: translated,
+            source_edit: marked,
+            ..
+        }) = self
+            .scene
+            .page(page)
+            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i].kind))
+        else {
+            return;
+        };
+        if translation.is_some() || state.is_some() {
+            if marked.is_some() {
+                *source_edit = Some(None);
+            }
+            return;
+        }
+        let value = |v: Option<&str>| v.filter(|v| !v.is_empty()).map(str::to_owned);
+        let changed = text
+            .as_ref()
+            .is_some_and(|new| value(new.as_deref()) != value(was.as_deref()));
+        let has_translation = translated.as_deref().is_some_and(|t| !t.is_empty());
+        if changed && has_translation && !matches!(self.writer, Writer::Engine { .. }) {
+            *source_edit = Some(Some(self.origin()));
+        }
+    }
+
     fn new_node(&self, node: &mut NewNode) {
         if let (Writer::Person { .. } | Writer::Agent { .. }, NodeKind::Text { found_by, .. }) =
             (self.writer, &mut node.kind)
@@ -413,6 +461,7 @@ mod tests {
             timing: None,
             region: None,
             found_by: None,
+            source_edit: None,
             entry: None,
         }
     }
@@ -520,6 +569,102 @@ mod tests {
             };
             assert_eq!(origin.user.as_deref(), Some("ana"));
         }
+    }
+
+    fn source(page: PageId, id: NodeId, text: &str) -> Op {
+        Op::UpdateNode {
+            page,
+            id,
+            patch: NodePatch::source(Some(Some(text.into()))),
+            based_on: None,
+        }
+    }
+
+    fn run(scene: &mut Scene, op: Op, writer: &Writer) {
+        let stamped = stamp(scene, op, writer, AT).unwrap();
+        apply(scene, stamped.op.unwrap(), &|_| true).unwrap();
+    }
+
+    /// A fix of a translated node's source names who made it and marks the
+    /// translation for review, until the translation is written or
+    /// reviewed again; an engine's reading, an untranslated node and an
+    /// unchanged source mark nothing; no client can set the mark itself.
+    #[test]
+    fn a_source_fix_is_signed_and_marks_the_translation_for_review() {
+        let reviewed = with(Some("bonjour"), Some(TextState::Reviewed), None);
+        let (mut scene, page, ids) = scene_with(vec![reviewed.clone(), text(None), reviewed]);
+        let agent = Writer::Agent {
+            client: "claude-code 2.1.0".into(),
+            user: Some("ana".into()),
+        };
+        let mark = |scene: &Scene, id| match node_kind(scene, id) {
+            NodeKind::Text { source_edit, .. } => source_edit.clone(),
+            _ => None,
+        };
+        run(&mut scene, source(page, ids[0], "source"), &agent);
+        assert_eq!(mark(&scene, ids[0]), None, "the same text is no change");
+        run(&mut scene, source(page, ids[0], "Hello!"), &agent);
+        let edit = mark(&scene, ids[0]).expect("marked");
+        assert_eq!(
+            (
+                edit.by,
+                edit.client.as_deref(),
+                edit.user.as_deref(),
+                edit.at.as_str()
+            ),
+            (Author::Agent, Some("claude-code 2.1.0"), Some("ana"), AT)
+        );
+        assert!(node_kind(&scene, ids[0]).source_changed());
+        assert_eq!(
+            node_kind(&scene, ids[0]).state(),
+            Some(TextState::Reviewed),
+            "the state is the reviewer's to change"
+        );
+        // Reviewing it again (a state written) clears the mark.
+        run(
+            &mut scene,
+            Op::UpdateNode {
+                page,
+                id: ids[0],
+                patch: NodePatch::text(None, Some(TextState::Reviewed)),
+                based_on: None,
+            },
+            &Writer::PERSON,
+        );
+        assert_eq!(mark(&scene, ids[0]), None);
+        // Untranslated: nothing to review.
+        run(&mut scene, source(page, ids[1], "Hi"), &Writer::PERSON);
+        assert_eq!(mark(&scene, ids[1]), None);
+        // An engine's reading is not a person's fix.
+        let ocr = Writer::Engine {
+            id: "ocr".into(),
+            overwrite: Overwrite::Untranslated,
+            user: None,
+        };
+        run(&mut scene, source(page, ids[2], "Hullo"), &ocr);
+        assert_eq!(mark(&scene, ids[2]), None);
+        // A client naming a mark of its own is ignored.
+        let mut patch = NodePatch::source(Some(Some("Hullo".into())));
+        if let Some(KindPatch::Text { source_edit, .. }) = &mut patch.kind {
+            *source_edit = Some(Some(Box::new(edit.as_ref().clone())));
+        }
+        let op = Op::UpdateNode {
+            page,
+            id: ids[1],
+            patch,
+            based_on: None,
+        };
+        run(&mut scene, op, &Writer::PERSON);
+        assert_eq!(mark(&scene, ids[1]), None);
+        // A person's fix, then the translation written again: cleared.
+        run(&mut scene, source(page, ids[2], "Hello"), &Writer::PERSON);
+        assert_eq!(mark(&scene, ids[2]).map(|o| o.by), Some(Author::Human));
+        run(
+            &mut scene,
+            set(page, ids[2], "salut", None),
+            &Writer::PERSON,
+        );
+        assert_eq!(mark(&scene, ids[2]), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! The fonts text is set in: the system's (fontconfig's directories,
-//! through `fontdb`) and the files `render.fonts` names, read once per
+//! The fonts text is set in: the comic face quire ships
+//! ([`DEFAULT_FAMILY`]), the system's (fontconfig's directories, through
+//! `fontdb`) and the files `render.fonts` names, read once per
 //! process on first use. Shaping needs a mutable `FontSystem`, so each
 //! rendering thread borrows one from a pool (one per language: fallback
 //! order depends on it, e.g. Japanese before Chinese forms of a Han
@@ -13,16 +14,17 @@ use cosmic_text::{FontSystem, SwashCache, fontdb};
 
 use crate::RenderConfig;
 
-/// Families tried, in order, as the default sans-serif when the config
-/// names none: the common metric-compatible and Noto faces of Linux and
-/// macOS systems.
-const SANS_SERIF: [&str; 6] = [
-    "DejaVu Sans",
-    "Noto Sans",
-    "Liberation Sans",
-    "Helvetica Neue",
-    "Arial",
-    "Open Sans",
+/// The face text is set in when neither the node nor the config names
+/// one: Comic Neue (SIL Open Font License 1.1, `fonts/OFL.txt`), shipped
+/// inside quire in its four styles so a page renders the same on any
+/// machine.
+pub const DEFAULT_FAMILY: &str = "Comic Neue";
+
+const SHIPPED: [&[u8]; 4] = [
+    include_bytes!("../fonts/ComicNeue-Regular.otf"),
+    include_bytes!("../fonts/ComicNeue-Bold.otf"),
+    include_bytes!("../fonts/ComicNeue-Italic.otf"),
+    include_bytes!("../fonts/ComicNeue-BoldItalic.otf"),
 ];
 
 /// A font system and its glyph cache, borrowed for one page.
@@ -169,6 +171,9 @@ pub fn has_family(db: &fontdb::Database, family: &str) -> bool {
 
 fn load(config: &RenderConfig) -> Result<fontdb::Database, String> {
     let mut db = fontdb::Database::new();
+    for face in SHIPPED {
+        db.load_font_data(face.to_vec());
+    }
     if config.system_fonts {
         db.load_system_fonts();
     }
@@ -176,27 +181,41 @@ fn load(config: &RenderConfig) -> Result<fontdb::Database, String> {
         db.load_font_file(path)
             .map_err(|e| format!("cannot read the font file {}: {e}", path.display()))?;
     }
-    if db.is_empty() {
-        return Err(
-            "no fonts: none are installed on the system and render.fonts names none".into(),
-        );
-    }
     let family = if config.font_family.is_empty() {
-        SANS_SERIF
-            .iter()
-            .find(|f| has_family(&db, f))
-            .map(|f| (*f).to_owned())
-            .or_else(|| {
-                db.faces()
-                    .next()
-                    .and_then(|f| f.families.first())
-                    .map(|(name, _)| name.clone())
-            })
+        DEFAULT_FAMILY
     } else {
-        Some(config.font_family.clone())
+        &config.font_family
     };
-    if let Some(family) = family {
-        db.set_sans_serif_family(family);
-    }
+    db.set_sans_serif_family(family);
     Ok(db)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped face is there with no system fonts at all, in its
+    /// four styles, and is the default family.
+    #[test]
+    fn the_comic_face_ships_inside_quire() {
+        let config = RenderConfig {
+            system_fonts: false,
+            ..RenderConfig::default()
+        };
+        let db = load(&config).unwrap();
+        assert!(has_family(&db, DEFAULT_FAMILY));
+        let styles: Vec<(u16, bool)> = db
+            .faces()
+            .map(|f| (f.weight.0, f.style == fontdb::Style::Italic))
+            .collect();
+        for want in [(400, false), (700, false), (400, true), (700, true)] {
+            assert!(styles.contains(&want), "{want:?} in {styles:?}");
+        }
+        let query = fontdb::Query {
+            families: &[fontdb::Family::SansSerif],
+            ..fontdb::Query::default()
+        };
+        let id = db.query(&query).expect("a sans-serif face");
+        assert_eq!(db.face(id).unwrap().families[0].0, DEFAULT_FAMILY);
+    }
 }

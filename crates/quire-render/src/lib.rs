@@ -17,7 +17,8 @@
 //!    (`ops`), recording a digest of everything it was made from
 //!    (`digest`), so an export knows which rendered pages are current.
 //!
-//! Nodes without a translation are left as they are on the page. Nothing
+//! Nodes without a translation are left as they are on the page, and so
+//! is the source under a node whose `style.clean` is `false`. Nothing
 //! here touches the network or the clock: the same page renders to the
 //! same pixels.
 
@@ -39,11 +40,13 @@ use quire_model::finding::{Finding, Severity};
 use quire_model::hash::BlobHash;
 use quire_model::ids::NodeId;
 use quire_model::op::{NewNode, Op};
-use quire_model::scene::{ImageRole, MaskRole, Node, NodeKind, Page, Point, Style, Transform};
+use quire_model::scene::{
+    ImageRole, MaskRole, Node, NodeKind, Page, Point, Style, TextAlign, Transform,
+};
 
 /// Changes whenever the same inputs would render differently, so that
 /// renders of an older quire count as stale.
-const RENDER_VERSION: u32 = 2;
+const RENDER_VERSION: u32 = 3;
 
 /// How pages are rendered in one job or export.
 #[derive(Debug, Clone)]
@@ -55,6 +58,8 @@ pub struct Settings {
     /// The most pixels a page image (or mask) may have to be decoded
     /// (`limits.max_image_pixels`); it changes no pixel of a render.
     pub max_image_pixels: u64,
+    /// The project's house style, under each node's own, field by field.
+    pub style: Style,
 }
 
 impl Settings {
@@ -65,7 +70,38 @@ impl Settings {
             config: config.clone(),
             locale: language.unwrap_or("en").to_owned(),
             max_image_pixels,
+            style: Style::default(),
         }
+    }
+
+    /// These settings for `project`'s pages: its house style under each
+    /// node's.
+    pub fn for_project(mut self, project: &quire_model::scene::ProjectMeta) -> Settings {
+        self.style = project.style.as_deref().cloned().unwrap_or_default();
+        self
+    }
+}
+
+/// A node's style over the project's, field by field (`clean` is the
+/// node's alone: it says what happens to that block's source).
+fn over(node: Option<&Style>, project: &Style) -> Style {
+    let Some(node) = node else {
+        return Style {
+            clean: None,
+            ..project.clone()
+        };
+    };
+    let text = |mine: &Option<String>, theirs: &Option<String>| mine.clone().or(theirs.clone());
+    Style {
+        font_family: text(&node.font_family, &project.font_family),
+        font_size: node.font_size.or(project.font_size),
+        font_weight: node.font_weight.or(project.font_weight),
+        italic: node.italic.or(project.italic),
+        align: node.align.or(project.align),
+        color: text(&node.color, &project.color),
+        stroke: text(&node.stroke, &project.stroke),
+        vertical: node.vertical.or(project.vertical),
+        clean: node.clean,
     }
 }
 
@@ -75,8 +111,8 @@ impl Settings {
 pub struct RenderConfig {
     /// The smallest font size (px) text is shrunk to before it is clipped.
     pub min_font_size: f64,
-    /// The font family of text nodes that name none; empty: the system's
-    /// sans-serif.
+    /// The font family of text nodes that name none; empty: Comic Neue,
+    /// which quire ships.
     pub font_family: String,
     /// Font files (TrueType, OpenType, collections) used besides, or
     /// instead of, the system's.
@@ -198,6 +234,7 @@ struct Inputs<'a> {
     text: Vec<TextInput<'a>>,
     config: &'a RenderConfig,
     locale: &'a str,
+    style: &'a Style,
 }
 
 /// A digest of everything the page's render depends on; `None` for a page
@@ -222,6 +259,7 @@ pub fn digest(page: &Page, settings: &Settings) -> Option<String> {
             .collect(),
         config: &settings.config,
         locale: &settings.locale,
+        style: &settings.style,
     };
     let json = serde_json::to_vec(&inputs).ok()?;
     Some(blake3::hash(&json).to_hex().to_string())
@@ -287,7 +325,7 @@ pub fn render(
     let mut backgrounds: Vec<Rgba<u8>> = Vec::with_capacity(boxes.len());
     for (node, _, _, rect) in &boxes {
         let background = match region_pixels(node, scale) {
-            _ if masked => paint::area_median(&image, *rect),
+            _ if masked || !cleaned::clears(node) => paint::area_median(&image, *rect),
             Some(_) if from_cleaned => paint::area_median(&image, *rect),
             Some(region) => paint::fill_region(&mut image, *rect, &region),
             None => {
@@ -309,7 +347,7 @@ pub fn render(
     let mut shaper = fonts.take(&settings.locale)?;
     let min_size = settings.config.min_font_size as f32;
     for ((node, text, style, rect), background) in boxes.iter().zip(&backgrounds) {
-        let style = style.cloned().unwrap_or_default();
+        let style = over(*style, &settings.style);
         let family = style
             .font_family
             .as_deref()
@@ -338,7 +376,13 @@ pub fn render(
             size: style.font_size.map(|s| s as f32),
             color,
             stroke,
-            vertical: style.vertical.unwrap_or(false),
+            vertical: style
+                .vertical
+                .unwrap_or_else(|| columns_by_default(&settings.locale, node, *rect, scale)),
+            // Comics are lettered bold.
+            weight: style.font_weight.unwrap_or(700),
+            italic: style.italic.unwrap_or(false),
+            align: align(style.align),
         };
         // In the balloon's shape when the node has one and the words fit
         // it; else in the box.
@@ -408,6 +452,39 @@ fn colours(
         parsed
     });
     (color, stroke)
+}
+
+/// How rows sit across their line; centred when the style says nothing.
+fn align(align: Option<TextAlign>) -> cosmic_text::Align {
+    match align {
+        Some(TextAlign::Left) => cosmic_text::Align::Left,
+        Some(TextAlign::Right) => cosmic_text::Align::Right,
+        Some(TextAlign::Center) | None => cosmic_text::Align::Center,
+    }
+}
+
+/// Whether a node whose style says nothing of `vertical` is set in
+/// columns (spec 12, "Vertical CJK"): a Japanese or Chinese translation
+/// in a balloon (its region, else its box) at least 1.5 times as tall as
+/// it is wide.
+fn columns_by_default(locale: &str, node: &Node, rect: paint::Rect, scale: f64) -> bool {
+    let language = locale.split(['-', '_']).next().unwrap_or("");
+    if !["ja", "zh"].contains(&language.to_ascii_lowercase().as_str()) {
+        return false;
+    }
+    let (w, h) = match region_pixels(node, scale) {
+        Some(r) if !r.is_empty() => {
+            let span = |i: usize| {
+                let (lo, hi) = r.iter().fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+                    (lo.min(p[i]), hi.max(p[i]))
+                });
+                hi - lo
+            };
+            (span(0), span(1))
+        }
+        _ => (f64::from(rect.w), f64::from(rect.h)),
+    };
+    w > 0.0 && h >= 1.5 * w
 }
 
 /// A text node's region in the image's pixels.

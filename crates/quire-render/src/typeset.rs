@@ -23,6 +23,11 @@ pub(super) struct Text<'a> {
     pub(super) color: Rgba<u8>,
     pub(super) stroke: Option<Rgba<u8>>,
     pub(super) vertical: bool,
+    /// 100 to 900, as CSS.
+    pub(super) weight: u16,
+    pub(super) italic: bool,
+    /// How rows sit across their line (columns are always centred).
+    pub(super) align: Align,
 }
 
 /// How it went.
@@ -111,9 +116,10 @@ pub(super) fn set(
 /// wide as the shape is at each line's height (an ellipse's first and
 /// last lines are short), the lines centred across and the block
 /// centred down, clear of the outline (see [`shaped`]).
-/// Words are never broken (each Chinese or Japanese character is a word);
-/// a line break in the text is kept. `None` when the text is vertical or
-/// no size from `min_size` up fits: the caller sets it in its box.
+/// Words are broken only when no size from `min_size` up fits them whole,
+/// with a hyphen at the line's end (each Chinese or Japanese character is
+/// a word); a line break in the text is kept. `None` when the text is
+/// vertical or nothing fits even so: the caller sets it in its box.
 pub(super) fn set_in_shape(
     shaper: &mut Shaper,
     image: &mut RgbaImage,
@@ -148,24 +154,29 @@ pub(super) fn set_in_shape(
         .max(min_size);
     let steps = ((start - min_size) * 2.0).floor().max(0.0);
     let size_at = |i: f32| min_size + i / 2.0;
-    let fit = |shaper: &mut Shaper, i: f32| shaped(shaper, text, &words, shape, size_at(i));
-    // The largest size that fits, by halving the range (half pixels).
-    let mut best = fit(shaper, steps).map(|l| (steps, l));
-    if best.is_none() {
-        let (mut lo, mut hi) = (0.0f32, steps - 1.0);
+    // The largest size that fits, by halving the range (half pixels):
+    // on whole words first, then with long words hyphenated.
+    let largest = |shaper: &mut Shaper, hyphenate: bool| {
+        let mut fit =
+            |i: f32| shaped(shaper, text, &words, shape, size_at(i), hyphenate).map(|l| (i, l));
+        if let Some(best) = fit(steps) {
+            return Some(best);
+        }
+        let (mut lo, mut hi, mut best) = (0.0f32, steps - 1.0, None);
         while lo <= hi {
             let mid = ((lo + hi) / 2.0).floor();
-            match fit(shaper, mid) {
-                Some(layout) => {
-                    best = Some((mid, layout));
+            match fit(mid) {
+                Some(found) => {
+                    best = Some(found);
                     lo = mid + 1.0;
                 }
                 None if mid == 0.0 => break,
                 None => hi = mid - 1.0,
             }
         }
-    }
-    let (i, layout) = best?;
+        best
+    };
+    let (i, layout) = largest(shaper, false).or_else(|| largest(shaper, true))?;
     let missing = layout.missing();
     let origin = Rect {
         x: 0,
@@ -246,14 +257,51 @@ fn span(shape: &[[f64; 2]], top: f64, bottom: f64) -> Option<(f64, f64)> {
     (left < right).then_some((left, right))
 }
 
+/// The longest start of `word` (at least two letters, leaving at least
+/// two) that fits `room` with a hyphen after it, and the rest; `None`
+/// for a word too short to break.
+fn hyphen_split(
+    shaper: &mut Shaper,
+    text: &Text<'_>,
+    word: &str,
+    size: f32,
+    room: f64,
+) -> Option<(String, String)> {
+    let chars: Vec<char> = word.chars().collect();
+    if chars.len() < 4 || chars.iter().any(|c| is_cjk(*c)) {
+        return None;
+    }
+    let head = |k: usize| chars[..k].iter().collect::<String>();
+    let fits = |shaper: &mut Shaper, k: usize| {
+        f64::from(measure(shaper, text, &format!("{}-", head(k)), size)) <= room
+    };
+    // Widths grow with the letters: the longest start that fits, by halving.
+    let (mut lo, mut hi) = (2, chars.len() - 2);
+    if !fits(shaper, lo) {
+        return None;
+    }
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        if fits(shaper, mid) {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Some((head(lo), chars[lo..].iter().collect()))
+}
+
 /// The words set in `shape` at `size` on as few lines as hold them, or
-/// `None` when they do not fit.
+/// `None` when they do not fit. With `hyphenate`, a word wider than its
+/// line is broken with a hyphen at the line's end (spec 12, "Word
+/// breaks"); without, it does not fit.
 fn shaped(
     shaper: &mut Shaper,
     text: &Text<'_>,
     words: &[(String, bool)],
     shape: &[[f64; 2]],
     size: f32,
+    hyphenate: bool,
 ) -> Option<Layout> {
     let line = f64::from(size * LINE_HEIGHT);
     let (xs, ys) = (shape.iter().map(|p| p[0]), shape.iter().map(|p| p[1]));
@@ -296,7 +344,12 @@ fn shaped(
         let mut lines: Vec<String> = vec![String::new()];
         let mut used = 0.0;
         let mut fits = true;
-        for ((word, spaced), width) in words.iter().zip(&widths) {
+        let mut queue: std::collections::VecDeque<(String, bool, f64)> = words
+            .iter()
+            .zip(&widths)
+            .map(|((word, spaced), width)| (word.clone(), *spaced, *width))
+            .collect();
+        while let Some((word, spaced, width)) = queue.pop_front() {
             if word == "\n" {
                 lines.push(String::new());
                 used = 0.0;
@@ -306,7 +359,7 @@ fn shaped(
                 fits = false;
                 break;
             };
-            let gap = if *spaced && used > 0.0 { space } else { 0.0 };
+            let gap = if spaced && used > 0.0 { space } else { 0.0 };
             if used > 0.0 && used + gap + width > r - l {
                 lines.push(String::new());
                 used = 0.0;
@@ -315,16 +368,29 @@ fn shaped(
                 fits = false;
                 break;
             };
-            if *width > r - l {
-                fits = false;
-                break;
+            if width > r - l {
+                // The line is empty here: the word's start and a hyphen
+                // on it, the rest on the next.
+                let split = hyphenate
+                    .then(|| hyphen_split(shaper, text, &word, size, r - l))
+                    .flatten();
+                let Some((head, tail)) = split else {
+                    fits = false;
+                    break;
+                };
+                *lines.last_mut()? = format!("{head}-");
+                let tail_width = f64::from(measure(shaper, text, &tail, size));
+                queue.push_front((tail, false, tail_width));
+                lines.push(String::new());
+                used = 0.0;
+                continue;
             }
             let current = lines.last_mut()?;
-            if *spaced && !current.is_empty() {
+            if spaced && !current.is_empty() {
                 current.push(' ');
                 used += space;
             }
-            current.push_str(word);
+            current.push_str(&word);
             used += width;
         }
         if !fits || lines.len() > count {
@@ -339,12 +405,7 @@ fn shaped(
                     Buffer::new(&mut shaper.system, Metrics::new(size, size * LINE_HEIGHT));
                 buffer.set_size(Some((r - l) as f32), None);
                 buffer.set_wrap(Wrap::None);
-                buffer.set_text(
-                    content,
-                    &attrs(text),
-                    Shaping::Advanced,
-                    Some(Align::Center),
-                );
+                buffer.set_text(content, &attrs(text), Shaping::Advanced, Some(text.align));
                 buffer.shape_until_scroll(&mut shaper.system, false);
                 // Fewer lines than places: the block stays centred.
                 let shift = (count - lines.len()) as f64 * line / 2.0;
@@ -397,7 +458,7 @@ impl Layout {
             Wrap::WordOrGlyph
         });
         let attrs = attrs(text);
-        buffer.set_text(text.content, &attrs, Shaping::Advanced, Some(Align::Center));
+        buffer.set_text(text.content, &attrs, Shaping::Advanced, Some(text.align));
         buffer.shape_until_scroll(&mut shaper.system, false);
         let (mut lines, mut widest) = (0usize, 0.0f32);
         for run in buffer.layout_runs() {
@@ -564,7 +625,14 @@ fn is_cjk(c: char) -> bool {
 }
 
 fn attrs<'a>(text: &Text<'a>) -> Attrs<'a> {
-    let attrs = Attrs::new();
+    let style = if text.italic {
+        cosmic_text::Style::Italic
+    } else {
+        cosmic_text::Style::Normal
+    };
+    let attrs = Attrs::new()
+        .weight(cosmic_text::Weight(text.weight))
+        .style(style);
     match text.family {
         Some(family) => attrs.family(Family::Name(family)),
         None => attrs.family(Family::SansSerif),
@@ -624,117 +692,4 @@ fn upright(c: char) -> char {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn split(text: &str, per: usize) -> Vec<String> {
-        let chars: Vec<char> = text.chars().collect();
-        columns_of(&chars, per)
-            .into_iter()
-            .map(|c| c.iter().collect())
-            .collect()
-    }
-
-    #[test]
-    fn columns_keep_punctuation_with_its_word() {
-        assert_eq!(split("あいうえおか", 3), ["あいう", "えおか"]);
-        // A comma that would head a column hangs below the one before.
-        assert_eq!(split("あいう、えお", 3), ["あいう、", "えお"]);
-        // An opening bracket that would end a column starts the next.
-        assert_eq!(split("あい「うえ」", 3), ["あい", "「うえ」"]);
-    }
-
-    /// "VAS-TU" in a box too narrow for it at its size: Unicode allows a
-    /// break after the hyphen, but a smaller size on one line is chosen;
-    /// text that has no whole-word fit still breaks where it may.
-    #[test]
-    fn a_word_is_not_split_at_its_hyphen_while_a_smaller_size_keeps_it_whole() {
-        let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
-        let mut shaper = fonts.take("fr").expect("a font");
-        let mut image = RgbaImage::new(160, 160);
-        let rect = Rect {
-            x: 0,
-            y: 0,
-            w: 160,
-            h: 160,
-        };
-        let inner = inset(rect);
-        let (w, h) = (inner.w as f32, inner.h as f32);
-        let text = |content| Text {
-            content,
-            family: None,
-            size: Some(60.0),
-            color: Rgba([0, 0, 0, 255]),
-            stroke: None,
-            vertical: false,
-        };
-        let word = text("VAS-TU");
-        assert!(Layout::horizontal(&mut shaper, &word, 60.0, w, h, true).breaks_a_word());
-        let done = set(&mut shaper, &mut image, rect, &word, 8.0);
-        let chosen = Layout::horizontal(&mut shaper, &word, done.size, w, h, true);
-        assert!(done.fits && !chosen.breaks_a_word(), "{done:?}");
-        assert!(done.size < 60.0, "{done:?}");
-        // Two words side by side break between them, at the larger size.
-        let two = text("VAS TU");
-        let done = set(&mut shaper, &mut image, rect, &two, 8.0);
-        assert!(done.fits && done.size >= 50.0, "{done:?}");
-    }
-
-    /// Text in an elliptical balloon follows its shape: every letter
-    /// inside the ellipse, the first and last lines shorter than the one
-    /// in the middle, no word broken.
-    #[test]
-    fn text_in_a_balloon_follows_its_outline() {
-        let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
-        let mut shaper = fonts.take("en").expect("a font");
-        let mut image = RgbaImage::from_pixel(400, 300, Rgba([255, 255, 255, 255]));
-        let (cx, cy, rx, ry) = (200.0, 150.0, 170.0, 110.0);
-        let shape: Vec<[f64; 2]> = (0..64)
-            .map(|k| {
-                let a = f64::from(k) * std::f64::consts::TAU / 64.0;
-                [cx + rx * a.cos(), cy + ry * a.sin()]
-            })
-            .collect();
-        let text = Text {
-            content: "WHERE ARE WE GOING TONIGHT, MY OLD FRIEND? NOBODY TOLD ME ANYTHING AT ALL",
-            family: None,
-            size: None,
-            color: Rgba([0, 0, 0, 255]),
-            stroke: None,
-            vertical: false,
-        };
-        let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
-        assert!(set.fits && set.size > 12.0, "{set:?}");
-        // Rows with ink, grouped into lines; each line's ink from left to right.
-        let mut lines: Vec<(u32, u32)> = Vec::new();
-        let mut inside = true;
-        let mut last_row = None;
-        for y in 0..image.height() {
-            let ink: Vec<u32> = (0..image.width())
-                .filter(|x| image.get_pixel(*x, y)[0] < 128)
-                .collect();
-            for x in &ink {
-                let (dx, dy) = ((f64::from(*x) - cx) / rx, (f64::from(y) - cy) / ry);
-                inside &= dx * dx + dy * dy <= 1.0;
-            }
-            let (Some(first), Some(last)) = (ink.first(), ink.last()) else {
-                continue;
-            };
-            match (last_row, lines.last_mut()) {
-                (Some(prev), Some(line)) if prev + 1 == y => {
-                    *line = (line.0.min(*first), line.1.max(*last))
-                }
-                _ => lines.push((*first, *last)),
-            }
-            last_row = Some(y);
-        }
-        assert!(inside, "ink outside the balloon");
-        assert!(lines.len() >= 3, "{lines:?}");
-        let width = |l: &(u32, u32)| l.1 - l.0;
-        let middle = width(&lines[lines.len() / 2]);
-        assert!(
-            width(&lines[0]) < middle && width(&lines[lines.len() - 1]) < middle,
-            "{lines:?}"
-        );
-    }
-}
+mod tests;

@@ -54,6 +54,10 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "rename the page (/page move N, /page delete)",
     ),
     ("/node move N", "move the node to position N (/node delete)"),
+    (
+        "/style KEY=VALUE…",
+        "the block's lettering: face size weight italic align color stroke vertical clean (/style project …: the project's)",
+    ),
     ("/unstage [NAME]", "drop a staged file (all without NAME)"),
     ("/N", "go to page N (also :N)"),
     (
@@ -145,6 +149,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
         "run" => run_steps(app, rest, fx),
         "page" => manage::page(app, rest, fx),
         "node" => manage::node(app, rest, fx),
+        "style" => super::style::style(app, rest, fx),
         "box" => manage::add_box(app, rest, fx),
         "unstage" => manage::unstage(app, rest),
         "term" => term(app, rest, fx),

@@ -17,8 +17,11 @@ use quire_model::scene::{Author, Node, NodeKind, Page, TextState};
 
 /// One character for a text node's state: ` ` initial, `m` a machine's
 /// translation (an engine's or an agent's), `t` a person's, `R` reviewed,
-/// `F` final.
+/// `F` final; `?` over all of them when the source changed since.
 pub(super) fn state_mark(kind: &NodeKind) -> char {
+    if kind.source_changed() {
+        return '?';
+    }
     match kind.state() {
         Some(TextState::Translated) if kind.is_machine_work() => 'm',
         Some(TextState::Translated) => 't',
@@ -33,6 +36,7 @@ pub(super) fn state_mark(kind: &NodeKind) -> char {
 /// warning, yellow, over all of them).
 pub(super) fn state_style(kind: &NodeKind) -> Style {
     let colour = match state_mark(kind) {
+        '?' => Color::Yellow,
         'm' => Color::Magenta,
         't' => Color::Cyan,
         'R' => Color::Green,
@@ -49,6 +53,24 @@ pub(super) fn state_style(kind: &NodeKind) -> Style {
 /// `translated · llm-translate` (or `· by a person`, `· by ana`, `· by
 /// agent claude-code 2.1.0 of ana`), for the detail pane's heading.
 pub(super) fn state_words(kind: &NodeKind) -> String {
+    let words = origin_words(kind);
+    match kind {
+        NodeKind::Text {
+            source_edit: Some(edit),
+            ..
+        } if kind.source_changed() => {
+            let by = match (&edit.client, &edit.user) {
+                (Some(client), _) => format!("agent {client}"),
+                (None, Some(user)) => user.clone(),
+                (None, None) => "a person".to_owned(),
+            };
+            format!("{words} · source changed by {by}: review")
+        }
+        _ => words,
+    }
+}
+
+fn origin_words(kind: &NodeKind) -> String {
     let state = kind.state().map_or("", TextState::as_str);
     match kind {
         NodeKind::Text {
@@ -72,6 +94,38 @@ pub(super) fn state_words(kind: &NodeKind) -> String {
         }
         _ => state.to_owned(),
     }
+}
+
+/// A block's own lettering in words (`Comic Neue 28 px bold italic left
+/// #202020 outline #ffffff columns, kept`); `None` when it names none.
+fn lettering_words(style: &quire_model::scene::Style) -> Option<String> {
+    let mut words: Vec<String> = Vec::new();
+    words.extend(style.font_family.clone());
+    words.extend(style.font_size.map(|s| format!("{s} px")));
+    words.extend(style.font_weight.map(|w| match w {
+        400 => "regular".to_owned(),
+        700 => "bold".to_owned(),
+        w => format!("weight {w}"),
+    }));
+    words.extend(
+        style
+            .italic
+            .map(|i| if i { "italic" } else { "upright" }.to_owned()),
+    );
+    words.extend(style.align.map(|a| a.as_str().to_owned()));
+    words.extend(style.color.clone());
+    words.extend(style.stroke.as_ref().map(|s| format!("outline {s}")));
+    words.extend(
+        style
+            .vertical
+            .map(|v| if v { "columns" } else { "rows" }.to_owned()),
+    );
+    words.extend(
+        style
+            .clean
+            .map(|c| if c { "cleaned" } else { "kept" }.to_owned()),
+    );
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// A node's row: kind, state mark, `!` when a warning names it, then the
@@ -171,10 +225,18 @@ pub(super) fn measure_line(app: &App, text: &str, duration_ms: u64) -> Line<'sta
     )
 }
 
-/// Under a translation: the warnings that name its node, whole, and the
-/// glossary terms its source holds with their required translations.
+/// Under a translation: the warnings that name its node, whole, the
+/// glossary terms its source holds with their required translations, and
+/// its own lettering.
 fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
+    if let NodeKind::Text {
+        style: Some(style), ..
+    } = &node.kind
+        && let Some(words) = lettering_words(style)
+    {
+        lines.push(Line::styled(format!("lettering: {words} · /style"), dim()));
+    }
     let warnings = app
         .shown_session()
         .map(|id| app.warnings_of(id))

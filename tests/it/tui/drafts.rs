@@ -40,6 +40,7 @@ fn editing_a_translation_is_a_draft_until_saved() {
             timing: None,
             region: None,
             found_by: None,
+            source_edit: None,
         })
     );
     // Esc asks before a changed draft is dropped: n goes back to it, y

@@ -11,6 +11,7 @@ import { call, inSession } from './api.js';
 import { apply, attempt, commitEditor, editDraft, may, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
 import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches } from './desk.js';
+import { BlockLettering } from './lettering.js';
 
 /** The words a spelling warning names (`"amigu" (maybe amigo)`). */
 function misspelt(message) {
@@ -33,6 +34,15 @@ function origin(kind) {
   }
   if (o.by === 'agent') return `By ${o.client || 'an agent'} (agent${o.user ? ` of ${o.user}` : ''}) · ${at}`;
   return `By ${o.user || 'a person'} · ${at}`;
+}
+
+/** Who changed the source since the translation, when they did: the translation awaits review. */
+function sourceChanged(kind) {
+  const e = kind.sourceEdit;
+  if (!e || !kind.translation) return null;
+  const who = e.by === 'agent' ? `${e.client || 'an agent'} (agent${e.user ? ` of ${e.user}` : ''})` : e.user || 'a person';
+  const at = e.at ? new Date(e.at).toLocaleString() : '';
+  return `Source changed by ${who} · ${at}: review the translation (set a state or edit it)`;
 }
 
 function Conflict({ conflict }) {
@@ -187,7 +197,9 @@ export function Editor() {
           disabled=${s === 'initial' || (!k.translation && !dirty)} onChange=${() => setState(s)} />
         ${STATE_LABELS[s]}</label>`)}
     </fieldset>
+    ${info.source && html`<${BlockLettering} page=${page} node=${node} />`}
     ${origin(k) && html`<p class="origin muted small">${origin(k)}</p>`}
+    ${sourceChanged(k) && html`<p class="source-changed small" role="status" data-testid="source-changed">${sourceChanged(k)}</p>`}
     ${warnings.length > 0 && html`<div class="node-warnings"><h3>QA</h3><ul>
       ${warnings.map((w) => html`<li class=${`sev-${w.severity}`}><strong>${w.rule}</strong> ${w.message}
         ${writable && w.rule === 'spelling' && misspelt(w.message).map((word) => html` <button type="button" class="link small"

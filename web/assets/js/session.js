@@ -11,6 +11,7 @@ import { apply, go, may, reopen, select, setCanvas, setPane, shownPage, state, u
 import { Strip } from './strip.js';
 import { TextPage } from './textpage.js';
 import { PROFILES } from './desk.js';
+import { HouseStyle } from './lettering.js';
 import { download, EXPORTS, ImportConflicts, importFiles } from './transfer.js';
 import { FileButton, html, typing, useKeys } from './ui.js';
 
@@ -196,6 +197,7 @@ function SessionBar({ onRun, onHelp }) {
       <button type="button" onClick=${onRun} data-testid="run" title="Run engines (r)">▶ Run…</button>`}
     <button type="button" onClick=${onHelp} aria-label="Keys (?)" title="Keys (?)">?</button>
     <${LanguagesMenu} />
+    <${HouseStyle} />
     <${FindReplace} />
     ${may('edit') && html`<${ExportMenu} />
       <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />`}

@@ -1,8 +1,9 @@
-//! `clean`: removes the source text from each image page into its
-//! `cleaned` image (`quire-render`'s `cleaned`, over `quire-vision`'s
+//! `clean`: removes the source text of the translated blocks of each
+//! image page into its `cleaned` image (`quire-render`'s `cleaned`, over `quire-vision`'s
 //! `clean`): inside balloons the text mask is filled with the balloon's
 //! own background, elsewhere inpainted; pixels outside the dilated masks
-//! never change. Render starts from the cleaned image while it is
+//! never change. Blocks with no translation keep their text (a note says
+//! how many), unless a person set their `style.clean`. Render starts from the cleaned image while it is
 //! current. The work is all CPU, so each page runs on the blocking pool.
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
@@ -25,7 +26,7 @@ impl Default for Clean {
             info: EngineInfo::built_in(
                 "clean",
                 "clean",
-                "Removes the source text of each image page (its text mask, from detect) into the page's cleaned image: balloons filled with their own background, text on art inpainted; render starts from it",
+                "Removes the source text of the translated blocks of each image page (its text mask, from detect) into the page's cleaned image: balloons filled with their own background, text on art inpainted; render starts from it",
             ),
         }
     }
@@ -78,8 +79,12 @@ impl PageWork for Work {
                 ),
             }));
         };
+        let kept = kept_note(page);
         if cleaned::current(page).is_some() {
-            return ready(Ok(PageOutcome::default()));
+            return ready(Ok(PageOutcome {
+                warnings: kept.into_iter().collect(),
+                ..PageOutcome::default()
+            }));
         }
         let Some(text) = input.text_mask else {
             return ready(Ok(warn(
@@ -110,11 +115,30 @@ impl PageWork for Work {
             let blob = BlobHash::of(&png);
             Ok(PageOutcome {
                 ops: cleaned::store_ops(page, blob, digest),
-                warnings: Vec::new(),
+                warnings: kept.into_iter().collect(),
                 blobs: vec![png],
             })
         })
     }
+}
+
+/// A note of the text blocks left as they are because nothing will be
+/// set over them (spec 13, "Untranslated text stays").
+fn kept_note(page: &quire_model::scene::Page) -> Option<Finding> {
+    let kept = cleaned::cleared(page).1;
+    let blocks = if kept == 1 { "block" } else { "blocks" };
+    (kept > 0).then(|| {
+        Finding::new(
+            "kept-untranslated",
+            Severity::Info,
+            format!(
+                "page `{}`: {kept} text {blocks} kept as they are, with no translation yet \
+                 (a block's `style.clean = true` cleans it anyway)",
+                page.name
+            ),
+        )
+        .on(page.id, None)
+    })
 }
 
 /// The `clean` engine's settings (`[clean]`).

@@ -6,7 +6,9 @@
 //!
 //! The model is asked for a JSON object `{"translations": [{"id", "translation"}]}`
 //! with exactly one entry per segment; the answer is validated before
-//! anything is written. 429 and 5xx answers, timeouts and connection
+//! anything is written. An answer that leaves segments out is applied for
+//! the ones it has, and each one left out is a warning naming it (a re-run
+//! sends only those: the others are translated by then). 429 and 5xx answers, timeouts and connection
 //! errors are retried with exponential backoff (honouring `Retry-After`).
 //! The API key is sent in the `Authorization` header and nowhere else: it
 //! is never logged and never part of an error message.
@@ -20,6 +22,7 @@ use serde_json::json;
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Pictures, Step};
 use crate::glossary::Matcher;
 use crate::settings::{ApiKey, Provider};
+use quire_model::finding::{Finding, Severity};
 use quire_model::scene::Page;
 
 use super::settings::{Context, Invalid, Settings};
@@ -212,9 +215,9 @@ impl PageWork for Work {
                     match made {
                         Ok(url) => Some(url),
                         Err(why) => {
-                            let finding = quire_model::finding::Finding::new(
+                            let finding = Finding::new(
                                 "page-image",
-                                quire_model::finding::Severity::Warning,
+                                Severity::Warning,
                                 format!("page `{}` went without its picture: {why}", page.name),
                             );
                             warnings.push(finding.on(page.id, None));
@@ -236,6 +239,7 @@ impl PageWork for Work {
                 image: image.as_deref(),
             };
             let mut translated = translate(&self.http, &request).await?;
+            warnings.extend(left_out(page, &segments, &translated));
             let ops = page
                 .nodes
                 .iter()
@@ -328,17 +332,14 @@ struct Translated {
 }
 
 /// Checks the model's answer against the segments sent; returns the
-/// translation of each segment id.
+/// translation of each segment id it answered. Segments it left out (or
+/// answered blank) are simply absent: the caller names them. An answer
+/// that is not the JSON asked for, names a segment that was not sent,
+/// answers one twice or answers none is refused whole: its ids cannot be
+/// trusted to line up.
 pub fn parse_answer(content: &str, sent: &[Segment]) -> Result<HashMap<String, String>, String> {
     let answer: Answer = serde_json::from_str(content.trim())
         .map_err(|e| format!("the model's answer is not the expected JSON: {e}"))?;
-    if answer.translations.len() != sent.len() {
-        return Err(format!(
-            "the model answered {} translations for {} segments",
-            answer.translations.len(),
-            sent.len()
-        ));
-    }
     let mut out = HashMap::with_capacity(sent.len());
     for t in answer.translations {
         if !sent.iter().any(|s| s.id == t.id) {
@@ -347,11 +348,60 @@ pub fn parse_answer(content: &str, sent: &[Segment]) -> Result<HashMap<String, S
                 t.id
             ));
         }
-        if out.insert(t.id.clone(), t.translation).is_some() {
+        if out.contains_key(&t.id) {
             return Err(format!("the model answered segment `{}` twice", t.id));
         }
+        if !t.translation.trim().is_empty() {
+            out.insert(t.id, t.translation);
+        }
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "the model answered no translation for the {} segment{} sent",
+            sent.len(),
+            if sent.len() == 1 { "" } else { "s" }
+        ));
     }
     Ok(out)
+}
+
+/// A warning for each segment sent that the answer left out, naming it
+/// by its node and the start of its text.
+fn left_out(page: &Page, sent: &[Segment], answered: &HashMap<String, String>) -> Vec<Finding> {
+    let missing: Vec<&Segment> = sent
+        .iter()
+        .filter(|s| !answered.contains_key(&s.id))
+        .collect();
+    missing
+        .iter()
+        .map(|s| {
+            let node = page.nodes.iter().find(|n| n.id.to_string() == s.id);
+            Finding::new(
+                "llm-missing",
+                Severity::Warning,
+                format!(
+                    "page `{}`: the model left out segment `{}` (\"{}\"); {} of {} translated, run the step again for the rest",
+                    page.name,
+                    s.id,
+                    clip_chars(&s.text, 40),
+                    sent.len() - missing.len(),
+                    sent.len()
+                ),
+            )
+            .on(page.id, node.map(|n| n.id))
+        })
+        .collect()
+}
+
+/// The first `max` characters of `text`, with `…` when cut.
+fn clip_chars(text: &str, max: usize) -> String {
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(max).collect();
+    if chars.next().is_some() {
+        format!("{head}…")
+    } else {
+        head
+    }
 }
 
 /// A glossary term as a request carries it.
@@ -595,12 +645,48 @@ mod tests {
     }
 
     #[test]
+    fn an_answer_that_leaves_segments_out_keeps_what_it_has() {
+        let got = parse_answer(
+            r#"{"translations":[{"id":"b","translation":"Monde"},{"id":"a","translation":""}]}"#,
+            &sent(),
+        )
+        .unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got["b"], "Monde");
+        let page = Page {
+            id: quire_model::ids::PageId::new(),
+            name: "p1".into(),
+            width: None,
+            height: None,
+            nodes: Vec::new(),
+            document: None,
+        };
+        let warnings = left_out(&page, &sent(), &got);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let w = &warnings[0];
+        assert_eq!(
+            (w.rule.as_str(), w.severity),
+            ("llm-missing", Severity::Warning)
+        );
+        assert!(
+            w.message
+                .contains("left out segment `a` (\"Hello\"); 1 of 2 translated"),
+            "{}",
+            w.message
+        );
+    }
+
+    #[test]
     fn wrong_answers_are_refused_precisely() {
         let cases = [
             ("not json", "not the expected JSON"),
             (
-                r#"{"translations":[{"id":"a","translation":"x"}]}"#,
-                "1 translations for 2 segments",
+                r#"{"translations":[]}"#,
+                "no translation for the 2 segments",
+            ),
+            (
+                r#"{"translations":[{"id":"a","translation":"  "}]}"#,
+                "no translation for the 2 segments",
             ),
             (
                 r#"{"translations":[{"id":"a","translation":"x"},{"id":"z","translation":"y"}]}"#,

@@ -39,6 +39,8 @@ impl Engine for Render {
     fn needs(&self) -> Needs {
         Needs {
             pictures: Pictures::RenderSources,
+            // The project's house style.
+            scene: true,
             ..Needs::default()
         }
     }
@@ -46,11 +48,17 @@ impl Engine for Render {
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
         Ok(Box::new(Work {
             fonts: step.fonts.clone(),
-            settings: Settings::new(
-                &step.settings::<quire_render::RenderConfig>(),
-                step.config.max_image_pixels,
-                step.target_language,
-            ),
+            settings: {
+                let settings = Settings::new(
+                    &step.settings::<quire_render::RenderConfig>(),
+                    step.config.max_image_pixels,
+                    step.target_language,
+                );
+                match step.scene {
+                    Some(scene) => settings.for_project(&scene.project),
+                    None => settings,
+                }
+            },
         }))
     }
 }

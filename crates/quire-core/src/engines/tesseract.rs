@@ -159,6 +159,7 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
                 timing: None,
                 region: None,
                 found_by: None,
+                source_edit: None,
                 entry: None,
             },
         })

@@ -480,6 +480,7 @@ async fn xliff_stays_well_formed_with_control_characters() {
                 timing: None,
                 region: None,
                 found_by: None,
+                source_edit: None,
             }),
             ..Default::default()
         },

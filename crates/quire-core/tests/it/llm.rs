@@ -222,20 +222,22 @@ async fn malformed_json_is_a_warning_per_page() {
 }
 
 #[tokio::test]
-async fn the_wrong_number_of_translations_is_refused() {
+async fn an_answer_that_leaves_segments_out_is_applied_and_names_them() {
     let (base, _) = fake_provider().await;
     let (status, warnings, t, id) = run(provider(&base, "short", 5, 0)).await;
     assert_eq!(status, JobStatus::CompletedWithErrors);
-    // Page one has two segments and gets one answer; page two is fine.
+    // Page one has two segments and gets one answer: that one is written,
+    // the other named; page two is fine.
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert!(
-        warnings[0].contains("1 translations for 2 segments"),
+        warnings[0].contains("the model left out segment")
+            && warnings[0].contains("(\"Good night\"); 1 of 2 translated"),
         "{}",
         warnings[0]
     );
     assert_eq!(
         translations(&t, id).await,
-        vec![None, None, Some("seul".into())]
+        vec![Some("seul".into()), None, Some("seul".into())]
     );
 }
 

@@ -2,6 +2,7 @@
 //! configuration file and no frontend.
 #![allow(clippy::unwrap_used, clippy::expect_used, unreachable_pub)]
 
+mod clean;
 mod crash;
 mod events;
 #[allow(

@@ -201,6 +201,7 @@ async fn every_op_changes_what_it_says() {
                 timing: None,
                 region: None,
                 found_by: None,
+                source_edit: None,
             }),
             ..Default::default()
         },

@@ -125,7 +125,9 @@ pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&s
             if let Some(t) = timing {
                 let _ = writeln!(out, "#. timing: {}", crate::subtitles::format_timing(t));
             }
-            if node.kind.is_machine_work() {
+            // Unreviewed machine work, or a source changed since the
+            // translation: gettext's "check this one".
+            if node.kind.is_machine_work() || node.kind.source_changed() {
                 out.push_str("#, fuzzy\n");
             }
             field(&mut out, "msgctxt", &node.id.to_string());

@@ -482,6 +482,9 @@ fn check_kind(kind: &NodeKind, blobs: BlobCheck<'_>) -> Result<(), String> {
             if let Some(size) = style.as_ref().and_then(|s| s.font_size) {
                 check_font_size(size)?;
             }
+            if let Some(weight) = style.as_ref().and_then(|s| s.font_weight) {
+                check_font_weight(weight)?;
+            }
             timing.as_deref().map_or(Ok(()), check_timing)
         }
         NodeKind::Image { blob, opacity, .. } => {
@@ -521,6 +524,26 @@ fn check_font_size(size: f64) -> Result<(), String> {
     Ok(())
 }
 
+/// The values a style patch sets, checked.
+fn check_style_patch(style: &StylePatch) -> Result<(), String> {
+    if let Some(Some(size)) = style.font_size {
+        check_font_size(size)?;
+    }
+    if let Some(Some(weight)) = style.font_weight {
+        check_font_weight(weight)?;
+    }
+    Ok(())
+}
+
+fn check_font_weight(weight: u16) -> Result<(), String> {
+    if !(100..=900).contains(&weight) {
+        return Err(format!(
+            "font weight {weight} must be from 100 (thin) to 900 (black); 400 is regular, 700 bold"
+        ));
+    }
+    Ok(())
+}
+
 fn check_node_patch(node: &Node, patch: &NodePatch, blobs: BlobCheck<'_>) -> Result<(), String> {
     if *patch == NodePatch::default() {
         return Err("the patch changes nothing".into());
@@ -543,8 +566,8 @@ fn check_node_patch(node: &Node, patch: &NodePatch, blobs: BlobCheck<'_>) -> Res
     }
     match kind {
         KindPatch::Text { style, timing, .. } => {
-            if let Some(Some(size)) = style.as_ref().and_then(|s| s.font_size) {
-                check_font_size(size)?;
+            if let Some(style) = style {
+                check_style_patch(style)?;
             }
             if let Some(Some(t)) = timing {
                 check_timing(t)?;
@@ -615,6 +638,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 timing,
                 region,
                 found_by,
+                source_edit,
                 entry: _,
             },
             Some(KindPatch::Text {
@@ -627,6 +651,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 timing: p_timing,
                 region: p_region,
                 found_by: p_found,
+                source_edit: p_source_edit,
             }),
         ) => {
             let was = state.unwrap_or_else(|| TextState::inferred(translation.as_deref()));
@@ -643,6 +668,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 timing: swap(timing, p_timing),
                 region: swap(region, p_region),
                 found_by: swap(found_by, p_found),
+                source_edit: swap(source_edit, p_source_edit),
             })
         }
         (
@@ -701,9 +727,13 @@ fn patch_style(style: &mut Option<Style>, p: &StylePatch) -> StylePatch {
     let old = StylePatch {
         font_family: swap(&mut s.font_family, &p.font_family),
         font_size: swap(&mut s.font_size, &p.font_size),
+        font_weight: swap(&mut s.font_weight, &p.font_weight),
+        italic: swap(&mut s.italic, &p.italic),
+        align: swap(&mut s.align, &p.align),
         color: swap(&mut s.color, &p.color),
         stroke: swap(&mut s.stroke, &p.stroke),
         vertical: swap(&mut s.vertical, &p.vertical),
+        clean: swap(&mut s.clean, &p.clean),
     };
     if *s == Style::default() {
         *style = None;

@@ -1,5 +1,5 @@
 //! The ops on the project itself: `UpdateProject` (name, languages,
-//! the word list, the comic metadata) and `UpdateGlossary`, each checked
+//! the word list, the comic metadata, the house style) and `UpdateGlossary`, each checked
 //! whole before anything changes, with its inverse.
 
 use super::Applied;
@@ -70,6 +70,15 @@ pub(super) fn update_project(
     if let Some(tag) = &patch.target_language {
         inverse.target_language =
             Some(std::mem::replace(&mut project.target_language, tag.clone()));
+    }
+    if let Some(style) = &patch.style {
+        if *style == crate::op::StylePatch::default() {
+            return Err("the style patch changes nothing".into());
+        }
+        super::check_style_patch(style)?;
+        let mut unboxed = project.style.take().map(|s| *s);
+        inverse.style = Some(super::patch_style(&mut unboxed, style));
+        project.style = unboxed.map(Box::new);
     }
     if let Some(profile) = patch.subtitle_profile {
         inverse.subtitle_profile = Some(std::mem::replace(&mut project.subtitle_profile, profile));

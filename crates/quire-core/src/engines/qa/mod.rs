@@ -1,5 +1,6 @@
 //! `qa`: checks each text node and reports every problem as one finding
-//! naming its page and node: a missing translation, a placeholder set
+//! naming its page and node: a missing translation, a source changed
+//! since its translation, a placeholder set
 //! that differs, a translation too long for its box, leading or trailing
 //! whitespace that differs, numbers that differ, end punctuation (`?`,
 //! `!`, `…`) that differs, and the same source translated differently
@@ -20,6 +21,7 @@ mod numbers;
 mod overlap;
 mod placeholders;
 mod reading_speed;
+mod source_changed;
 mod spelling;
 mod terminology;
 mod too_long;
@@ -40,8 +42,9 @@ pub use too_long::box_capacity;
 
 /// Every rule, in the order a node's findings are listed. Adding one: its
 /// file in this folder, and a line here.
-pub const RULES: [Rule; 15] = [
+pub const RULES: [Rule; 16] = [
     missing_translation::RULE,
+    source_changed::RULE,
     placeholders::RULE,
     too_long::RULE,
     whitespace::RULE,
@@ -578,6 +581,7 @@ mod tests {
                 timing: None,
                 region: None,
                 found_by: None,
+                source_edit: None,
                 entry: None,
             },
         }
