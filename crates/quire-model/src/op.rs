@@ -359,7 +359,7 @@ pub struct ProjectPatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub subtitle_profile: Clearable<crate::scene::SubtitleProfile>,
-    /// The project's lettering, field by field (null clears a field).
+    // The project's lettering, field by field (null clears a field).
     #[serde(
         default,
         deserialize_with = "objects::optional",

@@ -531,8 +531,9 @@ pub struct Style {
     /// CJK columns, right to left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vertical: Option<bool>,
-    /// Clear the source under it: `true` even untranslated, `false`
-    /// never; unset, only when it has a translation.
+    // Whether clean and render clear the source under it: `true` even
+    // untranslated, `false` never; unset, only when it has a translation
+    // (a plain comment: `tools/list` is kept small).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clean: Option<bool>,
 }

@@ -143,8 +143,9 @@ async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
         let (x, y) = (r[0].max(0.0) as u32, r[1].max(0.0) as u32);
         let w = (r[2] as u32).min(rendered.width() - x);
         let h = (r[3] as u32).min(rendered.height() - y);
-        // The balloon alone: what is outside its region whitened, as the
-        // ocr engine cuts it.
+        // The balloon's interior alone (spec 12, "Legible"): what is
+        // outside its region, or within 6 px of its edge (where the
+        // outline runs), whitened.
         let NodeKind::Text {
             region: Some(region),
             ..
@@ -156,7 +157,16 @@ async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
             .iter()
             .map(|p| [p[0] - f64::from(x), p[1] - f64::from(y)])
             .collect();
-        let inside = quire_vision::clean::polygon(&local, w, h);
+        let outside: Vec<bool> = quire_vision::clean::polygon(&local, w, h)
+            .into_iter()
+            .enumerate()
+            .map(|(i, inside)| {
+                let (px, py) = (i as u32 % w, i as u32 / w);
+                !inside || px == 0 || py == 0 || px + 1 == w || py + 1 == h
+            })
+            .collect();
+        let near_edge = quire_vision::clean::grow(&outside, w, h, 6);
+        let inside: Vec<bool> = near_edge.into_iter().map(|n| !n).collect();
         let mut cut = image::imageops::crop_imm(&rendered, x, y, w, h).to_image();
         for (i, p) in cut.pixels_mut().enumerate() {
             if !inside[i] {
