@@ -25,6 +25,7 @@
 pub mod cleaned;
 pub mod export;
 pub mod fonts;
+mod interior;
 mod paint;
 mod typeset;
 

@@ -11,6 +11,7 @@ use cosmic_text::{Align, Attrs, Buffer, Color, Family, Metrics, Shaping, Wrap};
 use image::{Rgba, RgbaImage};
 
 use super::fonts::Shaper;
+use super::interior::Interior;
 use super::paint::{Rect, blend};
 
 /// What to set and how.
@@ -112,10 +113,11 @@ pub(super) fn set(
 }
 
 /// Sets horizontal `text` inside `shape` (a balloon's outline, in the
-/// image's pixels): the largest size at which its words fit on lines as
-/// wide as the shape is at each line's height (an ellipse's first and
-/// last lines are short), the lines centred across and the block
-/// centred down, clear of the outline (see [`shaped`]).
+/// image's pixels), in its [`Interior`] (the tail cut off): the largest
+/// size at which its words fit on lines as wide as the body is at each
+/// line's height (an ellipse's first and last lines are short), the
+/// lines centred across and the block centred on the body, clear of the
+/// outline (see [`shaped`]).
 /// Words are broken only when no size from `min_size` up fits them whole,
 /// with a hyphen at the line's end (each Chinese or Japanese character is
 /// a word); a line break in the text is kept. `None` when the text is
@@ -147,6 +149,7 @@ pub(super) fn set_in_shape(
     if clip.w == 0 || clip.h == 0 {
         return None;
     }
+    let interior = Interior::of(shape)?;
     let words = words(text.content);
     let start = text
         .size
@@ -158,7 +161,7 @@ pub(super) fn set_in_shape(
     // on whole words first, then with long words hyphenated.
     let largest = |shaper: &mut Shaper, hyphenate: bool| {
         let mut fit =
-            |i: f32| shaped(shaper, text, &words, shape, size_at(i), hyphenate).map(|l| (i, l));
+            |i: f32| shaped(shaper, text, &words, &interior, size_at(i), hyphenate).map(|l| (i, l));
         if let Some(best) = fit(steps) {
             return Some(best);
         }
@@ -233,30 +236,6 @@ fn measure(shaper: &mut Shaper, text: &Text<'_>, content: &str, size: f32) -> f3
     buffer.layout_runs().map(|r| r.line_w).fold(0.0, f32::max)
 }
 
-/// Where `shape` is inside, across the band from `top` to `bottom`: the
-/// span every one of its top, middle and bottom rows has inside.
-fn span(shape: &[[f64; 2]], top: f64, bottom: f64) -> Option<(f64, f64)> {
-    let row = |y: f64| {
-        let (mut left, mut right) = (f64::INFINITY, f64::NEG_INFINITY);
-        for (k, a) in shape.iter().enumerate() {
-            let b = shape[(k + 1) % shape.len()];
-            if (a[1] <= y && b[1] > y) || (b[1] <= y && a[1] > y) {
-                let x = a[0] + (y - a[1]) / (b[1] - a[1]) * (b[0] - a[0]);
-                left = left.min(x);
-                right = right.max(x);
-            }
-        }
-        (left < right).then_some((left, right))
-    };
-    let (mut left, mut right) = row(top)?;
-    for y in [(top + bottom) / 2.0, bottom] {
-        let (l, r) = row(y)?;
-        left = left.max(l);
-        right = right.min(r);
-    }
-    (left < right).then_some((left, right))
-}
-
 /// The longest start of `word` (at least two letters, leaving at least
 /// two) that fits `room` with a hyphen after it, and the rest; `None`
 /// for a word too short to break.
@@ -299,17 +278,13 @@ fn shaped(
     shaper: &mut Shaper,
     text: &Text<'_>,
     words: &[(String, bool)],
-    shape: &[[f64; 2]],
+    interior: &Interior,
     size: f32,
     hyphenate: bool,
 ) -> Option<Layout> {
     let line = f64::from(size * LINE_HEIGHT);
-    let (xs, ys) = (shape.iter().map(|p| p[0]), shape.iter().map(|p| p[1]));
-    let across = xs.clone().fold(f64::NEG_INFINITY, f64::max) - xs.fold(f64::INFINITY, f64::min);
-    let (top, bottom) = (
-        ys.clone().fold(f64::INFINITY, f64::min),
-        ys.fold(f64::NEG_INFINITY, f64::max),
-    );
+    let across = interior.across();
+    let (top, bottom) = interior.top_bottom();
     // Room to the outline: half a size across and a third down, and at
     // least a twentieth of the balloon, as a letterer leaves.
     let pad_x = (f64::from(size) * 0.5).max(across / 20.0);
@@ -333,7 +308,8 @@ fn shaped(
         let spans: Option<Vec<(f64, f64)>> = (0..count)
             .map(|i| {
                 let y = first + i as f64 * line;
-                span(shape, y, y + line)
+                interior
+                    .span(y, y + line)
                     .map(|(l, r)| (l + pad_x, r - pad_x))
                     .filter(|(l, r)| l < r)
             })

@@ -78,17 +78,25 @@ fn a_word_too_long_for_the_balloon_is_hyphenated() {
         align: Align::Center,
     };
     let word = text("DONAUDAMPFSCHIFFFAHRT");
+    let interior = Interior::of(&shape).unwrap();
     let whole = shaped(
         &mut shaper,
         &word,
         &words(word.content),
-        &shape,
+        &interior,
         16.0,
         false,
     );
     assert!(whole.is_none(), "too wide at 16 px on whole words");
-    let broken = shaped(&mut shaper, &word, &words(word.content), &shape, 16.0, true)
-        .expect("fits hyphenated");
+    let broken = shaped(
+        &mut shaper,
+        &word,
+        &words(word.content),
+        &interior,
+        16.0,
+        true,
+    )
+    .expect("fits hyphenated");
     let lines: Vec<String> = broken
         .buffers
         .iter()
@@ -169,5 +177,64 @@ fn text_in_a_balloon_follows_its_outline() {
     assert!(
         width(&lines[0]) < middle && width(&lines[lines.len() - 1]) < middle,
         "{lines:?}"
+    );
+}
+
+/// A balloon whose region runs down into its tail: the text is set in
+/// the body, centred on it, and no ink lands in the tail or on the
+/// outline.
+#[test]
+fn the_tail_is_cut_off_and_the_text_centred_on_the_body() {
+    let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
+    let mut shaper = fonts.take("en").expect("a font");
+    let mut image = RgbaImage::from_pixel(420, 340, Rgba([255, 255, 255, 255]));
+    let (cx, cy, rx, ry) = (200.0, 130.0, 150.0, 90.0);
+    let mut shape: Vec<[f64; 2]> = Vec::new();
+    for k in 0..72 {
+        let a = f64::from(k) * std::f64::consts::TAU / 72.0;
+        shape.push([cx + rx * a.cos(), cy + ry * a.sin()]);
+        // Between 55° and 60° (down and right) the outline runs out to
+        // the tail's tip and back.
+        if k == 11 {
+            shape.push([340.0, 320.0]);
+        }
+    }
+    let text = Text {
+        content: "THE TAIL POINTS AT WHOEVER SPEAKS, BUT NOTHING IS EVER WRITTEN IN IT",
+        family: None,
+        size: None,
+        color: Rgba([0, 0, 0, 255]),
+        stroke: None,
+        vertical: false,
+        weight: 700,
+        italic: false,
+        align: Align::Center,
+    };
+    let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
+    assert!(set.fits && set.size > 14.0, "{set:?}");
+    let (mut top, mut bottom, mut outside) = (u32::MAX, 0, Vec::new());
+    for (x, y, p) in image.enumerate_pixels() {
+        if p[0] >= 128 {
+            continue;
+        }
+        (top, bottom) = (top.min(y), bottom.max(y));
+        // Inside the body with 2 px to spare from its outline.
+        let (dx, dy) = (
+            (f64::from(x) - cx) / (rx - 2.0),
+            (f64::from(y) - cy) / (ry - 2.0),
+        );
+        if dx * dx + dy * dy > 1.0 {
+            outside.push((x, y));
+        }
+    }
+    assert!(
+        outside.is_empty(),
+        "ink outside the body: {:?}",
+        &outside[..outside.len().min(10)]
+    );
+    let middle = f64::from(top + bottom) / 2.0;
+    assert!(
+        (middle - cy).abs() < 12.0,
+        "centred at {middle}, the body at {cy}"
     );
 }

@@ -388,6 +388,23 @@ impl Work {
         }
         let confidence =
             words.iter().map(|w| w.confidence).sum::<f64>() / words.len() as f64 / 100.0;
+        if confidence < self.settings.min_confidence && !looks_like_words(&text) {
+            // A ring read as `O`, hatching as `/`: art, not lettering. The
+            // node stays unread, so nothing is translated, cleaned or set
+            // there; a person can still type or read it.
+            outcome.warnings.push(
+                Finding::new(
+                    "not-text",
+                    Severity::Info,
+                    format!(
+                        "read only {text:?} with {:.0} % confidence: left unread, as art rather than lettering",
+                        confidence * 100.0
+                    ),
+                )
+                .on(page.id, Some(cut.id)),
+            );
+            return;
+        }
         if confidence < self.settings.min_confidence {
             outcome.warnings.push(warn(
                 "low-confidence",
@@ -447,6 +464,24 @@ fn is_debris(word: &str) -> bool {
                 | '”'
         )
     }) && !matches!(word, "..." | "…")
+}
+
+/// Whether `text` holds a word: two letters or digits in a row, or one
+/// character of a script that writes words with one (Han, kana, Hangul).
+/// A lone `O`, `@` or `/` read with little confidence is art.
+fn looks_like_words(text: &str) -> bool {
+    let mut run = 0;
+    for c in text.chars() {
+        if matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
+        {
+            return true;
+        }
+        run = if c.is_alphanumeric() { run + 1 } else { 0 };
+        if run >= 2 {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a language writes without spaces between words.
@@ -708,6 +743,16 @@ mod tests {
         let (stacked, tops) = stack(&stacks[1]);
         assert_eq!(tops, [GAP / 2, GAP + 4000 + GAP / 2]);
         assert_eq!(stacked.dimensions(), (4000 + 2 * GAP, 4000 + 9 + 3 * GAP));
+    }
+
+    #[test]
+    fn a_lone_mark_is_not_a_word() {
+        for art in ["O", "@", "/ /", "o .", "(I)"] {
+            assert!(!looks_like_words(art), "{art}");
+        }
+        for words in ["OK", "I AM", "42", "あ", "漢", "한", "no!"] {
+            assert!(looks_like_words(words), "{words}");
+        }
     }
 
     #[test]
