@@ -109,6 +109,19 @@ impl Interior {
         self.across
     }
 
+    /// Whether the pixel at `(x, y)` lies in the body, at least `pad`
+    /// pixels in from its edge across (and the body's top and bottom).
+    pub(super) fn holds(&self, x: u32, y: u32, pad: f64) -> bool {
+        let (x, y) = (f64::from(x) - self.x0, f64::from(y) - self.y0);
+        if y < 0.0 || y < self.top as f64 + pad || y >= self.bottom as f64 + 1.0 - pad {
+            return false;
+        }
+        // Non-negative, and checked against the rows.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let row = self.rows.get(y as usize).copied().flatten();
+        row.is_some_and(|(l, r)| x >= l as f64 + pad && x < r as f64 - pad)
+    }
+
     /// The span (image pixels) every row from `top` to `bottom` has
     /// inside the body, around its centre; `None` when a row of the band
     /// is outside it.

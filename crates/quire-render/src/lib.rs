@@ -390,9 +390,14 @@ pub fn render(
         let shaped = region_pixels(node, scale).and_then(|shape| {
             typeset::set_in_shape(&mut shaper, &mut image, &shape, &text, min_size)
         });
-        let mut set = match shaped {
-            Some(set) => set,
-            None => typeset::set(&mut shaper, &mut image, *rect, &text, min_size),
+        let mut set = match (shaped, region_pixels(node, scale)) {
+            (Some(set), _) => set,
+            // Columns, or rows too long for the shape: in the box, and
+            // never past the balloon's interior.
+            (None, Some(shape)) => {
+                typeset::set_clipped(&mut shaper, &mut image, *rect, &shape, &text, min_size)
+            }
+            (None, None) => typeset::set(&mut shaper, &mut image, *rect, &text, min_size),
         };
         set.fits &= !cut;
         for c in missing {

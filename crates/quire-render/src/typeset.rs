@@ -236,6 +236,36 @@ fn measure(shaper: &mut Shaper, text: &Text<'_>, content: &str, size: f32) -> f3
     buffer.layout_runs().map(|r| r.line_w).fold(0.0, f32::max)
 }
 
+/// Sets `text` in `rect` as [`set`] does, keeping only the ink that lies
+/// in `shape`'s [`Interior`] (2 px in from its outline): what the balloon
+/// cannot hold is clipped there, never set on the outline or the art
+/// around it (spec 12, "Minimum size"). For text [`set_in_shape`] could
+/// not fit, and for columns.
+pub(super) fn set_clipped(
+    shaper: &mut Shaper,
+    image: &mut RgbaImage,
+    rect: Rect,
+    shape: &[[f64; 2]],
+    text: &Text<'_>,
+    min_size: f32,
+) -> Set {
+    let Some(interior) = Interior::of(shape) else {
+        return set(shaper, image, rect, text, min_size);
+    };
+    let before = image::imageops::crop_imm(image, rect.x, rect.y, rect.w, rect.h).to_image();
+    let mut done = set(shaper, image, rect, text, min_size);
+    let mut clipped = false;
+    for (dx, dy, was) in before.enumerate_pixels() {
+        let (x, y) = (rect.x + dx, rect.y + dy);
+        if *image.get_pixel(x, y) != *was && !interior.holds(x, y, 2.0) {
+            image.put_pixel(x, y, *was);
+            clipped = true;
+        }
+    }
+    done.fits &= !clipped;
+    done
+}
+
 /// The longest start of `word` (at least two letters, leaving at least
 /// two) that fits `room` with a hyphen after it, and the rest; `None`
 /// for a word too short to break.
