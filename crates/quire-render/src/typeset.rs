@@ -196,8 +196,29 @@ pub(super) fn set_in_shape(
 }
 
 /// A text's words, each with whether a space comes before it; a line
-/// break is the word `"\n"`.
+/// break is the word `"\n"`. Each Chinese or Japanese character is a
+/// word, but a closing mark (`、`, `」`, `！`, small kana) stays with the
+/// character before it and an opening bracket with the one after, so no
+/// line starts or ends with one (the rule columns follow too).
 fn words(text: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    for (word, spaced) in split_words(text) {
+        let glued = !spaced
+            && out.last().is_some_and(|(last, _)| {
+                last != "\n"
+                    && (word.starts_with(|c| NO_START.contains(c))
+                        || last.ends_with(|c| NO_END.contains(c)))
+            });
+        match out.last_mut() {
+            Some((last, _)) if glued && word != "\n" => last.push_str(&word),
+            _ => out.push((word, spaced)),
+        }
+    }
+    out
+}
+
+/// [`words`] before the marks are glued to their characters.
+fn split_words(text: &str) -> Vec<(String, bool)> {
     let mut out: Vec<(String, bool)> = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if n > 0 {

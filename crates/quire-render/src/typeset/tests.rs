@@ -238,3 +238,22 @@ fn the_tail_is_cut_off_and_the_text_centred_on_the_body() {
         "centred at {middle}, the body at {cy}"
     );
 }
+
+/// Rows of Chinese or Japanese break between characters, but never put
+/// a closing mark at a line's start or an opening bracket at its end.
+#[test]
+fn cjk_punctuation_stays_with_its_character() {
+    let got: Vec<String> = words("あいう、えお「かき」く。")
+        .into_iter()
+        .map(|(w, _)| w)
+        .collect();
+    assert_eq!(
+        got,
+        ["あ", "い", "う、", "え", "お", "「か", "き」", "く。"]
+    );
+    let latin: Vec<String> = words("Hello, (world)!")
+        .into_iter()
+        .map(|(w, _)| w)
+        .collect();
+    assert_eq!(latin, ["Hello,", "(world)!"]);
+}
