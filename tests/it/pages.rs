@@ -26,6 +26,7 @@ use crate::core_base::{TestCore, stored_image};
 use crate::core_base::{follow, spec};
 
 mod after_detect;
+mod holdout;
 mod onnx;
 
 /// One box `[x, y, w, h]` in pixels.
@@ -59,6 +60,12 @@ fn box4(v: &Value) -> Box4 {
 /// The page set, made by Pillow into the test's temporary directory.
 /// The generated page set in `<CARGO_TARGET_TMPDIR>/<name>`, and its truth.
 fn page_set(test: &str, name: &str) -> Option<(PathBuf, Value)> {
+    page_set_seeded(test, name, None)
+}
+
+/// [`page_set`], or with a `seed` the held-out set `make.py` draws from
+/// it (other faces, shapes with tails, marks on the art).
+fn page_set_seeded(test: &str, name: &str, seed: Option<u32>) -> Option<(PathBuf, Value)> {
     let python = crate::mcp::python_with(test, "PIL")?;
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let _ = std::fs::remove_dir_all(&dir);
@@ -67,6 +74,7 @@ fn page_set(test: &str, name: &str) -> Option<(PathBuf, Value)> {
         .arg(script)
         .arg(&dir)
         .arg("6")
+        .args(seed.map(|s| s.to_string()))
         .output()
         .unwrap();
     assert!(

@@ -8,6 +8,13 @@ the art, and a page number in the bottom margin. The last page holds
 vertical Japanese in Noto Sans and Noto Serif CJK. Every page is the same on every run
 (a fixed seed per page).
 
+`make.py DIR [COUNT] [SEED]`: with a SEED, a held-out set that no
+threshold was tuned on: other seeds, other faces (DejaVu Sans Mono Bold,
+Comic Neue Bold Italic and Regular), sharp rectangles besides the three
+shapes, every balloon with a tail (down, down-left, down-right or to a
+side, its base open into the body), and marks on the art that look like
+text (rings, slashes, crosses).
+
 Writes, into the directory given: page-NN.png, page-NN.text.png (the
 glyph pixels, white on black) and truth.json:
   {"pages": [{"name", "balloons": [{"box": [x, y, w, h] (the balloon),
@@ -38,6 +45,13 @@ WORDS = (
     "TELL ME WHAT YOU FOUND IN THE OLD LIBRARY LISTEN THE BELLS ARE RINGING "
     "FOLLOW THE RIVER NORTH AND WAIT FOR MY SIGNAL IT WAS HERE A MOMENT AGO"
 ).split()
+HOLDOUT_FONTS = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSansMono-Bold.ttf",
+    "/usr/share/fonts/opentype/comic-neue/ComicNeue-BoldItalic.otf",
+    "/usr/share/fonts/opentype/comic-neue/ComicNeue-Regular.otf",
+]
+# Set by main: the held-out set's seed, or None.
+HOLDOUT = None
 JAPANESE = ["なぜここに", "いるのですか", "まってくれ", "すぐにもどる", "あのふねは", "どこへいく"]
 TINTS = [(255, 255, 255), (255, 255, 255), (255, 247, 205), (222, 238, 255)]
 
@@ -58,6 +72,19 @@ def art(draw, rng, box):
     for y in range(ty, ty + 150, 7):
         for x in range(tx, tx + 200, 7):
             draw.ellipse([x, y, x + 2, y + 2], fill=(40, 40, 40))
+    if HOLDOUT is not None:
+        # Marks a detector may take for letters: rings, slashes, crosses.
+        for _ in range(6):
+            mx, my = rng.randint(x0 + 20, x1 - 60), rng.randint(y0 + 20, y1 - 60)
+            size = rng.randint(22, 44)
+            kind = rng.choice(["ring", "slash", "cross"])
+            if kind == "ring":
+                draw.ellipse([mx, my, mx + size, my + size], outline=(20, 20, 20), width=4)
+            elif kind == "slash":
+                draw.line([(mx, my + size), (mx + size // 2, my)], fill=(20, 20, 20), width=4)
+            else:
+                draw.line([(mx, my), (mx + size, my + size)], fill=(20, 20, 20), width=4)
+                draw.line([(mx + size, my), (mx, my + size)], fill=(20, 20, 20), width=4)
     draw.rectangle(box, outline=(0, 0, 0), width=6)
 
 
@@ -89,11 +116,41 @@ def lines_of(rng, words, font, width):
     return lines
 
 
+def tail(rng, draw, box, fill):
+    """A tail from the balloon's bottom (or a side) to a tip outside it,
+    drawn before the body: the body's outline then closes over its base,
+    and `open_tail` opens it again."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    side = rng.choice(["down", "down-left", "down-right", "left", "right"])
+    if side in ("left", "right"):
+        edge = x0 + 8 if side == "left" else x1 - 8
+        base = [(edge, cy - 16), (edge, cy + 16)]
+        tip = (edge - 55 if side == "left" else edge + 55, cy + 30)
+    else:
+        shift = {"down": 0, "down-left": -60, "down-right": 60}[side]
+        base = [(cx - 18 + shift / 3, y1 - 8), (cx + 18 + shift / 3, y1 - 8)]
+        tip = (cx + shift, y1 + 55)
+    draw.polygon(base + [tip], fill=fill, outline=(0, 0, 0), width=4)
+    return base, tip
+
+
+def open_tail(draw, base, tip, box, fill):
+    """The body's outline across the tail's base painted over."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    inner = [(bx + (cx - bx) * 0.25, by + (cy - by) * 0.25) for bx, by in base]
+    near = (tip[0] + (base[0][0] + base[1][0]) / 2) / 2, (tip[1] + (base[0][1] + base[1][1]) / 2) / 2
+    draw.polygon([inner[0], inner[1], near], fill=fill)
+
+
 def shape(draw, masks, kind, box, fill):
     """A balloon of a kind, outline 4 px; also drawn into masks (255)."""
     x0, y0, x1, y1 = box
     for target, colour, outline in [(draw, fill, (0, 0, 0))] + [(m, 255, 255) for m in masks]:
-        if kind == "ellipse":
+        if kind == "rect":
+            target.rectangle(box, fill=colour, outline=outline, width=4)
+        elif kind == "ellipse":
             target.ellipse(box, fill=colour, outline=outline, width=4)
         elif kind == "rounded":
             target.rounded_rectangle(box, radius=40, fill=colour, outline=outline, width=4)
@@ -114,20 +171,29 @@ def shape(draw, masks, kind, box, fill):
 
 def english(rng, image, draw, text_mask, taken):
     """One balloon, placed where nothing is yet; its truth, or None."""
-    font = ImageFont.truetype(rng.choice(FONTS), rng.randint(30, 38))
+    font = ImageFont.truetype(rng.choice(HOLDOUT_FONTS if HOLDOUT is not None else FONTS), rng.randint(30, 38))
     words = rng.sample(WORDS, rng.randint(4, 9))
     lines = lines_of(rng, words, font, rng.randint(240, 360))
     step = int(font.size * 1.25)
     text_w = max(int(font.getlength(line)) for line in lines)
     text_h = step * len(lines)
-    kind = rng.choice(["ellipse", "rounded", "cloud"])
-    pad_x, pad_y = (0.32, 0.42) if kind != "rounded" else (0.12, 0.25)
+    kind = rng.choice(["ellipse", "rounded", "cloud"] + (["rect"] if HOLDOUT is not None else []))
+    pad_x, pad_y = (0.32, 0.42) if kind not in ("rounded", "rect") else (0.12, 0.25)
     bw, bh = int(text_w * (1 + 2 * pad_x)) + 40, int(text_h * (1 + 2 * pad_y)) + 40
-    placed = place(rng, taken, (60, W - 60 - bw), (60, H - 200 - bh), lambda x, y: (x, y, x + bw, y + bh))
+    # Room for a tail around a held-out balloon.
+    margin = 70 if HOLDOUT is not None else 0
+    placed = place(rng, taken, (60 + margin, W - 60 - margin - bw), (60, H - 200 - margin - bh),
+                   lambda x, y: (x - margin, y, x + bw + margin, y + bh + margin))
     if not placed:
         return None
-    x, y, box = placed
-    shape(draw, [], kind, box, rng.choice(TINTS))
+    x, y, _ = placed
+    box = (x, y, x + bw, y + bh)
+    fill = rng.choice(TINTS)
+    if HOLDOUT is not None:
+        base, tip = tail(rng, draw, box, fill)
+    shape(draw, [], kind, box, fill)
+    if HOLDOUT is not None:
+        open_tail(draw, base, tip, box, fill)
     tx0 = x + (bw - text_w) // 2
     ty0 = y + (bh - text_h) // 2
     mask_draw = ImageDraw.Draw(text_mask)
@@ -183,7 +249,7 @@ def vertical(rng, draw, text_mask, taken):
 
 
 def page(number, japanese, out):
-    rng = random.Random(1000 + number)
+    rng = random.Random(1000 + number if HOLDOUT is None else HOLDOUT * 7919 + number)
     image = Image.new("RGB", (W, H), (255, 255, 255))
     text_mask = Image.new("L", (W, H), 0)
     draw = ImageDraw.Draw(image)
@@ -214,8 +280,10 @@ def page(number, japanese, out):
 
 
 def main():
+    global HOLDOUT
     out = Path(sys.argv[1])
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+    HOLDOUT = int(sys.argv[3]) if len(sys.argv) > 3 else None
     out.mkdir(parents=True, exist_ok=True)
     pages = [page(n, n == count - 1, out) for n in range(count)]
     (out / "truth.json").write_text(json.dumps({"pages": pages}, ensure_ascii=False, indent=1))
