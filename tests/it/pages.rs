@@ -305,8 +305,24 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
 
     // Clean clears what has a translation to set over it: every block
     // OCR read gets one here; what it could not read keeps its pixels.
-    run(&t, id, &["ocr", "pseudo-translate", "clean"]).await;
+    let findings = run(&t, id, &["ocr", "pseudo-translate", "clean"]).await;
     let scene = t.core.scene(id).await.unwrap().scene;
+    // The Japanese page's columns, in an English project: read as
+    // Japanese where Tesseract has `jpn_vert`, else named and left
+    // unread (and so kept by clean), never read as English.
+    let japanese = scene.pages.last().unwrap();
+    let named: Vec<&Finding> = findings.iter().filter(|f| f.rule == "script").collect();
+    let columns_read = japanese.nodes.iter().any(|n| {
+        matches!(&n.kind, NodeKind::Text { source_lang: Some(l), text: Some(_), .. } if l == "ja")
+    });
+    assert!(
+        columns_read || !named.is_empty(),
+        "the Japanese columns were neither read as Japanese nor named: {findings:?}"
+    );
+    assert!(
+        named.iter().all(|f| f.page_id == Some(japanese.id)),
+        "only the Japanese page's columns: {named:?}"
+    );
     let mut report = Report::default();
     for (truth, page) in pages.iter().zip(&scene.pages) {
         for (balloon, text) in score_balloons(truth, page, &mut report) {

@@ -20,20 +20,32 @@ pub(super) struct Cut {
     pub(super) id: NodeId,
     pub(super) basis: Option<String>,
     pub(super) language: String,
+    /// The language it is read as when not the node's own (a column in a
+    /// Latin-script project read as Japanese): recorded on the node.
+    pub(super) tag: Option<String>,
     pub(super) image: GrayImage,
 }
 
+/// How much taller than wide a block in a Latin-script project must be
+/// to be taken for a column of Japanese or Chinese.
+const COLUMN: f64 = 2.0;
+
 /// Each target's cut of the page: its region's box, whitened outside the
-/// region, scaled to [`LETTER_HEIGHT`].
+/// region, scaled to [`LETTER_HEIGHT`]; and, with Tesseract, the blocks
+/// that are columns in a project whose script is not written in columns
+/// when it has no `columns` data to read them with (read with it when it
+/// has).
 pub(super) fn cut_all(
     page: &Page,
     image: &GrayImage,
     targets: Vec<Target>,
     backend: OcrBackend,
-) -> Vec<Cut> {
+    columns: Option<&str>,
+) -> (Vec<Cut>, Vec<NodeId>) {
     let per_unit = quire_render::pixels_per_unit(page, image.width());
     let detect = quire_vision::detect::Settings::default();
-    targets
+    let mut unreadable = Vec::new();
+    let cuts = targets
         .into_iter()
         .filter_map(|t| {
             let pixels: Vec<[f64; 2]> = t
@@ -90,20 +102,33 @@ pub(super) fn cut_all(
                     image::imageops::resize(&crop, cw, ch, image::imageops::FilterType::CatmullRom);
             }
             let vertical = b.height > b.width * 1.5;
+            let column = b.height > b.width * COLUMN && !unspaced(&t.language);
             // The onnx backend reads every language its model knows; the
             // tag still says how lines join.
-            let language = match backend {
-                OcrBackend::Tesseract => tesseract_language(&t.language, vertical).ok()?,
-                OcrBackend::Onnx => t.language.clone(),
+            let (language, tag) = match (backend, column, columns) {
+                (OcrBackend::Tesseract, true, Some(data)) => {
+                    let tag = if data.starts_with("jpn") { "ja" } else { "zh" };
+                    (data.to_owned(), Some(tag.to_owned()))
+                }
+                (OcrBackend::Tesseract, true, None) => {
+                    unreadable.push(t.id);
+                    return None;
+                }
+                (OcrBackend::Tesseract, false, _) => {
+                    (tesseract_language(&t.language, vertical).ok()?, None)
+                }
+                (OcrBackend::Onnx, ..) => (t.language.clone(), None),
             };
             Some(Cut {
                 id: t.id,
                 basis: t.text,
                 language,
+                tag,
                 image: crop,
             })
         })
-        .collect()
+        .collect();
+    (cuts, unreadable)
 }
 
 /// The cuts in stacks of at most [`MAX_STACK_PIXELS`].

@@ -30,7 +30,7 @@ use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Picture
 use quire_model::finding::Finding;
 use quire_model::finding::Severity;
 use quire_model::ids::NodeId;
-use quire_model::op::{Basis, NodePatch, Op};
+use quire_model::op::{Basis, KindPatch, NodePatch, Op};
 use quire_model::scene::{Node, NodeKind, Page, Point, TextState};
 use quire_model::workflow::Overwrite;
 use serde::{Deserialize, Serialize};
@@ -93,17 +93,18 @@ impl Engine for Ocr {
             .and_then(|s| s.project.source_language.clone())
             .unwrap_or_else(|| "en".to_owned());
         let settings = OcrSettings::clone(&step.settings());
-        let models = match settings.backend {
+        let (models, columns) = match settings.backend {
             OcrBackend::Tesseract => {
                 // Refused now rather than on every page.
                 tesseract_language(&language, false)?;
-                None
+                (None, columns_data(&settings.tesseract))
             }
-            OcrBackend::Onnx => Some(Arc::new(Models::load(&settings)?)),
+            OcrBackend::Onnx => (Some(Arc::new(Models::load(&settings)?)), None),
         };
         Ok(Box::new(Work {
             settings,
             models,
+            columns,
             language,
             overwrite: step.overwrite,
             nodes: step.nodes.map(<[_]>::to_vec),
@@ -172,6 +173,9 @@ impl Models {
 struct Work {
     settings: OcrSettings,
     models: Option<Arc<Models>>,
+    /// With Tesseract: the data it reads vertical Japanese or Chinese
+    /// columns with (`jpn_vert`, …), if it has any.
+    columns: Option<String>,
     /// The project's source language (English when it has none).
     language: String,
     overwrite: Overwrite,
@@ -206,14 +210,30 @@ impl PageWork for Work {
         let (image, max_pixels, page_copy) = (image.to_vec(), self.max_pixels, page.clone());
         let backend = self.settings.backend;
         Box::pin(async move {
-            let cuts = tokio::task::spawn_blocking(move || {
+            let columns = self.columns.clone();
+            let (cuts, unreadable) = tokio::task::spawn_blocking(move || {
                 let decoded = quire_formats::images::decode(&image, max_pixels)
                     .map_err(|e| format!("the page image cannot be read: {e}"))?
                     .to_luma8();
-                Ok::<_, String>(cut_all(&page_copy, &decoded, targets, backend))
+                Ok::<_, String>(cut_all(
+                    &page_copy,
+                    &decoded,
+                    targets,
+                    backend,
+                    columns.as_deref(),
+                ))
             })
             .await
             .map_err(|e| format!("cutting the page failed: {e}"))??;
+            let mut outcome = PageOutcome::default();
+            outcome.warnings.extend(unreadable.into_iter().map(|id| {
+                Finding::new(
+                    "script",
+                    Severity::Warning,
+                    "this block is a column, as vertical Japanese or Chinese is written, and Tesseract has no data for such columns: install tesseract-ocr-jpn-vert (Debian), set the block's sourceLang, or read with ocr.backend = \"onnx\"; left unread",
+                )
+                .on(page.id, Some(id))
+            }));
             let mut by_language: BTreeMap<String, Vec<Cut>> = BTreeMap::new();
             for cut in cuts {
                 by_language
@@ -221,7 +241,6 @@ impl PageWork for Work {
                     .or_default()
                     .push(cut);
             }
-            let mut outcome = PageOutcome::default();
             if let Some(models) = &self.models {
                 let models = models.clone();
                 let read = tokio::task::spawn_blocking(move || {
@@ -415,7 +434,12 @@ impl Work {
                 ),
             ));
         }
-        let patch = NodePatch::source(Some(Some(text)));
+        let mut patch = NodePatch::source(Some(Some(text)));
+        // Read as another script than the project's: the block says so.
+        if let (Some(tag), Some(KindPatch::Text { source_lang, .. })) = (&cut.tag, &mut patch.kind)
+        {
+            *source_lang = Some(Some(tag.clone()));
+        }
         outcome.ops.push(Op::UpdateNode {
             page: page.id,
             id: cut.id,
@@ -521,6 +545,23 @@ pub fn join(words: &[Word], language: &str) -> String {
         text.push_str(&line);
     }
     text
+}
+
+/// The Tesseract data that reads vertical Japanese or Chinese columns
+/// (`jpn_vert`, else `chi_tra_vert`, else `chi_sim_vert`) if `program`
+/// has it, asked once per job with `--list-langs`.
+fn columns_data(program: &str) -> Option<String> {
+    let out = std::process::Command::new(program)
+        .arg("--list-langs")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let listed = String::from_utf8_lossy(&out.stdout);
+    ["jpn_vert", "chi_tra_vert", "chi_sim_vert"]
+        .into_iter()
+        .find(|name| listed.lines().any(|l| l.trim() == *name))
+        .map(str::to_owned)
 }
 
 /// Tesseract's name for the data of a BCP 47 language (its `_vert` data
@@ -730,6 +771,7 @@ mod tests {
             id: NodeId::new(),
             basis: None,
             language: "eng".into(),
+            tag: None,
             image: GrayImage::new(w, h),
         };
         let stacks = batches(vec![
