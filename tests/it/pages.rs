@@ -28,6 +28,8 @@ use crate::core_base::{follow, spec};
 mod after_detect;
 mod holdout;
 mod onnx;
+mod score;
+use score::*;
 
 /// One box `[x, y, w, h]` in pixels.
 type Box4 = [f64; 4];
@@ -159,58 +161,6 @@ fn normal(text: &str) -> String {
         .to_uppercase()
 }
 
-#[derive(Default, Debug, serde::Serialize)]
-struct Report {
-    balloons: usize,
-    matched: usize,
-    nodes: usize,
-    false_nodes: usize,
-    merged: usize,
-    english: usize,
-    exact: usize,
-    characters: usize,
-    character_errors: usize,
-    mask_pixels: u64,
-    ink_left: u64,
-    changed_outside: u64,
-    /// Pixels of the boxes of nodes with no translation, and how many of
-    /// them clean changed (spec 13: untranslated text stays).
-    kept_pixels: u64,
-    kept_changed: u64,
-}
-
-/// The boxes (region's or transform's, grown by `grow` px) of the page's
-/// text nodes with a translation, and of those without one.
-fn translated_boxes(page: &Page, grow: f64) -> (Vec<Box4>, Vec<Box4>) {
-    let mut split = (Vec::new(), Vec::new());
-    for (node, (_, r, _)) in page
-        .nodes
-        .iter()
-        .filter(|n| matches!(n.kind, NodeKind::Text { .. }))
-        .zip(found(page))
-    {
-        let grown = [
-            r[0] - grow,
-            r[1] - grow,
-            r[2] + 2.0 * grow,
-            r[3] + 2.0 * grow,
-        ];
-        let translated = matches!(&node.kind, NodeKind::Text { translation: Some(t), .. } if !t.trim().is_empty());
-        if translated {
-            &mut split.0
-        } else {
-            &mut split.1
-        }
-        .push(grown);
-    }
-    split
-}
-
-fn inside(b: &Box4, x: u32, y: u32) -> bool {
-    let (x, y) = (f64::from(x) + 0.5, f64::from(y) + 0.5);
-    x >= b[0] && x < b[0] + b[2] && y >= b[1] && y < b[1] + b[3]
-}
-
 /// A session of the page set's pages, its source language English.
 async fn page_set_session(t: &TestCore, dir: &Path, pages: &[Value]) -> SessionId {
     let id = t.session("pages");
@@ -234,54 +184,6 @@ async fn page_set_session(t: &TestCore, dir: &Path, pages: &[Value]) -> SessionI
         .await
         .unwrap();
     id
-}
-
-/// Counts a page's balloons, nodes, false nodes and merged regions into
-/// `report`: a balloon is found by the first unused node whose region
-/// overlaps its outline, or whose box overlaps its text's box, by an IoU
-/// of 0.5; a node is merged when half of two balloons' text lies in its
-/// region. Answers each found balloon's truth with its node's text.
-// What it missed is printed, as the tests that call it print.
-#[allow(clippy::print_stderr)]
-fn score_balloons<'a>(
-    truth: &'a Value,
-    page: &Page,
-    report: &mut Report,
-) -> Vec<(&'a Value, String)> {
-    let balloons = truth["balloons"].as_array().unwrap();
-    let nodes = found(page);
-    report.balloons += balloons.len();
-    report.nodes += nodes.len();
-    let mut used = vec![false; nodes.len()];
-    let mut matched = Vec::new();
-    for balloon in balloons {
-        let (outline, text_box) = (box4(&balloon["box"]), box4(&balloon["text_box"]));
-        let hit = nodes.iter().enumerate().find(|(k, (b, r, _))| {
-            !used[*k] && (iou(*r, outline) >= 0.5 || iou(*b, text_box) >= 0.5)
-        });
-        let Some((k, (_, _, text))) = hit else {
-            eprintln!("{}: missed {:?}", page.name, balloon["text"]);
-            continue;
-        };
-        used[k] = true;
-        report.matched += 1;
-        matched.push((balloon, text.clone()));
-    }
-    for (k, (b, r, _)) in nodes.iter().enumerate() {
-        let inside = balloons
-            .iter()
-            .filter(|x| covered(box4(&x["text_box"]), *r) >= 0.5)
-            .count();
-        report.merged += usize::from(inside > 1);
-        if inside > 1 {
-            eprintln!("{}: one node over {inside} balloons at {r:?}", page.name);
-        }
-        if !used[k] {
-            report.false_nodes += 1;
-            eprintln!("{}: a node matches no balloon at {b:?}", page.name);
-        }
-    }
-    matched
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -325,72 +227,22 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
     );
     let mut report = Report::default();
     for (truth, page) in pages.iter().zip(&scene.pages) {
-        for (balloon, text) in score_balloons(truth, page, &mut report) {
-            if balloon["lang"] == "en" {
-                let want = normal(balloon["text"].as_str().unwrap());
-                let got = normal(&text);
-                report.english += 1;
-                report.exact += usize::from(got == want);
-                report.characters += want.chars().count();
-                report.character_errors += strsim::levenshtein(&got, &want);
-                if got != want {
-                    eprintln!("{}: read {got:?} for {want:?}", page.name);
-                }
-            }
-        }
-        // Clean: the true glyphs left dark inside the translated blocks,
-        // what changed outside the detected mask grown by clean's
-        // dilation, and what changed in the blocks with no translation.
-        let source = stored_image(&t, id, page, ImageRole::Source).await;
-        let cleaned = stored_image(&t, id, page, ImageRole::Cleaned).await;
-        let glyphs = image::open(dir.join(format!("{}.text.png", page.name)))
-            .unwrap()
-            .to_luma8();
+        score_reading(truth, page, &mut report);
+        let cleaned = score_clean(&t, id, &dir, page, &mut report).await;
         cleaned
             .save(dir.join(format!("{}.cleaned.png", page.name)))
             .unwrap();
-        let detected = text_mask(&t, id, page).await;
-        let (w, h) = source.dimensions();
-        let bits: Vec<bool> = detected.pixels().map(|p| p[0] > 127).collect();
-        let grown = quire_vision::clean::grow(&bits, w, h, 3);
-        let (translated, untranslated) = translated_boxes(page, 4.0);
-        for (x, y, p) in cleaned.enumerate_pixels() {
-            let i = (y * w + x) as usize;
-            let changed = p != source.get_pixel(x, y);
-            if changed && !grown[i] {
-                report.changed_outside += 1;
-            }
-            let cleared = translated.iter().any(|b| inside(b, x, y));
-            if !cleared && untranslated.iter().any(|b| inside(b, x, y)) {
-                report.kept_pixels += 1;
-                report.kept_changed += u64::from(changed);
-            }
-            if cleared && glyphs.get_pixel(x, y)[0] > 127 {
-                report.mask_pixels += 1;
-                let luma = (u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])) / 3;
-                report.ink_left += u64::from(luma < 128);
-            }
-        }
     }
-    let recall = report.matched as f64 / report.balloons as f64;
-    let precision = (report.nodes - report.false_nodes) as f64 / report.nodes.max(1) as f64;
-    let exact = report.exact as f64 / report.english.max(1) as f64;
-    let characters = 1.0 - report.character_errors as f64 / report.characters.max(1) as f64;
-    let ink = report.ink_left as f64 / report.mask_pixels.max(1) as f64;
+    let Ratios {
+        recall,
+        precision,
+        exact,
+        characters,
+        ink,
+    } = report.ratios();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pages/report.json");
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap()).unwrap();
-    eprintln!(
-        "pages: recall {:.1} %, precision {:.1} %, merged {}, OCR exact {:.1} %, characters {:.1} %, ink left {:.2} %, changed outside {}, untranslated changed {} of {} px",
-        recall * 100.0,
-        precision * 100.0,
-        report.merged,
-        exact * 100.0,
-        characters * 100.0,
-        ink * 100.0,
-        report.changed_outside,
-        report.kept_changed,
-        report.kept_pixels
-    );
+    eprintln!("pages: {}", report.summary());
     // Spec 13's targets, where they hold today.
     assert!(recall >= 0.95, "balloon recall {recall:.3}: {report:?}");
     assert!(precision >= 0.95, "precision {precision:.3}: {report:?}");

@@ -12,8 +12,10 @@ vertical Japanese in Noto Sans and Noto Serif CJK. Every page is the same on eve
 threshold was tuned on: other seeds, other faces (DejaVu Sans Mono Bold,
 Comic Neue Bold Italic and Regular), sharp rectangles besides the three
 shapes, every balloon with a tail (down, down-left, down-right or to a
-side, its base open into the body), and marks on the art that look like
-text (rings, slashes, crosses).
+side, its base open into the body), marks on the art that look like
+text (rings, slashes, crosses), one panel a page under screentone
+whole, and a caption set straight on the art in white with a black
+outline.
 
 Writes, into the directory given: page-NN.png, page-NN.text.png (the
 glyph pixels, white on black) and truth.json:
@@ -72,6 +74,11 @@ def art(draw, rng, box):
     for y in range(ty, ty + 150, 7):
         for x in range(tx, tx + 200, 7):
             draw.ellipse([x, y, x + 2, y + 2], fill=(40, 40, 40))
+    if HOLDOUT is not None and rng.random() < 0.3:
+        # The whole panel under screentone.
+        for y in range(y0 + 4, y1 - 4, 6):
+            for x in range(x0 + 4 + (y // 6 % 2) * 3, x1 - 4, 6):
+                draw.ellipse([x, y, x + 2, y + 2], fill=(35, 35, 35))
     if HOLDOUT is not None:
         # Marks a detector may take for letters: rings, slashes, crosses.
         for _ in range(6):
@@ -206,7 +213,8 @@ def english(rng, image, draw, text_mask, taken):
 
 
 def caption(rng, draw, text_mask, taken):
-    """Light text with a dark outline set straight on the art."""
+    """A caption: dark text in a light box on the art; in the held-out
+    set, white text with a black outline straight on the art."""
     font = ImageFont.truetype(FONTS[1], 34)
     words = rng.sample(WORDS, 3)
     line = " ".join(words)
@@ -215,6 +223,11 @@ def caption(rng, draw, text_mask, taken):
     if not placed:
         return None
     x, y, box = placed
+    if HOLDOUT is not None:
+        draw.text((x, y), line, font=font, fill=(255, 255, 255), stroke_width=3, stroke_fill=(0, 0, 0))
+        ImageDraw.Draw(text_mask).text((x, y), line, font=font, fill=255, stroke_width=3, stroke_fill=255)
+        return {"box": [box[0], box[1], box[2] - box[0], box[3] - box[1]],
+                "text_box": [x, y, w, 44], "text": line, "lang": "en", "kind": "art"}
     draw.rectangle(box, fill=(250, 250, 250))
     draw.text((x, y), line, font=font, fill=(0, 0, 0))
     ImageDraw.Draw(text_mask).text((x, y), line, font=font, fill=255)

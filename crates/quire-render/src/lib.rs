@@ -385,20 +385,15 @@ pub fn render(
             italic: style.italic.unwrap_or(false),
             align: align(style.align),
         };
-        // In the balloon's shape when the node has one and the words fit
-        // it; else in the box.
-        let shaped = region_pixels(node, scale).and_then(|shape| {
-            typeset::set_in_shape(&mut shaper, &mut image, &shape, &text, min_size)
-        });
-        let mut set = match (shaped, region_pixels(node, scale)) {
-            (Some(set), _) => set,
-            // Columns, or rows too long for the shape: in the box, and
-            // never past the balloon's interior.
-            (None, Some(shape)) => {
-                typeset::set_clipped(&mut shaper, &mut image, *rect, &shape, &text, min_size)
-            }
-            (None, None) => typeset::set(&mut shaper, &mut image, *rect, &text, min_size),
-        };
+        let shape = region_pixels(node, scale);
+        let mut set = typeset::place(
+            &mut shaper,
+            &mut image,
+            *rect,
+            shape.as_deref(),
+            &text,
+            min_size,
+        );
         set.fits &= !cut;
         for c in missing {
             if !set.missing.contains(&c) {

@@ -257,6 +257,26 @@ fn measure(shaper: &mut Shaper, text: &Text<'_>, content: &str, size: f32) -> f3
     buffer.layout_runs().map(|r| r.line_w).fold(0.0, f32::max)
 }
 
+/// Sets a node's text: in its balloon's `shape` when it has one and the
+/// words fit it; else in its box `rect`, and then never past the
+/// balloon's interior (columns, or rows too long for the shape).
+pub(super) fn place(
+    shaper: &mut Shaper,
+    image: &mut RgbaImage,
+    rect: Rect,
+    shape: Option<&[[f64; 2]]>,
+    text: &Text<'_>,
+    min_size: f32,
+) -> Set {
+    let Some(shape) = shape else {
+        return set(shaper, image, rect, text, min_size);
+    };
+    match set_in_shape(shaper, image, shape, text, min_size) {
+        Some(done) => done,
+        None => set_clipped(shaper, image, rect, shape, text, min_size),
+    }
+}
+
 /// Sets `text` in `rect` as [`set`] does, keeping only the ink that lies
 /// in `shape`'s [`Interior`] (2 px in from its outline): what the balloon
 /// cannot hold is clipped there, never set on the outline or the art

@@ -198,7 +198,8 @@ async fn tesseract_reads_the_translations_on_detected_cleaned_rendered_pages() {
         "rendered: {read} of {} balloons read back; source words left: {sources_left:?}",
         given.len()
     );
-    assert!(read * 10 >= given.len() * 9, "{read} of {}", given.len());
+    // Spec 12, "Legible": at least 95 % read back exactly.
+    assert!(read * 100 >= given.len() * 95, "{read} of {}", given.len());
     assert!(sources_left.is_empty(), "{sources_left:?}");
 }
 

@@ -2,6 +2,22 @@
 
 use super::*;
 
+/// Black rows, regular, centred, in the default face: `content` at
+/// `size` (or what fits).
+fn black(content: &str, size: Option<f32>) -> Text<'_> {
+    Text {
+        content,
+        family: None,
+        size,
+        color: Rgba([0, 0, 0, 255]),
+        stroke: None,
+        vertical: false,
+        weight: 400,
+        italic: false,
+        align: Align::Center,
+    }
+}
+
 fn split(text: &str, per: usize) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     columns_of(&chars, per)
@@ -35,17 +51,7 @@ fn a_word_is_not_split_at_its_hyphen_while_a_smaller_size_keeps_it_whole() {
     };
     let inner = inset(rect);
     let (w, h) = (inner.w as f32, inner.h as f32);
-    let text = |content| Text {
-        content,
-        family: None,
-        size: Some(60.0),
-        color: Rgba([0, 0, 0, 255]),
-        stroke: None,
-        vertical: false,
-        weight: 400,
-        italic: false,
-        align: Align::Center,
-    };
+    let text = |content| black(content, Some(60.0));
     let word = text("VAS-TU");
     assert!(Layout::horizontal(&mut shaper, &word, 60.0, w, h, true).breaks_a_word());
     let done = set(&mut shaper, &mut image, rect, &word, 8.0);
@@ -66,17 +72,7 @@ fn a_word_too_long_for_the_balloon_is_hyphenated() {
     let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
     let mut shaper = fonts.take("de").expect("a font");
     let shape = [[0.0, 0.0], [90.0, 0.0], [90.0, 200.0], [0.0, 200.0]];
-    let text = |content| Text {
-        content,
-        family: None,
-        size: None,
-        color: Rgba([0, 0, 0, 255]),
-        stroke: None,
-        vertical: false,
-        weight: 400,
-        italic: false,
-        align: Align::Center,
-    };
+    let text = |content| black(content, None);
     let word = text("DONAUDAMPFSCHIFFFAHRT");
     let interior = Interior::of(&shape).unwrap();
     let whole = shaped(
@@ -134,17 +130,10 @@ fn text_in_a_balloon_follows_its_outline() {
             [cx + rx * a.cos(), cy + ry * a.sin()]
         })
         .collect();
-    let text = Text {
-        content: "WHERE ARE WE GOING TONIGHT, MY OLD FRIEND? NOBODY TOLD ME ANYTHING AT ALL",
-        family: None,
-        size: None,
-        color: Rgba([0, 0, 0, 255]),
-        stroke: None,
-        vertical: false,
-        weight: 400,
-        italic: false,
-        align: Align::Center,
-    };
+    let text = black(
+        "WHERE ARE WE GOING TONIGHT, MY OLD FRIEND? NOBODY TOLD ME ANYTHING AT ALL",
+        None,
+    );
     let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
     assert!(set.fits && set.size > 12.0, "{set:?}");
     // Rows with ink, grouped into lines; each line's ink from left to right.
@@ -200,15 +189,11 @@ fn the_tail_is_cut_off_and_the_text_centred_on_the_body() {
         }
     }
     let text = Text {
-        content: "THE TAIL POINTS AT WHOEVER SPEAKS, BUT NOTHING IS EVER WRITTEN IN IT",
-        family: None,
-        size: None,
-        color: Rgba([0, 0, 0, 255]),
-        stroke: None,
-        vertical: false,
         weight: 700,
-        italic: false,
-        align: Align::Center,
+        ..black(
+            "THE TAIL POINTS AT WHOEVER SPEAKS, BUT NOTHING IS EVER WRITTEN IN IT",
+            None,
+        )
     };
     let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
     assert!(set.fits && set.size > 14.0, "{set:?}");
