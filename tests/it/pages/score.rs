@@ -184,7 +184,7 @@ pub(super) fn score_balloons<'a>(
         report.matched += 1;
         matched.push((balloon, text.clone()));
     }
-    for (k, (b, r, _)) in nodes.iter().enumerate() {
+    for (k, (b, r, text)) in nodes.iter().enumerate() {
         let inside = balloons
             .iter()
             .filter(|x| covered(box4(&x["text_box"]), *r) >= 0.5)
@@ -195,7 +195,10 @@ pub(super) fn score_balloons<'a>(
         }
         if !used[k] {
             report.false_nodes += 1;
-            eprintln!("{}: a node matches no balloon at {b:?}", page.name);
+            eprintln!(
+                "{}: a node matches no balloon at {b:?} (region {r:?}), read {text:?}",
+                page.name
+            );
         }
     }
     matched

@@ -23,7 +23,8 @@
 //! 5. A block's box is its glyphs' box with a margin; its region is its
 //!    balloon's outline (the farthest balloon pixel along
 //!    [`REGION_POINTS`] rays from the balloon's centre), or that box
-//!    when it has no balloon. The text mask holds the kept glyphs' pixels
+//!    when it has no balloon or the "balloon" is over
+//!    60 times the box (a panel's paper). The text mask holds the kept glyphs' pixels
 //!    and the marks smaller than a letter among them (`keep_marks`).
 //!
 //! Blocks come in reading order: by rows of the page, and in a row from
@@ -36,6 +37,11 @@ use crate::labels::{self, Component, NONE};
 
 mod boxes;
 use boxes::*;
+
+/// The most times a balloon's box may be its text's (with its margin):
+/// a word in a roomy balloon is some 30 times; a panel's paper around a
+/// few specks, hundreds.
+const MAX_BALLOON_TO_TEXT: u64 = 60;
 
 /// How many points a balloon's region has.
 pub const REGION_POINTS: usize = 64;
@@ -185,8 +191,16 @@ impl Analysis {
         }
     }
 
-    /// The balloon `b`'s outline, or `bounds`' corners without one.
+    /// The balloon `b`'s outline, or `bounds`' corners without one, or
+    /// when the "balloon" is many times the text's size: light paper that
+    /// big around a few letters is a panel (screentone's paper between its
+    /// dots, a sky), and a region never covers a panel (spec 13, "Each
+    /// balloon once").
     fn region(&self, balloon: Option<u32>, bounds: &Bounds) -> Vec<[f64; 2]> {
+        let area = |b: &Bounds| u64::from(b.width()) * u64::from(b.height());
+        let balloon = balloon.filter(|p| {
+            area(&self.paper_parts[*p as usize].bounds) <= MAX_BALLOON_TO_TEXT * area(bounds)
+        });
         match balloon {
             Some(p) => outline(
                 p,
