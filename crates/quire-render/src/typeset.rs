@@ -126,6 +126,7 @@ pub(super) fn set_in_shape(
     shaper: &mut Shaper,
     image: &mut RgbaImage,
     shape: &[[f64; 2]],
+    interior: &Interior,
     text: &Text<'_>,
     min_size: f32,
 ) -> Option<Set> {
@@ -149,7 +150,6 @@ pub(super) fn set_in_shape(
     if clip.w == 0 || clip.h == 0 {
         return None;
     }
-    let interior = Interior::of(shape)?;
     let words = words(text.content);
     let start = text
         .size
@@ -161,7 +161,7 @@ pub(super) fn set_in_shape(
     // on whole words first, then with long words hyphenated.
     let largest = |shaper: &mut Shaper, hyphenate: bool| {
         let mut fit =
-            |i: f32| shaped(shaper, text, &words, &interior, size_at(i), hyphenate).map(|l| (i, l));
+            |i: f32| shaped(shaper, text, &words, interior, size_at(i), hyphenate).map(|l| (i, l));
         if let Some(best) = fit(steps) {
             return Some(best);
         }
@@ -268,17 +268,18 @@ pub(super) fn place(
     text: &Text<'_>,
     min_size: f32,
 ) -> Set {
-    let Some(shape) = shape else {
+    // The interior is made once: set in it, or clipped to it.
+    let Some((shape, interior)) = shape.and_then(|s| Some((s, Interior::of(s)?))) else {
         return set(shaper, image, rect, text, min_size);
     };
-    match set_in_shape(shaper, image, shape, text, min_size) {
+    match set_in_shape(shaper, image, shape, &interior, text, min_size) {
         Some(done) => done,
-        None => set_clipped(shaper, image, rect, shape, text, min_size),
+        None => set_clipped(shaper, image, rect, &interior, text, min_size),
     }
 }
 
 /// Sets `text` in `rect` as [`set`] does, keeping only the ink that lies
-/// in `shape`'s [`Interior`] (2 px in from its outline): what the balloon
+/// in the balloon's `interior` (2 px in from its outline): what the balloon
 /// cannot hold is clipped there, never set on the outline or the art
 /// around it (spec 12, "Minimum size"). For text [`set_in_shape`] could
 /// not fit, and for columns.
@@ -286,13 +287,10 @@ pub(super) fn set_clipped(
     shaper: &mut Shaper,
     image: &mut RgbaImage,
     rect: Rect,
-    shape: &[[f64; 2]],
+    interior: &Interior,
     text: &Text<'_>,
     min_size: f32,
 ) -> Set {
-    let Some(interior) = Interior::of(shape) else {
-        return set(shaper, image, rect, text, min_size);
-    };
     let before = image::imageops::crop_imm(image, rect.x, rect.y, rect.w, rect.h).to_image();
     let mut done = set(shaper, image, rect, text, min_size);
     let mut clipped = false;

@@ -109,9 +109,17 @@ fn a_word_too_long_for_the_balloon_is_hyphenated() {
     assert_eq!(joined, "DONAUDAMPFSCHIFFFAHRT");
     // Through set_in_shape: the largest size on whole words first.
     let mut image = RgbaImage::new(100, 210);
-    let short = set_in_shape(&mut shaper, &mut image, &shape, &text("JA NEIN"), 8.0);
+    let short = set_in_shape(
+        &mut shaper,
+        &mut image,
+        &shape,
+        &interior,
+        &text("JA NEIN"),
+        8.0,
+    );
     assert!(short.is_some_and(|s| s.fits), "short words fit whole");
-    let long = set_in_shape(&mut shaper, &mut image, &shape, &word, 8.0).expect("it fits");
+    let long =
+        set_in_shape(&mut shaper, &mut image, &shape, &interior, &word, 8.0).expect("it fits");
     assert!(long.fits, "{long:?}");
 }
 
@@ -134,7 +142,9 @@ fn text_in_a_balloon_follows_its_outline() {
         "WHERE ARE WE GOING TONIGHT, MY OLD FRIEND? NOBODY TOLD ME ANYTHING AT ALL",
         None,
     );
-    let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
+    let interior = Interior::of(&shape).unwrap();
+    let set =
+        set_in_shape(&mut shaper, &mut image, &shape, &interior, &text, 8.0).expect("it fits");
     assert!(set.fits && set.size > 12.0, "{set:?}");
     // Rows with ink, grouped into lines; each line's ink from left to right.
     let mut lines: Vec<(u32, u32)> = Vec::new();
@@ -195,7 +205,9 @@ fn the_tail_is_cut_off_and_the_text_centred_on_the_body() {
             None,
         )
     };
-    let set = set_in_shape(&mut shaper, &mut image, &shape, &text, 8.0).expect("it fits");
+    let interior = Interior::of(&shape).unwrap();
+    let set =
+        set_in_shape(&mut shaper, &mut image, &shape, &interior, &text, 8.0).expect("it fits");
     assert!(set.fits && set.size > 14.0, "{set:?}");
     let (mut top, mut bottom, mut outside) = (u32::MAX, 0, Vec::new());
     for (x, y, p) in image.enumerate_pixels() {
