@@ -239,6 +239,7 @@ async fn detect_ocr_and_clean_meet_their_targets_on_a_generated_page_set() {
         exact,
         characters,
         ink,
+        ..
     } = report.ratios();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pages/report.json");
     std::fs::write(&out, serde_json::to_string_pretty(&report).unwrap()).unwrap();

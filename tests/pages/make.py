@@ -18,7 +18,8 @@ whole, and a caption set straight on the art in white with a black
 outline.
 
 Writes, into the directory given: page-NN.png, page-NN.text.png (the
-glyph pixels, white on black) and truth.json:
+glyph pixels, white on black), page-NN.blank.png (the page as it was
+before its text was drawn: what `clean` should give back) and truth.json:
   {"pages": [{"name", "balloons": [{"box": [x, y, w, h] (the balloon),
    "text_box": [...], "text", "lang", "kind": "balloon" | "art"}],
    "page_number": [x, y, w, h]}]}
@@ -54,6 +55,15 @@ HOLDOUT_FONTS = [
 ]
 # Set by main: the held-out set's seed, or None.
 HOLDOUT = None
+# The pixels under each piece of text, taken just before it is drawn
+# (nothing drawn later overlaps it): (box, image).
+UNDER = []
+
+
+def keep_under(image, box):
+    """Remember what `box` of `image` holds before text is drawn on it."""
+    box = tuple(int(v) for v in box)
+    UNDER.append((box, image.crop(box)))
 JAPANESE = ["なぜここに", "いるのですか", "まってくれ", "すぐにもどる", "あのふねは", "どこへいく"]
 TINTS = [(255, 255, 255), (255, 255, 255), (255, 247, 205), (222, 238, 255)]
 
@@ -204,6 +214,7 @@ def english(rng, image, draw, text_mask, taken):
     tx0 = x + (bw - text_w) // 2
     ty0 = y + (bh - text_h) // 2
     mask_draw = ImageDraw.Draw(text_mask)
+    keep_under(image, (tx0 - 6, ty0 - 6, tx0 + text_w + 6, ty0 + text_h + 6))
     for i, line in enumerate(lines):
         lx = x + (bw - font.getlength(line)) / 2
         draw.text((lx, ty0 + i * step), line, font=font, fill=(0, 0, 0))
@@ -212,7 +223,7 @@ def english(rng, image, draw, text_mask, taken):
             "text": " ".join(lines), "lang": "en", "kind": "balloon"}
 
 
-def caption(rng, draw, text_mask, taken):
+def caption(rng, image, draw, text_mask, taken):
     """A caption: dark text in a light box on the art; in the held-out
     set, white text with a black outline straight on the art."""
     font = ImageFont.truetype(FONTS[1], 34)
@@ -224,18 +235,20 @@ def caption(rng, draw, text_mask, taken):
         return None
     x, y, box = placed
     if HOLDOUT is not None:
+        keep_under(image, (x - 8, y - 8, x + w + 8, y + 56))
         draw.text((x, y), line, font=font, fill=(255, 255, 255), stroke_width=3, stroke_fill=(0, 0, 0))
         ImageDraw.Draw(text_mask).text((x, y), line, font=font, fill=255, stroke_width=3, stroke_fill=255)
         return {"box": [box[0], box[1], box[2] - box[0], box[3] - box[1]],
                 "text_box": [x, y, w, 44], "text": line, "lang": "en", "kind": "art"}
     draw.rectangle(box, fill=(250, 250, 250))
+    keep_under(image, box)
     draw.text((x, y), line, font=font, fill=(0, 0, 0))
     ImageDraw.Draw(text_mask).text((x, y), line, font=font, fill=255)
     return {"box": [box[0], box[1], box[2] - box[0], box[3] - box[1]],
             "text_box": [x, y, w, 44], "text": line, "lang": "en", "kind": "art"}
 
 
-def vertical(rng, draw, text_mask, taken):
+def vertical(rng, image, draw, text_mask, taken):
     """A white ellipse with columns of Japanese, read right to left, in
     Noto Sans and Noto Serif CJK JP by turns (each collection's first
     face)."""
@@ -252,6 +265,7 @@ def vertical(rng, draw, text_mask, taken):
     shape(draw, [], "ellipse", box, (255, 255, 255))
     tx0, ty0 = x + (bw - text_w) // 2, y + (bh - col_h) // 2
     mask_draw = ImageDraw.Draw(text_mask)
+    keep_under(image, (tx0 - 6, ty0 - 6, tx0 + text_w + 6, ty0 + col_h + 6))
     for c, column in enumerate(columns):
         cx = tx0 + text_w - (c + 1) * step
         for i, ch in enumerate(column):
@@ -275,19 +289,25 @@ def page(number, japanese, out):
     taken, balloons = [], []
     count = rng.randint(3, 6)
     for _ in range(count):
-        made = vertical(rng, draw, text_mask, taken) if japanese else english(rng, image, draw, text_mask, taken)
+        made = vertical(rng, image, draw, text_mask, taken) if japanese else english(rng, image, draw, text_mask, taken)
         if made:
             balloons.append(made)
     if not japanese:
-        made = caption(rng, draw, text_mask, taken)
+        made = caption(rng, image, draw, text_mask, taken)
         if made:
             balloons.append(made)
     number_font = ImageFont.truetype(FONTS[1], 28)
     label = str(number + 1)
     nx = W // 2 - int(number_font.getlength(label)) // 2
+    keep_under(image, (nx - 6, H - 76, nx + 60, H - 30))
     draw.text((nx, H - 70), label, font=number_font, fill=(0, 0, 0))
     name = f"page-{number + 1:02}"
     image.save(out / f"{name}.png")
+    blank = image.copy()
+    for box, under in UNDER:
+        blank.paste(under, box[:2])
+    UNDER.clear()
+    blank.save(out / f"{name}.blank.png")
     text_mask.save(out / f"{name}.text.png")
     return {"name": name, "balloons": balloons, "page_number": [nx, H - 70, 40, 34]}
 

@@ -34,13 +34,14 @@ fn main() {
         for b in &found.blocks {
             let r = b.bounds;
             println!(
-                "  [{}, {}, {}, {}] {} glyphs{}",
+                "  [{}, {}, {}, {}] {} glyphs{}{}",
                 r.left,
                 r.top,
                 r.width(),
                 r.height(),
                 b.glyphs,
-                if b.in_balloon { ", in a balloon" } else { "" }
+                if b.in_balloon { ", in a balloon" } else { "" },
+                if b.outlined { ", outlined" } else { "" }
             );
         }
         if let Some(dir) = &out {

@@ -96,13 +96,18 @@ pub fn clean(
             hole[i] = true;
         }
     }
-    out.filled += fill_flat_pieces(image, &mut hole);
+    let (filled, mut textured) = fill_flat_pieces(image, &mut hole);
+    out.filled += filled;
     if let Some(mask) = inpaint {
         for (i, masked) in bits(mask, w, h).into_iter().enumerate() {
             hole[i] |= masked;
+            textured[i] |= masked;
         }
     }
-    out.inpainted = telea(image, &mut hole, INPAINT_RADIUS);
+    // Patches where the art around is textured, so the texture goes on;
+    // Telea for the rest (smooth art, and whatever no patch reaches).
+    out.inpainted = crate::patches::exemplar(image, &mut hole, &textured);
+    out.inpainted += telea(image, &mut hole, INPAINT_RADIUS);
     out
 }
 
@@ -199,11 +204,14 @@ pub fn each_inside(points: &[[f64; 2]], w: u32, h: u32, mut f: impl FnMut(usize)
 const RING: u32 = 2;
 
 /// Fills each 8-connected piece of `hole` whose ring is flat with the
-/// ring's colour, taking it out of the hole; answers how many pixels.
-fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> u64 {
+/// ring's colour, taking it out of the hole; answers how many pixels,
+/// and which of the pieces left lie in texture (less than
+/// [`SMOOTH_SHARE`] of their ring near its median: screentone, hatching).
+fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> (u64, Vec<bool>) {
     let (w, h) = image.dimensions();
     let (labels, pieces) = crate::labels::label(w, h, |x, y| hole[(y * w + x) as usize], true);
     let mut filled = 0;
+    let mut textured = vec![false; hole.len()];
     for (id, piece) in pieces.iter().enumerate() {
         let b = piece.bounds;
         let (left, top) = (b.left.saturating_sub(RING), b.top.saturating_sub(RING));
@@ -223,17 +231,24 @@ fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> u64 {
             .enumerate()
             .filter(|(_, r)| **r)
             .map(|(k, _)| *image.get_pixel(left + k as u32 % bw, top + k as u32 / bw));
-        let Some(colour) = flat(samples.collect()) else {
-            continue;
-        };
-        for (k, _) in mine.iter().enumerate().filter(|(_, m)| **m) {
-            let (x, y) = (left + k as u32 % bw, top + k as u32 / bw);
-            image.put_pixel(x, y, colour);
-            hole[index(x, y)] = false;
-            filled += 1;
+        let pixels = mine
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m)
+            .map(|(k, _)| (left + k as u32 % bw, top + k as u32 / bw));
+        match median_share(samples.collect()) {
+            Some((colour, share)) if share >= LOOSE_FLAT => {
+                for (x, y) in pixels {
+                    image.put_pixel(x, y, colour);
+                    hole[index(x, y)] = false;
+                    filled += 1;
+                }
+            }
+            Some((_, share)) if share >= SMOOTH_SHARE => {}
+            _ => pixels.for_each(|(x, y)| textured[index(x, y)] = true),
         }
     }
-    filled
+    (filled, textured)
 }
 
 /// The region's background when it is flat: the median colour of its
@@ -248,8 +263,31 @@ fn flat_background(image: &RgbaImage, region: &[usize], masked: &[bool]) -> Opti
     flat(samples)
 }
 
-/// The samples' median colour, if three in four of them are near it.
+/// The share of a balloon's paper (outside the mask) that must be near
+/// its median for the balloon to be flat: a white or tinted balloon's,
+/// the letters' soft edges taken by the dilation; not the screentone
+/// around a caption whose region is its box.
+const BALLOON_FLAT: f64 = 0.9;
+
+/// The share of the ring around a piece of the hole that must be near
+/// its median for the piece to be filled flat.
+const LOOSE_FLAT: f64 = 0.97;
+
+/// Below this share near the median, the ring around a piece is texture,
+/// and the piece is inpainted with patches; between it and
+/// [`LOOSE_FLAT`], smooth art (a gradient, a few lines), inpainted by
+/// Telea's method.
+const SMOOTH_SHARE: f64 = 0.97;
+
+/// The samples' median colour, if [`BALLOON_FLAT`] of them are near it.
 fn flat(samples: Vec<Rgba<u8>>) -> Option<Rgba<u8>> {
+    median_share(samples)
+        .filter(|(_, share)| *share >= BALLOON_FLAT)
+        .map(|(colour, _)| colour)
+}
+
+/// The samples' median colour and the share of them near it.
+fn median_share(samples: Vec<Rgba<u8>>) -> Option<(Rgba<u8>, f64)> {
     if samples.is_empty() {
         return None;
     }
@@ -263,7 +301,7 @@ fn flat(samples: Vec<Rgba<u8>>) -> Option<Rgba<u8>> {
         .iter()
         .filter(|p| (0..3).all(|c| (i32::from(p[c]) - i32::from(colour[c])).abs() <= FLAT_SPREAD))
         .count();
-    (near * 4 >= samples.len() * 3).then_some(Rgba(colour))
+    Some((Rgba(colour), near as f64 / samples.len() as f64))
 }
 
 /// A pixel waiting in the fast-marching band, nearest first.
@@ -548,5 +586,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn text_on_a_screentone_is_inpainted_with_the_screentone_not_a_flat_tint() {
+        // Dots of 3 × 3 every 5 pixels on a tint; a caption's mask over a
+        // region that is its box (no balloon): the dots go on through it.
+        let (w, h) = (120u32, 80u32);
+        let tone = |x: u32, y: u32| {
+            if x % 5 < 3 && y % 5 < 3 {
+                Rgba([20, 20, 20, 255])
+            } else {
+                Rgba([120, 200, 120, 255])
+            }
+        };
+        let mut image = RgbaImage::from_fn(w, h, tone);
+        let inside = |x: u32, y: u32| (30..90).contains(&x) && (34..44).contains(&y);
+        for y in 0..h {
+            for x in 0..w {
+                if inside(x, y) {
+                    image.put_pixel(x, y, Rgba([255, 255, 255, 255]));
+                }
+            }
+        }
+        let text = mask_of(w, h, inside);
+        let region = vec![[26.0, 30.0], [94.0, 30.0], [94.0, 48.0], [26.0, 48.0]];
+        let done = clean(&mut image, &text, None, &[region], 1);
+        assert!(done.inpainted > 0 && done.filled == 0, "{done:?}");
+        let dots = (34..44)
+            .flat_map(|y| (30..90).map(move |x| (x, y)))
+            .filter(|&(x, y)| image.get_pixel(x, y)[0] < 60)
+            .count();
+        let wrong = (34..44)
+            .flat_map(|y| (30..90).map(move |x| (x, y)))
+            .filter(|&(x, y)| image.get_pixel(x, y) != &tone(x, y))
+            .count();
+        // 600 pixels, 9 in 25 of them dots.
+        assert!((170..=260).contains(&dots), "{dots} dark pixels");
+        assert!(wrong <= 60, "{wrong} pixels unlike the screentone");
     }
 }

@@ -7,3 +7,4 @@
 pub mod clean;
 pub mod detect;
 mod labels;
+pub mod patches;

@@ -9,8 +9,17 @@
 
 use super::*;
 
-/// The seed of the held-out set.
+/// The seed of the held-out set; `QUIRE_HOLDOUT_SEED` draws another
+/// (the figures of a set nothing was tuned on, once seed 7 has been
+/// looked at while mending the detector).
 const SEED: u32 = 7;
+
+fn seed() -> u32 {
+    std::env::var("QUIRE_HOLDOUT_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(SEED)
+}
 
 #[derive(Debug, Default, serde::Serialize)]
 struct Figures {
@@ -30,7 +39,13 @@ struct Figures {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_held_out_page_set_is_scored_and_the_invariants_hold() {
     let test = "a_held_out_page_set_is_scored_and_the_invariants_hold";
-    let Some((dir, truth)) = page_set_seeded(test, "pages-holdout", Some(SEED)) else {
+    let seed = seed();
+    let name = if seed == SEED {
+        "pages-holdout".to_owned()
+    } else {
+        format!("pages-holdout-{seed}")
+    };
+    let Some((dir, truth)) = page_set_seeded(test, &name, Some(seed)) else {
         return;
     };
     if !tesseract(test) {
@@ -49,6 +64,9 @@ async fn a_held_out_page_set_is_scored_and_the_invariants_hold() {
     for (truth, page) in pages.iter().zip(&scene.pages) {
         score_reading(truth, page, &mut figures.report);
         let cleaned = score_clean(&t, id, &dir, page, &mut figures.report).await;
+        cleaned
+            .save(dir.join(format!("{}.cleaned.png", page.name)))
+            .unwrap();
         let rendered = stored_image(&t, id, page, ImageRole::Rendered).await;
         rendered
             .save(dir.join(format!("{}.rendered.png", page.name)))
@@ -83,10 +101,10 @@ async fn a_held_out_page_set_is_scored_and_the_invariants_hold() {
         }
     }
     let report = &figures.report;
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("pages-holdout/report.json");
+    let out = dir.join("report.json");
     std::fs::write(&out, serde_json::to_string_pretty(&figures).unwrap()).unwrap();
     eprintln!(
-        "held-out pages (seed {SEED}): {}, typeset on art {}, left unread as art {}, rendered px in tails {}",
+        "held-out pages (seed {seed}): {}, typeset on art {}, left unread as art {}, rendered px in tails {}",
         report.summary(),
         figures.typeset_on_art,
         figures.left_unread,

@@ -16,7 +16,12 @@ pub(super) struct Report {
     pub(super) characters: usize,
     pub(super) character_errors: usize,
     pub(super) mask_pixels: u64,
+    /// Glyph pixels left dark where the page without its text is much
+    /// lighter.
     pub(super) ink_left: u64,
+    /// The glyph pixels' distance from the page without its text: the
+    /// sum over them of the largest difference of a channel.
+    pub(super) restore_error: u64,
     pub(super) changed_outside: u64,
     /// Pixels of the boxes of nodes with no translation, and how many of
     /// them clean changed (spec 13: untranslated text stays).
@@ -31,6 +36,8 @@ pub(super) struct Ratios {
     pub(super) exact: f64,
     pub(super) characters: f64,
     pub(super) ink: f64,
+    /// The mean of `restore_error` (grey levels).
+    pub(super) restore: f64,
 }
 
 impl Report {
@@ -41,6 +48,7 @@ impl Report {
             exact: self.exact as f64 / self.english.max(1) as f64,
             characters: 1.0 - self.character_errors as f64 / self.characters.max(1) as f64,
             ink: self.ink_left as f64 / self.mask_pixels.max(1) as f64,
+            restore: self.restore_error as f64 / self.mask_pixels.max(1) as f64,
         }
     }
 
@@ -48,13 +56,14 @@ impl Report {
     pub(super) fn summary(&self) -> String {
         let r = self.ratios();
         format!(
-            "recall {:.1} %, precision {:.1} %, merged {}, OCR exact {:.1} %, characters {:.1} %, ink left {:.2} %, changed outside {}, untranslated changed {} of {} px",
+            "recall {:.1} %, precision {:.1} %, merged {}, OCR exact {:.1} %, characters {:.1} %, ink left {:.2} %, glyph pixels off by {:.1} grey levels, changed outside {}, untranslated changed {} of {} px",
             r.recall * 100.0,
             r.precision * 100.0,
             self.merged,
             r.exact * 100.0,
             r.characters * 100.0,
             r.ink * 100.0,
+            r.restore,
             self.changed_outside,
             self.kept_changed,
             self.kept_pixels
@@ -83,7 +92,8 @@ pub(super) fn score_reading(truth: &Value, page: &Page, report: &mut Report) {
 }
 
 /// `clean` on `page`, into `report`: the true glyphs (`<dir>/<page>.text.png`)
-/// left dark inside the translated blocks, what changed outside the
+/// left dark inside the translated blocks where the page without its text
+/// (`<page>.blank.png`) is not, and how far they are from it; what changed outside the
 /// detected mask grown by clean's dilation, and what changed in the
 /// blocks with no translation. The cleaned image.
 pub(super) async fn score_clean(
@@ -98,6 +108,9 @@ pub(super) async fn score_clean(
     let glyphs = image::open(dir.join(format!("{}.text.png", page.name)))
         .unwrap()
         .to_luma8();
+    let blank = image::open(dir.join(format!("{}.blank.png", page.name)))
+        .unwrap()
+        .to_rgba8();
     let detected = text_mask(t, id, page).await;
     let (w, h) = source.dimensions();
     let bits: Vec<bool> = detected.pixels().map(|p| p[0] > 127).collect();
@@ -114,8 +127,15 @@ pub(super) async fn score_clean(
         }
         if cleared && glyphs.get_pixel(x, y)[0] > 127 {
             report.mask_pixels += 1;
-            let luma = (u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])) / 3;
-            report.ink_left += u64::from(luma < 128);
+            let luma =
+                |p: &image::Rgba<u8>| (u32::from(p[0]) + u32::from(p[1]) + u32::from(p[2])) / 3;
+            let under = blank.get_pixel(x, y);
+            // Dark, and much darker than the page there without text.
+            report.ink_left += u64::from(luma(p) < 128 && luma(p) + 64 < luma(under));
+            report.restore_error += (0..3)
+                .map(|c| u64::from(p[c].abs_diff(under[c])))
+                .max()
+                .unwrap_or(0);
         }
     }
     cleaned

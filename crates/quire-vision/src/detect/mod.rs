@@ -6,7 +6,8 @@
 //! 2. Glyphs: 8-connected ink components of a letter's size
 //!    (`min_text_height` to `max_text_height` tall, at most four heights
 //!    wide, neither a solid block nor a hairline frame), not touching the
-//!    page's edge.
+//!    page's edge, and not on a screentone's paper (paper holding many
+//!    specks of one size: its dots, merged in pairs, pass for letters).
 //! 3. Balloons: 4-connected components of paper (what is not ink) that do
 //!    not reach the page's edge, cover at most `max_balloon_share` of it,
 //!    are light inside (a mean grey of at least [`LIGHT`], a standard
@@ -19,7 +20,9 @@
 //!    lines and lines into blocks by distance, and such a block needs
 //!    `min_free_glyphs` glyphs of a like height on light paper. A short
 //!    free block in the top or bottom margin is a page number. All else
-//!    is dropped.
+//!    is dropped. Light letters with a dark outline on the art, which the
+//!    glyph rules cannot see, are found from their insides
+//!    (`outlined.rs`) and make blocks of their own.
 //! 5. A block's box is its glyphs' box with a margin; its region is its
 //!    balloon's outline (the farthest balloon pixel along
 //!    [`REGION_POINTS`] rays from the balloon's centre), or that box
@@ -37,11 +40,50 @@ use crate::labels::{self, Component, NONE};
 
 mod boxes;
 use boxes::*;
+mod outlined;
+pub use outlined::letters_for_reading;
 
 /// The most times a balloon's box may be its text's (with its margin):
 /// a word in a roomy balloon is some 30 times; a panel's paper around a
 /// few specks, hundreds.
 const MAX_BALLOON_TO_TEXT: u64 = 60;
+
+/// Paper that holds at least [`SPECKS`] specks of ink smaller than a
+/// letter, one or more for every `SPECK_AREA` pixels of it, half of one
+/// size ([`ONE_SIZE`] of them within a pixel of the commonest, which is
+/// at least 2 × 2), is a screentone's: dots every few pixels, all alike.
+/// A balloon holds a few specks (punctuation), a scan's paper single
+/// pixels of dirt, and a worn print's letters break into bits of every
+/// size. Glyphs on a screentone's paper are its dots, merged in pairs
+/// where two screens cross.
+const SPECKS: usize = 50;
+const SPECK_AREA: u64 = 150;
+const ONE_SIZE: f64 = 0.5;
+
+/// Whether paper of `area` pixels holding specks of these sizes is a
+/// screentone's: see [`SPECKS`].
+fn screentone(area: u64, specks: &[(u32, u32)]) -> bool {
+    if specks.len() < SPECKS || (specks.len() as u64) * SPECK_AREA < area {
+        return false;
+    }
+    let mut counts = std::collections::HashMap::new();
+    for size in specks {
+        *counts.entry(*size).or_insert(0usize) += 1;
+    }
+    let Some((&(w, h), _)) = counts.iter().max_by_key(|(size, n)| (**n, **size)) else {
+        return false;
+    };
+    // Single pixels are noise and dirt, not a screen's dots.
+    if w < 2 || h < 2 {
+        return false;
+    }
+    let alike = specks
+        .iter()
+        .filter(|(sw, sh)| sw.abs_diff(w) <= 1 && sh.abs_diff(h) <= 1)
+        .count();
+    let share = alike as f64 / specks.len() as f64;
+    share >= ONE_SIZE
+}
 
 /// How many points a balloon's region has.
 pub const REGION_POINTS: usize = 64;
@@ -107,6 +149,9 @@ pub struct Block {
     pub in_balloon: bool,
     /// How many glyphs (ink components) it holds.
     pub glyphs: usize,
+    /// Whether its letters are light with a dark outline, on the art
+    /// (`outlined.rs`).
+    pub outlined: bool,
 }
 
 /// What a page holds.
@@ -130,6 +175,8 @@ struct Analysis {
     paper_parts: Vec<Component>,
     /// By paper component: whether it is a balloon.
     balloon: Vec<bool>,
+    /// By paper component: whether it is speckled (a screentone's paper).
+    speckled: Vec<bool>,
 }
 
 impl Analysis {
@@ -155,6 +202,23 @@ impl Analysis {
         // Art inside a paper component: an ink component of some size, not
         // a glyph, that the component surrounds.
         let mut holds_art = vec![false; paper_parts.len()];
+        // The specks (ink smaller than a letter) each paper component
+        // holds, by their size.
+        let mut holds: Vec<Vec<(u32, u32)>> = vec![Vec::new(); paper_parts.len()];
+        let small = settings.min_text_height;
+        for part in ink_parts
+            .iter()
+            .filter(|p| p.bounds.height() < small && p.bounds.width() < small)
+        {
+            if let Some(paper) = around(&part.bounds, &paper_labels, width, height) {
+                holds[paper as usize].push((part.bounds.width(), part.bounds.height()));
+            }
+        }
+        let speckled = paper_parts
+            .iter()
+            .zip(&holds)
+            .map(|(part, specks)| screentone(part.area, specks))
+            .collect();
         for part in &ink_parts {
             if part.area >= ART_PIXELS
                 && !is_glyph(part, settings)
@@ -188,6 +252,7 @@ impl Analysis {
             paper_labels,
             paper_parts,
             balloon,
+            speckled,
         }
     }
 
@@ -219,6 +284,7 @@ impl Analysis {
         page: &GrayImage,
         mut kept: Vec<bool>,
         found: Vec<(Option<u32>, u32, Block)>,
+        outlined: &[usize],
         settings: &Settings,
     ) -> Detection {
         let (width, height) = (self.width, self.height);
@@ -237,6 +303,9 @@ impl Analysis {
                 let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
                 mask.put_pixel(x, y, Luma([255]));
             }
+        }
+        for &i in outlined {
+            mask.put_pixel(i as u32 % width, i as u32 / width, Luma([255]));
         }
         Detection { blocks, mask }
     }
@@ -259,6 +328,9 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
             bounds: part.bounds,
             paper: around(&part.bounds, paper_labels, width, height),
         })
+        // A screentone's dots, merged in pairs where two screens cross,
+        // are no letters.
+        .filter(|g| !g.paper.is_some_and(|p| a.speckled[p as usize]))
         .collect();
 
     let mut groups: Vec<(Option<u32>, Vec<&Glyph>)> = Vec::new();
@@ -300,7 +372,7 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
 
     let mut kept = vec![false; ink_parts.len()];
     // Each block, with its balloon and its letters' median height.
-    let found: Vec<(Option<u32>, u32, Block)> = groups
+    let mut found: Vec<(Option<u32>, u32, Block)> = groups
         .into_iter()
         .map(|(balloon, members)| (balloon, like_height(members)))
         .filter(|(_, members)| !members.is_empty())
@@ -321,11 +393,43 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
                 bounds,
                 in_balloon: balloon.is_some(),
                 glyphs: members.len(),
+                outlined: false,
             };
             (balloon, heights[heights.len() / 2], block)
         })
         .collect();
-    a.finish(page, kept, found, settings)
+    let outlined = outlined_blocks(page, &a, &mut found, settings);
+    a.finish(page, kept, found, &outlined, settings)
+}
+
+/// The blocks of light letters outlined in ink on the art
+/// (`outlined.rs`) added to `found`, where none of `found` is: the
+/// pixels of their masks.
+fn outlined_blocks(
+    page: &GrayImage,
+    a: &Analysis,
+    found: &mut Vec<(Option<u32>, u32, Block)>,
+    settings: &Settings,
+) -> Vec<usize> {
+    let taken: Vec<Bounds> = found.iter().map(|(_, _, b)| b.bounds).collect();
+    let letters = outlined::letters(page, a, settings, &taken);
+    let mut mask = Vec::new();
+    for row in outlined::blocks(&letters, settings, a.height) {
+        let bounds = padded(&row.text, a.width, a.height);
+        found.push((
+            None,
+            row.letter,
+            Block {
+                region: corners(&bounds),
+                bounds,
+                in_balloon: false,
+                glyphs: row.letters,
+                outlined: true,
+            },
+        ));
+        mask.extend(row.mask);
+    }
+    mask
 }
 
 /// The text blocks of `page` from text lines a model found (the `onnx`
@@ -449,11 +553,12 @@ pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> 
                 bounds,
                 in_balloon: balloon.is_some(),
                 glyphs: ink.len(),
+                outlined: false,
             };
             Some((balloon, across[across.len() / 2], block))
         })
         .collect();
-    a.finish(page, kept, found, settings)
+    a.finish(page, kept, found, &[], settings)
 }
 
 /// `items` in groups: two are in one group when `joined` says so of them,

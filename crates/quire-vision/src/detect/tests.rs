@@ -155,3 +155,127 @@ fn a_blank_or_solid_page_has_no_text() {
         assert!(found.blocks.is_empty());
     }
 }
+
+/// An outlined `H` at (x, y): a white letter, 10 × 14 with strokes 3
+/// wide, in a black outline 2 pixels thick, drawn over whatever is there.
+fn outlined_letter(page: &mut GrayImage, x: u32, y: u32) {
+    let stroke = |dx: i64, dy: i64| {
+        (0..10).contains(&dx)
+            && (0..14).contains(&dy)
+            && (!(3..7).contains(&dx) || (6..9).contains(&dy))
+    };
+    for dy in -2i64..16 {
+        for dx in -2i64..12 {
+            let near = (-2..=2).any(|oy| (-2..=2).any(|ox| stroke(dx + ox, dy + oy)));
+            let (px, py) = ((i64::from(x) + dx) as u32, (i64::from(y) + dy) as u32);
+            if stroke(dx, dy) {
+                page.put_pixel(px, py, Luma([255]));
+            } else if near {
+                page.put_pixel(px, py, Luma([0]));
+            }
+        }
+    }
+}
+
+/// Grey art with dark strokes across it, in a panel.
+fn art(page: &mut GrayImage) {
+    panel(page, 20, 20, 579, 379, 150);
+    for k in 0..12u32 {
+        for t in 0..500u32 {
+            let (x, y) = (40 + t, 40 + (t * (k + 1) * 7 / 10 + k * 23) % 320);
+            for w in 0..3 {
+                page.put_pixel(x, (y + w).min(370), Luma([20]));
+            }
+        }
+    }
+}
+
+#[test]
+fn light_letters_outlined_on_the_art_are_one_block_with_their_outlines_masked() {
+    let mut p = page(600, 400);
+    art(&mut p);
+    // A caption of two words on the art.
+    for i in 0..5 {
+        outlined_letter(&mut p, 100 + i * 16, 150);
+    }
+    for i in 0..3 {
+        outlined_letter(&mut p, 100 + 5 * 16 + 14 + i * 16, 150);
+    }
+    let found = detect(&p, &Settings::default());
+    let outlined: Vec<&Block> = found.blocks.iter().filter(|b| b.outlined).collect();
+    assert_eq!(outlined.len(), 1, "{:?}", found.blocks);
+    let b = outlined[0];
+    assert_eq!(b.glyphs, 8);
+    assert!(!b.in_balloon);
+    assert!(
+        b.bounds.left <= 100 && b.bounds.right >= 100 + 8 * 16 + 4,
+        "{b:?}"
+    );
+    // The mask holds the letters and their outlines, and no art apart
+    // from them.
+    assert_eq!(found.mask.get_pixel(101, 151)[0], 255, "a letter");
+    assert_eq!(found.mask.get_pixel(98, 151)[0], 255, "its outline");
+    assert_eq!(found.mask.get_pixel(400, 300)[0], 0, "the art");
+    // Read as black letters on white: the letters' insides only.
+    let cut = image::imageops::crop_imm(&p, 90, 140, 160, 34).to_image();
+    let letters = letters_for_reading(&cut, &Settings::default()).expect("outlined letters");
+    assert_eq!(letters.get_pixel(11, 11)[0], 0, "inside a letter");
+    assert_eq!(letters.get_pixel(8, 11)[0], 255, "its outline");
+}
+
+#[test]
+fn black_letters_and_scattered_light_in_the_art_are_not_outlined_text() {
+    // Black letters in a balloon: their counters are no letters.
+    let mut p = page(600, 400);
+    balloon(&mut p, 300.0, 200.0, 150.0, 80.0);
+    word(&mut p, 220, 190, 8);
+    let found = detect(&p, &Settings::default());
+    assert_eq!(found.blocks.len(), 1);
+    assert!(!found.blocks[0].outlined);
+    assert!(letters_for_reading(&p, &Settings::default()).is_none());
+    // Four outlined letters scattered over the art are no caption.
+    let mut p = page(600, 400);
+    art(&mut p);
+    for (x, y) in [(60, 60), (300, 120), (150, 300), (480, 220)] {
+        outlined_letter(&mut p, x, y);
+    }
+    let found = detect(&p, &Settings::default());
+    assert!(
+        found.blocks.iter().all(|b| !b.outlined),
+        "{:?}",
+        found.blocks
+    );
+}
+
+#[test]
+fn rows_of_a_screentone_are_no_text() {
+    // A light panel under a screen of 3 × 3 dots every 7 pixels, with a
+    // second screen crossing it that merges dots in pairs along a row:
+    // letter-sized marks in a line, on the screentone's paper.
+    let mut p = page(600, 400);
+    panel(&mut p, 20, 20, 579, 379, 235);
+    for y in (30..370).step_by(7) {
+        for x in (30..570).step_by(7) {
+            for (dx, dy) in [
+                (0, 0),
+                (1, 0),
+                (2, 0),
+                (0, 1),
+                (1, 1),
+                (2, 1),
+                (0, 2),
+                (1, 2),
+                (2, 2),
+            ] {
+                p.put_pixel(x + dx, y + dy, Luma([30]));
+            }
+        }
+    }
+    for x in (30..570).step_by(7) {
+        for y in 191..198 {
+            p.put_pixel(x + 1, y, Luma([30]));
+        }
+    }
+    let found = detect(&p, &Settings::default());
+    assert!(found.blocks.is_empty(), "{:?}", found.blocks);
+}

@@ -87,6 +87,14 @@ pub(super) fn cut_all(
                     Luma([255])
                 }
             });
+            // Light letters outlined in ink on the art are read as black
+            // letters on white: only a block with no balloon (its region
+            // its box) may hold them.
+            if t.region.len() <= 4
+                && let Some(letters) = quire_vision::detect::letters_for_reading(&crop, &detect)
+            {
+                crop = letters;
+            }
             let letters = quire_vision::detect::glyph_height(&crop, &detect);
             let most =
                 (MAX_CUT_PIXELS / (f64::from(crop.width()) * f64::from(crop.height()))).sqrt();
