@@ -25,6 +25,7 @@
 pub mod cleaned;
 pub mod export;
 pub mod fonts;
+mod hyphens;
 mod interior;
 mod paint;
 mod typeset;
@@ -384,6 +385,7 @@ pub fn render(
             weight: style.font_weight.unwrap_or(700),
             italic: style.italic.unwrap_or(false),
             align: align(style.align),
+            locale: &settings.locale,
         };
         let shape = region_pixels(node, scale);
         let mut set = typeset::place(

@@ -29,6 +29,8 @@ pub(super) struct Text<'a> {
     pub(super) italic: bool,
     /// How rows sit across their line (columns are always centred).
     pub(super) align: Align,
+    /// The target language (BCP 47): where its words may break.
+    pub(super) locale: &'a str,
 }
 
 /// How it went.
@@ -305,9 +307,10 @@ pub(super) fn set_clipped(
     done
 }
 
-/// The longest start of `word` (at least two letters, leaving at least
-/// two) that fits `room` with a hyphen after it, and the rest; `None`
-/// for a word too short to break.
+/// The longest start of `word` that fits `room` with a hyphen after it,
+/// and the rest: broken where the target language's patterns allow
+/// (`hyphens.rs`), or, for a language with none, after any letter
+/// leaving two on each side; `None` when no start fits.
 fn hyphen_split(
     shaper: &mut Shaper,
     text: &Text<'_>,
@@ -319,24 +322,26 @@ fn hyphen_split(
     if chars.len() < 4 || chars.iter().any(|c| is_cjk(*c)) {
         return None;
     }
+    let points: Vec<usize> = match super::hyphens::points(text.locale, word) {
+        Some(points) => points,
+        None => (2..=chars.len() - 2).collect(),
+    };
     let head = |k: usize| chars[..k].iter().collect::<String>();
     let fits = |shaper: &mut Shaper, k: usize| {
         f64::from(measure(shaper, text, &format!("{}-", head(k)), size)) <= room
     };
     // Widths grow with the letters: the longest start that fits, by halving.
-    let (mut lo, mut hi) = (2, chars.len() - 2);
-    if !fits(shaper, lo) {
-        return None;
-    }
+    let (mut lo, mut hi) = (0, points.len());
     while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if fits(shaper, mid) {
-            lo = mid;
+        let mid = (lo + hi) / 2;
+        if fits(shaper, points[mid]) {
+            lo = mid + 1;
         } else {
-            hi = mid - 1;
+            hi = mid;
         }
     }
-    Some((head(lo), chars[lo..].iter().collect()))
+    let k = *points.get(lo.checked_sub(1)?)?;
+    Some((head(k), chars[k..].iter().collect()))
 }
 
 /// The words set in `shape` at `size` on as few lines as hold them, or

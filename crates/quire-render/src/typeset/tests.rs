@@ -15,6 +15,7 @@ fn black(content: &str, size: Option<f32>) -> Text<'_> {
         weight: 400,
         italic: false,
         align: Align::Center,
+        locale: "en",
     }
 }
 
@@ -72,7 +73,10 @@ fn a_word_too_long_for_the_balloon_is_hyphenated() {
     let fonts = crate::fonts::Fonts::new(crate::RenderConfig::default());
     let mut shaper = fonts.take("de").expect("a font");
     let shape = [[0.0, 0.0], [90.0, 0.0], [90.0, 200.0], [0.0, 200.0]];
-    let text = |content| black(content, None);
+    let text = |content| Text {
+        locale: "de",
+        ..black(content, None)
+    };
     let word = text("DONAUDAMPFSCHIFFFAHRT");
     let interior = Interior::of(&shape).unwrap();
     let whole = shaped(
@@ -107,6 +111,17 @@ fn a_word_too_long_for_the_balloon_is_hyphenated() {
     assert!(!last.ends_with('-'), "{lines:?}");
     let joined: String = lines.concat().replace('-', "");
     assert_eq!(joined, "DONAUDAMPFSCHIFFFAHRT");
+    // Each break is one German hyphenation allows (Do-nau-dampf-…), not
+    // wherever the line ran out.
+    let allowed = crate::hyphens::points("de", "DONAUDAMPFSCHIFFFAHRT").unwrap();
+    let mut at = 0;
+    for line in rest {
+        at += line.chars().count() - 1;
+        assert!(
+            allowed.contains(&at),
+            "{lines:?} breaks after {at}, not at {allowed:?}"
+        );
+    }
     // Through set_in_shape: the largest size on whole words first.
     let mut image = RgbaImage::new(100, 210);
     let short = set_in_shape(
