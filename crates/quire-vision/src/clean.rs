@@ -27,6 +27,8 @@ use std::collections::BinaryHeap;
 
 use image::{GrayImage, Rgba, RgbaImage};
 
+use crate::labels::Bounds;
+
 /// How far around a pixel Telea's method looks for known pixels.
 pub const INPAINT_RADIUS: i64 = 5;
 
@@ -204,9 +206,10 @@ pub fn each_inside(points: &[[f64; 2]], w: u32, h: u32, mut f: impl FnMut(usize)
 const RING: u32 = 2;
 
 /// Fills each 8-connected piece of `hole` whose ring is flat with the
-/// ring's colour, taking it out of the hole; answers how many pixels,
-/// and which of the pieces left lie in texture (less than
-/// [`SMOOTH_SHARE`] of their ring near its median: screentone, hatching).
+/// ring's colour, taking it out of the hole: [`LOOSE_FLAT`] of the ring
+/// near its median, or [`PLAIN_SHARE`] when the art around is no
+/// [`screentone`] (paper with a scan's dirt, an outline passing). Answers
+/// how many pixels, and which pieces lie in screentone (for patches).
 fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> (u64, Vec<bool>) {
     let (w, h) = image.dimensions();
     let (labels, pieces) = crate::labels::label(w, h, |x, y| hole[(y * w + x) as usize], true);
@@ -236,16 +239,25 @@ fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> (u64, Vec<bool>
             .enumerate()
             .filter(|(_, m)| **m)
             .map(|(k, _)| (left + k as u32 % bw, top + k as u32 / bw));
-        match median_share(samples.collect()) {
-            Some((colour, share)) if share >= LOOSE_FLAT => {
-                for (x, y) in pixels {
-                    image.put_pixel(x, y, colour);
-                    hole[index(x, y)] = false;
-                    filled += 1;
-                }
+        let Some((colour, share)) = median_share(samples.collect()) else {
+            continue;
+        };
+        let flat = if share >= LOOSE_FLAT {
+            true
+        } else if screentone(image, hole, &b) {
+            pixels
+                .clone()
+                .for_each(|(x, y)| textured[index(x, y)] = true);
+            false
+        } else {
+            share >= PLAIN_SHARE
+        };
+        if flat {
+            for (x, y) in pixels {
+                image.put_pixel(x, y, colour);
+                hole[index(x, y)] = false;
+                filled += 1;
             }
-            Some((_, share)) if share >= SMOOTH_SHARE => {}
-            _ => pixels.for_each(|(x, y)| textured[index(x, y)] = true),
         }
     }
     (filled, textured)
@@ -271,13 +283,60 @@ const BALLOON_FLAT: f64 = 0.9;
 
 /// The share of the ring around a piece of the hole that must be near
 /// its median for the piece to be filled flat.
-const LOOSE_FLAT: f64 = 0.97;
+const LOOSE_FLAT: f64 = 0.9;
 
-/// Below this share near the median, the ring around a piece is texture,
-/// and the piece is inpainted with patches; between it and
-/// [`LOOSE_FLAT`], smooth art (a gradient, a few lines), inpainted by
-/// Telea's method.
-const SMOOTH_SHARE: f64 = 0.97;
+/// The share near the median that is enough when the art around is no
+/// screentone.
+const PLAIN_SHARE: f64 = 0.75;
+
+/// How far around a piece [`screentone`] looks, and how much darker than
+/// the median a pixel must be to be part of a dot.
+const TONE_REACH: u32 = 10;
+const DOT_DARKER: i32 = 32;
+
+/// Whether the art within [`TONE_REACH`] of a piece (boxed by `b`) is a
+/// screentone or halftone: dots darker than its median, small (2 to 30 pixels, at most 6
+/// across) and many (six or more, one for every 60 known pixels). Lines
+/// and an outline are few and long; a scan's dirt is single pixels.
+fn screentone(image: &RgbaImage, hole: &[bool], b: &Bounds) -> bool {
+    let (w, h) = image.dimensions();
+    let (left, top) = (
+        b.left.saturating_sub(TONE_REACH),
+        b.top.saturating_sub(TONE_REACH),
+    );
+    let (right, bottom) = (
+        (b.right + TONE_REACH).min(w - 1),
+        (b.bottom + TONE_REACH).min(h - 1),
+    );
+    let (bw, bh) = (right - left + 1, bottom - top + 1);
+    let luma = |p: &Rgba<u8>| {
+        (i32::from(p[0]) * 299 + i32::from(p[1]) * 587 + i32::from(p[2]) * 114) / 1000
+    };
+    let known = |x: u32, y: u32| !hole[((top + y) * w + left + x) as usize];
+    // The paper: the median grey of the known pixels around.
+    let mut greys: Vec<i32> = (0..bh)
+        .flat_map(|y| (0..bw).map(move |x| (x, y)))
+        .filter(|&(x, y)| known(x, y))
+        .map(|(x, y)| luma(image.get_pixel(left + x, top + y)))
+        .collect();
+    greys.sort_unstable();
+    let Some(&paper) = greys.get(greys.len() / 2) else {
+        return false;
+    };
+    let dot = |x: u32, y: u32| {
+        known(x, y) && luma(image.get_pixel(left + x, top + y)) < paper - DOT_DARKER
+    };
+    let (_, blobs) = crate::labels::label(bw, bh, dot, true);
+    let dots = blobs
+        .iter()
+        .filter(|c| (2..=30).contains(&c.area) && c.bounds.width() <= 6 && c.bounds.height() <= 6)
+        .count();
+    let seen = (0..bh)
+        .flat_map(|y| (0..bw).map(move |x| (x, y)))
+        .filter(|&(x, y)| known(x, y))
+        .count();
+    dots >= 6 && dots * 60 >= seen
+}
 
 /// The samples' median colour, if [`BALLOON_FLAT`] of them are near it.
 fn flat(samples: Vec<Rgba<u8>>) -> Option<Rgba<u8>> {

@@ -8,7 +8,10 @@
 //! them. Its unknown pixels are copied from the patch nearby, wholly
 //! outside the hole, that best matches its known ones. Screentone,
 //! hatching and lines go on through where the text was; a diffusion
-//! (Telea's method, `clean::telea`) would smooth them to a blur.
+//! (Telea's method, `clean::telea`) would smooth them to a blur. A
+//! source must match well enough: where the only whole patches lie
+//! across an outline, in another colour (a balloon's lines close
+//! together), nothing is copied and the caller smooths the rest.
 
 use image::RgbaImage;
 
@@ -23,6 +26,10 @@ const SEARCH: i64 = 28;
 /// distance, against its squared differences (three channels): a patch
 /// 16 pixels farther must match about 9 levels a channel better.
 const NEARER: u64 = 1;
+
+/// The most a source may differ from a patch's known pixels: the root
+/// of the mean squared difference of a channel, in grey levels.
+const MISMATCH: u64 = 32;
 
 /// Fills the `hole` pixels of `image` that `fill` picks (cleared from
 /// the hole as they are filled) with patches copied from around them;
@@ -210,8 +217,14 @@ fn source(
                 }
             }
         }
-        if let Some((_, cx, cy)) = best {
-            return Some((cx, cy));
+        // A source unlike the patch (the only whole ones lie across an
+        // outline, in another colour) is no source: Telea's smoothing
+        // does less harm there.
+        if let Some((cost, cx, cy)) = best {
+            let (dx, dy) = (cx - x, cy - y);
+            let unlike = cost - (dx * dx + dy * dy) as u64 * known.len() as u64 * NEARER;
+            let most = known.len() as u64 * 3 * MISMATCH * MISMATCH;
+            return (unlike <= most).then_some((cx, cy));
         }
     }
     None

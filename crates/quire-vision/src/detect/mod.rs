@@ -40,6 +40,8 @@ use crate::labels::{self, Component, NONE};
 
 mod boxes;
 use boxes::*;
+mod faded;
+use faded::faded_edges;
 mod outlined;
 pub use outlined::letters_for_reading;
 
@@ -303,6 +305,9 @@ impl Analysis {
                 let (x, y) = ((i % width as usize) as u32, (i / width as usize) as u32);
                 mask.put_pixel(x, y, Luma([255]));
             }
+        }
+        for block in blocks.iter().filter(|b| !b.outlined) {
+            faded_edges(page, &mut mask, &block.bounds, self.level);
         }
         for &i in outlined {
             mask.put_pixel(i as u32 % width, i as u32 / width, Luma([255]));

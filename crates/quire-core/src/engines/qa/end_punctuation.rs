@@ -38,7 +38,7 @@ fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
                     t.node.id,
                     format!(
                         "end punctuation differs: {} ends with {} but the translation with {}",
-                        t.what,
+                        t.what(),
                         mark(want),
                         mark(got)
                     ),

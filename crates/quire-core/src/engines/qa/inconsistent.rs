@@ -23,7 +23,7 @@ fn check(page: &Page, context: &Context<'_>) -> Vec<(NodeId, String)> {
                 t.node.id,
                 format!(
                     "inconsistent: {} is translated \"{}\" here and \"{}\" on page {page_number}",
-                    t.what,
+                    t.what(),
                     short(translation.trim()),
                     short(other)
                 ),

@@ -14,6 +14,6 @@ pub(super) const RULE: Rule = Rule {
 fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
     texts(page)
         .filter(|t| t.translation.is_none())
-        .map(|t| (t.node.id, format!("missing translation: {}", t.what)))
+        .map(|t| (t.node.id, format!("missing translation: {}", t.what())))
         .collect()
 }

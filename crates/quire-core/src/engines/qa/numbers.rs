@@ -59,7 +59,7 @@ fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
                     t.node.id,
                     format!(
                         "numbers differ: {} has [{}] but the translation has [{}]",
-                        t.what,
+                        t.what(),
                         want.join(" "),
                         got.join(" ")
                     ),

@@ -22,7 +22,7 @@ fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
                     t.node.id,
                     format!(
                         "placeholders differ: {} has [{}] but the translation has [{}]",
-                        t.what,
+                        t.what(),
                         want.join(" "),
                         got.join(" ")
                     ),

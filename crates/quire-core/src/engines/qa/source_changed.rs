@@ -26,7 +26,7 @@ fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
                     "source changed by {} at {} after the translation: review it ({})",
                     who(edit),
                     edit.at,
-                    t.what
+                    t.what()
                 ),
             )),
             _ => None,

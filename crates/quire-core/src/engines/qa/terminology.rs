@@ -25,7 +25,7 @@ fn check(page: &Page, context: &Context<'_>) -> Vec<(NodeId, String)> {
                     t.node.id,
                     format!(
                         "terminology: {} has the glossary term \"{}\", to be translated \"{}\", but the translation does not have it",
-                        t.what, term.source, term.target
+                        t.what(), term.source, term.target
                     ),
                 ));
             }

@@ -44,7 +44,7 @@ fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
                     t.node.id,
                     format!(
                         "translation too long: {}: {length} characters, the {}×{} box holds about {capacity} at font size {size}",
-                        t.what, b.width, b.height
+                        t.what(), b.width, b.height
                     ),
                 )
             })

@@ -24,7 +24,7 @@ fn check(page: &Page, _: &Context<'_>) -> Vec<(NodeId, String)> {
         .map(|(t, _)| {
             (
                 t.node.id,
-                format!("leading or trailing whitespace differs: {}", t.what),
+                format!("leading or trailing whitespace differs: {}", t.what()),
             )
         })
         .collect()

@@ -1,0 +1,76 @@
+//! The faded parts of a block's letters, for its mask.
+
+use image::{GrayImage, Luma};
+
+use super::Bounds;
+
+/// How much darker than a block's paper a pixel next to its letters must
+/// be to be a faded part of them.
+const FADED: u8 = 64;
+
+/// The faded parts of a block's letters added to `mask`: pixels in
+/// `bounds` lighter than ink but [`FADED`] darker than the block's paper
+/// (the median of its pixels lighter than ink), reached from the mask
+/// through such pixels. A worn print's thin strokes and a scan's soft
+/// edges are grey, not ink; left out of the mask, `clean` would leave
+/// them as lines through the new lettering.
+pub(super) fn faded_edges(page: &GrayImage, mask: &mut GrayImage, bounds: &Bounds, level: u8) {
+    let mut counts = [0u32; 256];
+    for y in bounds.top..=bounds.bottom {
+        for x in bounds.left..=bounds.right {
+            let grey = page.get_pixel(x, y).0[0];
+            if grey > level {
+                counts[usize::from(grey)] += 1;
+            }
+        }
+    }
+    let n: u32 = counts.iter().sum();
+    let mut seen = 0;
+    let Some(paper) = (0..=255u8).find(|g| {
+        seen += counts[usize::from(*g)];
+        seen * 2 >= n
+    }) else {
+        return;
+    };
+    let Some(limit) = paper.checked_sub(FADED).filter(|l| *l > level) else {
+        return;
+    };
+    let faded = |x: u32, y: u32| {
+        let grey = page.get_pixel(x, y).0[0];
+        grey > level && grey <= limit
+    };
+    let mut queue: Vec<(u32, u32)> = Vec::new();
+    for y in bounds.top..=bounds.bottom {
+        for x in bounds.left..=bounds.right {
+            if mask.get_pixel(x, y).0[0] > 0 {
+                queue.push((x, y));
+            }
+        }
+    }
+    while let Some((x, y)) = queue.pop() {
+        for (dx, dy) in [
+            (-1i64, -1i64),
+            (0, -1),
+            (1, -1),
+            (-1, 0),
+            (1, 0),
+            (-1, 1),
+            (0, 1),
+            (1, 1),
+        ] {
+            let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
+            if nx < i64::from(bounds.left)
+                || ny < i64::from(bounds.top)
+                || nx > i64::from(bounds.right)
+                || ny > i64::from(bounds.bottom)
+            {
+                continue;
+            }
+            let (nx, ny) = (nx as u32, ny as u32);
+            if mask.get_pixel(nx, ny).0[0] == 0 && faded(nx, ny) {
+                mask.put_pixel(nx, ny, Luma([255]));
+                queue.push((nx, ny));
+            }
+        }
+    }
+}
