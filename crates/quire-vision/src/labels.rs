@@ -50,6 +50,26 @@ impl Bounds {
     }
 }
 
+/// The 8 neighbours of `(x, y)` within `[left, right] × [top, bottom]`.
+pub(crate) fn neighbours(
+    (x, y): (i64, i64),
+    (left, top, right, bottom): (i64, i64, i64, i64),
+) -> impl Iterator<Item = (i64, i64)> {
+    [
+        (-1, -1),
+        (0, -1),
+        (1, -1),
+        (-1, 0),
+        (1, 0),
+        (-1, 1),
+        (0, 1),
+        (1, 1),
+    ]
+    .into_iter()
+    .map(move |(dx, dy)| (x + dx, y + dy))
+    .filter(move |&(nx, ny)| nx >= left && ny >= top && nx <= right && ny <= bottom)
+}
+
 /// One component.
 #[derive(Debug, Clone)]
 pub(crate) struct Component {

@@ -238,19 +238,7 @@ fn patch(x: i64, y: i64, w: i64, h: i64) -> impl Iterator<Item = (i64, i64)> {
 
 /// The 8 neighbours of `(x, y)` that lie in the image.
 fn neighbours(x: i64, y: i64, w: i64, h: i64) -> impl Iterator<Item = (i64, i64)> {
-    [
-        (-1, -1),
-        (0, -1),
-        (1, -1),
-        (-1, 0),
-        (1, 0),
-        (-1, 1),
-        (0, 1),
-        (1, 1),
-    ]
-    .into_iter()
-    .map(move |(dx, dy)| (x + dx, y + dy))
-    .filter(move |&(nx, ny)| nx >= 0 && ny >= 0 && nx < w && ny < h)
+    crate::labels::neighbours((x, y), (0, 0, w - 1, h - 1))
 }
 
 #[cfg(test)]

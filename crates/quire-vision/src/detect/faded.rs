@@ -48,24 +48,13 @@ pub(super) fn faded_edges(page: &GrayImage, mask: &mut GrayImage, bounds: &Bound
         }
     }
     while let Some((x, y)) = queue.pop() {
-        for (dx, dy) in [
-            (-1i64, -1i64),
-            (0, -1),
-            (1, -1),
-            (-1, 0),
-            (1, 0),
-            (-1, 1),
-            (0, 1),
-            (1, 1),
-        ] {
-            let (nx, ny) = (i64::from(x) + dx, i64::from(y) + dy);
-            if nx < i64::from(bounds.left)
-                || ny < i64::from(bounds.top)
-                || nx > i64::from(bounds.right)
-                || ny > i64::from(bounds.bottom)
-            {
-                continue;
-            }
+        let within = (
+            i64::from(bounds.left),
+            i64::from(bounds.top),
+            i64::from(bounds.right),
+            i64::from(bounds.bottom),
+        );
+        for (nx, ny) in crate::labels::neighbours((i64::from(x), i64::from(y)), within) {
             let (nx, ny) = (nx as u32, ny as u32);
             if mask.get_pixel(nx, ny).0[0] == 0 && faded(nx, ny) {
                 mask.put_pixel(nx, ny, Luma([255]));

@@ -174,20 +174,8 @@ fn spread(
             continue;
         }
         let (x, y) = (l % ww, l / ww);
-        for (dx, dy) in [
-            (-1i64, -1i64),
-            (0, -1),
-            (1, -1),
-            (-1, 0),
-            (1, 0),
-            (-1, 1),
-            (0, 1),
-            (1, 1),
-        ] {
-            let (nx, ny) = (x as i64 + dx, y as i64 + dy);
-            if nx < 0 || ny < 0 || nx >= ww as i64 || ny >= wh as i64 {
-                continue;
-            }
+        let window = (0, 0, ww as i64 - 1, wh as i64 - 1);
+        for (nx, ny) in crate::labels::neighbours((x as i64, y as i64), window) {
             let n = ny as usize * ww + nx as usize;
             if dist[n] == u32::MAX {
                 dist[n] = d + 1;
