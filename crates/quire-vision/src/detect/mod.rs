@@ -42,6 +42,8 @@ mod boxes;
 use boxes::*;
 mod faded;
 use faded::faded_edges;
+mod screentone;
+use screentone::screentone;
 mod outlined;
 pub use outlined::letters_for_reading;
 
@@ -49,43 +51,6 @@ pub use outlined::letters_for_reading;
 /// a word in a roomy balloon is some 30 times; a panel's paper around a
 /// few specks, hundreds.
 const MAX_BALLOON_TO_TEXT: u64 = 60;
-
-/// Paper that holds at least [`SPECKS`] specks of ink smaller than a
-/// letter, one or more for every `SPECK_AREA` pixels of it, half of one
-/// size ([`ONE_SIZE`] of them within a pixel of the commonest, which is
-/// at least 2 × 2), is a screentone's: dots every few pixels, all alike.
-/// A balloon holds a few specks (punctuation), a scan's paper single
-/// pixels of dirt, and a worn print's letters break into bits of every
-/// size. Glyphs on a screentone's paper are its dots, merged in pairs
-/// where two screens cross.
-const SPECKS: usize = 50;
-const SPECK_AREA: u64 = 150;
-const ONE_SIZE: f64 = 0.5;
-
-/// Whether paper of `area` pixels holding specks of these sizes is a
-/// screentone's: see [`SPECKS`].
-fn screentone(area: u64, specks: &[(u32, u32)]) -> bool {
-    if specks.len() < SPECKS || (specks.len() as u64) * SPECK_AREA < area {
-        return false;
-    }
-    let mut counts = std::collections::HashMap::new();
-    for size in specks {
-        *counts.entry(*size).or_insert(0usize) += 1;
-    }
-    let Some((&(w, h), _)) = counts.iter().max_by_key(|(size, n)| (**n, **size)) else {
-        return false;
-    };
-    // Single pixels are noise and dirt, not a screen's dots.
-    if w < 2 || h < 2 {
-        return false;
-    }
-    let alike = specks
-        .iter()
-        .filter(|(sw, sh)| sw.abs_diff(w) <= 1 && sh.abs_diff(h) <= 1)
-        .count();
-    let share = alike as f64 / specks.len() as f64;
-    share >= ONE_SIZE
-}
 
 /// How many points a balloon's region has.
 pub const REGION_POINTS: usize = 64;
@@ -351,14 +316,36 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
     }
     // A balloon holds one block: paper whose glyphs fall apart into
     // several blocks, with a stroke of ink or a wide gap between them
-    // (balloons with broken outlines sharing it), is not one.
+    // (balloons with broken outlines sharing it), is not one. Its
+    // letters must hang together; the smaller glyphs and marks in it
+    // (a dakuten, the strokes of a kana like こ, each too short for a
+    // letter) bridge the gaps, or a column of Japanese would fall apart
+    // at every one.
     let apart =
         |a: &Bounds, b: &Bounds| ink_between(a, b, 0, |x, y| page.get_pixel(x, y).0[0] <= level);
-    let (whole, shared): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(_, members)| {
-        clusters(members, |a, b| {
-            near_by(&a.bounds, &b.bounds, 2.5) && !apart(&a.bounds, &b.bounds)
+    let marks = balloon_marks(&a, settings, &groups);
+    let (whole, shared): (Vec<_>, Vec<_>) = groups.into_iter().partition(|(balloon, members)| {
+        // The letters (of the block's height) must hang together; a
+        // dakuten or a stroke too small to be one only bridges.
+        let letters = like_height(members.clone());
+        let mut items: Vec<(bool, Bounds)> = members
+            .iter()
+            .map(|g| (letters.iter().any(|l| l.id == g.id), g.bounds))
+            .collect();
+        if let Some(p) = balloon {
+            items.extend(
+                marks
+                    .iter()
+                    .filter(|(q, _)| q == p)
+                    .map(|(_, b)| (false, *b)),
+            );
+        }
+        clusters(&items, |a, b| {
+            near_by(&a.1, &b.1, 2.5) && !apart(&a.1, &b.1)
         })
-        .len()
+        .iter()
+        .filter(|cluster| cluster.iter().any(|(glyph, _)| *glyph))
+        .count()
             == 1
     });
     let mut groups = whole;
@@ -695,6 +682,30 @@ fn keep_marks(
                 }
         });
     }
+}
+
+/// The ink smaller than a glyph (at least 4 pixels) in the balloons of
+/// `groups`, by balloon.
+fn balloon_marks(
+    a: &Analysis,
+    settings: &Settings,
+    groups: &[(Option<u32>, Vec<&Glyph>)],
+) -> Vec<(u32, Bounds)> {
+    let balloons: Vec<u32> = groups.iter().filter_map(|(b, _)| *b).collect();
+    a.ink_parts
+        .iter()
+        .filter(|part| {
+            part.area >= 4
+                && !part.on_edge
+                && !is_glyph(part, settings)
+                && part.bounds.height() <= settings.max_text_height
+                && part.bounds.width() <= settings.max_text_height
+        })
+        .filter_map(|part| {
+            let paper = around(&part.bounds, &a.paper_labels, a.width, a.height)?;
+            balloons.contains(&paper).then_some((paper, part.bounds))
+        })
+        .collect()
 }
 
 struct Glyph {
