@@ -207,8 +207,8 @@ const RING: u32 = 2;
 
 /// Fills each 8-connected piece of `hole` whose ring is flat with the
 /// ring's colour, taking it out of the hole: [`LOOSE_FLAT`] of the ring
-/// near its median, or [`PLAIN_SHARE`] when the art around is no
-/// [`screentone`] (paper with a scan's dirt, an outline passing). Answers
+/// near its median, or [`PLAIN_SHARE`] when the art around is not
+/// [`dotted`] (paper with a scan's dirt, an outline passing). Answers
 /// how many pixels, and which pieces lie in screentone (for patches).
 fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> (u64, Vec<bool>) {
     let (w, h) = image.dimensions();
@@ -244,7 +244,7 @@ fn fill_flat_pieces(image: &mut RgbaImage, hole: &mut [bool]) -> (u64, Vec<bool>
         };
         let flat = if share >= LOOSE_FLAT {
             true
-        } else if screentone(image, hole, &b) {
+        } else if dotted(image, hole, &b) {
             pixels
                 .clone()
                 .for_each(|(x, y)| textured[index(x, y)] = true);
@@ -289,7 +289,7 @@ const LOOSE_FLAT: f64 = 0.9;
 /// screentone.
 const PLAIN_SHARE: f64 = 0.75;
 
-/// How far around a piece [`screentone`] looks, and how much darker than
+/// How far around a piece [`dotted`] looks, and how much darker than
 /// the median a pixel must be to be part of a dot.
 const TONE_REACH: u32 = 10;
 const DOT_DARKER: i32 = 32;
@@ -298,7 +298,7 @@ const DOT_DARKER: i32 = 32;
 /// screentone or halftone: dots darker than its median, small (2 to 30 pixels, at most 6
 /// across) and many (six or more, one for every 60 known pixels). Lines
 /// and an outline are few and long; a scan's dirt is single pixels.
-fn screentone(image: &RgbaImage, hole: &[bool], b: &Bounds) -> bool {
+fn dotted(image: &RgbaImage, hole: &[bool], b: &Bounds) -> bool {
     let (w, h) = image.dimensions();
     let (left, top) = (
         b.left.saturating_sub(TONE_REACH),

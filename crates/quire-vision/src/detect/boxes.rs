@@ -115,6 +115,12 @@ pub(super) fn on_light(block: &[&Glyph], page: &GrayImage, level: u8) -> bool {
 /// its median, not its mean, since the soft edges of bold letters are
 /// many and would darken a white caption.
 pub(super) fn light_box(b: &Bounds, page: &GrayImage, level: u8) -> bool {
+    paper_grey(b, page, level).is_some_and(|grey| grey >= LIGHT)
+}
+
+/// The median grey of the paper (the pixels lighter than `level`) in
+/// `b`; `None` when it has none.
+pub(super) fn paper_grey(b: &Bounds, page: &GrayImage, level: u8) -> Option<u8> {
     let mut counts = [0u64; 256];
     for y in b.top..=b.bottom {
         for x in b.left..=b.right {
@@ -126,13 +132,10 @@ pub(super) fn light_box(b: &Bounds, page: &GrayImage, level: u8) -> bool {
     }
     let n: u64 = counts.iter().sum();
     let mut seen = 0;
-    for (grey, count) in counts.iter().enumerate() {
-        seen += count;
-        if n > 0 && seen * 2 >= n {
-            return grey >= usize::from(LIGHT);
-        }
-    }
-    false
+    (0..=255u8).find(|grey| {
+        seen += counts[usize::from(*grey)];
+        n > 0 && seen * 2 >= n
+    })
 }
 
 /// Whether two glyphs are neighbours in a line or in lines of one block.

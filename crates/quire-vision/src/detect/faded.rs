@@ -15,21 +15,7 @@ const FADED: u8 = 64;
 /// edges are grey, not ink; left out of the mask, `clean` would leave
 /// them as lines through the new lettering.
 pub(super) fn faded_edges(page: &GrayImage, mask: &mut GrayImage, bounds: &Bounds, level: u8) {
-    let mut counts = [0u32; 256];
-    for y in bounds.top..=bounds.bottom {
-        for x in bounds.left..=bounds.right {
-            let grey = page.get_pixel(x, y).0[0];
-            if grey > level {
-                counts[usize::from(grey)] += 1;
-            }
-        }
-    }
-    let n: u32 = counts.iter().sum();
-    let mut seen = 0;
-    let Some(paper) = (0..=255u8).find(|g| {
-        seen += counts[usize::from(*g)];
-        seen * 2 >= n
-    }) else {
+    let Some(paper) = super::boxes::paper_grey(bounds, page, level) else {
         return;
     };
     let Some(limit) = paper.checked_sub(FADED).filter(|l| *l > level) else {
@@ -47,13 +33,13 @@ pub(super) fn faded_edges(page: &GrayImage, mask: &mut GrayImage, bounds: &Bound
             }
         }
     }
+    let within = (
+        i64::from(bounds.left),
+        i64::from(bounds.top),
+        i64::from(bounds.right),
+        i64::from(bounds.bottom),
+    );
     while let Some((x, y)) = queue.pop() {
-        let within = (
-            i64::from(bounds.left),
-            i64::from(bounds.top),
-            i64::from(bounds.right),
-            i64::from(bounds.bottom),
-        );
         for (nx, ny) in crate::labels::neighbours((i64::from(x), i64::from(y)), within) {
             let (nx, ny) = (nx as u32, ny as u32);
             if mask.get_pixel(nx, ny).0[0] == 0 && faded(nx, ny) {

@@ -144,6 +144,8 @@ struct Analysis {
     balloon: Vec<bool>,
     /// By paper component: whether it is speckled (a screentone's paper).
     speckled: Vec<bool>,
+    /// By ink component: the paper component around it ([`around`]).
+    ink_paper: Vec<Option<u32>>,
 }
 
 impl Analysis {
@@ -171,14 +173,18 @@ impl Analysis {
         let mut holds_art = vec![false; paper_parts.len()];
         // The specks (ink smaller than a letter) each paper component
         // holds, by their size.
+        let ink_paper: Vec<Option<u32>> = ink_parts
+            .iter()
+            .map(|part| around(&part.bounds, &paper_labels, width, height))
+            .collect();
         let mut holds: Vec<Vec<(u32, u32)>> = vec![Vec::new(); paper_parts.len()];
         let small = settings.min_text_height;
-        for part in ink_parts
-            .iter()
-            .filter(|p| p.bounds.height() < small && p.bounds.width() < small)
-        {
-            if let Some(paper) = around(&part.bounds, &paper_labels, width, height) {
-                holds[paper as usize].push((part.bounds.width(), part.bounds.height()));
+        for (part, paper) in ink_parts.iter().zip(&ink_paper) {
+            if let Some(paper) = paper
+                && part.bounds.height() < small
+                && part.bounds.width() < small
+            {
+                holds[*paper as usize].push((part.bounds.width(), part.bounds.height()));
             }
         }
         let speckled = paper_parts
@@ -186,10 +192,10 @@ impl Analysis {
             .zip(&holds)
             .map(|(part, specks)| screentone(part.area, specks))
             .collect();
-        for part in &ink_parts {
+        for (part, paper) in ink_parts.iter().zip(&ink_paper) {
             if part.area >= ART_PIXELS
                 && !is_glyph(part, settings)
-                && let Some(paper) = around(&part.bounds, &paper_labels, width, height)
+                && let Some(paper) = *paper
                 && within(&part.bounds, &paper_parts[paper as usize].bounds)
             {
                 holds_art[paper as usize] = true;
@@ -220,6 +226,7 @@ impl Analysis {
             paper_parts,
             balloon,
             speckled,
+            ink_paper,
         }
     }
 
@@ -257,9 +264,8 @@ impl Analysis {
         let (width, height) = (self.width, self.height);
         keep_marks(
             &mut kept,
-            &self.ink_parts,
+            (&self.ink_parts, &self.ink_paper),
             &found,
-            &self.paper_labels,
             (page, self.level),
         );
         let mut blocks: Vec<Block> = found.into_iter().map(|(_, _, block)| block).collect();
@@ -283,11 +289,20 @@ impl Analysis {
 
 /// The text blocks of `page`; see the module doc.
 pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
+    detect_outlined(page, settings).0
+}
+
+/// [`detect`], with the outlined letters it saw (`outlined.rs`): each
+/// one, and the box each of its blocks gathers them from.
+fn detect_outlined(
+    page: &GrayImage,
+    settings: &Settings,
+) -> (Detection, Vec<outlined::Letter>, Vec<Bounds>) {
     let (width, height) = page.dimensions();
     let level = otsu(page).min(MAX_INK);
     let a = Analysis::of(page, level, settings);
     let is_balloon = |id: u32| a.balloon[id as usize];
-    let (ink_parts, paper_labels) = (&a.ink_parts, &a.paper_labels);
+    let ink_parts = &a.ink_parts;
 
     let glyphs: Vec<Glyph> = ink_parts
         .iter()
@@ -296,7 +311,7 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
         .map(|(id, part)| Glyph {
             id: id as u32,
             bounds: part.bounds,
-            paper: around(&part.bounds, paper_labels, width, height),
+            paper: a.ink_paper[id],
         })
         // A screentone's dots, merged in pairs where two screens cross,
         // are no letters.
@@ -390,23 +405,25 @@ pub fn detect(page: &GrayImage, settings: &Settings) -> Detection {
             (balloon, heights[heights.len() / 2], block)
         })
         .collect();
-    let outlined = outlined_blocks(page, &a, &mut found, settings);
-    a.finish(page, kept, found, &outlined, settings)
+    let (mask, letters, rooms) = outlined_blocks(page, &a, &mut found, settings);
+    (a.finish(page, kept, found, &mask, settings), letters, rooms)
 }
 
 /// The blocks of light letters outlined in ink on the art
 /// (`outlined.rs`) added to `found`, where none of `found` is: the
-/// pixels of their masks.
+/// pixels of their masks, the letters, and each block's room.
 fn outlined_blocks(
     page: &GrayImage,
     a: &Analysis,
     found: &mut Vec<(Option<u32>, u32, Block)>,
     settings: &Settings,
-) -> Vec<usize> {
+) -> (Vec<usize>, Vec<outlined::Letter>, Vec<Bounds>) {
     let taken: Vec<Bounds> = found.iter().map(|(_, _, b)| b.bounds).collect();
     let letters = outlined::letters(page, a, settings, &taken);
     let mut mask = Vec::new();
+    let mut rooms = Vec::new();
     for row in outlined::blocks(&letters, settings, a.height) {
+        rooms.push(row.room());
         let bounds = padded(&row.text, a.width, a.height);
         found.push((
             None,
@@ -421,7 +438,7 @@ fn outlined_blocks(
         ));
         mask.extend(row.mask);
     }
-    mask
+    (mask, letters, rooms)
 }
 
 /// The text blocks of `page` from text lines a model found (the `onnx`
@@ -656,9 +673,8 @@ fn lines_near(a: &Bounds, b: &Bounds) -> bool {
 /// light paper (not the screentone of the art a caption sits beside).
 fn keep_marks(
     kept: &mut [bool],
-    ink_parts: &[Component],
+    (ink_parts, ink_paper): (&[Component], &[Option<u32>]),
     blocks: &[(Option<u32>, u32, Block)],
-    paper: &[u32],
     (page, level): (&GrayImage, u8),
 ) {
     let (width, height) = page.dimensions();
@@ -674,7 +690,7 @@ fn keep_marks(
         kept[id] = blocks.iter().any(|(balloon, letter, block)| {
             mark(*letter)
                 && match balloon {
-                    Some(p) => around(&b, paper, width, height) == Some(*p),
+                    Some(p) => ink_paper[id] == Some(*p),
                     None => {
                         within(&b, &block.bounds)
                             && light_box(&padded(&b, width, height), page, level)
@@ -694,15 +710,16 @@ fn balloon_marks(
     let balloons: Vec<u32> = groups.iter().filter_map(|(b, _)| *b).collect();
     a.ink_parts
         .iter()
-        .filter(|part| {
+        .zip(&a.ink_paper)
+        .filter(|(part, _)| {
             part.area >= 4
                 && !part.on_edge
                 && !is_glyph(part, settings)
                 && part.bounds.height() <= settings.max_text_height
                 && part.bounds.width() <= settings.max_text_height
         })
-        .filter_map(|part| {
-            let paper = around(&part.bounds, &a.paper_labels, a.width, a.height)?;
+        .filter_map(|(part, paper)| {
+            let paper = (*paper)?;
             balloons.contains(&paper).then_some((paper, part.bounds))
         })
         .collect()

@@ -210,6 +210,14 @@ pub(super) struct Row {
     pub(super) mask: Vec<usize>,
 }
 
+impl Row {
+    /// Where its letters and marks are gathered from: its letters' box
+    /// grown by half a letter.
+    pub(super) fn room(&self) -> Bounds {
+        grow_box(&self.text, self.letter / 2)
+    }
+}
+
 /// The fewest letters of a block of outlined letters.
 const MIN_LETTERS: usize = 4;
 
@@ -356,25 +364,14 @@ fn grow_box(b: &Bounds, by: u32) -> Bounds {
 /// letters (ordinary glyphs are found in it, or no row of outlined
 /// ones).
 pub fn letters_for_reading(image: &GrayImage, settings: &Settings) -> Option<GrayImage> {
+    let (found, letters, rooms) = detect_outlined(image, settings);
+    if rooms.is_empty() || found.blocks.iter().any(|b| !b.outlined) {
+        return None;
+    }
     let (width, height) = image.dimensions();
-    let level = otsu(image).min(MAX_INK);
-    let a = Analysis::of(image, level, settings);
-    let plain = detect(image, settings);
-    if plain.blocks.iter().any(|b| !b.outlined) {
-        return None;
-    }
-    let found = letters(image, &a, settings, &[]);
-    let rows = blocks(&found, settings, height);
-    if rows.is_empty() {
-        return None;
-    }
     let mut out = GrayImage::from_pixel(width, height, Luma([255]));
-    let room: Vec<Bounds> = rows
-        .iter()
-        .map(|r| grow_box(&r.text, r.letter / 2))
-        .collect();
-    for l in &found {
-        if room.iter().any(|r| within(&l.bounds, r)) {
+    for l in &letters {
+        if rooms.iter().any(|r| within(&l.bounds, r)) {
             for &i in &l.inside {
                 out.put_pixel(i as u32 % width, i as u32 / width, Luma([0]));
             }
