@@ -22,6 +22,8 @@ use quire_core::engines::settings::ModelRole;
 struct Model {
     /// The config key that names it.
     key: String,
+    /// What it is loaded as.
+    kind: &'static str,
     path: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     bytes: Option<u64>,
@@ -47,15 +49,16 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
     if models.is_empty() {
         return writeln!(
             out,
-            "no model files are configured (the onnx backends of detect and ocr take them: docs/comics.md)"
+            "no model files are configured (the onnx backends of detect, ocr and clean take them: docs/comics.md)"
         )
         .map_err(write_failed);
     }
-    let rows: Vec<[String; 5]> = models
+    let rows: Vec<[String; 6]> = models
         .into_iter()
         .map(|m| {
             [
                 m.key.to_owned(),
+                m.kind.to_owned(),
                 m.path,
                 m.bytes.map_or_else(|| "-".to_owned(), |b| b.to_string()),
                 m.sha256.unwrap_or_else(|| "-".to_owned()),
@@ -63,12 +66,17 @@ pub fn list(loaded: &Loaded, json: bool, out: &mut dyn Write) -> Result<(), Fail
             ]
         })
         .collect();
-    super::table(out, ["KEY", "PATH", "BYTES", "SHA256", "LOADS"], &rows)
+    super::table(
+        out,
+        ["KEY", "KIND", "PATH", "BYTES", "SHA256", "LOADS"],
+        &rows,
+    )
 }
 
 fn describe(key: String, path: &Path, role: ModelRole) -> Model {
     let mut model = Model {
         key,
+        kind: role.name(),
         path: path.display().to_string(),
         bytes: None,
         sha256: None,
@@ -90,13 +98,10 @@ fn describe(key: String, path: &Path, role: ModelRole) -> Model {
         within: std::time::Duration::from_secs(120),
         setting: "what quire allows for loading a model",
     };
-    let loaded = match role {
-        ModelRole::Detector => Helper::start(Some(path), None, deadline).map(|_| String::new()),
-        ModelRole::Recognizer => Helper::start(None, Some(path), deadline).map(|h| {
-            h.characters()
-                .map_or_else(String::new, |n| format!(" ({n} characters)"))
-        }),
-    };
+    let loaded = Helper::start_models(&role.models(path), deadline).map(|h| {
+        h.characters()
+            .map_or_else(String::new, |n| format!(" ({n} characters)"))
+    });
     model.loads = match loaded {
         Ok(more) => format!("ok{more}"),
         Err(e) => e,

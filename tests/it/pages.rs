@@ -27,6 +27,7 @@ use crate::core_base::{follow, spec};
 
 mod after_detect;
 mod holdout;
+mod models;
 mod onnx;
 mod readback;
 mod score;

@@ -267,6 +267,15 @@ async fn attach_mode_without_the_token_says_to_pass_it() {
     assert!(server.terminate().success());
 }
 
+/// A tmux command on the server of session `name` alone: each session has
+/// its own server (socket), so tests that start theirs at once never race
+/// to start one shared server (seen to fail on a fresh machine).
+fn tmux_on(name: &str) -> Command {
+    let mut command = Command::new("tmux");
+    command.args(["-L", name]);
+    command
+}
+
 /// A tmux session running quire, read by polling the screen with a deadline.
 pub(crate) struct Tmux {
     name: String,
@@ -296,7 +305,7 @@ impl Tmux {
             s.path("data").display(),
             s.path("etc").display(),
         );
-        let ok = Command::new("tmux")
+        let ok = tmux_on(name)
             .args([
                 "new-session",
                 "-d",
@@ -312,7 +321,7 @@ impl Tmux {
             .unwrap()
             .success();
         assert!(ok, "tmux did not start");
-        let pid = Command::new("tmux")
+        let pid = tmux_on(name)
             .args(["display-message", "-p", "-t", name, "#{pane_pid}"])
             .output()
             .ok()
@@ -324,7 +333,7 @@ impl Tmux {
     }
 
     fn screen(&self) -> String {
-        let out = Command::new("tmux")
+        let out = tmux_on(&self.name)
             .args(["capture-pane", "-p", "-t", &self.name])
             .output()
             .unwrap();
@@ -334,7 +343,7 @@ impl Tmux {
     pub(crate) fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", &self.name];
         args.extend_from_slice(keys);
-        assert!(Command::new("tmux").args(&args).status().unwrap().success());
+        assert!(tmux_on(&self.name).args(&args).status().unwrap().success());
     }
 
     fn type_line(&self, text: &str) {
@@ -388,7 +397,7 @@ impl Tmux {
 
     /// A tmux format (`#{pane_pid}`, …) of the pane.
     fn pane(&self, format: &str) -> String {
-        let out = Command::new("tmux")
+        let out = tmux_on(&self.name)
             .args(["display-message", "-p", "-t", &self.name, format])
             .output()
             .unwrap();
@@ -396,7 +405,7 @@ impl Tmux {
     }
 
     fn alive(&self) -> bool {
-        Command::new("tmux")
+        tmux_on(&self.name)
             .args(["has-session", "-t", &self.name])
             .stderr(std::process::Stdio::null())
             .status()
@@ -406,7 +415,7 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux")
+        let _ = tmux_on(&self.name)
             .args(["kill-session", "-t", &self.name])
             .stderr(std::process::Stdio::null())
             .status();
@@ -525,7 +534,7 @@ fn a_signal_quits_cleanly_saving_projects_and_the_terminal() {
     };
     // Keep the pane after quire exits, to read the terminal it left.
     assert!(
-        Command::new("tmux")
+        tmux_on(&name)
             .args(["set-option", "-t", &name, "remain-on-exit", "on"])
             .status()
             .unwrap()

@@ -4,13 +4,21 @@
 //! per request on its stdout. A request is a line of JSON, followed, for
 //! an image, by its pixels (`width × height × 3` bytes of RGB):
 //!
-//! - `{"load":{"detector":PATH,"recognizer":PATH}}` (either may be left
-//!   out) loads the models; answer `{"ok":{"characters":N}}` (the
-//!   recogniser's dictionary size, `null` without one);
+//! - `{"load":{"detector":PATH,"recognizer":PATH,"boxes":{…},"inpainter":{…}}}`
+//!   (any may be left out) loads the models; answer
+//!   `{"ok":{"characters":N}}` (the recogniser's dictionary size, `null`
+//!   without one). `boxes` is `{"path","format","size","classes"}` (a box
+//!   detector, [`crate::boxes`]), `inpainter` `{"path","size","unit_output"}`
+//!   ([`crate::inpaint`]);
 //! - `{"lines":{"width":W,"height":H,"scale":S}}` + pixels: the
 //!   detector's lines, `{"lines":[{x,y,width,height,score}…]}`;
 //! - `{"read":{"width":W,"height":H,"scale":S}}` + pixels: a block's
-//!   lines found and read, `{"read":[{line,row,text,confidence}…]}`.
+//!   lines found and read, `{"read":[{line,row,text,confidence}…]}`;
+//! - `{"boxes":{"width":W,"height":H,"min_score":S}}` + pixels: the box
+//!   detector's boxes, `{"boxes":[{x,y,width,height,label,score}…]}`;
+//! - `{"inpaint":{"width":W,"height":H}}` + pixels + the mask (`width ×
+//!   height` bytes, non-zero to fill): answer `{"inpainted":{"bytes":N}}`
+//!   followed by the N bytes of the filled image's RGB.
 //!
 //! Any refusal or failure is `{"error":"…"}` and the helper keeps
 //! serving; it ends when its stdin closes. `scale` may be `null` (see
@@ -19,10 +27,12 @@
 use std::io::{BufRead, Read, Write};
 use std::path::PathBuf;
 
-use image::RgbImage;
+use image::{GrayImage, RgbImage};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::boxes::{BoxDetector, Format};
+use crate::inpaint::Inpainter;
 use crate::{Detector, Recognizer};
 
 /// The most pixels one image may have (a 100-megapixel page's limit in
@@ -40,9 +50,40 @@ enum Request {
         detector: Option<PathBuf>,
         #[serde(default)]
         recognizer: Option<PathBuf>,
+        #[serde(default)]
+        boxes: Option<BoxesModel>,
+        #[serde(default)]
+        inpainter: Option<InpaintModel>,
     },
     Lines(Size),
     Read(Size),
+    Boxes {
+        width: u32,
+        height: u32,
+        min_score: f32,
+    },
+    Inpaint {
+        width: u32,
+        height: u32,
+    },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BoxesModel {
+    path: PathBuf,
+    format: Format,
+    size: u32,
+    classes: usize,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InpaintModel {
+    path: PathBuf,
+    size: u32,
+    #[serde(default)]
+    unit_output: bool,
 }
 
 #[derive(Deserialize)]
@@ -58,6 +99,8 @@ struct Size {
 struct Models {
     detector: Option<Detector>,
     recognizer: Option<Recognizer>,
+    boxes: Option<BoxDetector>,
+    inpainter: Option<Inpainter>,
 }
 
 /// Serves requests from `input` until it ends, answering on `output`.
@@ -73,6 +116,29 @@ pub fn serve(input: impl Read, mut output: impl Write) -> std::io::Result<()> {
             return Ok(());
         }
         let answer = match serde_json::from_str::<Request>(&header) {
+            Ok(Request::Inpaint { width, height }) => {
+                let size = Size {
+                    width,
+                    height,
+                    scale: None,
+                };
+                let image = pixels(&size, &mut input)?;
+                let mask = mask(&size, &mut input)?;
+                match inpaint(&models, image, mask) {
+                    Ok(filled) => {
+                        let bytes = filled.as_raw();
+                        writeln!(
+                            output,
+                            "{}",
+                            json!({ "inpainted": { "bytes": bytes.len() } })
+                        )?;
+                        output.write_all(bytes)?;
+                        output.flush()?;
+                        continue;
+                    }
+                    Err(e) => json!({ "error": e }),
+                }
+            }
             Ok(request) => answer(&mut models, request, &mut input)?,
             // The pixels that may follow cannot be told from the next
             // request: nothing more can be read in step.
@@ -95,13 +161,23 @@ fn answer(models: &mut Models, request: Request, input: &mut impl Read) -> std::
         Request::Load {
             detector,
             recognizer,
+            boxes,
+            inpainter,
         } => {
             let loaded = (|| {
                 let detector = detector.as_deref().map(Detector::load).transpose()?;
                 let recognizer = recognizer.as_deref().map(Recognizer::load).transpose()?;
+                let boxes = boxes
+                    .map(|b| BoxDetector::load(&b.path, b.format, b.size, b.classes))
+                    .transpose()?;
+                let inpainter = inpainter
+                    .map(|i| Inpainter::load(&i.path, i.size, i.unit_output))
+                    .transpose()?;
                 Ok::<_, String>(Models {
                     detector,
                     recognizer,
+                    boxes,
+                    inpainter,
                 })
             })();
             match loaded {
@@ -137,7 +213,50 @@ fn answer(models: &mut Models, request: Request, input: &mut impl Read) -> std::
                 _ => refused("reading needs both a detector and a recogniser loaded".into()),
             }
         }
+        Request::Boxes {
+            width,
+            height,
+            min_score,
+        } => {
+            let size = Size {
+                width,
+                height,
+                scale: None,
+            };
+            let image = pixels(&size, input)?;
+            match (&models.boxes, image) {
+                (_, Err(e)) => refused(e),
+                (None, _) => refused("no box detector is loaded".into()),
+                (Some(boxes), Ok(image)) => match boxes.boxes(&image, min_score) {
+                    Ok(found) => json!({ "boxes": found }),
+                    Err(e) => refused(e),
+                },
+            }
+        }
+        // Answered by `serve`, which writes its pixels after the line.
+        Request::Inpaint { .. } => refused("an inpaint request is served apart".into()),
     })
+}
+
+/// The filled image of an inpaint request, or why there is none.
+fn inpaint(
+    models: &Models,
+    image: Result<RgbImage, String>,
+    mask: Result<GrayImage, String>,
+) -> Result<RgbImage, String> {
+    let inpainter = models
+        .inpainter
+        .as_ref()
+        .ok_or_else(|| "no inpainting model is loaded".to_owned())?;
+    inpainter.inpaint(&image?, &mask?)
+}
+
+/// An inpaint request's mask (one byte a pixel), read like [`pixels`].
+fn mask(size: &Size, input: &mut impl Read) -> std::io::Result<Result<GrayImage, String>> {
+    let mut bytes = vec![0u8; size.width as usize * size.height as usize];
+    input.read_exact(&mut bytes)?;
+    Ok(GrayImage::from_raw(size.width, size.height, bytes)
+        .ok_or_else(|| "the mask does not fill the image".to_owned()))
 }
 
 /// The request's pixels, read whole even when the size is refused (so

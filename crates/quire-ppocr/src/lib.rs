@@ -19,12 +19,18 @@
 //! (a chapter's pages have one size, a line's width is rounded up to one
 //! of a few widths), so a page costs only its inference.
 //!
+//! Two more kinds of model plug in beside them: a detector with box and
+//! label outputs (RT-DETR, YOLO: [`boxes`]) and an inpainting model (LaMa:
+//! [`inpaint`]).
+//!
 //! quire runs these models in a helper process, `quire-ppocr`, which
 //! [`serve`] answers (module [`helper`]): the model runtime is most of
 //! this crate's code, and kept out of the `quire` binary it no longer
 //! loads at every start.
 
+pub mod boxes;
 pub mod helper;
+pub mod inpaint;
 pub use helper::serve;
 
 use std::collections::HashMap;
@@ -49,6 +55,15 @@ const REC_HEIGHT: u32 = 48;
 const REC_WIDTHS: [u32; 8] = [96, 160, 256, 384, 512, 768, 1024, 1536];
 
 type Plan = Arc<TypedRunnableModel>;
+
+/// "1 input", "2 inputs".
+fn inputs(n: usize) -> String {
+    if n == 1 {
+        "1 input".to_owned()
+    } else {
+        format!("{n} inputs")
+    }
+}
 
 fn load(path: &Path) -> Result<InferenceModel, String> {
     tract_onnx::onnx()

@@ -118,7 +118,8 @@ pub fn current(page: &Page) -> Option<&BlobHash> {
 
 /// The page cleaned: the source's bytes with the text mask's pixels (and
 /// the inpaint mask's) removed inside the page's regions, of the nodes
-/// that [`clears`] only; a PNG, and what was done.
+/// that [`clears`] only; a PNG, and what was done. `model`, when given,
+/// inpaints what the built-in methods would (`clean.backend = "onnx"`).
 pub fn clean(
     page: &Page,
     source: &[u8],
@@ -126,6 +127,7 @@ pub fn clean(
     inpaint: Option<&[u8]>,
     dilate: u32,
     max_pixels: u64,
+    model: Option<&dyn quire_vision::clean::Inpaint>,
 ) -> Result<(Vec<u8>, quire_vision::clean::Cleaned), String> {
     let mut image: RgbaImage = quire_formats::images::decode(source, max_pixels)
         .map_err(|e| format!("the page image cannot be read: {e}"))?
@@ -146,7 +148,14 @@ pub fn clean(
                 .collect()
         })
         .collect();
-    let done = quire_vision::clean::clean(&mut image, &text, inpaint.as_ref(), &regions, dilate);
+    let done = quire_vision::clean::clean_with(
+        &mut image,
+        &text,
+        inpaint.as_ref(),
+        &regions,
+        dilate,
+        model,
+    )?;
     Ok((crate::encode(&image)?, done))
 }
 

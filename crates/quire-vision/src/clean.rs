@@ -20,12 +20,18 @@
 //!    are, how nearly they lie along the distance's gradient and how
 //!    near their own distance is.
 //!
+//! With an inpainting model ([`Inpaint`], the `onnx` backend's), the
+//! model fills what step 4 would: each piece of the hole with the art
+//! around it, in windows of its own.
+//!
 //! Pixels outside the dilated masks never change.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use image::{GrayImage, Rgba, RgbaImage};
+
+pub use crate::windows::Inpaint;
 
 use crate::labels::Bounds;
 
@@ -56,6 +62,20 @@ pub fn clean(
     regions: &[Vec<[f64; 2]>],
     dilate: u32,
 ) -> Cleaned {
+    // Without a model nothing can fail.
+    clean_with(image, text, inpaint, regions, dilate, None).unwrap_or_default()
+}
+
+/// [`clean`], with `model` (when given) inpainting instead of Telea and the
+/// patches; fails with the model's word.
+pub fn clean_with(
+    image: &mut RgbaImage,
+    text: &GrayImage,
+    inpaint: Option<&GrayImage>,
+    regions: &[Vec<[f64; 2]>],
+    dilate: u32,
+    model: Option<&dyn Inpaint>,
+) -> Result<Cleaned, String> {
     let (w, h) = image.dimensions();
     let text = bits(text, w, h);
     // Each region's pixels, and whether a pixel lies in any.
@@ -106,11 +126,15 @@ pub fn clean(
             textured[i] |= masked;
         }
     }
+    if let Some(model) = model {
+        out.inpainted = crate::windows::by_model(image, &hole, model)?;
+        return Ok(out);
+    }
     // Patches where the art around is textured, so the texture goes on;
     // Telea for the rest (smooth art, and whatever no patch reaches).
     out.inpainted = crate::patches::exemplar(image, &mut hole, &textured);
     out.inpainted += telea(image, &mut hole, INPAINT_RADIUS);
-    out
+    Ok(out)
 }
 
 /// The mask's non-zero pixels at `w` × `h`.

@@ -48,6 +48,17 @@ impl Bounds {
             bottom: self.bottom.max(other.bottom),
         }
     }
+
+    /// The box both hold, if they meet.
+    pub fn intersection(&self, other: &Bounds) -> Option<Bounds> {
+        let b = Bounds {
+            left: self.left.max(other.left),
+            top: self.top.max(other.top),
+            right: self.right.min(other.right),
+            bottom: self.bottom.min(other.bottom),
+        };
+        (b.left <= b.right && b.top <= b.bottom).then_some(b)
+    }
 }
 
 /// The 8 neighbours of `(x, y)` within `[left, right] × [top, bottom]`.

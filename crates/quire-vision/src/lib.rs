@@ -8,3 +8,4 @@ pub mod clean;
 pub mod detect;
 mod labels;
 pub mod patches;
+mod windows;

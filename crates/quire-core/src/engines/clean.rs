@@ -5,6 +5,10 @@
 //! never change. Blocks with no translation keep their text (a note says
 //! how many), unless a person set their `style.clean`. Render starts from the cleaned image while it is
 //! current. The work is all CPU, so each page runs on the blocking pool.
+//! With `backend = "onnx"`, an inpainting model (LaMa-style, in the
+//! `quire-ppocr` helper process) fills what the builtin inpaints.
+
+use std::sync::Arc;
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
 use quire_model::finding::Finding;
@@ -45,16 +49,59 @@ impl Engine for Clean {
     }
 
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
+        let settings = CleanSettings::clone(&step.settings());
+        let model = match (settings.backend, &settings.model) {
+            (CleanBackend::Builtin, _) => None,
+            (CleanBackend::Onnx, None) => {
+                return Err(
+                    "clean.backend = \"onnx\" needs clean.model (an inpainting model file)".into(),
+                );
+            }
+            (CleanBackend::Onnx, Some(path)) => {
+                let deadline = super::ppocr::Deadline {
+                    within: std::time::Duration::from_secs(settings.timeout_secs),
+                    setting: "clean.timeout_secs",
+                };
+                let models = settings.role().models(path);
+                Some(Arc::new(Model(super::ppocr::Helper::start_models(
+                    &models, deadline,
+                )?)))
+            }
+        };
         Ok(Box::new(Work {
-            dilate: step.settings::<CleanSettings>().dilate,
+            dilate: settings.dilate,
             max_pixels: step.config.max_image_pixels,
+            model,
         }))
+    }
+}
+
+/// The inpainting model, in its helper.
+struct Model(super::ppocr::Helper);
+
+impl quire_vision::clean::Inpaint for Model {
+    fn inpaint(
+        &self,
+        image: &image::RgbImage,
+        mask: &image::GrayImage,
+    ) -> Result<image::RgbImage, String> {
+        self.0.inpaint(image, mask)
     }
 }
 
 struct Work {
     dilate: u32,
     max_pixels: u64,
+    model: Option<Arc<Model>>,
+}
+
+impl Drop for Work {
+    /// The job ended: its helper goes now.
+    fn drop(&mut self) {
+        if let Some(model) = &self.model {
+            model.0.kill();
+        }
+    }
 }
 
 impl PageWork for Work {
@@ -99,8 +146,12 @@ impl PageWork for Work {
             input.mask.map(<[u8]>::to_vec),
         );
         let (dilate, max_pixels) = (self.dilate, self.max_pixels);
+        let model = self.model.clone();
         Box::pin(async move {
             let (png, _) = tokio::task::spawn_blocking(move || {
+                let model = model
+                    .as_deref()
+                    .map(|m| m as &dyn quire_vision::clean::Inpaint);
                 cleaned::clean(
                     &owned,
                     &source,
@@ -108,6 +159,7 @@ impl PageWork for Work {
                     inpaint.as_deref(),
                     dilate,
                     max_pixels,
+                    model,
                 )
             })
             .await
@@ -148,12 +200,52 @@ pub struct CleanSettings {
     /// How many pixels the text mask grows before it is cleared, to take
     /// the soft edges of letters.
     pub dilate: u32,
+    /// What inpaints text on art: the built-in methods, or a model.
+    #[serde(default)]
+    pub backend: CleanBackend,
+    /// `onnx`: the inpainting model (LaMa-style: image and mask in, the
+    /// image filled out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<std::path::PathBuf>,
+    /// The model's square input, in pixels (LaMa's exports: 512).
+    pub input_size: u32,
+    /// The model's output is in 0..1 (LaMa's is in 0..255).
+    pub unit_output: bool,
+    /// How long one window may take the model, in seconds.
+    pub timeout_secs: u64,
 }
 
 impl Default for CleanSettings {
     fn default() -> Self {
-        CleanSettings { dilate: 3 }
+        CleanSettings {
+            dilate: 3,
+            backend: CleanBackend::default(),
+            model: None,
+            input_size: 512,
+            unit_output: false,
+            timeout_secs: 120,
+        }
     }
+}
+
+impl CleanSettings {
+    fn role(&self) -> super::settings::ModelRole {
+        super::settings::ModelRole::Inpainter {
+            size: self.input_size,
+            unit_output: self.unit_output,
+        }
+    }
+}
+
+/// What inpaints text on art.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CleanBackend {
+    /// Telea's method, and patches where the art is textured.
+    #[default]
+    Builtin,
+    /// An inpainting model, run by the `quire-ppocr` helper.
+    Onnx,
 }
 
 impl Settings for CleanSettings {
@@ -166,7 +258,51 @@ impl Settings for CleanSettings {
                 format!("is {}; it must be from 0 to 32 (pixels)", self.dilate),
             ));
         }
+        match &self.model {
+            Some(path) if !path.is_file() => {
+                return Err(Invalid::new(
+                    "model",
+                    format!("{} is not a file", path.display()),
+                ));
+            }
+            None if self.backend == CleanBackend::Onnx => {
+                return Err(Invalid::new(
+                    "model",
+                    "is needed by clean.backend = \"onnx\" (an inpainting model file)",
+                ));
+            }
+            _ => {}
+        }
+        if !(32..=4096).contains(&self.input_size) {
+            return Err(Invalid::new(
+                "input_size",
+                format!(
+                    "is {}; it must be from 32 to 4096 (pixels)",
+                    self.input_size
+                ),
+            ));
+        }
+        if !(1..=3600).contains(&self.timeout_secs) {
+            return Err(Invalid::new(
+                "timeout_secs",
+                format!(
+                    "is {}; it must be from 1 to 3600 (seconds)",
+                    self.timeout_secs
+                ),
+            ));
+        }
         Ok(())
+    }
+
+    fn models(&self) -> Vec<super::settings::ModelFile> {
+        self.model
+            .iter()
+            .map(|path| super::settings::ModelFile {
+                key: "model",
+                path: path.clone(),
+                role: self.role(),
+            })
+            .collect()
     }
 }
 

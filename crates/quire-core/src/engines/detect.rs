@@ -3,7 +3,10 @@
 //! `region`, and stores the page's `text` mask: `quire-vision`'s `detect`
 //! (the `builtin` backend), or its `detect_lines` around the lines a
 //! model finds (`onnx`: PP-OCR's DB detector in the `quire-ppocr` helper
-//! process, the page seen at the model's scale).
+//! process, the page seen at the model's scale), or its `detect_found`
+//! around the boxes of a box detector (`onnx` with `model_format = "yolo"`
+//! or `"detr"`: RT-DETR or YOLO exports, their classes mapped to balloon,
+//! text and free text by `labels`).
 //!
 //! It never duplicates a node or moves a person's box: with
 //! `existing = "merge"` a found block that overlaps a text node gives that
@@ -74,10 +77,23 @@ impl Engine for Detect {
                     within: std::time::Duration::from_secs(settings.timeout_secs),
                     setting: "detect.timeout_secs",
                 };
-                Some(Arc::new(super::ppocr::Helper::start(
-                    Some(path),
-                    None,
-                    deadline,
+                let models = match settings.box_model() {
+                    Some((format, size, classes)) => super::ppocr::Models {
+                        boxes: Some(super::ppocr::BoxModel {
+                            path: path.clone(),
+                            format,
+                            size,
+                            classes,
+                        }),
+                        ..super::ppocr::Models::default()
+                    },
+                    None => super::ppocr::Models {
+                        detector: Some(path.clone()),
+                        ..super::ppocr::Models::default()
+                    },
+                };
+                Some(Arc::new(super::ppocr::Helper::start_models(
+                    &models, deadline,
                 )?))
             }
         };
@@ -131,6 +147,8 @@ impl PageWork for Work {
         let max_pixels = self.max_pixels;
         let budget = self.settings.max_pixels;
         let model = self.model.clone();
+        let boxes = (self.settings.model_format != ModelFormat::Lines)
+            .then(|| (self.settings.labels.clone(), self.settings.min_score));
         let existing = self.settings.existing;
         let within = std::time::Duration::from_secs(self.settings.timeout_secs);
         Box::pin(async move {
@@ -153,14 +171,33 @@ impl PageWork for Work {
                 let decoded = quire_formats::images::decode(&image, max_pixels)
                     .map_err(|e| format!("the page image cannot be read: {e}"))?;
                 let gray = decoded.to_luma8();
-                let detection = match model {
-                    None => vision::detect(&gray, &settings),
-                    Some(model) => {
+                let (w, h) = gray.dimensions();
+                let detection = match (model, &boxes) {
+                    (None, _) => vision::detect(&gray, &settings),
+                    (Some(model), None) => {
                         let lines = model.lines(&decoded.to_rgb8(), None)?;
-                        let (w, h) = gray.dimensions();
-                        let bounds: Vec<vision::Bounds> =
-                            lines.iter().map(|l| line_bounds(l, w, h)).collect();
+                        let bounds: Vec<vision::Bounds> = lines
+                            .iter()
+                            .map(|l| bounds_in(l.x, l.y, l.width, l.height, w, h))
+                            .collect();
                         vision::detect_lines(&gray, &bounds, &settings)
+                    }
+                    (Some(model), Some((labels, min_score))) => {
+                        let found = model.boxes(&decoded.to_rgb8(), *min_score)?;
+                        let found: Vec<vision::Found> = found
+                            .iter()
+                            .filter_map(|f| {
+                                let kind = match labels.get(f.label)? {
+                                    BoxLabel::Bubble => vision::FoundKind::Bubble,
+                                    BoxLabel::Text => vision::FoundKind::Text,
+                                    BoxLabel::FreeText => vision::FoundKind::FreeText,
+                                    BoxLabel::Ignore => return None,
+                                };
+                                let bounds = bounds_in(f.x, f.y, f.width, f.height, w, h);
+                                Some(vision::Found { bounds, kind })
+                            })
+                            .collect();
+                        vision::detect_found(&gray, &found, &settings)
                     }
                 };
                 let mask = png(&detection.mask)?;
@@ -180,14 +217,15 @@ impl PageWork for Work {
     }
 }
 
-/// A model's line as pixel bounds inside a `width` × `height` page.
-fn line_bounds(line: &super::ppocr::Line, width: u32, height: u32) -> vision::Bounds {
+/// A model's box (a line's, or a box detector's) as pixel bounds inside a
+/// `width` × `height` page.
+fn bounds_in(x: f32, y: f32, w: f32, h: f32, width: u32, height: u32) -> vision::Bounds {
     let clamp = |v: f32, most: u32| (v.max(0.0) as u32).min(most - 1);
     vision::Bounds {
-        left: clamp(line.x.floor(), width),
-        top: clamp(line.y.floor(), height),
-        right: clamp((line.x + line.width).ceil() - 1.0, width),
-        bottom: clamp((line.y + line.height).ceil() - 1.0, height),
+        left: clamp(x.floor(), width),
+        top: clamp(y.floor(), height),
+        right: clamp((x + w).ceil() - 1.0, width),
+        bottom: clamp((y + h).ceil() - 1.0, height),
     }
 }
 
@@ -441,6 +479,46 @@ pub enum DetectBackend {
     Onnx,
 }
 
+/// What a detection model's outputs are.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelFormat {
+    /// A text probability map (DB, as PP-OCR's detector): lines.
+    #[default]
+    Lines,
+    /// Boxes with class scores, YOLO's layout.
+    Yolo,
+    /// Boxes with class scores, RT-DETR's layout.
+    Detr,
+}
+
+/// What a box detector's class is to quire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BoxLabel {
+    /// A balloon: the text in it is one block, its box closes its outline.
+    Bubble,
+    /// Text in a balloon.
+    Text,
+    /// Text outside balloons.
+    FreeText,
+    /// Anything else the model finds (faces, panels): left alone.
+    Ignore,
+}
+
+impl DetectSettings {
+    /// A box detector's format, input size and class count, when the
+    /// model is one.
+    fn box_model(&self) -> Option<(super::ppocr::BoxFormat, u32, usize)> {
+        let format = match self.model_format {
+            ModelFormat::Lines => return None,
+            ModelFormat::Yolo => super::ppocr::BoxFormat::Yolo,
+            ModelFormat::Detr => super::ppocr::BoxFormat::Detr,
+        };
+        Some((format, self.input_size, self.labels.len()))
+    }
+}
+
 /// The `detect` engine's settings (`[detect]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -448,10 +526,21 @@ pub struct DetectSettings {
     /// What finds the text.
     #[serde(default)]
     pub backend: DetectBackend,
-    /// `onnx`: the text-line detection model (a DB model such as
-    /// PP-OCR's detector).
+    /// `onnx`: the detection model: a text-line model (a DB model such
+    /// as PP-OCR's detector), or a box detector (`model_format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<std::path::PathBuf>,
+    /// What the model's outputs are: `lines` (a DB model's text
+    /// probability map), `yolo` or `detr` (boxes with class scores).
+    #[serde(default)]
+    pub model_format: ModelFormat,
+    /// A box detector's classes, in its order: each `bubble`, `text`
+    /// (text in a balloon), `free-text` or `ignore`.
+    pub labels: Vec<BoxLabel>,
+    /// A box detector's square input, in pixels.
+    pub input_size: u32,
+    /// The lowest score of a box that is kept.
+    pub min_score: f32,
     /// What to do on pages that already have text nodes.
     pub existing: Existing,
     /// The shortest glyph in pixels; smaller marks are noise.
@@ -474,6 +563,12 @@ impl Default for DetectSettings {
         DetectSettings {
             backend: DetectBackend::default(),
             model: None,
+            model_format: ModelFormat::default(),
+            // The order of the comic text-and-bubble detectors scanlation
+            // tools ship (bubble, text_bubble, text_free).
+            labels: vec![BoxLabel::Bubble, BoxLabel::Text, BoxLabel::FreeText],
+            input_size: 640,
+            min_score: 0.4,
             existing: Existing::Merge,
             min_text_height: 6,
             max_text_height: 120,
@@ -502,6 +597,33 @@ impl Settings for DetectSettings {
                 ));
             }
             _ => {}
+        }
+        if self.model_format != ModelFormat::Lines {
+            if !self
+                .labels
+                .iter()
+                .any(|l| matches!(l, BoxLabel::Text | BoxLabel::FreeText))
+            {
+                return Err(Invalid::new(
+                    "labels",
+                    "names no `text` or `free-text` class: a box detector must find some text",
+                ));
+            }
+            if !(32..=4096).contains(&self.input_size) {
+                return Err(Invalid::new(
+                    "input_size",
+                    format!(
+                        "is {}; it must be from 32 to 4096 (pixels)",
+                        self.input_size
+                    ),
+                ));
+            }
+            if !(0.0..=1.0).contains(&self.min_score) {
+                return Err(Invalid::new(
+                    "min_score",
+                    format!("is {}; it must be from 0 to 1", self.min_score),
+                ));
+            }
         }
         if !(1..=3600).contains(&self.timeout_secs) {
             return Err(Invalid::new(
@@ -535,7 +657,14 @@ impl Settings for DetectSettings {
     }
 
     fn models(&self) -> Vec<super::settings::ModelFile> {
-        let role = super::settings::ModelRole::Detector;
+        let role = match self.box_model() {
+            Some((format, size, classes)) => super::settings::ModelRole::Boxes {
+                format,
+                size,
+                classes,
+            },
+            None => super::settings::ModelRole::Detector,
+        };
         self.model
             .iter()
             .map(|path| super::settings::ModelFile {

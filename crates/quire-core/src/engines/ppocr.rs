@@ -1,5 +1,6 @@
-//! The `onnx` backends' models (PP-OCR's detector and recogniser), run in
-//! the `quire-ppocr` helper process. The model runtime (tract) was 40 % of
+//! The `onnx` backends' models (PP-OCR's detector and recogniser, a box
+//! detector, an inpainting model), run in the `quire-ppocr` helper
+//! process. The model runtime (tract) was 40 % of
 //! the `quire` binary's code, paid by every start of every mode; in its
 //! own process it is loaded only by a job that uses it, and its memory
 //! goes when the job ends.
@@ -25,8 +26,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::Duration;
 
+use image::GrayImage;
 use image::RgbImage;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 /// The helper's program name.
@@ -43,6 +45,58 @@ pub struct Line {
     pub y: f32,
     pub width: f32,
     pub height: f32,
+}
+
+/// A box a box detector found, in the pixels of the image it was sent;
+/// `label` is its class's index.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+pub struct Found {
+    pub x: f32,
+    pub y: f32,
+    pub width: f32,
+    pub height: f32,
+    pub label: usize,
+    pub score: f32,
+}
+
+/// The layouts of a box detector's outputs (`quire-ppocr`'s `boxes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoxFormat {
+    /// YOLO (Ultralytics v8/11, or v5): letterboxed input, boxes in its
+    /// pixels, overlaps suppressed.
+    Yolo,
+    /// RT-DETR: stretched input, boxes in 0..1, one query per object.
+    Detr,
+}
+
+/// The models a helper loads; any may be left out.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Models {
+    pub detector: Option<PathBuf>,
+    pub recognizer: Option<PathBuf>,
+    pub boxes: Option<BoxModel>,
+    pub inpainter: Option<InpaintModel>,
+}
+
+/// A box detector as the helper loads it.
+#[derive(Debug, Clone, Serialize)]
+pub struct BoxModel {
+    pub path: PathBuf,
+    pub format: BoxFormat,
+    /// Its square input's side, in pixels.
+    pub size: u32,
+    /// How many classes it scores.
+    pub classes: usize,
+}
+
+/// An inpainting model as the helper loads it.
+#[derive(Debug, Clone, Serialize)]
+pub struct InpaintModel {
+    pub path: PathBuf,
+    pub size: u32,
+    /// Its output is in 0..1 (else 0..255, as LaMa's).
+    pub unit_output: bool,
 }
 
 /// One line (or a piece of one) of a block, read; `row` is its row (or
@@ -84,8 +138,12 @@ pub fn program() -> PathBuf {
     found.unwrap_or_else(|| PathBuf::from(PROGRAM))
 }
 
-/// The longest answer read from the helper.
+/// The longest answer line read from the helper.
 const MAX_ANSWER: u64 = 16 << 20;
+
+/// The most image bytes an answer may carry (the helper's pixel limit, in
+/// RGB).
+const MAX_ANSWER_PIXELS: u64 = 3 * 128_000_000;
 
 /// How long one exchange with the helper may take, and the setting that
 /// says so (named when it is exceeded).
@@ -132,18 +190,27 @@ impl Helper {
         recognizer: Option<&Path>,
         deadline: Deadline,
     ) -> Result<Helper, String> {
-        Helper::start_program(program(), detector, recognizer, deadline)
+        let models = Models {
+            detector: detector.map(Path::to_path_buf),
+            recognizer: recognizer.map(Path::to_path_buf),
+            ..Models::default()
+        };
+        Helper::start_program(program(), &models, deadline)
+    }
+
+    /// Starts the helper with `models` loaded.
+    pub fn start_models(models: &Models, deadline: Deadline) -> Result<Helper, String> {
+        Helper::start_program(program(), models, deadline)
     }
 
     fn start_program(
         program: PathBuf,
-        detector: Option<&Path>,
-        recognizer: Option<&Path>,
+        models: &Models,
         deadline: Deadline,
     ) -> Result<Helper, String> {
         let mut helper = Helper {
             program,
-            load: json!({ "load": { "detector": detector, "recognizer": recognizer } }),
+            load: json!({ "load": models }),
             characters: None,
             deadline,
             process: Mutex::new(None),
@@ -151,8 +218,8 @@ impl Helper {
             gave_up: AtomicBool::new(false),
         };
         let mut process = helper.spawn()?;
-        let (answer, expired) = helper.exchange(&mut process, &helper.load, None);
-        let answer = refused(answer?)?;
+        let (answer, expired) = helper.exchange(&mut process, &helper.load, &[]);
+        let answer = refused(answer?.0)?;
         helper.characters = answer["ok"]["characters"]
             .as_u64()
             .and_then(|n| usize::try_from(n).ok());
@@ -191,10 +258,37 @@ impl Helper {
             .map_err(|e| format!("the {PROGRAM} helper answered nonsense: {e}"))
     }
 
+    /// The box detector's boxes in `image` scoring at least `min_score`,
+    /// best first.
+    pub fn boxes(&self, image: &RgbImage, min_score: f32) -> Result<Vec<Found>, String> {
+        let request = json!({ "boxes": {
+            "width": image.width(), "height": image.height(), "min_score": min_score,
+        } });
+        let (answer, _) = self.send(&request, &[image.as_raw()])?;
+        serde_json::from_value(answer["boxes"].clone())
+            .map_err(|e| format!("the {PROGRAM} helper answered nonsense: {e}"))
+    }
+
+    /// `image` with the pixels `mask` marks filled by the inpainting
+    /// model; the others as they were.
+    pub fn inpaint(&self, image: &RgbImage, mask: &GrayImage) -> Result<RgbImage, String> {
+        let request = json!({ "inpaint": { "width": image.width(), "height": image.height() } });
+        let (_, bytes) = self.send(&request, &[image.as_raw(), mask.as_raw()])?;
+        RgbImage::from_raw(image.width(), image.height(), bytes)
+            .ok_or_else(|| format!("the {PROGRAM} helper's inpainted image has the wrong size"))
+    }
+
     fn call(&self, what: &str, image: &RgbImage, scale: Option<f32>) -> Result<Value, String> {
         let request = json!({ what: {
             "width": image.width(), "height": image.height(), "scale": scale,
         } });
+        self.send(&request, &[image.as_raw()])
+            .map(|(answer, _)| answer)
+    }
+
+    /// Sends `request` and its `payload`; the answer and the bytes that
+    /// follow it (an image), on a helper started (again) if need be.
+    fn send(&self, request: &Value, payload: &[&[u8]]) -> Result<(Value, Vec<u8>), String> {
         let mut slot = self.process.lock().unwrap_or_else(PoisonError::into_inner);
         if self.gave_up.load(Ordering::SeqCst) {
             return Err(format!(
@@ -206,21 +300,22 @@ impl Helper {
             Some(process) => process,
             None => {
                 let mut process = self.spawn()?;
-                let (loaded, expired) = self.exchange(&mut process, &self.load, None);
-                refused(loaded?)?;
+                let (loaded, expired) = self.exchange(&mut process, &self.load, &[]);
+                refused(loaded?.0)?;
                 if expired {
                     return Err(self.too_late());
                 }
                 process
             }
         };
-        let (answer, expired) = self.exchange(&mut process, &request, Some(image.as_raw()));
+        let (answer, expired) = self.exchange(&mut process, request, payload);
         // A process that failed is gone (a watchdog that fired as the
         // answer came has killed it too): the next call starts another.
         if answer.is_ok() && !expired {
             *slot = Some(process);
         }
-        refused(answer?)
+        let (answer, bytes) = answer?;
+        Ok((refused(answer)?, bytes))
     }
 
     fn too_late(&self) -> String {
@@ -255,18 +350,19 @@ impl Helper {
         })
     }
 
-    /// Sends `request` (and `pixels`) and reads its answer, within the
-    /// deadline; whether the deadline passed (the process is then killed,
-    /// even if its answer came). A broken pipe or an answer that is not
-    /// JSON ends the process (killed, reaped) and says how it ended.
+    /// Sends `request` (and `payload`) and reads its answer (and the bytes
+    /// that follow it), within the deadline; whether the deadline passed
+    /// (the process is then killed, even if its answer came). A broken
+    /// pipe or an answer that is not JSON ends the process (killed,
+    /// reaped) and says how it ended.
     fn exchange(
         &self,
         process: &mut Process,
         request: &Value,
-        pixels: Option<&[u8]>,
-    ) -> (Result<Value, String>, bool) {
+        payload: &[&[u8]],
+    ) -> (Result<(Value, Vec<u8>), String>, bool) {
         let watchdog = Watchdog::arm(process.child.id(), self.deadline.within);
-        let answer = self.exchange_now(process, request, pixels);
+        let answer = self.exchange_now(process, request, payload);
         let expired = watchdog.disarm();
         if expired {
             self.gave_up.store(true, Ordering::SeqCst);
@@ -281,13 +377,13 @@ impl Helper {
         &self,
         process: &mut Process,
         request: &Value,
-        pixels: Option<&[u8]>,
-    ) -> Result<Value, String> {
+        payload: &[&[u8]],
+    ) -> Result<(Value, Vec<u8>), String> {
         let mut line = String::new();
         let sent = (|| {
             writeln!(process.stdin, "{request}")?;
-            if let Some(pixels) = pixels {
-                process.stdin.write_all(pixels)?;
+            for part in payload {
+                process.stdin.write_all(part)?;
             }
             process.stdin.flush()?;
             // An answer is a line of JSON: a page's lines, a few
@@ -298,6 +394,20 @@ impl Helper {
             Ok(n) if n > 0 => serde_json::from_str::<Value>(&line).ok(),
             _ => None,
         };
+        // An inpainted image follows its answer line.
+        let answer = answer.and_then(|answer| {
+            let n = answer.pointer("/inpainted/bytes").and_then(Value::as_u64);
+            let mut bytes = Vec::new();
+            match n {
+                Some(n) if n > MAX_ANSWER_PIXELS => return None,
+                Some(n) => {
+                    bytes.resize(usize::try_from(n).ok()?, 0);
+                    process.stdout.read_exact(&mut bytes).ok()?;
+                }
+                None => {}
+            }
+            Some((answer, bytes))
+        });
         let Some(answer) = answer else {
             let _ = process.child.kill();
             let ended = process
@@ -408,7 +518,7 @@ mod tests {
     #[test]
     fn a_helper_that_dies_fails_its_call_and_is_started_again_for_the_next() {
         let dir = tempfile::tempdir().unwrap();
-        let helper = Helper::start_program(fake(dir.path()), None, None, DEADLINE).unwrap();
+        let helper = Helper::start_program(fake(dir.path()), &Models::default(), DEADLINE).unwrap();
         assert_eq!(helper.characters(), Some(7));
         let image = RgbImage::new(2, 1);
         let died = helper.lines(&image, None).unwrap_err();
@@ -443,7 +553,7 @@ mod tests {
             within: Duration::from_millis(300),
             setting: "detect.timeout_secs",
         };
-        let helper = Helper::start_program(program, None, None, deadline).unwrap();
+        let helper = Helper::start_program(program, &Models::default(), deadline).unwrap();
         let image = RgbImage::new(2, 1);
         let started = std::time::Instant::now();
         let e = helper.lines(&image, None).unwrap_err();
@@ -473,7 +583,7 @@ mod tests {
     #[test]
     fn a_program_that_cannot_be_started_is_named() {
         let missing = PathBuf::from("/nonexistent/quire-ppocr");
-        let Err(e) = Helper::start_program(missing, None, None, DEADLINE) else {
+        let Err(e) = Helper::start_program(missing, &Models::default(), DEADLINE) else {
             panic!("started")
         };
         assert!(

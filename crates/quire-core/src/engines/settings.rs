@@ -57,6 +57,56 @@ pub enum ModelRole {
     Detector,
     /// Reads the text of one line.
     Recognizer,
+    /// Finds boxes of classes (balloons, text) on a page.
+    Boxes {
+        format: super::ppocr::BoxFormat,
+        size: u32,
+        classes: usize,
+    },
+    /// Fills in the masked pixels of an image.
+    Inpainter { size: u32, unit_output: bool },
+}
+
+impl ModelRole {
+    /// The models a helper loads to load `path` as this.
+    pub fn models(self, path: &std::path::Path) -> super::ppocr::Models {
+        let path = path.to_path_buf();
+        let mut models = super::ppocr::Models::default();
+        match self {
+            ModelRole::Detector => models.detector = Some(path),
+            ModelRole::Recognizer => models.recognizer = Some(path),
+            ModelRole::Boxes {
+                format,
+                size,
+                classes,
+            } => {
+                models.boxes = Some(super::ppocr::BoxModel {
+                    path,
+                    format,
+                    size,
+                    classes,
+                });
+            }
+            ModelRole::Inpainter { size, unit_output } => {
+                models.inpainter = Some(super::ppocr::InpaintModel {
+                    path,
+                    size,
+                    unit_output,
+                });
+            }
+        }
+        models
+    }
+
+    /// What it is, for a person.
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelRole::Detector => "text-line detector",
+            ModelRole::Recognizer => "recogniser",
+            ModelRole::Boxes { .. } => "box detector",
+            ModelRole::Inpainter { .. } => "inpainting model",
+        }
+    }
 }
 
 /// What a check may compare a table with, besides itself.

@@ -46,6 +46,8 @@ mod screentone;
 use screentone::screentone;
 mod outlined;
 pub use outlined::letters_for_reading;
+mod lines;
+pub use lines::{Found, FoundKind, detect_found, detect_lines};
 
 /// The most times a balloon's box may be its text's (with its margin):
 /// a word in a roomy balloon is some 30 times; a panel's paper around a
@@ -439,135 +441,6 @@ fn outlined_blocks(
         mask.extend(row.mask);
     }
     (mask, letters, rooms)
-}
-
-/// The text blocks of `page` from text lines a model found (the `onnx`
-/// backend's detector): the same balloons, regions, order and mask as
-/// [`detect`], with the model deciding what is text instead of the
-/// glyph rules. A line shorter across than `min_text_height` is dropped.
-/// A line is in the balloon whose paper most of the paper pixels inside
-/// its box belong to; the lines of one balloon are one block, and lines
-/// outside balloons are joined into blocks by distance (a short block in
-/// the top or bottom margin is a page number). A line's ink is the ink
-/// components that lie inside its box (text light on dark art has none:
-/// its block is found, its mask is empty).
-pub fn detect_lines(page: &GrayImage, lines: &[Bounds], settings: &Settings) -> Detection {
-    let (width, height) = page.dimensions();
-    let level = otsu(page).min(MAX_INK);
-    let a = Analysis::of(page, level, settings);
-    let lines: Vec<Bounds> = lines
-        .iter()
-        .filter(|l| l.right < width && l.bottom < height)
-        .filter(|l| l.width().min(l.height()) >= settings.min_text_height)
-        .copied()
-        .collect();
-    // Each line's balloon, by the paper inside its box.
-    let paper_of = |l: &Bounds| {
-        let mut votes: Vec<(u32, usize)> = Vec::new();
-        for y in l.top..=l.bottom {
-            for x in l.left..=l.right {
-                let label = a.paper_labels[y as usize * width as usize + x as usize];
-                if label == NONE {
-                    continue;
-                }
-                match votes.iter_mut().find(|(v, _)| *v == label) {
-                    Some((_, n)) => *n += 1,
-                    None => votes.push((label, 1)),
-                }
-            }
-        }
-        votes
-            .into_iter()
-            .max_by_key(|(v, n)| (*n, *v))
-            .map(|(v, _)| v)
-            .filter(|v| a.balloon[*v as usize])
-    };
-    let mut by_paper: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        let paper = paper_of(line);
-        match by_paper
-            .iter_mut()
-            .find(|(b, _)| paper.is_some() && *b == paper)
-        {
-            Some((_, members)) => members.push(i),
-            None => by_paper.push((paper, vec![i])),
-        }
-    }
-    // Lines joined by distance, never across a stroke of ink. A balloon
-    // holds one block: a "balloon" whose lines fall apart into several
-    // is paper that several balloons with broken outlines share, and its
-    // blocks are taken as blocks outside balloons.
-    let joined = |x: &usize, y: &usize| {
-        let (x, y) = (&lines[*x], &lines[*y]);
-        // A line's box is grown around its letters: look for the stroke
-        // a little way into both.
-        let reach = x.height().min(x.width()).min(y.height().min(y.width())) / 8;
-        lines_near(x, y) && !ink_between(x, y, reach, |px, py| page.get_pixel(px, py).0[0] <= level)
-    };
-    let mut groups: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
-    let mut free = Vec::new();
-    for (paper, members) in by_paper {
-        match paper {
-            Some(p) if clusters(&members, joined).len() == 1 => groups.push((Some(p), members)),
-            _ => free.extend(members),
-        }
-    }
-    groups.extend(
-        clusters(&free, joined)
-            .into_iter()
-            .map(|block| (None, block)),
-    );
-    // Each line's ink: the components inside its box (2 px of slack).
-    let mut owner = vec![usize::MAX; a.ink_parts.len()];
-    for (id, part) in a.ink_parts.iter().enumerate() {
-        let b = part.bounds;
-        owner[id] = lines
-            .iter()
-            .position(|l| {
-                b.left + 2 >= l.left
-                    && b.top + 2 >= l.top
-                    && b.right <= l.right + 2
-                    && b.bottom <= l.bottom + 2
-            })
-            .unwrap_or(usize::MAX);
-    }
-    let margin = f64::from(height) * 0.07;
-    let mut kept = vec![false; a.ink_parts.len()];
-    let found = groups
-        .into_iter()
-        .filter_map(|(balloon, members)| {
-            let bounds = members
-                .iter()
-                .map(|i| lines[*i])
-                .reduce(|x, y| x.union(&y))?;
-            let ink: Vec<usize> = (0..owner.len())
-                .filter(|id| owner[*id] != usize::MAX && members.contains(&owner[*id]))
-                .collect();
-            let in_margin = f64::from(bounds.bottom) < margin
-                || f64::from(bounds.top) > f64::from(height) - margin;
-            if balloon.is_none() && settings.drop_page_numbers && in_margin && ink.len() <= 4 {
-                return None;
-            }
-            for id in &ink {
-                kept[*id] = true;
-            }
-            // The letters' height: the lines' short side.
-            let mut across: Vec<u32> = members
-                .iter()
-                .map(|i| lines[*i].width().min(lines[*i].height()))
-                .collect();
-            across.sort_unstable();
-            let block = Block {
-                region: a.region(balloon, &bounds),
-                bounds,
-                in_balloon: balloon.is_some(),
-                glyphs: ink.len(),
-                outlined: false,
-            };
-            Some((balloon, across[across.len() / 2], block))
-        })
-        .collect();
-    a.finish(page, kept, found, &[], settings)
 }
 
 /// `items` in groups: two are in one group when `joined` says so of them,

@@ -279,3 +279,79 @@ fn rows_of_a_screentone_are_no_text() {
     let found = detect(&p, &Settings::default());
     assert!(found.blocks.is_empty(), "{:?}", found.blocks);
 }
+
+#[test]
+fn a_model_balloon_box_closes_an_outline_the_page_leaves_open() {
+    // An oval balloon whose outline breaks on its right, opening onto
+    // the page, with two rows of letters the model boxed as one text.
+    let mut p = page(400, 300);
+    balloon(&mut p, 200.0, 150.0, 100.0, 60.0);
+    for y in 135..165 {
+        for x in 295..310 {
+            p.put_pixel(x, y, Luma([255]));
+        }
+    }
+    for k in 0..5 {
+        letter(&mut p, 150 + 14 * k, 128);
+        letter(&mut p, 150 + 14 * k, 152);
+    }
+    let text = Bounds {
+        left: 146,
+        top: 124,
+        right: 220,
+        bottom: 170,
+    };
+    let bubble = Bounds {
+        left: 96,
+        top: 86,
+        right: 304,
+        bottom: 214,
+    };
+    let settings = Settings::default();
+    let text_only = [Found {
+        bounds: text,
+        kind: FoundKind::Text,
+    }];
+    // Without the balloon's box its paper is the page's: no balloon.
+    let alone = detect_found(&p, &text_only, &settings);
+    assert_eq!(alone.blocks.len(), 1);
+    assert!(!alone.blocks[0].in_balloon);
+    let with_bubble = [
+        text_only[0],
+        Found {
+            bounds: bubble,
+            kind: FoundKind::Bubble,
+        },
+    ];
+    let found = detect_found(&p, &with_bubble, &settings);
+    assert_eq!(found.blocks.len(), 1);
+    let block = &found.blocks[0];
+    assert!(block.in_balloon);
+    assert_eq!(block.glyphs, 10);
+    // The region is the balloon's inside: within its box, reaching its
+    // outline above and below the text, never past the box at the gap.
+    let (mut top, mut bottom, mut left, mut right) = (f64::MAX, 0.0f64, f64::MAX, 0.0f64);
+    for [x, y] in &block.region {
+        assert!(
+            (96.0..=305.0).contains(x) && (86.0..=215.0).contains(y),
+            "{x}, {y}"
+        );
+        top = top.min(*y);
+        bottom = bottom.max(*y);
+        left = left.min(*x);
+        right = right.max(*x);
+    }
+    assert!(top < 95.0 && bottom > 205.0, "{top}..{bottom}");
+    // Through the gap to the box's edge; stopped by the outline elsewhere.
+    assert!(right > 300.0, "{right}");
+    assert!(left > 98.0 && left < 105.0, "{left}");
+    // Free text in the same box is not the balloon's.
+    let free = [
+        Found {
+            bounds: text,
+            kind: FoundKind::FreeText,
+        },
+        with_bubble[1],
+    ];
+    assert!(!detect_found(&p, &free, &settings).blocks[0].in_balloon);
+}
