@@ -11,11 +11,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
+use futures_util::StreamExt;
 use serde::Deserialize;
 use tokio_util::sync::CancellationToken;
 
 use super::Core;
-use super::engines::{Engine, PageInput, PageOutcome, Pictures, Step, page_image};
+use super::engines::{Engine, PageInput, PageOutcome, PageWork, Pictures, Step, page_image};
 use super::events::{Event, JobStatus};
 use super::session::SceneSnapshot;
 use super::settings::{ApiKey, Provider};
@@ -502,6 +503,37 @@ impl Core {
         warned
     }
 
+    /// What `work` makes of one page of `job`, from the page as it is now.
+    async fn compute(
+        &self,
+        job: &Job,
+        work: &dyn PageWork,
+        pictures: Pictures,
+        page_id: PageId,
+    ) -> Computed {
+        if job.cancelled.load(Ordering::SeqCst) {
+            return Computed::Cancelled;
+        }
+        let snapshot = match self.scene(job.session).await {
+            Ok(s) => s,
+            Err(e) => return Computed::Fatal(e.to_string()),
+        };
+        let Some(page) = snapshot.scene.page(page_id) else {
+            return Computed::Removed;
+        };
+        let blobs = match self.page_blobs(job.session, pictures, page).await {
+            Ok(blobs) => blobs,
+            Err(message) => return Computed::Done(Err(message)),
+        };
+        let input = PageInput {
+            page,
+            image: blobs.image.as_deref(),
+            mask: blobs.mask.as_deref(),
+            text_mask: blobs.text_mask.as_deref(),
+        };
+        Computed::Done(work.page(input).await)
+    }
+
     async fn run_job(&self, job: &Job) -> (JobStatus, Option<String>) {
         let total_steps = job.steps.len();
         let total_pages = job.pages.len();
@@ -577,55 +609,51 @@ impl Core {
                 Ok(work) => work,
                 Err(e) => return (JobStatus::Failed, Some(format!("{id}: {e}"))),
             };
-            for (page_index, page_id) in job.pages.iter().enumerate() {
-                if job.cancelled.load(Ordering::SeqCst) {
-                    return (JobStatus::Cancelled, None);
-                }
-                let snapshot = match self.scene(job.session).await {
-                    Ok(s) => s,
-                    Err(e) => return (JobStatus::Failed, Some(e.to_string())),
-                };
-                let Some(page) = snapshot.scene.page(*page_id) else {
-                    warned = true;
-                    let gone = format!("page {} was removed", page_index + 1);
-                    warn(
+            // Pages an engine says stand alone are worked on a few at a
+            // time (one per core; their results settle in page order), the
+            // others one after another.
+            let at_once = if needs.parallel {
+                super::engines::pages_at_once()
+            } else {
+                1
+            };
+            let work = &*work;
+            let computed = futures_util::stream::iter(job.pages.iter().copied().enumerate())
+                .map(|(page_index, page_id)| async move {
+                    (
                         page_index,
-                        engine,
-                        Finding::new("page-removed", Severity::Warning, gone),
-                    );
-                    progress(step_index, engine, page_index + 1);
-                    continue;
-                };
-                let blobs = match self.page_blobs(job.session, needs.pictures, page).await {
-                    Ok(blobs) => blobs,
-                    Err(message) => {
-                        warned = true;
-                        warn(page_index, engine, failed(*page_id, message));
-                        progress(step_index, engine, page_index + 1);
-                        continue;
-                    }
-                };
-                let input = PageInput {
-                    page,
-                    image: blobs.image.as_deref(),
-                    mask: blobs.mask.as_deref(),
-                    text_mask: blobs.text_mask.as_deref(),
-                };
-                let outcome = tokio::select! {
-                    outcome = work.page(input) => outcome,
-                    // Dropping the engine's future stops what it runs.
+                        page_id,
+                        self.compute(job, work, needs.pictures, page_id).await,
+                    )
+                })
+                .buffered(at_once);
+            let mut computed = std::pin::pin!(computed);
+            loop {
+                let next = tokio::select! {
+                    next = computed.next() => next,
+                    // Dropping the engines' futures stops what they run.
                     () = job.cancel.cancelled() => return (JobStatus::Cancelled, None),
+                };
+                let Some((page_index, page_id, outcome)) = next else {
+                    break;
                 };
                 let said = |finding: Finding| warn(page_index, engine, finding);
                 let label = format!("{} · page {}", id, page_index + 1);
                 warned |= match outcome {
-                    Ok(outcome) => {
-                        let at = (*page_id, label);
+                    Computed::Cancelled => return (JobStatus::Cancelled, None),
+                    Computed::Fatal(e) => return (JobStatus::Failed, Some(e)),
+                    Computed::Removed => {
+                        let gone = format!("page {} was removed", page_index + 1);
+                        said(Finding::new("page-removed", Severity::Warning, gone));
+                        true
+                    }
+                    Computed::Done(Ok(outcome)) => {
+                        let at = (page_id, label);
                         self.settle(job, at, outcome, (&writer, &group), &said)
                             .await
                     }
-                    Err(message) => {
-                        said(failed(*page_id, message));
+                    Computed::Done(Err(message)) => {
+                        said(failed(page_id, message));
                         true
                     }
                 };
@@ -647,4 +675,15 @@ impl Core {
             (JobStatus::Completed, None)
         }
     }
+}
+
+/// What became of one page of a step before it settles.
+enum Computed {
+    /// The job was cancelled before the page began.
+    Cancelled,
+    /// The session cannot be read: the job fails.
+    Fatal(String),
+    /// The page is gone.
+    Removed,
+    Done(Result<PageOutcome, String>),
 }

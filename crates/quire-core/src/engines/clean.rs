@@ -44,6 +44,7 @@ impl Engine for Clean {
     fn needs(&self) -> Needs {
         Needs {
             pictures: Pictures::CleanSources,
+            parallel: true,
             ..Needs::default()
         }
     }
@@ -63,7 +64,7 @@ impl Engine for Clean {
                     setting: "clean.timeout_secs",
                 };
                 let models = settings.role().models(path);
-                Some(Arc::new(Model(super::ppocr::Helper::start_models(
+                Some(Arc::new(Model(super::ppocr::Helpers::start(
                     &models, deadline,
                 )?)))
             }
@@ -76,8 +77,8 @@ impl Engine for Clean {
     }
 }
 
-/// The inpainting model, in its helper.
-struct Model(super::ppocr::Helper);
+/// The inpainting model, in its helpers.
+struct Model(super::ppocr::Helpers);
 
 impl quire_vision::clean::Inpaint for Model {
     fn inpaint(
@@ -85,7 +86,7 @@ impl quire_vision::clean::Inpaint for Model {
         image: &image::RgbImage,
         mask: &image::GrayImage,
     ) -> Result<image::RgbImage, String> {
-        self.0.inpaint(image, mask)
+        self.0.any().inpaint(image, mask)
     }
 }
 

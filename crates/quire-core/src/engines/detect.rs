@@ -57,6 +57,7 @@ impl Engine for Detect {
         Needs {
             scene: true,
             pictures: Pictures::Image,
+            parallel: true,
             ..Needs::default()
         }
     }
@@ -92,9 +93,7 @@ impl Engine for Detect {
                         ..super::ppocr::Models::default()
                     },
                 };
-                Some(Arc::new(super::ppocr::Helper::start_models(
-                    &models, deadline,
-                )?))
+                Some(Arc::new(super::ppocr::Helpers::start(&models, deadline)?))
             }
         };
         Ok(Box::new(Work {
@@ -108,8 +107,8 @@ impl Engine for Detect {
 
 struct Work {
     settings: DetectSettings,
-    /// The `onnx` backend's model, loaded once per job (in the helper).
-    model: Option<Arc<super::ppocr::Helper>>,
+    /// The `onnx` backend's model, loaded once per job (in the helpers).
+    model: Option<Arc<super::ppocr::Helpers>>,
     rtl: bool,
     max_pixels: u64,
 }
@@ -175,7 +174,7 @@ impl PageWork for Work {
                 let detection = match (model, &boxes) {
                     (None, _) => vision::detect(&gray, &settings),
                     (Some(model), None) => {
-                        let lines = model.lines(&decoded.to_rgb8(), None)?;
+                        let lines = model.any().lines(&decoded.to_rgb8(), None)?;
                         let bounds: Vec<vision::Bounds> = lines
                             .iter()
                             .map(|l| bounds_in(l.x, l.y, l.width, l.height, w, h))
@@ -183,7 +182,7 @@ impl PageWork for Work {
                         vision::detect_lines(&gray, &bounds, &settings)
                     }
                     (Some(model), Some((labels, min_score))) => {
-                        let found = model.boxes(&decoded.to_rgb8(), *min_score)?;
+                        let found = model.any().boxes(&decoded.to_rgb8(), *min_score)?;
                         let found: Vec<vision::Found> = found
                             .iter()
                             .filter_map(|f| {

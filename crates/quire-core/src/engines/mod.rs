@@ -116,6 +116,16 @@ pub struct Needs {
     pub provider: bool,
     /// Which of each page's pictures it reads.
     pub pictures: Pictures,
+    /// Its pages stand alone (nothing it makes of one page is read for
+    /// another): several may be worked on at once, one per core.
+    pub parallel: bool,
+}
+
+/// How many pages of an engine whose pages stand alone
+/// ([`Needs::parallel`]) a job works on at once: one per core, at most
+/// four.
+pub fn pages_at_once() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
 }
 
 /// Which of a page's pictures an engine reads.

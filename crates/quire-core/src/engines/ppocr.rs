@@ -203,12 +203,9 @@ impl Helper {
         Helper::start_program(program(), models, deadline)
     }
 
-    fn start_program(
-        program: PathBuf,
-        models: &Models,
-        deadline: Deadline,
-    ) -> Result<Helper, String> {
-        let mut helper = Helper {
+    /// A helper for `models` that starts at its first call.
+    fn idle(program: PathBuf, models: &Models, deadline: Deadline) -> Helper {
+        Helper {
             program,
             load: json!({ "load": models }),
             characters: None,
@@ -216,7 +213,20 @@ impl Helper {
             process: Mutex::new(None),
             pid: AtomicU32::new(0),
             gave_up: AtomicBool::new(false),
-        };
+        }
+    }
+
+    /// Whether a call holds it now.
+    fn busy(&self) -> bool {
+        self.process.try_lock().is_err()
+    }
+
+    fn start_program(
+        program: PathBuf,
+        models: &Models,
+        deadline: Deadline,
+    ) -> Result<Helper, String> {
+        let mut helper = Helper::idle(program, models, deadline);
         let mut process = helper.spawn()?;
         let (answer, expired) = helper.exchange(&mut process, &helper.load, &[]);
         let answer = refused(answer?.0)?;
@@ -417,6 +427,43 @@ impl Helper {
             return Err(format!("the {PROGRAM} helper stopped ({ended})"));
         };
         Ok(answer)
+    }
+}
+
+/// Helpers of one set of models, one for each page a job works on at
+/// once (tract runs a model on one core): a call goes to one that no
+/// other call holds. The first is started (and its models checked) at
+/// once, the others at their first call.
+pub struct Helpers {
+    helpers: Vec<Helper>,
+    next: std::sync::atomic::AtomicUsize,
+}
+
+impl Helpers {
+    pub fn start(models: &Models, deadline: Deadline) -> Result<Helpers, String> {
+        let first = Helper::start_models(models, deadline)?;
+        let program = first.program.clone();
+        let mut helpers = vec![first];
+        helpers.extend(
+            (1..super::pages_at_once()).map(|_| Helper::idle(program.clone(), models, deadline)),
+        );
+        Ok(Helpers {
+            helpers,
+            next: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    /// A helper no call holds, else the next in turn.
+    pub fn any(&self) -> &Helper {
+        self.helpers.iter().find(|h| !h.busy()).unwrap_or_else(|| {
+            let k = self.next.fetch_add(1, Ordering::Relaxed);
+            &self.helpers[k % self.helpers.len()]
+        })
+    }
+
+    /// Kills them all now (the job ended).
+    pub fn kill(&self) {
+        self.helpers.iter().for_each(Helper::kill);
     }
 }
 

@@ -41,6 +41,7 @@ impl Engine for Render {
             pictures: Pictures::RenderSources,
             // The project's house style.
             scene: true,
+            parallel: true,
             ..Needs::default()
         }
     }

@@ -85,6 +85,7 @@ impl Engine for Ocr {
         Needs {
             scene: true,
             pictures: Pictures::Image,
+            parallel: true,
             ..Needs::default()
         }
     }
@@ -115,10 +116,10 @@ impl Engine for Ocr {
     }
 }
 
-/// The `onnx` backend's models, loaded once per job in a helper process
+/// The `onnx` backend's models, loaded once per job in helper processes
 /// (their plans, made for each input size, are kept with them there).
 struct Models {
-    helper: super::ppocr::Helper,
+    helpers: super::ppocr::Helpers,
 }
 
 impl Models {
@@ -133,8 +134,13 @@ impl Models {
             within: std::time::Duration::from_secs(settings.timeout_secs),
             setting: "ocr.timeout_secs",
         };
+        let models = super::ppocr::Models {
+            detector: Some(detector),
+            recognizer: Some(recognizer),
+            ..super::ppocr::Models::default()
+        };
         Ok(Models {
-            helper: super::ppocr::Helper::start(Some(&detector), Some(&recognizer), deadline)?,
+            helpers: super::ppocr::Helpers::start(&models, deadline)?,
         })
     }
 
@@ -155,7 +161,7 @@ impl Models {
         // (32 px) tall: on the generated vertical Japanese, smaller
         // (0.75×) or larger (1.25×) made it join two columns' characters
         // into rows.
-        let lines = self.helper.read(&rgb, Some(1.0))?;
+        let lines = self.helpers.any().read(&rgb, Some(1.0))?;
         Ok(lines
             .into_iter()
             .map(|l| Word {
@@ -191,7 +197,7 @@ impl Drop for Work {
     /// even while a page it was reading is still waiting on it.
     fn drop(&mut self) {
         if let Some(models) = &self.models {
-            models.helper.kill();
+            models.helpers.kill();
         }
     }
 }
