@@ -6,7 +6,7 @@ use image::{GrayImage, Luma, RgbImage, Rgba, RgbaImage};
 use crate::labels::Bounds;
 
 /// A model that fills in the masked (non-zero) pixels of an image and
-/// leaves the others; [`clean_with`] sends it a window at a time.
+/// leaves the others; [`clean_with`](crate::clean::clean_with) sends it a window at a time.
 pub trait Inpaint {
     fn inpaint(&self, image: &RgbImage, mask: &GrayImage) -> Result<RgbImage, String>;
 }
