@@ -20,7 +20,7 @@
 //! (balloon, text, free text) is the caller's configuration.
 
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use image::{Rgb, RgbImage, imageops};
 use serde::{Deserialize, Serialize};
@@ -106,20 +106,13 @@ impl BoxDetector {
     }
 
     fn plan(&self) -> Result<Plan, String> {
-        let mut kept = self.plan.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(plan) = kept.as_ref() {
-            return Ok(plan.clone());
-        }
         let s = self.size;
-        let plan: Plan = self
-            .model
-            .clone()
-            .with_input_fact(0, f32::fact([1, 3, s, s]).into())
-            .and_then(|m| m.into_optimized())
-            .and_then(|m| m.into_runnable())
-            .map_err(|e| format!("the box detector cannot run on a {s}×{s} input: {e}"))?;
-        *kept = Some(plan.clone());
-        Ok(plan)
+        crate::fixed_plan(
+            &self.model,
+            &self.plan,
+            &[(0, [1, 3, s, s])],
+            "the box detector",
+        )
     }
 
     /// The boxes of `image` scoring at least `min_score`, best first.

@@ -10,7 +10,7 @@
 //! answer are kept, so the pixels around the hole never change.
 
 use std::path::Path;
-use std::sync::{Mutex, PoisonError};
+use std::sync::Mutex;
 
 use image::{GrayImage, RgbImage, imageops};
 use tract_onnx::prelude::*;
@@ -59,22 +59,12 @@ impl Inpainter {
     }
 
     fn plan(&self) -> Result<Plan, String> {
-        let mut kept = self.plan.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(plan) = kept.as_ref() {
-            return Ok(plan.clone());
-        }
         let s = self.size;
-        let image = 1 - self.mask_input;
-        let plan: Plan = self
-            .model
-            .clone()
-            .with_input_fact(image, f32::fact([1, 3, s, s]).into())
-            .and_then(|m| m.with_input_fact(self.mask_input, f32::fact([1, 1, s, s]).into()))
-            .and_then(|m| m.into_optimized())
-            .and_then(|m| m.into_runnable())
-            .map_err(|e| format!("the inpainting model cannot run on a {s}×{s} input: {e}"))?;
-        *kept = Some(plan.clone());
-        Ok(plan)
+        let shapes = [
+            (1 - self.mask_input, [1, 3, s, s]),
+            (self.mask_input, [1, 1, s, s]),
+        ];
+        crate::fixed_plan(&self.model, &self.plan, &shapes, "the inpainting model")
     }
 
     /// `image` with the pixels `mask` marks (non-zero) filled in by the

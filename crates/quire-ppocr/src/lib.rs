@@ -56,6 +56,30 @@ const REC_WIDTHS: [u32; 8] = [96, 160, 256, 384, 512, 768, 1024, 1536];
 
 type Plan = Arc<TypedRunnableModel>;
 
+/// The one plan of a model whose inputs have fixed `shapes` (input
+/// index, shape), made at the first call and kept in `kept`.
+fn fixed_plan(
+    model: &InferenceModel,
+    kept: &Mutex<Option<Plan>>,
+    shapes: &[(usize, [usize; 4])],
+    what: &str,
+) -> Result<Plan, String> {
+    let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(plan) = kept.as_ref() {
+        return Ok(plan.clone());
+    }
+    let plan: Plan = shapes
+        .iter()
+        .try_fold(model.clone(), |m, (input, shape)| {
+            m.with_input_fact(*input, f32::fact(*shape).into())
+        })
+        .and_then(|m| m.into_optimized())
+        .and_then(|m| m.into_runnable())
+        .map_err(|e| format!("{what} cannot run on its {:?} input: {e}", shapes[0].1))?;
+    *kept = Some(plan.clone());
+    Ok(plan)
+}
+
 /// "1 input", "2 inputs".
 fn inputs(n: usize) -> String {
     if n == 1 {

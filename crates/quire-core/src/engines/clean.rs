@@ -253,45 +253,11 @@ impl Settings for CleanSettings {
     const TABLE: &'static str = "clean";
 
     fn check(&self, _context: &Context) -> Result<(), Invalid> {
-        if self.dilate > 32 {
-            return Err(Invalid::new(
-                "dilate",
-                format!("is {}; it must be from 0 to 32 (pixels)", self.dilate),
-            ));
-        }
-        match &self.model {
-            Some(path) if !path.is_file() => {
-                return Err(Invalid::new(
-                    "model",
-                    format!("{} is not a file", path.display()),
-                ));
-            }
-            None if self.backend == CleanBackend::Onnx => {
-                return Err(Invalid::new(
-                    "model",
-                    "is needed by clean.backend = \"onnx\" (an inpainting model file)",
-                ));
-            }
-            _ => {}
-        }
-        if !(32..=4096).contains(&self.input_size) {
-            return Err(Invalid::new(
-                "input_size",
-                format!(
-                    "is {}; it must be from 32 to 4096 (pixels)",
-                    self.input_size
-                ),
-            ));
-        }
-        if !(1..=3600).contains(&self.timeout_secs) {
-            return Err(Invalid::new(
-                "timeout_secs",
-                format!(
-                    "is {}; it must be from 1 to 3600 (seconds)",
-                    self.timeout_secs
-                ),
-            ));
-        }
+        Invalid::outside("dilate", self.dilate, 0..=32, "pixels")?;
+        let onnx = (self.backend == CleanBackend::Onnx).then_some("clean.backend = \"onnx\"");
+        Invalid::model_file(self.model.as_deref(), onnx, "an inpainting model file")?;
+        Invalid::outside("input_size", self.input_size, 32..=4096, "pixels")?;
+        Invalid::outside("timeout_secs", self.timeout_secs, 1..=3600, "seconds")?;
         Ok(())
     }
 

@@ -582,21 +582,8 @@ impl Settings for DetectSettings {
     const TABLE: &'static str = "detect";
 
     fn check(&self, context: &Context) -> Result<(), Invalid> {
-        match &self.model {
-            Some(path) if !path.is_file() => {
-                return Err(Invalid::new(
-                    "model",
-                    format!("{} is not a file", path.display()),
-                ));
-            }
-            None if self.backend == DetectBackend::Onnx => {
-                return Err(Invalid::new(
-                    "model",
-                    "is needed by detect.backend = \"onnx\" (a text detection model file)",
-                ));
-            }
-            _ => {}
-        }
+        let onnx = (self.backend == DetectBackend::Onnx).then_some("detect.backend = \"onnx\"");
+        Invalid::model_file(self.model.as_deref(), onnx, "a text detection model file")?;
         if self.model_format != ModelFormat::Lines {
             if !self
                 .labels
@@ -608,31 +595,10 @@ impl Settings for DetectSettings {
                     "names no `text` or `free-text` class: a box detector must find some text",
                 ));
             }
-            if !(32..=4096).contains(&self.input_size) {
-                return Err(Invalid::new(
-                    "input_size",
-                    format!(
-                        "is {}; it must be from 32 to 4096 (pixels)",
-                        self.input_size
-                    ),
-                ));
-            }
-            if !(0.0..=1.0).contains(&self.min_score) {
-                return Err(Invalid::new(
-                    "min_score",
-                    format!("is {}; it must be from 0 to 1", self.min_score),
-                ));
-            }
+            Invalid::outside("input_size", self.input_size, 32..=4096, "pixels")?;
+            Invalid::outside("min_score", self.min_score, 0.0..=1.0, "a score")?;
         }
-        if !(1..=3600).contains(&self.timeout_secs) {
-            return Err(Invalid::new(
-                "timeout_secs",
-                format!(
-                    "is {}; it must be from 1 to 3600 (seconds)",
-                    self.timeout_secs
-                ),
-            ));
-        }
+        Invalid::outside("timeout_secs", self.timeout_secs, 1..=3600, "seconds")?;
         let budget = self.max_pixels;
         if !(1_000_000..=context.max_image_pixels).contains(&budget) {
             return Err(Invalid::new(

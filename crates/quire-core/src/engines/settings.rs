@@ -131,6 +131,46 @@ impl Invalid {
             why: why.into(),
         }
     }
+
+    /// `key`'s `value` when it is outside `range` (of `unit`).
+    pub fn outside<T>(
+        key: &str,
+        value: T,
+        range: std::ops::RangeInclusive<T>,
+        unit: &str,
+    ) -> Result<(), Invalid>
+    where
+        T: PartialOrd + std::fmt::Display,
+    {
+        if range.contains(&value) {
+            return Ok(());
+        }
+        Err(Invalid::new(
+            key,
+            format!(
+                "is {value}; it must be from {} to {} ({unit})",
+                range.start(),
+                range.end()
+            ),
+        ))
+    }
+
+    /// A `model` key's file: refused when it names no file, or when it is
+    /// missing and `needed` says who needs it (`what` it must be).
+    pub fn model_file(
+        model: Option<&std::path::Path>,
+        needed: Option<&str>,
+        what: &str,
+    ) -> Result<(), Invalid> {
+        match (model, needed) {
+            (Some(path), _) if !path.is_file() => Err(Invalid::new(
+                "model",
+                format!("{} is not a file", path.display()),
+            )),
+            (None, Some(by)) => Err(Invalid::new("model", format!("is needed by {by} ({what})"))),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Goes through settings types, one call per type (see
