@@ -4,8 +4,10 @@
 use super::*;
 
 /// A helper past `detect.timeout_secs` is killed and the page fails with
-/// a warning naming the timeout; it is not started again, so the job ends
-/// within the timeout and a few seconds, however many pages are left.
+/// a warning naming the timeout; no helper is started again, so the job
+/// ends within the timeout and a few seconds, however many pages are
+/// left. (The pages in flight at once, one per core, each had a helper
+/// that hung: each is killed.)
 #[test]
 fn a_helper_past_its_deadline_is_killed_and_the_job_ends() {
     let s = Sandbox::new();
@@ -37,8 +39,9 @@ fn a_helper_past_its_deadline_is_killed_and_the_job_ends() {
         "{warnings}"
     );
     let pids = helper_pids(&s.path("helper-pids"), 1);
-    assert_eq!(pids.len(), 1, "{pids:?}");
-    assert!(gone(pids[0]));
+    let at_once = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
+    assert!((1..=at_once.min(3)).contains(&pids.len()), "{pids:?}");
+    assert!(pids.iter().all(|pid| gone(*pid)), "{pids:?}");
     assert!(server.terminate().success());
 }
 

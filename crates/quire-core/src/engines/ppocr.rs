@@ -166,7 +166,9 @@ pub struct Helper {
     pid: AtomicU32,
     /// A deadline passed: the helper is not started again (a helper that
     /// hangs once would hang on every page, and the job must end).
-    gave_up: AtomicBool,
+    /// Shared by the helpers of one [`Helpers`]: a model that hangs in
+    /// one hangs in all.
+    gave_up: Arc<AtomicBool>,
 }
 
 struct Process {
@@ -212,7 +214,7 @@ impl Helper {
             deadline,
             process: Mutex::new(None),
             pid: AtomicU32::new(0),
-            gave_up: AtomicBool::new(false),
+            gave_up: Arc::new(AtomicBool::new(false)),
         }
     }
 
@@ -443,10 +445,13 @@ impl Helpers {
     pub fn start(models: &Models, deadline: Deadline) -> Result<Helpers, String> {
         let first = Helper::start_models(models, deadline)?;
         let program = first.program.clone();
+        let gave_up = first.gave_up.clone();
         let mut helpers = vec![first];
-        helpers.extend(
-            (1..super::pages_at_once()).map(|_| Helper::idle(program.clone(), models, deadline)),
-        );
+        helpers.extend((1..super::pages_at_once()).map(|_| {
+            let mut helper = Helper::idle(program.clone(), models, deadline);
+            helper.gave_up = gave_up.clone();
+            helper
+        }));
         Ok(Helpers {
             helpers,
             next: std::sync::atomic::AtomicUsize::new(0),
