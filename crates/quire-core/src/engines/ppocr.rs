@@ -11,6 +11,8 @@
 //! until the answer. A helper that dies is started again, models
 //! reloaded, on the next call; the call it died in fails with how it
 //! ended.
+//! A job that works on several pages at once keeps a [`Helpers`], one
+//! helper per page in flight.
 //!
 //! Every exchange (the request written, the answer read) has a deadline
 //! ([`Deadline`]: `ocr.timeout_secs`, `detect.timeout_secs`): a watchdog
