@@ -44,6 +44,10 @@ fn the_levels_are_a_map_of_the_rules_keys() {
 }
 
 fn node(text: &str, translation: Option<&str>, w: f64, h: f64) -> Node {
+    let mut kind = NodeKind::source(Some(text.into()));
+    if let NodeKind::Text { translation: t, .. } = &mut kind {
+        *t = translation.map(Into::into);
+    }
     Node {
         id: NodeId::new(),
         transform: Transform {
@@ -54,19 +58,7 @@ fn node(text: &str, translation: Option<&str>, w: f64, h: f64) -> Node {
             rotation: None,
         },
         visible: true,
-        kind: NodeKind::Text {
-            text: Some(text.into()),
-            translation: translation.map(Into::into),
-            source_lang: None,
-            style: None,
-            state: None,
-            origin: None,
-            timing: None,
-            region: None,
-            found_by: None,
-            source_edit: None,
-            entry: None,
-        },
+        kind,
     }
 }
 
