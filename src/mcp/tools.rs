@@ -46,7 +46,8 @@ pub struct ImportTranslationsArgs {
     /// Or the file's text.
     #[serde(default)]
     pub content: Option<String>,
-    /// Take the file's side in all conflicts.
+    /// Merge a file in other languages than the project's (never a
+    /// conflict: name those in take).
     #[serde(default)]
     pub force: bool,
     /// Or in these conflicts' units.

@@ -248,3 +248,126 @@ async fn subtitle_formats_quire_does_not_read_are_refused_by_name() {
     }
     assert!(t.core.list_projects().await.unwrap().is_empty());
 }
+
+/// memoQ's XLIFF 1.2 (en → fr) starts a pt-BR project: the export says
+/// pt-BR, quire takes it back with no override and no conflict, and
+/// `force` (the language override) never takes the file's side of a
+/// conflict: only a unit named in `take` is taken.
+#[tokio::test]
+async fn the_language_override_and_the_conflict_override_are_separate() {
+    let test = "the_language_override_and_the_conflict_override_are_separate";
+    let Some(dir) = crate::harness::testdata(test, "cat") else {
+        return;
+    };
+    let name = "okapi_MQ-12-Test01.xlf";
+    let bytes = std::fs::read(dir.join(name)).unwrap();
+    let t = TestCore::new();
+    let languages = quire_model::lang::Languages {
+        source_language: None,
+        target_language: Some("pt-BR".into()),
+    };
+    let file = ImageFile {
+        name: name.to_owned(),
+        bytes: bytes.clone(),
+    };
+    let (summary, _) = t
+        .core
+        .create_project_from_files(None, languages, vec![file])
+        .await
+        .unwrap();
+    let id = summary.id;
+    let project = t.core.scene(id).await.unwrap().scene.project;
+    assert_eq!(
+        (
+            project.source_language.as_deref(),
+            project.target_language.as_deref()
+        ),
+        (Some("en"), Some("pt-BR"))
+    );
+    let page = (*t.core.scene(id).await.unwrap().scene.pages[0]).clone();
+    let nodes: Vec<NodeId> = page
+        .nodes
+        .iter()
+        .filter(|n| entry_of(n).is_some())
+        .map(|n| n.id)
+        .collect();
+    set(&t, id, page.id, nodes[0], "Olá").await;
+    let (_, out) = export(&t, id, ExportFormat::Xliff).await;
+    assert!(
+        out.contains("target-language=\"pt-BR\"") && !out.contains("target-language=\"fr\""),
+        "{}",
+        &out[..out.len().min(600)]
+    );
+    assert!(out.contains("source-language=\"en\""));
+    // Its own export comes back with nothing to do and no override.
+    let import = |content: &str, force: bool, take: Vec<String>| TranslationImport {
+        format: TranslationFormat::Xliff,
+        content: content.to_owned(),
+        force,
+        take,
+    };
+    let report = t
+        .core
+        .import_translations(id, import(&out, false, Vec::new()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (report.updated, report.conflicts.len()),
+        (0, 0),
+        "{report:?}"
+    );
+
+    // A reviewer changes the unit in the file; here it changes too.
+    let theirs = out.replacen(">Olá<", ">Oi<", 1);
+    assert_ne!(theirs, out);
+    set(&t, id, page.id, nodes[0], "Olá!").await;
+    let unit_of = |content: &str| {
+        units::parse(TranslationFormat::Xliff, content)
+            .unwrap()
+            .units[0]
+            .id
+            .clone()
+    };
+    let unit = unit_of(&theirs);
+    // The same file said to be French: refused without force, and naming
+    // both languages; nothing changes.
+    let french = theirs.replace("target-language=\"pt-BR\"", "target-language=\"fr\"");
+    let epoch = t.core.scene(id).await.unwrap().epoch;
+    let e = t
+        .core
+        .import_translations(id, import(&french, false, Vec::new()))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("`fr`") && e.contains("`pt-BR`"), "{e}");
+    assert_eq!(t.core.scene(id).await.unwrap().epoch, epoch);
+    // Forced, the languages no longer matter, but the conflict stays ours.
+    let report = t
+        .core
+        .import_translations(id, import(&french, true, Vec::new()))
+        .await
+        .unwrap();
+    assert_eq!(report.conflicts.len(), 1, "{report:?}");
+    assert!(!report.conflicts[0].applied);
+    let translation = |scene: &quire_model::scene::Scene| match &scene.pages[0]
+        .nodes
+        .iter()
+        .find(|n| n.id == nodes[0])
+        .unwrap()
+        .kind
+    {
+        NodeKind::Text { translation, .. } => translation.clone(),
+        _ => None,
+    };
+    let scene = t.core.scene(id).await.unwrap().scene;
+    assert_eq!(translation(&scene).as_deref(), Some("Olá!"));
+    // Named in `take`, it is the file's.
+    let report = t
+        .core
+        .import_translations(id, import(&french, true, vec![unit]))
+        .await
+        .unwrap();
+    assert!(report.conflicts[0].applied, "{report:?}");
+    let scene = t.core.scene(id).await.unwrap().scene;
+    assert_eq!(translation(&scene).as_deref(), Some("Oi"));
+}

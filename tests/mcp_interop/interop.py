@@ -288,7 +288,8 @@ async def run(session, transport):
     check(all(m.level == "warning" for m in mine()), f"levels: {mine()}")
 
     # XLIFF out and back in: a reviewer's target and state merge; a unit
-    # whose source changed here is a conflict, applied only with force.
+    # whose source changed here is a conflict, applied only when its unit
+    # is named in take (force overrides the languages, never a conflict).
     xliff = structured(await session.call_tool("quire_export", {"format": "xliff", "pages": [page_id]}), "export xliff")["text"]
     node = scene["scene"]["pages"][0]["nodes"][0]["id"]
     other = scene["scene"]["pages"][0]["nodes"][1]["id"]
@@ -304,7 +305,10 @@ async def run(session, transport):
     merged = next(n["kind"] for n in page["nodes"] if n["id"] == node)
     check(merged["translation"] == "Revu" and merged["state"] == "final", f"merged: {merged}")
     forced = structured(await session.call_tool("quire_import_translations", {"content": reviewed, "force": True}), "forced")
-    check(forced["updated"] == 1 and forced["conflicts"][0]["applied"], f"forced: {forced}")
+    check(forced["updated"] == 0 and not forced["conflicts"][0]["applied"], f"forced: {forced}")
+    unit = forced["conflicts"][0]["unit"]
+    taken = structured(await session.call_tool("quire_import_translations", {"content": reviewed, "take": [unit]}), "taken")
+    check(taken["updated"] == 1 and taken["conflicts"][0]["applied"], f"taken: {taken}")
     undone = structured(await session.call_tool("quire_undo", {}), "undo the import")
     check(undone["label"].startswith("import XLIFF"), f"undo: {undone}")
     tool_error(await session.call_tool("quire_import_translations", {"content": "<xliff version='1.2'/>"}),

@@ -4,7 +4,8 @@ quire exports a project as XLIFF; Translate Toolkit's XLIFF 2.0 store (the
 one Weblate and Pootle use) reads it, a "reviewer" changes targets and
 states with it and writes the file again; quire imports that back and the
 scene must say what the reviewer did. Also: a conflict (the source changed
-in quire after the export) is reported and not applied unless forced, one
+in quire after the export) is reported and not applied unless its unit is
+named in `take` (`force`, the language override, never takes it), one
 undo takes the import back, and bad files (another project's XLIFF 1.2,
 not XLIFF, not well-formed, none of the units ours) change nothing. Then the reviewer scenario of
 spec 14: after the export, one unit changes in quire only, one in the file
@@ -98,13 +99,18 @@ def main(url):
     assert "translation" not in got[ids[2]]["kind"], got[ids[2]]
     assert got[ids[3]]["kind"]["state"] == "reviewed"
 
-    # The same file again: nothing new but the conflict; forced, it lands.
+    # The same file again: nothing new but the conflict; forced, still
+    # not; named in take, it lands.
     again = call("POST", "/api/v1/projects/current/import",
                  json={"format": "xliff", "content": reviewed.decode()}).json()
     assert again["updated"] == 0 and again["unchanged"] == 3, again
     assert again["epoch"] == report["epoch"], again
     forced = call("POST", "/api/v1/projects/current/import",
                   json={"format": "xliff", "content": reviewed.decode(), "force": True}).json()
+    assert forced["updated"] == 0 and forced["conflicts"][0]["applied"] is False, forced
+    unit = forced["conflicts"][0]["unit"]
+    forced = call("POST", "/api/v1/projects/current/import",
+                  files={"file": ("back.xlf", reviewed)}, data={"take": unit}).json()
     assert forced["updated"] == 1 and forced["conflicts"][0]["applied"] is True, forced
     assert nodes()[ids[2]]["kind"]["translation"] == "três"
     undone = call("POST", "/api/v1/history/undo").json()

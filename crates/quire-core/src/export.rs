@@ -398,10 +398,13 @@ impl Core {
                 let base = self.record_base(session, &scene).await?;
                 let language = spec.target_language.as_deref();
                 if let Some(page) = own_document(&scene, spec.format) {
-                    let language = language.or(scene.project.target_language.as_deref());
-                    let bytes = self
-                        .write_document(session, page, &base, language.map(str::to_owned))
-                        .await?;
+                    let languages = (
+                        scene.project.source_language.clone(),
+                        language
+                            .or(scene.project.target_language.as_deref())
+                            .map(str::to_owned),
+                    );
+                    let bytes = self.write_document(session, page, &base, languages).await?;
                     let name = page.document.as_ref().map(|d| d.name.clone());
                     return Ok(Export {
                         bytes,
@@ -452,14 +455,14 @@ impl Core {
     }
 
     /// The translation file `page` was made from, written back with its
-    /// translations, `base` as its export id and `language` for a target
-    /// language the file leaves empty.
+    /// translations, `base` as its export id and the project's languages
+    /// (source, target).
     async fn write_document(
         &self,
         session: SessionId,
         page: &Page,
         base: &str,
-        language: Option<String>,
+        (source, target): (Option<String>, Option<String>),
     ) -> CoreResult<Vec<u8>> {
         let Some(document) = page.document.clone() else {
             return Err(CoreError::internal("the page has no document"));
@@ -502,7 +505,10 @@ impl Core {
                 &original,
                 &fill,
                 Some(&base),
-                language.as_deref(),
+                quire_formats::units::Languages {
+                    source: source.as_deref(),
+                    target: target.as_deref(),
+                },
             )
             .map(String::into_bytes)
         })

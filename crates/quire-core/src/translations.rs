@@ -12,14 +12,15 @@
 //! changed is kept (a file never reverts later work); what both changed
 //! alike is unchanged; what both changed differently, a changed source,
 //! or a `final` node the file would change is a **conflict**: named in the
-//! reply with both values and left alone, unless the import takes theirs
-//! for it (`take`, or `force` for all). A file without a known base is
+//! reply with both values and left alone, unless the import names its
+//! unit in `take` (`force` overrides only the language check, never a
+//! conflict). A file without a known base is
 //! compared with the project only: a node without a translation, or with
 //! the one its file came with and no change since, takes the file's; one
 //! whose translation differs otherwise is a conflict. Units this project
 //! does not have are reported as unmatched. A file that cannot be read, is
-//! for another target language (unless forced), or matches nothing changes
-//! nothing and says why.
+//! for other languages than the project's (unless forced), or matches
+//! nothing changes nothing and says why.
 
 use std::collections::{HashMap, HashSet};
 
@@ -45,7 +46,9 @@ pub struct TranslationImport {
     pub format: TranslationFormat,
     /// The file's text.
     pub content: String,
-    /// Apply conflicting units too.
+    /// Merge a file that says it translates from or into other languages
+    /// than the project's. It never takes the file's side of a conflict:
+    /// only `take` does.
     #[serde(default)]
     pub force: bool,
     /// Units (by the reply's `unit`) whose conflict is resolved by taking
@@ -67,7 +70,7 @@ pub struct ImportReport {
     /// Units the file left as exported whose node changed here since:
     /// quire's value is kept.
     pub kept: usize,
-    /// Units left alone (or, forced, applied anyway) and why.
+    /// Units left alone (or taken, when `take` named them) and why.
     pub conflicts: Vec<Conflict>,
     /// Unit ids this project has no text node for.
     pub unmatched: Vec<String>,
@@ -91,7 +94,7 @@ pub struct Conflict {
     pub theirs: Option<String>,
     /// Why it is one.
     pub message: String,
-    /// Whether the file's value was taken (`take` or `force`).
+    /// Whether the file's value was taken (its unit was in `take`).
     pub applied: bool,
 }
 
@@ -274,7 +277,7 @@ fn same_languages(
         (target, project.target_language.as_deref(), "into"),
     ] {
         if let (Some(file), Some(project)) = (file, project)
-            && !file.eq_ignore_ascii_case(project)
+            && !quire_formats::units::Languages::names(file, project)
         {
             return Err(CoreError::InvalidInput(format!(
                 "the file translates {which} `{file}` but the project {which} `{project}`; \
@@ -340,7 +343,7 @@ impl Core {
         let units = resolve(units, scene);
         let take = taken(&take, &units)?;
         // A node named by two units: which one is meant cannot be told, so
-        // neither applies (not even forced) and both are reported.
+        // neither applies (not even taken) and both are reported.
         let mut named: HashMap<NodeId, usize> = HashMap::new();
         for node in units.iter().filter_map(|u| u.node) {
             *named.entry(node).or_default() += 1;
@@ -410,7 +413,7 @@ impl Core {
                 Verdict::Conflict(why) => Some(why),
             };
             if let Some(message) = why {
-                let applied = force || take.contains(unit.id.as_str());
+                let applied = take.contains(unit.id.as_str());
                 report.conflicts.push(conflict(message, applied));
                 if !applied {
                     continue;

@@ -145,20 +145,55 @@ pub fn read_document_within(
 /// 40 bytes of strings logs as 250).
 pub const UNIT_BYTES: u64 = 200;
 
+/// The project's languages (BCP 47), which a written-back file says it
+/// translates from and into, whatever the file said when it came: quire
+/// takes its own export back without an override.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Languages<'a> {
+    pub source: Option<&'a str>,
+    pub target: Option<&'a str>,
+}
+
+impl Languages<'_> {
+    /// Whether a language the file names (`file`, as written) is already
+    /// `tag`: the same tag in any case, or the same locale (`pt_BR.UTF-8`
+    /// is `pt-BR`), left as written.
+    pub fn names(file: &str, tag: &str) -> bool {
+        locale_tag(file).is_some_and(|f| f.eq_ignore_ascii_case(tag))
+    }
+}
+
 /// `original` (a file's text, as [`read_document`] read it) written back
-/// with the translations `fill` gives, and `export` as the export id;
-/// `language` fills a target language the file leaves empty. Everything
-/// else in it stays as it was.
+/// with the translations `fill` gives, `export` as the export id and the
+/// project's `languages` in place of the file's. Everything else in it
+/// stays as it was.
 pub fn write_back(
     format: TranslationFormat,
     original: &str,
     fill: Fill<'_>,
     export: Option<&str>,
-    language: Option<&str>,
+    languages: Languages<'_>,
 ) -> CoreResult<String> {
     match format {
-        TranslationFormat::Xliff => crate::xliff::write_back(original, fill, export, language),
-        TranslationFormat::Po => crate::po::write_back(original, fill, export, language),
+        TranslationFormat::Xliff => crate::xliff::write_back(original, fill, export, languages),
+        TranslationFormat::Po => crate::po::write_back(original, fill, export, languages),
+    }
+}
+
+/// A BCP 47 tag as a gettext locale name, for a PO header: `pt-BR` is
+/// `pt_BR`; a tag with a script or variant keeps its hyphens past the
+/// region (`sr-Latn` stays, gettext has no place for it but `@`).
+pub fn gettext_locale(tag: &str) -> String {
+    let mut parts = tag.split('-');
+    let language = parts.next().unwrap_or("");
+    match (parts.next(), parts.next()) {
+        (Some(region), None)
+            if region.len() == 2
+                || region.len() == 3 && region.chars().all(|c| c.is_ascii_digit()) =>
+        {
+            format!("{language}_{region}")
+        }
+        _ => tag.to_owned(),
     }
 }
 

@@ -72,9 +72,9 @@ pub(super) async fn export(
 pub(super) const IMPORT_TRANSLATIONS: Doc = Doc {
     id: "importTranslations",
     tag: "import",
-    summary: "Merge translations back (XLIFF 2.0 or gettext PO) three-way against the export the file came from, as one history entry: the file's changes taken, later changes here kept, conflicts named with both values and kept as here unless their units are in `take` (JSON) or `force` is set",
+    summary: "Merge translations back (XLIFF 2.0 or gettext PO) three-way against the export the file came from, as one history entry: the file's changes taken, later changes here kept, conflicts named with both values and kept as here unless their units are in `take`; `force` merges a file in other languages than the project's and never takes a conflict",
     request: Body::MultipartOr(
-        "One translation file (.xlf, .xliff, .po) as the field `file`, and optionally `force` = true",
+        "One translation file (.xlf, .xliff, .po) as the field `file`; optionally `force` = true and `take` (the conflicting units to take, comma-separated)",
         json::<TranslationImport>,
     ),
     response: Body::Json(json::<ImportReport>),
@@ -82,8 +82,8 @@ pub(super) const IMPORT_TRANSLATIONS: Doc = Doc {
     queries: &[],
 };
 
-/// A translation file: multipart (`file`, format from its name, and
-/// `force`), or JSON [`TranslationImport`].
+/// A translation file: multipart (`file`, format from its name, `force`
+/// and `take`), or JSON [`TranslationImport`].
 pub(super) async fn import_translations(
     Acting(state): Acting,
     Target(id): Target,
@@ -92,6 +92,17 @@ pub(super) async fn import_translations(
     let import = if is_multipart(&request) {
         let form = Form::read(request, &state).await?;
         let force = form.flag("force");
+        let take = form
+            .field("take")?
+            .map(|units| {
+                units
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|u| !u.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
         let file = form.files.into_iter().next().ok_or_else(|| {
             ApiError::bad_request("no_files", "the multipart body has no file field")
         })?;
@@ -106,7 +117,7 @@ pub(super) async fn import_translations(
             format,
             content,
             force,
-            take: Vec::new(),
+            take,
         }
     } else {
         let bytes = Bytes::from_request(request, &state)

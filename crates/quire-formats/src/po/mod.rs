@@ -15,7 +15,7 @@
 
 use std::fmt::Write as _;
 
-use crate::units::{DocUnit, Document, Fill, Filled, Parsed, Unit};
+use crate::units::{DocUnit, Document, Fill, Filled, Languages, Parsed, Unit};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene};
@@ -25,6 +25,8 @@ pub(super) use write_back::write_back;
 
 /// The header that names the quire export a file came from.
 const EXPORT_HEADER: &str = "X-Quire-Export";
+/// Poedit's header for the language a catalog translates from.
+const SOURCE_LANGUAGE_HEADER: &str = "X-Source-Language";
 
 /// A PO string's body, escaped as gettext does (`\\`, `\"`, `\n`, `\t`,
 /// `\r` and the other C escapes).
@@ -88,7 +90,9 @@ fn one_line(s: &str) -> String {
 pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&str>) -> String {
     let language = target_language
         .or(scene.project.target_language.as_deref())
-        .unwrap_or("");
+        .map(crate::units::gettext_locale)
+        .unwrap_or_default();
+    let source = scene.project.source_language.as_deref();
     let mut out = String::new();
     let _ = writeln!(out, "# {}", one_line(&scene.project.name));
     out.push_str("msgid \"\"\nmsgstr \"\"\n");
@@ -101,6 +105,12 @@ pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&s
         format!("X-Generator: quire {}\n", env!("CARGO_PKG_VERSION")),
     ]
     .into_iter()
+    .chain(source.map(|tag| {
+        format!(
+            "{SOURCE_LANGUAGE_HEADER}: {}\n",
+            crate::units::gettext_locale(tag)
+        )
+    }))
     .chain(export_id.map(|id| format!("{EXPORT_HEADER}: {}\n", one_line(id))))
     {
         let _ = writeln!(out, "\"{}\"", escape(&line));
@@ -551,8 +561,12 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
     }
     Ok(Parsed {
         units,
-        language: catalog.header_field("Language"),
-        source_language: None,
+        language: catalog
+            .header_field("Language")
+            .and_then(|l| crate::units::locale_tag(&l)),
+        source_language: catalog
+            .header_field(SOURCE_LANGUAGE_HEADER)
+            .and_then(|l| crate::units::locale_tag(&l)),
         export: catalog.header_field(EXPORT_HEADER),
     })
 }
@@ -641,7 +655,9 @@ pub(super) fn document(text: &str, max_bytes: u64) -> CoreResult<Document> {
         language: catalog
             .header_field("Language")
             .and_then(|l| crate::units::locale_tag(&l)),
-        source_language: None,
+        source_language: catalog
+            .header_field(SOURCE_LANGUAGE_HEADER)
+            .and_then(|l| crate::units::locale_tag(&l)),
         locked: 0,
         kind: "PO",
     })

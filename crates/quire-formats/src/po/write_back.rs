@@ -7,18 +7,20 @@ use super::*;
 /// entry, comment, obsolete entry and header field as it was, but each
 /// filled entry's `msgstr` (and `fuzzy`, set on a machine's translation
 /// and cleared otherwise), the header's charset (the file is written in
-/// UTF-8), its `X-Quire-Export` and an empty `Language`.
+/// UTF-8), its `X-Quire-Export`, and the project's languages in
+/// `Language` (as a gettext locale, `pt_BR`) and Poedit's
+/// `X-Source-Language`.
 pub(crate) fn write_back(
     original: &str,
     fill: Fill<'_>,
     export: Option<&str>,
-    language: Option<&str>,
+    languages: Languages<'_>,
 ) -> CoreResult<String> {
     let catalog = read(original)?;
     let nplurals = catalog.nplurals();
     let mut out = String::with_capacity(original.len() + original.len() / 4);
     if catalog.header().is_none() {
-        write_header(&mut out, &Entry::default(), export, language);
+        write_header(&mut out, &Entry::default(), export, languages);
     }
     for (i, block) in catalog.blocks.iter().enumerate() {
         if i > 0 || catalog.header().is_none() {
@@ -29,7 +31,7 @@ pub(crate) fn write_back(
                 out.push_str(l);
                 out.push('\n');
             }),
-            Block::Entry(e) if e.is_header() => write_header(&mut out, e, export, language),
+            Block::Entry(e) if e.is_header() => write_header(&mut out, e, export, languages),
             Block::Entry(e) => write_entry(&mut out, e, fill, nplurals),
         }
     }
@@ -37,7 +39,7 @@ pub(crate) fn write_back(
 }
 
 /// The header entry with its fields brought up to date.
-fn write_header(out: &mut String, header: &Entry, export: Option<&str>, language: Option<&str>) {
+fn write_header(out: &mut String, header: &Entry, export: Option<&str>, languages: Languages<'_>) {
     // Each field as `Name` and what follows its colon, as written (a line
     // without one as it is).
     let mut fields: Vec<(String, Option<String>)> = header
@@ -53,20 +55,30 @@ fn write_header(out: &mut String, header: &Entry, export: Option<&str>, language
                 .collect()
         })
         .unwrap_or_default();
-    let mut set = |name: &str, value: &str, only_if_empty: bool| match fields
+    let set = |fields: &mut Vec<(String, Option<String>)>, name: &str, value: &str| match fields
         .iter_mut()
         .find(|(k, _)| k == name)
     {
-        Some((_, Some(v))) if only_if_empty && !v.trim().is_empty() => {}
         Some((_, v)) => *v = Some(format!(" {value}")),
         None => fields.push((name.to_owned(), Some(format!(" {value}")))),
     };
-    set("Content-Type", "text/plain; charset=UTF-8", false);
-    if let Some(language) = language {
-        set("Language", language, true);
-    }
+    set(&mut fields, "Content-Type", "text/plain; charset=UTF-8");
     if let Some(export) = export {
-        set(EXPORT_HEADER, &one_line(export), false);
+        set(&mut fields, EXPORT_HEADER, &one_line(export));
+    }
+    // A language the header already names is left as written.
+    for (name, tag) in [
+        ("Language", languages.target),
+        (SOURCE_LANGUAGE_HEADER, languages.source),
+    ] {
+        let Some(tag) = tag else { continue };
+        let says = fields
+            .iter()
+            .find(|(k, _)| k == name)
+            .and_then(|(_, v)| v.as_deref());
+        if !says.is_some_and(|v| Languages::names(v, tag)) {
+            set(&mut fields, name, &crate::units::gettext_locale(tag));
+        }
     }
     for comment in &header.comments {
         out.push_str(comment);

@@ -14,7 +14,7 @@ use quick_xml::Writer;
 use quick_xml::events::{BytesDecl, BytesEnd, BytesStart, BytesText, Event as Xml};
 
 use crate::inline::{self, Codes};
-use crate::units::{DocUnit, Document, Fill, Filled, Parsed, Unit};
+use crate::units::{DocUnit, Document, Fill, Filled, Languages, Parsed, Unit};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene, TextState};

@@ -98,14 +98,14 @@ fn set_attribute(tag: &str, name: &str, value: &str) -> String {
 /// `fill` gives written into it: the target element replaced or added
 /// (its codes as the source wrote them), its state (1.2: the target's
 /// `state` and the unit's `approved`; 2.0: the segment's `state`), the
-/// export id on the first `<file>` in quire's namespace and a missing
-/// target language filled in. Everything else stays byte for byte; the
-/// declaration says UTF-8, which the text is written in.
+/// export id on the first `<file>` in quire's namespace and the project's
+/// languages. Everything else stays byte for byte; the declaration says
+/// UTF-8, which the text is written in.
 pub(crate) fn write_back(
     original: &str,
     fill: Fill<'_>,
     export: Option<&str>,
-    language: Option<&str>,
+    languages: Languages<'_>,
 ) -> CoreResult<String> {
     let doc = crate::xml::parse(original).map_err(bad)?;
     let (version, ns) = version(&doc)?;
@@ -231,7 +231,7 @@ pub(crate) fn write_back(
         }
     }
     edits.extend(lacked_markers(original, missing, &target_names, &lowest));
-    for (node, name, value) in file_attributes(&doc, ns, version, export, language) {
+    for (node, name, value) in file_attributes(&doc, ns, version, export, languages) {
         set(node, &name, &value);
     }
     for (start, values) in attributes {
@@ -247,41 +247,50 @@ pub(crate) fn write_back(
     splice(original, edits)
 }
 
-/// What the file's root and first `<file>` get: the export id in quire's
-/// namespace (declared when the file lacks it), and a target language the
-/// file does not name.
+/// What the file's root and `<file>`s get: the export id in quire's
+/// namespace on the first (declared when the file lacks it), and the
+/// project's languages where the file names others or none (1.x: each
+/// `<file>`'s `source-language` and `target-language`; 2.0: the root's
+/// `srcLang` and `trgLang`).
 fn file_attributes<'a, 'i>(
     doc: &'a roxmltree::Document<'i>,
     ns: Option<&str>,
     version: Version,
     export: Option<&str>,
-    language: Option<&str>,
+    languages: Languages<'_>,
 ) -> Vec<(roxmltree::Node<'a, 'i>, String, String)> {
     let mut out = Vec::new();
     let root = doc.root_element();
-    if let Some(file) = root.children().find(|n| is_in(n, "file", ns)) {
-        if let Some(export) = export {
-            let prefix = match file.lookup_prefix(QUIRE) {
-                Some(p) if !p.is_empty() => p.to_owned(),
-                _ => {
-                    out.push((file, "xmlns:quire".to_owned(), QUIRE.to_owned()));
-                    "quire".to_owned()
-                }
-            };
-            out.push((file, format!("{prefix}:export"), export.to_owned()));
-        }
-        if let Some(language) = language
-            && version == Version::One
-            && file.attribute("target-language").is_none()
+    let mut language = |node: roxmltree::Node<'a, 'i>, name: &str, tag: Option<&str>| {
+        if let Some(tag) = tag
+            && !node
+                .attribute(name)
+                .is_some_and(|file| Languages::names(file, tag))
         {
-            out.push((file, "target-language".to_owned(), language.to_owned()));
+            out.push((node, name.to_owned(), tag.to_owned()));
+        }
+    };
+    match version {
+        Version::One => {
+            for file in root.children().filter(|n| is_in(n, "file", ns)) {
+                language(file, "source-language", languages.source);
+                language(file, "target-language", languages.target);
+            }
+        }
+        Version::Two => {
+            language(root, "srcLang", languages.source);
+            language(root, "trgLang", languages.target);
         }
     }
-    if let Some(language) = language
-        && version == Version::Two
-        && root.attribute("trgLang").is_none()
-    {
-        out.push((root, "trgLang".to_owned(), language.to_owned()));
+    if let (Some(export), Some(file)) = (export, root.children().find(|n| is_in(n, "file", ns))) {
+        let prefix = match file.lookup_prefix(QUIRE) {
+            Some(p) if !p.is_empty() => p.to_owned(),
+            _ => {
+                out.push((file, "xmlns:quire".to_owned(), QUIRE.to_owned()));
+                "quire".to_owned()
+            }
+        };
+        out.push((file, format!("{prefix}:export"), export.to_owned()));
     }
     out
 }
