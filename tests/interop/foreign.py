@@ -131,7 +131,10 @@ def main(url, work, testdata):
     back = polib.pofile(export("po").text)
     entry = back.find(fuzzy[0].msgid, msgctxt=fuzzy[0].msgctxt)
     assert entry.msgstr == "Revisto" and "fuzzy" not in entry.flags, entry
-    assert back.metadata["Language"] in (original.metadata.get("Language"), "pt-BR"), back.metadata
+    # The project's language, as gettext names it.
+    assert back.metadata["Language"] == "pt_BR", back.metadata
+
+    sent_out_as_xliff(call, new_project, page, export, cat, work)
 
     # XLIFF 1.2 made by po2xliff from Django's catalog.
     po_path = os.path.join(cat, "django-5.2.19_contrib_admin_locale_pl_django.po")
@@ -170,6 +173,37 @@ def main(url, work, testdata):
              for n in page()["nodes"]}
     assert texts[uid(reviewed)] == "Poprawione przez recenzenta", texts[uid(reviewed)]
 
+    # The same file named as translate-toolkit names its PO-flavoured
+    # XLIFF starts a project too.
+    named = new_project("admin-pl.poxliff", made, name="admin pl poxliff")
+    assert named["name"] == "admin pl poxliff", named
+    assert len(page()["nodes"]) == len(ids)
+
+    # Units without an id (XLIFF 1.1 monolingual files, some extractors)
+    # are named by their place and source; the export writes those ids,
+    # Translate Toolkit reads them, and the file comes back by them.
+    idless = ("<?xml version='1.0' encoding='UTF-8'?><xliff version='1.2' "
+              "xmlns='urn:oasis:names:tc:xliff:document:1.2'><file original='ui' "
+              "source-language='en' target-language='de' datatype='plaintext'><body>"
+              "<trans-unit><source>Open</source></trans-unit>"
+              "<trans-unit><source>Close</source><target>Schließen</target></trans-unit>"
+              "</body></file></xliff>").encode()
+    new_project("idless.xlf", idless, name="idless")
+    p = page()
+    assert len(p["nodes"]) == 2, p["nodes"]
+    translate(p["id"], p["nodes"][0], "Öffnen")
+    first = export("xliff").content
+    assert export("xliff").content.count(b" id=\"quire-") == 2, first
+    back = xliff.xlifffile(first)
+    made_ids = [uid(u) for u in back.units]
+    assert all(i and i.startswith("quire-") for i in made_ids), made_ids
+    assert made_ids == [uid(u) for u in xliff.xlifffile(export("xliff").content).units]
+    back.units[1].target = "Zumachen"
+    report = call("POST", "/api/v1/projects/current/import",
+                  json={"format": "xliff", "content": bytes(back).decode()}).json()
+    assert report["updated"] == 1 and not report["unmatched"] and not report["conflicts"], report
+    assert page()["nodes"][1]["kind"]["translation"] == "Zumachen"
+
     # XLIFF 2.0 from OmegaT: its unit ids go back out.
     name = "omegat_xliff2_ex.9.5.xlf"
     with open(os.path.join(cat, name), "rb") as f:
@@ -188,11 +222,98 @@ def main(url, work, testdata):
                files={"file": ("broken.po", b'msgid "x"\nmsgstr "y\n')}).json()
     assert "line 2" in bad["error"]["message"], bad
     bad = call("POST", "/api/v1/projects/import", expect=422,
-               files={"file": ("v1.xlf", b"<xliff version='1.2'><file><body><trans-unit>"
-                                         b"<source>x</source></trans-unit></body></file></xliff>")}).json()
-    assert "without an id" in bad["error"]["message"], bad
+               files={"file": ("v3.xlf", b"<xliff version='3.0'><file/></xliff>")}).json()
+    assert "version `3.0`" in bad["error"]["message"], bad
     assert len(call("GET", "/api/v1/projects").json()) == before
     print("foreign files roundtrip: ok")
+
+
+def sent_out_as_xliff(call, new_project, page, export, cat, work):
+    """A PO project sent out as XLIFF (spec 14): Translate Toolkit reads
+    each unit's msgctxt, flags, comments and references as notes, and a
+    fuzzy entry's segment waits for review; the reviewer approves one fuzzy
+    unit and clears another's mark; the file comes back, and the PO
+    exported then has the original's entries with `fuzzy` gone from those
+    two only (polib and msgcmp)."""
+    from lxml import etree
+
+    ns = {"x": "urn:oasis:names:tc:xliff:document:2.0"}
+    for name in ["omegat_file-POFilter-be.po", "django-5.2.19_conf_locale_ja_django.po"]:
+        path = os.path.join(cat, name)
+        original = polib.pofile(path)
+        with open(path, "rb") as f:
+            new_project(name, f.read(), sourceLanguage="en")
+        nodes = {n["id"]: n for n in page()["nodes"]}
+        out = export("xliff")
+        assert out.headers["content-disposition"].endswith('.xlf"'), out.headers
+        # Translate Toolkit reads every unit by its id, with its target;
+        # its XLIFF 2.0 store reads notes on segments only, so the unit's
+        # notes are read with lxml.
+        store = xliff2.Xliff2File(out.content)
+        assert sorted(u.getid() for u in store.units) == sorted(f"n{i}" for i in nodes), name
+        doc = etree.fromstring(out.content)
+
+        def notes(unit, category):
+            return "\n".join(n.text for n in unit.findall("x:notes/x:note", ns)
+                             if n.get("category") == category)
+
+        seen = 0
+        for unit in doc.iterfind(".//x:unit", ns):
+            node = nodes[unit.get("id")[1:]]
+            entry = node["kind"]["entry"]
+            if entry.get("form") is not None:
+                continue
+            key = entry["key"]
+            msgctxt, _, msgid = key.rpartition("\x04")
+            po = original.find(msgid, msgctxt=msgctxt or False)
+            assert po is not None, key
+            seen += 1
+            assert notes(unit, "context") == (po.msgctxt or ""), (name, key)
+            flags = [f for f in po.flags if f != "fuzzy"]
+            assert notes(unit, "flags") == ", ".join(flags), (name, key, notes(unit, "flags"))
+            assert notes(unit, "developer") == (po.comment or ""), (name, key)
+            assert notes(unit, "translator") == (po.tcomment or ""), (name, key)
+            refs = " ".join(f"{f}:{line}" if line else f for f, line in po.occurrences)
+            assert notes(unit, "location") == refs, (name, key, notes(unit, "location"), refs)
+            segment = unit.find("x:segment", ns)
+            waits = segment.get("subState") == "quire:needs-review"
+            assert waits == ("fuzzy" in po.flags and bool(po.msgstr)), (name, key)
+        assert seen > 10, (name, seen)
+
+        # The reviewer approves the first fuzzy unit and clears the second's
+        # mark; the rest is left as it came.
+        waiting = doc.xpath("//x:segment[@subState='quire:needs-review']", namespaces=ns)
+        changed = {}
+        if waiting:
+            assert len(waiting) >= 2, name
+            waiting[0].set("state", "reviewed")
+            del waiting[0].attrib["subState"]
+            del waiting[1].attrib["subState"]
+            for segment in waiting[:2]:
+                unit = segment.getparent()
+                entry = nodes[unit.get("id")[1:]]["kind"]["entry"]
+                changed[entry["key"]] = segment.get("state")
+        # Midnight Commander's catalog has fuzzy entries; Django's has none.
+        assert len(changed) == (2 if name.endswith("-be.po") else 0), (name, changed)
+        reviewed = etree.tostring(doc, xml_declaration=True, encoding="UTF-8").decode()
+        report = call("POST", "/api/v1/projects/current/import",
+                      json={"format": "xliff", "content": reviewed}).json()
+        assert report["updated"] == len(changed), report
+        assert not report["conflicts"] and not report["unmatched"], report
+
+        out_path = os.path.join(work, "again-" + name)
+        with open(out_path, "wb") as f:
+            f.write(export("po").content)
+        run("msgcmp", "--use-fuzzy", "--use-untranslated", out_path, path)
+        back = polib.pofile(out_path)
+        assert len(back) == len(original), name
+        for a, b in zip(original, back):
+            key = (a.msgctxt + "\x04" if a.msgctxt else "") + a.msgid
+            flags = [f for f in a.flags if not (key in changed and f == "fuzzy")]
+            assert b.flags == flags, (name, key, a.flags, b.flags)
+            for field in ["msgctxt", "msgid", "msgid_plural", "msgstr", "msgstr_plural",
+                          "comment", "tcomment", "occurrences", "previous_msgid"]:
+                assert getattr(a, field) == getattr(b, field), (name, field, a, b)
 
 
 if __name__ == "__main__":

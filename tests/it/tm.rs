@@ -416,3 +416,138 @@ fn stored(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Runs `steps` on session `id` to its end: its status and warnings.
+async fn run(
+    t: &TestCore,
+    id: SessionId,
+    steps: &[&str],
+) -> (
+    quire_core::events::JobStatus,
+    Vec<quire_model::finding::Finding>,
+) {
+    let mut sub = t.core.subscribe(None);
+    let spec = PipelineSpec {
+        steps: steps.iter().map(|s| (*s).to_owned()).collect(),
+        ..PipelineSpec::default()
+    };
+    let job = t
+        .core
+        .start_pipeline(id, spec, Approval::Unattended)
+        .await
+        .unwrap();
+    let events = follow(&mut sub, job).await;
+    let warnings = events
+        .iter()
+        .filter_map(|e| match e {
+            quire_core::events::Event::JobWarning { finding, .. } => Some(finding.clone()),
+            _ => None,
+        })
+        .collect();
+    (finished(&events).0, warnings)
+}
+
+/// A PO project takes its source language from Poedit's
+/// `X-Source-Language` header or the import's field; nothing is guessed.
+/// Without one, `tm` fills nothing and says why once, and `qa` says so
+/// once; with one, the same memory fills the segment.
+#[tokio::test]
+async fn a_po_project_without_a_source_language_says_so_once() {
+    let t = TestCore::new();
+    // A reviewed segment en → pt-BR in another project.
+    let (a, created) = project(&t, "a", "pt-BR", &["Save the file", "Open"]).await;
+    review(&t, a, &created, 0, "Salve o arquivo").await;
+    let po = |source_header: &str| {
+        format!(
+            "msgid \"\"\nmsgstr \"\"\n\"Language: pt_BR.UTF-8\\n\"\n{source_header}\
+             \"Content-Type: text/plain; charset=UTF-8\\n\"\n\n\
+             msgid \"Save the file\"\nmsgstr \"\"\n\nmsgid \"Quit\"\nmsgstr \"\"\n"
+        )
+    };
+    let new = |name: &str, text: String, languages: quire_model::lang::Languages| {
+        let file = quire_core::import::ImageFile {
+            name: name.to_owned(),
+            bytes: text.into_bytes(),
+        };
+        let core = t.core.clone();
+        async move {
+            let (summary, _) = core
+                .create_project_from_files(None, languages, vec![file])
+                .await
+                .unwrap();
+            summary.id
+        }
+    };
+    let languages = |id: SessionId| {
+        let core = t.core.clone();
+        async move {
+            let p = core.scene(id).await.unwrap().scene.project;
+            (p.source_language, p.target_language)
+        }
+    };
+
+    // No header, no field: no source language; the locale is read as a tag.
+    let bare = new("bare.po", po(""), Default::default()).await;
+    assert_eq!(languages(bare).await, (None, Some("pt-BR".into())));
+    let (status, warnings) = run(&t, bare, &["tm"]).await;
+    let said: Vec<_> = warnings
+        .iter()
+        .filter(|w| w.rule == "no-source-language")
+        .collect();
+    assert_eq!(said.len(), 1, "{warnings:?}");
+    assert_eq!(
+        said[0].message,
+        "no source language: set the project's sourceLanguage to use the memory"
+    );
+    assert_eq!(status, quire_core::events::JobStatus::CompletedWithErrors);
+    assert!(filled(&t, bare).await.iter().all(|(t, _)| t.is_none()));
+    let (_, warnings) = run(&t, bare, &["qa"]).await;
+    let said = warnings
+        .iter()
+        .filter(|w| w.rule == "no-source-language")
+        .count();
+    assert_eq!(said, 1, "{warnings:?}");
+
+    // Poedit's header names it.
+    let headed = new(
+        "headed.po",
+        po("\"X-Source-Language: en\\n\"\n"),
+        Default::default(),
+    )
+    .await;
+    assert_eq!(
+        languages(headed).await,
+        (Some("en".into()), Some("pt-BR".into()))
+    );
+    let (status, warnings) = run(&t, headed, &["tm"]).await;
+    assert_eq!(status, quire_core::events::JobStatus::Completed);
+    assert!(warnings.iter().all(|w| w.rule != "no-source-language"));
+    let got = filled(&t, headed).await;
+    assert_eq!(got[0].0.as_deref(), Some("Salve o arquivo"), "{got:?}");
+
+    // The import's field names it.
+    let given = quire_model::lang::Languages {
+        source_language: Some("en".into()),
+        target_language: None,
+    };
+    let fielded = new("fielded.po", po(""), given).await;
+    assert_eq!(
+        languages(fielded).await,
+        (Some("en".into()), Some("pt-BR".into()))
+    );
+    // And the export says both, as gettext writes them.
+    let out = t
+        .core
+        .export(
+            fielded,
+            quire_core::export::ExportSpec::of(quire_core::export::ExportFormat::Po),
+        )
+        .await
+        .unwrap();
+    let out = String::from_utf8(out.bytes).unwrap();
+    assert!(
+        out.contains("\"Language: pt_BR.UTF-8\\n\"")
+            && out.contains("\"X-Source-Language: en\\n\""),
+        "{out}"
+    );
+}

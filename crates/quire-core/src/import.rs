@@ -167,7 +167,7 @@ impl PageSource {
         let not_a_page = |name: &str| {
             CoreError::InvalidInput(format!(
                 "{name}: not an image (PNG, JPEG, WebP), text (.txt, .md), subtitles \
-                 (.srt, .vtt), translations (.po, .pot, .xlf, .xliff) or a comic archive \
+                 (.srt, .vtt), translations (.po, .pot, .xlf, .xliff, .poxliff) or a comic archive \
                  (.cbz, .zip)"
             ))
         };

@@ -618,6 +618,10 @@ impl Core {
                 1
             };
             let work = &*work;
+            if let Some(finding) = work.before() {
+                warned |= finding.severity != Severity::Info;
+                warn(0, engine, finding);
+            }
             let computed = futures_util::stream::iter(job.pages.iter().copied().enumerate())
                 .map(|(page_index, page_id)| async move {
                     (

@@ -22,7 +22,8 @@ impl TranslationFormat {
     /// From a file name's extension.
     pub fn from_path(path: &str) -> Option<TranslationFormat> {
         let lower = path.to_ascii_lowercase();
-        if lower.ends_with(".xlf") || lower.ends_with(".xliff") {
+        // `.poxliff`: translate-toolkit's PO-flavoured XLIFF (po2xliff).
+        if lower.ends_with(".xlf") || lower.ends_with(".xliff") || lower.ends_with(".poxliff") {
             Some(TranslationFormat::Xliff)
         } else if lower.ends_with(".po") || lower.ends_with(".pot") {
             Some(TranslationFormat::Po)

@@ -74,7 +74,7 @@ pub(super) const IMPORT_TRANSLATIONS: Doc = Doc {
     tag: "import",
     summary: "Merge translations back (XLIFF 2.0 or gettext PO) three-way against the export the file came from, as one history entry: the file's changes taken, later changes here kept, conflicts named with both values and kept as here unless their units are in `take`; `force` merges a file in other languages than the project's and never takes a conflict",
     request: Body::MultipartOr(
-        "One translation file (.xlf, .xliff, .po) as the field `file`; optionally `force` = true and `take` (the conflicting units to take, comma-separated)",
+        "One translation file (.xlf, .xliff, .poxliff, .po) as the field `file`; optionally `force` = true and `take` (the conflicting units to take, comma-separated)",
         json::<TranslationImport>,
     ),
     response: Body::Json(json::<ImportReport>),
@@ -109,7 +109,7 @@ pub(super) async fn import_translations(
         let file_name = file.name;
         let format = TranslationFormat::from_path(&file_name).ok_or_else(|| {
             ApiError::from(CoreError::InvalidInput(format!(
-                "`{file_name}`: the format is not known from its name (.xlf, .xliff, .po)"
+                "`{file_name}`: the format is not known from its name (.xlf, .xliff, .poxliff, .po)"
             )))
         })?;
         let content = quire_formats::units::decode(format, &file_name, &file.bytes)?;

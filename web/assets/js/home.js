@@ -36,7 +36,7 @@ let pending = null;
 
 // A translator's file starts a project of its own: one page, its
 // segments keyed as the file keys them, exported back as that file.
-const TRANSLATION = /\.(xlf|xliff|po|pot)$/i;
+const TRANSLATION = /\.(xlf|xliff|poxliff|po|pot)$/i;
 
 async function startFrom(pages, body) {
   if (pages.length === 1 && TRANSLATION.test(pages[0].name)) {

@@ -29,7 +29,7 @@ export function isArchive(file) {
   return /\.quire\.zip$/i.test(file.name);
 }
 
-const TRANSLATIONS = /\.(xlf|xliff|po|pot)$/i;
+const TRANSLATIONS = /\.(xlf|xliff|poxliff|po|pot)$/i;
 const GLOSSARY = /\.(csv|tbx)$/i;
 
 function form(file) {

@@ -208,6 +208,13 @@ pub trait PageWork: Send + Sync {
     fn summary(&self) -> Option<String> {
         None
     }
+
+    /// What holds for the whole step, said once before its first page (a
+    /// project without a source language, for the memory): a warning
+    /// marks the job as completed with errors, an `info` does not.
+    fn before(&self) -> Option<Finding> {
+        None
+    }
 }
 
 /// A pipeline engine.

@@ -1,6 +1,8 @@
 //! `tm`: fills untranslated text nodes from the translation memory, the
 //! reviewed and final translations of the managed projects
-//! ([`crate::tm`]), keeping the match's similarity in the origin.
+//! ([`crate::tm`]), keeping the match's similarity in the origin. A
+//! project without a source language fills nothing, and the step says
+//! so once: the memory cannot tell which of its sides is the source.
 
 use super::{Engine, EngineInfo, Fill, Needs, PageInput, PageOutcome, PageWork, Step, ready};
 use crate::tm::Memory;
@@ -33,6 +35,7 @@ impl Engine for Tm {
     fn needs(&self) -> Needs {
         Needs {
             memory: true,
+            scene: true,
             ..Needs::default()
         }
     }
@@ -40,7 +43,11 @@ impl Engine for Tm {
     fn prepare(&self, step: Step<'_>) -> Result<Box<dyn PageWork>, String> {
         let fill = Fill::new(&step);
         let min_score = step.settings::<TmSettings>().min_score;
+        let no_source = step
+            .scene
+            .is_some_and(|s| crate::tm::memory_languages(s, None).0.is_none());
         Ok(Box::new(Work {
+            no_source,
             memory: step
                 .memory
                 .ok_or("no translation memory was built for this step")?,
@@ -52,6 +59,8 @@ impl Engine for Tm {
 }
 
 struct Work {
+    /// The project has no source language: nothing is looked up.
+    no_source: bool,
     memory: Memory,
     min_score: f64,
     fill: Fill,
@@ -123,6 +132,9 @@ impl PageWork for Work {
         &'a self,
         input: PageInput<'a>,
     ) -> futures_util::future::BoxFuture<'a, Result<PageOutcome, String>> {
+        if self.no_source {
+            return ready(Ok(PageOutcome::default()));
+        }
         let ops = self.fill.ops(input.page, |text| {
             let hit = self.memory.lookup(text, self.min_score);
             if let Ok(mut scores) = self.scores.lock() {
@@ -143,6 +155,19 @@ impl PageWork for Work {
     fn summary(&self) -> Option<String> {
         self.scores.lock().ok()?.say(self.min_score)
     }
+
+    fn before(&self) -> Option<quire_model::finding::Finding> {
+        self.no_source.then(no_source_language)
+    }
+}
+
+/// What a memory step says of a project without a source language.
+pub(crate) fn no_source_language() -> quire_model::finding::Finding {
+    quire_model::finding::Finding::new(
+        "no-source-language",
+        quire_model::finding::Severity::Warning,
+        "no source language: set the project's sourceLanguage to use the memory",
+    )
 }
 
 /// The translation memory the `tm` engine fills from (`[tm]`).

@@ -177,7 +177,13 @@ pub fn export(
                 _ => None,
             };
             let notes = [("page", page.id.to_string()), ("node", node.id.to_string())];
-            for (category, value) in notes.into_iter().chain(timing) {
+            let entry = match &node.kind {
+                NodeKind::Text {
+                    entry: Some(entry), ..
+                } => entry_notes(entry),
+                _ => Vec::new(),
+            };
+            for (category, value) in notes.into_iter().chain(timing).chain(entry) {
                 let note = element("note", &[("category", category)]);
                 w.write_event(Xml::Start(note)).map_err(xml_err)?;
                 w.write_event(Xml::Text(BytesText::new(&value)))
@@ -187,7 +193,15 @@ pub fn export(
             }
             w.write_event(Xml::End(BytesEnd::new("notes")))
                 .map_err(xml_err)?;
-            let segment = element("segment", &[("state", state.as_str())]);
+            // A machine's translation nobody has checked (a PO entry's
+            // `fuzzy`, a source changed since) waits for review.
+            let unchecked = translation.as_deref().is_some_and(|t| !t.is_empty())
+                && (node.kind.is_machine_work() || node.kind.source_changed());
+            let mut segment = vec![("state", state.as_str())];
+            if unchecked {
+                segment.push(("subState", NEEDS_REVIEW));
+            }
+            let segment = element("segment", &segment);
             w.write_event(Xml::Start(segment)).map_err(xml_err)?;
             let parts = [
                 ("source", Some(text.as_deref().unwrap_or(""))),
@@ -217,6 +231,28 @@ pub fn export(
     let mut bytes = w.into_inner();
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+/// What a file's entry said of a segment, as XLIFF 2.0 notes by category:
+/// a PO entry's `msgctxt` (`context`), flags (`flags`), translator
+/// comments (`translator`), extracted comments (`developer`) and
+/// references (`location`), as a PO editor shows them; other labels as
+/// they are.
+fn entry_notes(entry: &quire_model::scene::Entry) -> Vec<(&str, String)> {
+    entry
+        .notes
+        .iter()
+        .filter_map(|note| {
+            let (label, text) = note.split_once(": ")?;
+            let category = match label {
+                "comment" => "translator",
+                "note" => "developer",
+                "references" => "location",
+                other => other,
+            };
+            Some((category, text.to_owned()))
+        })
+        .collect()
 }
 
 fn bad(message: impl std::fmt::Display) -> CoreError {
@@ -286,6 +322,9 @@ fn two_point(version: &str) -> bool {
 struct Slot<'a, 'i> {
     /// The unit's id (and the segment's place among several), for reports.
     name: String,
+    /// The id quire gave a unit that had none (on its first segment only),
+    /// for the export to write.
+    made_id: Option<String>,
     key: String,
     form: Option<u32>,
     /// The `<trans-unit>` or `<unit>`.
@@ -465,6 +504,23 @@ fn notes_of(unit: roxmltree::Node<'_, '_>, ns: Option<&str>) -> Vec<String> {
     notes
 }
 
+/// The `subState` of a 2.0 segment whose translation a person has yet to
+/// check (a PO entry's `fuzzy`, a machine's translation).
+const NEEDS_REVIEW: &str = "quire:needs-review";
+
+/// The id of a unit the file left without one: its place in its `<file>`
+/// (from 1) and a digest of its source text, so the same file read again
+/// names it the same.
+fn synthesized_id(place: usize, unit: roxmltree::Node<'_, '_>, ns: Option<&str>) -> String {
+    let source: String = unit
+        .descendants()
+        .filter(|n| is_in(n, "source", ns))
+        .flat_map(|s| s.descendants().filter_map(|t| t.text()))
+        .collect();
+    let digest = quire_model::hash::BlobHash::of(source.as_bytes()).to_hex();
+    format!("quire-{}-{}", place + 1, &digest[..8])
+}
+
 /// Every segment of an XLIFF 1.2 or 2.0 document, in order.
 fn slots<'a, 'i>(
     doc: &'a roxmltree::Document<'i>,
@@ -479,12 +535,28 @@ fn slots<'a, 'i>(
     };
     let mut out = Vec::new();
     let mut occurrences = std::collections::HashMap::new();
+    // A quire export says where a machine's translation waits for review
+    // (`subState`); a segment of one without it has none.
+    let ours = root
+        .children()
+        .filter(|n| is_in(n, "file", ns))
+        .chain([root])
+        .any(|n| n.attribute((QUIRE, "export")).is_some());
     for (f, file) in root.children().filter(|n| is_in(n, "file", ns)).enumerate() {
-        for unit in file.descendants().filter(|n| is_in(n, unit_name, ns)) {
+        for (place, unit) in file
+            .descendants()
+            .filter(|n| is_in(n, unit_name, ns))
+            .enumerate()
+        {
             let at = || doc.text_pos_at(unit.range().start);
-            let id = unit
+            // A unit without an id (XLIFF 1.1 monolingual files, some
+            // extractors) is named by its place and source; the export
+            // writes that id, so the file comes back by it.
+            let made_id = unit
                 .attribute("id")
-                .ok_or_else(|| bad(format!("a <{unit_name}> without an id at {}", at())))?;
+                .is_none()
+                .then(|| synthesized_id(place, unit, ns));
+            let id = unit.attribute("id").or(made_id.as_deref()).unwrap_or("");
             // Ids repeat in some tools' files (PASSOLO numbers menu
             // entries per menu): the second one is `id@2`, and so on.
             let mut key = format!("{f}/{id}");
@@ -522,7 +594,11 @@ fn slots<'a, 'i>(
                                     at()
                                 ))
                             })?),
-                            None,
+                            match s.attribute("subState") {
+                                Some(NEEDS_REVIEW) => Some(true),
+                                _ if ours => Some(false),
+                                _ => None,
+                            },
                         ),
                         None => (None, None),
                     },
@@ -545,6 +621,7 @@ fn slots<'a, 'i>(
                 };
                 let form = several.then(|| u32::try_from(i).unwrap_or(u32::MAX));
                 out.push(Slot {
+                    made_id: made_id.clone().filter(|_| i == 0),
                     name: if several {
                         format!("{id}#{}", i + 1)
                     } else {

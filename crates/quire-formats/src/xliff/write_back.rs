@@ -127,6 +127,9 @@ pub(crate) fn write_back(
             .push((name.to_owned(), value.to_owned()));
     };
     for slot in slots(&doc, original, version, ns)? {
+        if let Some(id) = &slot.made_id {
+            set(slot.unit, "id", id);
+        }
         let Some(filled) = slot.translate.then(|| fill(&slot.key, slot.form)).flatten() else {
             continue;
         };
@@ -214,6 +217,9 @@ pub(crate) fn write_back(
                     filled.state.max(TextState::Translated)
                 };
                 set(segment, "state", state.as_str());
+                if filled.machine && filled.translation.is_some() {
+                    set(segment, "subState", NEEDS_REVIEW);
+                }
             }
             _ => {
                 let approved = filled.translation.is_some() && filled.state >= TextState::Reviewed;

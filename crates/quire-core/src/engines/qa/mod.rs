@@ -235,7 +235,11 @@ impl Engine for Qa {
         } else {
             speller(&step)
         };
+        let no_source = step.scene.is_some_and(|s| {
+            crate::tm::memory_languages(s, None).0.is_none() && has_source_text(s)
+        });
         Ok(Box::new(Work {
+            no_source,
             sources: step.scene.map(Sources::of),
             limits: levels
                 .subtitles
@@ -274,7 +278,17 @@ fn speller(step: &Step<'_>) -> (Option<Speller>, Option<String>) {
     }
 }
 
+/// Whether any text node of `scene` has source text (a project of images
+/// not read yet has nothing whose language matters).
+fn has_source_text(scene: &quire_model::scene::Scene) -> bool {
+    scene.pages.iter().flat_map(|p| &p.nodes).any(|n| {
+        matches!(&n.kind, quire_model::scene::NodeKind::Text { text: Some(t), .. } if !t.trim().is_empty())
+    })
+}
+
 struct Work {
+    /// The project has text but no source language: said once.
+    no_source: bool,
     sources: Option<Sources>,
     levels: QaLevels,
     limits: SubtitleLimits,
@@ -303,6 +317,17 @@ impl PageWork for Work {
 
     fn summary(&self) -> Option<String> {
         self.no_speller.clone()
+    }
+
+    fn before(&self) -> Option<quire_model::finding::Finding> {
+        self.no_source.then(|| {
+            let mut said = super::tm::no_source_language();
+            said.severity = quire_model::finding::Severity::Info;
+            said.message = "no source language: set the project's sourceLanguage; until then \
+                            the memory fills nothing for this project"
+                .into();
+            said
+        })
     }
 }
 
