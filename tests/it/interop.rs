@@ -371,3 +371,130 @@ async fn the_language_override_and_the_conflict_override_are_separate() {
     let scene = t.core.scene(id).await.unwrap().scene;
     assert_eq!(translation(&scene).as_deref(), Some("Oi"));
 }
+
+/// A PO file in a legacy encoding (made here by `iconv`, as a Taiwanese,
+/// Japanese, Russian or French team's tool saves it) starts a project,
+/// goes out in UTF-8 (`msgfmt` and `msgcmp` accept it against the
+/// original) and comes back, as does the original itself, with nothing to
+/// change; a reviewer's edit to the export merges.
+#[tokio::test]
+async fn po_files_in_legacy_encodings_merge_their_own_exports() {
+    let test = "po_files_in_legacy_encodings_merge_their_own_exports";
+    let missing = crate::harness::missing_program("msgfmt", "--version");
+    if !crate::harness::tool_available("msgfmt", test, missing) {
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let t = TestCore::new();
+    for (charset, iconv, text) in [
+        ("Big5", "BIG5", "開啟檔案"),
+        ("Shift_JIS", "SHIFT_JIS", "ファイルを開く"),
+        ("windows-1251", "CP1251", "Открыть файл"),
+        ("windows-1252", "CP1252", "Ouvrir le fichier « café »"),
+    ] {
+        let utf8 = format!(
+            "msgid \"\"\nmsgstr \"\"\n\"Content-Type: text/plain; charset={charset}\\n\"\n\
+             \"Content-Transfer-Encoding: 8bit\\n\"\n\"Language: xx\\n\"\n\n\
+             #: ui.c:12\nmsgid \"Open the file\"\nmsgstr \"{text}\"\n\n\
+             msgctxt \"menu\"\nmsgid \"Close\"\nmsgstr \"\"\n"
+        );
+        let original = work.path().join(format!("{iconv}.po"));
+        let mut child = std::process::Command::new("iconv")
+            .args(["-f", "UTF-8", "-t", iconv])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(utf8.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "iconv {iconv}");
+        assert_ne!(out.stdout, utf8.as_bytes(), "{iconv} wrote UTF-8");
+        std::fs::write(&original, &out.stdout).unwrap();
+
+        let name = format!("{iconv}.po");
+        let (id, page) = project_of(&t, &name, &out.stdout).await;
+        let texts: Vec<_> = page
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.kind {
+                NodeKind::Text { translation, .. } => Some(translation.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(texts, vec![Some(text.to_owned()), None], "{iconv}");
+
+        let (_, exported) = export(&t, id, ExportFormat::Po).await;
+        assert!(exported.contains("charset=UTF-8"), "{iconv}");
+        let path = work.path().join(format!("{iconv}-out.po"));
+        std::fs::write(&path, &exported).unwrap();
+        for args in [
+            vec!["--check", "-o", "/dev/null", path.to_str().unwrap()],
+            vec![],
+        ] {
+            let output = if args.is_empty() {
+                std::process::Command::new("msgcmp")
+                    .args(["--use-untranslated", path.to_str().unwrap()])
+                    .arg(&original)
+                    .output()
+            } else {
+                std::process::Command::new("msgfmt").args(&args).output()
+            }
+            .unwrap();
+            assert!(
+                output.status.success(),
+                "{iconv}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+
+        // Its own export, and the original, come back with nothing to do.
+        let merge = |content: String| {
+            let core = t.core.clone();
+            async move {
+                core.import_translations(
+                    id,
+                    TranslationImport {
+                        format: TranslationFormat::Po,
+                        content,
+                        force: false,
+                        take: Vec::new(),
+                    },
+                )
+                .await
+                .unwrap_or_else(|e| panic!("{e}"))
+            }
+        };
+        let legacy = units::decode(TranslationFormat::Po, &name, &out.stdout).unwrap();
+        for content in [exported.clone(), legacy] {
+            let report = merge(content).await;
+            assert_eq!(
+                (
+                    report.updated,
+                    report.conflicts.len(),
+                    report.unmatched.len()
+                ),
+                (0, 0, 0),
+                "{iconv}: {report:?}"
+            );
+        }
+        // A reviewer fills the other entry in the export.
+        let reviewed = exported.replacen(
+            "msgid \"Close\"\nmsgstr \"\"",
+            &format!("msgid \"Close\"\nmsgstr \"{text}!\""),
+            1,
+        );
+        assert_ne!(reviewed, exported, "{iconv}");
+        let report = merge(reviewed).await;
+        assert_eq!(
+            (report.updated, report.conflicts.len()),
+            (1, 0),
+            "{iconv}: {report:?}"
+        );
+    }
+}

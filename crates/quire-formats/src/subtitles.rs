@@ -201,6 +201,7 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
         }
     }
     blocks.extend(current);
+    let blocks = split_at_timings(blocks, format);
     let mut blocks = blocks.into_iter();
     // The blocks read since the last cue, for the next one.
     let mut pending: Vec<String> = Vec::new();
@@ -243,8 +244,10 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
         let n = start + at;
         // Cues may overlap (two speakers at once): legal in both formats.
         let mut timing = parse_timing(timing_line, n, format)?;
-        if format == SubtitleFormat::Vtt && at == 1 {
-            timing.id = Some(lines[0].to_owned());
+        match format {
+            SubtitleFormat::Vtt if at == 1 => timing.id = Some(lines[0].to_owned()),
+            SubtitleFormat::Srt if at == 1 => timing.number = lines[0].trim().parse().ok(),
+            _ => {}
         }
         if !pending.is_empty() {
             timing.before = Some(pending.join("\n\n"));
@@ -262,6 +265,39 @@ pub fn parse(format: SubtitleFormat, text: &str) -> CoreResult<Vec<Cue>> {
         last.timing.after = Some(pending.join("\n\n"));
     }
     Ok(cues)
+}
+
+/// The blocks with each cue in its own: a line holding `-->` after a
+/// cue's timing line starts the next cue even without a blank line before
+/// it (as WebVTT's parser reads it), with, in SubRip, the cue number on
+/// the line before it.
+fn split_at_timings(
+    blocks: Vec<(usize, Vec<&str>)>,
+    format: SubtitleFormat,
+) -> Vec<(usize, Vec<&str>)> {
+    let mut out = Vec::with_capacity(blocks.len());
+    for (start, lines) in blocks {
+        let Some(timing) = lines.iter().position(|l| l.contains("-->")) else {
+            out.push((start, lines));
+            continue;
+        };
+        let mut from = 0;
+        for k in timing + 1..lines.len() {
+            if !lines[k].contains("-->") {
+                continue;
+            }
+            let numbered = format == SubtitleFormat::Srt
+                && k >= timing + 2
+                && lines[k - 1].trim().parse::<u64>().is_ok();
+            let cut = if numbered { k - 1 } else { k };
+            if cut > from {
+                out.push((start + from, lines[from..cut].to_vec()));
+                from = cut;
+            }
+        }
+        out.push((start + from, lines[from..].to_vec()));
+    }
+    out
 }
 
 /// Cue text that stays one cue: no blank lines, and no `-->` in WebVTT.
@@ -344,7 +380,8 @@ pub fn export(scene: &Scene, format: SubtitleFormat) -> CoreResult<String> {
         }
         match (format, timing.id.as_deref()) {
             (SubtitleFormat::Srt, _) => {
-                let _ = writeln!(out, "{}", i + 1);
+                let number = timing.number.unwrap_or(i as u64 + 1);
+                let _ = writeln!(out, "{number}");
             }
             (SubtitleFormat::Vtt, Some(id)) => {
                 let _ = writeln!(out, "{id}");
@@ -382,6 +419,23 @@ mod tests {
     const VTT: SubtitleFormat = SubtitleFormat::Vtt;
 
     #[test]
+    fn a_timing_line_starts_a_cue_and_numbers_are_kept() {
+        let srt =
+            "0\n00:00:01,000 --> 00:00:02,000\nSame\n1\n00:00:03,000 --> 00:00:04,000\nSame\n";
+        let cues = parse(SRT, srt).expect("parses");
+        let read: Vec<_> = cues
+            .iter()
+            .map(|c| (c.timing.number, c.text.as_str()))
+            .collect();
+        assert_eq!(read, [(Some(0), "Same"), (Some(1), "Same")]);
+        let vtt = "WEBVTT\n\n00:01.000 --> 00:02.000\nSame\n00:03.000 --> 00:04.000\nSame\n";
+        let cues = parse(VTT, vtt).expect("parses");
+        assert_eq!(cues.len(), 2);
+        assert_eq!(cues[1].timing.start, 3000);
+        assert_eq!(cues[1].text, "Same");
+    }
+
+    #[test]
     fn reads_subrip_and_webvtt_cues() {
         let srt = "\u{feff}1\r\n00:00:01,000 --> 00:00:02,500\r\nHello\r\nthere\r\n\r\n\r\n2\r\n01:02:03,004 --> 01:02:04,000 X1:0\r\n<i>Bye</i>\r\n";
         let cues = parse(SRT, srt).expect("parses");
@@ -391,6 +445,7 @@ mod tests {
             Timing {
                 start: 1000,
                 end: 2500,
+                number: Some(1),
                 ..Timing::default()
             }
         );

@@ -373,6 +373,10 @@ pub struct Timing {
     /// The cue's identifier (WebVTT), as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
+    /// The cue's number (SubRip), as written: a file numbered from 0, or
+    /// with gaps, is written back so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<u64>,
     /// What follows the end time on its line (WebVTT `position:10%
     /// align:start`, SubRip coordinates), as written.
     #[serde(default, skip_serializing_if = "Option::is_none")]
