@@ -90,6 +90,42 @@ fn only_real_misspellings_are_flagged_in_brazilian_portuguese_and_english() {
         flagged(&en, "Recieve the pakage tomorow."),
         ["Recieve", "pakage", "tomorow"]
     );
+    // Word splits only where both parts are words, after the whole
+    // words and once: "Comum" for "Comun", never "Com un" ("un" is no
+    // Portuguese word) nor "Comum " with a stray space; a split of words
+    // for "aswell".
+    let wrong = pt.check("Comun");
+    assert_eq!(
+        wrong[0].suggestions.first().map(String::as_str),
+        Some("Comum")
+    );
+    assert!(
+        wrong[0]
+            .suggestions
+            .iter()
+            .all(|s| s.trim() == s && !s.contains(' ')),
+        "{wrong:?}"
+    );
+    let wrong = en.check("aswell Commmon");
+    assert!(
+        wrong[0].suggestions.iter().any(|s| s.contains(' ')),
+        "{wrong:?}"
+    );
+    for wrong in &wrong {
+        let splits = wrong
+            .suggestions
+            .iter()
+            .skip_while(|s| !s.contains([' ', '-']))
+            .count();
+        assert!(splits <= 1, "{wrong:?}");
+        assert!(
+            wrong.suggestions.iter().all(|s| s
+                .split([' ', '-'])
+                .all(|part| flagged(&en, part).is_empty())),
+            "{wrong:?}"
+        );
+    }
+    assert_eq!(wrong[1].suggestions[0], "Common", "{wrong:?}");
 }
 
 async fn run_qa(t: &TestCore, id: SessionId) -> Vec<quire_model::finding::Finding> {

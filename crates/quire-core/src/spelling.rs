@@ -285,6 +285,21 @@ impl Speller {
         }
         let mut found = Vec::new();
         self.dictionary.suggest(&word.replace('’', "'"), &mut found);
+        // Hunspell pads its list with word splits ("Com un" for "Comun")
+        // and stray spaces ("Comum "). A split is offered only where each
+        // part is a word, after the whole words, and once (not again with
+        // a hyphen).
+        let mut seen = HashSet::new();
+        let (mut whole, mut splits): (Vec<String>, Vec<String>) = found
+            .into_iter()
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty() && seen.insert(s.clone()))
+            .partition(|s| !s.contains([' ', '-']));
+        splits.retain(|s| s.split([' ', '-']).all(|part| self.accepts(part)));
+        // "a swell" before "as-well": the space is the usual fix.
+        splits.sort_by_key(|s| !s.contains(' '));
+        whole.extend(splits.into_iter().take(1));
+        let mut found = whole;
         found.truncate(3);
         if let Ok(mut s) = self.suggested.lock() {
             s.insert(word.to_owned(), found.clone());
