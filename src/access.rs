@@ -87,6 +87,12 @@ impl Caller {
         self.role == Role::Admin
     }
 
+    /// Their role, when it is below `review`: the core refuses them the
+    /// review states ([`quire_core::Core::below_review`]).
+    pub fn below_review(&self) -> Option<&'static str> {
+        (self.role < Role::Review).then(|| self.role.as_str())
+    }
+
     /// `Ok` when the role allows what needs `needed`; else what to say.
     pub fn may(&self, needed: Role, what: &str) -> Result<(), String> {
         if self.role >= needed {

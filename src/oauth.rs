@@ -208,12 +208,12 @@ impl OAuth {
 }
 
 /// A role claim: one name, or a list counting as its highest known role.
-/// `suggest` and `review` count as the role that allows what they allow of
-/// what quire has (read and edit) until those roles exist of their own.
 fn role_of(claim: &Value) -> Option<Role> {
     let one = |name: &str| match name {
-        "read" | "suggest" => Some(Role::Read),
-        "edit" | "review" => Some(Role::Edit),
+        "read" => Some(Role::Read),
+        "suggest" => Some(Role::Suggest),
+        "edit" => Some(Role::Edit),
+        "review" => Some(Role::Review),
         "admin" => Some(Role::Admin),
         _ => None,
     };
@@ -285,7 +285,7 @@ mod tests {
             role_of(&json!(["read", "admin", "nobody"])),
             Some(Role::Admin)
         );
-        assert_eq!(role_of(&json!(["suggest"])), Some(Role::Read));
+        assert_eq!(role_of(&json!(["suggest"])), Some(Role::Suggest));
         assert_eq!(role_of(&json!("owner")), None);
         assert_eq!(role_of(&json!(3)), None);
         assert_eq!(role_of(&json!([])), None);

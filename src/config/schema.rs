@@ -229,8 +229,14 @@ fn default_role() -> Role {
 pub enum Role {
     /// Read everything and follow events.
     Read,
-    /// Also apply ops, run engines, import and export.
+    /// Also add suggestions and vote on them; never changes a translation
+    /// or a state.
+    Suggest,
+    /// Also apply ops, run engines, import and export, accept and reject
+    /// suggestions.
     Edit,
+    /// Also mark segments reviewed and final, and change a final one.
+    Review,
     /// Also create, close and delete projects, change the glossary and
     /// the memory.
     Admin,
@@ -240,7 +246,9 @@ impl Role {
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Read => "read",
+            Role::Suggest => "suggest",
             Role::Edit => "edit",
+            Role::Review => "review",
             Role::Admin => "admin",
         }
     }

@@ -48,7 +48,7 @@ pub fn status_of(error: &CoreError) -> StatusCode {
         | CoreError::Locked(_) => StatusCode::CONFLICT,
         CoreError::NotFound { .. } => StatusCode::NOT_FOUND,
         CoreError::InvalidOp(_) | CoreError::InvalidInput(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        CoreError::ApprovalRequired(_) => StatusCode::FORBIDDEN,
+        CoreError::ApprovalRequired(_) | CoreError::Forbidden(_) => StatusCode::FORBIDDEN,
         CoreError::Corrupt { .. } | CoreError::Io { .. } => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -98,7 +98,10 @@ impl FromRequestParts<AppState> for Acting {
     ) -> Result<Self, std::convert::Infallible> {
         let mut state = state.clone();
         if let Some(caller) = parts.extensions.get::<Caller>() {
-            state.core = state.core.acting_for(caller.name());
+            state.core = state
+                .core
+                .acting_for(caller.name())
+                .below_review(caller.below_review());
         }
         Ok(Acting(state))
     }

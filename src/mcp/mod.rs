@@ -220,6 +220,7 @@ impl QuireMcp {
             writer: Writer::Agent {
                 client: UNNAMED_CLIENT.into(),
                 user: None,
+                below_review: None,
             },
             caller: Caller::local(),
             active: Arc::new(Mutex::new(None)),
@@ -309,8 +310,15 @@ impl QuireMcp {
         let user = caller.name().map(str::to_owned);
         QuireMcp {
             era: Era::of(ctx),
-            core: self.core.acting_for(caller.name()),
-            writer: Writer::Agent { client, user },
+            core: self
+                .core
+                .acting_for(caller.name())
+                .below_review(caller.below_review()),
+            writer: Writer::Agent {
+                client,
+                user,
+                below_review: caller.below_review().map(str::to_owned),
+            },
             caller,
             ..self.clone()
         }

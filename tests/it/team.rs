@@ -10,6 +10,7 @@ use crate::harness::{Sandbox, run_checker};
 use crate::http_support::{Binary, Client};
 
 mod backups;
+mod review;
 
 const OWNER: &str = "owner-token-3c9d1e";
 const ANA: &str = "ana-token-77f0aa";

@@ -2,8 +2,9 @@
 
 The read-only user's agent may list, read and view, and every tool that
 changes something answers the tool error `forbidden_role` (nothing
-changes); the editor's agent applies a translation, which the scene then
-records as that agent's, made for that user.
+changes); the editor's agent is refused marking a segment reviewed (the
+same message as over HTTP) and applies a translation, which the scene
+then records as that agent's, made for that user.
 
 Usage: roles.py MCP_URL READ_TOKEN EDIT_TOKEN SESSION_ID PAGE_ID NODE_ID
 """
@@ -48,6 +49,17 @@ async def run(url, read_token, edit_token, session, page, node):
                 await mcp.initialize()
                 op = {"type": "UpdateNode", "page": page, "id": node,
                       "patch": {"kind": {"type": "text", "translation": "feito pelo agente"}}}
+                # Marking it reviewed is a reviewer's: the same refusal
+                # as over HTTP, and nothing changes.
+                before = await mcp.call_tool("quire_get_scene", {"sessionId": session})
+                review = {"type": "UpdateNode", "page": page, "id": node,
+                          "patch": {"kind": {"type": "text", "state": "reviewed"}}}
+                refused = await mcp.call_tool("quire_apply", {"sessionId": session, "op": review})
+                text = json.dumps([c.model_dump() for c in refused.content])
+                assert refused.is_error and "forbidden_role" in text, text
+                assert "marking a segment reviewed needs the review role; ana has edit" in text, text
+                after = await mcp.call_tool("quire_get_scene", {"sessionId": session})
+                assert after.structured_content == before.structured_content, "a refused review changed the scene"
                 result = await mcp.call_tool("quire_apply", {"sessionId": session, "op": op})
                 assert not result.is_error, result
     print("roles: ok")

@@ -176,6 +176,10 @@ pub struct Core {
     /// The user whose changes these are: the ops it applies, the steps it
     /// undoes or redoes and the jobs it starts are signed with the name.
     user: Option<Arc<str>>,
+    /// The user's role, when it is below `review`: what they may not do
+    /// to a segment's review state is refused naming it
+    /// ([`Core::below_review`]).
+    below_review: Option<Arc<str>>,
 }
 
 struct Inner {
@@ -267,6 +271,7 @@ impl Core {
                 desk: Mutex::new(matches::Cache::default()),
             }),
             user: None,
+            below_review: None,
         }
     }
 
@@ -276,7 +281,26 @@ impl Core {
         Core {
             inner: self.inner.clone(),
             user: user.map(Arc::from),
+            below_review: self.below_review.clone(),
         }
+    }
+
+    /// This handle for a user whose role (`role`, e.g. `edit`) is below
+    /// `review` (spec 10, "Review states"): marking a segment reviewed or
+    /// final, or changing a final one, is refused with
+    /// `CoreError::Forbidden` naming the role; what they import or add is
+    /// at most `translated`. `None`: they may (the default).
+    pub fn below_review(&self, role: Option<&str>) -> Core {
+        Core {
+            inner: self.inner.clone(),
+            user: self.user.clone(),
+            below_review: role.map(Arc::from),
+        }
+    }
+
+    /// The role set by [`Core::below_review`], if any.
+    pub fn role_below_review(&self) -> Option<&str> {
+        self.below_review.as_deref()
     }
 
     /// The user this handle acts for.
@@ -288,6 +312,7 @@ impl Core {
     fn person(&self) -> Writer {
         Writer::Person {
             user: self.user().map(str::to_owned),
+            below_review: self.role_below_review().map(str::to_owned),
         }
     }
 

@@ -25,6 +25,10 @@ pub enum CoreError {
     /// meanwhile. Nothing was changed; both values are carried.
     #[error("{0}")]
     Stale(Box<Stale>),
+    /// The caller's role does not allow it (marking a segment reviewed
+    /// with the `edit` role); the message names the role that would.
+    #[error("{0}")]
+    Forbidden(String),
     /// An engine that needs a person's approval was started without it.
     #[error("{0}")]
     ApprovalRequired(String),
@@ -59,6 +63,7 @@ impl CoreError {
             CoreError::InvalidInput(_) => "invalid_input",
             CoreError::Conflict(_) | CoreError::Stale(_) => "conflict",
             CoreError::ApprovalRequired(_) => "approval_required",
+            CoreError::Forbidden(_) => "forbidden_role",
             CoreError::Locked(_) => "locked",
             CoreError::Corrupt { .. } => "corrupt",
             CoreError::Io { .. } => "io",

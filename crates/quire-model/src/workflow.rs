@@ -79,13 +79,23 @@ impl Overwrite {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Writer {
     /// A person, through the HTTP API, the web workbench or the TUI.
-    Person { user: Option<String> },
+    Person {
+        user: Option<String>,
+        /// Their role, when it is below `review` (spec 10, "Review
+        /// states"): marking a segment reviewed or final, or changing a
+        /// final one, is refused naming it; a node they add is at most
+        /// `translated`. `None`: they may.
+        below_review: Option<String>,
+    },
     /// An agent through MCP, named by its client (`name version`): held
     /// to the same locks as a person, but its translations are machine
     /// work until a person edits or reviews them.
     Agent {
         client: String,
         user: Option<String>,
+        /// As a person's: the role of the user it acts for, when below
+        /// `review`.
+        below_review: Option<String>,
     },
     /// A translation or other engine, run by a job.
     Engine {
@@ -97,15 +107,28 @@ pub enum Writer {
 
 impl Writer {
     /// A person the server has no name for (one with no users configured).
-    pub const PERSON: Writer = Writer::Person { user: None };
+    pub const PERSON: Writer = Writer::Person {
+        user: None,
+        below_review: None,
+    };
 
     /// The server's user behind it (`[[server.users]]`): the person, the
     /// agent's person, or who started the job.
     pub fn user(&self) -> Option<&str> {
         match self {
-            Writer::Person { user } | Writer::Agent { user, .. } | Writer::Engine { user, .. } => {
-                user.as_deref()
+            Writer::Person { user, .. }
+            | Writer::Agent { user, .. }
+            | Writer::Engine { user, .. } => user.as_deref(),
+        }
+    }
+
+    /// The role that keeps it from review, when one does.
+    fn below_review(&self) -> Option<&str> {
+        match self {
+            Writer::Person { below_review, .. } | Writer::Agent { below_review, .. } => {
+                below_review.as_deref()
             }
+            Writer::Engine { .. } => None,
         }
     }
 }
@@ -179,6 +202,7 @@ impl Stamper<'_, '_> {
                 if let Some(basis) = &based_on {
                     self.check_basis(page, id, basis)?;
                 }
+                self.check_review(page, id, &patch)?;
                 self.unmark(page, id, &mut patch);
                 self.source_edit(page, id, &mut patch);
                 if let Some(KindPatch::Text {
@@ -226,12 +250,14 @@ impl Stamper<'_, '_> {
                         }
                         // A person may say whose a translation is (a file's
                         // note), but the server's user they are is theirs.
-                        Writer::Person { user: Some(user) } => {
+                        Writer::Person {
+                            user: Some(user), ..
+                        } => {
                             if let Some(Some(named)) = origin {
                                 named.user = Some(user.clone());
                             }
                         }
-                        Writer::Person { user: None } => {}
+                        Writer::Person { user: None, .. } => {}
                     }
                 }
                 // The basis held; the log keeps the edit without it.
@@ -244,6 +270,45 @@ impl Stamper<'_, '_> {
             }
             other => Some(other),
         })
+    }
+
+    /// Refuses, for a writer below the `review` role, a patch that marks
+    /// a segment reviewed or final or changes a final one (spec 10,
+    /// "Review states"), naming the role that would allow it.
+    fn check_review(&self, page: PageId, id: NodeId, patch: &NodePatch) -> CoreResult<()> {
+        let Some(role) = self.writer.below_review() else {
+            return Ok(());
+        };
+        let Some(node) = self
+            .scene
+            .page(page)
+            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
+        else {
+            return Ok(());
+        };
+        let current = node.kind.state();
+        let sets = match &patch.kind {
+            Some(KindPatch::Text { state, .. }) => *state,
+            _ => None,
+        };
+        let touches = matches!(
+            &patch.kind,
+            Some(KindPatch::Text { text, translation, state, .. })
+                if text.is_some() || translation.is_some() || state.is_some()
+        );
+        let what = if current == Some(TextState::Final) && touches {
+            "changing a final segment"
+        } else {
+            match sets {
+                Some(TextState::Reviewed) if current != sets => "marking a segment reviewed",
+                Some(TextState::Final) if current != sets => "marking a segment final",
+                _ => return Ok(()),
+            }
+        };
+        let who = self.writer.user().unwrap_or("this caller");
+        Err(CoreError::Forbidden(format!(
+            "{what} needs the review role; {who} has {role}"
+        )))
     }
 
     /// Refuses an edit whose basis is not what the node says now. An
@@ -401,6 +466,14 @@ impl Stamper<'_, '_> {
                 *state = Some(TextState::Translated);
             }
         }
+        // What someone below review brings in (a file's reviewed units)
+        // is at most `translated`.
+        if let NodeKind::Text { state, .. } = &mut node.kind
+            && self.writer.below_review().is_some()
+            && state.is_some_and(|s| s > TextState::Translated)
+        {
+            *state = Some(TextState::Translated);
+        }
     }
 
     fn origin(&self) -> Box<Origin> {
@@ -529,6 +602,7 @@ mod tests {
         let (scene, page, ids) = scene_with(vec![text(None), text(None)]);
         let ana = Writer::Person {
             user: Some("ana".into()),
+            below_review: None,
         };
         let claimed = Origin {
             by: Author::Human,
@@ -596,6 +670,7 @@ mod tests {
         let agent = Writer::Agent {
             client: "claude-code 2.1.0".into(),
             user: Some("ana".into()),
+            below_review: None,
         };
         let mark = |scene: &Scene, id| match node_kind(scene, id) {
             NodeKind::Text { source_edit, .. } => source_edit.clone(),

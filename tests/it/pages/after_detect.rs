@@ -284,6 +284,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
     let agent = Writer::Agent {
         client: "test 1".into(),
         user: None,
+        below_review: None,
     };
     let op = Op::UpdateNode {
         page,

@@ -148,8 +148,10 @@ export function Editor() {
   const current = stateOf(k);
   const dirty = editor.draft !== editor.base;
   const warnings = qaWarnings().filter((w) => w.nodeId === node.id);
-  // A reader sees everything an editor does, but nothing that changes it.
-  const writable = may('edit');
+  // A reader sees everything an editor does, but nothing that changes it;
+  // a final segment, and the review states, are a reviewer's.
+  const reviews = may('review');
+  const writable = may('edit') && (current !== 'final' || reviews);
   const setState = (next) => {
     const patch = { kind: { type: 'text', state: next } };
     if (dirty && !editor.conflict) patch.kind.translation = editor.draft === '' ? null : editor.draft;
@@ -189,12 +191,15 @@ export function Editor() {
     <div class="row">
       <button type="button" class="primary" disabled=${!dirty || Boolean(editor.conflict)} onClick=${() => commitEditor()}>Save</button>
       <button type="button" disabled=${!dirty} onClick=${() => editDraft(editor.base)}>Revert</button>
-    </div>` : html`<p id="translation-help" class="muted small" data-testid="read-only">Read only: your role may read and follow this project, not change it.</p>`}
+    </div>` : html`<p id="translation-help" class="muted small" data-testid="read-only">${may('edit')
+      ? 'Final: a reviewer may change it, or take it back to translated.'
+      : 'Read only: your role may read and follow this project, not change it.'}</p>`}
     <fieldset class="states" disabled=${!writable}>
       <legend>State</legend>
       ${STATES.map((s) => html`<label class=${`state-option shade-${s}`}>
         <input type="radio" name="state" value=${s} checked=${current === s}
-          disabled=${s === 'initial' || (!k.translation && !dirty)} onChange=${() => setState(s)} />
+          disabled=${s === 'initial' || (!k.translation && !dirty) || (!reviews && (s === 'reviewed' || s === 'final'))}
+          onChange=${() => setState(s)} />
         ${STATE_LABELS[s]}</label>`)}
     </fieldset>
     ${info.source && html`<${BlockLettering} page=${page} node=${node} />`}

@@ -50,7 +50,7 @@ export const state = {
 const listeners = new Set();
 let scheduled = false;
 
-const RANK = { read: 0, edit: 1, admin: 2 };
+const RANK = { read: 0, suggest: 1, edit: 2, review: 3, admin: 4 };
 
 /** Whether the signed-in user's role allows what needs `role` (`edit`:
  * changing a project, `admin`: creating or closing one). The page offers

@@ -5,7 +5,7 @@
 import { warnedNodes } from './jobs.js';
 import { Legend, PageTools } from './pagetools.js';
 import { clock, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
-import { apply, clearRange, edit, select, selectRange, state } from './store.js';
+import { apply, clearRange, edit, may, select, selectRange, state } from './store.js';
 import { html, useWindow } from './ui.js';
 
 const ROW = 72;
@@ -43,8 +43,8 @@ function RangeBar({ info, ids }) {
   };
   return html`<div class="range-bar row" role="toolbar" aria-label="Selection" data-testid="range">
     <span>${ids.length} selected</span>
-    <button type="button" onClick=${() => mark('reviewed')}>Mark reviewed</button>
-    <button type="button" onClick=${() => mark('final')}>Mark final</button>
+    ${may('review') && html`<button type="button" onClick=${() => mark('reviewed')}>Mark reviewed</button>
+    <button type="button" onClick=${() => mark('final')}>Mark final</button>`}
     <button type="button" class="link" onClick=${clearRange}>Clear</button>
   </div>`;
 }

@@ -1,0 +1,161 @@
+//! Review states are a reviewer's (spec 10, "A team on one project"):
+//! the five roles in their order, an editor refused `reviewed` and
+//! `final` and any change to a final segment (403 naming the role,
+//! nothing changed), a reviewer allowed, a suggester refused every op,
+//! and a file an editor imports brought down to `translated`.
+
+use serde_json::{Value, json};
+
+use crate::harness::Sandbox;
+use crate::http_support::Binary;
+
+const OWNER: &str = "owner-token-aa91";
+const SID: &str = "sid-token-5b20";
+const ANA: &str = "ana-token-c3e7";
+const VERA: &str = "vera-token-9d14";
+
+fn state(page: &str, node: &str, state: &str, translation: Option<&str>) -> Value {
+    let mut kind = json!({ "type": "text", "state": state });
+    if let Some(t) = translation {
+        kind["translation"] = json!(t);
+    }
+    json!({ "type": "UpdateNode", "page": page, "id": node, "patch": { "kind": kind } })
+}
+
+#[test]
+fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
+    let s = Sandbox::new();
+    let config = s.write(
+        "team.toml",
+        &format!(
+            "[server]\ntoken = \"{OWNER}\"\n\n\
+             [[server.users]]\nname = \"sid\"\ntoken = \"{SID}\"\nrole = \"suggest\"\n\n\
+             [[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
+             [[server.users]]\nname = \"vera\"\ntoken = \"{VERA}\"\nrole = \"review\"\n"
+        ),
+    );
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let c = server.client();
+    let prefix = c.new_project(OWNER, "Review");
+    let scene = c.text_page(&prefix, ANA, "One.\n\nTwo.\n\nThree.");
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n["id"].as_str().unwrap().to_owned())
+        .collect();
+    let apply = |token: &str, op: Value| {
+        c.call("POST", &format!("{prefix}/history/apply"), token, Some(op))
+    };
+    let epoch = || c.ok("GET", &format!("{prefix}/scene.json"), OWNER, None)["epoch"].clone();
+    let node_state = |i: usize| {
+        let scene = c.ok("GET", &format!("{prefix}/scene.json"), OWNER, None);
+        let kind = &scene["scene"]["pages"][0]["nodes"][i]["kind"];
+        (kind["translation"].clone(), kind["state"].clone())
+    };
+
+    // Each is told their role.
+    for (token, role) in [(SID, "suggest"), (ANA, "edit"), (VERA, "review")] {
+        let meta = c.ok("GET", "/api/v1/meta", token, None);
+        assert_eq!(meta["role"], role, "{meta}");
+    }
+
+    // The editor translates, but may not mark it reviewed or final.
+    let (status, body) = apply(ANA, state(&page, &nodes[0], "translated", Some("Um.")));
+    assert_eq!(status, 200, "{body}");
+    for (wanted, what) in [("reviewed", "reviewed"), ("final", "final")] {
+        let before = epoch();
+        let (status, body) = apply(ANA, state(&page, &nodes[0], wanted, None));
+        assert_eq!(status, 403, "{body}");
+        assert_eq!(body["error"]["code"], "forbidden_role", "{body}");
+        assert_eq!(
+            body["error"]["message"],
+            format!("marking a segment {what} needs the review role; ana has edit")
+        );
+        assert_eq!(epoch(), before, "a refused review changed the project");
+    }
+    // Nor inside a batch: the whole batch is refused.
+    let batch = json!({ "type": "Batch", "ops": [
+        state(&page, &nodes[1], "translated", Some("Dois.")),
+        state(&page, &nodes[0], "reviewed", None),
+    ]});
+    let before = epoch();
+    let (status, _) = apply(ANA, batch);
+    assert_eq!(status, 403);
+    assert_eq!(epoch(), before);
+
+    // The reviewer may; then the final segment is the reviewer's alone.
+    let (status, body) = apply(VERA, state(&page, &nodes[0], "final", None));
+    assert_eq!(status, 200, "{body}");
+    let before = epoch();
+    let (status, body) = apply(ANA, state(&page, &nodes[0], "translated", Some("Uno.")));
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "changing a final segment needs the review role; ana has edit"
+    );
+    assert_eq!(epoch(), before);
+    assert_eq!(node_state(0), (json!("Um."), json!("final")));
+    let (status, body) = apply(VERA, state(&page, &nodes[0], "translated", Some("Uno.")));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(node_state(0), (json!("Uno."), json!("translated")));
+
+    // The suggester changes nothing (suggestions are theirs, not ops).
+    let (status, body) = apply(SID, state(&page, &nodes[2], "translated", Some("Três.")));
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(
+        body["error"]["message"],
+        "changing a project needs the edit role; sid has suggest"
+    );
+
+    // A file the editor imports brings its states down to translated; the
+    // reviewer's keeps them.
+    let (status, exported) = c.call(
+        "POST",
+        &format!("{prefix}/export"),
+        OWNER,
+        Some(json!({ "format": "xliff" })),
+    );
+    assert_eq!(status, 200);
+    let exported = exported.as_str().unwrap().to_owned();
+    let finalised = |node: &str, target: &str| {
+        let at = exported.find(&format!("<unit id=\"n{node}\"")).unwrap();
+        let (head, unit) = exported.split_at(at);
+        let unit = unit
+            .replacen("state=\"initial\"", "state=\"final\"", 1)
+            .replacen(
+                "</source>",
+                &format!("</source><target>{target}</target>"),
+                1,
+            );
+        format!("{head}{unit}")
+    };
+    for (token, node, target, kept) in
+        [(ANA, 2, "Três.", "translated"), (VERA, 1, "Dois.", "final")]
+    {
+        let content = finalised(&nodes[node], target);
+        let (status, report) = c.call(
+            "POST",
+            &format!("{prefix}/import"),
+            token,
+            Some(json!({ "format": "xliff", "content": content })),
+        );
+        assert_eq!(status, 200, "{report}");
+        assert_eq!(report["updated"], 1, "{report}");
+        assert_eq!(node_state(node), (json!(target), json!(kept)));
+    }
+}
