@@ -251,10 +251,7 @@ fn cue_page(p: usize, cues: usize) -> Op {
                     timing: Some(Box::new(quire_model::scene::Timing {
                         start,
                         end: start + 2000,
-                        id: None,
-                        settings: None,
-                        before: None,
-                        after: None,
+                        ..Default::default()
                     })),
                     region: None,
                     found_by: None,
