@@ -31,10 +31,25 @@ pub struct Epoch {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(skip)]
     pub by: Option<String>,
+    /// With `epoch: null`: "nothing of yours to undo" (undo is per
+    /// person); left out of the MCP schema for its budget.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(skip)]
+    pub message: Option<String>,
 }
 
-impl From<Option<StepResult>> for Epoch {
-    fn from(step: Option<StepResult>) -> Self {
+impl Epoch {
+    /// What an undo did, or that the caller has nothing to undo.
+    pub fn undone(step: Option<StepResult>) -> Epoch {
+        Epoch::stepped(step, "nothing of yours to undo")
+    }
+
+    /// What a redo did, or that the caller has nothing to redo.
+    pub fn redone(step: Option<StepResult>) -> Epoch {
+        Epoch::stepped(step, "nothing of yours to redo")
+    }
+
+    fn stepped(step: Option<StepResult>, nothing: &str) -> Epoch {
         match step {
             Some(StepResult {
                 epoch,
@@ -46,12 +61,14 @@ impl From<Option<StepResult>> for Epoch {
                 label: Some(label),
                 ops: Some(ops),
                 by,
+                message: None,
             },
             None => Epoch {
                 epoch: None,
                 label: None,
-                ops: None,
+                ops: Some(0),
                 by: None,
+                message: Some(nothing.to_owned()),
             },
         }
     }

@@ -45,6 +45,7 @@ pub fn status_of(error: &CoreError) -> StatusCode {
         CoreError::NoSession
         | CoreError::Conflict(_)
         | CoreError::Stale(_)
+        | CoreError::UndoConflict(_)
         | CoreError::Locked(_) => StatusCode::CONFLICT,
         CoreError::NotFound { .. } => StatusCode::NOT_FOUND,
         CoreError::InvalidOp(_) | CoreError::InvalidInput(_) => StatusCode::UNPROCESSABLE_ENTITY,

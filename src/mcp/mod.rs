@@ -313,7 +313,8 @@ impl QuireMcp {
             core: self
                 .core
                 .acting_for(caller.name())
-                .below_review(caller.below_review()),
+                .below_review(caller.below_review())
+                .as_agent(Some(&client)),
             writer: Writer::Agent {
                 client,
                 user,
@@ -398,12 +399,12 @@ impl QuireMcp {
             ToolName::Undo | ToolName::Redo => {
                 let a: SessionArgs = parse(args)?;
                 let id = self.session(a.session_id)?;
-                let step = if tool == ToolName::Undo {
-                    self.core.undo(id).await?
+                let stepped = if tool == ToolName::Undo {
+                    Epoch::undone(self.core.undo(id).await?)
                 } else {
-                    self.core.redo(id).await?
+                    Epoch::redone(self.core.redo(id).await?)
                 };
-                ok(&Epoch::from(step))
+                ok(&stepped)
             }
             ToolName::StartPipeline => self.start_pipeline(parse(args)?, ctx).await,
             ToolName::ListSessions => {

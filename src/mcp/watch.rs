@@ -247,7 +247,10 @@ pub fn job_log(event: &Event) -> Option<(JobId, Level, serde_json::Value)> {
         } => {
             let level = match finding.severity {
                 Severity::Error => Level::Error,
-                Severity::Warning | Severity::Info => Level::Warning,
+                Severity::Warning => Level::Warning,
+                // A step's note (a summary, a project without a source
+                // language): below a client that asked for warnings.
+                Severity::Info => Level::Info,
             };
             let mut data = json!({ "jobId": job_id, "pageIndex": page_index, "step": step_id });
             if let (Some(map), Ok(serde_json::Value::Object(f))) =

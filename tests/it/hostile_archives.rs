@@ -175,6 +175,8 @@ fn line(epoch: u64, op: &Op, inverse: &Op) -> Vec<u8> {
             inverse,
             group: None,
             by: None,
+            agent: None,
+            undoes: None,
         },
     )
     .unwrap()

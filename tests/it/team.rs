@@ -165,10 +165,20 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
     assert_eq!(origin(&scene, 2)["user"], "ana");
     assert_eq!(origin(&scene, 3)["engine"], "pseudo-translate");
     assert_eq!(origin(&scene, 3)["user"], "ana");
-    // Undo says whose change it undid.
-    let (status, undone) = c.call("POST", &format!("{prefix}/history/undo"), BEA, None);
-    assert_eq!(status, 200, "{undone}");
-    assert_eq!(undone["by"], "ana", "{undone}");
+    // Undo is per person, and says whose change it undid: ana's takes
+    // back the job she started, bea's her own edit.
+    for (token, who) in [(ANA, "ana"), (BEA, "bea")] {
+        let (status, undone) = c.call("POST", &format!("{prefix}/history/undo"), token, None);
+        assert_eq!(status, 200, "{undone}");
+        assert_eq!(undone["by"], who, "{undone}");
+    }
+    let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
+    let translation =
+        |i: usize| scene["scene"]["pages"][0]["nodes"][i]["kind"]["translation"].clone();
+    assert_eq!(
+        (translation(0), translation(1), translation(3)),
+        (json!("Um."), Value::Null, Value::Null)
+    );
 
     // rui leaves: after a reload he is refused, the others are not.
     team_config(&s, false);

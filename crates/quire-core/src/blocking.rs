@@ -226,7 +226,7 @@ impl Blocking<'_> {
         Ok(self
             .0
             .open_session(id)?
-            .undo(None)?
+            .undo(quire_model::history::Actor::default())?
             .map(|(pending, _)| pending))
     }
 
@@ -235,7 +235,7 @@ impl Blocking<'_> {
         Ok(self
             .0
             .open_session(id)?
-            .redo(None)?
+            .redo(quire_model::history::Actor::default())?
             .map(|(pending, _)| pending))
     }
 

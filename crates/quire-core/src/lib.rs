@@ -54,6 +54,7 @@ use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
 use self::settings::{CommandEngine, PipelinePreset, Provider};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::hash::BlobHash;
+use quire_model::history::Actor;
 use quire_model::history::Group;
 use quire_model::ids::{PageId, ProjectId, SessionId};
 use quire_model::lang::Languages;
@@ -180,6 +181,9 @@ pub struct Core {
     /// to a segment's review state is refused naming it
     /// ([`Core::below_review`]).
     below_review: Option<Arc<str>>,
+    /// The agent (its MCP client) this handle acts as: its undo and redo
+    /// take back only its own steps ([`Core::as_agent`]).
+    agent: Option<Arc<str>>,
 }
 
 struct Inner {
@@ -272,6 +276,7 @@ impl Core {
             }),
             user: None,
             below_review: None,
+            agent: None,
         }
     }
 
@@ -282,6 +287,17 @@ impl Core {
             inner: self.inner.clone(),
             user: user.map(Arc::from),
             below_review: self.below_review.clone(),
+            agent: self.agent.clone(),
+        }
+    }
+
+    /// This handle for an agent (its MCP client, `name version`): its
+    /// undo and redo take back only the steps it made (spec 10, "Undo is
+    /// per person"), never its person's.
+    pub fn as_agent(&self, client: Option<&str>) -> Core {
+        Core {
+            agent: client.map(Arc::from),
+            ..self.clone()
         }
     }
 
@@ -293,8 +309,8 @@ impl Core {
     pub fn below_review(&self, role: Option<&str>) -> Core {
         Core {
             inner: self.inner.clone(),
-            user: self.user.clone(),
             below_review: role.map(Arc::from),
+            ..self.clone()
         }
     }
 
@@ -308,11 +324,18 @@ impl Core {
         self.user.as_deref()
     }
 
-    /// A person's edit, signed with this handle's user.
+    /// The writer of this handle's edits: its agent's (an agent's
+    /// handle, [`Core::as_agent`]), else a person's, signed with its user.
     fn person(&self) -> Writer {
-        Writer::Person {
-            user: self.user().map(str::to_owned),
-            below_review: self.role_below_review().map(str::to_owned),
+        let user = self.user().map(str::to_owned);
+        let below_review = self.role_below_review().map(str::to_owned);
+        match &self.agent {
+            Some(client) => Writer::Agent {
+                client: client.to_string(),
+                user,
+                below_review,
+            },
+            None => Writer::Person { user, below_review },
         }
     }
 
@@ -610,29 +633,38 @@ impl Core {
         Ok(submitted.dropped)
     }
 
-    /// Undoes the latest change and says what it was; `None` at the
-    /// boundary.
+    /// Undoes this handle's user's (or agent's) latest change still in
+    /// effect and says what it was; `None` when they have none. Someone
+    /// else's change since to what it changed refuses it
+    /// (`CoreError::UndoConflict`).
     pub async fn undo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
         self.step(id, true).await
     }
 
-    /// Redoes the latest undone change; `None` when there is none.
+    /// Redoes their latest undone change; `None` when there is none.
     pub async fn redo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
         self.step(id, false).await
     }
 
     async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<StepResult>> {
         let session = self.open_session(id)?;
-        let stepped = match session.try_step(undo, self.user()) {
+        let who = Actor {
+            user: self.user(),
+            agent: self.agent.as_deref(),
+        };
+        let stepped = match session.try_step(undo, who) {
             Some(stepped) => stepped?,
             None => {
-                let user = self.user.clone();
+                let (user, agent) = (self.user.clone(), self.agent.clone());
                 blocking(move || {
-                    let by = user.as_deref();
+                    let who = Actor {
+                        user: user.as_deref(),
+                        agent: agent.as_deref(),
+                    };
                     if undo {
-                        session.undo(by)
+                        session.undo(who)
                     } else {
-                        session.redo(by)
+                        session.redo(who)
                     }
                 })
                 .await?

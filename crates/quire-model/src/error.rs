@@ -25,6 +25,10 @@ pub enum CoreError {
     /// meanwhile. Nothing was changed; both values are carried.
     #[error("{0}")]
     Stale(Box<Stale>),
+    /// An undo or redo that would overwrite someone else's later change
+    /// (per-person undo); the message names who. Nothing was changed.
+    #[error("{0}")]
+    UndoConflict(String),
     /// The caller's role does not allow it (marking a segment reviewed
     /// with the `edit` role); the message names the role that would.
     #[error("{0}")]
@@ -64,6 +68,7 @@ impl CoreError {
             CoreError::Conflict(_) | CoreError::Stale(_) => "conflict",
             CoreError::ApprovalRequired(_) => "approval_required",
             CoreError::Forbidden(_) => "forbidden_role",
+            CoreError::UndoConflict(_) => "undo_conflict",
             CoreError::Locked(_) => "locked",
             CoreError::Corrupt { .. } => "corrupt",
             CoreError::Io { .. } => "io",

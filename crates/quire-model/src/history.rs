@@ -1,5 +1,12 @@
-//! Linear undo/redo. Each entry holds a resolved op and its inverse, so
-//! undo and redo cost the same whatever the history's length.
+//! Undo and redo, per person. Each entry holds a resolved op and its
+//! inverse, so undo and redo cost the same whatever the history's length.
+//! An entry names who made it (the user, and the agent for one) and the
+//! epoch of its frame. An undo takes back its caller's newest entry still
+//! in effect ([`Actor::owns`]: a person's own and their agents', an
+//! agent's only its own), not necessarily the newest of all; the session
+//! checks first that nobody has changed since what it changed, and the
+//! undo's frame names the entry by its epoch, so replay takes back the
+//! same one. A new change clears only its own user's redo.
 //!
 //! A job's step is one entry however many pages it edits: each page's
 //! edits are applied (and logged) as they are made, tagged with the step's
@@ -50,6 +57,32 @@ pub struct Entry {
     /// The user who made it (`[[server.users]]`), when the server knows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// The agent that made it for that user (its MCP client), if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// The epoch of the frame that made it: what an undo or redo frame
+    /// names it by (0 in stacks saved before entries had one).
+    #[serde(default)]
+    pub epoch: u64,
+}
+
+/// Whose undo or redo it is (spec 10, "Undo is per person"): a person
+/// takes back their own steps and their agents', an agent only its own.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Actor<'a> {
+    pub user: Option<&'a str>,
+    /// The agent's client, for an agent's undo; `None` for a person's.
+    pub agent: Option<&'a str>,
+}
+
+impl Actor<'_> {
+    /// Whether `entry` is this actor's to undo or redo.
+    pub fn owns(&self, entry: &Entry) -> bool {
+        entry.by.as_deref() == self.user
+            && self
+                .agent
+                .is_none_or(|agent| entry.agent.as_deref() == Some(agent))
+    }
 }
 
 impl Entry {
@@ -151,12 +184,20 @@ impl History {
         }
     }
 
-    /// A new change: clears redo, joins the top entry when both belong to
-    /// one group, and forgets the oldest entry past the limit.
+    /// A new change: clears its user's redo (a change made since is
+    /// never overwritten by a redo of theirs; others keep theirs, checked
+    /// when they redo), joins the top entry when both belong to one group,
+    /// and forgets the oldest entry past the limit.
     pub fn push(&mut self, entry: Entry) {
-        for gone in self.redo.drain(..) {
-            self.bytes = self.bytes.saturating_sub(weight(&gone));
+        let mut kept = Vec::with_capacity(self.redo.len());
+        for redo in self.redo.drain(..) {
+            if redo.by == entry.by {
+                self.bytes = self.bytes.saturating_sub(weight(&redo));
+            } else {
+                kept.push(redo);
+            }
         }
+        self.redo = kept;
         if let (Some(top), Some(group)) = (self.undo.back_mut(), &entry.group)
             && top.group.as_ref().is_some_and(|g| g.key == group.key)
         {
@@ -218,6 +259,57 @@ impl History {
 
     pub fn next_undo(&self) -> Option<&Entry> {
         self.undo.back().map(|e| &**e)
+    }
+
+    /// `actor`'s newest entry still in effect.
+    pub fn next_undo_for(&self, actor: Actor<'_>) -> Option<&Entry> {
+        self.undo.iter().rev().find(|e| actor.owns(e)).map(|e| &**e)
+    }
+
+    /// `actor`'s newest undone entry.
+    pub fn next_redo_for(&self, actor: Actor<'_>) -> Option<&Entry> {
+        self.redo.iter().rev().find(|e| actor.owns(e)).map(|e| &**e)
+    }
+
+    /// The entries in effect made after the one of `epoch`, newest first
+    /// (whose changes an undo of it must not overwrite).
+    pub fn after(&self, epoch: u64) -> impl Iterator<Item = &Entry> {
+        self.undo
+            .iter()
+            .rev()
+            .take_while(move |e| e.epoch != epoch)
+            .map(|e| &**e)
+    }
+
+    /// After `actor`'s entry of `epoch` was undone: it moves to redo.
+    /// `false` when there is no such entry (it predates the stacks).
+    pub fn undone_at(&mut self, epoch: u64, actor: Actor<'_>) -> bool {
+        let Some(i) = self
+            .undo
+            .iter()
+            .rposition(|e| e.epoch == epoch && actor.owns(e))
+        else {
+            return false;
+        };
+        if let Some(entry) = self.undo.remove(i) {
+            self.redo.push(entry);
+        }
+        true
+    }
+
+    /// After `actor`'s undone entry of `epoch` was redone.
+    pub fn redone_at(&mut self, epoch: u64, actor: Actor<'_>) -> bool {
+        let Some(i) = self
+            .redo
+            .iter()
+            .rposition(|e| e.epoch == epoch && actor.owns(e))
+        else {
+            return false;
+        };
+        let entry = self.redo.remove(i);
+        self.bytes = self.bytes.saturating_sub(weight(&entry));
+        self.push_undo(entry);
+        true
     }
 
     pub fn next_redo(&self) -> Option<&Entry> {
@@ -446,6 +538,8 @@ mod tests {
                 pages: 1,
             }),
             by: None,
+            agent: None,
+            epoch: 0,
         }
     }
 
@@ -482,6 +576,8 @@ mod tests {
             label: format!("rename {n}"),
             group: None,
             by: None,
+            agent: None,
+            epoch: 0,
         };
         let one = weight(&big(0));
         let mut h = History::new(500, one * 3);
@@ -511,6 +607,8 @@ mod tests {
         h.push(Entry {
             group: None,
             by: None,
+            agent: None,
+            epoch: 0,
             ..page_entry("", 0)
         });
         h.push(page_entry("job", 2));

@@ -122,6 +122,14 @@ impl Writer {
         }
     }
 
+    /// The agent's client, for an agent's edit.
+    pub fn agent(&self) -> Option<&str> {
+        match self {
+            Writer::Agent { client, .. } => Some(client),
+            _ => None,
+        }
+    }
+
     /// The role that keeps it from review, when one does.
     fn below_review(&self) -> Option<&str> {
         match self {

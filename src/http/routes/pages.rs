@@ -263,7 +263,7 @@ pub(super) async fn apply(
 pub(super) const UNDO: Doc = Doc {
     id: "undo",
     tag: "history",
-    summary: "Undo the latest change; epoch null when there is nothing to undo",
+    summary: "Undo the caller's own latest change still in effect (their edits, their agents', the jobs they started; an agent's only its own); epoch null and a message when they have none; 409 undo_conflict naming who when someone else has changed it since",
     request: Body::None,
     response: Body::Json(json::<Epoch>),
     errors: &[404, 409],
@@ -271,13 +271,13 @@ pub(super) const UNDO: Doc = Doc {
 };
 
 pub(super) async fn undo(Acting(state): Acting, Target(id): Target) -> ApiResult<Json<Epoch>> {
-    Ok(Json(state.core.undo(id).await?.into()))
+    Ok(Json(Epoch::undone(state.core.undo(id).await?)))
 }
 
 pub(super) const REDO: Doc = Doc {
     id: "redo",
     tag: "history",
-    summary: "Redo the latest undone change; epoch null when there is nothing to redo",
+    summary: "Redo the caller's own latest undone change; epoch null and a message when there is none; 409 undo_conflict naming who when someone else has changed it since",
     request: Body::None,
     response: Body::Json(json::<Epoch>),
     errors: &[404, 409],
@@ -285,5 +285,5 @@ pub(super) const REDO: Doc = Doc {
 };
 
 pub(super) async fn redo(Acting(state): Acting, Target(id): Target) -> ApiResult<Json<Epoch>> {
-    Ok(Json(state.core.redo(id).await?.into()))
+    Ok(Json(Epoch::redone(state.core.redo(id).await?)))
 }

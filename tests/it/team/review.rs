@@ -159,3 +159,71 @@ fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
         assert_eq!(node_state(node), (json!(target), json!(kept)));
     }
 }
+
+/// Over HTTP: each person's undo takes back their own step, says so when
+/// there is none (`epoch: null`, a message), and is refused with `409
+/// undo_conflict` naming who changed the same text since.
+#[test]
+fn each_persons_undo_is_their_own_over_http() {
+    let s = Sandbox::new();
+    let config = s.write(
+        "team.toml",
+        &format!(
+            "[server]\ntoken = \"{OWNER}\"\n\n\
+             [[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
+             [[server.users]]\nname = \"vera\"\ntoken = \"{VERA}\"\nrole = \"review\"\n"
+        ),
+    );
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let c = server.client();
+    let prefix = c.new_project(OWNER, "Undo");
+    let scene = c.text_page(&prefix, OWNER, "One.\n\nTwo.");
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let node = |i: usize| {
+        scene["scene"]["pages"][0]["nodes"][i]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let translate = |token: &str, i: usize, text: &str| {
+        let op = state(&page, &node(i), "translated", Some(text));
+        c.ok("POST", &format!("{prefix}/history/apply"), token, Some(op));
+    };
+    let undo = |token: &str| c.call("POST", &format!("{prefix}/history/undo"), token, None);
+    let epoch = || c.ok("GET", &format!("{prefix}/scene.json"), OWNER, None)["epoch"].clone();
+
+    translate(ANA, 0, "Um.");
+    translate(VERA, 1, "Dois.");
+    let (status, undone) = undo(ANA);
+    assert_eq!((status, &undone["by"]), (200, &json!("ana")), "{undone}");
+    let before = epoch();
+    let (status, nothing) = undo(ANA);
+    assert_eq!(status, 200, "{nothing}");
+    assert_eq!(
+        nothing,
+        json!({ "epoch": null, "ops": 0, "message": "nothing of yours to undo" })
+    );
+    assert_eq!(epoch(), before);
+
+    translate(ANA, 1, "Dos.");
+    let before = epoch();
+    let (status, refused) = undo(VERA);
+    assert_eq!(status, 409, "{refused}");
+    assert_eq!(refused["error"]["code"], "undo_conflict", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("ana has changed"), "{message}");
+    assert_eq!(epoch(), before);
+}

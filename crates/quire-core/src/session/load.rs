@@ -80,16 +80,34 @@ pub(super) fn load(
             // history.json already holds this change.
             continue;
         }
+        let who = quire_model::history::Actor {
+            user: frame.by.as_deref(),
+            agent: frame.agent.as_deref(),
+        };
+        // An undo or redo of a known entry; one without `undoes` was
+        // written when undo took the newest entry.
+        let stepped = match (frame.kind, frame.undoes) {
+            (FrameKind::Undo, Some(e)) => history.undone_at(e, who),
+            (FrameKind::Redo, Some(e)) => history.redone_at(e, who),
+            _ => false,
+        };
+        if stepped {
+            continue;
+        }
         let entry = Entry {
             label: history::describe(&scene, &applied.op),
             forward: applied.op,
             inverse: applied.inverse,
-            group: frame.group,
-            by: frame.by,
+            group: frame.group.clone(),
+            by: frame.by.clone(),
+            agent: frame.agent.clone(),
+            epoch,
         };
         match frame.kind {
             FrameKind::Apply => history.push(entry),
-            FrameKind::Undo if history.next_undo().is_some() => history.undone(),
+            FrameKind::Undo if frame.undoes.is_none() && history.next_undo().is_some() => {
+                history.undone();
+            }
             // The undone entry predates the log: what undoes this undo
             // is its inverse.
             FrameKind::Undo => history.undone_unknown(Entry {
@@ -98,8 +116,12 @@ pub(super) fn load(
                 label: entry.label,
                 group: None,
                 by: None,
+                agent: None,
+                epoch,
             }),
-            FrameKind::Redo if history.next_redo().is_some() => history.redone(),
+            FrameKind::Redo if frame.undoes.is_none() && history.next_redo().is_some() => {
+                history.redone();
+            }
             FrameKind::Redo => history.redone_unknown(entry),
         }
     }

@@ -18,7 +18,7 @@ use super::events::{Event, EventBus};
 use quire_model::apply::{Applied, BlobCheck, apply};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::hash::BlobHash;
-use quire_model::history::{self, Entry, Group, History, Stacks};
+use quire_model::history::{self, Actor, Entry, Group, History, Stacks};
 use quire_model::ids::{ProjectId, SessionId};
 use quire_model::limits;
 use quire_model::op::Op;
@@ -487,8 +487,11 @@ impl Session {
             });
         };
         let applied = apply(&mut state.scene, op, blobs)?;
-        let by = writer.user();
-        let pending = self.commit(state, FrameKind::Apply, at, applied, group, by)?;
+        let who = Actor {
+            user: writer.user(),
+            agent: writer.agent(),
+        };
+        let pending = self.commit(state, FrameKind::Apply, at, applied, group, (who, None))?;
         Ok(Submitted {
             pending: Some(pending),
             dropped: stamped.dropped,
@@ -500,16 +503,17 @@ impl Session {
         self.lock().history.bytes()
     }
 
-    /// Undoes the latest change as user `by`; `None` when there is
-    /// nothing to undo.
-    pub fn undo(&self, by: Option<&str>) -> CoreResult<Option<(Pending, Stepped)>> {
-        self.step(FrameKind::Undo, &mut self.lock(), by)
+    /// Undoes `who`'s latest change still in effect (spec 10, "Undo is
+    /// per person"); `None` when they have none. Refused with
+    /// `CoreError::UndoConflict`, nothing changed, when someone else has
+    /// changed what it changed since.
+    pub fn undo(&self, who: Actor<'_>) -> CoreResult<Option<(Pending, Stepped)>> {
+        self.step(FrameKind::Undo, &mut self.lock(), who)
     }
 
-    /// Redoes the latest undone change as user `by`; `None` when there is
-    /// nothing to redo.
-    pub fn redo(&self, by: Option<&str>) -> CoreResult<Option<(Pending, Stepped)>> {
-        self.step(FrameKind::Redo, &mut self.lock(), by)
+    /// Redoes `who`'s latest undone change; `None` when there is none.
+    pub fn redo(&self, who: Actor<'_>) -> CoreResult<Option<(Pending, Stepped)>> {
+        self.step(FrameKind::Redo, &mut self.lock(), who)
     }
 
     /// [`Session::undo`] or [`Session::redo`] if it can run at once and is
@@ -517,7 +521,7 @@ impl Session {
     pub fn try_step(
         &self,
         undo: bool,
-        by: Option<&str>,
+        who: Actor<'_>,
     ) -> Option<CoreResult<Option<(Pending, Stepped)>>> {
         let kind = if undo {
             FrameKind::Undo
@@ -529,33 +533,46 @@ impl Session {
         }
         let mut state = self.try_lock()?;
         let next = match kind {
-            FrameKind::Undo => state.history.next_undo().map(|e| &e.inverse),
-            _ => state.history.next_redo().map(|e| &e.forward),
+            FrameKind::Undo => state.history.next_undo_for(who).map(|e| &e.inverse),
+            _ => state.history.next_redo_for(who).map(|e| &e.forward),
         };
         if next.is_some_and(limits::is_heavy) {
             return None;
         }
-        Some(self.step(kind, &mut state, by))
+        Some(self.step(kind, &mut state, who))
     }
 
     fn step(
         &self,
         kind: FrameKind,
         state: &mut State,
-        by: Option<&str>,
+        who: Actor<'_>,
     ) -> CoreResult<Option<(Pending, Stepped)>> {
         self.check_open(state)?;
         let entry = match kind {
-            FrameKind::Undo => state.history.next_undo(),
-            _ => state.history.next_redo(),
+            FrameKind::Undo => state.history.next_undo_for(who),
+            _ => state.history.next_redo_for(who),
         };
         let Some(entry) = entry else {
             return Ok(None);
         };
-        let op = match kind {
-            FrameKind::Undo => entry.inverse.clone(),
-            _ => entry.forward.clone(),
+        let (op, check) = match kind {
+            FrameKind::Undo => (&entry.inverse, &entry.forward),
+            _ => (&entry.forward, &entry.inverse),
         };
+        // The newest entry in effect is undone as it always was; any
+        // other only if what it changed still holds its values (someone
+        // else's change since would be overwritten), and a redo only if
+        // what it changes still holds the values its undo left.
+        let newest = kind == FrameKind::Undo
+            && state
+                .history
+                .next_undo()
+                .is_some_and(|top| top.epoch == entry.epoch);
+        if !newest && !self.holds(&state.scene, op, check) {
+            return Err(CoreError::UndoConflict(since(&state.history, entry, who)));
+        }
+        let (op, epoch) = (op.clone(), entry.epoch);
         let stepped = Stepped {
             label: entry.label.clone(),
             ops: op.count(),
@@ -563,14 +580,30 @@ impl Session {
         };
         let applied = apply(&mut state.scene, op, &|h| self.blobs.contains(h))?;
         let at = now_rfc3339();
-        let pending = self.commit(state, kind, at, applied, None, by)?;
+        let pending = self.commit(state, kind, at, applied, None, (who, Some(epoch)))?;
         Ok(Some((pending, stepped)))
+    }
+
+    /// Whether `op` then `back` leaves `scene` as it is: what `back`
+    /// sets still holds its values, so `op` overwrites nobody's change.
+    fn holds(&self, scene: &Scene, op: &Op, back: &Op) -> bool {
+        let blobs = |h: &BlobHash| self.blobs.contains(h);
+        let mut probe = scene.clone();
+        apply(&mut probe, op.clone(), &blobs).is_ok()
+            && apply(&mut probe, back.clone(), &blobs).is_ok()
+            && probe.project == scene.project
+            && probe.pages.len() == scene.pages.len()
+            && probe
+                .pages
+                .iter()
+                .zip(&scene.pages)
+                .all(|(a, b)| Arc::ptr_eq(a, b) || a == b)
     }
 
     /// Logs an op already applied to `state.scene`. If its frame cannot be
     /// encoded, is over the size limit, or would not decode again at
-    /// recovery, the op is rolled back and nothing happened. `by` is the
-    /// user who made the change.
+    /// recovery, the op is rolled back and nothing happened. `who` made
+    /// the change; an undo or redo names the entry it stepped (its epoch).
     fn commit(
         &self,
         state: &mut State,
@@ -578,7 +611,7 @@ impl Session {
         at: String,
         applied: Applied,
         group: Option<Group>,
-        by: Option<&str>,
+        (who, undoes): (Actor<'_>, Option<u64>),
     ) -> CoreResult<Pending> {
         // What an applied op created (undo and redo report none).
         let created: Vec<Uuid> = match kind {
@@ -592,7 +625,9 @@ impl Session {
             op: &applied.op,
             inverse: &applied.inverse,
             group: group.as_ref(),
-            by,
+            by: who.user,
+            agent: who.agent,
+            undoes,
         };
         let bytes = match self.encode(epoch, &parts) {
             Ok(bytes) => bytes,
@@ -623,10 +658,16 @@ impl Session {
                 forward: applied.op,
                 inverse: applied.inverse,
                 group,
-                by: by.map(str::to_owned),
+                by: who.user.map(str::to_owned),
+                agent: who.agent.map(str::to_owned),
+                epoch,
             }),
-            FrameKind::Undo => state.history.undone(),
-            FrameKind::Redo => state.history.redone(),
+            FrameKind::Undo => {
+                state.history.undone_at(undoes.unwrap_or_default(), who);
+            }
+            FrameKind::Redo => {
+                state.history.redone_at(undoes.unwrap_or_default(), who);
+            }
         }
         self.writer().push(Item::Frame {
             epoch,
@@ -748,4 +789,29 @@ impl Session {
             .take();
         closed
     }
+}
+
+/// Why `entry` cannot be undone (or redone) for `who`: who changed what
+/// it changed since, as the newest entry of someone else on its pages
+/// names them.
+fn since(history: &History, entry: &Entry, who: Actor<'_>) -> String {
+    let pages = entry.forward.pages_changed();
+    let overlaps = |other: &Entry| match (&pages, other.forward.pages_changed()) {
+        (Some(mine), Some(theirs)) => theirs.iter().any(|p| mine.contains(p)),
+        _ => true,
+    };
+    let by = history
+        .after(entry.epoch)
+        .find(|other| !who.owns(other) && overlaps(other))
+        .map(|other| match (&other.by, &other.agent) {
+            (Some(user), Some(agent)) => format!("{user}'s agent {agent}"),
+            (Some(user), None) => user.clone(),
+            (None, Some(agent)) => format!("the agent {agent}"),
+            (None, None) => "someone else".to_owned(),
+        })
+        .unwrap_or_else(|| "someone else".to_owned());
+    format!(
+        "`{}` cannot be taken back: {by} has changed what it changed since; nothing was changed",
+        entry.label
+    )
 }

@@ -23,4 +23,5 @@ mod storage;
     reason = "shared with the binary's tests, which use the rest"
 )]
 mod support;
+mod undo;
 mod workflow;

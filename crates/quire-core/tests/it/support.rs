@@ -376,6 +376,8 @@ impl Replica {
                     inverse: applied.inverse,
                     group: None,
                     by: None,
+                    agent: None,
+                    epoch: 0,
                 });
             }
             Action::Undo => {

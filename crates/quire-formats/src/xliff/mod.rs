@@ -587,19 +587,19 @@ fn slots<'a, 'i>(
                 let element = mrk.as_ref().map_or(target, |m| m.target_element);
                 let (state, machine) = match (version, segment) {
                     (Version::Two, Some(s)) => match s.attribute("state") {
-                        Some(st) => (
-                            Some(TextState::parse(st).ok_or_else(|| {
+                        Some(st) => {
+                            let state = TextState::parse(st).ok_or_else(|| {
                                 bad(format!(
                                     "unit {id}: unknown segment state `{st}` at {}",
                                     at()
                                 ))
-                            })?),
-                            match s.attribute("subState") {
-                                Some(NEEDS_REVIEW) => Some(true),
-                                _ if ours => Some(false),
-                                _ => None,
-                            },
-                        ),
+                            })?;
+                            // A reviewer who marks it reviewed or final has
+                            // checked it, whatever mark is left.
+                            let waits = s.attribute("subState") == Some(NEEDS_REVIEW)
+                                && state <= TextState::Translated;
+                            (Some(state), (waits || ours).then_some(waits))
+                        }
                         None => (None, None),
                     },
                     _ => {

@@ -42,6 +42,15 @@ pub struct Frame {
     /// The server's user who made it (applied, undid or redid it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// The agent (its MCP client) that made it for that user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// An undo's or redo's: the epoch of the history entry it took back
+    /// or brought back (undo is per person, so not always the newest).
+    /// Frames written before undo was per person have none: theirs was
+    /// the newest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undoes: Option<u64>,
 }
 
 /// How many hex digits of BLAKE3 a checksum keeps.
@@ -69,6 +78,8 @@ pub fn encode(epoch: u64, frame: &Frame) -> CoreResult<Vec<u8>> {
         inverse: &frame.inverse,
         group: frame.group.as_ref(),
         by: frame.by.as_deref(),
+        agent: frame.agent.as_deref(),
+        undoes: frame.undoes,
     };
     encode_parts(epoch, &parts).map(|e| e.bytes)
 }
@@ -93,6 +104,8 @@ pub struct Parts<'a> {
     pub inverse: &'a Op,
     pub group: Option<&'a Group>,
     pub by: Option<&'a str>,
+    pub agent: Option<&'a str>,
+    pub undoes: Option<u64>,
 }
 
 pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
@@ -103,6 +116,8 @@ pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
         inverse,
         group,
         by,
+        agent,
+        undoes,
     } = *parts;
     let fail =
         |e: serde_json::Error| CoreError::internal(format!("cannot encode an ops.log frame: {e}"));
@@ -125,6 +140,14 @@ pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
         if let Some(by) = by {
             out.extend_from_slice(b",\"by\":");
             serde_json::to_writer(&mut *out, by).map_err(fail)?;
+        }
+        if let Some(agent) = agent {
+            out.extend_from_slice(b",\"agent\":");
+            serde_json::to_writer(&mut *out, agent).map_err(fail)?;
+        }
+        if let Some(undoes) = undoes {
+            out.extend_from_slice(b",\"undoes\":");
+            serde_json::to_writer(&mut *out, &undoes).map_err(fail)?;
         }
         out.push(b'}');
         Ok(())
@@ -296,6 +319,8 @@ mod tests {
                 pages: 1,
             }),
             by: Some("ana".into()),
+            agent: Some("claude-code 2.1.0".into()),
+            undoes: Some(3),
         }
     }
 
@@ -316,6 +341,8 @@ mod tests {
             inverse: &f.inverse,
             group: f.group.as_ref(),
             by: f.by.as_deref(),
+            agent: f.agent.as_deref(),
+            undoes: f.undoes,
         };
         let encoded = encode_parts(7, &parts).unwrap();
         assert_eq!(encoded.op_len, serde_json::to_string(&f.op).unwrap().len());
