@@ -343,7 +343,7 @@ async fn apply_undo_redo_and_addressed_routes() {
     );
     assert_eq!(
         s.post("/api/v1/history/undo", json!(null)).await.1,
-        json!({ "epoch": null })
+        json!({ "epoch": null, "ops": 0, "message": "nothing of yours to undo" })
     );
     assert_eq!(
         s.post("/api/v1/history/redo", json!(null)).await.1,

@@ -181,7 +181,7 @@ async fn a_project_is_created_with_its_languages_or_not_at_all() {
     // Nothing to undo: the languages are the project's from the start.
     assert_eq!(
         s.post("/api/v1/history/undo", json!(null)).await.1,
-        json!({ "epoch": null })
+        json!({ "epoch": null, "ops": 0, "message": "nothing of yours to undo" })
     );
     let projects = s.get("/api/v1/projects").await.1;
     let bad = s
