@@ -28,6 +28,7 @@ pub mod find;
 pub mod glossary;
 pub mod import;
 pub mod jobs;
+pub mod journal;
 pub mod matches;
 pub mod memories;
 pub mod paths;

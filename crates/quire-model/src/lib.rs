@@ -21,6 +21,7 @@ pub mod glossary;
 pub mod hash;
 pub mod history;
 pub mod ids;
+pub mod journal;
 pub mod lang;
 pub mod limits;
 pub mod objects;

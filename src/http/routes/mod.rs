@@ -19,6 +19,7 @@ use quire_core::import::ImageFile;
 use quire_model::error::CoreError;
 
 mod desk;
+mod history;
 mod jobs;
 mod pages;
 mod projects;
@@ -345,6 +346,12 @@ pub fn api() -> Api<AppState> {
         "/api/v1/sessions/{sessionId}/concordance",
         desk::CONCORDANCE,
         desk::concordance,
+    );
+    api.route(
+        "GET",
+        "/api/v1/projects/{projectId}/history",
+        history::HISTORY,
+        history::history,
     );
     api.route("GET", "/api/v1/operations", OPERATIONS, operations);
     api.route(

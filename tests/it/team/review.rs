@@ -227,3 +227,134 @@ fn each_persons_undo_is_their_own_over_http() {
     assert!(message.contains("ana has changed"), "{message}");
     assert_eq!(epoch(), before);
 }
+
+/// The history says who did what: each person's edits with their name,
+/// an undo as such, filters by person, node and time, paging by cursor,
+/// and bad queries refused by name.
+#[test]
+fn the_history_names_who_did_what() {
+    let s = Sandbox::new();
+    let config = s.write(
+        "team.toml",
+        &format!(
+            "[server]\ntoken = \"{OWNER}\"\n\n\
+             [[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
+             [[server.users]]\nname = \"vera\"\ntoken = \"{VERA}\"\nrole = \"review\"\n"
+        ),
+    );
+    let server = Binary::start(
+        &s,
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--headless",
+            "--port",
+            "0",
+        ],
+        &[],
+    );
+    let c = server.client();
+    let prefix = c.new_project(OWNER, "History");
+    let scene = c.text_page(&prefix, OWNER, "One.\n\nTwo.");
+    let session = c.ok("GET", &prefix, OWNER, None);
+    let project = session["projectId"].as_str().unwrap().to_owned();
+    let page = scene["scene"]["pages"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let node = |i: usize| {
+        scene["scene"]["pages"][0]["nodes"][i]["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let apply = |token: &str, op: Value| {
+        c.ok("POST", &format!("{prefix}/history/apply"), token, Some(op));
+    };
+    apply(ANA, state(&page, &node(0), "translated", Some("Um")));
+    apply(VERA, state(&page, &node(1), "translated", Some("Dois.")));
+    c.ok("POST", &format!("{prefix}/history/undo"), ANA, None);
+    apply(ANA, state(&page, &node(0), "translated", Some("Um.")));
+    apply(VERA, state(&page, &node(0), "reviewed", None));
+
+    let history = |query: &str| {
+        c.call(
+            "GET",
+            &format!("/api/v1/projects/{project}/history{query}"),
+            ANA,
+            None,
+        )
+    };
+    let (status, all) = history("");
+    assert_eq!(status, 200, "{all}");
+    let entries = all["entries"].as_array().unwrap();
+    // Newest first: vera's review, ana's edit, ana's undo, vera's and
+    // ana's edits, the owner's page.
+    let who: Vec<_> = entries
+        .iter()
+        .map(|e| (e["by"]["by"].as_str().unwrap(), e["by"]["user"].as_str()))
+        .collect();
+    assert_eq!(
+        who,
+        [
+            ("human", Some("vera")),
+            ("human", Some("ana")),
+            ("human", Some("ana")),
+            ("human", Some("vera")),
+            ("human", Some("ana")),
+            ("human", Some("owner")),
+        ],
+        "{all}"
+    );
+    assert!(entries[2]["label"].as_str().unwrap().starts_with("undo: "));
+    assert_eq!(all["next"], Value::Null);
+    let review = &entries[0]["changes"];
+    assert!(
+        review
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["field"] == "state"
+                && c["before"] == "translated"
+                && c["after"] == "reviewed"
+                && c["node"] == node(0).as_str()
+                && c["page"] == page.as_str()),
+        "{review}"
+    );
+    assert!(entries[0]["at"].as_str().unwrap().ends_with('Z'));
+
+    // Filters: a person, a node; pages of one, by cursor.
+    let (_, anas) = history("?user=ana");
+    assert_eq!(anas["entries"].as_array().unwrap().len(), 3, "{anas}");
+    let (_, second) = history(&format!("?node={}", node(1)));
+    assert_eq!(second["entries"].as_array().unwrap().len(), 1, "{second}");
+    let (_, first_page) = history("?limit=2");
+    assert_eq!(first_page["entries"].as_array().unwrap().len(), 2);
+    let cursor = first_page["next"].as_str().unwrap().to_owned();
+    let (_, rest) = history(&format!("?limit=2&cursor={cursor}"));
+    assert_eq!(rest["entries"][0], entries[2], "{rest}");
+    let (_, future) = history("?since=2999-01-01T00:00:00Z");
+    assert_eq!(future["entries"], json!([]));
+
+    // Bad queries name the parameter; an unknown project is 404.
+    for (query, named) in [
+        ("?limit=0", "limit"),
+        ("?since=yesterday", "since"),
+        ("?colour=red", "colour"),
+        ("?node=x", "node"),
+    ] {
+        let (status, body) = history(query);
+        assert_eq!(status, 400, "{query}: {body}");
+        assert!(
+            body["error"]["message"].as_str().unwrap().contains(named),
+            "{query}: {body}"
+        );
+    }
+    let (status, _) = c.call(
+        "GET",
+        "/api/v1/projects/01890000-0000-7000-8000-000000000000/history",
+        ANA,
+        None,
+    );
+    assert_eq!(status, 404);
+}

@@ -66,6 +66,10 @@ pub(super) fn load(
     let (mut history, history_epoch) = saved_history(files, settings, snapshot_epoch, last_epoch);
     let mut epoch = snapshot_epoch;
     let frames = recovered.frames.len() as u64;
+    // The frames the journal does not reach yet (a crash between the log
+    // and the journal): their records are appended once replayed.
+    let journaled = quire_store::storage::journal::last_epoch(&files.journal());
+    let mut missing: Vec<u8> = Vec::new();
     for (line, frame_epoch, frame) in recovered.frames {
         let applied = apply(&mut scene, frame.op, &|h| blobs.contains(h)).map_err(|e| {
             CoreError::Corrupt {
@@ -76,6 +80,22 @@ pub(super) fn load(
         })?;
         scene.project.updated_at.clone_from(&frame.at);
         epoch = frame_epoch;
+        if epoch > journaled {
+            let who = quire_model::history::Actor {
+                user: frame.by.as_deref(),
+                agent: frame.agent.as_deref(),
+            };
+            let label = history::describe(&scene, &applied.op);
+            missing.extend(super::journal_line(
+                epoch,
+                &frame.at,
+                frame.kind,
+                &label,
+                &applied,
+                frame.group.as_ref(),
+                who,
+            ));
+        }
         if epoch <= history_epoch {
             // history.json already holds this change.
             continue;
@@ -126,6 +146,13 @@ pub(super) fn load(
         }
     }
     check_recorded_epoch(files, &project, snapshot_epoch, epoch)?;
+    if !missing.is_empty() {
+        let mut journal = quire_store::storage::journal::Journal::new(files.journal());
+        journal.append(&missing);
+        if let Err(e) = journal.sync() {
+            tracing::warn!("{e}");
+        }
+    }
     if let Some(warning) = &recovered.dropped {
         tracing::warn!("{warning}");
         truncate(&files.ops_log(), recovered.intact_len)?;

@@ -639,7 +639,7 @@ impl Session {
                 return Err(e);
             }
         };
-        state.scene.project.updated_at = at;
+        state.scene.project.updated_at.clone_from(&at);
         state.epoch = epoch;
         {
             let mut name = self
@@ -652,9 +652,11 @@ impl Session {
         }
         // Computed before the history takes the op.
         let pages = applied.op.pages_changed();
+        let label = history::describe(&state.scene, &applied.op);
+        let record = journal_line(epoch, &at, kind, &label, &applied, group.as_ref(), who);
         match kind {
             FrameKind::Apply => state.history.push(Entry {
-                label: history::describe(&state.scene, &applied.op),
+                label,
                 forward: applied.op,
                 inverse: applied.inverse,
                 group,
@@ -673,6 +675,7 @@ impl Session {
             epoch,
             bytes,
             pages,
+            record,
         });
         state.since_snapshot += 1;
         if state.since_snapshot >= self.settings.snapshot_every_ops {
@@ -814,4 +817,31 @@ fn since(history: &History, entry: &Entry, who: Actor<'_>) -> String {
         "`{}` cannot be taken back: {by} has changed what it changed since; nothing was changed",
         entry.label
     )
+}
+
+/// A frame's journal line (`storage::journal`): when, what (an undo's or
+/// redo's label says so), who and what it changed. Empty if it cannot be
+/// encoded: the frame still lands, and the journal misses one line.
+pub(crate) fn journal_line(
+    epoch: u64,
+    at: &str,
+    kind: FrameKind,
+    label: &str,
+    applied: &Applied,
+    group: Option<&Group>,
+    who: Actor<'_>,
+) -> Vec<u8> {
+    let label = match kind {
+        FrameKind::Apply => label.to_owned(),
+        FrameKind::Undo => format!("undo: {label}"),
+        FrameKind::Redo => format!("redo: {label}"),
+    };
+    let record = quire_model::journal::Record {
+        epoch,
+        at: at.to_owned(),
+        label,
+        by: quire_model::journal::Who::of(who.user, who.agent, group),
+        changes: quire_model::journal::changes(&applied.op, &applied.inverse),
+    };
+    quire_store::storage::journal::encode(&record).unwrap_or_default()
 }

@@ -122,3 +122,53 @@ async fn each_undo_takes_back_only_its_callers_own_steps() {
     ana.undo(id).await.unwrap().expect("ana's newest");
     assert_eq!(translations(&t, id).await, [s("Um"), None, None]);
 }
+
+/// The journal holds every change across snapshots (which empty
+/// `ops.log`) and is caught up from `ops.log` when a crash left it behind.
+#[tokio::test]
+async fn the_journal_outlives_snapshots_and_catches_up_after_a_crash() {
+    use quire_core::journal::HistoryQuery;
+    use quire_store::Durability;
+    let t = TestCore::with(crate::support::settings(Durability::Fsync, 3, 500));
+    let id = t.session("journal");
+    let created = t
+        .core
+        .import_text(id, "p1", "One\n\nTwo", Some("en"))
+        .await
+        .unwrap()
+        .created;
+    let page = PageId(created[0]);
+    for i in 0..7 {
+        let text = format!("v{i}");
+        t.core
+            .apply(id, translate(page, NodeId(created[1 + i % 2]), &text))
+            .await
+            .unwrap();
+    }
+    let project = t.core.session(id).unwrap().project_id;
+    let everything = HistoryQuery {
+        limit: Some(500),
+        ..HistoryQuery::default()
+    };
+    let epochs = |page: quire_core::journal::HistoryPage| {
+        page.entries.iter().map(|e| e.epoch).collect::<Vec<_>>()
+    };
+    let all = epochs(t.core.history(project, everything.clone()).await.unwrap());
+    assert_eq!(all, (1..=8).rev().collect::<Vec<u64>>());
+
+    // A crash after the log's last frames but before their journal lines:
+    // the project as the disk holds it while open, the journal cut short.
+    let copy = t.dir.path().join("copy");
+    crate::support::copy_dir(&t.project_path(id), &copy);
+    t.core.close_session(id).await.unwrap();
+    let path = copy;
+    let journal = path.join("journal.jsonl");
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let kept: Vec<&str> = text.lines().take(6).collect();
+    std::fs::write(&journal, format!("{}\n", kept.join("\n"))).unwrap();
+    let log = std::fs::read_to_string(path.join("ops.log")).unwrap();
+    assert!(log.lines().count() >= 2, "the log holds the last frames");
+    t.core.open_project(&path).await.unwrap();
+    let back = epochs(t.core.history(project, everything).await.unwrap());
+    assert_eq!(back, all);
+}

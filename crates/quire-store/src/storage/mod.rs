@@ -16,6 +16,7 @@
 //! project at an older snapshot. Every file is created readable by its
 //! owner only (0600, directories 0700): a project holds someone's work.
 
+pub mod journal;
 pub mod lock;
 pub mod log;
 pub mod writer;
@@ -64,6 +65,10 @@ impl ProjectFiles {
     }
     pub fn history_json(&self) -> PathBuf {
         self.dir.join("history.json")
+    }
+    /// Every change, who made it and what it changed (`journal.rs`).
+    pub fn journal(&self) -> PathBuf {
+        self.dir.join("journal.jsonl")
     }
     pub fn lock(&self) -> PathBuf {
         self.dir.join(".lock")

@@ -53,6 +53,8 @@ pub enum Item {
         /// What the frame's op changed, for `SceneAdvanced`
         /// ([`Op::pages_changed`](quire_model::op::Op::pages_changed)).
         pages: Option<Vec<PageId>>,
+        /// Its journal line, appended once the frame is durable.
+        record: Vec<u8>,
     },
     Snapshot(Box<SnapshotJob>),
 }
@@ -135,6 +137,7 @@ impl LogWriter {
         });
         let flusher = Flusher {
             shared: shared.clone(),
+            journal: super::journal::Journal::new(files.journal()),
             log,
             log_len,
             covered: start.project.epoch > Some(start.snapshot_epoch),
@@ -223,6 +226,8 @@ impl Drop for LogWriter {
 
 struct Flusher {
     shared: Arc<Shared>,
+    /// `journal.jsonl`: each durable frame's record.
+    journal: super::journal::Journal,
     log: File,
     /// The length `ops.log` has after this writer's last write. If the
     /// file has another length, something else wrote it (a second process
@@ -319,14 +324,16 @@ impl Flusher {
         written: &mut Vec<(u64, Option<Vec<PageId>>)>,
     ) -> CoreResult<()> {
         let mut buf = Vec::new();
-        // The frames in `buf`.
+        // The frames in `buf`, and their journal lines.
         let mut pending = Vec::new();
+        let mut records = Vec::new();
         for item in items {
             match item {
                 Item::Frame {
                     epoch,
                     bytes,
                     pages,
+                    record,
                 } => {
                     // The first frame is taken as is: a big one is not copied.
                     if buf.is_empty() {
@@ -334,12 +341,15 @@ impl Flusher {
                     } else {
                         buf.extend_from_slice(&bytes);
                     }
+                    records.extend_from_slice(&record);
                     pending.push((epoch, pages));
                 }
                 Item::Snapshot(job) => {
                     if let Some((epoch, _)) = pending.last() {
                         self.append(&buf, *epoch)?;
+                        self.journal.append(&records);
                         buf.clear();
+                        records.clear();
                         written.append(&mut pending);
                     }
                     // The log still holds every frame: nothing is lost, the
@@ -355,6 +365,7 @@ impl Flusher {
         }
         if let Some((epoch, _)) = pending.last() {
             self.append(&buf, *epoch)?;
+            self.journal.append(&records);
             written.append(&mut pending);
         }
         Ok(())
@@ -417,6 +428,8 @@ impl Flusher {
     fn snapshot(&mut self, job: SnapshotJob) -> CoreResult<()> {
         let path = self.files.ops_log();
         let io = |e| CoreError::io(&path, e);
+        // The journal keeps what ops.log is about to lose.
+        self.journal.sync()?;
         write_atomic(&self.files.history_json(), &job.history.encode()?)?;
         write_atomic(&self.files.scene_json(), &job.snapshot.encode()?)?;
         let old_format = self.project.format_version < FORMAT_VERSION;
