@@ -6,9 +6,12 @@
 //!   translation memory's best matches for a text node (JSON);
 //! - `quire://sessions/{sessionId}/concordance/{words}` — remembered
 //!   segments holding every word (percent-encoded) (JSON);
+//! - `quire://sessions/{sessionId}/history` — who did what in its project,
+//!   newest first: the first page of `GET /api/v1/projects/{id}/history`,
+//!   with the same query (`…/history?user=ana&cursor=…`) (JSON);
 //! - `quire://blobs/{hash}` — a blob's bytes with their MIME type.
 //!
-//! Every open session's scene is listed; the five shapes are the
+//! Every open session's scene is listed; the six shapes are the
 //! resource templates. (Matches and concordance are resources rather than
 //! tools: a tool more would take `tools/list` past its 16 KiB budget.) Subscriptions and their notifications are in
 //! `watch.rs`.
@@ -35,6 +38,8 @@ pub enum Uri {
     Matches(SessionId, NodeId),
     /// The words, decoded.
     Concordance(SessionId, String),
+    /// The query as written after `?` (empty: none).
+    History(SessionId, String),
     Blob(BlobHash),
 }
 
@@ -82,6 +87,10 @@ impl fmt::Display for Uri {
                 "{SCHEME}sessions/{s}/concordance/{}",
                 percent_encoded(words)
             ),
+            Uri::History(s, query) if query.is_empty() => {
+                write!(f, "{SCHEME}sessions/{s}/history")
+            }
+            Uri::History(s, query) => write!(f, "{SCHEME}sessions/{s}/history?{query}"),
             Uri::Blob(h) => write!(f, "{SCHEME}blobs/{h}"),
         }
     }
@@ -99,6 +108,7 @@ impl Uri {
         let rest = uri
             .strip_prefix(SCHEME)
             .ok_or_else(|| bad("it does not start with quire://"))?;
+        let (rest, query) = rest.split_once('?').unwrap_or((rest, ""));
         let parts: Vec<&str> = rest.split('/').collect();
         let session = |s: &str| {
             s.parse::<uuid::Uuid>()
@@ -127,6 +137,11 @@ impl Uri {
                     .ok_or_else(|| bad("give the words, percent-encoded (UTF-8)"))?;
                 Ok(Uri::Concordance(session(s)?, words))
             }
+            ["sessions", s, "history"] => {
+                history_query(query).map_err(|e| bad(&e.to_string()))?;
+                Ok(Uri::History(session(s)?, query.to_owned()))
+            }
+            _ if !query.is_empty() => Err(bad("only a history takes a query")),
             ["blobs", h] => h
                 .parse::<BlobHash>()
                 .map(Uri::Blob)
@@ -138,12 +153,30 @@ impl Uri {
     /// The session the resource belongs to (a blob belongs to none).
     pub fn session(&self) -> Option<SessionId> {
         match self {
-            Uri::Scene(s) | Uri::Page(s, _) | Uri::Matches(s, _) | Uri::Concordance(s, _) => {
-                Some(*s)
-            }
+            Uri::Scene(s)
+            | Uri::Page(s, _)
+            | Uri::Matches(s, _)
+            | Uri::Concordance(s, _)
+            | Uri::History(s, _) => Some(*s),
             Uri::Blob(_) => None,
         }
     }
+}
+
+/// A history resource's query (`user=ana&cursor=…`, percent-encoded), as
+/// the HTTP route reads it.
+fn history_query(query: &str) -> Result<quire_core::journal::HistoryQuery, CoreError> {
+    let mut pairs = Vec::new();
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let decoded = |t: &str| {
+            percent_decoded(&t.replace('+', " ")).ok_or_else(|| {
+                CoreError::InvalidInput(format!("history query `{name}`: bad percent-encoding"))
+            })
+        };
+        pairs.push((decoded(name)?, decoded(value)?));
+    }
+    quire_core::journal::HistoryQuery::parse(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())))
 }
 
 /// A resource that does not exist (or is not open): `-32002`.
@@ -205,6 +238,12 @@ pub fn templates() -> Vec<ResourceTemplate> {
             Some("application/json"),
         ),
         template(
+            "quire://sessions/{sessionId}/history",
+            "history",
+            "Who did what in the session's project, newest first (when, who, page, node, field, before and after); add ?user=, agent=, engine=, page=, node=, since=, until=, limit=, cursor= as over HTTP",
+            Some("application/json"),
+        ),
+        template(
             "quire://blobs/{hash}",
             "blob",
             "An image or mask a page uses, by its BLAKE3 hash",
@@ -256,6 +295,19 @@ pub async fn read(core: &Core, uri: Uri) -> Result<ResourceContents, ErrorData> 
                 e => not_found(&uri, &e),
             })?;
             Ok(text(json!({ "matches": found })))
+        }
+        Uri::History(session, query) => {
+            let project = core
+                .session(*session)
+                .map_err(|e| not_found(&uri, &e))?
+                .project_id;
+            let query = history_query(query)
+                .map_err(|e| ErrorData::invalid_params(format!("{uri}: {e}"), None))?;
+            let page = core
+                .history(project, query)
+                .await
+                .map_err(|e| not_found(&uri, &e))?;
+            Ok(text(json!(page)))
         }
         Uri::Blob(hash) => {
             for s in core.sessions() {

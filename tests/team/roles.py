@@ -4,7 +4,8 @@ The read-only user's agent may list, read and view, and every tool that
 changes something answers the tool error `forbidden_role` (nothing
 changes); the editor's agent is refused marking a segment reviewed (the
 same message as over HTTP) and applies a translation, which the scene
-then records as that agent's, made for that user.
+then records as that agent's, made for that user, and the history
+resource names it so.
 
 Usage: roles.py MCP_URL READ_TOKEN EDIT_TOKEN SESSION_ID PAGE_ID NODE_ID
 """
@@ -62,6 +63,16 @@ async def run(url, read_token, edit_token, session, page, node):
                 assert after.structured_content == before.structured_content, "a refused review changed the scene"
                 result = await mcp.call_tool("quire_apply", {"sessionId": session, "op": op})
                 assert not result.is_error, result
+                # The history resource names the agent and its person.
+                read = await mcp.read_resource(f"quire://sessions/{session}/history?agent=team-agent&limit=5")
+                history = json.loads(read.contents[0].text)
+                entry = history["entries"][0]
+                assert entry["by"] == {"by": "agent", "user": "ana", "client": "team-agent 1.0"}, entry
+                change = next(c for c in entry["changes"] if c["field"] == "translation")
+                assert change["after"] == "feito pelo agente" and change["node"] == node, change
+                templates = await mcp.list_resource_templates()
+                assert any(t.uri_template == "quire://sessions/{sessionId}/history"
+                           for t in templates.resource_templates), templates
     print("roles: ok")
 
 
