@@ -153,6 +153,17 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
         json!({"steps": ["pseudo-translate"], "overwrite": "untranslated"}),
     );
 
+    // The job names who started it.
+    let (_, operations) = c.call("GET", "/api/v1/operations", RUI, None);
+    let jobs = operations
+        .as_array()
+        .unwrap_or_else(|| panic!("{operations}"));
+    assert!(
+        jobs.iter()
+            .any(|j| j["startedBy"] == json!({"by": "human", "user": "ana"})),
+        "{operations}"
+    );
+
     // Each translation names its author.
     let origin =
         |scene: &Value, i: usize| scene["scene"]["pages"][0]["nodes"][i]["kind"]["origin"].clone();

@@ -153,6 +153,7 @@ pub fn job(session: SessionId, status: JobStatus, percent: f64, warnings: usize)
         session_id: session,
         steps: vec!["pseudo-translate".into(), "qa".into()],
         total_pages: 3,
+        started_by: Default::default(),
         status,
         progress: Some(JobProgress {
             step: "qa".into(),

@@ -254,7 +254,7 @@ async def run(session, transport):
     listed = await session.list_resources()
     check(any(str(r.uri) == scene_uri for r in listed.resources), f"resources: {listed}")
     templates = await session.list_resource_templates()
-    check(len(templates.resource_templates) == 5, f"templates: {templates}")
+    check(len(templates.resource_templates) == 6, f"templates: {templates}")
     read = await session.read_resource(scene_uri)
     check(json.loads(read.contents[0].text)["scene"]["pages"], "scene resource")
     # The desk's lookups as resources: a node's matches, concordance.

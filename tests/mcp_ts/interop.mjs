@@ -249,7 +249,7 @@ async function run(client) {
   const { resources } = await client.listResources();
   check(resources.some((r) => r.uri === sceneUri && r.mimeType === "application/json"), `resources: ${JSON.stringify(resources)}`);
   const { resourceTemplates } = await client.listResourceTemplates();
-  check(resourceTemplates.length === 5, `templates: ${JSON.stringify(resourceTemplates)}`);
+  check(resourceTemplates.length === 6, `templates: ${JSON.stringify(resourceTemplates)}`);
   const read = await client.readResource({ uri: sceneUri });
   const readScene = JSON.parse(read.contents[0].text);
   check(readScene.scene.pages.length >= 10 && readScene.epoch > 0, "scene resource");

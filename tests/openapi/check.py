@@ -206,6 +206,14 @@ class Checker:
         self.call("GET", f"/api/v1/sessions/{sid}/concordance", 422, params={"q": " "})
         self.call("GET", f"/api/v1/sessions/{sid}/concordance", 422, params={"q": "one", "limit": 0})
         self.call("GET", f"/api/v1/sessions/{sid}/concordance", 400, params={"q": "one", "limit": "many"})
+        # Who did what in the project: newest first, filtered, bad
+        # queries and unknown projects refused.
+        project = session["projectId"]
+        history = self.call("GET", f"/api/v1/projects/{project}/history", 200, params={"limit": 2}).json()
+        assert len(history["entries"]) == 2 and history["next"], history
+        self.call("GET", f"/api/v1/projects/{project}/history", 200, params={"cursor": history["next"]})
+        self.call("GET", f"/api/v1/projects/{project}/history", 400, params={"limit": 0})
+        self.call("GET", f"/api/v1/projects/{uuid.uuid4()}/history", 404)
         self.call("DELETE", f"/api/v1/operations/{uuid.uuid4()}", 404)
         self.call("DELETE", f"/api/v1/sessions/{sid}", 200)
         self.call("POST", "/api/v1/sessions", 404, json={"id": str(uuid.uuid4())})

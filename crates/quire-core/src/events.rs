@@ -11,6 +11,7 @@
 //! fall behind the ring or the channel, get such a `Snapshot` instead of a
 //! silent gap.
 
+use quire_model::journal::Who;
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -109,11 +110,13 @@ impl JobSummary {
                 session_id,
                 steps,
                 total_pages,
+                started_by,
             } => Some(JobSummary {
                 id: *id,
                 session_id: *session_id,
                 steps: steps.clone(),
                 total_pages: *total_pages,
+                started_by: started_by.clone(),
                 status: JobStatus::Queued,
                 progress: None,
                 warnings: Vec::new(),
@@ -168,6 +171,11 @@ pub struct JobSummary {
     pub session_id: SessionId,
     pub steps: Vec<String>,
     pub total_pages: usize,
+    /// Who started it: `{ by: "human" | "agent", user, client? }`; left
+    /// out of the MCP schema for its budget.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub started_by: Who,
     pub status: JobStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<JobProgress>,
@@ -248,6 +256,9 @@ pub enum Event {
         session_id: SessionId,
         steps: Vec<String>,
         total_pages: usize,
+        /// Who started it: `{ by: "human" | "agent", user, client? }`.
+        #[serde(default)]
+        started_by: Who,
     },
     JobProgress {
         job_id: JobId,

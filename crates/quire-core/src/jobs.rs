@@ -26,6 +26,7 @@ use quire_model::finding::Finding;
 use quire_model::finding::Severity;
 use quire_model::history::Group;
 use quire_model::ids::{JobId, NodeId, PageId, SessionId};
+use quire_model::journal::Who;
 use quire_model::op::Op;
 use quire_model::workflow::{Overwrite, Writer};
 
@@ -83,6 +84,8 @@ pub(crate) struct Job {
     provider: Option<(String, Provider)>,
     /// Who started it: its engines' edits are signed with the name.
     user: Option<String>,
+    /// The agent's client, when an agent started it.
+    client: Option<String>,
     cancelled: AtomicBool,
     /// Fires on cancel: a running engine is stopped at once (a command
     /// engine's process group is killed), not only between pages.
@@ -246,6 +249,7 @@ impl Core {
             spec,
             provider,
             user: self.user().map(str::to_owned),
+            client: self.agent.as_deref().map(str::to_owned),
             cancelled: AtomicBool::new(false),
             cancel: CancellationToken::new(),
             running: AtomicBool::new(false),
@@ -257,6 +261,7 @@ impl Core {
                 session_id: session,
                 steps: job.spec.steps.clone(),
                 total_pages: job.pages.len(),
+                started_by: Who::of(job.user.as_deref(), job.client.as_deref(), None),
             });
             state.live.insert(job.id, job.clone());
             let queue = state.queues.entry(session).or_default();
@@ -586,6 +591,7 @@ impl Core {
                 id: id.clone(),
                 overwrite,
                 user: job.user.clone(),
+                client: job.client.clone(),
             };
             let needs = engine.needs();
             let (scene, memory) = match self.gather(job, needs).await {

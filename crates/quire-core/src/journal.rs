@@ -1,15 +1,20 @@
-//! Who did what ([`Core::history`]): a project's journal
-//! (`storage::journal`), newest first, filtered and paged, as
-//! `GET /api/v1/projects/{projectId}/history` and the MCP resource
-//! `quire://sessions/{sessionId}/history` give it (spec 10, "Who did
-//! what: the history").
+//! Who did what, and each one taking back their own: [`Core::history`]
+//! reads a project's journal (`storage::journal`), newest first, filtered
+//! and paged, as `GET /api/v1/projects/{projectId}/history` and the MCP
+//! resource `quire://sessions/{sessionId}/history` give it (spec 10, "Who
+//! did what: the history"); [`Core::undo`] and [`Core::redo`] take back
+//! and bring back the handle's own steps ("Undo is per person").
 
 use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::Core;
+use super::blocking;
+use super::session::Stepped;
+use super::{Core, StepResult};
 use quire_model::error::{CoreError, CoreResult};
+use quire_model::history::Actor;
+use quire_model::ids::SessionId;
 use quire_model::ids::{NodeId, PageId, ProjectId};
 use quire_model::journal::{Record, Who};
 use quire_store::storage::ProjectFiles;
@@ -116,6 +121,55 @@ pub struct HistoryPage {
 }
 
 impl Core {
+    /// Undoes this handle's user's (or agent's) latest change still in
+    /// effect and says what it was; `None` when they have none. Someone
+    /// else's change since to what it changed refuses it
+    /// (`CoreError::UndoConflict`).
+    pub async fn undo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
+        self.step(id, true).await
+    }
+
+    /// Redoes their latest undone change; `None` when there is none.
+    pub async fn redo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
+        self.step(id, false).await
+    }
+
+    async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<StepResult>> {
+        let session = self.open_session(id)?;
+        let who = Actor {
+            user: self.user(),
+            agent: self.agent.as_deref(),
+        };
+        let stepped = match session.try_step(undo, who) {
+            Some(stepped) => stepped?,
+            None => {
+                let (user, agent) = (self.user.clone(), self.agent.clone());
+                blocking(move || {
+                    let who = Actor {
+                        user: user.as_deref(),
+                        agent: agent.as_deref(),
+                    };
+                    if undo {
+                        session.undo(who)
+                    } else {
+                        session.redo(who)
+                    }
+                })
+                .await?
+            }
+        };
+        let Some((pending, Stepped { label, ops, by })) = stepped else {
+            return Ok(None);
+        };
+        let (epoch, _) = pending.durable().await?;
+        Ok(Some(StepResult {
+            epoch,
+            label,
+            ops,
+            by,
+        }))
+    }
+
     /// The history of the project `project` (open or not): what
     /// `query` keeps of its journal, newest first. An unknown project is
     /// `not_found`.

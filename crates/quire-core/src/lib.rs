@@ -51,11 +51,10 @@ pub use self::blocking::Blocking;
 use self::engines::settings::SettingsMap;
 use self::engines::{EngineInfo, Registry};
 use self::events::{Event, EventBus, SessionSummary, Subscription};
-use self::session::{SceneSnapshot, Session, SessionSettings, Stepped};
+use self::session::{SceneSnapshot, Session, SessionSettings};
 use self::settings::{CommandEngine, PipelinePreset, Provider};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::hash::BlobHash;
-use quire_model::history::Actor;
 use quire_model::history::Group;
 use quire_model::ids::{PageId, ProjectId, SessionId};
 use quire_model::lang::Languages;
@@ -632,55 +631,6 @@ impl Core {
             pending.durable().await?;
         }
         Ok(submitted.dropped)
-    }
-
-    /// Undoes this handle's user's (or agent's) latest change still in
-    /// effect and says what it was; `None` when they have none. Someone
-    /// else's change since to what it changed refuses it
-    /// (`CoreError::UndoConflict`).
-    pub async fn undo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
-        self.step(id, true).await
-    }
-
-    /// Redoes their latest undone change; `None` when there is none.
-    pub async fn redo(&self, id: SessionId) -> CoreResult<Option<StepResult>> {
-        self.step(id, false).await
-    }
-
-    async fn step(&self, id: SessionId, undo: bool) -> CoreResult<Option<StepResult>> {
-        let session = self.open_session(id)?;
-        let who = Actor {
-            user: self.user(),
-            agent: self.agent.as_deref(),
-        };
-        let stepped = match session.try_step(undo, who) {
-            Some(stepped) => stepped?,
-            None => {
-                let (user, agent) = (self.user.clone(), self.agent.clone());
-                blocking(move || {
-                    let who = Actor {
-                        user: user.as_deref(),
-                        agent: agent.as_deref(),
-                    };
-                    if undo {
-                        session.undo(who)
-                    } else {
-                        session.redo(who)
-                    }
-                })
-                .await?
-            }
-        };
-        let Some((pending, Stepped { label, ops, by })) = stepped else {
-            return Ok(None);
-        };
-        let (epoch, _) = pending.durable().await?;
-        Ok(Some(StepResult {
-            epoch,
-            label,
-            ops,
-            by,
-        }))
     }
 
     /// The scene and its epoch, once everything in it is durable.

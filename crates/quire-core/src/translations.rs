@@ -156,26 +156,32 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
     Some(patch)
 }
 
-/// `patch` if it still changes `node`; `None` when it says what the node
-/// says (a reviewed state brought down to the `translated` it has).
-fn change_of(node: &Node, patch: &NodePatch) -> Option<()> {
-    let NodeKind::Text {
-        translation, state, ..
-    } = &node.kind
-    else {
-        return None;
-    };
+/// Brings `patch`'s state down to at most `translated`; whether it still
+/// changes `node` (a reviewed state brought down to the `translated` the
+/// node has changes nothing).
+fn at_most_translated(node: &Node, patch: &mut NodePatch) -> bool {
     let Some(KindPatch::Text {
         translation: t,
         state: s,
         ..
-    }) = &patch.kind
+    }) = &mut patch.kind
     else {
-        return None;
+        return true;
+    };
+    if let Some(state) = s
+        && *state > TextState::Translated
+    {
+        *state = TextState::Translated;
+    }
+    let NodeKind::Text {
+        translation, state, ..
+    } = &node.kind
+    else {
+        return true;
     };
     let same_translation = t.as_ref().is_none_or(|t| t == translation);
     let same_state = s.is_none_or(|s| Some(s) == *state);
-    (!(same_translation && same_state)).then_some(())
+    !(same_translation && same_state)
 }
 
 /// What the merge makes of a unit whose file value differs from the
@@ -425,17 +431,9 @@ impl Core {
             };
             // Someone below review brings a file's states down to at most
             // `translated` (spec 10, "Review states").
-            if self.role_below_review().is_some()
-                && let Some(KindPatch::Text {
-                    state: Some(state), ..
-                }) = &mut patch.kind
-                && *state > TextState::Translated
-            {
-                *state = TextState::Translated;
-                if change_of(node, &patch).is_none() {
-                    report.unchanged += 1;
-                    continue;
-                }
+            if self.role_below_review().is_some() && !at_most_translated(node, &mut patch) {
+                report.unchanged += 1;
+                continue;
             }
             let exported = base.as_ref().and_then(|b| b.segments.get(&node.id));
             let source = text.as_deref().unwrap_or("");

@@ -34,7 +34,17 @@ pub enum Who {
         engine: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         user: Option<String>,
+        /// The agent's client, when an agent started the job.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
     },
+}
+
+impl Default for Who {
+    /// A person the server has no name for.
+    fn default() -> Who {
+        Who::Human { user: None }
+    }
 }
 
 impl Who {
@@ -43,9 +53,10 @@ impl Who {
     pub fn of(user: Option<&str>, agent: Option<&str>, group: Option<&Group>) -> Who {
         let user = user.map(str::to_owned);
         match (group, agent) {
-            (Some(group), _) => Who::Engine {
+            (Some(group), client) => Who::Engine {
                 engine: group.what.clone(),
                 user,
+                client: client.map(str::to_owned),
             },
             (None, Some(client)) => Who::Agent {
                 user,
@@ -67,6 +78,7 @@ impl Who {
 /// One field a change set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
+#[schemars(rename = "FieldChange")]
 pub struct Change {
     pub page: Option<PageId>,
     /// `None` for a page's or the project's own change.
@@ -76,8 +88,16 @@ pub struct Change {
     /// moves, a project field or `glossary`.
     pub field: String,
     /// `null` when absent.
+    #[schemars(schema_with = "any_value")]
     pub before: Value,
+    #[schemars(schema_with = "any_value")]
     pub after: Value,
+}
+
+/// Any JSON value, as an object schema (some OpenAPI tools read no
+/// boolean schema).
+fn any_value(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "description": "The field's value: any JSON, null when absent" })
 }
 
 /// One entry of the journal: a change, an undo or a redo.

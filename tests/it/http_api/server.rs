@@ -99,6 +99,9 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         // HTTP/MCP where it is data"), on a named session only.
         "GET /api/v1/sessions/{sessionId}/nodes/{nodeId}/matches",
         "GET /api/v1/sessions/{sessionId}/concordance",
+        // Who did what (10-translation-workflow, "Who did what: the
+        // history"), by project, open or not.
+        "GET /api/v1/projects/{projectId}/history",
     ];
     let spec: BTreeSet<String> = spec.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(

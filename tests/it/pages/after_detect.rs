@@ -243,6 +243,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
         id: "detect".into(),
         overwrite: Overwrite::Untranslated,
         user: None,
+        client: None,
     };
     // A person's box; a person cannot mark a node as detect's.
     let mine = t

@@ -129,6 +129,7 @@ fn workspace_events_update_the_view() {
             session_id: sid(1),
             steps: vec!["qa".into()],
             total_pages: 3,
+            started_by: Default::default(),
         })),
         Instant::now(),
     );

@@ -209,26 +209,8 @@ pub(crate) fn write_back(
             }
             None => {}
         }
-        match (version, slot.segment) {
-            (Version::Two, Some(segment)) => {
-                let state = if filled.translation.is_none() {
-                    TextState::Initial
-                } else {
-                    filled.state.max(TextState::Translated)
-                };
-                set(segment, "state", state.as_str());
-                if filled.machine && filled.translation.is_some() {
-                    set(segment, "subState", NEEDS_REVIEW);
-                }
-            }
-            _ => {
-                let approved = filled.translation.is_some() && filled.state >= TextState::Reviewed;
-                if approved {
-                    set(slot.unit, "approved", "yes");
-                } else if slot.unit.attribute("approved").is_some() {
-                    set(slot.unit, "approved", "no");
-                }
-            }
+        for (node, name, value) in state_attributes(version, &slot, &filled) {
+            set(node, name, value);
         }
     }
     for (element, least) in lowest.values() {
@@ -251,6 +233,36 @@ pub(crate) fn write_back(
     }
     edits.extend(utf8_declaration(original));
     splice(original, edits)
+}
+
+/// The attributes that say a filled segment's state: 2.0's `state` (and
+/// `subState` while a machine's translation waits for review) on the
+/// segment; 1.2's `approved` on the unit.
+fn state_attributes<'a, 'i>(
+    version: Version,
+    slot: &Slot<'a, 'i>,
+    filled: &Filled,
+) -> Vec<(roxmltree::Node<'a, 'i>, &'static str, &'static str)> {
+    let translated = filled.translation.is_some();
+    match (version, slot.segment) {
+        (Version::Two, Some(segment)) => {
+            let state = if translated {
+                filled.state.max(TextState::Translated)
+            } else {
+                TextState::Initial
+            };
+            let mut out = vec![(segment, "state", state.as_str())];
+            if filled.machine && translated {
+                out.push((segment, "subState", NEEDS_REVIEW));
+            }
+            out
+        }
+        _ if translated && filled.state >= TextState::Reviewed => {
+            vec![(slot.unit, "approved", "yes")]
+        }
+        _ if slot.unit.attribute("approved").is_some() => vec![(slot.unit, "approved", "no")],
+        _ => Vec::new(),
+    }
 }
 
 /// What the file's root and `<file>`s get: the export id in quire's
