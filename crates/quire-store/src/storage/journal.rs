@@ -1,5 +1,5 @@
 //! `journal.jsonl`: every change to the project, one
-//! [`Record`](quire_model::journal::Record) a line, oldest first, never cut
+//! [`Record`] a line, oldest first, never cut
 //! (the history a team reads; `ops.log` is emptied at each snapshot).
 //!
 //! The log writer appends a frame's record once the frame is durable,
