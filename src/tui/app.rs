@@ -589,6 +589,7 @@ pub enum ShareEvent {
 pub enum Loaded {
     Matches(quire_model::ids::NodeId, Result<Vec<Match>, BackendError>),
     Concordance(String, Result<Vec<Match>, BackendError>),
+    History(Result<quire_core::journal::HistoryPage, BackendError>),
     /// A project's drafts kept on disk.
     Drafts(quire_model::ids::ProjectId, super::drafts::Kept),
     /// The open sessions, as of the moment they were asked for (answers
@@ -648,6 +649,11 @@ pub enum Effect {
         node: quire_model::ids::NodeId,
     },
     Concordance {
+        session: SessionId,
+        query: String,
+    },
+    /// `/history`: the project's history with this query string.
+    History {
         session: SessionId,
         query: String,
     },

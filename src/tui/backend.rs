@@ -11,6 +11,7 @@ use quire_core::export::ExportSpec;
 use quire_core::glossary::{GlossaryImport, GlossaryReport};
 use quire_core::import::{ImageFile, ImportResult};
 use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::journal::{HistoryPage, HistoryQuery};
 use quire_core::matches::Match;
 use quire_core::session::SceneSnapshot;
 use quire_core::translations::{ImportReport, TranslationImport};
@@ -128,6 +129,9 @@ pub trait Backend: Send + Sync {
     fn matches(&self, id: SessionId, node: NodeId) -> Reply<'_, Vec<Match>>;
     /// Remembered segments holding every word of `query`.
     fn concordance(&self, id: SessionId, query: String) -> Reply<'_, Vec<Match>>;
+    /// Who did what in the session's project; `query` as the HTTP route
+    /// takes it (`user=ana&node=…`).
+    fn history(&self, id: SessionId, query: String) -> Reply<'_, HistoryPage>;
     /// Starts delivering events; the receiver gets `Connected` first.
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
 }
@@ -211,6 +215,19 @@ impl Backend for Local {
 
     fn concordance(&self, id: SessionId, query: String) -> Reply<'_, Vec<Match>> {
         Box::pin(async move { Ok(self.core.concordance(id, &query, CONCORDANCE).await?) })
+    }
+
+    fn history(&self, id: SessionId, query: String) -> Reply<'_, HistoryPage> {
+        Box::pin(async move {
+            let project = self.core.session(id)?.project_id;
+            let pairs: Vec<(&str, &str)> = query
+                .split('&')
+                .filter(|p| !p.is_empty())
+                .map(|p| p.split_once('=').unwrap_or((p, "")))
+                .collect();
+            let query = HistoryQuery::parse(pairs)?;
+            Ok(self.core.history(project, query).await?)
+        })
     }
 
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {

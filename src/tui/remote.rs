@@ -24,6 +24,7 @@ use quire_core::export::ExportSpec;
 use quire_core::glossary::{GlossaryImport, GlossaryReport};
 use quire_core::import::{ImageFile, ImportResult};
 use quire_core::jobs::{Approval, PipelineSpec};
+use quire_core::journal::HistoryPage;
 use quire_core::matches::Match;
 use quire_core::session::SceneSnapshot;
 use quire_core::translations::{ImportReport, TranslationImport};
@@ -214,6 +215,15 @@ impl Backend for Remote {
                 .get(&Self::session_path(id, &format!("/nodes/{node}/matches")))
                 .await?;
             Ok(found.matches)
+        })
+    }
+
+    fn history(&self, id: SessionId, query: String) -> Reply<'_, HistoryPage> {
+        Box::pin(async move {
+            let session: SessionSummary = self.get(&format!("/api/v1/sessions/{id}")).await?;
+            let project = session.project_id;
+            self.get(&format!("/api/v1/projects/{project}/history?{query}"))
+                .await
         })
     }
 

@@ -287,6 +287,9 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::LoadMatches { session, node } => {
             Loaded::Matches(node, backend.matches(session, node).await)
         }
+        Effect::History { session, query } => {
+            Loaded::History(backend.history(session, query).await)
+        }
         Effect::Concordance { session, query } => {
             let found = backend.concordance(session, query.clone()).await;
             Loaded::Concordance(query, found)

@@ -163,6 +163,9 @@ impl Backend for Gated {
     ) -> Reply<'_, Vec<quire_core::matches::Match>> {
         self.inner.concordance(id, query)
     }
+    fn history(&self, id: SessionId, query: String) -> Reply<'_, quire_core::journal::HistoryPage> {
+        self.inner.history(id, query)
+    }
     fn picture(
         &self,
         id: SessionId,

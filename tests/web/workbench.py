@@ -433,6 +433,11 @@ def scenario_open(url, out):
         drawn = next(n for n in page_one["nodes"] if n["id"] == node_id)
         assert drawn["kind"]["translation"] == "Hello there", drawn
         assert drawn["kind"]["origin"]["by"] == "human", drawn
+        # The segment's own history says what changed, before and after.
+        history = page.get_by_test_id("node-history")
+        expect(history).to_contain_text("History")
+        history.locator("summary").click()
+        expect(history).to_contain_text("translation: — → “Hello there”")
         page.screenshot(path=os.path.join(out, "session.png"))
         # Drawing stays on for the next balloon until Select (or v, Esc).
         tools = page.get_by_role("group", name="Tool")

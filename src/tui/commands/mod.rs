@@ -94,7 +94,11 @@ pub const COMMANDS: &[(&str, &str)] = &[
     ),
     (
         "/undo, /redo",
-        "undo or redo the last change (also u, Ctrl-r)",
+        "undo or redo your own last change (also u, Ctrl-r)",
+    ),
+    (
+        "/history [node]",
+        "who did what in the project (or to the selected node), newest first; user=NAME filters",
     ),
     (
         "/export FORMAT PATH",
@@ -166,6 +170,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             Some(_) => app.fail("usage: /concordance WORDS"),
             None => app.fail("no session is shown"),
         },
+        "history" => history(app, rest, fx),
         "word" => word(app, rest, fx),
         "glossary" => glossary(app),
         "cancel" => {
@@ -656,4 +661,53 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
         path,
         overwrite: false,
     });
+}
+
+/// `/history [node] [user=NAME] [agent=…] [engine=…]`: who did what in
+/// the shown project (or to the selected node), newest first.
+fn history(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
+    let Some(session) = app.shown_session() else {
+        app.fail("no session is shown");
+        return;
+    };
+    let mut query = vec!["limit=200".to_owned()];
+    for word in rest.split_whitespace() {
+        match word.split_once('=') {
+            Some((key @ ("user" | "agent" | "engine"), value)) if !value.is_empty() => {
+                query.push(format!("{key}={}", encoded(value)));
+            }
+            None if word == "node" => {
+                let node = app.desk.scene.as_ref().and_then(|(_, snapshot)| {
+                    let page = snapshot.scene.pages.get(app.desk.page_selected)?;
+                    Some(page.nodes.get(app.desk.node_selected)?.id)
+                });
+                let Some(node) = node else {
+                    app.fail("no node selected");
+                    return;
+                };
+                query.push(format!("node={node}"));
+            }
+            _ => {
+                app.fail("usage: /history [node] [user=NAME] [agent=CLIENT] [engine=ID]");
+                return;
+            }
+        }
+    }
+    app.say("reading the history…");
+    fx.push(Effect::History {
+        session,
+        query: query.join("&"),
+    });
+}
+
+/// Every byte but letters, digits and `-._~` percent-encoded.
+fn encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }

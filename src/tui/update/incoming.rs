@@ -326,6 +326,7 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
             }
         }
         Loaded::Concordance(query, found) => concordance_loaded(app, query, found),
+        Loaded::History(found) => history_loaded(app, found),
         Loaded::Sessions(asked, Ok(_))
             if app.workspace.sessions_asked.is_some_and(|t| asked < t) => {}
         Loaded::Sessions(asked, Ok(sessions)) => sessions_loaded(app, asked, sessions, fx),
@@ -394,6 +395,55 @@ pub(super) fn on_loaded(app: &mut App, loaded: Loaded, fx: &mut Vec<Effect>) {
         | Loaded::Merged(Err(e))
         | Loaded::Imported(Err(e))
         | Loaded::Located(Err(e)) => app.fail(e.message),
+    }
+}
+
+/// The history's answer, shown to read: an entry a line (when, who,
+/// what), each change under it.
+fn history_loaded(app: &mut App, found: Result<quire_core::journal::HistoryPage, BackendError>) {
+    use quire_model::journal::Who;
+    match found {
+        Ok(page) => {
+            let who = |by: &Who| match by {
+                Who::Human { user } => user.clone().unwrap_or_else(|| "someone".into()),
+                Who::Agent { user, client } => {
+                    format!("{}'s agent {client}", user.as_deref().unwrap_or("someone"))
+                }
+                Who::Engine { engine, user, .. } => {
+                    format!("{engine} for {}", user.as_deref().unwrap_or("someone"))
+                }
+            };
+            let value = |v: &serde_json::Value| match v {
+                serde_json::Value::Null => "—".to_owned(),
+                serde_json::Value::String(s) => format!("\"{s}\""),
+                other => other.to_string(),
+            };
+            let mut lines = Vec::new();
+            for entry in &page.entries {
+                let at = entry.at.get(..16).unwrap_or(&entry.at).replace('T', " ");
+                lines.push(format!("{at}  {}: {}", who(&entry.by), entry.label));
+                for change in entry.changes.iter().take(5) {
+                    lines.push(format!(
+                        "   {}: {} → {}",
+                        change.field,
+                        value(&change.before),
+                        value(&change.after)
+                    ));
+                }
+                if entry.changes.len() > 5 {
+                    lines.push(format!("   … {} more", entry.changes.len() - 5));
+                }
+            }
+            if lines.is_empty() {
+                lines.push("nothing in the history matches".to_owned());
+            }
+            app.help_scroll = 0;
+            app.modal = Some(Modal::Reading {
+                title: format!("History · {} entries", page.entries.len()),
+                lines,
+            });
+        }
+        Err(e) => app.fail(format!("history: {e}")),
     }
 }
 

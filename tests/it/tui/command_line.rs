@@ -253,3 +253,52 @@ fn the_command_line_imports_sets_terms_and_ends_work() {
     command(&mut app, "help");
     assert_eq!(app.modal, Some(Modal::Help));
 }
+
+/// `/history` asks for the project's (or the selected node's) history,
+/// filtered by person, and shows each entry with who, when and what.
+#[test]
+fn history_shows_who_did_what() {
+    let mut app = session_app();
+    let effects = command(&mut app, "history user=ana node");
+    let [Effect::History { session, query }] = effects.as_slice() else {
+        panic!("{effects:?}");
+    };
+    assert_eq!(*session, sid(1));
+    assert!(
+        query.starts_with("limit=200&user=ana&node=") && query.len() > 30,
+        "{query}"
+    );
+    assert!(command(&mut app, "history colour=red").is_empty());
+    assert!(
+        app.status
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("usage: /history")
+    );
+
+    let page: quire_core::journal::HistoryPage = serde_json::from_value(serde_json::json!({
+        "entries": [{
+            "epoch": 7,
+            "at": "2026-12-07T10:02:03.456Z",
+            "label": "edit translation · page 1",
+            "by": { "by": "agent", "user": "ana", "client": "Claude Code 2.1" },
+            "changes": [{ "page": null, "node": null, "field": "translation",
+                          "before": null, "after": "Olá" }]
+        }],
+        "next": null
+    }))
+    .unwrap();
+    update(
+        &mut app,
+        Msg::Loaded(Loaded::History(Ok(page))),
+        Instant::now(),
+    );
+    let shown = draw(&app);
+    assert!(shown.contains("History · 1 entries"), "{shown}");
+    assert!(
+        shown.contains("2026-12-07 10:02  ana's agent Claude Code 2.1: edit translation"),
+        "{shown}"
+    );
+    assert!(shown.contains("translation: — → \"Olá\""), "{shown}");
+}

@@ -125,3 +125,40 @@ export function Concordance() {
         <span class="muted small"> · ${m.origin}</span></li>`)}</ul></div>`}
   </form>`;
 }
+
+/** What a change says of its author: "ana", "ana's agent Claude Code 2.1", "ocr for ana". */
+export function author(by) {
+  if (!by) return 'someone';
+  const user = by.user ?? 'someone';
+  if (by.by === 'agent') return `${user}'s agent ${by.client}`;
+  if (by.by === 'engine') return `${by.engine} for ${by.client ? `${user}'s agent ${by.client}` : user}`;
+  return user;
+}
+
+function told(value) {
+  if (value === null || value === undefined) return '—';
+  return typeof value === 'string' ? `“${value}”` : JSON.stringify(value);
+}
+
+/** The segment's own history: who changed what, when (newest first). */
+export function NodeHistory({ nodeId }) {
+  const [found, setFound] = useState({ key: null, entries: [] });
+  const projectId = state.route.projectId;
+  const key = `${projectId}/${nodeId}/${state.view?.epoch}`;
+  useEffect(() => {
+    let live = true;
+    if (!projectId) return undefined;
+    call('GET', `/api/v1/projects/${projectId}/history?node=${nodeId}&limit=10`)
+      .then((r) => live && setFound({ key, entries: r.entries }))
+      .catch(() => live && setFound({ key, entries: [] }));
+    return () => { live = false; };
+  }, [key]);
+  if (found.entries.length === 0) return null;
+  return html`<details class="node-history small" data-testid="node-history">
+    <summary>History (${found.entries.length}${found.entries.length === 10 ? '+' : ''})</summary>
+    <ol>${found.entries.map((e) => html`<li>
+      <span class="muted">${e.at.replace('T', ' ').slice(0, 16)}</span> ${author(e.by)}: ${e.label}
+      <ul>${e.changes.filter((c) => c.node === nodeId).map((c) => html`<li>${c.field}: ${told(c.before)} → ${told(c.after)}</li>`)}</ul>
+    </li>`)}</ol>
+  </details>`;
+}

@@ -10,7 +10,7 @@ import { goNextNeedingWork } from './session.js';
 import { call, inSession } from './api.js';
 import { apply, attempt, commitEditor, editDraft, may, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
-import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches } from './desk.js';
+import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches, NodeHistory } from './desk.js';
 import { BlockLettering } from './lettering.js';
 
 /** The words a spelling warning names (`"amigu" (maybe amigo)`). */
@@ -211,6 +211,7 @@ export function Editor() {
           data-testid="add-word" onClick=${() => addWord(word)}>Add “${word}” to dictionary</button>`)}</li>`)}
     </ul></div>`}
     <${Matches} nodeId=${node.id} key=${node.id} />
+    <${NodeHistory} nodeId=${node.id} key=${`history-${node.id}`} />
     <${GlossaryHits} source=${k.text} />
     <${Concordance} />
     <p class="geometry muted small">${info.source
