@@ -171,11 +171,6 @@ pub struct JobSummary {
     pub session_id: SessionId,
     pub steps: Vec<String>,
     pub total_pages: usize,
-    /// Who started it: `{ by: "human" | "agent", user, client? }`; left
-    /// out of the MCP schema for its budget.
-    #[serde(default)]
-    #[schemars(skip)]
-    pub started_by: Who,
     pub status: JobStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<JobProgress>,
@@ -187,6 +182,12 @@ pub struct JobSummary {
     pub warnings_omitted: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// Who started it: `{ by: "human" | "agent", user, client? }`; last,
+    /// so that a script reading a job's `status` by pattern finds it
+    /// where it was; left out of the MCP schema for its budget.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub started_by: Who,
 }
 
 fn is_zero(n: &usize) -> bool {
