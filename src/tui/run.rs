@@ -276,10 +276,8 @@ impl<B: ratatui::backend::Backend> Runner<B> {
 
 async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
     Some(match effect {
-        Effect::LoadSessions => {
-            let asked = Instant::now();
-            Loaded::Sessions(asked, backend.sessions().await)
-        }
+        // The time asked is taken before the answer is awaited.
+        Effect::LoadSessions => Loaded::Sessions(Instant::now(), backend.sessions().await),
         Effect::LoadProjects => Loaded::Projects(backend.projects().await),
         Effect::LoadEngines => Loaded::Engines(backend.engines().await),
         Effect::LoadJobs => Loaded::Jobs(backend.jobs().await),
