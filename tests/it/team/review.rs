@@ -22,20 +22,18 @@ fn state(page: &str, node: &str, state: &str, translation: Option<&str>) -> Valu
     json!({ "type": "UpdateNode", "page": page, "id": node, "patch": { "kind": kind } })
 }
 
-#[test]
-fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
-    let s = Sandbox::new();
-    let config = s.write(
-        "team.toml",
-        &format!(
-            "[server]\ntoken = \"{OWNER}\"\n\n\
-             [[server.users]]\nname = \"sid\"\ntoken = \"{SID}\"\nrole = \"suggest\"\n\n\
-             [[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
-             [[server.users]]\nname = \"vera\"\ntoken = \"{VERA}\"\nrole = \"review\"\n"
-        ),
-    );
-    let server = Binary::start(
-        &s,
+/// A server whose users are the owner (`server.token`) and `users` (name,
+/// token, role).
+fn team(s: &Sandbox, users: &[(&str, &str, &str)]) -> Binary {
+    let mut toml = format!("[server]\ntoken = \"{OWNER}\"\n");
+    for (name, token, role) in users {
+        toml.push_str(&format!(
+            "\n[[server.users]]\nname = \"{name}\"\ntoken = \"{token}\"\nrole = \"{role}\"\n"
+        ));
+    }
+    let config = s.write("team.toml", &toml);
+    Binary::start(
+        s,
         &[
             "--config",
             config.to_str().unwrap(),
@@ -44,6 +42,19 @@ fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
             "0",
         ],
         &[],
+    )
+}
+
+#[test]
+fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
+    let s = Sandbox::new();
+    let server = team(
+        &s,
+        &[
+            ("sid", SID, "suggest"),
+            ("ana", ANA, "edit"),
+            ("vera", VERA, "review"),
+        ],
     );
     let c = server.client();
     let prefix = c.new_project(OWNER, "Review");
@@ -166,25 +177,7 @@ fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
 #[test]
 fn each_persons_undo_is_their_own_over_http() {
     let s = Sandbox::new();
-    let config = s.write(
-        "team.toml",
-        &format!(
-            "[server]\ntoken = \"{OWNER}\"\n\n\
-             [[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
-             [[server.users]]\nname = \"vera\"\ntoken = \"{VERA}\"\nrole = \"review\"\n"
-        ),
-    );
-    let server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
+    let server = team(&s, &[("ana", ANA, "edit"), ("vera", VERA, "review")]);
     let c = server.client();
     let prefix = c.new_project(OWNER, "Undo");
     let scene = c.text_page(&prefix, OWNER, "One.\n\nTwo.");
@@ -234,25 +227,7 @@ fn each_persons_undo_is_their_own_over_http() {
 #[test]
 fn the_history_names_who_did_what() {
     let s = Sandbox::new();
-    let config = s.write(
-        "team.toml",
-        &format!(
-            "[server]\ntoken = \"{OWNER}\"\n\n\
-             [[server.users]]\nname = \"ana\"\ntoken = \"{ANA}\"\nrole = \"edit\"\n\n\
-             [[server.users]]\nname = \"vera\"\ntoken = \"{VERA}\"\nrole = \"review\"\n"
-        ),
-    );
-    let server = Binary::start(
-        &s,
-        &[
-            "--config",
-            config.to_str().unwrap(),
-            "--headless",
-            "--port",
-            "0",
-        ],
-        &[],
-    );
+    let server = team(&s, &[("ana", ANA, "edit"), ("vera", VERA, "review")]);
     let c = server.client();
     let prefix = c.new_project(OWNER, "History");
     let scene = c.text_page(&prefix, OWNER, "One.\n\nTwo.");

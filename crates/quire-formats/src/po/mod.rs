@@ -337,6 +337,16 @@ impl Catalog {
         })
     }
 
+    /// The languages the header names (target, source), as BCP 47 tags:
+    /// `Language` and Poedit's `X-Source-Language`.
+    fn languages(&self) -> (Option<String>, Option<String>) {
+        let tag = |name: &str| {
+            self.header_field(name)
+                .and_then(|l| crate::units::locale_tag(&l))
+        };
+        (tag("Language"), tag(SOURCE_LANGUAGE_HEADER))
+    }
+
     /// The entries but the header.
     fn entries(&self) -> impl Iterator<Item = &Entry> {
         self.blocks.iter().filter_map(|b| match b {
@@ -559,14 +569,11 @@ pub(super) fn parse(text: &str) -> CoreResult<Parsed> {
             "it has no entries besides the header",
         ));
     }
+    let (language, source_language) = catalog.languages();
     Ok(Parsed {
         units,
-        language: catalog
-            .header_field("Language")
-            .and_then(|l| crate::units::locale_tag(&l)),
-        source_language: catalog
-            .header_field(SOURCE_LANGUAGE_HEADER)
-            .and_then(|l| crate::units::locale_tag(&l)),
+        language,
+        source_language,
         export: catalog.header_field(EXPORT_HEADER),
     })
 }
@@ -650,14 +657,11 @@ pub(super) fn document(text: &str, max_bytes: u64) -> CoreResult<Document> {
     if units.is_empty() {
         return Err(bad(catalog.last_line, "it has no entries to translate"));
     }
+    let (language, source_language) = catalog.languages();
     Ok(Document {
         units,
-        language: catalog
-            .header_field("Language")
-            .and_then(|l| crate::units::locale_tag(&l)),
-        source_language: catalog
-            .header_field(SOURCE_LANGUAGE_HEADER)
-            .and_then(|l| crate::units::locale_tag(&l)),
+        language,
+        source_language,
         locked: 0,
         kind: "PO",
     })
