@@ -405,13 +405,18 @@ fn history_loaded(app: &mut App, found: Result<quire_core::journal::HistoryPage,
     match found {
         Ok(page) => {
             let who = |by: &Who| match by {
-                Who::Human { user } => user.clone().unwrap_or_else(|| "someone".into()),
-                Who::Agent { user, client } => {
-                    format!("{}'s agent {client}", user.as_deref().unwrap_or("someone"))
-                }
-                Who::Engine { engine, user, .. } => {
-                    format!("{engine} for {}", user.as_deref().unwrap_or("someone"))
-                }
+                Who::Human { user } => user.clone().unwrap_or_else(|| "a person".into()),
+                Who::Agent {
+                    user: Some(user),
+                    client,
+                } => format!("{user}'s agent {client}"),
+                Who::Agent { user: None, client } => format!("the agent {client}"),
+                Who::Engine {
+                    engine,
+                    user: Some(user),
+                    ..
+                } => format!("{engine} for {user}"),
+                Who::Engine { engine, .. } => engine.clone(),
             };
             let value = |v: &serde_json::Value| match v {
                 serde_json::Value::Null => "—".to_owned(),

@@ -126,13 +126,14 @@ export function Concordance() {
   </form>`;
 }
 
-/** What a change says of its author: "ana", "ana's agent Claude Code 2.1", "ocr for ana". */
+/** What a change says of its author: "ana", "ana's agent Claude Code 2.1", "ocr for ana"
+ * ("a person", "the agent …", "ocr" on a server without users). */
 export function author(by) {
-  if (!by) return 'someone';
-  const user = by.user ?? 'someone';
-  if (by.by === 'agent') return `${user}'s agent ${by.client}`;
-  if (by.by === 'engine') return `${by.engine} for ${by.client ? `${user}'s agent ${by.client}` : user}`;
-  return user;
+  if (!by) return 'a person';
+  const agent = by.client && (by.user ? `${by.user}'s agent ${by.client}` : `the agent ${by.client}`);
+  if (by.by === 'agent') return agent;
+  if (by.by === 'engine') return agent || by.user ? `${by.engine} for ${agent || by.user}` : by.engine;
+  return by.user ?? 'a person';
 }
 
 function told(value) {
