@@ -182,6 +182,13 @@ struct Stamper<'a, 'b> {
 }
 
 impl Stamper<'_, '_> {
+    /// The node `id` of page `page` as the scene has it before the op.
+    fn node(&self, page: PageId, id: NodeId) -> Option<&Node> {
+        self.scene
+            .page(page)
+            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
+    }
+
     fn op(&mut self, op: Op) -> CoreResult<Option<Op>> {
         Ok(match op {
             Op::Batch { ops, label } => {
@@ -223,10 +230,7 @@ impl Stamper<'_, '_> {
                     ..
                 }) = &mut patch.kind
                 {
-                    let current = self
-                        .scene
-                        .page(page)
-                        .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]));
+                    let current = self.node(page, id);
                     if let Some(node) = current
                         && let Some(why) = self.refuse(node, state.is_some())?
                     {
@@ -290,11 +294,7 @@ impl Stamper<'_, '_> {
         let Some(role) = self.writer.below_review() else {
             return Ok(());
         };
-        let Some(node) = self
-            .scene
-            .page(page)
-            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
-        else {
+        let Some(node) = self.node(page, id) else {
             return Ok(());
         };
         let current = node.kind.state();
@@ -325,11 +325,7 @@ impl Stamper<'_, '_> {
     /// Refuses an edit whose basis is not what the node says now. An
     /// unknown node is `apply`'s to refuse.
     fn check_basis(&self, page: PageId, id: NodeId, basis: &Basis) -> CoreResult<()> {
-        let Some(node) = self
-            .scene
-            .page(page)
-            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
-        else {
+        let Some(node) = self.node(page, id) else {
             return Ok(());
         };
         let (text, translation) = match &node.kind {
@@ -385,19 +381,15 @@ impl Stamper<'_, '_> {
         if let Some(KindPatch::Text { found_by, .. }) = &mut patch.kind {
             *found_by = None;
         }
-        let marked = self
-            .scene
-            .page(page)
-            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i]))
-            .is_some_and(|n| {
-                matches!(
-                    &n.kind,
-                    NodeKind::Text {
-                        found_by: Some(_),
-                        ..
-                    }
-                )
-            });
+        let marked = self.node(page, id).is_some_and(|n| {
+            matches!(
+                &n.kind,
+                NodeKind::Text {
+                    found_by: Some(_),
+                    ..
+                }
+            )
+        });
         if !marked {
             return;
         }
@@ -435,10 +427,7 @@ impl Stamper<'_, '_> {
             translation: translated,
             source_edit: marked,
             ..
-        }) = self
-            .scene
-            .page(page)
-            .and_then(|p| p.node_index(id).map(|i| &p.nodes[i].kind))
+        }) = self.node(page, id).map(|n| &n.kind)
         else {
             return;
         };
