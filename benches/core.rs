@@ -54,6 +54,7 @@ fn text_node(i: usize) -> NewNode {
             found_by: None,
             source_edit: None,
             entry: None,
+            suggestions: Vec::new(),
         },
     }
 }

@@ -111,6 +111,7 @@ async fn project(core: &Core, pages: usize) -> SessionId {
                         found_by: None,
                         source_edit: None,
                         entry: None,
+                        suggestions: Vec::new(),
                     },
                 },
                 at: None,

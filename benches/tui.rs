@@ -39,6 +39,7 @@ fn big_app() -> App {
                     found_by: None,
                     source_edit: None,
                     entry: None,
+                    suggestions: Vec::new(),
                 },
             })
             .collect();

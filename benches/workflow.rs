@@ -76,6 +76,7 @@ fn page(p: usize, nodes: usize, translated: bool) -> Op {
                             found_by: None,
                             source_edit: None,
                             entry: None,
+                            suggestions: Vec::new(),
                         },
                     })
                     .collect(),
@@ -257,6 +258,7 @@ fn cue_page(p: usize, cues: usize) -> Op {
                     found_by: None,
                     source_edit: None,
                     entry: None,
+                    suggestions: Vec::new(),
                 },
             }
         })

@@ -252,6 +252,8 @@ fn needed(method: &Method, route: Option<&str>) -> (Role, &'static str) {
         }
         ("POST", "/api/v1/memory") => (Role::Admin, "changing the memory"),
         ("POST", r) if r.ends_with("/glossary/import") => (Role::Admin, "changing the glossary"),
+        ("POST", r) if r.ends_with("/suggestions") => (Role::Suggest, "suggesting a translation"),
+        ("POST", r) if r.ends_with("/vote") => (Role::Suggest, "voting on a suggestion"),
         ("PUT", "/api/v1/projects/current" | "/api/v1/sessions/current")
         | ("POST", "/api/v1/sessions") => (Role::Read, "opening a project"),
         _ => (Role::Edit, "changing a project"),

@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::reply::{Failure, Outcome, ToolError, ok, parse};
 use super::tools::*;
 use super::*;
+use crate::config::schema::Role;
 use crate::wire;
 use quire_core::events::{Event, JobProgress};
 use quire_core::glossary::GlossaryImport;
@@ -85,6 +86,45 @@ impl QuireMcp {
             .content
             .push(ContentBlock::image(data, picture.mime_type));
         Ok(result)
+    }
+
+    /// `quire_suggestions`: lists, or adds, votes, accepts or rejects
+    /// and then lists; accepting and rejecting need `edit`.
+    pub(super) async fn suggestions(&self, a: SuggestionsArgs) -> Outcome<CallToolResult> {
+        use quire_core::suggestions::Action;
+        let id = self.session(a.session_id)?;
+        let missing = |what: &str| {
+            let message = format!("invalid arguments: {what} is needed for this action");
+            ToolError::new("invalid_arguments", message)
+        };
+        let which = || {
+            a.suggestion_id
+                .clone()
+                .ok_or_else(|| missing("suggestionId"))
+        };
+        let action = match a.action {
+            SuggestionAction::List => None,
+            SuggestionAction::Add => Some(Action::Add {
+                text: a.text.clone().ok_or_else(|| missing("text"))?,
+            }),
+            SuggestionAction::Vote => Some(Action::Vote {
+                id: which()?,
+                value: a.value.ok_or_else(|| missing("value"))?,
+            }),
+            SuggestionAction::Accept => Some(Action::Accept { id: which()? }),
+            SuggestionAction::Reject => Some(Action::Reject { id: which()? }),
+        };
+        let mut epoch = None;
+        if let Some(action) = action {
+            if action.edits() {
+                self.caller
+                    .may(Role::Edit, "accepting or rejecting a suggestion")
+                    .map_err(|why| ToolError::new("forbidden_role", why))?;
+            }
+            epoch = Some(self.core.suggest(id, a.node_id, action).await?.epoch);
+        }
+        let suggestions = self.core.suggestions(id, a.node_id).await?;
+        ok(&SuggestionList { epoch, suggestions })
     }
 
     pub(super) async fn import_pages(&self, a: ImportPagesArgs) -> Outcome<CallToolResult> {

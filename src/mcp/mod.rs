@@ -438,6 +438,7 @@ impl QuireMcp {
             ToolName::ViewPage => self.view_page(parse(args)?).await,
             ToolName::ImportPages => self.import_pages(parse(args)?).await,
             ToolName::ImportTranslations => self.import_translations(parse(args)?).await,
+            ToolName::Suggestions => self.suggestions(parse(args)?).await,
         }
     }
 }

@@ -46,8 +46,7 @@ pub struct ImportTranslationsArgs {
     /// Or the file's text.
     #[serde(default)]
     pub content: Option<String>,
-    /// Merge a file in other languages than the project's (never a
-    /// conflict: name those in take).
+    /// Merge a file in other languages (conflicts only via take).
     #[serde(default)]
     pub force: bool,
     /// Or in these conflicts' units.
@@ -73,6 +72,46 @@ pub struct ApplyArgs {
     pub op: Op,
     #[serde(default)]
     pub session_id: Option<SessionId>,
+}
+
+/// `quire_suggestions`: one tool for a segment's suggestions (five would
+/// take `tools/list` past its budget).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SuggestionsArgs {
+    pub action: SuggestionAction,
+    pub node_id: NodeId,
+    // add: the proposed translation. (Plain comments: the budget.)
+    #[serde(default)]
+    pub text: Option<String>,
+    #[serde(default)]
+    pub suggestion_id: Option<String>,
+    // vote: 1, -1, or 0 to take it back.
+    #[serde(default)]
+    #[schemars(range(min = -1, max = 1))]
+    pub value: Option<i8>,
+    #[serde(default)]
+    pub session_id: Option<SessionId>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum SuggestionAction {
+    List,
+    Add,
+    Vote,
+    Accept,
+    Reject,
+}
+
+/// A node's open suggestions after the call, most votes first, and the
+/// epoch a change made.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SuggestionList {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epoch: Option<u64>,
+    pub suggestions: Vec<quire_core::suggestions::SuggestionView>,
 }
 
 /// `quire_start_pipeline`: the core's spec and the tool's own fields, side
@@ -190,7 +229,8 @@ pub struct ImportPagesArgs {
     pub session_id: Option<SessionId>,
 }
 
-/// One page given inline.
+// One page given inline. (Plain comments here: the field's description
+// says it, and `tools/list` has a budget.)
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ImportItem {
@@ -211,7 +251,7 @@ pub struct ImageItem {
     pub name: String,
     /// image/png, image/jpeg or image/webp.
     pub mime_type: String,
-    /// The image bytes, base64.
+    // The image bytes, base64.
     pub data: String,
 }
 
@@ -333,6 +373,7 @@ pub enum ToolName {
     ViewPage,
     ImportPages,
     ImportTranslations,
+    Suggestions,
 }
 
 impl ToolName {
@@ -354,10 +395,12 @@ impl ToolName {
             | ToolName::Export
             | ToolName::ImportPages
             | ToolName::ImportTranslations => (Role::Edit, "changing a project"),
+            // Accepting and rejecting need `edit`: the call checks.
+            ToolName::Suggestions => (Role::Suggest, "suggesting a translation"),
         }
     }
 
-    pub const ALL: [ToolName; 15] = [
+    pub const ALL: [ToolName; 16] = [
         ToolName::OpenProject,
         ToolName::CloseProject,
         ToolName::Apply,
@@ -373,6 +416,7 @@ impl ToolName {
         ToolName::ViewPage,
         ToolName::ImportPages,
         ToolName::ImportTranslations,
+        ToolName::Suggestions,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -392,6 +436,7 @@ impl ToolName {
             ToolName::ViewPage => "quire_view_page",
             ToolName::ImportPages => "quire_import_pages",
             ToolName::ImportTranslations => "quire_import_translations",
+            ToolName::Suggestions => "quire_suggestions",
         }
     }
 
@@ -491,7 +536,7 @@ mod described {
                 name,
                 "Close a project",
                 changes(false, true),
-                "Save and close a session. Its running jobs are cancelled.",
+                "Save and close a session; its jobs are cancelled.",
             ),
             ToolName::Apply => tool::<ApplyArgs, ApplyResult>(
                 name,
@@ -503,13 +548,13 @@ mod described {
                 name,
                 "Undo",
                 changes(true, false),
-                "Undo the latest change; says what (epoch null: none).",
+                "Undo your latest change; says what (epoch null: none).",
             ),
             ToolName::Redo => tool::<SessionArgs, Epoch>(
                 name,
                 "Redo",
                 changes(true, false),
-                "Redo the latest undone change (epoch null: none).",
+                "Redo your latest undone change (epoch null: none).",
             ),
             ToolName::StartPipeline => tool::<StartPipelineArgs, Started>(
                 name,
@@ -571,6 +616,12 @@ mod described {
                 changes(false, true),
                 "Merge XLIFF/PO three-way, add CSV/TBX glossary terms, or a TMX to the memory.",
             ),
+            ToolName::Suggestions => tool::<SuggestionsArgs, SuggestionList>(
+                name,
+                "Suggestions",
+                changes(false, false),
+                "List, add (text), vote (value), accept or reject a segment's suggestions.",
+            ),
         }
     }
 }
@@ -600,7 +651,7 @@ mod tests {
     #[test]
     fn every_tool_name_is_accepted_by_common_clients() {
         let tools = all();
-        assert_eq!(tools.len(), 15);
+        assert_eq!(tools.len(), 16);
         for tool in tools.iter() {
             assert!(valid_tool_name(&tool.name), "{}", tool.name);
             for schema in [Some(&tool.input_schema), tool.output_schema.as_ref()]

@@ -34,7 +34,7 @@ fn every_documented_operation_answers_as_documented() {
     let s = Sandbox::new();
     let server = Binary::start(&s, &["--headless", "--port", "0"], &[]);
     let out = run(&s, &python, "check.py", &[&server.url]);
-    assert!(out.contains("openapi: ok (46 operations)"), "{out}");
+    assert!(out.contains("openapi: ok (56 operations)"), "{out}");
     assert!(server.terminate().success());
 }
 

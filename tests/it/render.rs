@@ -175,6 +175,7 @@ async fn add_boxes(t: &TestCore, id: SessionId, page: PageId, boxes: &[Box]) -> 
                     found_by: None,
                     source_edit: None,
                     entry: None,
+                    suggestions: Vec::new(),
                 },
             },
             at: None,

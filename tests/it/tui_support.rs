@@ -60,6 +60,7 @@ fn text(n: u128, source: &str, translation: Option<&str>) -> Node {
             found_by: None,
             source_edit: None,
             entry: None,
+            suggestions: Vec::new(),
         },
     }
 }

@@ -37,7 +37,7 @@ async def flow(c, project, name, stateless_http):
     """One client's work; returns its sessionId."""
     listed = await c.list_tools()
     tools = listed.tools
-    check(len(tools) == 15, f"{name}: {len(tools)} tools")
+    check(len(tools) == 16, f"{name}: {len(tools)} tools")
     if c.session.protocol_version >= "2026-07-28":
         check(listed.ttl_ms == 3_600_000 and listed.cache_scope == "public", f"{name}: cache hints {listed}"[:300])
     names = [t.name for t in tools]

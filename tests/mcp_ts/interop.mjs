@@ -125,7 +125,7 @@ function png(width, height) {
 
 async function run(client) {
   const { tools } = await client.listTools();
-  check(tools.length >= 15, `tools: ${tools.map((t) => t.name)}`);
+  check(tools.length >= 16, `tools: ${tools.map((t) => t.name)}`);
   for (const t of tools) {
     check(t.title, `${t.name}: no title`);
     check(t.outputSchema?.type === "object", `${t.name}: output schema`);

@@ -42,7 +42,7 @@ const client = new Client(
 await client.connect(transport);
 
 const tools = (await client.listTools()).tools;
-check(tools.length === 15, `${tools.length} tools`);
+check(tools.length === 16, `${tools.length} tools`);
 for (const t of tools) {
   check(t.annotations, `${t.name}: no annotations`);
 }

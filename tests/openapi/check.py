@@ -130,7 +130,25 @@ class Checker:
         self.call("GET", f"/api/v1/sessions/{uuid.uuid4()}", 404)
         self.call("PUT", "/api/v1/sessions/current", 200, json={"id": sid})
         for prefix in ["/api/v1", f"/api/v1/sessions/{sid}"]:
-            self.call("POST", f"{prefix}/pages", 200, json={"name": "Text", "text": "One {0}\n\nTwo"})
+            text = self.call("POST", f"{prefix}/pages", 200, json={"name": "Text", "text": "One {0}\n\nTwo"}).json()
+            # A segment's suggestions: added, refused, voted, listed by
+            # votes, rejected and accepted.
+            suggestions = f"{prefix}/nodes/{text['created'][1]}/suggestions"
+            un = self.call("POST", suggestions, 200, json={"text": "Un {0}"}).json()
+            self.call("POST", suggestions, 400, json={"text": "  "})
+            self.call("POST", suggestions, 409, json={"text": "Un {0}"})
+            self.call("POST", f"{prefix}/nodes/{uuid.uuid4()}/suggestions", 404, json={"text": "Un"})
+            une = self.call("POST", suggestions, 200, json={"text": "Une {0}"}).json()
+            assert self.call("POST", f"{suggestions}/{une['id']}/vote", 200, json={"value": 1}).json()["votes"] == 1
+            self.call("POST", f"{suggestions}/{une['id']}/vote", 400, json={"value": 2})
+            self.call("POST", f"{suggestions}/{uuid.uuid4()}/vote", 404, json={"value": 1})
+            listed = self.call("GET", suggestions, 200).json()["suggestions"]
+            assert [s["text"] for s in listed] == ["Une {0}", "Un {0}"], listed
+            self.call("GET", f"{prefix}/nodes/{uuid.uuid4()}/suggestions", 404)
+            self.call("POST", f"{suggestions}/{un['id']}/reject", 200)
+            self.call("POST", f"{suggestions}/{une['id']}/accept", 200)
+            self.call("POST", f"{suggestions}/{une['id']}/accept", 404)
+            assert self.call("GET", suggestions, 200).json() == {"suggestions": []}
             added = self.call("POST", f"{prefix}/pages", 200, files={"file": ("p1.png", PNG, "image/png")}).json()
             scene = self.call("GET", f"{prefix}/scene.json", 200).json()
             page = next(p for p in scene["scene"]["pages"] if p["id"] == added["created"][0])

@@ -5,7 +5,8 @@ changes something answers the tool error `forbidden_role` (nothing
 changes); the editor's agent is refused marking a segment reviewed (the
 same message as over HTTP) and applies a translation, which the scene
 then records as that agent's, made for that user, and the history
-resource names it so.
+resource names it so; it suggests a translation, votes for it and
+accepts it, and the translation names who suggested it.
 
 Usage: roles.py MCP_URL READ_TOKEN EDIT_TOKEN SESSION_ID PAGE_ID NODE_ID
 """
@@ -22,7 +23,8 @@ from mcp.types import Implementation
 # Every tool that changes something (the role is checked before the
 # arguments are read, so a session is all most need here).
 WRITES = ["quire_apply", "quire_undo", "quire_redo", "quire_start_pipeline", "quire_export",
-          "quire_import_pages", "quire_import_translations", "quire_cancel_job", "quire_close_project"]
+          "quire_import_pages", "quire_import_translations", "quire_cancel_job", "quire_close_project",
+          "quire_suggestions"]
 
 
 async def run(url, read_token, edit_token, session, page, node):
@@ -70,6 +72,24 @@ async def run(url, read_token, edit_token, session, page, node):
                 assert entry["by"] == {"by": "agent", "user": "ana", "client": "team-agent 1.0"}, entry
                 change = next(c for c in entry["changes"] if c["field"] == "translation")
                 assert change["after"] == "feito pelo agente" and change["node"] == node, change
+                # A suggestion, then accepted: the translation names both.
+                args = {"sessionId": session, "nodeId": node}
+                added = await mcp.call_tool("quire_suggestions", {**args, "action": "add", "text": "sugerido"})
+                assert not added.is_error, added
+                [mine] = added.structured_content["suggestions"]
+                assert (mine["author"], mine["client"]) == ("ana", "team-agent 1.0"), mine
+                voted = await mcp.call_tool("quire_suggestions", {**args, "action": "vote",
+                                                                  "suggestionId": mine["id"], "value": 1})
+                assert voted.structured_content["suggestions"][0]["voters"] == ["ana"], voted
+                bad = await mcp.call_tool("quire_suggestions", {**args, "action": "vote", "suggestionId": mine["id"]})
+                assert bad.is_error and "value is needed" in json.dumps(bad.model_dump()), bad
+                accepted = await mcp.call_tool("quire_suggestions", {**args, "action": "accept",
+                                                                     "suggestionId": mine["id"]})
+                assert accepted.structured_content["suggestions"] == [], accepted
+                scene = (await mcp.call_tool("quire_get_scene", {"sessionId": session})).structured_content
+                kind = next(n["kind"] for p in scene["scene"]["pages"] for n in p["nodes"] if n["id"] == node)
+                assert kind["translation"] == "sugerido", kind
+                assert kind["origin"]["suggestedBy"] == "ana" and kind["origin"]["by"] == "agent", kind
                 templates = await mcp.list_resource_templates()
                 assert any(t.uri_template == "quire://sessions/{sessionId}/history"
                            for t in templates.resource_templates), templates

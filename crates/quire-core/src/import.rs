@@ -251,6 +251,7 @@ fn document_page(
                         user: None,
                         at: at.clone(),
                         score: None,
+                        suggested_by: None,
                     })
                 });
                 *state = unit.state;
@@ -294,6 +295,7 @@ fn text_node(text: String, source_lang: Option<&str>, timing: Option<Timing>) ->
             found_by: None,
             source_edit: None,
             entry: None,
+            suggestions: Vec::new(),
         },
     }
 }

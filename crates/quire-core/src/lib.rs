@@ -37,6 +37,7 @@ pub mod projects;
 pub mod session;
 pub mod settings;
 pub mod spelling;
+pub mod suggestions;
 pub mod tm;
 pub mod translations;
 

@@ -151,6 +151,7 @@ fn change(node: &Node, unit: &Unit) -> Option<NodePatch> {
             user: None,
             at: now_rfc3339(),
             score: None,
+            suggested_by: None,
         })));
     }
     Some(patch)
@@ -591,6 +592,7 @@ mod tests {
                 user: None,
                 at: String::new(),
                 score: None,
+                suggested_by: None,
             }));
         }
         assert_eq!(

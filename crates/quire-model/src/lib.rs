@@ -27,4 +27,5 @@ pub mod limits;
 pub mod objects;
 pub mod op;
 pub mod scene;
+pub mod suggestion;
 pub mod workflow;

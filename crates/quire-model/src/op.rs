@@ -16,6 +16,7 @@ use crate::scene::{
     ImageRole, MaskRole, NodeKind, Origin, Point, ReadingDirection, TextAlign, TextState, Timing,
     Transform,
 };
+use crate::suggestion::{Suggest, Suggestion};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", deny_unknown_fields)]
@@ -403,6 +404,15 @@ impl NodePatch {
         NodePatch::kind(kind)
     }
 
+    /// A suggestion act on a text node, for the core to resolve.
+    pub fn suggest(act: Suggest) -> NodePatch {
+        let mut kind = KindPatch::text();
+        if let KindPatch::Text { suggest, .. } = &mut kind {
+            *suggest = Some(Box::new(act));
+        }
+        NodePatch::kind(kind)
+    }
+
     /// A text node's source text, nothing else.
     pub fn source(text: Clearable<String>) -> NodePatch {
         let mut kind = KindPatch::text();
@@ -457,6 +467,10 @@ pub struct TransformPatch {
     pub rotation: Clearable<f64>,
 }
 
+// The text patch is what nearly every op carries: boxing it would cost
+// an allocation per edit to save bytes on the rarer image and mask
+// patches.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "camelCase", deny_unknown_fields)]
 pub enum KindPatch {
@@ -524,6 +538,16 @@ pub enum KindPatch {
         )]
         #[schemars(skip)]
         source_edit: Clearable<Box<Origin>>,
+        /// The node's open suggestions as the core resolved them (it
+        /// drops any a client sends).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(skip)]
+        suggestions: Option<Box<Vec<Suggestion>>>,
+        /// A suggestion act, which the core turns into `suggestions` (and,
+        /// for an accept, the translation).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[schemars(skip)]
+        suggest: Option<Box<Suggest>>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -563,6 +587,8 @@ impl KindPatch {
             region: None,
             found_by: None,
             source_edit: None,
+            suggestions: None,
+            suggest: None,
         }
     }
 
@@ -615,12 +641,14 @@ pub struct StylePatch {
         skip_serializing_if = "Option::is_none"
     )]
     pub color: Clearable<String>,
+    /// Outline colour.
     #[serde(
         default,
         deserialize_with = "clearable",
         skip_serializing_if = "Option::is_none"
     )]
     pub stroke: Clearable<String>,
+    /// CJK columns, right to left.
     #[serde(
         default,
         deserialize_with = "clearable",
@@ -730,6 +758,8 @@ mod tests {
                 region: None,
                 found_by: None,
                 source_edit: None,
+                suggestions: None,
+                suggest: None,
             })
         );
         let again: Op = serde_json::from_str(&serde_json::to_string(&op).unwrap()).unwrap();

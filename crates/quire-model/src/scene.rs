@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::BlobHash;
 use crate::ids::{NodeId, PageId};
+use crate::suggestion::Suggestion;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -293,6 +294,12 @@ pub enum NodeKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         #[schemars(skip)]
         entry: Option<Box<Entry>>,
+        /// Its open suggestions (spec 10, "Suggestions"): changed only
+        /// through a suggestion act, which the core resolves (not in the
+        /// wire schema: no client sets it).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        #[schemars(skip)]
+        suggestions: Vec<Suggestion>,
     },
     #[serde(rename_all = "camelCase")]
     Image {
@@ -412,6 +419,9 @@ pub struct Origin {
     /// (1 identical; at least `tm.min_score`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// For an accepted suggestion: who proposed it (`user` accepted it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggested_by: Option<String>,
 }
 
 impl Origin {
@@ -450,6 +460,7 @@ impl NodeKind {
             found_by: None,
             source_edit: None,
             entry: None,
+            suggestions: Vec::new(),
         }
     }
 

@@ -18,6 +18,7 @@ use crate::error::{CoreError, CoreResult, Stale};
 use crate::ids::{NodeId, PageId};
 use crate::op::{Basis, KindPatch, NewNode, NodePatch, Op};
 use crate::scene::{Author, Node, NodeKind, Origin, Scene, TextState};
+use crate::suggestion;
 
 /// Which existing translations a translation engine may replace.
 #[derive(
@@ -220,6 +221,7 @@ impl Stamper<'_, '_> {
                 if let Some(basis) = &based_on {
                     self.check_basis(page, id, basis)?;
                 }
+                let suggested_by = self.suggestion(page, id, &mut patch)?;
                 self.check_review(page, id, &patch)?;
                 self.unmark(page, id, &mut patch);
                 self.source_edit(page, id, &mut patch);
@@ -274,6 +276,9 @@ impl Stamper<'_, '_> {
                         }
                         Writer::Person { user: None, .. } => {}
                     }
+                    if let Some(Some(origin)) = origin {
+                        origin.suggested_by = suggested_by;
+                    }
                 }
                 // The basis held; the log keeps the edit without it.
                 Some(Op::UpdateNode {
@@ -320,6 +325,65 @@ impl Stamper<'_, '_> {
         Err(CoreError::Forbidden(format!(
             "{what} needs the review role; {who} has {role}"
         )))
+    }
+
+    /// Resolves a suggestion act against the node's open suggestions
+    /// into its new list (and, for an accept, its translation, signed by
+    /// the writer); drops any list a client sent. Returns who proposed
+    /// an accepted suggestion.
+    fn suggestion(
+        &self,
+        page: PageId,
+        id: NodeId,
+        patch: &mut NodePatch,
+    ) -> CoreResult<Option<String>> {
+        let Some(KindPatch::Text {
+            suggestions,
+            suggest,
+            translation,
+            state,
+            origin,
+            ..
+        }) = &mut patch.kind
+        else {
+            return Ok(None);
+        };
+        *suggestions = None;
+        let Some(act) = suggest.take() else {
+            return Ok(None);
+        };
+        if let Writer::Engine { .. } = self.writer {
+            return Err(CoreError::InvalidOp(
+                "an engine does not suggest; it translates".into(),
+            ));
+        }
+        let node = self
+            .node(page, id)
+            .ok_or_else(|| CoreError::not_found("node", id))?;
+        let NodeKind::Text {
+            suggestions: open, ..
+        } = &node.kind
+        else {
+            return Err(CoreError::InvalidInput(format!(
+                "node {id} is a {} node; only text nodes take suggestions",
+                node.kind.type_name()
+            )));
+        };
+        let who = suggestion::Actor {
+            user: self.writer.user(),
+            client: self.writer.agent(),
+            at: self.at,
+        };
+        let resolved = suggestion::resolve(open, &act, &who)?;
+        *suggestions = Some(Box::new(resolved.list));
+        let Some(accepted) = resolved.accepted else {
+            return Ok(None);
+        };
+        *translation = Some(Some(accepted.text.clone()));
+        *state = Some(TextState::Translated);
+        let by = accepted.author().map(str::to_owned);
+        *origin = Some(Some(self.origin()));
+        Ok(by)
     }
 
     /// Refuses an edit whose basis is not what the node says now. An
@@ -486,6 +550,7 @@ impl Stamper<'_, '_> {
                 user,
                 at: self.at.to_owned(),
                 score: None,
+                suggested_by: None,
             },
             Writer::Agent { client, .. } => Origin {
                 by: Author::Agent,
@@ -494,6 +559,7 @@ impl Stamper<'_, '_> {
                 user,
                 at: self.at.to_owned(),
                 score: None,
+                suggested_by: None,
             },
             Writer::Engine { id, client, .. } => Origin {
                 by: Author::Engine,
@@ -502,6 +568,7 @@ impl Stamper<'_, '_> {
                 user,
                 at: self.at.to_owned(),
                 score: None,
+                suggested_by: None,
             },
         })
     }

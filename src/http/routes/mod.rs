@@ -23,6 +23,7 @@ mod history;
 mod jobs;
 mod pages;
 mod projects;
+mod suggestions;
 mod transfer;
 use jobs::{
     CANCEL_OPERATION, OPERATIONS, START_PIPELINE, cancel_operation, operations, start_pipeline,
@@ -263,6 +264,23 @@ fn session_routes(api: &mut Api<AppState>, prefix: &str) {
     api.route("POST", &p("/history/undo"), UNDO, undo);
     api.route("POST", &p("/history/redo"), REDO, redo);
     api.route("POST", &p("/pipelines"), START_PIPELINE, start_pipeline);
+    let s = |path: &str| p(&format!("/nodes/{{nodeId}}/suggestions{path}"));
+    api.route("GET", &s(""), suggestions::LIST, suggestions::list);
+    api.route("POST", &s(""), suggestions::ADD, suggestions::add);
+    let one = |what: &str| s(&format!("/{{suggestionId}}/{what}"));
+    api.route("POST", &one("vote"), suggestions::VOTE, suggestions::vote);
+    api.route(
+        "POST",
+        &one("accept"),
+        suggestions::ACCEPT,
+        suggestions::accept,
+    );
+    api.route(
+        "POST",
+        &one("reject"),
+        suggestions::REJECT,
+        suggestions::reject,
+    );
     let current = |what: &str| {
         if prefix == "/api/v1" {
             format!("/api/v1/projects/current/{what}")

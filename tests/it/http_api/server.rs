@@ -102,6 +102,18 @@ async fn openapi_lists_every_route_and_every_listed_route_answers() {
         // Who did what (10-translation-workflow, "Who did what: the
         // history"), by project, open or not.
         "GET /api/v1/projects/{projectId}/history",
+        // A segment's suggestions (10-translation-workflow,
+        // "Suggestions"), in the current session and in a named one.
+        "GET /api/v1/nodes/{nodeId}/suggestions",
+        "POST /api/v1/nodes/{nodeId}/suggestions",
+        "POST /api/v1/nodes/{nodeId}/suggestions/{suggestionId}/vote",
+        "POST /api/v1/nodes/{nodeId}/suggestions/{suggestionId}/accept",
+        "POST /api/v1/nodes/{nodeId}/suggestions/{suggestionId}/reject",
+        "GET /api/v1/sessions/{sessionId}/nodes/{nodeId}/suggestions",
+        "POST /api/v1/sessions/{sessionId}/nodes/{nodeId}/suggestions",
+        "POST /api/v1/sessions/{sessionId}/nodes/{nodeId}/suggestions/{suggestionId}/vote",
+        "POST /api/v1/sessions/{sessionId}/nodes/{nodeId}/suggestions/{suggestionId}/accept",
+        "POST /api/v1/sessions/{sessionId}/nodes/{nodeId}/suggestions/{suggestionId}/reject",
     ];
     let spec: BTreeSet<String> = spec.iter().map(|s| (*s).to_owned()).collect();
     assert_eq!(

@@ -41,6 +41,8 @@ fn editing_a_translation_is_a_draft_until_saved() {
             region: None,
             found_by: None,
             source_edit: None,
+            suggestions: None,
+            suggest: None,
         })
     );
     // Esc asks before a changed draft is dropped: n goes back to it, y

@@ -399,6 +399,7 @@ impl Fill {
                         user: None,
                         at: String::new(),
                         score: Some((score * 1000.0).round() / 1000.0),
+                        suggested_by: None,
                     })));
                 }
                 Some(op)

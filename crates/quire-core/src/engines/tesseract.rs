@@ -161,6 +161,7 @@ pub fn parse(tsv: &str) -> Result<Vec<NewNode>, String> {
                 found_by: None,
                 source_edit: None,
                 entry: None,
+                suggestions: Vec::new(),
             },
         })
         .collect())

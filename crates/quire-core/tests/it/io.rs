@@ -481,6 +481,8 @@ async fn xliff_stays_well_formed_with_control_characters() {
                 region: None,
                 found_by: None,
                 source_edit: None,
+                suggestions: None,
+                suggest: None,
             }),
             ..Default::default()
         },

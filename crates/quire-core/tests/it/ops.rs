@@ -202,6 +202,8 @@ async fn every_op_changes_what_it_says() {
                 region: None,
                 found_by: None,
                 source_edit: None,
+                suggestions: None,
+                suggest: None,
             }),
             ..Default::default()
         },

@@ -565,7 +565,19 @@ fn check_node_patch(node: &Node, patch: &NodePatch, blobs: BlobCheck<'_>) -> Res
         ));
     }
     match kind {
-        KindPatch::Text { style, timing, .. } => {
+        KindPatch::Text {
+            style,
+            timing,
+            suggest,
+            ..
+        } => {
+            if suggest.is_some() {
+                return Err(
+                    "a suggestion is added, voted on, accepted or rejected through \
+                            the suggestions API, not in an op"
+                        .into(),
+                );
+            }
             if let Some(style) = style {
                 check_style_patch(style)?;
             }
@@ -640,6 +652,7 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 found_by,
                 source_edit,
                 entry: _,
+                suggestions,
             },
             Some(KindPatch::Text {
                 text: p_text,
@@ -652,6 +665,8 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 region: p_region,
                 found_by: p_found,
                 source_edit: p_source_edit,
+                suggestions: p_suggestions,
+                suggest: _,
             }),
         ) => {
             let was = state.unwrap_or_else(|| TextState::inferred(translation.as_deref()));
@@ -669,6 +684,10 @@ fn patch_node(node: &mut Node, patch: &NodePatch) -> NodePatch {
                 region: swap(region, p_region),
                 found_by: swap(found_by, p_found),
                 source_edit: swap(source_edit, p_source_edit),
+                suggestions: p_suggestions
+                    .as_ref()
+                    .map(|new| Box::new(std::mem::replace(suggestions, new.to_vec()))),
+                suggest: None,
             })
         }
         (

@@ -28,6 +28,7 @@ fn with(
         found_by: None,
         source_edit: None,
         entry: None,
+        suggestions: Vec::new(),
     }
 }
 
@@ -103,6 +104,7 @@ fn a_users_edits_carry_their_name_and_cannot_claim_another() {
         user: Some("rui".into()),
         at: AT.into(),
         score: None,
+        suggested_by: None,
     };
     let mut patch = NodePatch::text(Some(Some("oi".into())), None);
     if let Some(KindPatch::Text { origin, .. }) = &mut patch.kind {
@@ -244,6 +246,7 @@ fn each_policy_drops_what_it_forbids_and_final_is_always_locked() {
         user: None,
         at: AT.into(),
         score: None,
+        suggested_by: None,
     };
     let machine = with(
         Some("machine"),
@@ -286,4 +289,143 @@ fn a_person_unlocks_final_only_by_setting_a_state() {
     assert!(err.to_string().contains("is final"), "{err}");
     let op = set(page, ids[0], "x", Some(TextState::Translated));
     assert!(stamp(&scene, op, &Writer::PERSON, AT).unwrap().op.is_some());
+}
+
+fn suggest(page: PageId, id: NodeId, act: crate::suggestion::Suggest) -> Op {
+    Op::UpdateNode {
+        page,
+        id,
+        patch: NodePatch::suggest(act),
+        based_on: None,
+    }
+}
+
+fn open_suggestions(scene: &Scene, id: NodeId) -> Vec<crate::suggestion::Suggestion> {
+    let NodeKind::Text { suggestions, .. } = node_kind(scene, id) else {
+        panic!()
+    };
+    suggestions.clone()
+}
+
+/// A suggestion leaves the translation alone until an editor accepts it;
+/// the accepted translation is signed by the acceptor and names who
+/// proposed it (also an agent's accept); undo brings the suggestion back;
+/// a list a client sends is dropped.
+#[test]
+fn suggestions_change_the_translation_only_when_accepted() {
+    use crate::suggestion::Suggest;
+    let (mut scene, page, ids) = scene_with(vec![text(Some("Bonjour"))]);
+    let person = |name: &str, role: Option<&str>| Writer::Person {
+        user: Some(name.into()),
+        below_review: role.map(str::to_owned),
+    };
+    let add = Suggest::Add {
+        id: "s1".into(),
+        text: "Salut".into(),
+    };
+    run(
+        &mut scene,
+        suggest(page, ids[0], add),
+        &person("sam", Some("suggest")),
+    );
+    let open = open_suggestions(&scene, ids[0]);
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0].user.as_deref(), Some("sam"));
+    let NodeKind::Text { translation, .. } = node_kind(&scene, ids[0]) else {
+        panic!()
+    };
+    assert_eq!(translation.as_deref(), Some("Bonjour"));
+
+    // A list sent by a client is dropped.
+    let mut forged = NodePatch::text(Some(Some("Hé".into())), None);
+    if let Some(KindPatch::Text { suggestions, .. }) = &mut forged.kind {
+        *suggestions = Some(Box::default());
+    }
+    let op = Op::UpdateNode {
+        page,
+        id: ids[0],
+        patch: forged,
+        based_on: None,
+    };
+    let before = scene.clone();
+    run(&mut scene, op, &person("ed", None));
+    assert_eq!(open_suggestions(&scene, ids[0]).len(), 1);
+    scene = before;
+
+    // An agent accepts: its origin, naming the suggester.
+    let agent = Writer::Agent {
+        client: "claude-code 2.1".into(),
+        user: Some("ed".into()),
+        below_review: Some("edit".into()),
+    };
+    let accept = suggest(page, ids[0], Suggest::Accept { id: "s1".into() });
+    let stamped = stamp(&scene, accept, &agent, AT).unwrap().op.unwrap();
+    let applied = apply(&mut scene, stamped, &|_| true).unwrap();
+    let NodeKind::Text {
+        translation,
+        state,
+        origin: Some(origin),
+        suggestions,
+        ..
+    } = node_kind(&scene, ids[0])
+    else {
+        panic!()
+    };
+    assert_eq!(translation.as_deref(), Some("Salut"));
+    assert_eq!(*state, Some(TextState::Translated));
+    assert_eq!(origin.by, Author::Agent);
+    assert_eq!(origin.user.as_deref(), Some("ed"));
+    assert_eq!(origin.suggested_by.as_deref(), Some("sam"));
+    assert!(suggestions.is_empty());
+    apply(&mut scene, applied.inverse, &|_| true).unwrap();
+    assert_eq!(open_suggestions(&scene, ids[0]).len(), 1);
+
+    // An act that reaches apply unresolved is refused.
+    let raw = suggest(page, ids[0], Suggest::Reject { id: "s1".into() });
+    assert!(apply(&mut scene.clone(), raw, &|_| true).is_err());
+}
+
+/// Accepting into a final segment needs the review role; an unknown
+/// suggestion is named; an engine never suggests.
+#[test]
+fn accepting_into_a_final_segment_needs_review() {
+    use crate::suggestion::Suggest;
+    let final_ = with(Some("Fin"), Some(TextState::Final), None);
+    let (mut scene, page, ids) = scene_with(vec![final_]);
+    let add = Suggest::Add {
+        id: "s1".into(),
+        text: "Fini".into(),
+    };
+    run(&mut scene, suggest(page, ids[0], add), &Writer::PERSON);
+    let editor = Writer::Person {
+        user: Some("ed".into()),
+        below_review: Some("edit".into()),
+    };
+    let accept = || suggest(page, ids[0], Suggest::Accept { id: "s1".into() });
+    let err = stamp(&scene, accept(), &editor, AT).unwrap_err();
+    assert!(matches!(err, CoreError::Forbidden(_)), "{err}");
+    assert!(err.to_string().contains("ed has edit"), "{err}");
+    let reviewer = Writer::Person {
+        user: Some("rita".into()),
+        below_review: None,
+    };
+    run(&mut scene, accept(), &reviewer);
+    assert_eq!(
+        node_kind(&scene, ids[0]).state(),
+        Some(TextState::Translated)
+    );
+    let unknown = suggest(page, ids[0], Suggest::Reject { id: "nope".into() });
+    let err = stamp(&scene, unknown, &reviewer, AT).unwrap_err();
+    assert_eq!(err.to_string(), "unknown suggestion nope");
+    let engine = Writer::Engine {
+        id: "llm".into(),
+        overwrite: Overwrite::All,
+        user: None,
+        client: None,
+    };
+    let add = Suggest::Add {
+        id: "s2".into(),
+        text: "x".into(),
+    };
+    assert!(stamp(&scene, suggest(page, ids[0], add), &engine, AT).is_err());
 }
