@@ -81,20 +81,25 @@ pub(super) fn load(
         scene.project.updated_at.clone_from(&frame.at);
         epoch = frame_epoch;
         if epoch > journaled {
-            let who = quire_model::history::Actor {
-                user: frame.by.as_deref(),
-                agent: frame.agent.as_deref(),
-            };
             let label = history::describe(&scene, &applied.op);
-            missing.extend(super::journal_line(
-                epoch,
-                &frame.at,
-                frame.kind,
-                &label,
-                &applied,
-                frame.group.as_ref(),
-                who,
-            ));
+            let parts = quire_store::storage::log::Parts {
+                kind: frame.kind,
+                at: &frame.at,
+                op: &applied.op,
+                inverse: &applied.inverse,
+                group: frame.group.as_ref(),
+                by: frame.by.as_deref(),
+                agent: frame.agent.as_deref(),
+                undoes: frame.undoes,
+            };
+            if let Ok(encoded) = quire_store::storage::log::encode_parts(epoch, &parts) {
+                missing.extend(super::journal_line(
+                    epoch,
+                    frame.kind,
+                    &label,
+                    &encoded.bytes,
+                ));
+            }
         }
         if epoch <= history_epoch {
             // history.json already holds this change.

@@ -557,7 +557,7 @@ impl Session {
         // Computed before the history takes the op.
         let pages = applied.op.pages_changed();
         let label = history::describe(&state.scene, &applied.op);
-        let record = journal_line(epoch, &at, kind, &label, &applied, group.as_ref(), who);
+        let record = journal_line(epoch, kind, &label, &bytes);
         match kind {
             FrameKind::Apply => state.history.push(Entry {
                 label,
@@ -698,29 +698,14 @@ impl Session {
     }
 }
 
-/// A frame's journal line (`storage::journal`): when, what (an undo's or
-/// redo's label says so), who and what it changed. Empty if it cannot be
-/// encoded: the frame still lands, and the journal misses one line.
-pub(crate) fn journal_line(
-    epoch: u64,
-    at: &str,
-    kind: FrameKind,
-    label: &str,
-    applied: &Applied,
-    group: Option<&Group>,
-    who: Actor<'_>,
-) -> Vec<u8> {
+/// A frame's journal line (`storage::journal`): the frame as logged,
+/// with its epoch and label (an undo's or redo's says so). Empty if it
+/// cannot be made: the frame still lands, and the journal misses a line.
+pub(crate) fn journal_line(epoch: u64, kind: FrameKind, label: &str, frame: &[u8]) -> Vec<u8> {
     let label = match kind {
-        FrameKind::Apply => label.to_owned(),
-        FrameKind::Undo => format!("undo: {label}"),
-        FrameKind::Redo => format!("redo: {label}"),
+        FrameKind::Apply => std::borrow::Cow::Borrowed(label),
+        FrameKind::Undo => format!("undo: {label}").into(),
+        FrameKind::Redo => format!("redo: {label}").into(),
     };
-    let record = quire_model::journal::Record {
-        epoch,
-        at: at.to_owned(),
-        label,
-        by: quire_model::journal::Who::of(who.user, who.agent, group),
-        changes: quire_model::journal::changes(&applied.op, &applied.inverse),
-    };
-    quire_store::storage::journal::encode(&record).unwrap_or_default()
+    quire_store::storage::journal::line(epoch, &label, frame)
 }

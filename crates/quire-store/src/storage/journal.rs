@@ -1,6 +1,12 @@
-//! `journal.jsonl`: every change to the project, one
-//! [`Record`] a line, oldest first, never cut
-//! (the history a team reads; `ops.log` is emptied at each snapshot).
+//! `journal.jsonl`: every change to the project, one line each, oldest
+//! first, never cut (the history a team reads; `ops.log` is emptied at
+//! each snapshot).
+//!
+//! A line is the change's `ops.log` frame as it was written, with its
+//! epoch and its history label: `{"epoch":E,"label":"…","frame":{…}}`.
+//! Making it costs a copy of bytes already encoded, under the session's
+//! lock; what the change did field by field ([`Record`]) is worked out
+//! when someone reads the history, which is rare beside writing.
 //!
 //! The log writer appends a frame's record once the frame is durable,
 //! without an fsync of its own; it syncs the journal before a snapshot
@@ -12,9 +18,12 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use quire_model::error::{CoreError, CoreResult};
-use quire_model::journal::Record;
+use serde::Deserialize;
 
+use quire_model::error::{CoreError, CoreResult};
+use quire_model::journal::{Record, Who};
+
+use super::log::Frame;
 use super::private_file;
 
 /// The journal, open for appending.
@@ -59,12 +68,65 @@ impl Journal {
     }
 }
 
-/// One record as a journal line.
-pub fn encode(record: &Record) -> CoreResult<Vec<u8>> {
-    let mut line = serde_json::to_vec(record)
-        .map_err(|e| CoreError::internal(format!("cannot encode a journal record: {e}")))?;
-    line.push(b'\n');
-    Ok(line)
+/// A journal line as stored: the frame (this version) or, from the
+/// builds before it, the record itself.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Frame {
+        epoch: u64,
+        label: String,
+        frame: Box<Frame>,
+    },
+    Record(Record),
+}
+
+impl Stored {
+    fn record(self) -> Record {
+        match self {
+            Stored::Record(record) => record,
+            Stored::Frame {
+                epoch,
+                label,
+                frame,
+            } => {
+                let frame = *frame;
+                Record {
+                    epoch,
+                    changes: quire_model::journal::changes(&frame.op, &frame.inverse),
+                    by: Who::of(
+                        frame.by.as_deref(),
+                        frame.agent.as_deref(),
+                        frame.group.as_ref(),
+                    ),
+                    at: frame.at,
+                    label,
+                }
+            }
+        }
+    }
+}
+
+/// The journal line of the frame `frame_line` (as [`super::log`] encoded
+/// it) at `epoch`, labelled `label`; empty if the line is not a frame.
+pub fn line(epoch: u64, label: &str, frame_line: &[u8]) -> Vec<u8> {
+    const FIELD: &[u8] = b"\"frame\":";
+    let Some(at) = frame_line.windows(FIELD.len()).position(|w| w == FIELD) else {
+        return Vec::new();
+    };
+    // The frame's object, without the line's closing `}` and newline.
+    let body = frame_line[at..]
+        .strip_suffix(b"}\n")
+        .unwrap_or(&frame_line[at..]);
+    let mut out = Vec::with_capacity(body.len() + label.len() + 40);
+    out.extend_from_slice(format!("{{\"epoch\":{epoch},\"label\":").as_bytes());
+    if serde_json::to_writer(&mut out, label).is_err() {
+        return Vec::new();
+    }
+    out.push(b',');
+    out.extend_from_slice(body);
+    out.extend_from_slice(b"}\n");
+    out
 }
 
 /// The epoch of the journal's last whole record; 0 when it has none.
@@ -84,9 +146,9 @@ pub fn last_epoch(path: &Path) -> u64 {
         .split(|b| *b == b'\n')
         .rev()
         .filter(|l| !l.is_empty())
-        .find_map(|l| serde_json::from_slice::<Record>(l).ok());
+        .find_map(|l| serde_json::from_slice::<Epoch>(l).ok());
     match last {
-        Some(record) => record.epoch,
+        Some(line) => line.epoch,
         None if from > 0 => read(path).last().map_or(0, |r| r.epoch),
         None => 0,
     }
@@ -100,6 +162,65 @@ pub fn read(path: &Path) -> Vec<Record> {
     BufReader::new(file)
         .split(b'\n')
         .map_while(Result::ok)
-        .filter_map(|l| serde_json::from_slice(&l).ok())
+        .filter_map(|l| serde_json::from_slice::<Stored>(&l).ok())
+        .map(Stored::record)
         .collect()
+}
+
+/// A line's epoch, whatever else it holds.
+#[derive(Deserialize)]
+struct Epoch {
+    epoch: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quire_model::ids::{NodeId, PageId};
+    use quire_model::op::{NodePatch, Op};
+
+    /// A line carries the frame as logged and reads back as the record
+    /// of what changed; a record line of the builds before it still reads.
+    #[test]
+    fn a_line_is_the_frame_and_reads_as_its_record() {
+        let (page, id) = (PageId::new(), NodeId::new());
+        let edit = |t: &str| Op::UpdateNode {
+            page,
+            id,
+            patch: NodePatch::text(Some(Some(t.into())), None),
+            based_on: None,
+        };
+        let parts = super::super::log::Parts {
+            kind: super::super::log::FrameKind::Apply,
+            at: "2026-12-07T10:00:00Z",
+            op: &edit("après"),
+            inverse: &edit("avant"),
+            group: None,
+            by: Some("ana"),
+            agent: None,
+            undoes: None,
+        };
+        let frame = super::super::log::encode_parts(7, &parts).unwrap().bytes;
+        let line = line(7, "edit \"translation\"", &frame);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        let old = r#"{"epoch":3,"at":"2026-12-06T10:00:00Z","label":"old","by":{"by":"human"},"changes":[]}"#;
+        std::fs::write(&path, [old.as_bytes(), b"\n", &line].concat()).unwrap();
+        let records = read(&path);
+        assert_eq!(records.len(), 2);
+        assert_eq!(records[0].label, "old");
+        let record = &records[1];
+        assert_eq!(
+            (record.epoch, record.label.as_str()),
+            (7, "edit \"translation\"")
+        );
+        assert_eq!(record.by.user(), Some("ana"));
+        let change = &record.changes[0];
+        assert_eq!(change.field, "translation");
+        assert_eq!(
+            (&change.before, &change.after),
+            (&"avant".into(), &"après".into())
+        );
+        assert_eq!(last_epoch(&path), 7);
+    }
 }
