@@ -17,6 +17,8 @@ use quire_model::scene::{NodeKind, Page, TextState};
 
 use crate::core_base::TestCore;
 
+mod suggestions;
+
 /// The testdata files of `kind` (`po`, `xlf`/`xliff`), by name.
 fn files(test: &str, extensions: &[&str]) -> Vec<(String, Vec<u8>)> {
     let Some(dir) = crate::harness::testdata(test, "cat") else {

@@ -11,6 +11,7 @@ use crate::http_support::{Binary, Client};
 
 mod backups;
 mod review;
+mod suggestions;
 
 const OWNER: &str = "owner-token-3c9d1e";
 const ANA: &str = "ana-token-77f0aa";

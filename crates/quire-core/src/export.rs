@@ -18,6 +18,7 @@ use quire_formats::units::{Filled, TranslationFormat};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::{PageId, SessionId};
 use quire_model::scene::{NodeKind, Page, Scene, TextState};
+use quire_model::suggestion::ranked;
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema,
@@ -478,16 +479,23 @@ impl Core {
                 let NodeKind::Text {
                     translation,
                     entry: Some(entry),
+                    suggestions,
                     ..
                 } = &node.kind
                 else {
                     return None;
                 };
                 let translation = translation.clone().filter(|t| !t.is_empty());
+                let first = entry.form.unwrap_or(0) == 0;
                 let filled = Filled {
                     state: node.kind.state().unwrap_or(TextState::Initial),
                     machine: node.kind.is_machine_work() || node.kind.source_changed(),
                     translation,
+                    suggestions: if first {
+                        ranked(suggestions).into_iter().cloned().collect()
+                    } else {
+                        Vec::new()
+                    },
                 };
                 Some(((entry.key.clone(), entry.form), filled))
             })

@@ -8,6 +8,7 @@
 use quire_model::error::CoreResult;
 use quire_model::ids::NodeId;
 use quire_model::scene::TextState;
+use quire_model::suggestion::Suggestion;
 use serde::{Deserialize, Serialize};
 
 /// The formats translations come back in.
@@ -114,6 +115,10 @@ pub struct Filled {
     /// one whose source a person changed since (PO `fuzzy`, XLIFF
     /// `needs-review-translation`).
     pub machine: bool,
+    /// The open suggestions, most votes first, on the entry's first form
+    /// or segment only: PO translator comments, XLIFF 1.2 `<alt-trans>`,
+    /// XLIFF 2.0 notes (spec 10, "Suggestions").
+    pub suggestions: Vec<Suggestion>,
 }
 
 /// A page's segment by its entry's key and form; `None` leaves the

@@ -9,10 +9,10 @@ use serde_json::{Value, json};
 use crate::harness::Sandbox;
 use crate::http_support::Binary;
 
-const OWNER: &str = "owner-token-aa91";
-const SID: &str = "sid-token-5b20";
-const ANA: &str = "ana-token-c3e7";
-const VERA: &str = "vera-token-9d14";
+pub(super) const OWNER: &str = "owner-token-aa91";
+pub(super) const SID: &str = "sid-token-5b20";
+pub(super) const ANA: &str = "ana-token-c3e7";
+pub(super) const VERA: &str = "vera-token-9d14";
 
 fn state(page: &str, node: &str, state: &str, translation: Option<&str>) -> Value {
     let mut kind = json!({ "type": "text", "state": state });
@@ -24,7 +24,7 @@ fn state(page: &str, node: &str, state: &str, translation: Option<&str>) -> Valu
 
 /// A server whose users are the owner (`server.token`) and `users` (name,
 /// token, role).
-fn team(s: &Sandbox, users: &[(&str, &str, &str)]) -> Binary {
+pub(super) fn team(s: &Sandbox, users: &[(&str, &str, &str)]) -> Binary {
     let mut toml = format!("[server]\ntoken = \"{OWNER}\"\n");
     for (name, token, role) in users {
         toml.push_str(&format!(

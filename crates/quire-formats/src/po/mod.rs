@@ -19,6 +19,7 @@ use crate::units::{DocUnit, Document, Fill, Filled, Languages, Parsed, Unit};
 use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene};
+use quire_model::suggestion::{Suggestion, ranked};
 
 mod write_back;
 pub(super) use write_back::write_back;
@@ -85,6 +86,27 @@ fn one_line(s: &str) -> String {
     s.replace(['\r', '\n'], " ")
 }
 
+/// How a suggestion's translator comment starts.
+const SUGGESTION_BY: &str = "# suggestion by ";
+
+/// An open suggestion as a translator comment (spec 10, "Suggestions"):
+/// `# suggestion by NAME (N votes): TEXT`, its line breaks as `\n`.
+fn suggestion_comment(s: &Suggestion) -> String {
+    let votes = s.score();
+    let unit = if votes.abs() == 1 { "vote" } else { "votes" };
+    let text = s.text.replace('\r', "").replace('\n', "\\n");
+    format!(
+        "{SUGGESTION_BY}{} ({votes} {unit}): {text}",
+        one_line(s.author().unwrap_or("a person"))
+    )
+}
+
+/// Whether a comment line is one [`suggestion_comment`] wrote: never read
+/// as a note, and replaced when the file is written back.
+fn is_suggestion_comment(comment: &str) -> bool {
+    comment.starts_with(SUGGESTION_BY)
+}
+
 /// The scene (or the pages kept in it) as a PO file; `export_id`, when
 /// given, goes in the `X-Quire-Export` header.
 pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&str>) -> String {
@@ -121,6 +143,7 @@ pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&s
                 text: Some(text),
                 translation,
                 timing,
+                suggestions,
                 ..
             } = &node.kind
             else {
@@ -131,6 +154,10 @@ pub fn export(scene: &Scene, target_language: Option<&str>, export_id: Option<&s
                 continue;
             }
             out.push('\n');
+            for suggestion in ranked(suggestions) {
+                out.push_str(&suggestion_comment(suggestion));
+                out.push('\n');
+            }
             let _ = writeln!(out, "#. page: {}", one_line(&page.name));
             if let Some(t) = timing {
                 let _ = writeln!(out, "#. timing: {}", crate::subtitles::format_timing(t));
@@ -290,6 +317,7 @@ impl Entry {
                 }
                 Some("#|") => ("previous", &comment[2..]),
                 Some("#," | "#~") => continue,
+                _ if is_suggestion_comment(comment) => continue,
                 _ => ("comment", &comment[1..]),
             };
             if !rest.trim().is_empty() {

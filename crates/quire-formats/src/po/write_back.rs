@@ -128,6 +128,12 @@ fn write_entry(out: &mut String, e: &Entry, fill: Fill<'_>, nplurals: Option<usi
                 .unwrap_or(comments.len());
             comments.insert(at, line);
         }
+        // The open suggestions as they are now, first among the comments
+        // (translator comments come first); those of an earlier export go.
+        comments.retain(|c| !is_suggestion_comment(c));
+        let open = filled.first().and_then(Option::as_ref);
+        let lines = open.map(|f| f.suggestions.iter().map(suggestion_comment));
+        comments.splice(0..0, lines.into_iter().flatten());
     }
     if strs == e.strs && comments == e.comments {
         for line in &e.raw {

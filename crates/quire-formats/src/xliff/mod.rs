@@ -19,6 +19,7 @@ use quire_model::error::{CoreError, CoreResult};
 use quire_model::ids::NodeId;
 use quire_model::scene::{NodeKind, Scene, TextState};
 
+mod notes;
 mod write_back;
 pub(super) use write_back::write_back;
 
@@ -137,8 +138,14 @@ pub fn export(
     w.write_event(Xml::Start(element("xliff", &root_attributes)))
         .map_err(xml_err)?;
     let mut file_attributes = vec![("id", "f1"), ("original", scene.project.name.as_str())];
+    let suggested = texts().any(|(_, n, ..)| {
+        matches!(&n.kind, NodeKind::Text { suggestions, .. } if !suggestions.is_empty())
+    });
+    if export_id.is_some() || suggested {
+        file_attributes.push(("xmlns:quire", QUIRE));
+    }
     if let Some(id) = export_id {
-        file_attributes.extend([("xmlns:quire", QUIRE), ("quire:export", id)]);
+        file_attributes.push(("quire:export", id));
     }
     let file = element("file", &file_attributes);
     w.write_event(Xml::Start(file)).map_err(xml_err)?;
@@ -168,31 +175,7 @@ pub fn export(
             unit.extend(number.as_deref().map(|n| ("name", n)));
             w.write_event(Xml::Start(element("unit", &unit)))
                 .map_err(xml_err)?;
-            w.write_event(Xml::Start(BytesStart::new("notes")))
-                .map_err(xml_err)?;
-            let timing = match &node.kind {
-                NodeKind::Text {
-                    timing: Some(t), ..
-                } => Some(("timing", crate::subtitles::format_timing(t))),
-                _ => None,
-            };
-            let notes = [("page", page.id.to_string()), ("node", node.id.to_string())];
-            let entry = match &node.kind {
-                NodeKind::Text {
-                    entry: Some(entry), ..
-                } => entry_notes(entry),
-                _ => Vec::new(),
-            };
-            for (category, value) in notes.into_iter().chain(timing).chain(entry) {
-                let note = element("note", &[("category", category)]);
-                w.write_event(Xml::Start(note)).map_err(xml_err)?;
-                w.write_event(Xml::Text(BytesText::new(&value)))
-                    .map_err(xml_err)?;
-                w.write_event(Xml::End(BytesEnd::new("note")))
-                    .map_err(xml_err)?;
-            }
-            w.write_event(Xml::End(BytesEnd::new("notes")))
-                .map_err(xml_err)?;
+            notes::unit_notes(&mut w, page, node)?;
             // A machine's translation nobody has checked (a PO entry's
             // `fuzzy`, a source changed since) waits for review.
             let unchecked = translation.as_deref().is_some_and(|t| !t.is_empty())
@@ -231,28 +214,6 @@ pub fn export(
     let mut bytes = w.into_inner();
     bytes.push(b'\n');
     Ok(bytes)
-}
-
-/// What a file's entry said of a segment, as XLIFF 2.0 notes by category:
-/// a PO entry's `msgctxt` (`context`), flags (`flags`), translator
-/// comments (`translator`), extracted comments (`developer`) and
-/// references (`location`), as a PO editor shows them; other labels as
-/// they are.
-fn entry_notes(entry: &quire_model::scene::Entry) -> Vec<(&str, String)> {
-    entry
-        .notes
-        .iter()
-        .filter_map(|note| {
-            let (label, text) = note.split_once(": ")?;
-            let category = match label {
-                "comment" => "translator",
-                "note" => "developer",
-                "references" => "location",
-                other => other,
-            };
-            Some((category, text.to_owned()))
-        })
-        .collect()
 }
 
 fn bad(message: impl std::fmt::Display) -> CoreError {
@@ -494,6 +455,10 @@ fn notes_of(unit: roxmltree::Node<'_, '_>, ns: Option<&str>) -> Vec<String> {
     }
     for n in unit.descendants() {
         let text = || n.text().unwrap_or("").trim().to_owned();
+        // A suggestion an export wrote is not the file's note.
+        if n.ancestors().any(|a| notes::is_suggestion(a, ns)) {
+            continue;
+        }
         if is_in(&n, "note", ns) && !text().is_empty() {
             notes.push(format!("note: {}", text()));
         } else if is_in(&n, "context", ns) && !text().is_empty() {

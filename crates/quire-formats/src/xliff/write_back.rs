@@ -133,6 +133,12 @@ pub(crate) fn write_back(
         let Some(filled) = slot.translate.then(|| fill(&slot.key, slot.form)).flatten() else {
             continue;
         };
+        // A unit's suggestions go with its first segment.
+        if slot.form.unwrap_or(0) == 0 {
+            let two = version == Version::Two;
+            let open = &filled.suggestions;
+            edits.extend(notes::edits(original, slot.unit, two, ns, open));
+        }
         // A segment that says what the file says is left as written.
         let was = slot.target_text.clone().filter(|t| !t.is_empty());
         let was_state = slot
