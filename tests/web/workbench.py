@@ -439,6 +439,29 @@ def scenario_open(url, out):
         history.locator("summary").click()
         expect(history).to_contain_text("translation: — → “Hello there”")
         page.screenshot(path=os.path.join(out, "session.png"))
+        # Suggestions beside the editor: proposed, voted for, rejected;
+        # another accepted becomes the translation, and the translation is
+        # then written back as it was.
+        offers = page.get_by_test_id("suggestions")
+        for text in ["Hi you", "Hello, you"]:
+            offers.get_by_label("New suggestion").fill(text)
+            offers.get_by_role("button", name="Suggest").click()
+            expect(offers.get_by_test_id("suggestion").filter(has_text=text)).to_have_count(1)
+        offers.get_by_role("button", name="For “Hello, you”").click()
+        expect(offers.get_by_test_id("suggestion").first).to_contain_text("Hello, you · a person · 1 vote")
+        page.screenshot(path=os.path.join(out, "suggestions.png"))
+        offers.get_by_test_id("suggestion").filter(has_text="Hi you").get_by_role("button", name="Reject").click()
+        expect(offers.get_by_test_id("suggestion")).to_have_count(1)
+        offers.get_by_role("button", name="Accept").click()
+        expect(page.locator("#translation")).to_have_value("Hello, you")
+        expect(offers.get_by_test_id("suggestion")).to_have_count(0)
+        page_one = scene_with_curl(url, session)["pages"][0]
+        accepted = next(n for n in page_one["nodes"] if n["id"] == node_id)["kind"]
+        assert accepted["translation"] == "Hello, you" and "suggestions" not in accepted, accepted
+        page.locator("#translation").fill("Hello there")
+        page.get_by_role("button", name="Save").click()
+        expect(page.locator("#translation")).to_have_value("Hello there")
+        expect(page.get_by_role("button", name="Save")).to_be_disabled()
         # Drawing stays on for the next balloon until Select (or v, Esc).
         tools = page.get_by_role("group", name="Tool")
         expect(page.get_by_test_id("draw")).to_have_attribute("aria-pressed", "true")

@@ -258,17 +258,39 @@ fn fields(
         if QUIET.contains(&key.as_str()) {
             continue;
         }
+        let shown = |v: &Value| match key.as_str() {
+            "suggestions" => open_suggestions(v),
+            _ => v.clone(),
+        };
         out.push(Change {
             page,
             node,
             field: key.clone(),
-            before: before.get(key).cloned().unwrap_or(Value::Null),
-            after: value.clone(),
+            before: before.get(key).map_or(Value::Null, shown),
+            after: shown(value),
         });
     }
 }
 
 /// What a new or removed node was: its text, or its kind.
+/// A node's open suggestions as a history shows them: each one's text
+/// and the sum of its votes, `Salut (2 votes)`.
+fn open_suggestions(list: &Value) -> Value {
+    let Value::Array(list) = list else {
+        return list.clone();
+    };
+    list.iter()
+        .map(|s| {
+            let text = s.get("text").and_then(Value::as_str).unwrap_or_default();
+            let votes: i64 = s.get("votes").and_then(Value::as_array).map_or(0, |v| {
+                v.iter().filter_map(|v| v.get("value")?.as_i64()).sum()
+            });
+            let unit = if votes.abs() == 1 { "vote" } else { "votes" };
+            Value::String(format!("{text} ({votes} {unit})"))
+        })
+        .collect()
+}
+
 fn summary(kind: &Value) -> Value {
     match kind.get("text") {
         Some(text @ Value::String(_)) => text.clone(),

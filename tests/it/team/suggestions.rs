@@ -148,6 +148,19 @@ fn a_suggester_proposes_an_editor_accepts_and_the_translation_names_both() {
         "{said:?}"
     );
 
+    let added = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|e| e["label"] == "Suggestion added · page 1")
+        .unwrap();
+    assert_eq!(added["changes"][0]["field"], "suggestions", "{added}");
+    assert_eq!(
+        added["changes"][0]["after"],
+        json!(["Um. (0 votes)"]),
+        "{added}"
+    );
+
     // Her undo takes the acceptance back: the suggestion is open again.
     c.ok("POST", &format!("{prefix}/history/undo"), ANA, None);
     assert_eq!(kind(0).get("translation"), None);

@@ -5,6 +5,7 @@
 
 import { useEffect, useState } from '../vendor/hooks.mjs';
 import { call, inSession } from './api.js';
+import { stateOf } from './scene.js';
 import { editDraft, may, state } from './store.js';
 import { html } from './ui.js';
 
@@ -162,4 +163,54 @@ export function NodeHistory({ nodeId }) {
       <ul>${e.changes.filter((c) => c.node === nodeId).map((c) => html`<li>${c.field}: ${told(c.before)} → ${told(c.after)}</li>`)}</ul>
     </li>`)}</ol>
   </details>`;
+}
+
+/** Who proposed a suggestion, as people read it. */
+function proposer(s) {
+  return s.user ?? s.client ?? 'a person';
+}
+
+function score(s) {
+  return (s.votes ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+
+/** The segment's open suggestions, most votes first: a suggester votes,
+ * an editor accepts (it becomes the translation) or rejects; anyone from
+ * `suggest` up proposes one. The scene carries them, so every client
+ * sees a change as it lands. */
+export function Suggestions({ node }) {
+  const [text, setText] = useState('');
+  const [error, setError] = useState(null);
+  const open = [...(node.kind.suggestions ?? [])].sort((a, b) => score(b) - score(a) || a.at.localeCompare(b.at));
+  if (open.length === 0 && !may('suggest')) return null;
+  const me = state.meta?.user ?? null;
+  const mine = (s) => (s.votes ?? []).find((v) => (v.voter ?? null) === me)?.value ?? 0;
+  const act = (rest, body, what) => call('POST', inSession(state.sessionId, `/nodes/${node.id}/suggestions${rest}`), body)
+    .then(() => { setError(null); return true; })
+    .catch((e) => { setError(`${what}: ${e.message}`); return false; });
+  const add = async (e) => {
+    e.preventDefault();
+    if (text.trim() && await act('', { text }, 'Suggesting')) setText('');
+  };
+  // A final segment takes a suggestion only from a reviewer.
+  const accepts = may('edit') && (stateOf(node.kind) !== 'final' || may('review'));
+  const vote = (s, value) => html`<button type="button" class="small vote" aria-pressed=${mine(s) === value}
+    aria-label=${`${value > 0 ? 'For' : 'Against'} “${s.text}”`}
+    onClick=${() => act(`/${s.id}/vote`, { value: mine(s) === value ? 0 : value }, 'Voting')}>${value > 0 ? '▲' : '▼'}</button>`;
+  return html`<div class="suggestions" aria-label="Suggestions" data-testid="suggestions">
+    <h3>Suggestions${open.length > 0 && ` (${open.length})`}</h3>
+    ${open.length > 0 && html`<ol>${open.map((s) => html`<li data-testid="suggestion">
+      <span class="suggestion-text">${s.text}</span>
+      <span class="muted small"> · ${proposer(s)} · ${score(s)} vote${Math.abs(score(s)) === 1 ? '' : 's'}</span>
+      <div class="row">
+        ${may('suggest') && html`${vote(s, 1)}${vote(s, -1)}`}
+        ${accepts && html`<button type="button" class="small" onClick=${() => act(`/${s.id}/accept`, undefined, 'Accepting')}>Accept</button>
+          <button type="button" class="small" onClick=${() => act(`/${s.id}/reject`, undefined, 'Rejecting')}>Reject</button>`}
+      </div></li>`)}</ol>`}
+    ${may('suggest') && html`<form class="row" onSubmit=${add}>
+      <input type="text" value=${text} aria-label="New suggestion" placeholder="Suggest another wording"
+        onInput=${(e) => setText(e.currentTarget.value)} />
+      <button type="submit" disabled=${!text.trim()}>Suggest</button></form>`}
+    ${error && html`<p class="sev-error small" role="alert">${error}</p>`}
+  </div>`;
 }

@@ -10,7 +10,7 @@ import { goNextNeedingWork } from './session.js';
 import { call, inSession } from './api.js';
 import { apply, attempt, commitEditor, editDraft, may, resolveConflict, state, takeFocus, toast } from './store.js';
 import { html, useAutofocus } from './ui.js';
-import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches, NodeHistory } from './desk.js';
+import { Concordance, CueCounter, GlossaryHits, insertMatch, Matches, NodeHistory, Suggestions } from './desk.js';
 import { BlockLettering } from './lettering.js';
 
 /** The words a spelling warning names (`"amigu" (maybe amigo)`). */
@@ -193,7 +193,9 @@ export function Editor() {
       <button type="button" disabled=${!dirty} onClick=${() => editDraft(editor.base)}>Revert</button>
     </div>` : html`<p id="translation-help" class="muted small" data-testid="read-only">${may('edit')
       ? 'Final: a reviewer may change it, or take it back to translated.'
-      : 'Read only: your role may read and follow this project, not change it.'}</p>`}
+      : may('suggest')
+        ? 'Your role may suggest a translation (below) and vote, not change it.'
+        : 'Read only: your role may read and follow this project, not change it.'}</p>`}
     <fieldset class="states" disabled=${!writable}>
       <legend>State</legend>
       ${STATES.map((s) => html`<label class=${`state-option shade-${s}`}>
@@ -210,6 +212,7 @@ export function Editor() {
         ${writable && w.rule === 'spelling' && misspelt(w.message).map((word) => html` <button type="button" class="link small"
           data-testid="add-word" onClick=${() => addWord(word)}>Add “${word}” to dictionary</button>`)}</li>`)}
     </ul></div>`}
+    <${Suggestions} node=${node} key=${`suggestions-${node.id}`} />
     <${Matches} nodeId=${node.id} key=${node.id} />
     <${NodeHistory} nodeId=${node.id} key=${`history-${node.id}`} />
     <${GlossaryHits} source=${k.text} />
