@@ -652,6 +652,14 @@ pub enum Effect {
         session: SessionId,
         query: String,
     },
+    /// `/suggest`, `/vote`, `/accept`, `/reject` on a text node; `what`
+    /// is said when it is done.
+    Suggest {
+        session: SessionId,
+        node: quire_model::ids::NodeId,
+        action: quire_core::suggestions::Action,
+        what: String,
+    },
     /// `/history`: the project's history with this query string.
     History {
         session: SessionId,

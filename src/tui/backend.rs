@@ -14,6 +14,7 @@ use quire_core::jobs::{Approval, PipelineSpec};
 use quire_core::journal::{HistoryPage, HistoryQuery};
 use quire_core::matches::Match;
 use quire_core::session::SceneSnapshot;
+use quire_core::suggestions::Action;
 use quire_core::translations::{ImportReport, TranslationImport};
 use quire_core::{ApplyResult, Core, ProjectEntry, StepResult};
 use quire_model::error::CoreError;
@@ -132,6 +133,8 @@ pub trait Backend: Send + Sync {
     /// Who did what in the session's project; `query` as the HTTP route
     /// takes it (`user=ana&node=…`).
     fn history(&self, id: SessionId, query: String) -> Reply<'_, HistoryPage>;
+    /// Adds, votes on, accepts or rejects a suggestion for a text node.
+    fn suggest(&self, id: SessionId, node: NodeId, action: Action) -> Reply<'_, ()>;
     /// Starts delivering events; the receiver gets `Connected` first.
     fn events(&self) -> mpsc::UnboundedReceiver<BackendEvent>;
 }
@@ -232,6 +235,10 @@ impl Backend for Local {
 
     fn apply(&self, id: SessionId, op: Op) -> Reply<'_, ApplyResult> {
         Box::pin(async move { Ok(self.core.apply(id, op).await?) })
+    }
+
+    fn suggest(&self, id: SessionId, node: NodeId, action: Action) -> Reply<'_, ()> {
+        Box::pin(async move { Ok(self.core.suggest(id, node, action).await.map(|_| ())?) })
     }
 
     fn undo(&self, id: SessionId) -> Reply<'_, Option<StepResult>> {

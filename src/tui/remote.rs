@@ -27,6 +27,7 @@ use quire_core::jobs::{Approval, PipelineSpec};
 use quire_core::journal::HistoryPage;
 use quire_core::matches::Match;
 use quire_core::session::SceneSnapshot;
+use quire_core::suggestions::Action;
 use quire_core::translations::{ImportReport, TranslationImport};
 use quire_core::{ApplyResult, ProjectEntry, StepResult};
 use quire_model::hash::BlobHash;
@@ -240,6 +241,21 @@ impl Backend for Remote {
             let path = format!("/concordance?q={q}&limit={CONCORDANCE}");
             let found: Found = self.get(&Self::session_path(id, &path)).await?;
             Ok(found.matches)
+        })
+    }
+
+    fn suggest(&self, id: SessionId, node: NodeId, action: Action) -> Reply<'_, ()> {
+        Box::pin(async move {
+            let list = Self::session_path(id, &format!("/nodes/{node}/suggestions"));
+            let (path, body) = match action {
+                Action::Add { text } => (list, json!({ "text": text })),
+                Action::Vote { id, value } => {
+                    (format!("{list}/{id}/vote"), json!({ "value": value }))
+                }
+                Action::Accept { id } => (format!("{list}/{id}/accept"), json!({})),
+                Action::Reject { id } => (format!("{list}/{id}/reject"), json!({})),
+            };
+            self.post::<_, Value>(&path, &body).await.map(|_| ())
         })
     }
 

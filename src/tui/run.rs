@@ -17,7 +17,9 @@ use super::clock::Clock;
 use super::share::{Share, ShareRequest};
 use super::update::update;
 use super::view::view;
+use quire_core::export::ExportSpec;
 use quire_core::import::{ImageFile, ImportResult};
+use quire_model::ids::SessionId;
 
 /// One frame per 16 ms at most.
 const FRAME: Duration = Duration::from_millis(16);
@@ -285,6 +287,12 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         Effect::LoadMatches { session, node } => {
             Loaded::Matches(node, backend.matches(session, node).await)
         }
+        Effect::Suggest {
+            session,
+            node,
+            action,
+            what,
+        } => Loaded::Done(backend.suggest(session, node, action).await.map(|()| what)),
         Effect::History { session, query } => {
             Loaded::History(backend.history(session, query).await)
         }
@@ -383,30 +391,7 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
             spec,
             path,
             overwrite,
-        } => match backend.export(session, spec.clone()).await {
-            Ok(exported) => match write_file(&path, &exported.bytes, overwrite).await {
-                Ok(()) => Loaded::Done(Ok(format!(
-                    "wrote {} ({} bytes){}",
-                    path.display(),
-                    exported.bytes.len(),
-                    exported
-                        .untranslated
-                        .map(|u| format!(" · {u}"))
-                        .unwrap_or_default()
-                ))),
-                Err(e) if e.code == "conflict" => Loaded::Exists {
-                    path: path.clone(),
-                    retry: Box::new(Effect::Export {
-                        session,
-                        spec,
-                        path,
-                        overwrite: true,
-                    }),
-                },
-                Err(e) => Loaded::Done(Err(e)),
-            },
-            Err(e) => Loaded::Done(Err(e)),
-        },
+        } => export(backend, session, spec, path, overwrite).await,
         Effect::Locate { path, kind } => Loaded::Located(locate(&path, kind).await),
         Effect::ListDir { dir, line } => Loaded::Listed(line, list_dir(&dir).await),
         Effect::LoadPicture { session, blob } => {
@@ -423,6 +408,41 @@ async fn carry_out(backend: &dyn Backend, effect: Effect) -> Option<Loaded> {
         }
         Effect::Revoke | Effect::KeepDraft { .. } | Effect::LoadDrafts(_) => return None,
     })
+}
+
+/// `/export`: the export written to `path`; a file already there is
+/// asked about first unless `overwrite`.
+async fn export(
+    backend: &dyn Backend,
+    session: SessionId,
+    spec: ExportSpec,
+    path: PathBuf,
+    overwrite: bool,
+) -> Loaded {
+    match backend.export(session, spec.clone()).await {
+        Ok(exported) => match write_file(&path, &exported.bytes, overwrite).await {
+            Ok(()) => Loaded::Done(Ok(format!(
+                "wrote {} ({} bytes){}",
+                path.display(),
+                exported.bytes.len(),
+                exported
+                    .untranslated
+                    .map(|u| format!(" · {u}"))
+                    .unwrap_or_default()
+            ))),
+            Err(e) if e.code == "conflict" => Loaded::Exists {
+                path: path.clone(),
+                retry: Box::new(Effect::Export {
+                    session,
+                    spec,
+                    path,
+                    overwrite: true,
+                }),
+            },
+            Err(e) => Loaded::Done(Err(e)),
+        },
+        Err(e) => Loaded::Done(Err(e)),
+    }
 }
 
 /// The entries of a directory as typed (`~/` expanded, empty = the

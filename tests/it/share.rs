@@ -166,6 +166,14 @@ impl Backend for Gated {
     fn history(&self, id: SessionId, query: String) -> Reply<'_, quire_core::journal::HistoryPage> {
         self.inner.history(id, query)
     }
+    fn suggest(
+        &self,
+        id: SessionId,
+        node: quire_model::ids::NodeId,
+        action: quire_core::suggestions::Action,
+    ) -> Reply<'_, ()> {
+        self.inner.suggest(id, node, action)
+    }
     fn picture(
         &self,
         id: SessionId,

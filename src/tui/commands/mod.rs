@@ -19,6 +19,7 @@ use quire_model::op::Op;
 use quire_model::workflow::Overwrite;
 
 mod project;
+mod suggest;
 use project::{glossary, languages, profile, term, word};
 
 /// Command names and their one-line help, for `?` and completion hints.
@@ -97,6 +98,14 @@ pub const COMMANDS: &[(&str, &str)] = &[
         "undo or redo your own last change (also u, Ctrl-r)",
     ),
     (
+        "/suggest TEXT",
+        "suggest a translation for the selected node without changing it",
+    ),
+    (
+        "/accept [N], /reject N",
+        "make the node's suggestion N (1: most votes) its translation, or drop it; /vote N [up|down|none]",
+    ),
+    (
         "/history [node]",
         "who did what in the project (or to the selected node), newest first; user=NAME filters",
     ),
@@ -171,6 +180,7 @@ pub fn run(app: &mut App, line: &str, fx: &mut Vec<Effect>) {
             None => app.fail("no session is shown"),
         },
         "history" => history(app, rest, fx),
+        "suggest" | "vote" | "accept" | "reject" => suggest::suggestion(app, name, rest, fx),
         "word" => word(app, rest, fx),
         "glossary" => glossary(app),
         "cancel" => {

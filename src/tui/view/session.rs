@@ -250,6 +250,7 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
             Style::default().fg(Color::Yellow),
         ));
     }
+    lines.extend(suggestion_lines(node));
     lines.extend(match_lines(app, node));
     if let (Some(matcher), Some(source)) = (&app.desk.glossary, source) {
         for term in matcher.found(source) {
@@ -263,6 +264,37 @@ fn desk_lines(app: &App, node: &Node, source: Option<&str>) -> Vec<Line<'static>
                 Style::default().fg(Color::Cyan),
             ));
         }
+    }
+    lines
+}
+
+/// A text node's open suggestions, most votes first, numbered as
+/// `/accept N`, `/reject N` and `/vote N` count them.
+fn suggestion_lines(node: &Node) -> Vec<Line<'static>> {
+    let NodeKind::Text { suggestions, .. } = &node.kind else {
+        return Vec::new();
+    };
+    if suggestions.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::from(vec![
+        Span::styled(format!("Suggestions ({})", suggestions.len()), bold()),
+        Span::styled("  /accept N · /reject N · /vote N", dim()),
+    ])];
+    for (i, s) in quire_model::suggestion::ranked(suggestions)
+        .into_iter()
+        .enumerate()
+    {
+        let votes = s.score();
+        let unit = if votes.abs() == 1 { "vote" } else { "votes" };
+        lines.push(Line::from(vec![
+            Span::styled(format!("✎{} ", i + 1), bold()),
+            Span::raw(s.text.replace('\n', " ⏎ ")),
+            Span::styled(
+                format!(" · {} · {votes} {unit}", s.author().unwrap_or("a person")),
+                dim(),
+            ),
+        ]));
     }
     lines
 }

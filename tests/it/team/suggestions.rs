@@ -39,6 +39,52 @@ const USERS: [(&str, &str, &str); 3] = [
     ("vera", VERA, "review"),
 ];
 
+/// The node's history names who added, voted on and accepted its
+/// suggestion, and shows the list as text and votes.
+fn history_names_each(c: &crate::http_support::Client, project: &Value, node: &str) {
+    let history = c.ok(
+        "GET",
+        &format!(
+            "/api/v1/projects/{}/history?node={}",
+            project.as_str().unwrap(),
+            node
+        ),
+        OWNER,
+        None,
+    );
+    let said: Vec<(Value, Value)> = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["label"].clone(), e["by"]["user"].clone()))
+        .collect();
+    assert_eq!(
+        said[0],
+        (json!("Suggestion accepted · page 1"), json!("ana"))
+    );
+    assert!(
+        said.contains(&(json!("Suggestion added · page 1"), json!("sid"))),
+        "{said:?}"
+    );
+    assert!(
+        said.contains(&(json!("Vote on a suggestion · page 1"), json!("vera"))),
+        "{said:?}"
+    );
+
+    let added = history["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rfind(|e| e["label"] == "Suggestion added · page 1")
+        .unwrap();
+    assert_eq!(added["changes"][0]["field"], "suggestions", "{added}");
+    assert_eq!(
+        added["changes"][0]["after"],
+        json!(["Um. (0 votes)"]),
+        "{added}"
+    );
+}
+
 #[test]
 fn a_suggester_proposes_an_editor_accepts_and_the_translation_names_both() {
     let (s, server, prefix, project, _, nodes) = with_a_page();
@@ -119,47 +165,7 @@ fn a_suggester_proposes_an_editor_accepts_and_the_translation_names_both() {
     assert_eq!(open["suggestions"].as_array().unwrap().len(), 1, "{open}");
 
     // The history names who did each.
-    let history = c.ok(
-        "GET",
-        &format!(
-            "/api/v1/projects/{}/history?node={}",
-            project.as_str().unwrap(),
-            nodes[0]
-        ),
-        OWNER,
-        None,
-    );
-    let said: Vec<(Value, Value)> = history["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| (e["label"].clone(), e["by"]["user"].clone()))
-        .collect();
-    assert_eq!(
-        said[0],
-        (json!("Suggestion accepted · page 1"), json!("ana"))
-    );
-    assert!(
-        said.contains(&(json!("Suggestion added · page 1"), json!("sid"))),
-        "{said:?}"
-    );
-    assert!(
-        said.contains(&(json!("Vote on a suggestion · page 1"), json!("vera"))),
-        "{said:?}"
-    );
-
-    let added = history["entries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|e| e["label"] == "Suggestion added · page 1")
-        .unwrap();
-    assert_eq!(added["changes"][0]["field"], "suggestions", "{added}");
-    assert_eq!(
-        added["changes"][0]["after"],
-        json!(["Um. (0 votes)"]),
-        "{added}"
-    );
+    history_names_each(&c, &project, &nodes[0]);
 
     // Her undo takes the acceptance back: the suggestion is open again.
     c.ok("POST", &format!("{prefix}/history/undo"), ANA, None);

@@ -302,3 +302,85 @@ fn history_shows_who_did_what() {
     );
     assert!(shown.contains("translation: — → \"Olá\""), "{shown}");
 }
+
+fn offered(id: &str, text: &str, user: &str, votes: i8) -> quire_model::suggestion::Suggestion {
+    quire_model::suggestion::Suggestion {
+        id: id.into(),
+        text: text.into(),
+        user: Some(user.into()),
+        client: None,
+        at: format!("2026-12-07T10:00:0{}Z", id.len()),
+        votes: (0..votes)
+            .map(|i| quire_model::suggestion::Vote {
+                voter: Some(format!("v{i}")),
+                value: 1,
+            })
+            .collect(),
+    }
+}
+
+/// The selected node's suggestions show under its translation, most
+/// votes first; `/suggest`, `/vote`, `/accept` and `/reject` act on them
+/// by that number, and a number it does not have is named.
+#[test]
+fn suggestions_show_beside_the_translation_and_commands_act_on_them() {
+    use quire_core::suggestions::Action;
+    let mut app = session_app();
+    app.width = 160;
+    app.height = 45;
+    // The first page's second node: its first text.
+    app.desk.node_selected = 1;
+    {
+        let (_, snapshot) = app.desk.scene.as_mut().unwrap();
+        let page = std::sync::Arc::make_mut(&mut snapshot.scene.pages[app.desk.page_selected]);
+        let quire_model::scene::NodeKind::Text { suggestions, .. } =
+            &mut page.nodes[app.desk.node_selected].kind
+        else {
+            panic!("the second node is text")
+        };
+        *suggestions = vec![
+            offered("a", "Bonjour", "ana", 0),
+            offered("bb", "Salut", "rui", 2),
+        ];
+    }
+    let shown = draw(&app);
+    assert!(shown.contains("Suggestions (2)"), "{shown}");
+    assert!(shown.contains("✎1 Salut · rui · 2 votes"), "{shown}");
+    assert!(shown.contains("✎2 Bonjour · ana · 0 votes"), "{shown}");
+    let acted = |app: &mut App, line: &str| match command(app, line).as_slice() {
+        [Effect::Suggest { action, .. }] => action.clone(),
+        other => panic!("{line}: {other:?}"),
+    };
+    assert_eq!(
+        acted(&mut app, "accept"),
+        Action::Accept { id: "bb".into() }
+    );
+    assert_eq!(
+        acted(&mut app, "reject 2"),
+        Action::Reject { id: "a".into() }
+    );
+    assert_eq!(
+        acted(&mut app, "vote 2 down"),
+        Action::Vote {
+            id: "a".into(),
+            value: -1
+        }
+    );
+    assert_eq!(
+        acted(&mut app, "suggest Coucou toi"),
+        Action::Add {
+            text: "Coucou toi".into()
+        }
+    );
+    for (line, said) in [
+        ("accept 3", "there is no suggestion 3; this node has 2"),
+        (
+            "vote 1 sideways",
+            "a vote is up, down or none, not `sideways`",
+        ),
+        ("suggest", "usage: /suggest TEXT"),
+    ] {
+        assert!(command(&mut app, line).is_empty(), "{line}");
+        assert_eq!(app.status.as_ref().unwrap().text, said, "{line}");
+    }
+}
