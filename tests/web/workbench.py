@@ -1254,6 +1254,15 @@ def scenario_desk(url, out):
         status, undone = curl_json("-X", "POST", f"{url}/api/v1/sessions/{session}/history/undo")
         assert status == 200 and undone["label"] == "marked 3 blocks reviewed", (status, undone)
         expect(blocks.nth(0)).to_have_attribute("data-state", "translated")
+        # Only what awaits review: the three translated cues, numbered as
+        # they are; n goes from one to the next.
+        show = page.get_by_test_id("show")
+        expect(show).to_contain_text("needs review (3)")
+        show.select_option("review")
+        expect(blocks).to_have_count(3)
+        expect(blocks.nth(2)).to_contain_text("Até amanhã.")
+        show.select_option("all")
+        expect(blocks.nth(3)).to_be_visible()
 
         # Find and replace: a count, a preview, one undo step.
         page.get_by_role("button", name="Find and replace").click()
@@ -1266,6 +1275,21 @@ def scenario_desk(url, out):
         expect(blocks.nth(0)).to_contain_text("Aonde tu vai?")
         status, undone = curl_json("-X", "POST", f"{url}/api/v1/sessions/{session}/history/undo")
         assert status == 200 and undone["label"] == "replace “você” with “tu”", (status, undone)
+
+        # The project's History: newest first, what and where, filtered.
+        page.get_by_role("button", name="Project history").click()
+        history = page.get_by_test_id("project-history")
+        entries = history.get_by_test_id("history-entry")
+        expect(entries.first).to_contain_text("undo")
+        expect(history).to_contain_text("page 1, block 1 · translation: “Aonde tu vai?” → “Aonde você vai?”")
+        page.screenshot(path=os.path.join(out, "history.png"))
+        history.get_by_label("Engine").fill("nothing-ran")
+        history.get_by_role("button", name="Show").click()
+        expect(history).to_contain_text("No change matches.")
+        history.get_by_label("Engine").fill("")
+        history.get_by_role("button", name="Show").click()
+        expect(entries.first).to_contain_text("undo")
+        page.get_by_role("button", name="Project history").click()
 
         # Concordance over the memory.
         page.locator("#concordance").fill("naruto")

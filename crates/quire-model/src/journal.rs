@@ -262,12 +262,17 @@ fn fields(
             "suggestions" => open_suggestions(v),
             _ => v.clone(),
         };
+        let (before, after) = (before.get(key).map_or(Value::Null, shown), shown(value));
+        // A field set to what it was (a state given again) changed nothing.
+        if before == after {
+            continue;
+        }
         out.push(Change {
             page,
             node,
             field: key.clone(),
-            before: before.get(key).map_or(Value::Null, shown),
-            after: shown(value),
+            before,
+            after,
         });
     }
 }

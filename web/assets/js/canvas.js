@@ -9,7 +9,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from '../vendor/hooks.mj
 import { call, inSession } from './api.js';
 import { useBlobUrl } from './images.js';
 import { Legend, PageTools } from './pagetools.js';
-import { preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
+import { needsReview, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
 import { apply, edit, may, select, setCanvas, state } from './store.js';
 import { html, typing, useKeys } from './ui.js';
 import { FindText, warnedNodes } from './jobs.js';
@@ -64,7 +64,8 @@ function label(node, number) {
 function Box({ node, number, z, selected, warned, onGesture, onSelect, onEdit }) {
   const t = node.transform;
   const shade = shadeOf(node.kind);
-  const classes = ['box', `shade-${shade}`, selected && 'selected', warned && 'warned'].filter(Boolean).join(' ');
+  const dimmed = state.show === 'review' && !needsReview(node.kind);
+  const classes = ['box', `shade-${shade}`, selected && 'selected', warned && 'warned', dimmed && 'dimmed'].filter(Boolean).join(' ');
   return html`<button type="button" class=${classes} data-node=${node.id} data-state=${stateOf(node.kind)}
     aria-label=${label(node, number)} aria-pressed=${selected}
     title=${node.kind.translation || node.kind.text || ''}

@@ -137,7 +137,7 @@ export function author(by) {
   return by.user ?? 'a person';
 }
 
-function told(value) {
+export function told(value) {
   if (value === null || value === undefined) return '—';
   return typeof value === 'string' ? `“${value}”` : JSON.stringify(value);
 }

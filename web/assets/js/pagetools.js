@@ -3,8 +3,8 @@
 // one op.
 
 import { useState } from '../vendor/hooks.mjs';
-import { STATE_LABELS } from './scene.js';
-import { apply, go, may, state } from './store.js';
+import { needsReview, STATE_LABELS } from './scene.js';
+import { apply, go, may, setShow, state } from './store.js';
 import { html, useAutofocus } from './ui.js';
 
 const LEGEND = [
@@ -16,9 +16,14 @@ const LEGEND = [
 ];
 
 export function Legend() {
-  return html`<ul class="legend" aria-label="Box colours">
+  const waiting = state.view.index.order.reduce((sum, info) => sum + info.texts.filter((n) => needsReview(n.kind)).length, 0);
+  return html`<div class="legend-bar"><ul class="legend" aria-label="Box colours">
     ${LEGEND.map(([shade, label]) => html`<li><span class=${`swatch shade-${shade}`} aria-hidden="true"></span>${label}</li>`)}
-  </ul>`;
+  </ul>
+  <label class="small show-filter">Show <select data-testid="show" value=${state.show} onChange=${(e) => setShow(e.currentTarget.value)}>
+    <option value="all">all segments</option>
+    <option value="review">needs review (${waiting})</option>
+  </select></label></div>`;
 }
 
 function move(info, step) {

@@ -25,6 +25,11 @@ export function stateOf(kind) {
 }
 
 /** The state a box is coloured by: machine output is told apart from a person's. */
+/** Translated but not yet reviewed (a person's, a machine's), or translated before its source changed. */
+export function needsReview(kind) {
+  return Boolean(kind.translation) && (stateOf(kind) === 'translated' || Boolean(kind.sourceEdit));
+}
+
 export function shadeOf(kind) {
   const s = stateOf(kind);
   // An engine's or an agent's (MCP) translation nobody has reviewed.

@@ -5,8 +5,9 @@
 import { useEffect, useRef, useState } from '../vendor/hooks.mjs';
 import { Canvas } from './canvas.js';
 import { Editor } from './editor.js';
+import { ProjectHistory } from './history.js';
 import { Jobs, RunDialog, warnedNodes } from './jobs.js';
-import { nextNode, shadeOf, stateOf } from './scene.js';
+import { needsReview, nextNode, shadeOf, stateOf } from './scene.js';
 import { apply, go, may, reopen, select, setCanvas, setPane, shownPage, state, undoRedo } from './store.js';
 import { Strip } from './strip.js';
 import { TextPage } from './textpage.js';
@@ -23,12 +24,15 @@ function goPage(step) {
   if (next && next !== info) go({ pageId: next.page.id, nodeId: null });
 }
 
-/** `n`: the next box with no translation, a machine's unreviewed one, or a warning. */
+/** `n`: the next box with no translation, a machine's unreviewed one, or a warning;
+ * while only segments awaiting review are shown, the next of those. */
 export function goNextNeedingWork(step = 1) {
   const info = shownPage();
   const warned = warnedNodes();
-  const found = nextNode(state.view.index, info && info.page.id, state.route.nodeId,
-    (n) => stateOf(n.kind) === 'initial' || shadeOf(n.kind) === 'machine' || warned.has(n.id), step);
+  const wanted = state.show === 'review'
+    ? (n) => needsReview(n.kind)
+    : (n) => stateOf(n.kind) === 'initial' || shadeOf(n.kind) === 'machine' || warned.has(n.id);
+  const found = nextNode(state.view.index, info && info.page.id, state.route.nodeId, wanted, step);
   if (found) select(found.pageId, found.nodeId);
 }
 
@@ -199,6 +203,7 @@ function SessionBar({ onRun, onHelp }) {
     <${LanguagesMenu} />
     <${HouseStyle} />
     <${FindReplace} />
+    <${ProjectHistory} />
     ${may('edit') && html`<${ExportMenu} />
       <${FileButton} label="Import…" onFiles=${(files) => importFiles(state.sessionId, files)} testId="import" />`}
   </div>`;

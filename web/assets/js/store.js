@@ -45,6 +45,8 @@ export const state = {
   focusEdit: null,
   /** Which panel is open on a phone-sized screen: 'page' | 'pages' | 'edit' | 'jobs' */
   pane: 'page',
+  // Which segments the page shows: 'all', or 'review' (translated, not yet reviewed).
+  show: 'all',
 };
 
 const listeners = new Set();
@@ -729,4 +731,9 @@ export function setCanvas(patch) {
 
 export function setPane(pane) {
   set({ pane });
+}
+
+/** Shows every segment ('all') or only those awaiting review ('review'). */
+export function setShow(show) {
+  set({ show });
 }

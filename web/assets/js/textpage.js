@@ -4,7 +4,7 @@
 
 import { warnedNodes } from './jobs.js';
 import { Legend, PageTools } from './pagetools.js';
-import { clock, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
+import { clock, needsReview, preview, shadeOf, STATE_LABELS, stateOf } from './scene.js';
 import { apply, clearRange, edit, may, select, selectRange, state } from './store.js';
 import { html, useWindow } from './ui.js';
 
@@ -51,7 +51,10 @@ function RangeBar({ info, ids }) {
 
 export function TextPage({ info }) {
   const warned = warnedNodes();
-  const nodes = info.texts;
+  // Each block keeps its number when the page shows only some.
+  const numbered = info.texts.map((node, i) => ({ node, number: i + 1 }));
+  const shown = state.show === 'review' ? numbered.filter(({ node }) => needsReview(node.kind)) : numbered;
+  const nodes = shown.map(({ node }) => node);
   const selectedId = state.route.nodeId;
   const rows = useWindow(nodes.length, ROW, nodes.findIndex((n) => n.id === selectedId), EXTRA);
   const range = state.range && state.range.pageId === info.page.id ? state.range.nodeIds : [];
@@ -59,7 +62,7 @@ export function TextPage({ info }) {
   const built = [];
   for (let i = rows.first; i < rows.last; i += 1) {
     const node = nodes[i];
-    built.push(html`<${Block} key=${node.id} node=${node} number=${i + 1} top=${i * ROW} info=${info}
+    built.push(html`<${Block} key=${node.id} node=${node} number=${shown[i].number} top=${i * ROW} info=${info}
       selected=${node.id === selectedId} ranged=${ranged.has(node.id)} warned=${warned.has(node.id)} />`);
   }
   return html`<div class="text-page">
@@ -67,7 +70,7 @@ export function TextPage({ info }) {
     ${range.length > 1 && html`<${RangeBar} info=${info} ids=${range} />`}
     <div class="blocks" ref=${rows.ref} onScroll=${rows.onScroll}
       aria-label=${`Text blocks (${nodes.length})`} role="region">
-      ${nodes.length === 0 && html`<p class="muted empty">This page has no text.</p>`}
+      ${nodes.length === 0 && html`<p class="muted empty">${state.show === 'review' ? 'Nothing on this page awaits review.' : 'This page has no text.'}</p>`}
       <ol class="block-list" style=${{ height: `${nodes.length * ROW}px` }}>${built}</ol>
     </div>
     <${Legend} />
