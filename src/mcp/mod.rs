@@ -221,6 +221,7 @@ impl QuireMcp {
                 client: UNNAMED_CLIENT.into(),
                 user: None,
                 below_review: None,
+                session: None,
             },
             caller: Caller::local(),
             active: Arc::new(Mutex::new(None)),
@@ -308,17 +309,27 @@ impl QuireMcp {
             .cloned()
             .unwrap_or_else(|| self.caller.clone());
         let user = caller.name().map(str::to_owned);
+        // Over `/mcp` with sessions, the conversation: two of one client
+        // are two agents, each undoing only its own steps. Over stdio (one
+        // conversation a process) and statelessly, the client and user.
+        let session = ctx
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         QuireMcp {
             era: Era::of(ctx),
             core: self
                 .core
                 .acting_for(caller.name())
                 .below_review(caller.below_review())
-                .as_agent(Some(&client)),
+                .as_agent(Some(&client), session.as_deref()),
             writer: Writer::Agent {
                 client,
                 user,
                 below_review: caller.below_review().map(str::to_owned),
+                session,
             },
             caller,
             ..self.clone()

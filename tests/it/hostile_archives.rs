@@ -176,6 +176,7 @@ fn line(epoch: u64, op: &Op, inverse: &Op) -> Vec<u8> {
             group: None,
             by: None,
             agent: None,
+            mcp_session: None,
             undoes: None,
         },
     )

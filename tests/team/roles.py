@@ -6,7 +6,8 @@ changes); the editor's agent is refused marking a segment reviewed (the
 same message as over HTTP) and applies a translation, which the scene
 then records as that agent's, made for that user, and the history
 resource names it so; it suggests a translation, votes for it and
-accepts it, and the translation names who suggested it.
+accepts it, and the translation names who suggested it. A second
+conversation of the same client cannot undo the first's steps.
 
 Usage: roles.py MCP_URL READ_TOKEN EDIT_TOKEN SESSION_ID PAGE_ID NODE_ID
 """
@@ -93,6 +94,17 @@ async def run(url, read_token, edit_token, session, page, node):
                 templates = await mcp.list_resource_templates()
                 assert any(t.uri_template == "quire://sessions/{sessionId}/history"
                            for t in templates.resource_templates), templates
+                # A second conversation of the same client is another agent:
+                # its undo has nothing of its own, the first's takes back
+                # the acceptance.
+                async with streamable_http_client(url, http_client=http) as (read2, write2, *_):
+                    async with ClientSession(read2, write2, client_info=info) as other:
+                        await other.initialize()
+                        nothing = await other.call_tool("quire_undo", {"sessionId": session})
+                        assert nothing.structured_content["epoch"] is None, nothing
+                        assert nothing.structured_content["message"] == "nothing of yours to undo", nothing
+                undone = await mcp.call_tool("quire_undo", {"sessionId": session})
+                assert undone.structured_content["epoch"] is not None, undone
     print("roles: ok")
 
 

@@ -86,6 +86,8 @@ pub(crate) struct Job {
     user: Option<String>,
     /// The agent's client, when an agent started it.
     client: Option<String>,
+    /// And the MCP session it started it through.
+    mcp_session: Option<String>,
     cancelled: AtomicBool,
     /// Fires on cancel: a running engine is stopped at once (a command
     /// engine's process group is killed), not only between pages.
@@ -250,6 +252,7 @@ impl Core {
             provider,
             user: self.user().map(str::to_owned),
             client: self.agent.as_deref().map(str::to_owned),
+            mcp_session: self.agent_session.as_deref().map(str::to_owned),
             cancelled: AtomicBool::new(false),
             cancel: CancellationToken::new(),
             running: AtomicBool::new(false),
@@ -592,6 +595,7 @@ impl Core {
                 overwrite,
                 user: job.user.clone(),
                 client: job.client.clone(),
+                session: job.mcp_session.clone(),
             };
             let needs = engine.needs();
             let (scene, memory) = match self.gather(job, needs).await {

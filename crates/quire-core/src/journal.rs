@@ -139,15 +139,18 @@ impl Core {
         let who = Actor {
             user: self.user(),
             agent: self.agent.as_deref(),
+            session: self.agent_session.as_deref(),
         };
         let stepped = match session.try_step(undo, who) {
             Some(stepped) => stepped?,
             None => {
                 let (user, agent) = (self.user.clone(), self.agent.clone());
+                let mcp = self.agent_session.clone();
                 blocking(move || {
                     let who = Actor {
                         user: user.as_deref(),
                         agent: agent.as_deref(),
+                        session: mcp.as_deref(),
                     };
                     if undo {
                         session.undo(who)

@@ -185,6 +185,9 @@ pub struct Core {
     /// The agent (its MCP client) this handle acts as: its undo and redo
     /// take back only its own steps ([`Core::as_agent`]).
     agent: Option<Arc<str>>,
+    /// The agent's MCP session, when it has one: its undo takes back only
+    /// what it made through that session.
+    agent_session: Option<Arc<str>>,
 }
 
 struct Inner {
@@ -278,6 +281,7 @@ impl Core {
             user: None,
             below_review: None,
             agent: None,
+            agent_session: None,
         }
     }
 
@@ -289,15 +293,18 @@ impl Core {
             user: user.map(Arc::from),
             below_review: self.below_review.clone(),
             agent: self.agent.clone(),
+            agent_session: self.agent_session.clone(),
         }
     }
 
-    /// This handle for an agent (its MCP client, `name version`): its
-    /// undo and redo take back only the steps it made (spec 10, "Undo is
-    /// per person"), never its person's.
-    pub fn as_agent(&self, client: Option<&str>) -> Core {
+    /// This handle for an agent (its MCP client, `name version`, and the
+    /// MCP session it speaks through, when it has one): its undo and redo
+    /// take back only the steps it made (spec 10, "Undo is per person"),
+    /// through that session when it has one, never its person's.
+    pub fn as_agent(&self, client: Option<&str>, session: Option<&str>) -> Core {
         Core {
             agent: client.map(Arc::from),
+            agent_session: session.map(Arc::from),
             ..self.clone()
         }
     }
@@ -335,6 +342,7 @@ impl Core {
                 client: client.to_string(),
                 user,
                 below_review,
+                session: self.agent_session.as_deref().map(str::to_owned),
             },
             None => Writer::Person { user, below_review },
         }

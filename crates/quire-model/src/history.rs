@@ -60,6 +60,14 @@ pub struct Entry {
     /// The agent that made it for that user (its MCP client), if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The MCP session the agent made it through, when it had one: only
+    /// that session's undo takes it back.
+    #[serde(
+        default,
+        rename = "mcpSession",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub session: Option<String>,
     /// The epoch of the frame that made it: what an undo or redo frame
     /// names it by (0 in stacks saved before entries had one).
     #[serde(default)]
@@ -73,6 +81,10 @@ pub struct Actor<'a> {
     pub user: Option<&'a str>,
     /// The agent's client, for an agent's undo; `None` for a person's.
     pub agent: Option<&'a str>,
+    /// The agent's MCP session, when it has one: it takes back only what
+    /// it made through that session (two conversations of one client are
+    /// two agents).
+    pub session: Option<&'a str>,
 }
 
 impl Actor<'_> {
@@ -82,6 +94,9 @@ impl Actor<'_> {
             && self
                 .agent
                 .is_none_or(|agent| entry.agent.as_deref() == Some(agent))
+            && self
+                .session
+                .is_none_or(|session| entry.session.as_deref() == Some(session))
     }
 }
 
@@ -539,6 +554,7 @@ mod tests {
             }),
             by: None,
             agent: None,
+            session: None,
             epoch: 0,
         }
     }
@@ -577,6 +593,7 @@ mod tests {
             group: None,
             by: None,
             agent: None,
+            session: None,
             epoch: 0,
         };
         let one = weight(&big(0));
@@ -608,6 +625,7 @@ mod tests {
             group: None,
             by: None,
             agent: None,
+            session: None,
             epoch: 0,
             ..page_entry("", 0)
         });

@@ -94,6 +94,9 @@ pub enum Writer {
     Agent {
         client: String,
         user: Option<String>,
+        /// The MCP session it came through, when there is one: its undo
+        /// is that session's.
+        session: Option<String>,
         /// As a person's: the role of the user it acts for, when below
         /// `review`.
         below_review: Option<String>,
@@ -105,6 +108,8 @@ pub enum Writer {
         user: Option<String>,
         /// The agent's client, when an agent started the job.
         client: Option<String>,
+        /// And the MCP session it started it through.
+        session: Option<String>,
     },
 }
 
@@ -130,6 +135,15 @@ impl Writer {
         match self {
             Writer::Agent { client, .. } => Some(client),
             Writer::Engine { client, .. } => client.as_deref(),
+            Writer::Person { .. } => None,
+        }
+    }
+
+    /// The agent's MCP session, for an agent's edit or a job an agent
+    /// started through one.
+    pub fn session(&self) -> Option<&str> {
+        match self {
+            Writer::Agent { session, .. } | Writer::Engine { session, .. } => session.as_deref(),
             Writer::Person { .. } => None,
         }
     }

@@ -244,6 +244,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
         overwrite: Overwrite::Untranslated,
         user: None,
         client: None,
+        session: None,
     };
     // A person's box; a person cannot mark a node as detect's.
     let mine = t
@@ -286,6 +287,7 @@ async fn replace_removes_only_what_detect_placed_and_no_one_changed() {
         client: "test 1".into(),
         user: None,
         below_review: None,
+        session: None,
     };
     let op = Op::UpdateNode {
         page,

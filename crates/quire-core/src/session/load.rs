@@ -90,6 +90,7 @@ pub(super) fn load(
                 group: frame.group.as_ref(),
                 by: frame.by.as_deref(),
                 agent: frame.agent.as_deref(),
+                mcp_session: frame.mcp_session.as_deref(),
                 undoes: frame.undoes,
             };
             if let Ok(encoded) = quire_store::storage::log::encode_parts(epoch, &parts) {
@@ -108,6 +109,7 @@ pub(super) fn load(
         let who = quire_model::history::Actor {
             user: frame.by.as_deref(),
             agent: frame.agent.as_deref(),
+            session: frame.mcp_session.as_deref(),
         };
         // An undo or redo of a known entry; one without `undoes` was
         // written when undo took the newest entry.
@@ -126,6 +128,7 @@ pub(super) fn load(
             group: frame.group.clone(),
             by: frame.by.clone(),
             agent: frame.agent.clone(),
+            session: frame.mcp_session.clone(),
             epoch,
         };
         match frame.kind {
@@ -142,6 +145,7 @@ pub(super) fn load(
                 group: None,
                 by: None,
                 agent: None,
+                session: None,
                 epoch,
             }),
             FrameKind::Redo if frame.undoes.is_none() && history.next_redo().is_some() => {

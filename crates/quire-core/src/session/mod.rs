@@ -491,6 +491,7 @@ impl Session {
         let who = Actor {
             user: writer.user(),
             agent: writer.agent(),
+            session: writer.session(),
         };
         let pending = self.commit(state, FrameKind::Apply, at, applied, group, (who, None))?;
         Ok(Submitted {
@@ -531,6 +532,7 @@ impl Session {
             group: group.as_ref(),
             by: who.user,
             agent: who.agent,
+            mcp_session: who.session,
             undoes,
         };
         let bytes = match self.encode(epoch, &parts) {
@@ -566,6 +568,7 @@ impl Session {
                 group,
                 by: who.user.map(str::to_owned),
                 agent: who.agent.map(str::to_owned),
+                session: who.session.map(str::to_owned),
                 epoch,
             }),
             FrameKind::Undo => {

@@ -377,6 +377,7 @@ impl Replica {
                     group: None,
                     by: None,
                     agent: None,
+                    session: None,
                     epoch: 0,
                 });
             }

@@ -37,7 +37,7 @@ async fn each_undo_takes_back_only_its_callers_own_steps() {
     let node = |i: usize| NodeId(created[1 + i]);
     let ana = t.core.acting_for(Some("ana"));
     let bea = t.core.acting_for(Some("bea"));
-    let agent = ana.as_agent(Some("claude-code 2.1.0"));
+    let agent = ana.as_agent(Some("claude-code 2.1.0"), Some("mcp-1"));
     let s = |v: &str| Some(v.to_owned());
 
     ana.apply(id, translate(page, node(0), "Um")).await.unwrap();
@@ -77,6 +77,17 @@ async fn each_undo_takes_back_only_its_callers_own_steps() {
         .expect("her agent's, the newest");
     assert_eq!(translations(&t, id).await, [s("Um!"), s("Dois"), None]);
     ana.undo(id).await.unwrap().expect("then her own");
+    assert_eq!(translations(&t, id).await, [s("Um"), s("Dois"), None]);
+    // Two conversations of one client are two agents: each undoes only
+    // what it made through its own MCP session.
+    let other = ana.as_agent(Some("claude-code 2.1.0"), Some("mcp-2"));
+    other
+        .apply(id, translate(page, node(2), "Tres"))
+        .await
+        .unwrap();
+    assert!(agent.undo(id).await.unwrap().is_none(), "not the other's");
+    assert_eq!(translations(&t, id).await, [s("Um"), s("Dois"), s("Tres")]);
+    other.undo(id).await.unwrap().expect("its own");
     assert_eq!(translations(&t, id).await, [s("Um"), s("Dois"), None]);
 
     // bea changes what ana's step changed: ana's undo is refused, naming

@@ -165,6 +165,7 @@ fn a_source_fix_is_signed_and_marks_the_translation_for_review() {
         client: "claude-code 2.1.0".into(),
         user: Some("ana".into()),
         below_review: None,
+        session: None,
     };
     let mark = |scene: &Scene, id| match node_kind(scene, id) {
         NodeKind::Text { source_edit, .. } => source_edit.clone(),
@@ -210,6 +211,7 @@ fn a_source_fix_is_signed_and_marks_the_translation_for_review() {
         overwrite: Overwrite::Untranslated,
         user: None,
         client: None,
+        session: None,
     };
     run(&mut scene, source(page, ids[2], "Hullo"), &ocr);
     assert_eq!(mark(&scene, ids[2]), None);
@@ -265,6 +267,7 @@ fn each_policy_drops_what_it_forbids_and_final_is_always_locked() {
             overwrite,
             user: None,
             client: None,
+            session: None,
         };
         let batch = Op::Batch { ops, label: None };
         let stamped = stamp(&scene, batch, &writer, AT).unwrap();
@@ -357,6 +360,7 @@ fn suggestions_change_the_translation_only_when_accepted() {
         client: "claude-code 2.1".into(),
         user: Some("ed".into()),
         below_review: Some("edit".into()),
+        session: None,
     };
     let accept = suggest(page, ids[0], Suggest::Accept { id: "s1".into() });
     let stamped = stamp(&scene, accept, &agent, AT).unwrap().op.unwrap();
@@ -422,6 +426,7 @@ fn accepting_into_a_final_segment_needs_review() {
         overwrite: Overwrite::All,
         user: None,
         client: None,
+        session: None,
     };
     let add = Suggest::Add {
         id: "s2".into(),

@@ -198,6 +198,7 @@ mod tests {
             group: None,
             by: Some("ana"),
             agent: None,
+            mcp_session: None,
             undoes: None,
         };
         let frame = super::super::log::encode_parts(7, &parts).unwrap().bytes;

@@ -45,6 +45,9 @@ pub struct Frame {
     /// The agent (its MCP client) that made it for that user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The MCP session the agent made it through, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcp_session: Option<String>,
     /// An undo's or redo's: the epoch of the history entry it took back
     /// or brought back (undo is per person, so not always the newest).
     /// Frames written before undo was per person have none: theirs was
@@ -79,6 +82,7 @@ pub fn encode(epoch: u64, frame: &Frame) -> CoreResult<Vec<u8>> {
         group: frame.group.as_ref(),
         by: frame.by.as_deref(),
         agent: frame.agent.as_deref(),
+        mcp_session: frame.mcp_session.as_deref(),
         undoes: frame.undoes,
     };
     encode_parts(epoch, &parts).map(|e| e.bytes)
@@ -105,6 +109,7 @@ pub struct Parts<'a> {
     pub group: Option<&'a Group>,
     pub by: Option<&'a str>,
     pub agent: Option<&'a str>,
+    pub mcp_session: Option<&'a str>,
     pub undoes: Option<u64>,
 }
 
@@ -117,6 +122,7 @@ pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
         group,
         by,
         agent,
+        mcp_session,
         undoes,
     } = *parts;
     let fail =
@@ -144,6 +150,10 @@ pub fn encode_parts(epoch: u64, parts: &Parts<'_>) -> CoreResult<Encoded> {
         if let Some(agent) = agent {
             out.extend_from_slice(b",\"agent\":");
             serde_json::to_writer(&mut *out, agent).map_err(fail)?;
+        }
+        if let Some(session) = mcp_session {
+            out.extend_from_slice(b",\"mcpSession\":");
+            serde_json::to_writer(&mut *out, session).map_err(fail)?;
         }
         if let Some(undoes) = undoes {
             out.extend_from_slice(b",\"undoes\":");
@@ -320,6 +330,7 @@ mod tests {
             }),
             by: Some("ana".into()),
             agent: Some("claude-code 2.1.0".into()),
+            mcp_session: Some("s-1".into()),
             undoes: Some(3),
         }
     }
@@ -342,6 +353,7 @@ mod tests {
             group: f.group.as_ref(),
             by: f.by.as_deref(),
             agent: f.agent.as_deref(),
+            mcp_session: f.mcp_session.as_deref(),
             undoes: f.undoes,
         };
         let encoded = encode_parts(7, &parts).unwrap();
