@@ -299,3 +299,17 @@ pub(super) fn http_service(
         mcp_config,
     )
 }
+
+/// The MCP session of a call over `/mcp` with sessions: two conversations
+/// of one client are two agents, each undoing only its own steps. Over
+/// stdio (a conversation a process) and statelessly, none: the client and
+/// user are the agent.
+pub(super) fn conversation(
+    ctx: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Option<String> {
+    ctx.extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+}

@@ -309,15 +309,7 @@ impl QuireMcp {
             .cloned()
             .unwrap_or_else(|| self.caller.clone());
         let user = caller.name().map(str::to_owned);
-        // Over `/mcp` with sessions, the conversation: two of one client
-        // are two agents, each undoing only its own steps. Over stdio (one
-        // conversation a process) and statelessly, the client and user.
-        let session = ctx
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .and_then(|parts| parts.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+        let session = http::conversation(ctx);
         QuireMcp {
             era: Era::of(ctx),
             core: self
