@@ -530,7 +530,7 @@ mod described {
                 name,
                 "Open or create a project",
                 changes(false, false),
-                "Open or create (createName) a project. Later calls pass its sessionId (required over stateless HTTP).",
+                "Open or create (createName) a project; later calls pass its sessionId (stateless HTTP: always).",
             ),
             ToolName::CloseProject => tool::<SessionArgs, Closed>(
                 name,
@@ -620,7 +620,7 @@ mod described {
                 name,
                 "Suggestions",
                 changes(false, false),
-                "List, add (text), vote (value), accept or reject a segment's suggestions.",
+                "A segment's suggestions: list, add, vote, accept, reject.",
             ),
         }
     }

@@ -251,7 +251,7 @@ fn stdio_writes_only_protocol_frames_and_exits_cleanly_on_eof() {
         None,
     );
     let listed = ask(request(2, "tools/list", json!({})), Some(2));
-    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 15);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 16);
     let none = ask(
         request(
             3,

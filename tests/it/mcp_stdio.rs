@@ -427,7 +427,7 @@ fn tools_list_over_stdio_is_what_the_handler_answers_over_mcp() {
     );
     let over_http: Value = serde_json::from_str(&over_http).unwrap();
     assert_eq!(listed["result"], over_http["result"]);
-    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 15);
+    assert_eq!(listed["result"]["tools"].as_array().unwrap().len(), 16);
 
     // The 2026-07-28 era's answer carries rmcp's cache fields.
     let s2 = Sandbox::new();

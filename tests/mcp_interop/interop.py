@@ -31,7 +31,7 @@ EXPECTED_TOOLS = {
     "quire_open_project", "quire_close_project", "quire_apply", "quire_undo",
     "quire_redo", "quire_start_pipeline", "quire_list_sessions", "quire_get_scene",
     "quire_list_engines", "quire_get_job", "quire_cancel_job", "quire_export",
-    "quire_view_page", "quire_import_pages", "quire_import_translations",
+    "quire_view_page", "quire_import_pages", "quire_import_translations", "quire_suggestions",
 }
 
 

@@ -199,7 +199,8 @@ impl Op {
     }
 }
 
-/// A new page: its id and nodes are optional.
+// A new page: its id and nodes are optional. (A plain comment: the
+// schema's `required` says so, and `tools/list` has a budget.)
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewPage {
@@ -380,7 +381,7 @@ pub struct NodePatch {
     pub transform: Option<TransformPatch>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub visible: Option<bool>,
-    /// Its `type` must match the node's.
+    // Its `type` must match the node's (a plain comment: the budget).
     #[serde(
         default,
         deserialize_with = "objects::optional",

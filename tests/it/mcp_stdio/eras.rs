@@ -87,7 +87,7 @@ fn methods_the_stateless_era_removed_are_not_found_there_and_work_before() {
     );
     assert_eq!(
         listed["result"]["tools"].as_array().map(Vec::len),
-        Some(15),
+        Some(16),
         "{listed}"
     );
 
