@@ -296,6 +296,7 @@ fn helper(
         }
         Command::Restore { from } => commands::backup::restore(loaded, &from, out),
         Command::Gc => commands::backup::gc(loaded, out),
+        Command::Batch(args) => commands::batch::batch(loaded, &args),
         Command::Reload { pid } => {
             crate::reload::signal_and_wait(pid, &loaded.data_paths()?.data_dir, out)
         }

@@ -138,6 +138,11 @@ pub enum Command {
         /// A directory or .tar that `quire backup` wrote
         from: PathBuf,
     },
+    /// Run a preset on one input with no server and no terminal: a CBZ, a
+    /// folder of images, PO, XLIFF, SRT or VTT; its exports and
+    /// report.json go to DIR/NAME/ (exit 0 done, 3 partial, 1 failed, 2
+    /// usage); run again, it goes on where it stopped
+    Batch(BatchArgs),
     /// Remove the blobs no op refers to (what an aborted import left) from
     /// every project that is not open
     Gc,
@@ -160,6 +165,41 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// The input: a .cbz or .zip of images, a folder of images, a .po,
+    /// an XLIFF, a .srt or a .vtt
+    #[arg(conflicts_with = "inputs", required_unless_present = "inputs")]
+    pub input: Option<PathBuf>,
+    /// A text file of inputs, one a line (relative to its folder; empty
+    /// lines and `#` lines not counted)
+    #[arg(long, value_name = "LIST")]
+    pub inputs: Option<PathBuf>,
+    /// Which input of the list, from 0 [default: JOB_COMPLETION_INDEX, else
+    /// SLURM_ARRAY_TASK_ID less SLURM_ARRAY_TASK_MIN]
+    #[arg(long, value_name = "N", requires = "inputs")]
+    pub index: Option<usize>,
+    /// The pipeline (`chapter`, a [pipelines.NAME]) or engine to run
+    #[arg(long, value_name = "NAME")]
+    pub preset: String,
+    /// Where the results go: DIR/NAME/ for an input NAME.EXT
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// An export to write instead of the input's own format (repeatable;
+    /// e.g. po, xliff, srt, cbz, cbz:jpeg:90, pdf)
+    #[arg(long, value_name = "FORMAT")]
+    pub export: Vec<String>,
+    /// The project's source language (BCP 47), when the input does not say
+    #[arg(long, value_name = "TAG")]
+    pub source_language: Option<String>,
+    /// The project's target language (BCP 47)
+    #[arg(long, value_name = "TAG")]
+    pub target_language: Option<String>,
+    /// Start DIR/NAME/ afresh instead of going on from an earlier run
+    #[arg(long)]
+    pub restart: bool,
 }
 
 #[derive(Debug, Args)]

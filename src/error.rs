@@ -19,6 +19,10 @@ pub enum Failure {
     /// cannot bind.
     #[error(transparent)]
     Runtime(#[from] anyhow::Error),
+    /// Work done but not all of it (`quire batch`: an entry skipped, a
+    /// page failed); the message names what.
+    #[error("{0}")]
+    Partial(String),
 }
 
 impl Failure {
@@ -30,6 +34,7 @@ impl Failure {
         match self {
             Failure::Usage(_) | Failure::Config(_) => ExitCode::from(2),
             Failure::Runtime(_) => ExitCode::from(1),
+            Failure::Partial(_) => ExitCode::from(3),
         }
     }
 

@@ -137,6 +137,11 @@ not be bound, a file could not be written).
 .TP
 \fB2\fR
 A usage or configuration error: nothing was done.
+.TP
+\fB3\fR
+\fBquire batch\fR only: the exports were written, but an entry of the
+input was skipped or a page failed in a step; \fIreport.json\fR names
+each.
 .SH RUNNING AS A SERVICE
 The package installs \fIquire\-headless.service\fR, which runs
 \fBquire \-\-mode headless \-\-data\-dir /var/lib/quire\fR as a dynamic

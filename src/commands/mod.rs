@@ -4,6 +4,7 @@
 //! passes stdout.
 
 pub mod backup;
+pub mod batch;
 pub mod config;
 pub mod docs;
 pub mod engines;

@@ -296,6 +296,14 @@ pub struct Client {
     pub url: String,
 }
 
+/// The first page's id and its nodes' ids, from a `scene.json` reply.
+pub fn first_page(scene: &Value) -> (String, Vec<String>) {
+    let page = &scene["scene"]["pages"][0];
+    let id = |v: &Value| v["id"].as_str().unwrap().to_owned();
+    let nodes = page["nodes"].as_array().unwrap().iter().map(id).collect();
+    (id(page), nodes)
+}
+
 impl Client {
     /// `METHOD path` with `token`; the status and the body (as JSON, or as
     /// a string when it is not JSON).

@@ -8,6 +8,7 @@ mod hostile_backups;
 mod hostile_files;
 
 mod archive;
+mod batch;
 mod cli_config;
 mod cli_docs;
 mod cli_modes;

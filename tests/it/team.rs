@@ -7,7 +7,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::harness::{Sandbox, run_checker};
-use crate::http_support::{Binary, Client};
+use crate::http_support::{Binary, Client, first_page};
 
 mod backups;
 mod review;
@@ -95,16 +95,7 @@ fn a_team_signs_its_edits_and_each_role_is_held_to() {
     );
     assert_eq!(status, 200, "{body}");
     let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), RUI, None);
-    let page = scene["scene"]["pages"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_owned())
-        .collect();
+    let (page, nodes) = first_page(&scene);
     for (token, node, text) in [(ANA, &nodes[0], "Um."), (BEA, &nodes[1], "Dois.")] {
         let (status, body) = c.call(
             "POST",

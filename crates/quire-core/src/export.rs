@@ -194,6 +194,55 @@ impl ExportSpec {
         }
     }
 
+    /// A format as people write it on a command line: `po`, `xliff`,
+    /// `cbz`, and for the rendered pages an image format and quality,
+    /// `cbz:jpeg:90`; why not, naming the part that is wrong.
+    pub fn parse(given: &str) -> Result<ExportSpec, String> {
+        let mut parts = given.split(':');
+        let format = match parts.next().unwrap_or_default() {
+            "markdown" | "md" => ExportFormat::Markdown,
+            "xliff" | "xlf" => ExportFormat::Xliff,
+            "po" => ExportFormat::Po,
+            "srt" => ExportFormat::Srt,
+            "vtt" => ExportFormat::Vtt,
+            "json" => ExportFormat::Json,
+            "tmx" => ExportFormat::Tmx,
+            "archive" | "zip" => ExportFormat::Archive,
+            "png" => ExportFormat::Png,
+            "cbz" => ExportFormat::Cbz,
+            "pdf" => ExportFormat::Pdf,
+            other => {
+                return Err(format!(
+                    "unknown format `{other}` (markdown, xliff, po, srt, vtt, json, tmx, archive, \
+                     png, cbz, pdf)"
+                ));
+            }
+        };
+        let mut spec = ExportSpec::of(format);
+        spec.image_format = match parts.next() {
+            None => None,
+            Some("png") => Some(ImageFormat::Png),
+            Some("jpeg" | "jpg") => Some(ImageFormat::Jpeg),
+            Some("webp") => Some(ImageFormat::Webp),
+            Some(other) => return Err(format!("unknown image format `{other}` (png, jpeg, webp)")),
+        };
+        spec.quality = match parts.next() {
+            None => None,
+            Some(q) => Some(
+                q.parse::<u8>()
+                    .ok()
+                    .filter(|q| (1..=100).contains(q))
+                    .ok_or_else(|| format!("quality `{q}` is not a whole number from 1 to 100"))?,
+            ),
+        };
+        if parts.next().is_some() {
+            return Err(format!(
+                "`{given}`: FORMAT, FORMAT:IMAGE or FORMAT:IMAGE:QUALITY"
+            ));
+        }
+        Ok(spec)
+    }
+
     /// How the page images are written, refused when it does not apply.
     fn encoding(&self) -> CoreResult<quire_render::export::Encoding> {
         use quire_render::export::Encoding;

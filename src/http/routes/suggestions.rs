@@ -15,7 +15,7 @@ use crate::http::error::{ApiError, ApiResult};
 use crate::http::extract::{Acting, JsonBody, Target};
 use quire_core::suggestions::{Action, Suggested, SuggestionView};
 use quire_model::error::CoreError;
-use quire_model::ids::NodeId;
+use quire_model::ids::{NodeId, SessionId};
 
 /// A node's open suggestions, most votes first.
 #[derive(Serialize, JsonSchema)]
@@ -150,7 +150,7 @@ pub(super) async fn accept(
     let action = Action::Accept {
         id: suggestion(&params),
     };
-    Ok(Json(state.core.suggest(id, node(&params)?, action).await?))
+    decide(state, id, &params, action).await
 }
 
 pub(super) const REJECT: Doc = Doc {
@@ -171,5 +171,15 @@ pub(super) async fn reject(
     let action = Action::Reject {
         id: suggestion(&params),
     };
-    Ok(Json(state.core.suggest(id, node(&params)?, action).await?))
+    decide(state, id, &params, action).await
+}
+
+/// An accept or a reject of the suggestion the path names.
+async fn decide(
+    state: crate::http::AppState,
+    id: SessionId,
+    params: &HashMap<String, String>,
+    action: Action,
+) -> ApiResult<Json<Suggested>> {
+    Ok(Json(state.core.suggest(id, node(params)?, action).await?))
 }

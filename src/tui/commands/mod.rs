@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use super::app::{App, Attachment, AttachmentKind, Effect, Modal};
 use super::manage;
 use super::update::{confirm_close, go_to_page, next_node, request_quit};
-use quire_core::export::{ExportFormat, ExportSpec, ImageFormat, Untranslated};
+use quire_core::export::{ExportSpec, Untranslated};
 use quire_core::jobs::{Approval, PipelineSpec};
 use quire_formats::glossary::GlossaryFormat;
 use quire_formats::units::TranslationFormat;
@@ -597,55 +597,22 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     let (Some(format), Some(path)) = (words.next(), words.next()) else {
         return app.fail(USAGE);
     };
-    let mut parts = format.split(':');
-    let format = match parts.next().unwrap_or_default() {
-        "markdown" | "md" => ExportFormat::Markdown,
-        "xliff" | "xlf" => ExportFormat::Xliff,
-        "po" => ExportFormat::Po,
-        "srt" => ExportFormat::Srt,
-        "vtt" => ExportFormat::Vtt,
-        "json" => ExportFormat::Json,
-        "archive" | "zip" => ExportFormat::Archive,
-        "png" => ExportFormat::Png,
-        "cbz" => ExportFormat::Cbz,
-        "pdf" => ExportFormat::Pdf,
-        other => {
-            return app.fail(format!(
-                "unknown format `{other}` (markdown, xliff, po, srt, vtt, json, archive, png, cbz, pdf)"
-            ));
-        }
+    let mut spec = match ExportSpec::parse(format) {
+        Ok(spec) => spec,
+        Err(why) => return app.fail(why),
     };
-    let image_format = match parts.next() {
-        None => None,
-        Some("png") => Some(ImageFormat::Png),
-        Some("jpeg" | "jpg") => Some(ImageFormat::Jpeg),
-        Some("webp") => Some(ImageFormat::Webp),
-        Some(other) => {
-            return app.fail(format!("unknown image format `{other}` (png, jpeg, webp)"));
-        }
-    };
-    let quality = match parts.next().map(str::parse::<u8>) {
-        None => None,
-        Some(Ok(q)) => Some(q),
-        Some(Err(_)) => return app.fail(USAGE),
-    };
-    if parts.next().is_some() {
-        return app.fail(USAGE);
-    }
     // `untranslated=source|empty|refuse` and (archives) `history=yes`
     // before or after the path.
-    let mut untranslated = None;
-    let mut history = false;
     let mut kept = Vec::new();
     for word in path.split_whitespace() {
         if word == "history=yes" {
-            history = true;
+            spec.history = true;
             continue;
         }
         match word.strip_prefix("untranslated=") {
-            Some("source") => untranslated = Some(Untranslated::Source),
-            Some("empty") => untranslated = Some(Untranslated::Empty),
-            Some("refuse") => untranslated = Some(Untranslated::Refuse),
+            Some("source") => spec.untranslated = Some(Untranslated::Source),
+            Some("empty") => spec.untranslated = Some(Untranslated::Empty),
+            Some("refuse") => spec.untranslated = Some(Untranslated::Refuse),
             Some(other) => {
                 return app.fail(format!("untranslated={other}: say source, empty or refuse"));
             }
@@ -659,15 +626,7 @@ fn export(app: &mut App, rest: &str, fx: &mut Vec<Effect>) {
     app.say("exporting…");
     fx.push(Effect::Export {
         session,
-        spec: ExportSpec {
-            format,
-            pages: None,
-            target_language: None,
-            image_format,
-            quality,
-            untranslated,
-            history,
-        },
+        spec,
         path,
         overwrite: false,
     });

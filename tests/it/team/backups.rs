@@ -52,16 +52,7 @@ fn a_backup_under_load_restores_every_acknowledged_op_and_its_undo() {
     );
     assert_eq!(status, 200);
     let (_, scene) = c.call("GET", &format!("{prefix}/scene.json"), "-", None);
-    let page = scene["scene"]["pages"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_owned())
-        .collect();
+    let (page, nodes) = first_page(&scene);
     // The writer: each acknowledged op's epoch, as it is acknowledged.
     let acked = Arc::new(AtomicU64::new(0));
     let log = Arc::new(Mutex::new(Vec::new()));

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 
 use crate::harness::Sandbox;
-use crate::http_support::Binary;
+use crate::http_support::{Binary, first_page};
 
 pub(super) const OWNER: &str = "owner-token-aa91";
 pub(super) const SID: &str = "sid-token-5b20";
@@ -59,16 +59,7 @@ fn review_states_are_a_reviewers_and_an_editor_is_told_so() {
     let c = server.client();
     let prefix = c.new_project(OWNER, "Review");
     let scene = c.text_page(&prefix, ANA, "One.\n\nTwo.\n\nThree.");
-    let page = scene["scene"]["pages"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_owned())
-        .collect();
+    let (page, nodes) = first_page(&scene);
     let apply = |token: &str, op: Value| {
         c.call("POST", &format!("{prefix}/history/apply"), token, Some(op))
     };

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::review::{ANA, OWNER, SID, VERA, team};
 use crate::harness::Sandbox;
-use crate::http_support::Binary;
+use crate::http_support::{Binary, first_page};
 
 /// The team's server, a project with a text page of two segments: the
 /// sandbox, the server, the session's route prefix, the project id, the
@@ -20,16 +20,7 @@ fn with_a_page() -> (Sandbox, Binary, String, Value, String, Vec<String>) {
     let prefix = c.new_project(OWNER, "Suggestions");
     let scene = c.text_page(&prefix, OWNER, "One.\n\nTwo.");
     let project = c.ok("GET", &prefix, OWNER, None)["projectId"].clone();
-    let page = scene["scene"]["pages"][0]["id"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    let nodes: Vec<String> = scene["scene"]["pages"][0]["nodes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["id"].as_str().unwrap().to_owned())
-        .collect();
+    let (page, nodes) = first_page(&scene);
     (s, server, prefix, project, page, nodes)
 }
 

@@ -1,11 +1,12 @@
 // The project's History: who changed what, when, newest first, with the
-// route's filters (person, agent, engine, since, until) and a page at a
-// time. Each node's own history sits beside its editor (desk.js).
+// route's filters (person, agent, engine, since, until, the shown page)
+// and a page of entries at a time. Each node's own history sits beside
+// its editor (desk.js).
 
 import { useState } from '../vendor/hooks.mjs';
 import { call } from './api.js';
 import { author, told } from './desk.js';
-import { go, state } from './store.js';
+import { go, shownPage, state } from './store.js';
 import { html } from './ui.js';
 
 const FILTERS = [
@@ -24,6 +25,7 @@ function place(change) {
 
 export function ProjectHistory() {
   const [filters, setFilters] = useState({ user: '', agent: '', engine: '', since: '', until: '' });
+  const [thisPage, setThisPage] = useState(false);
   const [found, setFound] = useState(null);
   const [error, setError] = useState(null);
   const read = async (cursor) => {
@@ -33,6 +35,8 @@ export function ProjectHistory() {
       // A date from the picker is the start of that day, UTC.
       query.set(key, key === 'since' || key === 'until' ? `${value}T00:00:00Z` : value.trim());
     }
+    const shown = shownPage();
+    if (thisPage && shown) query.set('page', shown.page.id);
     if (cursor) query.set('cursor', cursor);
     try {
       const page = await call('GET', `/api/v1/projects/${state.route.projectId}/history?${query}`);
@@ -54,6 +58,8 @@ export function ProjectHistory() {
       <form class="history-filters" onSubmit=${submit}>
         ${FILTERS.map(([key, label]) => field(key, label))}
         ${field('since', 'From', 'date')}${field('until', 'Before', 'date')}
+        <label class="small"><input type="checkbox" checked=${thisPage}
+          onChange=${(e) => setThisPage(e.currentTarget.checked)} /> This page only</label>
         <button type="submit">Show</button>
       </form>
       ${error && html`<p class="sev-error small" role="alert">${error}</p>`}
