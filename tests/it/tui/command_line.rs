@@ -75,8 +75,14 @@ fn the_command_line_is_a_draft_and_runs_undo_new_run_and_export() {
     }
     for (bad, says) in [
         ("export cbz:gif /tmp/c.cbz", "unknown image format `gif`"),
-        ("export cbz:jpeg:high /tmp/c.cbz", "usage: /export"),
-        ("export cbz:jpeg:90:1 /tmp/c.cbz", "usage: /export"),
+        (
+            "export cbz:jpeg:high /tmp/c.cbz",
+            "quality `high` is not a whole number from 1 to 100",
+        ),
+        (
+            "export cbz:jpeg:90:1 /tmp/c.cbz",
+            "FORMAT, FORMAT:IMAGE or FORMAT:IMAGE:QUALITY",
+        ),
     ] {
         assert!(command(&mut app, bad).is_empty(), "{bad}");
         let status = app.status.as_ref().unwrap().text.clone();
