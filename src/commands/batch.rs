@@ -277,8 +277,8 @@ pub fn batch(loaded: &Loaded, args: &BatchArgs) -> Result<(), Failure> {
         .collect::<Result<_, _>>()?;
     let (core, rt) = super::glossary::in_process(loaded)?;
     let Some(steps) = steps_of(&core, &args.preset) else {
-        let mut known: Vec<String> = core.engines().into_iter().map(|e| e.id).collect();
-        known.extend(core.config().pipelines.keys().cloned());
+        // The engine list names the pipelines too.
+        let known: Vec<String> = core.engines().into_iter().map(|e| e.id).collect();
         return Err(Failure::usage(format!(
             "unknown preset `{}` (pipelines and engines: {})",
             args.preset,
@@ -297,14 +297,37 @@ pub fn batch(loaded: &Loaded, args: &BatchArgs) -> Result<(), Failure> {
     let failed = |why: String| Failure::Runtime(anyhow::anyhow!("{shown}: {why}"));
     let name = name_of(&input);
     let dir = args.out.join(&name);
+    // An input that cannot be read fails with a report saying why.
+    let unread = |why: String| {
+        let report = Report {
+            input: shown.clone(),
+            index,
+            preset: args.preset.clone(),
+            status: "failed".into(),
+            exit_code: Some(1),
+            steps: Vec::new(),
+            outputs: Vec::new(),
+            skipped: Vec::new(),
+            error: Some(why.clone()),
+            resumed: false,
+            started: now(),
+            finished: Some(now()),
+            input_digest: String::new(),
+            exports: args.export.clone(),
+        };
+        match std::fs::create_dir_all(&dir).map_err(|e| failed(e.to_string())) {
+            Ok(()) => save(&dir, &report).err().unwrap_or_else(|| failed(why)),
+            Err(e) => e,
+        }
+    };
     let Some(kind) = Kind::of(&input) else {
-        return Err(failed(
+        return Err(unread(
             "not an input quire batch reads (a CBZ or ZIP of images, a folder of images, PO, \
              XLIFF, SRT or VTT)"
                 .into(),
         ));
     };
-    let files = read_input(&input).map_err(|e| failed(format!("cannot be read: {e}")))?;
+    let files = read_input(&input).map_err(|e| unread(format!("cannot be read: {e}")))?;
     let digest = digest(&files);
     let exports: Vec<String> = args.export.clone();
     let earlier: Option<Report> = std::fs::read(dir.join("report.json"))
@@ -350,6 +373,10 @@ pub fn batch(loaded: &Loaded, args: &BatchArgs) -> Result<(), Failure> {
         input_digest: digest,
         exports,
     };
+    // What the earlier run skipped at import stays skipped.
+    if let Some(earlier) = &earlier {
+        report.skipped.clone_from(&earlier.skipped);
+    }
     let run = Run {
         core: &core,
         dir: &dir,

@@ -139,7 +139,8 @@ fn a_list_task_takes_its_input_from_the_index_it_is_given() {
     assert!(written.contains("-->"), "{written}");
 }
 
-/// Usage errors exit 2, name the problem, and write nothing.
+/// Usage errors exit 2, name the problem, and write nothing; an input
+/// it cannot read fails (1) with a report saying why.
 #[test]
 fn usage_errors_name_the_problem_and_write_nothing() {
     let s = Sandbox::new();
@@ -168,6 +169,18 @@ fn usage_errors_name_the_problem_and_write_nothing() {
     batch(&["--preset", "qa", "--source-language", "not a tag", po])
         .fails(2, &["--source-language"]);
     assert_eq!(s.snapshot(), before, "a usage error wrote something");
+
+    // An input it cannot read fails (1), the report saying why.
+    let notes = s.write("work/notes.docx", "not a translation file");
+    let notes = notes.to_str().unwrap();
+    batch(&["--preset", "qa", notes]).fails(1, &["notes.docx", "not an input quire batch reads"]);
+    let r = report(&out.join("notes"));
+    assert_eq!(
+        (&r["status"], &r["exitCode"]),
+        (&Value::from("failed"), &Value::from(1)),
+        "{r}"
+    );
+    assert!(r["error"].as_str().unwrap().contains("not an input"), "{r}");
 }
 
 fn png() -> Vec<u8> {
