@@ -19,6 +19,7 @@ mod cli_modes;
 )]
 mod core_base;
 mod core_config;
+mod deploy;
 mod desk;
 mod disk_full;
 #[path = "../../crates/quire-core/tests/it/fake_llm.rs"]

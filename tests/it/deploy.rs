@@ -1,0 +1,111 @@
+//! The deployment examples in `deploy/` (spec 17, "Deployment examples,
+//! shipped"): each Kubernetes manifest validates against the Kubernetes
+//! schemas (PyPI's `kubernetes-validate`, strict: no unknown field), a
+//! broken copy does not, the server's config in the ConfigMap passes
+//! `quire config check`, and the Slurm array script runs `quire batch` on
+//! the input its task stands for.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::{BIN, Sandbox};
+
+const DEPLOY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/deploy");
+
+fn validate(python: &Path, file: &Path) -> std::process::Output {
+    Command::new(python)
+        .args(["-m", "kubernetes_validate", "--strict"])
+        .arg(file)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn the_kubernetes_examples_validate_against_the_kubernetes_schemas() {
+    let test = "the_kubernetes_examples_validate_against_the_kubernetes_schemas";
+    let Some(python) = crate::mcp::python_with(test, "kubernetes_validate") else {
+        return;
+    };
+    let s = Sandbox::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(format!("{DEPLOY}/kubernetes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "{files:?}");
+    for file in &files {
+        let out = validate(&python, file);
+        let said = String::from_utf8_lossy(&out.stderr).into_owned()
+            + &String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{}: {said}", file.display());
+        assert!(said.contains("passed"), "{}: {said}", file.display());
+    }
+    // The validator can fail: a misspelt field is refused.
+    let job = std::fs::read_to_string(format!("{DEPLOY}/kubernetes/batch-job.yaml")).unwrap();
+    let broken = s.write(
+        "broken.yaml",
+        &job.replace("completionMode:", "completionMod:"),
+    );
+    assert!(!validate(&python, &broken).status.success());
+    // The Job indexes a list, as `quire batch --inputs` reads it.
+    assert!(job.contains("completionMode: Indexed") && job.contains("--inputs"));
+    // The server's config, as the ConfigMap mounts it, is valid.
+    let manifest = std::fs::read_to_string(format!("{DEPLOY}/kubernetes/headless.yaml")).unwrap();
+    let config: String = manifest
+        .split("config.toml: |\n")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .take_while(|l| l.starts_with("    "))
+        .map(|l| format!("{}\n", &l[4..]))
+        .collect();
+    assert!(config.contains("[server]"), "{config}");
+    let file = s.write("k8s-config.toml", &config);
+    s.quire()
+        .args(["config", "check"])
+        .args([&file])
+        .run()
+        .success()
+        .stdout_has("ok: configuration is valid");
+}
+
+#[test]
+fn the_slurm_array_script_runs_quire_batch_on_its_task() {
+    let s = Sandbox::new();
+    let first = s.write("work/first.po", "msgid \"Hello\"\nmsgstr \"\"\n");
+    let second = s.write("work/second.po", "msgid \"Bye\"\nmsgstr \"\"\n");
+    let list = s.write(
+        "work/chapters.txt",
+        &format!("{}\n{}\n", first.display(), second.display()),
+    );
+    let out = s.path("out");
+    let tmp = s.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = Command::new("sh");
+    s.isolate(&mut cmd);
+    let done = cmd
+        .arg(format!("{DEPLOY}/slurm/batch-array.sh"))
+        .env("QUIRE", BIN)
+        .env("LIST", &list)
+        .env("OUT", &out)
+        .env("PRESET", "pseudo-translate")
+        .env("TMPDIR", &tmp)
+        .env("SLURM_ARRAY_JOB_ID", "41")
+        .env("SLURM_ARRAY_TASK_ID", "3")
+        .env("SLURM_ARRAY_TASK_MIN", "2")
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    // Task 3 of an array from 2 is input 1.
+    assert!(out.join("second/second.po").exists());
+    assert!(!out.join("first").exists());
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("second/report.json")).unwrap()).unwrap();
+    assert_eq!(report["index"], 1);
+    assert_eq!(report["status"], "done");
+}
