@@ -71,19 +71,7 @@ fn a_po_goes_through_a_preset_and_a_done_run_changes_nothing() {
         written.contains("msgid \"Available %s\""),
         "the file went back whole"
     );
-    let missing = crate::harness::missing_program("msgfmt", "--version");
-    if crate::harness::tool_available("msgfmt", test, missing) {
-        let check = std::process::Command::new("msgfmt")
-            .args(["--check", "-o", "/dev/null"])
-            .arg(dir.join(name))
-            .output()
-            .unwrap();
-        assert!(
-            check.status.success(),
-            "{}",
-            String::from_utf8_lossy(&check.stderr)
-        );
-    }
+    crate::harness::msgfmt_checks(test, &dir.join(name));
     // Again: done before, nothing changes.
     let before = s.snapshot();
     let again = s

@@ -204,6 +204,26 @@ pub fn value_of(show: &str, key: &str) -> String {
 // cannot: the core's test support has the rule, and these tests use it.
 pub use crate::core_base::{allowed_missing, missing_program, tool_available};
 
+/// GNU gettext's `msgfmt --check` passes on `file`; a missing `msgfmt`
+/// fails `test` unless `ALLOW_MISSING_TOOLS` names it.
+#[track_caller]
+pub fn msgfmt_checks(test: &str, file: &Path) {
+    if !tool_available("msgfmt", test, missing_program("msgfmt", "--version")) {
+        return;
+    }
+    let check = std::process::Command::new("msgfmt")
+        .args(["--check", "-o", "/dev/null"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "msgfmt --check {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
 /// `../shared/testdata/<rel>` (real files other people made; the folder
 /// sits beside the project, not in it), or `None` when it is not there:
 /// the test is then reported by name as skipped. `QUIRE_TESTDATA` names

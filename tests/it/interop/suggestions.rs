@@ -167,19 +167,7 @@ async fn open_suggestions_go_out_in_real_files_and_never_come_back_as_translatio
         if format == TranslationFormat::Po {
             let file = work.path().join(name);
             std::fs::write(&file, &first).unwrap();
-            let missing = crate::harness::missing_program("msgfmt", "--version");
-            if crate::harness::tool_available("msgfmt", test, missing) {
-                let check = std::process::Command::new("msgfmt")
-                    .args(["--check", "-o", "/dev/null"])
-                    .arg(&file)
-                    .output()
-                    .unwrap();
-                assert!(
-                    check.status.success(),
-                    "{}",
-                    String::from_utf8_lossy(&check.stderr)
-                );
-            }
+            crate::harness::msgfmt_checks(test, &file);
         }
         // Back in: nothing changes, no suggestion is a translation or a note.
         merges_with_nothing_to_do(&t, id, format, first.clone(), name).await;
