@@ -209,9 +209,18 @@ fn now() -> String {
 }
 
 /// The input's files, as the importers take them: a folder's files in
-/// name order (the importer orders them naturally), else the file.
-fn read_input(path: &Path) -> std::io::Result<Vec<ImageFile>> {
-    let read = |p: &Path| -> std::io::Result<ImageFile> {
+/// name order (the importer orders them naturally), else the file; none
+/// of more than `limit` bytes (`server.max_body_bytes`, what an upload
+/// may be), and not more than that together.
+fn read_input(path: &Path, limit: u64) -> std::io::Result<Vec<ImageFile>> {
+    let mut total = 0u64;
+    let mut read = |p: &Path| -> std::io::Result<ImageFile> {
+        total += std::fs::metadata(p)?.len();
+        if total > limit {
+            return Err(std::io::Error::other(format!(
+                "it is over the {limit}-byte limit (server.max_body_bytes)"
+            )));
+        }
         Ok(ImageFile {
             name: p
                 .file_name()
@@ -327,7 +336,8 @@ pub fn batch(loaded: &Loaded, args: &BatchArgs) -> Result<(), Failure> {
                 .into(),
         ));
     };
-    let files = read_input(&input).map_err(|e| unread(format!("cannot be read: {e}")))?;
+    let limit = loaded.config.server.max_body_bytes.get();
+    let files = read_input(&input, limit).map_err(|e| unread(format!("cannot be read: {e}")))?;
     let digest = digest(&files);
     let exports: Vec<String> = args.export.clone();
     let earlier: Option<Report> = std::fs::read(dir.join("report.json"))

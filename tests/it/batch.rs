@@ -169,6 +169,21 @@ fn usage_errors_name_the_problem_and_write_nothing() {
         "{r}"
     );
     assert!(r["error"].as_str().unwrap().contains("not an input"), "{r}");
+
+    // An input over the upload limit is not read: failed, named.
+    let big = s.write("work/big.po", &"# padding\n".repeat(300));
+    s.quire()
+        .args(["batch", "--out"])
+        .args([&out])
+        .args(["--preset", "qa"])
+        .args([&big])
+        .env("QUIRE_SERVER__MAX_BODY_BYTES", "1000")
+        .run()
+        .fails(1, &["big.po", "over the 1000-byte limit"]);
+    assert!(
+        !out.join("big/project").exists(),
+        "a refused input made a project"
+    );
 }
 
 fn png() -> Vec<u8> {

@@ -15,6 +15,10 @@ use crate::limits::{MAX_ATTRIBUTE_BYTES, MAX_TEXT_BYTES};
 /// The most open suggestions one node keeps.
 pub const MAX_SUGGESTIONS: usize = 50;
 
+/// The most votes one suggestion keeps (one per person: a team signing
+/// in through an identity provider has no fixed size).
+pub const MAX_VOTES: usize = 1000;
+
 /// One proposed translation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -155,6 +159,11 @@ pub fn resolve(open: &[Suggestion], act: &Suggest, who: &Actor<'_>) -> CoreResul
             let voter = who.user.or(who.client).map(str::to_owned);
             let votes = &mut list[at].votes;
             votes.retain(|v| v.voter != voter);
+            if *value != 0 && votes.len() >= MAX_VOTES {
+                return Err(CoreError::Conflict(format!(
+                    "suggestion {id} has {MAX_VOTES} votes, the most it keeps"
+                )));
+            }
             if *value != 0 {
                 votes.push(Vote {
                     voter,
@@ -239,6 +248,30 @@ mod tests {
             add(&l, &i.to_string(), &i.to_string(), "ana").unwrap()
         });
         assert!(add(&full, "x", "one more", "ana").is_err());
+        let mut crowded = list.clone();
+        crowded[0].votes = (0..MAX_VOTES)
+            .map(|i| Vote {
+                voter: Some(format!("v{i}")),
+                value: 1,
+            })
+            .collect();
+        let act = Suggest::Vote {
+            id: "a".into(),
+            value: 1,
+        };
+        let err = resolve(&crowded, &act, &who("ben")).err().unwrap();
+        assert!(err.to_string().contains("the most it keeps"), "{err}");
+        // A voter already counted may still change or take back theirs.
+        let act = Suggest::Vote {
+            id: "a".into(),
+            value: 0,
+        };
+        assert_eq!(
+            resolve(&crowded, &act, &who("v3")).unwrap().list[0]
+                .votes
+                .len(),
+            MAX_VOTES - 1
+        );
     }
 
     #[test]
