@@ -27,6 +27,7 @@ use std::process::Command;
 
 use axum::Json;
 use axum::routing::post;
+use quire_core::engines::settings::ModelRef;
 use quire_core::events::JobStatus;
 use quire_core::import::ImageFile;
 use quire_core::settings::{ApiKey, Provider};
@@ -118,6 +119,7 @@ fn main() {
                 api_key: ApiKey::None,
                 timeout_secs: 60,
                 max_retries: 0,
+                max_in_flight: 4,
                 images: false,
             },
         )]);
@@ -162,12 +164,12 @@ fn main() {
             use quire_core::engines::{detect, ocr};
             config.settings.update(|ocr: &mut ocr::OcrSettings| {
                 ocr.backend = ocr::OcrBackend::Onnx;
-                ocr.model = Some(models.join("PP-OCRv6_rec_small.onnx"));
-                ocr.detector = Some(models.join("PP-OCRv6_det_small.onnx"));
+                ocr.model = Some(ModelRef::File(models.join("PP-OCRv6_rec_small.onnx")));
+                ocr.detector = Some(ModelRef::File(models.join("PP-OCRv6_det_small.onnx")));
             });
             config.settings.update(|detect: &mut detect::DetectSettings| {
                 detect.backend = detect::DetectBackend::Onnx;
-                detect.model = Some(models.join("PP-OCRv6_det_small.onnx"));
+                detect.model = Some(ModelRef::File(models.join("PP-OCRv6_det_small.onnx")));
             });
             let core = Core::new(config);
             let id = project(&core, dir.path(), pages, "onnx").await;

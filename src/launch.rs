@@ -10,11 +10,12 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::config::modes::Frontend;
-use crate::config::schema::{CommandEngineConfig, EnginesConfig, ProviderConfig};
-use crate::config::{ConfigError, Loaded};
+use crate::config::schema::{BackendConfig, CommandEngineConfig, EnginesConfig, ProviderConfig};
+use crate::config::{Config, ConfigError, Loaded};
 use crate::error::Failure;
 use crate::http::{self, BindError};
 use crate::reload::notify;
+use quire_core::engines::backends::Backend;
 use quire_core::session::SessionSettings;
 use quire_core::settings::{ApiKey, CommandEngine, Provider};
 use quire_core::{Core, CoreConfig};
@@ -111,6 +112,7 @@ pub fn core_config(
             .iter()
             .map(|(id, p)| (id.clone(), provider(p)))
             .collect(),
+        backends: core_backends(config),
         settings: config.engine_settings.clone(),
         pipelines: config.named_pipelines(),
         max_image_pixels: config.limits.max_image_pixels.get(),
@@ -151,7 +153,35 @@ pub fn provider(provider: &ProviderConfig) -> Provider {
         },
         timeout_secs: provider.timeout_secs.get(),
         max_retries: provider.max_retries,
+        max_in_flight: provider.max_in_flight,
         images: provider.images,
+    }
+}
+
+/// The `[backends.NAME]` tables as the core calls them.
+pub fn core_backends(config: &Config) -> BTreeMap<String, Backend> {
+    config
+        .backends
+        .iter()
+        .map(|(name, b)| (name.clone(), backend(b)))
+        .collect()
+}
+
+/// A backend as the core calls it, its key resolved (or why not).
+pub fn backend(backend: &BackendConfig) -> Backend {
+    Backend {
+        url: backend.url.clone(),
+        model: backend.model.clone(),
+        version: backend.version.clone(),
+        timeout_secs: backend.timeout_secs,
+        max_in_flight: backend.max_in_flight,
+        max_retries: backend.max_retries,
+        dictionary: backend.dictionary.clone(),
+        api_key: match backend.api_key.get() {
+            Ok(None) => ApiKey::None,
+            Ok(Some(key)) => ApiKey::Key(key.to_owned()),
+            Err(why) => ApiKey::Unresolved(why.to_owned()),
+        },
     }
 }
 
@@ -250,6 +280,7 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         let (served, _) = serve_with_project(&core, &loaded, project, stop).await?;
         notify(&[sd_notify::NotifyState::Ready]);
         watchdog(&core);
+        warn_of_backends(&core);
         let data_dir = loaded.data_paths().ok().map(|p| p.data_dir);
         let mut reloader = crate::reload::Reloader::new(
             loaded.request.clone(),
@@ -270,6 +301,20 @@ fn run_server(loaded: Loaded, project: Option<PathBuf>) -> Result<(), Failure> {
         result.context("server failed")?;
         closed
     })
+}
+
+/// Asks each backend whether it is ready, after the server has started
+/// (servers start in any order on Kubernetes): one warning per backend
+/// that is not; a job that uses it asks again.
+fn warn_of_backends(core: &Core) {
+    let core = core.clone();
+    tokio::spawn(async move {
+        for (_, checked) in core.check_backends().await {
+            if let Err(why) = checked {
+                tracing::warn!("{why}");
+            }
+        }
+    });
 }
 
 /// With `WatchdogSec=` set in the unit, tells systemd at twice that rate

@@ -50,6 +50,7 @@ pub(super) fn finish(
     check_command_engines(&config, &origins)?;
     check_pipelines(&config, &origins)?;
     check_providers(&config, &origins)?;
+    check_backends(&config, &origins)?;
     resolve_users(&mut config.server, &origins)?;
     check_server(&config)?;
     let attach = &mut config.attach;
@@ -70,7 +71,75 @@ pub(super) fn finish(
         )
         .map_err(|e| origins.secret(&key, e))?;
     }
+    for (name, backend) in config.backends.iter_mut() {
+        let key = format!("backends.{name}.api_key");
+        backend.api_key = secret::resolve(
+            &key,
+            &backend.api_key,
+            backend.api_key_env.as_deref(),
+            backend.api_key_file.as_deref(),
+        )
+        .map_err(|e| origins.secret(&key, e))?;
+    }
     Ok(config)
+}
+
+/// A backend (spec 17, rule 5): a valid name, the one protocol, an
+/// http(s) URL, a model, its numbers in range and a readable dictionary.
+/// Nothing here asks the network.
+fn check_backends(config: &Config, origins: &Origins<'_>) -> Result<(), ConfigError> {
+    for (name, backend) in &config.backends {
+        let at = |key: &str, why: String| origins.at(&format!("backends.{name}.{key}"), why);
+        if !is_valid_id(name) {
+            return Err(origins.at(
+                &format!("backends.{name}"),
+                "invalid backend name (use letters, digits, `-` and `_`)".into(),
+            ));
+        }
+        if backend.protocol != "open-inference" {
+            return Err(at(
+                "protocol",
+                format!(
+                    "is \"{}\"; the only protocol is \"open-inference\" (KServe v2 REST)",
+                    backend.protocol
+                ),
+            ));
+        }
+        if !(backend.url.starts_with("http://") || backend.url.starts_with("https://"))
+            || reqwest::Url::parse(&backend.url).is_err()
+        {
+            return Err(at("url", "must be an http:// or https:// URL".into()));
+        }
+        if backend.model.trim().is_empty() {
+            return Err(at("model", "must name the model on the server".into()));
+        }
+        let ranges = [
+            ("timeout_secs", backend.timeout_secs, 1..=3600),
+            ("max_in_flight", backend.max_in_flight as u64, 1..=256),
+            ("max_retries", u64::from(backend.max_retries), 0..=10),
+        ];
+        for (key, value, range) in ranges {
+            if !range.contains(&value) {
+                return Err(at(
+                    key,
+                    format!(
+                        "is {value}; it must be from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                ));
+            }
+        }
+        if let Some(path) = &backend.dictionary
+            && let Err(e) = std::fs::File::open(path)
+        {
+            return Err(at(
+                "dictionary",
+                format!("{} cannot be read: {e}", path.display()),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A command engine's id is its own (no built-in engine's, no named
@@ -154,6 +223,12 @@ fn check_providers(config: &Config, origins: &Origins<'_>) -> Result<(), ConfigE
             return Err(origins.at(
                 &format!("providers.{id}.base_url"),
                 "must be an http:// or https:// URL".into(),
+            ));
+        }
+        if !(1..=256).contains(&provider.max_in_flight) {
+            return Err(origins.at(
+                &format!("providers.{id}.max_in_flight"),
+                format!("is {}; it must be from 1 to 256", provider.max_in_flight),
             ));
         }
     }

@@ -399,6 +399,7 @@ fn read_engine_settings(
         layers,
         context: Context {
             max_image_pixels: config.limits.max_image_pixels.get(),
+            backends: config.backends.keys().cloned().collect(),
         },
         settings: SettingsMap::default(),
         failed: None,
@@ -495,6 +496,7 @@ fn check_loose_vars(loose: &[String], config: &Config) -> Result<(), ConfigError
     ]
     .into_iter()
     .chain(config.providers.values().map(|p| p.api_key_env.as_deref()))
+    .chain(config.backends.values().map(|b| b.api_key_env.as_deref()))
     .flatten()
     .collect();
     let Some(name) = loose.iter().find(|n| !named.contains(&n.as_str())) else {

@@ -32,6 +32,8 @@ pub struct Config {
     pub attach: AttachConfig,
     pub engines: EnginesConfig,
     pub providers: BTreeMap<String, ProviderConfig>,
+    /// Models on inference servers (Open Inference Protocol), by name.
+    pub backends: BTreeMap<String, BackendConfig>,
     /// Named pipelines besides the built-in `chapter` (which one of the
     /// same name replaces).
     pub pipelines: BTreeMap<String, PipelinePreset>,
@@ -357,10 +359,46 @@ pub struct ProviderConfig {
     pub timeout_secs: NonZeroU64,
     #[serde(default = "default_max_retries")]
     pub max_retries: u32,
+    /// Requests at once to this provider, across every job of the
+    /// process.
+    #[serde(default = "default_max_in_flight")]
+    pub max_in_flight: usize,
     /// Whether the model reads images: `llm-translate` then sends each
     /// image page's picture with its text.
     #[serde(default)]
     pub images: bool,
+}
+
+/// One model on an inference server that speaks the Open Inference
+/// Protocol (KServe v2 REST), which a page engine's model key names.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendConfig {
+    /// The only protocol: `open-inference`.
+    pub protocol: String,
+    /// The server's base URL; quire adds `/v2/…`.
+    pub url: String,
+    /// The model's name on the server.
+    pub model: String,
+    /// Empty: the server's default version.
+    #[serde(default)]
+    pub version: String,
+    #[serde(default = "default_backend_timeout")]
+    pub timeout_secs: u64,
+    #[serde(default = "default_max_in_flight")]
+    pub max_in_flight: usize,
+    #[serde(default = "default_max_retries")]
+    pub max_retries: u32,
+    /// A recogniser's characters, one a line (else the model metadata's
+    /// `parameters.character`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dictionary: Option<PathBuf>,
+    #[serde(default)]
+    pub api_key: Secret,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_file: Option<PathBuf>,
 }
 
 fn default_stage() -> String {
@@ -381,6 +419,14 @@ fn default_provider_timeout() -> NonZeroU64 {
 
 fn default_max_retries() -> u32 {
     3
+}
+
+fn default_max_in_flight() -> usize {
+    4
+}
+
+fn default_backend_timeout() -> u64 {
+    30
 }
 
 fn default_true() -> bool {

@@ -2,8 +2,9 @@
 //! OpenMetrics text format (`prometheus-client`). Requests are counted by
 //! the access log as they are answered; scene changes, jobs and engine
 //! pages from the core's event stream (a follower that falls behind the
-//! stream's buffer misses what it skipped); open sessions, history bytes
-//! and event-stream clients are read at the scrape.
+//! stream's buffer misses what it skipped); open sessions, history bytes,
+//! event-stream clients and the model backends' counters (spec 17, rule
+//! 12) are read at the scrape.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,6 +13,8 @@ use axum::extract::State;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder, NoLabelSet};
+use prometheus_client::metrics::MetricType;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -20,6 +23,7 @@ use prometheus_client::registry::Registry;
 
 use super::AppState;
 use quire_core::Core;
+use quire_core::engines::backends::{SECONDS_BUCKETS, Snapshot};
 use quire_core::events::Event;
 
 type Labels = Vec<(&'static str, String)>;
@@ -165,6 +169,7 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         "Bytes the open projects' undo and redo stacks hold",
         history,
     );
+    backends(&mut registry, &state.core.backends().snapshot());
     let mut text = String::new();
     if encode(&mut text, &registry).is_err() {
         return super::error::ApiError::new(
@@ -180,4 +185,77 @@ pub async fn metrics(State(state): State<AppState>) -> Response {
         HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
     );
     response
+}
+
+/// The model backends' counters, by backend: requests by status, their
+/// time, retries, requests in flight and readiness from the last check.
+fn backends(registry: &mut Registry, backends: &[(String, Snapshot)]) {
+    let requests: Family<Labels, Counter> = Family::default();
+    let retries: Family<Labels, Counter> = Family::default();
+    let in_flight: Family<Labels, Gauge> = Family::default();
+    let ready: Family<Labels, Gauge> = Family::default();
+    for (name, s) in backends {
+        let backend = || vec![("backend", name.clone())];
+        for (status, n) in &s.requests {
+            let labels = vec![("backend", name.clone()), ("status", status.clone())];
+            requests.get_or_create(&labels).inc_by(*n);
+        }
+        retries.get_or_create(&backend()).inc_by(s.retries);
+        in_flight.get_or_create(&backend()).set(s.in_flight);
+        if let Some(r) = s.ready {
+            ready.get_or_create(&backend()).set(i64::from(r));
+        }
+    }
+    registry.register(
+        "backend_requests",
+        "Requests to model backends, by backend and status (`error`: no answer)",
+        requests,
+    );
+    registry.register(
+        "backend_request_seconds",
+        "Time a model backend took to answer a request",
+        Seconds(backends.to_vec()),
+    );
+    registry.register(
+        "backend_retries",
+        "Requests to model backends tried again",
+        retries,
+    );
+    registry.register(
+        "backend_in_flight",
+        "Requests to model backends outstanding now",
+        in_flight,
+    );
+    registry.register(
+        "backend_ready",
+        "Whether a model backend was ready at its last check (1) or not (0)",
+        ready,
+    );
+}
+
+/// The backends' request-time histograms, as the core counted them.
+#[derive(Debug)]
+struct Seconds(Vec<(String, Snapshot)>);
+
+impl EncodeMetric for Seconds {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        for (name, s) in &self.0 {
+            let labels = vec![("backend", name.clone())];
+            let buckets: Vec<(f64, u64)> = SECONDS_BUCKETS
+                .iter()
+                .copied()
+                .chain([f64::INFINITY])
+                .zip(s.buckets.iter().copied())
+                .collect();
+            let count = buckets.iter().map(|(_, n)| n).sum();
+            encoder
+                .encode_family(&labels)?
+                .encode_histogram::<NoLabelSet>(s.seconds, count, &buckets, None)?;
+        }
+        Ok(())
+    }
+
+    fn metric_type(&self) -> MetricType {
+        MetricType::Histogram
+    }
 }

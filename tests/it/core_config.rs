@@ -26,6 +26,7 @@ async fn a_provider_whose_key_variable_is_unset_refuses_only_its_pipeline() {
         api_key_file: None,
         timeout_secs: std::num::NonZeroU64::new(5).unwrap(),
         max_retries: 0,
+        max_in_flight: 4,
         images: false,
     };
     let providers = BTreeMap::from([("fake".to_owned(), quire::launch::provider(&p))]);

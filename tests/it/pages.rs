@@ -8,6 +8,7 @@
 
 use quire_core::engines::detect::{DetectBackend, DetectSettings, Existing};
 use quire_core::engines::ocr::{OcrBackend, OcrSettings};
+use quire_core::engines::settings::ModelRef;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,6 +27,7 @@ use crate::core_base::{TestCore, stored_image};
 use crate::core_base::{follow, spec};
 
 mod after_detect;
+mod backends;
 mod holdout;
 mod models;
 mod onnx;
@@ -284,8 +286,8 @@ fn onnx_core(det: &Path, rec: &Path) -> TestCore {
     TestCore::configured(move |c| {
         c.settings.update(|ocr: &mut OcrSettings| {
             ocr.backend = OcrBackend::Onnx;
-            ocr.detector = Some(det);
-            ocr.model = Some(rec);
+            ocr.detector = Some(ModelRef::File(det));
+            ocr.model = Some(ModelRef::File(rec));
         });
     })
 }
@@ -401,7 +403,7 @@ async fn real_pages_are_found_read_and_cleared() {
         c.providers = BTreeMap::from([("default".to_owned(), provider)]);
         c.settings.update(|detect: &mut DetectSettings| {
             detect.backend = DetectBackend::Onnx;
-            detect.model = Some(det);
+            detect.model = Some(ModelRef::File(det));
         });
     });
     let onnx = real_pages(onnx, &dir, &out.join("onnx")).await;
@@ -588,7 +590,7 @@ async fn the_onnx_detector_finds_the_balloons_of_the_page_set() {
     let t = TestCore::configured(move |c| {
         c.settings.update(|detect: &mut DetectSettings| {
             detect.backend = DetectBackend::Onnx;
-            detect.model = Some(det);
+            detect.model = Some(ModelRef::File(det));
         });
     });
     let pages = truth["pages"].as_array().unwrap();

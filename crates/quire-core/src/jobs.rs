@@ -614,20 +614,14 @@ impl Core {
                 http: needs.provider.then(|| self.http()),
                 config: &config,
                 fonts: &self.inner.fonts,
+                backends: &self.inner.backends,
             };
             let work = match engine.prepare(step) {
                 Ok(work) => work,
                 Err(e) => return (JobStatus::Failed, Some(format!("{id}: {e}"))),
             };
-            // Pages an engine says stand alone are worked on a few at a
-            // time (one per core; their results settle in page order), the
-            // others one after another.
-            let at_once = if needs.parallel {
-                super::engines::pages_at_once()
-            } else {
-                1
-            };
             let work = &*work;
+            let at_once = at_once(needs, work);
             if let Some(finding) = work.before() {
                 warned |= finding.severity != Severity::Info;
                 warn(0, engine, finding);
@@ -667,6 +661,9 @@ impl Core {
                             .await
                     }
                     Computed::Done(Err(message)) => {
+                        if let Some(fatal) = work.fatal() {
+                            return (JobStatus::Failed, Some(format!("{id}: {fatal}")));
+                        }
                         said(failed(page_id, message));
                         true
                     }
@@ -688,6 +685,18 @@ impl Core {
         } else {
             (JobStatus::Completed, None)
         }
+    }
+}
+
+/// How many pages of a step are worked on at once: those an engine says
+/// stand alone a few at a time (one per core, or what its models on a
+/// server take; their results settle in page order), the others one after
+/// another.
+fn at_once(needs: super::engines::Needs, work: &dyn PageWork) -> usize {
+    if needs.parallel {
+        work.at_once().unwrap_or_else(super::engines::pages_at_once)
+    } else {
+        1
     }
 }
 

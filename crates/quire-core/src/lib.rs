@@ -77,6 +77,9 @@ pub struct CoreConfig {
     pub allow_unattended: bool,
     /// Translation providers for `llm-translate`.
     pub providers: BTreeMap<String, Provider>,
+    /// Models on inference servers (`[backends.NAME]`), which page
+    /// engines' model keys name.
+    pub backends: BTreeMap<String, engines::backends::Backend>,
     /// Each built-in engine's settings, by table (`[qa]`, `[render]`, …).
     pub settings: SettingsMap,
     /// Named pipelines: the built-in `chapter` and `[pipelines.<name>]`.
@@ -104,6 +107,7 @@ impl CoreConfig {
             commands: BTreeMap::new(),
             allow_unattended: false,
             providers: BTreeMap::new(),
+            backends: BTreeMap::new(),
             settings: SettingsMap::defaults(),
             pipelines: settings::built_in_presets(),
             max_image_pixels: quire_formats::images::DEFAULT_MAX_PIXELS,
@@ -205,6 +209,8 @@ struct Inner {
     /// on first use: loading TLS roots costs milliseconds that a process
     /// which never calls a provider (e.g. a short `mcp stdio`) should not pay.
     http: std::sync::OnceLock<reqwest::Client>,
+    /// Backends' and providers' gates and counters, for the process.
+    backends: engines::backends::Backends,
     /// The last pictures made of page images (`picture.rs`): an agent
     /// looks at a page again after each edit, and its image is the same.
     pictures: picture::Recent,
@@ -270,6 +276,7 @@ impl Core {
                 bus: Arc::new(EventBus::new()),
                 jobs: jobs::Jobs::default(),
                 http: std::sync::OnceLock::new(),
+                backends: engines::backends::Backends::default(),
                 pictures: picture::Recent::new(picture::RECENT_PAGES),
                 thumbnails: picture::Recent::new(picture::RECENT_THUMBNAILS),
                 decoding: std::sync::OnceLock::new(),

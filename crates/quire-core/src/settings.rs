@@ -57,6 +57,8 @@ pub struct Provider {
     pub api_key: ApiKey,
     pub timeout_secs: u64,
     pub max_retries: u32,
+    /// Requests at once to it, across every job of the process.
+    pub max_in_flight: usize,
     /// Whether its model reads images: each page's picture then goes
     /// with the page's text.
     pub images: bool,

@@ -26,7 +26,7 @@ use image::{Rgb, RgbImage, imageops};
 use serde::{Deserialize, Serialize};
 use tract_onnx::prelude::*;
 
-use crate::Plan;
+use crate::local::Plan;
 
 /// How boxes of one class may overlap (intersection over union) before
 /// the weaker is suppressed, for [`Format::Yolo`].
@@ -88,12 +88,12 @@ impl BoxDetector {
                  (given {size} pixels and {classes} classes)"
             ));
         }
-        let model = crate::load(path)?;
+        let model = crate::local::load(path)?;
         if model.inputs.len() != 1 {
             return Err(format!(
                 "{} has {}; a box detector takes one, the image",
                 path.display(),
-                crate::inputs(model.inputs.len())
+                crate::local::inputs(model.inputs.len())
             ));
         }
         Ok(BoxDetector {
@@ -107,7 +107,7 @@ impl BoxDetector {
 
     fn plan(&self) -> Result<Plan, String> {
         let s = self.size;
-        crate::fixed_plan(
+        crate::local::fixed_plan(
             &self.model,
             &self.plan,
             &[(0, [1, 3, s, s])],

@@ -33,7 +33,7 @@ use serde_json::{Value, json};
 
 use crate::boxes::{BoxDetector, Format};
 use crate::inpaint::Inpainter;
-use crate::{Detector, Recognizer};
+use quire_infer::{Detector, Recognizer};
 
 /// The most pixels one image may have (a 100-megapixel page's limit in
 /// quire, with room): a corrupt header never allocates more.
@@ -165,8 +165,8 @@ fn answer(models: &mut Models, request: Request, input: &mut impl Read) -> std::
             inpainter,
         } => {
             let loaded = (|| {
-                let detector = detector.as_deref().map(Detector::load).transpose()?;
-                let recognizer = recognizer.as_deref().map(Recognizer::load).transpose()?;
+                let detector = detector.as_deref().map(crate::detector).transpose()?;
+                let recognizer = recognizer.as_deref().map(crate::recognizer).transpose()?;
                 let boxes = boxes
                     .map(|b| BoxDetector::load(&b.path, b.format, b.size, b.classes))
                     .transpose()?;
@@ -205,7 +205,7 @@ fn answer(models: &mut Models, request: Request, input: &mut impl Read) -> std::
             match (&models.detector, &models.recognizer, image) {
                 (_, _, Err(e)) => refused(e),
                 (Some(detector), Some(recognizer), Ok(image)) => {
-                    match crate::read(detector, recognizer, &image, size.scale) {
+                    match quire_infer::read(detector, recognizer, &image, size.scale) {
                         Ok(lines) => json!({ "read": lines }),
                         Err(e) => refused(e),
                     }

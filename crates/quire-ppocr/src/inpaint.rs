@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use image::{GrayImage, RgbImage, imageops};
 use tract_onnx::prelude::*;
 
-use crate::Plan;
+use crate::local::Plan;
 
 /// A loaded inpainting model.
 pub struct Inpainter {
@@ -34,12 +34,12 @@ impl Inpainter {
                 "an inpainting model needs an input of 32 to 4096 pixels (given {size})"
             ));
         }
-        let model = crate::load(path)?;
+        let model = crate::local::load(path)?;
         if model.inputs.len() != 2 {
             return Err(format!(
                 "{} has {}; an inpainting model takes two, the image and the mask",
                 path.display(),
-                crate::inputs(model.inputs.len())
+                crate::local::inputs(model.inputs.len())
             ));
         }
         let named_mask = (0..2).find(|&i| {
@@ -64,7 +64,7 @@ impl Inpainter {
             (1 - self.mask_input, [1, 3, s, s]),
             (self.mask_input, [1, 1, s, s]),
         ];
-        crate::fixed_plan(&self.model, &self.plan, &shapes, "the inpainting model")
+        crate::local::fixed_plan(&self.model, &self.plan, &shapes, "the inpainting model")
     }
 
     /// `image` with the pixels `mask` marks (non-zero) filled in by the

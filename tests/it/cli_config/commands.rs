@@ -253,8 +253,14 @@ fn models_list_names_each_model_its_digest_and_whether_it_loads() {
         det.display(),
         junk.display()
     ));
+    // The junk file is named, and makes the command exit 1.
     let done = s.quire().args(["models", "list", "--json"]).run();
-    assert_eq!(done.code(), 0, "{}", done.stderr());
+    assert_eq!(done.code(), 1, "{}", done.stderr());
+    assert!(
+        done.stderr().contains("1 model cannot be used"),
+        "{}",
+        done.stderr()
+    );
     let listed: serde_json::Value = serde_json::from_str(&done.stdout()).unwrap();
     let sha = |path: &std::path::Path| {
         let out = std::process::Command::new("sha256sum")
@@ -280,7 +286,7 @@ fn models_list_names_each_model_its_digest_and_whether_it_loads() {
     assert!(why.contains("cannot be read as an ONNX model"), "{why}");
     // The table says the same.
     let table = s.quire().args(["models", "list"]).run();
-    assert_eq!(table.code(), 0, "{}", table.stderr());
+    assert_eq!(table.code(), 1, "{}", table.stderr());
     assert!(table.stdout().contains(&sha(&det)), "{}", table.stdout());
     // The models load in the quire-ppocr helper; without it, each says
     // which program could not be started.
@@ -289,7 +295,7 @@ fn models_list_names_each_model_its_digest_and_whether_it_loads() {
         .env("QUIRE_PPOCR_HELPER", "/nonexistent/quire-ppocr")
         .args(["models", "list", "--json"])
         .run();
-    assert_eq!(missing.code(), 0, "{}", missing.stderr());
+    assert_eq!(missing.code(), 1, "{}", missing.stderr());
     let listed: serde_json::Value = serde_json::from_str(&missing.stdout()).unwrap();
     let why = listed[0]["loads"].as_str().unwrap();
     assert!(

@@ -35,7 +35,7 @@ fn box_core(model: PathBuf, format: ModelFormat, labels: Vec<BoxLabel>) -> TestC
     TestCore::configured(move |c| {
         c.settings.update(|d: &mut DetectSettings| {
             d.backend = DetectBackend::Onnx;
-            d.model = Some(model);
+            d.model = Some(ModelRef::File(model));
             d.model_format = format;
             d.labels = labels;
         });

@@ -252,10 +252,17 @@ pub enum CleanBackend {
 impl Settings for CleanSettings {
     const TABLE: &'static str = "clean";
 
-    fn check(&self, _context: &Context) -> Result<(), Invalid> {
+    fn check(&self, context: &Context) -> Result<(), Invalid> {
         Invalid::outside("dilate", self.dilate, 0..=32, "pixels")?;
         let onnx = (self.backend == CleanBackend::Onnx).then_some("clean.backend = \"onnx\"");
-        Invalid::model_file(self.model.as_deref(), onnx, "an inpainting model file")?;
+        let model = self.model.clone().map(super::settings::ModelRef::File);
+        Invalid::model_ref(
+            "model",
+            model.as_ref(),
+            onnx,
+            "an inpainting model file",
+            context,
+        )?;
         Invalid::outside("input_size", self.input_size, 32..=4096, "pixels")?;
         Invalid::outside("timeout_secs", self.timeout_secs, 1..=3600, "seconds")?;
         Ok(())
@@ -266,7 +273,7 @@ impl Settings for CleanSettings {
             .iter()
             .map(|path| super::settings::ModelFile {
                 key: "model",
-                path: path.clone(),
+                source: super::settings::ModelRef::File(path.clone()),
                 role: self.role(),
             })
             .collect()

@@ -22,6 +22,9 @@ use std::sync::Arc;
 use quire_vision::detect::{self as vision, Detection};
 
 use super::{Engine, EngineInfo, Needs, PageInput, PageOutcome, PageWork, Pictures, Step, ready};
+use std::path::Path;
+
+use super::models::PageModels;
 use quire_model::finding::Finding;
 use quire_model::finding::Severity;
 use quire_model::hash::BlobHash;
@@ -70,18 +73,19 @@ impl Engine for Detect {
         let model = match settings.backend {
             DetectBackend::Builtin => None,
             DetectBackend::Onnx => {
-                let path = settings.model.as_ref().ok_or_else(|| {
-                    "detect.backend = \"onnx\" needs detect.model (a text detection model file)"
+                let model = settings.model.as_ref().ok_or_else(|| {
+                    "detect.backend = \"onnx\" needs detect.model (a text detection model file, or { backend = \"NAME\" })"
                         .to_owned()
                 })?;
                 let deadline = super::ppocr::Deadline {
                     within: std::time::Duration::from_secs(settings.timeout_secs),
                     setting: "detect.timeout_secs",
                 };
-                let models = match settings.box_model() {
+                let path = model.file().map(Path::to_path_buf).unwrap_or_default();
+                let files = || match settings.box_model() {
                     Some((format, size, classes)) => super::ppocr::Models {
                         boxes: Some(super::ppocr::BoxModel {
-                            path: path.clone(),
+                            path,
                             format,
                             size,
                             classes,
@@ -89,11 +93,18 @@ impl Engine for Detect {
                         ..super::ppocr::Models::default()
                     },
                     None => super::ppocr::Models {
-                        detector: Some(path.clone()),
+                        detector: Some(path),
                         ..super::ppocr::Models::default()
                     },
                 };
-                Some(Arc::new(super::ppocr::Helpers::start(&models, deadline)?))
+                let detector = Some(("detect.model", model));
+                Some(Arc::new(PageModels::start(
+                    detector,
+                    None,
+                    &step.places(),
+                    deadline,
+                    files,
+                )?))
             }
         };
         Ok(Box::new(Work {
@@ -107,8 +118,9 @@ impl Engine for Detect {
 
 struct Work {
     settings: DetectSettings,
-    /// The `onnx` backend's model, loaded once per job (in the helpers).
-    model: Option<Arc<super::ppocr::Helpers>>,
+    /// The `onnx` backend's model, loaded once per job (in the helpers,
+    /// or asked of its backend).
+    model: Option<Arc<PageModels>>,
     rtl: bool,
     max_pixels: u64,
 }
@@ -124,6 +136,14 @@ impl Drop for Work {
 }
 
 impl PageWork for Work {
+    fn at_once(&self) -> Option<usize> {
+        self.model.as_ref().and_then(|m| m.at_once())
+    }
+
+    fn fatal(&self) -> Option<String> {
+        self.model.as_ref().and_then(|m| m.fatal())
+    }
+
     fn page<'a>(
         &'a self,
         input: PageInput<'a>,
@@ -151,6 +171,9 @@ impl PageWork for Work {
         let existing = self.settings.existing;
         let within = std::time::Duration::from_secs(self.settings.timeout_secs);
         Box::pin(async move {
+            if let Some(model) = &model {
+                model.ready().await?;
+            }
             // A page is costed by its header before anything decodes it.
             if let Ok(size) = imagesize::blob_size(&image) {
                 let pixels = (size.width as u64).saturating_mul(size.height as u64);
@@ -174,7 +197,7 @@ impl PageWork for Work {
                 let detection = match (model, &boxes) {
                     (None, _) => vision::detect(&gray, &settings),
                     (Some(model), None) => {
-                        let lines = model.any().lines(&decoded.to_rgb8(), None)?;
+                        let lines = model.lines(&decoded.to_rgb8(), None)?;
                         let bounds: Vec<vision::Bounds> = lines
                             .iter()
                             .map(|l| bounds_in(l.x, l.y, l.width, l.height, w, h))
@@ -182,7 +205,7 @@ impl PageWork for Work {
                         vision::detect_lines(&gray, &bounds, &settings)
                     }
                     (Some(model), Some((labels, min_score))) => {
-                        let found = model.any().boxes(&decoded.to_rgb8(), *min_score)?;
+                        let found = model.boxes(&decoded.to_rgb8(), *min_score)?;
                         let found: Vec<vision::Found> = found
                             .iter()
                             .filter_map(|f| {
@@ -528,7 +551,7 @@ pub struct DetectSettings {
     /// `onnx`: the detection model: a text-line model (a DB model such
     /// as PP-OCR's detector), or a box detector (`model_format`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<std::path::PathBuf>,
+    pub model: Option<super::settings::ModelRef>,
     /// What the model's outputs are: `lines` (a DB model's text
     /// probability map), `yolo` or `detr` (boxes with class scores).
     #[serde(default)]
@@ -583,8 +606,15 @@ impl Settings for DetectSettings {
 
     fn check(&self, context: &Context) -> Result<(), Invalid> {
         let onnx = (self.backend == DetectBackend::Onnx).then_some("detect.backend = \"onnx\"");
-        Invalid::model_file(self.model.as_deref(), onnx, "a text detection model file")?;
+        let what = "a text detection model file, or { backend = \"NAME\" }";
+        Invalid::model_ref("model", self.model.as_ref(), onnx, what, context)?;
         if self.model_format != ModelFormat::Lines {
+            if matches!(self.model, Some(super::settings::ModelRef::Backend(_))) {
+                return Err(Invalid::new(
+                    "model",
+                    "names a backend: a box detector (model_format) runs from a model file",
+                ));
+            }
             if !self
                 .labels
                 .iter()
@@ -632,9 +662,9 @@ impl Settings for DetectSettings {
         };
         self.model
             .iter()
-            .map(|path| super::settings::ModelFile {
+            .map(|source| super::settings::ModelFile {
                 key: "model",
-                path: path.clone(),
+                source: source.clone(),
                 role,
             })
             .collect()

@@ -48,10 +48,6 @@ const IMAGE_LONG_SIDE: u32 = 1568;
 const GLOSSARY_RULE: &str = "Translate every glossary term that occurs in a segment \
 as its glossary entry says.";
 
-const BACKOFF_START: Duration = Duration::from_millis(250);
-const BACKOFF_MAX: Duration = Duration::from_secs(8);
-const RETRY_AFTER_MAX: Duration = Duration::from_secs(30);
-
 /// The `llm-translate` engine.
 pub struct LlmTranslate {
     info: EngineInfo,
@@ -91,6 +87,10 @@ impl Engine for LlmTranslate {
         Ok(Box::new(Work {
             fill: Fill::new(&step),
             http: step.http.ok_or("no HTTP client for the provider")?.clone(),
+            gate: step
+                .backends
+                .gates
+                .get(&format!("provider/{provider_id}"), provider.max_in_flight),
             provider_id: provider_id.to_owned(),
             provider: provider.clone(),
             target_language: step
@@ -118,6 +118,9 @@ impl Engine for LlmTranslate {
 /// One step of `llm-translate`: the provider and what every request says.
 struct Work {
     http: reqwest::Client,
+    /// At most `max_in_flight` requests to the provider, across every
+    /// job of the process.
+    gate: std::sync::Arc<super::retry::Gate>,
     provider_id: String,
     provider: Provider,
     target_language: String,
@@ -238,7 +241,14 @@ impl PageWork for Work {
                 context: &self.context(page.id),
                 image: image.as_deref(),
             };
+            let permit = self
+                .gate
+                .permits
+                .acquire()
+                .await
+                .map_err(|_| "the provider's gate is closed".to_owned())?;
             let mut translated = translate(&self.http, &request).await?;
+            drop(permit);
             warnings.extend(left_out(page, &segments, &translated));
             let ops = page
                 .nodes
@@ -534,9 +544,7 @@ pub async fn translate(
                 let after = response
                     .headers()
                     .get(reqwest::header::RETRY_AFTER)
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.trim().parse::<u64>().ok())
-                    .map(|s| Duration::from_secs(s).min(RETRY_AFTER_MAX));
+                    .cloned();
                 (format!("HTTP {status}"), after)
             }
             Err(e) if e.is_timeout() => (format!("no answer within {}s", timeout.as_secs()), None),
@@ -550,9 +558,8 @@ pub async fn translate(
                 if tries == 1 { "" } else { "s" }
             ));
         }
-        let backoff = (BACKOFF_START * 2u32.saturating_pow(attempt)).min(BACKOFF_MAX);
         tracing::debug!("{who}: {why}; retrying");
-        tokio::time::sleep(after.unwrap_or(backoff)).await;
+        tokio::time::sleep(super::retry::wait(attempt, after.as_ref())).await;
         attempt += 1;
     }
 }

@@ -11,15 +11,18 @@
 //! [`each_built_in`]: the configuration, the launcher and a reload find
 //! its settings there.
 
+pub mod backends;
 pub mod clean;
 pub mod command;
 pub mod detect;
 pub mod llm;
+pub mod models;
 pub mod ocr;
 pub mod ppocr;
 pub mod pseudo;
 pub mod qa;
 pub mod render;
+pub mod retry;
 pub mod settings;
 pub mod tesseract;
 pub mod text;
@@ -168,12 +171,22 @@ pub struct Step<'a> {
     /// limits).
     pub config: &'a CoreConfig,
     pub fonts: &'a Arc<Fonts>,
+    /// The process's gates and counters of backends and providers.
+    pub backends: &'a backends::Backends,
 }
 
 impl Step<'_> {
     /// The engine's settings of type `T` (its table of the configuration).
     pub fn settings<T: settings::Settings>(&self) -> Arc<T> {
         self.config.settings.get::<T>()
+    }
+
+    /// Where the step finds models on backends.
+    pub fn places(&self) -> models::Places<'_> {
+        models::Places {
+            backends: &self.config.backends,
+            process: self.backends,
+        }
     }
 }
 
@@ -213,6 +226,19 @@ pub trait PageWork: Send + Sync {
     /// project without a source language, for the memory): a warning
     /// marks the job as completed with errors, an `info` does not.
     fn before(&self) -> Option<Finding> {
+        None
+    }
+
+    /// How many pages to work on at once, when its pages stand alone and
+    /// one per core is not the answer (models on an inference server:
+    /// enough to keep its requests in flight).
+    fn at_once(&self) -> Option<usize> {
+        None
+    }
+
+    /// A failure that ends the whole job rather than one page (a backend
+    /// still failing after its retries): asked after a page fails.
+    fn fatal(&self) -> Option<String> {
         None
     }
 }

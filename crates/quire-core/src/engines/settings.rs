@@ -41,13 +41,82 @@ pub trait Settings:
     }
 }
 
-/// A model file a table names.
+/// A model a table names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModelFile {
     /// The key inside the table (`model`, `detector`).
     pub key: &'static str,
-    pub path: std::path::PathBuf,
+    pub source: ModelRef,
     pub role: ModelRole,
+}
+
+/// Where a model key's model is: a file run here, or a model on an
+/// inference server, `{ backend = "NAME" }` naming a `[backends.NAME]`
+/// table (spec 17).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelRef {
+    File(std::path::PathBuf),
+    Backend(String),
+}
+
+impl ModelRef {
+    /// The file, when it is one.
+    pub fn file(&self) -> Option<&std::path::Path> {
+        match self {
+            ModelRef::File(path) => Some(path),
+            ModelRef::Backend(_) => None,
+        }
+    }
+}
+
+impl Serialize for ModelRef {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            ModelRef::File(path) => path.serialize(serializer),
+            ModelRef::Backend(name) => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("backend", name)?;
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ModelRef {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = ModelRef;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a model file's path, or { backend = \"NAME\" }")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ModelRef, E> {
+                Ok(ModelRef::File(v.into()))
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<ModelRef, A::Error> {
+                let mut backend = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key != "backend" {
+                        return Err(serde::de::Error::custom(format!(
+                            "unknown key `{key}` beside a model's `backend` (the only key)"
+                        )));
+                    }
+                    backend = Some(map.next_value::<String>()?);
+                }
+                backend.map(ModelRef::Backend).ok_or_else(|| {
+                    serde::de::Error::custom("a model table needs `backend = \"NAME\"`")
+                })
+            }
+        }
+        deserializer.deserialize_any(Visit)
+    }
 }
 
 /// What a model file is loaded as.
@@ -110,10 +179,12 @@ impl ModelRole {
 }
 
 /// What a check may compare a table with, besides itself.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Context {
     /// `limits.max_image_pixels`.
     pub max_image_pixels: u64,
+    /// The names of the `[backends.NAME]` tables.
+    pub backends: Vec<String>,
 }
 
 /// A key of a table that fails its check, and why.
@@ -155,19 +226,33 @@ impl Invalid {
         ))
     }
 
-    /// A `model` key's file: refused when it names no file, or when it is
-    /// missing and `needed` says who needs it (`what` it must be).
-    pub fn model_file(
-        model: Option<&std::path::Path>,
+    /// A model key (`key`): refused when it names no file or a backend
+    /// that is not defined, or when it is missing and `needed` says who
+    /// needs it (`what` it must be).
+    pub fn model_ref(
+        key: &str,
+        model: Option<&ModelRef>,
         needed: Option<&str>,
         what: &str,
+        context: &Context,
     ) -> Result<(), Invalid> {
         match (model, needed) {
-            (Some(path), _) if !path.is_file() => Err(Invalid::new(
-                "model",
+            (Some(ModelRef::File(path)), _) if !path.is_file() => Err(Invalid::new(
+                key,
                 format!("{} is not a file", path.display()),
             )),
-            (None, Some(by)) => Err(Invalid::new("model", format!("is needed by {by} ({what})"))),
+            (Some(ModelRef::Backend(name)), _) if !context.backends.contains(name) => {
+                let defined = if context.backends.is_empty() {
+                    "none defined: add a [backends.NAME] table".to_owned()
+                } else {
+                    format!("defined: {}", context.backends.join(", "))
+                };
+                Err(Invalid::new(
+                    key,
+                    format!("no backend \"{name}\" ({defined})"),
+                ))
+            }
+            (None, Some(by)) => Err(Invalid::new(key, format!("is needed by {by} ({what})"))),
             _ => Ok(()),
         }
     }

@@ -153,6 +153,7 @@ pub fn provider(base: &str, behaviour: &str, timeout_secs: u64, max_retries: u32
         api_key: ApiKey::Key(KEY.to_owned()),
         timeout_secs,
         max_retries,
+        max_in_flight: 4,
         images: false,
     }
 }

@@ -33,6 +33,8 @@ use quire_model::ids::NodeId;
 use quire_model::op::{Basis, KindPatch, NodePatch, Op};
 use quire_model::scene::{Node, NodeKind, Page, Point, TextState};
 use quire_model::workflow::Overwrite;
+
+use super::settings::ModelRef;
 use serde::{Deserialize, Serialize};
 
 use super::settings::{Context, Invalid, Settings};
@@ -102,7 +104,7 @@ impl Engine for Ocr {
                 tesseract_language(&language, false)?;
                 (None, columns_data(&settings.tesseract))
             }
-            OcrBackend::Onnx => (Some(Arc::new(Models::load(&settings)?)), None),
+            OcrBackend::Onnx => (Some(Arc::new(Models::load(&settings, &step)?)), None),
         };
         Ok(Box::new(Work {
             settings,
@@ -117,31 +119,38 @@ impl Engine for Ocr {
 }
 
 /// The `onnx` backend's models, loaded once per job in helper processes
-/// (their plans, made for each input size, are kept with them there).
+/// (their plans, made for each input size, are kept with them there), or
+/// on backends.
 struct Models {
-    helpers: super::ppocr::Helpers,
+    models: super::models::PageModels,
 }
 
 impl Models {
-    fn load(settings: &OcrSettings) -> Result<Models, String> {
-        let path = |p: &Option<std::path::PathBuf>, key: &str| {
-            p.clone()
-                .ok_or_else(|| format!("ocr.backend = \"onnx\" needs {key} (a PP-OCR model file)"))
+    fn load(settings: &OcrSettings, step: &Step<'_>) -> Result<Models, String> {
+        let model = |p: &Option<ModelRef>, key: &str| {
+            p.clone().ok_or_else(|| {
+                format!("ocr.backend = \"onnx\" needs {key} (a PP-OCR model file, or {{ backend = \"NAME\" }})")
+            })
         };
-        let detector = path(&settings.detector, "ocr.detector")?;
-        let recognizer = path(&settings.model, "ocr.model")?;
+        let detector = model(&settings.detector, "ocr.detector")?;
+        let recognizer = model(&settings.model, "ocr.model")?;
         let deadline = super::ppocr::Deadline {
             within: std::time::Duration::from_secs(settings.timeout_secs),
             setting: "ocr.timeout_secs",
         };
-        let models = super::ppocr::Models {
-            detector: Some(detector),
-            recognizer: Some(recognizer),
+        let files = || super::ppocr::Models {
+            detector: detector.file().map(std::path::Path::to_path_buf),
+            recognizer: recognizer.file().map(std::path::Path::to_path_buf),
             ..super::ppocr::Models::default()
         };
-        Ok(Models {
-            helpers: super::ppocr::Helpers::start(&models, deadline)?,
-        })
+        let models = super::models::PageModels::start(
+            Some(("ocr.detector", &detector)),
+            Some(("ocr.model", &recognizer)),
+            &step.places(),
+            deadline,
+            files,
+        )?;
+        Ok(Models { models })
     }
 
     /// One cut's lines as words, one per piece of line, in reading order
@@ -161,7 +170,7 @@ impl Models {
         // (32 px) tall: on the generated vertical Japanese, smaller
         // (0.75×) or larger (1.25×) made it join two columns' characters
         // into rows.
-        let lines = self.helpers.any().read(&rgb, Some(1.0))?;
+        let lines = self.models.read(&rgb, Some(1.0))?;
         Ok(lines
             .into_iter()
             .map(|l| Word {
@@ -197,12 +206,20 @@ impl Drop for Work {
     /// even while a page it was reading is still waiting on it.
     fn drop(&mut self) {
         if let Some(models) = &self.models {
-            models.helpers.kill();
+            models.models.kill();
         }
     }
 }
 
 impl PageWork for Work {
+    fn at_once(&self) -> Option<usize> {
+        self.models.as_ref().and_then(|m| m.models.at_once())
+    }
+
+    fn fatal(&self) -> Option<String> {
+        self.models.as_ref().and_then(|m| m.models.fatal())
+    }
+
     fn page<'a>(
         &'a self,
         input: PageInput<'a>,
@@ -250,6 +267,7 @@ impl PageWork for Work {
                     .push(cut);
             }
             if let Some(models) = &self.models {
+                models.models.ready().await?;
                 let models = models.clone();
                 let read = tokio::task::spawn_blocking(move || {
                     cuts_read(&models, by_language.into_values().flatten().collect())
@@ -567,11 +585,11 @@ pub struct OcrSettings {
     /// `onnx`: the recognition model (PP-OCR's, its dictionary in its
     /// `character` metadata).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<std::path::PathBuf>,
+    pub model: Option<ModelRef>,
     /// `onnx`: the text-line detector run inside each node's cut
     /// (PP-OCR's DB model).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub detector: Option<std::path::PathBuf>,
+    pub detector: Option<ModelRef>,
     /// Below this confidence (0 to 1) a node read gets a
     /// `low-confidence` warning.
     pub min_confidence: f64,
@@ -607,24 +625,11 @@ pub enum OcrBackend {
 impl Settings for OcrSettings {
     const TABLE: &'static str = "ocr";
 
-    fn check(&self, _context: &Context) -> Result<(), Invalid> {
-        for (key, path) in [("model", &self.model), ("detector", &self.detector)] {
-            match path {
-                Some(path) if !path.is_file() => {
-                    return Err(Invalid::new(
-                        key,
-                        format!("{} is not a file", path.display()),
-                    ));
-                }
-                None if self.backend == OcrBackend::Onnx => {
-                    return Err(Invalid::new(
-                        key,
-                        "is needed by ocr.backend = \"onnx\" (a PP-OCR model file)",
-                    ));
-                }
-                _ => {}
-            }
-        }
+    fn check(&self, context: &Context) -> Result<(), Invalid> {
+        let onnx = (self.backend == OcrBackend::Onnx).then_some("ocr.backend = \"onnx\"");
+        let what = "a PP-OCR model file, or { backend = \"NAME\" }";
+        Invalid::model_ref("model", self.model.as_ref(), onnx, what, context)?;
+        Invalid::model_ref("detector", self.detector.as_ref(), onnx, what, context)?;
         let confidence = self.min_confidence;
         if !(confidence.is_finite() && (0.0..=1.0).contains(&confidence)) {
             return Err(Invalid::new(
@@ -651,9 +656,9 @@ impl Settings for OcrSettings {
             ("model", &self.model, ModelRole::Recognizer),
         ]
         .into_iter()
-        .filter_map(|(key, path, role)| {
-            let path = path.clone()?;
-            Some(ModelFile { key, path, role })
+        .filter_map(|(key, source, role)| {
+            let source = source.clone()?;
+            Some(ModelFile { key, source, role })
         })
         .collect()
     }
