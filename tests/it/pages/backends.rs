@@ -527,3 +527,60 @@ fn config_check_and_models_list_name_each_backend() {
         s.quire().args(["config", "check"]).run().fails(2, &[key]);
     }
 }
+
+/// Rules 7 and 12: a headless server starts with a backend down, saying
+/// so once; a job's requests to the others are counted on `/metrics`, as
+/// the Prometheus client's parser reads it (tests/pages/backend_metrics.py).
+#[test]
+fn a_server_starts_with_a_backend_down_and_counts_each_backends_requests() {
+    let test = "a_server_starts_with_a_backend_down_and_counts_each_backends_requests";
+    let Some((det, rec)) = ppocr_models(test) else {
+        return;
+    };
+    let Some((dir, _)) = page_set(test, "pages-backends-metrics") else {
+        return;
+    };
+    let Some(python) = crate::mcp::python_with(test, "httpx, prometheus_client") else {
+        return;
+    };
+    let Some(server) = MlServer::start(test, &det, &rec) else {
+        return;
+    };
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
+    };
+    let s = crate::harness::Sandbox::new();
+    let config = format!(
+        "[server]\ntoken = \"{token}\"\n\
+         [backends.det]\nprotocol = \"open-inference\"\nurl = \"{url}\"\nmodel = \"ppocr-det\"\n\
+         [backends.rec]\nprotocol = \"open-inference\"\nurl = \"{url}\"\nmodel = \"ppocr-rec\"\n\
+         [backends.down]\nprotocol = \"open-inference\"\nurl = \"{closed}\"\nmodel = \"ppocr-det\"\n\
+         [ocr]\nbackend = \"onnx\"\nmodel = {{ backend = \"rec\" }}\ndetector = {{ backend = \"det\" }}\n",
+        token = "backend-metrics-token",
+        url = server.url
+    );
+    let mut quire = crate::http_support::Binary::headless_with_config(&s, "backends.toml", &config);
+    let warned = quire.wait_for_log("backend \"down\"");
+    assert!(
+        warned.contains("WARN") && warned.contains(&format!("({closed}): unreachable")),
+        "{warned}"
+    );
+    let mut cmd = Command::new(python);
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/pages/backend_metrics.py"
+    ))
+    .arg(&quire.url)
+    .arg("backend-metrics-token")
+    .arg(dir.join("page-01.png"));
+    let out = crate::harness::run_checker(&s, &mut cmd, "ok");
+    assert!(out.contains("backend metrics: ok"), "{out}");
+    let warnings = quire
+        .log()
+        .into_iter()
+        .filter(|l| l.contains("backend \""))
+        .count();
+    assert_eq!(warnings, 1, "one warning, for the backend that is down");
+    assert!(quire.terminate().success());
+}
