@@ -33,7 +33,7 @@ fn the_kubernetes_examples_validate_against_the_kubernetes_schemas() {
         .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
         .collect();
     files.sort();
-    assert!(files.len() >= 2, "{files:?}");
+    assert!(files.len() >= 3, "{files:?}");
     for file in &files {
         let out = validate(&python, file);
         let said = String::from_utf8_lossy(&out.stderr).into_owned()
@@ -48,6 +48,21 @@ fn the_kubernetes_examples_validate_against_the_kubernetes_schemas() {
         &job.replace("completionMode:", "completionMod:"),
     );
     assert!(!validate(&python, &broken).status.success());
+    // The inference server is ready when MLServer says so (its
+    // settings are the ones tests/it/pages/backends.rs starts MLServer
+    // with), and its image carries the runtime the tests run.
+    let inference =
+        std::fs::read_to_string(format!("{DEPLOY}/kubernetes/inference-server.yaml")).unwrap();
+    assert!(inference.contains("path: /v2/health/ready"));
+    let dockerfile = std::fs::read_to_string(format!("{DEPLOY}/mlserver/Dockerfile")).unwrap();
+    assert!(dockerfile.contains("COPY quire_onnx.py"));
+    // The server's liveness asks only whether the process answers.
+    let headless = std::fs::read_to_string(format!("{DEPLOY}/kubernetes/headless.yaml")).unwrap();
+    let liveness = headless.split("livenessProbe:").nth(1).unwrap();
+    assert!(
+        liveness.trim_start().starts_with("tcpSocket:"),
+        "{liveness}"
+    );
     // The Job indexes a list, as `quire batch --inputs` reads it.
     assert!(job.contains("completionMode: Indexed") && job.contains("--inputs"));
     // The server's config, as the ConfigMap mounts it, is valid.

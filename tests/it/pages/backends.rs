@@ -55,26 +55,29 @@ impl MlServer {
         }
         let repository = tempfile::tempdir().unwrap();
         let (http, grpc) = free_ports();
-        let settings = serde_json::json!({
-            "host": "127.0.0.1",
-            "http_port": http,
-            "grpc_port": grpc,
-            "metrics_endpoint": null,
-            "parallel_workers": 0,
-        });
+        // The settings the Kubernetes example ships, on this machine's
+        // ports and files, without MLServer's own metrics port.
+        let mut settings = shipped("settings.json");
+        settings["host"] = "127.0.0.1".into();
+        settings["http_port"] = http.into();
+        settings["grpc_port"] = grpc.into();
+        settings["metrics_endpoint"] = Value::Null;
         std::fs::write(
             repository.path().join("settings.json"),
             settings.to_string(),
         )
         .unwrap();
-        for (name, file) in [("ppocr-det", det), ("ppocr-rec", rec)] {
+        for (name, key, file) in [
+            ("ppocr-det", "det-settings.json", det),
+            ("ppocr-rec", "rec-settings.json", rec),
+        ] {
             let dir = repository.path().join(name);
             std::fs::create_dir(&dir).unwrap();
-            let model = serde_json::json!({
-                "name": name,
-                "implementation": "quire_onnx.OnnxModel",
-                "parameters": { "uri": file },
-            });
+            let mut model = shipped(key);
+            assert_eq!(model["name"], name);
+            let uri = model["parameters"]["uri"].as_str().unwrap();
+            assert_eq!(Path::new(uri).file_name(), file.file_name());
+            model["parameters"]["uri"] = file.to_str().unwrap().into();
             std::fs::write(dir.join("model-settings.json"), model.to_string()).unwrap();
         }
         let mut server = MlServer {
@@ -151,6 +154,21 @@ impl Drop for MlServer {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// A JSON file of the inference server's ConfigMap in
+/// `deploy/kubernetes/inference-server.yaml` (a block under `KEY: |`).
+fn shipped(key: &str) -> Value {
+    let manifest = include_str!("../../../deploy/kubernetes/inference-server.yaml");
+    let text: String = manifest
+        .split(&format!("  {key}: |\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {key} in inference-server.yaml"))
+        .lines()
+        .take_while(|l| l.starts_with("    "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    serde_json::from_str(&text).unwrap()
 }
 
 pub fn backend(url: &str, model: &str, max_in_flight: usize, max_retries: u32) -> Backend {
