@@ -8,7 +8,8 @@
 //! the project keeps every acknowledged edit, and a step the report says
 //! is done is not run again (`done-before`). A done run exits 0 at once;
 //! an input whose bytes changed since is refused unless `--restart`.
-//! Progress goes to stderr, a line per step and page; stdout stays empty.
+//! Progress goes to stderr, a line per step and page (on a terminal, a
+//! bar a step); stdout stays empty.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -198,10 +199,42 @@ fn name_of(path: &Path) -> String {
     name.map_or_else(|| "input".into(), |n| n.to_string_lossy().into_owned())
 }
 
-/// A progress line on stderr (stdout stays empty).
+/// Whether a progress bar is on stderr's last line, unfinished.
+static BAR_OPEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A progress line on stderr (stdout stays empty), below a bar that was
+/// drawn before.
 fn say(line: &str) {
     use std::io::Write as _;
-    let _ = writeln!(std::io::stderr().lock(), "quire batch: {line}");
+    let mut err = std::io::stderr().lock();
+    if BAR_OPEN.swap(false, std::sync::atomic::Ordering::Relaxed) {
+        let _ = writeln!(err);
+    }
+    let _ = writeln!(err, "quire batch: {line}");
+}
+
+/// A step's progress: on a terminal one bar, redrawn in place; else a
+/// line a page, which a log keeps.
+fn progress(step: &str, page: usize, total: usize) {
+    use std::io::{IsTerminal as _, Write as _};
+    let mut err = std::io::stderr().lock();
+    if !err.is_terminal() {
+        let _ = writeln!(err, "quire batch: {step}: page {page} of {total}");
+        return;
+    }
+    const WIDTH: usize = 30;
+    let filled = (page * WIDTH)
+        .checked_div(total)
+        .unwrap_or(WIDTH)
+        .min(WIDTH);
+    let _ = write!(
+        err,
+        "\r\x1b[2Kquire batch: {step} [{}{}] {page}/{total}",
+        "#".repeat(filled),
+        "-".repeat(WIDTH - filled)
+    );
+    let _ = err.flush();
+    BAR_OPEN.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 fn now() -> String {
@@ -582,7 +615,7 @@ impl Run<'_> {
         say(&format!("{step}: started"));
         while let Some(envelope) = events.next().await {
             if let Some(p) = JobProgress::of(&envelope.event, job) {
-                say(&format!("{step}: page {} of {}", p.page, p.total_pages));
+                progress(step, p.page, p.total_pages);
                 continue;
             }
             match &envelope.event {

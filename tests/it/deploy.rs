@@ -124,3 +124,68 @@ fn the_slurm_array_script_runs_quire_batch_on_its_task() {
     assert_eq!(report["index"], 1);
     assert_eq!(report["status"], "done");
 }
+
+/// Spec 17's fleet, as `docs/operations.md` shows it: Caddy routes each
+/// team's host to its own headless server; a request reaches only its
+/// team's projects, and with one server stopped the other's host still
+/// answers while the stopped one's gets the proxy's 502.
+#[test]
+fn the_fleet_example_routes_each_host_to_its_server_and_survives_one_down() {
+    let test = "the_fleet_example_routes_each_host_to_its_server_and_survives_one_down";
+    if !crate::harness::tool_available(
+        "caddy",
+        test,
+        crate::harness::missing_program("caddy", "version"),
+    ) {
+        return;
+    }
+    let s = Sandbox::new();
+    let token = "fleet-token-fleet-token";
+    let server = |team: &str| {
+        let config = format!(
+            "[server]\ntoken = \"{token}\"\nallowed_hosts = [\"{team}.quire.example.org\"]\n"
+        );
+        let data = s.path(&format!("data-{team}"));
+        let file = s.write(&format!("{team}.toml"), &config);
+        crate::http_support::Binary::headless(
+            &s,
+            &file,
+            &["--data-dir", data.to_str().unwrap()],
+            &[],
+        )
+    };
+    let a = server("team-a");
+    let b = server("team-b");
+    let proxy = crate::proxy_support::Caddy::start_fleet(&s, &a.url, &b.url);
+    let http = crate::harness::blocking_client();
+    let ask = |method: reqwest::Method, team: &str, path: &str, body: Option<serde_json::Value>| {
+        let mut request = http
+            .request(method, format!("{}{path}", proxy.url))
+            .header("Host", format!("{team}.quire.example.org"))
+            .bearer_auth(token);
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().unwrap())
+    };
+    let (made, said) = ask(
+        reqwest::Method::POST,
+        "team-a",
+        "/api/v1/projects",
+        Some(serde_json::json!({ "name": "Only on A" })),
+    );
+    assert_eq!(made, 200, "{said}");
+    let (_, on_a) = ask(reqwest::Method::GET, "team-a", "/api/v1/projects", None);
+    let (_, on_b) = ask(reqwest::Method::GET, "team-b", "/api/v1/projects", None);
+    assert!(on_a.contains("Only on A"), "{on_a}");
+    assert!(!on_b.contains("Only on A"), "{on_b}");
+    assert!(b.terminate().success());
+    let (down, _) = ask(reqwest::Method::GET, "team-b", "/healthz", None);
+    assert_eq!(down, 502);
+    let (up, said) = ask(reqwest::Method::GET, "team-a", "/api/v1/projects", None);
+    assert_eq!(up, 200, "{said}");
+    assert!(said.contains("Only on A"), "{said}");
+    assert!(a.terminate().success());
+}

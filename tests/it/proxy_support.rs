@@ -232,6 +232,38 @@ impl Caddy {
             site.contains(&format!("http://127.0.0.1:{port} {{")),
             "{site}"
         );
+        Caddy::run(sandbox, &site, &port)
+    }
+
+    /// The fleet example of `docs/operations.md` (the Caddyfile routing
+    /// `team-a.` and `team-b.quire.example.org` to two servers) on a free
+    /// port, the two hosts sent to `a` and `b`.
+    pub fn start_fleet(sandbox: &Sandbox, a: &str, b: &str) -> Caddy {
+        let readme =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/operations.md"))
+                .unwrap();
+        let block = readme
+            .split("```caddy\n")
+            .find(|b| b.contains("team-a.quire.example.org {"))
+            .and_then(|b| b.split("```").next())
+            .expect("the fleet example of docs/operations.md");
+        let port = free_port();
+        let site = block
+            .replace(
+                "team-a.quire.example.org {",
+                &format!("http://team-a.quire.example.org:{port} {{"),
+            )
+            .replace(
+                "team-b.quire.example.org {",
+                &format!("http://team-b.quire.example.org:{port} {{"),
+            )
+            .replace("10.0.0.11:4096", a.trim_start_matches("http://"))
+            .replace("10.0.0.12:4096", b.trim_start_matches("http://"));
+        Caddy::run(sandbox, &site, &port)
+    }
+
+    /// Caddy serving `site` (its sites on `port`), listening.
+    fn run(sandbox: &Sandbox, site: &str, port: &str) -> Caddy {
         let dir = sandbox.path("caddy");
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("Caddyfile");

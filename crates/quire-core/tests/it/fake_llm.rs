@@ -1,7 +1,8 @@
 //! A fake OpenAI-compatible provider (axum on 127.0.0.1:0) whose answer
 //! depends on the path it is called at: a good answer, malformed JSON, the
 //! wrong number of translations, 429 then success, persistent 500s, a hang
-//! past the timeout, a refused key. It records what it was asked. Shared
+//! past the timeout, a refused key, an answer held a while (counting the
+//! requests answered at once). It records what it was asked. Shared
 //! with the binary's tests.
 
 use std::sync::Arc;
@@ -31,6 +32,9 @@ pub struct Fake {
     pub users: std::sync::Mutex<Vec<Value>>,
     /// The image URLs of the requests that carried one.
     pub images: std::sync::Mutex<Vec<String>>,
+    /// Requests being answered now, and the most at once so far.
+    pub in_flight: AtomicUsize,
+    pub most_in_flight: AtomicUsize,
 }
 
 /// The user message's text: the content itself, or its `text` part when
@@ -130,6 +134,14 @@ async fn chat(
             good(&body)
         }
         "refuse" => (StatusCode::UNAUTHORIZED, "bad key").into_response(),
+        // Held a while, so that requests sent together overlap here.
+        "held" => {
+            let now = fake.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+            fake.most_in_flight.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            fake.in_flight.fetch_sub(1, Ordering::SeqCst);
+            good(&body)
+        }
         _ => StatusCode::NOT_FOUND.into_response(),
     }
 }

@@ -472,3 +472,58 @@ async fn a_provider_that_reads_images_gets_the_page_picture() {
         assert_eq!(translations(&t, id).await.into_iter().flatten().count(), 2);
     }
 }
+
+/// Spec 17, rule 13: `max_in_flight` holds across every job of the
+/// process. Three projects translated at once send one request at a
+/// time to a provider that allows one; with four allowed they overlap.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_providers_in_flight_limit_holds_across_jobs() {
+    for (limit, most) in [(1, 1), (4, 3)] {
+        let (base, fake) = fake_provider().await;
+        let mut held = provider(&base, "held", 10, 0);
+        held.max_in_flight = limit;
+        let providers = BTreeMap::from([("fake".to_owned(), held)]);
+        let t = with_engines(Engines::default(), providers);
+        let mut sub = t.core.subscribe(None);
+        let mut jobs = Vec::new();
+        for n in 0..3 {
+            let id = t.session(&format!("LLM {n}"));
+            t.core
+                .import_text(id, "one", "Hello", Some("en"))
+                .await
+                .unwrap();
+            let spec = PipelineSpec {
+                steps: vec!["llm-translate".into()],
+                target_language: Some("fr".into()),
+                ..PipelineSpec::default()
+            };
+            jobs.push(
+                t.core
+                    .start_pipeline(id, spec, Approval::Unattended)
+                    .await
+                    .unwrap(),
+            );
+        }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+        while !jobs.is_empty() {
+            let e = tokio::time::timeout_at(deadline, sub.next())
+                .await
+                .unwrap()
+                .unwrap();
+            if let Event::JobFinished {
+                id, status, error, ..
+            } = &e.event
+                && let Some(at) = jobs.iter().position(|j| j == id)
+            {
+                assert_eq!(*status, JobStatus::Completed, "{error:?}");
+                jobs.remove(at);
+            }
+        }
+        assert_eq!(fake.calls.load(Ordering::SeqCst), 3);
+        assert_eq!(
+            fake.most_in_flight.load(Ordering::SeqCst),
+            most,
+            "max_in_flight = {limit}"
+        );
+    }
+}
