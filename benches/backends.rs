@@ -29,10 +29,8 @@ use quire_core::engines::backends::Backend;
 use quire_core::engines::settings::ModelRef;
 use quire_core::engines::{detect, ocr};
 use quire_core::events::JobStatus;
-use quire_core::import::ImageFile;
 use quire_core::settings::ApiKey;
 use quire_core::{Core, CoreConfig};
-use quire_model::op::{Op, ProjectPatch};
 use quire_store::Durability;
 
 /// CPU seconds (user and system) process `pid` has used (`self` for
@@ -161,24 +159,7 @@ fn backend(url: &str, model: &str, in_flight: usize) -> Backend {
 
 /// `detect` then `ocr` on a fresh project of the chapter: seconds taken.
 async fn chapter(core: &Core, dir: &Path, pages: usize, name: &str) -> f64 {
-    let id = core.create_managed_project(name).await.expect("project").id;
-    let files = (1..=pages)
-        .map(|n| {
-            let name = format!("page-{n:02}.png");
-            ImageFile {
-                bytes: std::fs::read(dir.join(&name)).expect("page"),
-                name,
-            }
-        })
-        .collect();
-    core.import_files(id, files).await.expect("import");
-    let english = ProjectPatch {
-        source_language: Some(Some("en".into())),
-        ..ProjectPatch::default()
-    };
-    core.apply(id, Op::UpdateProject { patch: english })
-        .await
-        .expect("language");
+    let id = support::chapter_project(core, dir, pages, name).await;
     let (took, status) = support::run_job(core, id, &["detect", "ocr"]).await;
     assert_ne!(status, JobStatus::Failed, "{name}");
     took.as_secs_f64()

@@ -29,11 +29,8 @@ use axum::Json;
 use axum::routing::post;
 use quire_core::engines::settings::ModelRef;
 use quire_core::events::JobStatus;
-use quire_core::import::ImageFile;
 use quire_core::settings::{ApiKey, Provider};
 use quire_core::{Core, CoreConfig};
-use quire_model::ids::SessionId;
-use quire_model::op::{Op, ProjectPatch};
 use quire_store::Durability;
 use serde_json::{Value, json};
 
@@ -62,29 +59,6 @@ fn peak_mib() -> f64 {
             line.split_whitespace().nth(1)?.parse::<f64>().ok()
         })
         .map_or(0.0, |kib| kib / 1024.0)
-}
-
-async fn project(core: &Core, dir: &Path, pages: usize, name: &str) -> SessionId {
-    let id = core.create_managed_project(name).await.expect("project").id;
-    let files = (1..=pages)
-        .map(|n| {
-            let name = format!("page-{n:02}.png");
-            ImageFile {
-                bytes: std::fs::read(dir.join(&name)).expect("page"),
-                name,
-            }
-        })
-        .collect();
-    core.import_files(id, files).await.expect("import");
-    let languages = ProjectPatch {
-        source_language: Some(Some("en".into())),
-        target_language: Some(Some("fr".into())),
-        ..ProjectPatch::default()
-    };
-    core.apply(id, Op::UpdateProject { patch: languages })
-        .await
-        .expect("languages");
-    id
 }
 
 fn main() {
@@ -124,7 +98,7 @@ fn main() {
             },
         )]);
         let core = Core::new(CoreConfig::clone(&config));
-        let id = project(&core, dir.path(), pages, "engines").await;
+        let id = support::chapter_project(&core, dir.path(), pages, "engines").await;
         let mut total = 0.0;
         // `clean` clears only translated blocks: pseudo-translate gives
         // every block read a translation first.
@@ -146,7 +120,7 @@ fn main() {
             "detect + ocr + pseudo-translate + clean: {:.2} s per page",
             total / pages as f64
         );
-        let id = project(&core, dir.path(), pages, "chapter").await;
+        let id = support::chapter_project(&core, dir.path(), pages, "chapter").await;
         let (took, status) = support::run_job(&core, id, &["chapter"]).await;
         assert_ne!(status, JobStatus::Failed, "chapter");
         println!(
@@ -172,7 +146,7 @@ fn main() {
                 detect.model = Some(ModelRef::File(models.join("PP-OCRv6_det_small.onnx")));
             });
             let core = Core::new(config);
-            let id = project(&core, dir.path(), pages, "onnx").await;
+            let id = support::chapter_project(&core, dir.path(), pages, "onnx").await;
             // Each model loaded and each input size planned within its job.
             for engine in ["detect", "ocr"] {
                 let (took, status) = support::run_job(&core, id, &[engine]).await;
@@ -185,7 +159,7 @@ fn main() {
                     peak_mib()
                 );
             }
-            let id = project(&core, dir.path(), pages, "onnx-chapter").await;
+            let id = support::chapter_project(&core, dir.path(), pages, "onnx-chapter").await;
             let (took, status) = support::run_job(&core, id, &["chapter"]).await;
             assert_ne!(status, JobStatus::Failed, "chapter (onnx)");
             println!(

@@ -116,3 +116,28 @@ pub fn blocking_client() -> reqwest::blocking::ClientBuilder {
     quire_core::install_tls_provider();
     reqwest::blocking::Client::builder()
 }
+
+/// A project of the generated pages `page-01.png`… in `dir` (as
+/// `tests/pages/make.py` draws them), English into French; its session.
+pub async fn chapter_project(core: &Core, dir: &Path, pages: usize, name: &str) -> SessionId {
+    let id = core.create_managed_project(name).await.expect("project").id;
+    let files = (1..=pages)
+        .map(|n| {
+            let name = format!("page-{n:02}.png");
+            quire_core::import::ImageFile {
+                bytes: std::fs::read(dir.join(&name)).expect("page"),
+                name,
+            }
+        })
+        .collect();
+    core.import_files(id, files).await.expect("import");
+    let languages = quire_model::op::ProjectPatch {
+        source_language: Some(Some("en".into())),
+        target_language: Some(Some("fr".into())),
+        ..quire_model::op::ProjectPatch::default()
+    };
+    core.apply(id, quire_model::op::Op::UpdateProject { patch: languages })
+        .await
+        .expect("languages");
+    id
+}

@@ -222,21 +222,32 @@ fn local_core(det: &Path, rec: &Path) -> TestCore {
     })
 }
 
+/// What each test here starts from: the PP-OCRv6 files, a generated page
+/// set named `set`, and MLServer serving the files; `None` when a tool is
+/// missing and `ALLOW_MISSING_TOOLS` allows it.
+fn served(test: &str, set: &str) -> Option<(PathBuf, Value, MlServer)> {
+    let (det, rec) = ppocr_models(test)?;
+    let (dir, truth) = page_set(test, set)?;
+    let server = MlServer::start(test, &det, &rec)?;
+    Some((dir, truth, server))
+}
+
+/// A URL where nothing listens (a port bound and let go).
+fn closed_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port())
+}
+
 /// Rule 11: the models on the server give what the same files give run
 /// here: as many blocks, each within two pixels, and at least 99 % of
 /// the characters equal.
 #[tokio::test(flavor = "multi_thread")]
 async fn models_on_an_inference_server_find_and_read_what_the_files_do_here() {
     let test = "models_on_an_inference_server_find_and_read_what_the_files_do_here";
-    let Some((det, rec)) = ppocr_models(test) else {
+    let Some((dir, truth, server)) = served(test, "pages-backends") else {
         return;
     };
-    let Some((dir, truth)) = page_set(test, "pages-backends") else {
-        return;
-    };
-    let Some(server) = MlServer::start(test, &det, &rec) else {
-        return;
-    };
+    let (det, rec) = ppocr_models(test).unwrap();
     let pages = truth["pages"].as_array().unwrap();
     let local = local_core(&det, &rec);
     let here = page_set_session(&local, &dir, pages).await;
@@ -297,13 +308,7 @@ async fn models_on_an_inference_server_find_and_read_what_the_files_do_here() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_killed_mid_job_fails_it_by_name_and_a_rerun_reads_only_the_rest() {
     let test = "a_server_killed_mid_job_fails_it_by_name_and_a_rerun_reads_only_the_rest";
-    let Some((det, rec)) = ppocr_models(test) else {
-        return;
-    };
-    let Some((dir, truth)) = page_set(test, "pages-backends-killed") else {
-        return;
-    };
-    let Some(mut server) = MlServer::start(test, &det, &rec) else {
+    let Some((dir, truth, mut server)) = served(test, "pages-backends-killed") else {
         return;
     };
     // One page at a time, so the kill lands before the last page.
@@ -398,19 +403,10 @@ async fn a_server_killed_mid_job_fails_it_by_name_and_a_rerun_reads_only_the_res
 #[tokio::test(flavor = "multi_thread")]
 async fn a_wrong_model_a_wrong_kind_and_an_unreachable_url_are_named() {
     let test = "a_wrong_model_a_wrong_kind_and_an_unreachable_url_are_named";
-    let Some((det, rec)) = ppocr_models(test) else {
+    let Some((dir, truth, server)) = served(test, "pages-backends-wrong") else {
         return;
     };
-    let Some((dir, truth)) = page_set(test, "pages-backends-wrong") else {
-        return;
-    };
-    let Some(server) = MlServer::start(test, &det, &rec) else {
-        return;
-    };
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
-    };
+    let closed = closed_url();
     let url = server.url.clone();
     let cases = [
         (
@@ -552,22 +548,13 @@ fn config_check_and_models_list_name_each_backend() {
 #[test]
 fn a_server_starts_with_a_backend_down_and_counts_each_backends_requests() {
     let test = "a_server_starts_with_a_backend_down_and_counts_each_backends_requests";
-    let Some((det, rec)) = ppocr_models(test) else {
-        return;
-    };
-    let Some((dir, _)) = page_set(test, "pages-backends-metrics") else {
-        return;
-    };
     let Some(python) = crate::mcp::python_with(test, "httpx, prometheus_client") else {
         return;
     };
-    let Some(server) = MlServer::start(test, &det, &rec) else {
+    let Some((dir, _, server)) = served(test, "pages-backends-metrics") else {
         return;
     };
-    let closed = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        format!("http://127.0.0.1:{}", l.local_addr().unwrap().port())
-    };
+    let closed = closed_url();
     let s = crate::harness::Sandbox::new();
     let config = format!(
         "[server]\ntoken = \"{token}\"\n\

@@ -3,8 +3,8 @@
 //! try, and how many calls to one server may be outstanding at once.
 //!
 //! A translation provider (`llm-translate`) and a model backend (`detect`,
-//! `ocr` on an inference server) each have a [`Gate`] per process, found
-//! by name in a [`Gates`]: the limit holds across every job that uses the
+//! `ocr` on an inference server) each have a `Gate` per process, found
+//! by name in the process's `Gates`: the limit holds across every job that uses the
 //! server, as the server sees them.
 
 use std::collections::BTreeMap;
