@@ -118,7 +118,7 @@ pub enum Command {
     /// The translation memory: TMX in and out
     #[command(subcommand)]
     Tm(TmCommand),
-    /// The model files the configuration names
+    /// The models the configuration names: files and backends
     #[command(subcommand)]
     Models(ModelsCommand),
     /// Copy the data directory's projects (each at one acknowledged moment,
@@ -314,7 +314,9 @@ pub enum TmCommand {
 
 #[derive(Debug, Subcommand)]
 pub enum ModelsCommand {
-    /// Each configured model file: its size, its sha256 and whether it loads
+    /// Each configured model: a file with its size, its sha256 and whether
+    /// it loads; a backend with whether it is ready and serves what its
+    /// key needs. Exits 1 when one cannot be used
     List {
         /// One JSON array instead of a table
         #[arg(long)]

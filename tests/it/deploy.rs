@@ -189,3 +189,30 @@ fn the_fleet_example_routes_each_host_to_its_server_and_survives_one_down() {
     assert!(said.contains("Only on A"), "{said}");
     assert!(a.terminate().success());
 }
+
+/// The configuration blocks of `docs/operations.md`'s "Models on an
+/// inference server" and "Translation providers at scale" are valid as
+/// written (`quire config check` asks no server).
+#[test]
+fn the_operations_guides_backend_and_provider_blocks_are_valid() {
+    let guide = include_str!("../../docs/operations.md");
+    let s = Sandbox::new();
+    for section in [
+        "## Models on an inference server",
+        "## Translation providers at scale",
+    ] {
+        let block = guide
+            .split(section)
+            .nth(1)
+            .and_then(|rest| rest.split("```toml\n").nth(1))
+            .and_then(|rest| rest.split("```").next())
+            .unwrap_or_else(|| panic!("a toml block under {section}"));
+        let file = s.write("guide.toml", block);
+        s.quire()
+            .args(["config", "check"])
+            .args([&file])
+            .run()
+            .success()
+            .stdout_has("ok: configuration is valid");
+    }
+}
