@@ -118,10 +118,11 @@ impl PageModels {
         }
     }
 
-    /// Ends what runs for the job now (its helpers).
+    /// Ends what runs for the job now: its helpers, or its requests.
     pub fn kill(&self) {
-        if let PageModels::Here(helpers) = self {
-            helpers.kill();
+        match self {
+            PageModels::Here(helpers) => helpers.kill(),
+            PageModels::Remote(remote) => remote.end(),
         }
     }
 

@@ -214,9 +214,8 @@ impl Client {
             .acquire()
             .await
             .map_err(|_| format!("{}: closed", self.who()))?;
-        self.stats.in_flight(1);
+        let _counted = InFlight::count(&self.stats);
         let result = self.infer_with_retries(url, body, fit).await;
-        self.stats.in_flight(-1);
         result.map_err(|why| format!("{}: {why}", self.who()))
     }
 
@@ -324,6 +323,23 @@ impl Client {
             shape: output.shape,
             data: output.data,
         })
+    }
+}
+
+/// A request counted in flight for as long as it lives, also when the
+/// future making it is dropped.
+struct InFlight<'a>(&'a Stats);
+
+impl<'a> InFlight<'a> {
+    fn count(stats: &'a Stats) -> InFlight<'a> {
+        stats.in_flight(1);
+        InFlight(stats)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.in_flight(-1);
     }
 }
 

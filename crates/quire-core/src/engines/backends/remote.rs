@@ -6,6 +6,7 @@
 //! runtime the job runs on (`Handle::block_on`), so pages in flight
 //! overlap their requests up to each backend's gate.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use image::RgbImage;
@@ -23,6 +24,8 @@ pub struct Remote {
     /// The first failure of a backend: the job fails with it (spec 17,
     /// rule 9), the pages before it kept.
     fatal: Arc<Mutex<Option<String>>>,
+    /// The job ended: a page still being read sends nothing more.
+    ended: Arc<AtomicBool>,
 }
 
 struct Loaded {
@@ -36,10 +39,14 @@ struct Run {
     fit: Fit,
     handle: tokio::runtime::Handle,
     fatal: Arc<Mutex<Option<String>>>,
+    ended: Arc<AtomicBool>,
 }
 
 impl Infer for Run {
     fn infer(&self, input: Tensor) -> Result<Tensor, String> {
+        if self.ended.load(Ordering::Relaxed) {
+            return Err("the job ended".to_owned());
+        }
         let result = self.handle.block_on(self.client.infer(&self.fit, &input));
         if let Err(e) = &result {
             self.fatal
@@ -68,6 +75,7 @@ impl Remote {
             handle,
             loaded: tokio::sync::OnceCell::new(),
             fatal: Arc::new(Mutex::new(None)),
+            ended: Arc::new(AtomicBool::new(false)),
         })
     }
 
@@ -83,6 +91,7 @@ impl Remote {
                     fit,
                     handle: self.handle.clone(),
                     fatal: self.fatal.clone(),
+                    ended: self.ended.clone(),
                 };
                 let detector = match &self.detector {
                     Some(client) => {
@@ -142,6 +151,12 @@ impl Remote {
             }
             _ => Err("reading needs a detector and a recogniser backend".to_owned()),
         }
+    }
+
+    /// The job ended (done, failed or cancelled): pages still being read
+    /// on blocking threads send no more requests.
+    pub fn end(&self) {
+        self.ended.store(true, Ordering::Relaxed);
     }
 
     /// A backend's failure that ends the job, once there is one.
